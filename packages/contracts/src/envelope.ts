@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Every response body of /apiAdmin: `{ code, msg, data }`. Success is always 200 (SPEC §8, DESIGN §5). */
+export interface Envelope<T = unknown> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+export const envelopeSchema = <T extends z.ZodType>(data: T) =>
+  z.object({ code: z.number().int(), msg: z.string(), data });
+
+/** The error catalogue of SPEC §8: code → default text (en). zh texts live in the web's i18n resources. */
+export const CODE_TEXTS = {
+  200: 'server returned data',
+  201: 'created or modified',
+  202: 'queued async task',
+  204: 'deleted',
+  400: 'request information is wrong',
+  401: 'no permission (token invalid, wrong user name or password, login expired)',
+  402: 'token expired',
+  403: 'authorized but forbidden',
+  404: 'resource does not exist',
+  406: 'format not available',
+  410: 'resource permanently deleted',
+  429: 'too many requests',
+  500: 'server error',
+  502: 'gateway error',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+} as const;
+
+export type AppCode = keyof typeof CODE_TEXTS;
+
+/** Codes the console treats as success (SPEC §8: 200 or 0, number or string). */
+export const SUCCESS_CODES: ReadonlyArray<number | string> = [200, 0, '200', '0'];
+
+/** Paged list shape: `data: { list, total }` with `pageNo`, `pageSize` in the query. */
+export interface Paged<T> {
+  list: T[];
+  total: number;
+}
+
+export const pageQuery = z.object({
+  pageNo: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** A field-level validation problem, returned in `data.fields` of a 400. */
+export interface FieldError {
+  field: string;
+  message: string;
+}

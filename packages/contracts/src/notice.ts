@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+export const noticeItem = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  notice: z.string(),
+  image: z.string(),
+  email: z.string(),
+  pinned: z.boolean(),
+  publishedAt: z.string(),
+});
+export type NoticeItem = z.infer<typeof noticeItem>;
+
+export const messageItem = z.object({
+  id: z.number().int(),
+  kind: z.string(),
+  title: z.string(),
+  body: z.string(),
+  readAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type MessageItem = z.infer<typeof messageItem>;
