@@ -13,8 +13,9 @@ export const captchaFields = {
 
 export const loginBody = z
   .object({
-    username: z.string().trim().min(6, 'must be at least 6 characters').max(32),
-    password: z.string().min(6, 'must be at least 6 characters').max(64),
+    /** A user name or a mobile number. */
+    username: z.string().trim().min(1, 'user name cannot be empty').max(32),
+    password: z.string().min(6, 'password cannot be less than 6 characters').max(64),
     ...captchaFields,
   })
   .strict();

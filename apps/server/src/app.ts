@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { envelopeSchema, publicKeyResult, UPLOAD_MAX_BYTES } from '@cpc/contracts';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import { registerErrorHandling, ok } from './plugins/errors.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { payloadCrypto } from './plugins/payload-crypto.ts';
+import { AccessTokens } from './lib/tokens.ts';
+import { ensureSecret } from './lib/secrets.ts';
+import { createCaptchaProvider } from './lib/captcha.ts';
+import { createSmsProvider } from './lib/sms.ts';
+import { ObjectStorage } from './lib/storage.ts';
+import { UserService } from './modules/user/service.ts';
+import { userRoutes } from './modules/user/routes.ts';
+import { IdentityService } from './modules/identity/service.ts';
+import { identityRoutes } from './modules/identity/routes.ts';
+import { menuRoutes } from './modules/menu/routes.ts';
+import { noticeRoutes } from './modules/notice/routes.ts';
+import { uploadRoutes } from './modules/upload/routes.ts';
+
+export const API_PREFIX = '/apiAdmin';
+
+/** Routes that carry no encrypted payload: "login RSA is off" (SPEC §7), uploads, files and the key itself. */
+const CRYPTO_EXEMPT = /^\/apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|docs)/;
+
+export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      config.LOG_LEVEL === 'silent'
+        ? false
+        : {
+            level: config.LOG_LEVEL,
+            // Secrets never reach the logs.
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-payload-key"]', 'res.headers["set-cookie"]'],
+          },
+    trustProxy: true,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  const [jwtSecret, storageSecret] = await Promise.all([ensureSecret(db, 'jwt_secret'), ensureSecret(db, 'storage_secret')]);
+  const tokens = new AccessTokens(jwtSecret, config.ACCESS_TOKEN_TTL);
+  const storage = new ObjectStorage(path.join(config.dataDir, 'objects'), storageSecret);
+  const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db);
+  const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
+
+  await app.register(cookie);
+  await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Cloud Print Console API', version: '1.0.0', description: 'Console API under /apiAdmin. Every response is `{ code, msg, data }`.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) });
+
+  await app.register(
+    async (api) => {
+      registerAuth(api, db, tokens);
+      const users = new UserService(db, config, tokens, captcha, sms);
+      await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL });
+      await api.register(identityRoutes, { identity: new IdentityService(db, storage) });
+      await api.register(menuRoutes, { db });
+      await api.register(noticeRoutes, { db });
+      await api.register(uploadRoutes, { storage, db });
+      api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
+        ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
+      );
+    },
+    { prefix: API_PREFIX },
+  );
+
+  const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
+  if (fs.existsSync(path.join(dist, 'index.html'))) {
+    await app.register(fastifyStatic, { root: dist, wildcard: false, maxAge: '1h', setHeaders: (res, file) => file.endsWith('index.html') && res.setHeader('cache-control', 'no-cache') });
+  }
+  return app;
+}

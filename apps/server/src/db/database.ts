@@ -1,0 +1,25 @@
+import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import * as m0001 from './migrations/0001-accounts.ts';
+
+export type Db = Kysely<Database>;
+
+// bigint columns come back as numbers: ids and counts stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** The versioned migrations, in order. A landed migration is never edited; add a new one. */
+const migrations: Record<string, Migration> = {
+  '0001-accounts': m0001,
+};
+
+export function createDb(url: string, max = 20): Db {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max }) }) });
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

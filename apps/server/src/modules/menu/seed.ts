@@ -1,0 +1,64 @@
+import { ADMIN_ROLE, PERMISSIONS, type RouteRecord } from '@cpc/contracts';
+import type { Db } from '../../db/database.ts';
+
+/**
+ * The platform's route records (SPEC §2–§3). Titles are i18n keys the console translates.
+ * Upserted at every start by name, so a new release brings its menu with it.
+ */
+export const MENU: RouteRecord[] = [
+  {
+    path: '/',
+    name: 'Root',
+    component: 'Layout',
+    redirect: '/device',
+    meta: { title: 'route.home', icon: 'home', hidden: true },
+    children: [{ path: 'index', name: 'Index', component: 'home/index', meta: { title: 'route.home', icon: 'home', noClosable: true, hidden: true } }],
+  },
+  {
+    path: '/person',
+    name: 'Person',
+    component: 'Layout',
+    meta: { title: 'route.person', hidden: true },
+    children: [{ path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } }],
+  },
+  {
+    path: '/device',
+    name: 'Device',
+    component: 'Layout',
+    redirect: '/device/index',
+    meta: { title: 'route.device', icon: 'printer', levelHidden: true },
+    children: [{ path: 'index', name: 'DeviceIndex', component: 'device/index', meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' } }],
+  },
+  {
+    path: '/system',
+    name: 'System',
+    component: 'Layout',
+    meta: { title: 'route.system', icon: 'safety', guard: { permission: [PERMISSIONS.identityReview] } },
+    children: [{ path: 'identity', name: 'IdentityReview', component: 'identity/review', meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: [PERMISSIONS.identityReview] } } }],
+  },
+  {
+    path: '/error',
+    name: 'Error',
+    component: 'Layout',
+    meta: { title: 'route.error', icon: 'warning', guard: [ADMIN_ROLE] },
+    children: [
+      { path: '403', name: 'Error403', component: 'error/403', meta: { title: 'route.403', icon: 'stop' } },
+      { path: '404', name: 'Error404', component: 'error/404', meta: { title: 'route.404', icon: 'question' } },
+    ],
+  },
+];
+
+export async function seedMenus(db: Db, records: RouteRecord[] = MENU): Promise<void> {
+  const put = async (r: RouteRecord, parentId: number | null, sort: number) => {
+    const row = await db
+      .insertInto('menus')
+      .values({ parent_id: parentId, path: r.path, name: r.name, component: r.component ?? null, redirect: r.redirect ?? null, meta: JSON.stringify(r.meta), sort })
+      .onConflict((oc) =>
+        oc.column('name').doUpdateSet({ parent_id: parentId, path: r.path, component: r.component ?? null, redirect: r.redirect ?? null, meta: JSON.stringify(r.meta), sort }),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const [i, c] of (r.children ?? []).entries()) await put(c, row.id, i);
+  };
+  for (const [i, r] of records.entries()) await put(r, null, i);
+}

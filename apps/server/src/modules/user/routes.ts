@@ -1,0 +1,78 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  REFRESH_COOKIE,
+  captchaResult,
+  changePasswordBody,
+  checkPasswordBody,
+  envelopeSchema,
+  loginBody,
+  loginResult,
+  registerBody,
+  smsSendBody,
+  smsSendResult,
+  tokenResult,
+  userInfo,
+} from '@cpc/contracts';
+import { caller } from '../../plugins/auth.ts';
+import { ok } from '../../plugins/errors.ts';
+import type { IssuedSession, UserService } from './service.ts';
+import type { CaptchaProvider } from '../../lib/captcha.ts';
+
+export const clientOf = (req: FastifyRequest) => ({ ip: req.ip, userAgent: String(req.headers['user-agent'] ?? '') });
+
+const empty = envelopeSchema(z.null());
+
+export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; captcha: CaptchaProvider; refreshTtl: number }> = async (app, { users, captcha, refreshTtl }) => {
+  const setRefreshCookie = (req: FastifyRequest, reply: FastifyReply, issued: IssuedSession) => {
+    reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.protocol === 'https',
+      path: '/apiAdmin',
+      maxAge: refreshTtl,
+    });
+    return ok(issued.result);
+  };
+
+  app.get('/captcha', { config: { auth: false }, schema: { tags: ['account'], summary: 'A graphic captcha', response: { 200: envelopeSchema(captchaResult) } } }, async () => ok(await captcha.create()));
+
+  app.post('/sms/send', { config: { auth: false }, schema: { tags: ['account'], summary: 'Send an SMS verification code', body: smsSendBody, response: { 200: envelopeSchema(smsSendResult) } } }, async (req) =>
+    ok(await users.sendSms(req.body, clientOf(req))),
+  );
+
+  app.post('/register', { config: { auth: false }, schema: { tags: ['account'], summary: 'Register an individual or enterprise customer', body: registerBody, response: { 200: envelopeSchema(loginResult) } } }, async (req, reply) =>
+    setRefreshCookie(req, reply, await users.register(req.body, clientOf(req))),
+  );
+
+  for (const url of ['/user/v1/login', '/user/login']) {
+    app.post(url, { config: { auth: false }, schema: { tags: ['account'], summary: 'Log in with user name or mobile number', body: loginBody, response: { 200: envelopeSchema(loginResult) } } }, async (req, reply) =>
+      setRefreshCookie(req, reply, await users.login(req.body, clientOf(req))),
+    );
+  }
+
+  app.get('/refreshToken', { config: { auth: false }, schema: { tags: ['account'], summary: 'Exchange the refresh cookie for a new access token', response: { 200: envelopeSchema(tokenResult) } } }, async (req, reply) => {
+    const issued = await users.refresh(req.cookies[REFRESH_COOKIE], clientOf(req));
+    setRefreshCookie(req, reply, issued);
+    return ok({ token: issued.result.token, expiresIn: issued.result.expiresIn });
+  });
+
+  app.get('/logout', { schema: { tags: ['account'], summary: 'Log out: ends every session of the user', response: { 200: empty } } }, async (req, reply) => {
+    await users.logout(caller(req), clientOf(req));
+    reply.clearCookie(REFRESH_COOKIE, { path: '/apiAdmin' });
+    return ok(null);
+  });
+
+  app.get('/user/v1/user/userInfo', { schema: { tags: ['account'], summary: 'The current user', response: { 200: envelopeSchema(userInfo) } } }, async (req) => ok(await users.userInfo(caller(req))));
+
+  app.post('/user/v1/user/checkPassword', { schema: { tags: ['account'], summary: 'Check the current user password (screen-lock unlock)', body: checkPasswordBody, response: { 200: empty } } }, async (req) => {
+    await users.checkPassword(caller(req), req.body.password);
+    return ok(null);
+  });
+
+  app.post('/user/v1/user/changePassword', { schema: { tags: ['account'], summary: 'Change the password; every other session ends', body: changePasswordBody, response: { 200: empty } } }, async (req) => {
+    await users.changePassword(caller(req), req.body.oldPassword, req.body.password, clientOf(req));
+    return ok(null);
+  });
+};

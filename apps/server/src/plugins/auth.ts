@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { ADMIN_ROLE, CUSTOMER_PERMISSIONS } from '@cpc/contracts';
+import type { Db } from '../db/database.ts';
+import { TenantScope } from '../db/tenant-scope.ts';
+import type { AccessTokens } from '../lib/tokens.ts';
+import { AppError } from './errors.ts';
+
+export interface AuthUser {
+  id: number;
+  tenantId: number;
+  sessionId: string;
+  username: string;
+  isSuper: number;
+  tenantKind: 'individual' | 'enterprise' | 'platform';
+  authStatus: number;
+  admin: boolean;
+  roles: string[];
+  permissions: string[];
+  /** Every tenant-owned query of this request goes through this scope. */
+  scope: TenantScope;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: public route. Default: a valid bearer token is required. */
+    auth?: false;
+    /** A permission the caller must hold (admins hold all). */
+    permission?: string;
+  }
+  interface FastifyRequest {
+    user: AuthUser | null;
+  }
+}
+
+export function hasPermission(user: AuthUser, permission: string): boolean {
+  return user.admin || user.permissions.includes(permission);
+}
+
+/** Loads the caller behind a verified token; a revoked session or a disabled user ends here with 401. */
+export async function loadAuthUser(db: Db, userId: number, tenantId: number, sessionId: string): Promise<AuthUser> {
+  const row = await db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+    .select([
+      'u.id',
+      'u.tenant_id',
+      'u.username',
+      'u.is_super',
+      'u.state',
+      't.kind',
+      't.auth_status',
+      's.revoked_at',
+      sql<string[]>`coalesce((select array_agg(r.code) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as('roles'),
+      sql<string[]>`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = u.id), '{}')`.as('role_permissions'),
+    ])
+    .where('s.id', '=', sessionId)
+    .where('u.id', '=', userId)
+    .where('u.tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  if (!row || row.revoked_at || row.state !== 'active') throw new AppError(401, 'login expired, please log in again');
+  const admin = row.kind === 'platform' && row.roles.includes(ADMIN_ROLE);
+  const permissions = row.kind !== 'platform' && row.is_super === 1 ? [...new Set([...CUSTOMER_PERMISSIONS, ...row.role_permissions])] : row.role_permissions;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    sessionId,
+    username: row.username,
+    isSuper: row.is_super,
+    tenantKind: row.kind,
+    authStatus: row.auth_status,
+    admin,
+    roles: row.roles,
+    permissions,
+    scope: new TenantScope(db, row.tenant_id),
+  };
+}
+
+/** Authenticates every route unless it is marked `config: { auth: false }`, then checks its permission. */
+export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens): void {
+  app.decorateRequest('user', null);
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    const config = req.routeOptions.config ?? {};
+    if (config.auth === false || !req.routeOptions.url) return;
+    const header = req.headers.authorization ?? '';
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m) throw new AppError(401, 'token missing, please log in');
+    const claims = await tokens.verify(m[1]);
+    req.user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
+    if (config.permission && !hasPermission(req.user, config.permission)) {
+      throw new AppError(403, `permission ${config.permission} required`);
+    }
+  });
+}
+
+/** The authenticated caller of a route that requires one. */
+export function caller(req: FastifyRequest): AuthUser {
+  if (!req.user) throw new AppError(401);
+  return req.user;
+}

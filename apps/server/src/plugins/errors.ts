@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { CODE_TEXTS, type AppCode, type FieldError } from '@cpc/contracts';
+
+/** A failure the caller should see: carries a code of SPEC §8, sent as both HTTP status and body code. */
+export class AppError extends Error {
+  constructor(
+    readonly code: AppCode,
+    message?: string,
+    readonly data: unknown = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message ?? CODE_TEXTS[code]);
+  }
+}
+
+export const badRequest = (field: string, message: string) =>
+  new AppError(400, `${field}: ${message}`, { fields: [{ field, message }] satisfies FieldError[] });
+export const notFound = (what = 'resource') => new AppError(404, `${what} does not exist`);
+
+function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: string): string {
+  if (path && path.length) return path.map(String).join('.');
+  return (instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || 'body';
+}
+
+/** The one place that builds error responses: everything becomes `{ code, msg, data }`. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      if (err.code >= 500) req.log.error({ err }, 'application error');
+      return reply.code(err.code).headers(err.headers).send({ code: err.code, msg: err.message, data: err.data });
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const where = err.validationContext ?? 'body';
+      const fields: FieldError[] = err.validation.map((v) => {
+        const params = v.params as { issue?: { path?: PropertyKey[]; code?: string; keys?: string[] } };
+        const issue = params.issue;
+        let field = fieldName(issue?.path, v.instancePath);
+        if (issue?.code === 'unrecognized_keys' && issue.keys?.length) field = [field === where ? '' : field, issue.keys.join(',')].filter(Boolean).join('.');
+        return { field: field === 'body' ? where : field, message: v.message ?? 'is invalid' };
+      });
+      const msg = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+      return reply.code(400).send({ code: 400, msg, data: { fields } });
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 500) {
+      req.log.error({ err }, 'unhandled error');
+      return reply.code(500).send({ code: 500, msg: CODE_TEXTS[500], data: null });
+    }
+    // Fastify's own client errors (bad JSON, wrong content type, body too large, …): keep the message, map the code.
+    const code = (status in CODE_TEXTS ? status : 400) as AppCode;
+    return reply.code(code).send({ code, msg: err.message || CODE_TEXTS[code], data: null });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ code: 404, msg: `${req.method} ${req.url.split('?')[0]}: ${CODE_TEXTS[404]}`, data: null });
+  });
+}
+
+export const ok = <T>(data: T) => ({ code: 200, msg: 'ok', data });

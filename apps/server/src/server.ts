@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from './config.ts';
+import { createDb, migrate, type Db } from './db/database.ts';
+import { startEmbeddedPostgres, type EmbeddedDb } from './db/embedded.ts';
+import { buildApp } from './app.ts';
+import { seed, type AdminCredentials } from './seed.ts';
+import path from 'node:path';
+
+export interface Running {
+  app: FastifyInstance;
+  db: Db;
+  config: Config;
+  url: string;
+  admin: AdminCredentials;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts everything one server process needs: PostgreSQL (embedded unless DATABASE_URL), migrations, seed, HTTP. */
+export async function startServer(env: Record<string, string | undefined> = process.env): Promise<Running> {
+  const config = loadConfig(env);
+  let embedded: EmbeddedDb | undefined;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'db'));
+    databaseUrl = embedded.url;
+  }
+  const db = createDb(databaseUrl);
+  try {
+    await migrate(db);
+    const admin = await seed(db, config.ADMIN_PASSWORD);
+    const app = await buildApp(config, db);
+    await app.listen({ port: config.PORT, host: config.HOST });
+    const { port } = app.server.address() as { port: number };
+    return {
+      app,
+      db,
+      config,
+      admin,
+      databaseUrl,
+      url: `http://localhost:${port}`,
+      async stop() {
+        await app.close();
+        await db.destroy();
+        await embedded?.stop();
+      },
+    };
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    await embedded?.stop().catch(() => {});
+    throw e;
+  }
+}
