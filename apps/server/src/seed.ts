@@ -40,5 +40,5 @@ export async function seed(db: Db, adminPassword?: string): Promise<AdminCredent
 /** 16 characters with upper, lower and digits, so it also passes the registration rule. */
 function generatePassword(): string {
   const b = randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
-  return `Cp${b}9a`.slice(0, 16);
+  return `Cp9${b}`.slice(0, 16);
 }

@@ -186,6 +186,22 @@ describe('tokens and sessions', () => {
     }
   });
 
+  it('expireToken ends only the current session', async () => {
+    const c = await registerCustomer(h);
+    const a = await h.login(c.username, c.password);
+    const b = await h.login(c.username, c.password);
+    expect((await h.call({ method: 'GET', url: '/apiAdmin/expireToken', token: a.token })).statusCode).toBe(200);
+    expect((await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/userInfo', token: a.token })).statusCode).toBe(401);
+    expect((await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: a.cookie } })).statusCode).toBe(401);
+    expect((await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/userInfo', token: b.token })).statusCode).toBe(200);
+  });
+
+  it('answers social login with a clear 400: no provider is configured', async () => {
+    const r = await h.call({ method: 'POST', url: '/apiAdmin/socialLogin', payload: { provider: 'wechat', code: 'abc' } });
+    expect(r.statusCode).toBe(400);
+    expect(r.body_.msg).toMatch(/not enabled/);
+  });
+
   it('disabling a user ends their sessions at once', async () => {
     const c = await registerCustomer(h);
     await h.db.updateTable('users').set({ state: 'disabled' }).where('username', '=', c.username).execute();

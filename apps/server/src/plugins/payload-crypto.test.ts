@@ -132,6 +132,18 @@ async function buildApp(options: Partial<PayloadCryptoOptions> & Pick<PayloadCry
   return app;
 }
 
+interface Sealed {
+  headers: Record<string, string>;
+  payload: { payload: string } | undefined;
+  open(payload: string): Promise<unknown>;
+}
+
+const GARBLED_MESSAGES = [
+  'payload could not be decrypted',
+  'encrypted body must be JSON { payload }',
+  `${CRYPTO_KEY_HEADER} header missing`,
+];
+
 const BODY = { title: CHINESE.repeat(8), items: Array.from({ length: 30 }, (_, i) => ({ id: i, name: `打印机-${i}` })) };
 
 describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
@@ -139,7 +151,7 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
   let publicKeyPem: string;
 
   /** What the browser does, written with the server helpers. */
-  async function seal(body: unknown | undefined, pem = publicKeyPem) {
+  async function seal(body: unknown | undefined, pem = publicKeyPem): Promise<Sealed> {
     const publicKeyPem = pem;
     if (scheme === 'legacy') {
       return {
@@ -273,6 +285,7 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
       expect(response.statusCode, name).toBe(400);
       expect(response.headers[CRYPTO_HEADER], name).toBeUndefined();
       expect(response.json<Envelope>().code, name).toBe(400);
+      expect(GARBLED_MESSAGES, name).toContain(response.json<Envelope>().msg);
     }
   });
 

@@ -16,7 +16,7 @@ import {
   userInfo,
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
-import { ok } from '../../plugins/errors.ts';
+import { badRequest, ok } from '../../plugins/errors.ts';
 import type { IssuedSession, UserService } from './service.ts';
 import type { CaptchaProvider } from '../../lib/captcha.ts';
 
@@ -62,6 +62,16 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; captcha: Ca
     await users.logout(caller(req), clientOf(req));
     reply.clearCookie(REFRESH_COOKIE, { path: '/apiAdmin' });
     return ok(null);
+  });
+
+  app.get('/expireToken', { schema: { tags: ['account'], summary: 'End the current session only (this browser); other sessions stay', response: { 200: empty } } }, async (req, reply) => {
+    await users.endSession(caller(req), clientOf(req));
+    reply.clearCookie(REFRESH_COOKIE, { path: '/apiAdmin' });
+    return ok(null);
+  });
+
+  app.post('/socialLogin', { config: { auth: false }, schema: { tags: ['account'], summary: 'Social login: no social identity provider is configured on this server, so it always answers 400', body: z.object({ provider: z.string().max(30), code: z.string().max(500) }).strict() } }, async (req) => {
+    throw badRequest('provider', `social login with "${req.body.provider}" is not enabled on this server`);
   });
 
   app.get('/user/v1/user/userInfo', { schema: { tags: ['account'], summary: 'The current user', response: { 200: envelopeSchema(userInfo) } } }, async (req) => ok(await users.userInfo(caller(req))));

@@ -191,6 +191,11 @@ export class UserService {
     await q.execute();
   }
 
+  async endSession(user: AuthUser, client: ClientInfo): Promise<void> {
+    await this.db.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: 'expired by user' }).where('id', '=', user.sessionId).execute();
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'session.expire', result: 'ok', resource: 'session', resourceId: user.sessionId });
+  }
+
   async logout(user: AuthUser, client: ClientInfo): Promise<void> {
     await this.endSessions(user.id, 'logout');
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'logout', result: 'ok' });

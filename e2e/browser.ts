@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve(import.meta.dirname, '../test-artifacts/e2e');
+
+/** The system Chromium; a missing browser is a failure, never a skip. */
+export async function launch(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium fonts-wqy-microhei`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export const server = (name: 'plain' | 'legacy' | 'modern' = 'plain') => inject('servers')[name];
+
+export async function newPage(browser: Browser, opts: { lang?: 'zh' | 'en'; width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: opts.width ?? 1366, height: opts.height ?? 860 }, locale: opts.lang === 'en' ? 'en-US' : 'zh-CN' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  if (opts.lang) await context.addInitScript((lang) => localStorage.getItem('language') ?? localStorage.setItem('language', lang), opts.lang);
+  return { context, page, errors };
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+export async function query<T = Record<string, unknown>>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client(databaseUrl);
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+/** The answer of the newest captcha the server drew (the one on screen: flows run one at a time). */
+export async function latestCaptcha(databaseUrl: string): Promise<string> {
+  const rows = await query<{ answer: string }>(databaseUrl, 'SELECT answer FROM captchas ORDER BY expires_at DESC LIMIT 1');
+  if (!rows.length) throw new Error('no captcha drawn');
+  return rows[0].answer;
+}
+
+/** The code of the newest SMS to a number, read from the `log` provider's outbox. */
+export function smsCode(dataDir: string, mobile: string): string {
+  const file = path.join(dataDir, 'outbox', 'sms.jsonl');
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const mine = lines.filter((l) => l.mobile === mobile);
+  if (!mine.length) throw new Error(`no SMS to ${mobile}`);
+  return mine[mine.length - 1].params.code;
+}
+
+let seq = 0;
+export const uniqueMobile = () => `137${String(Date.now()).slice(-6)}${String(++seq).padStart(2, '0')}`;
+export const uniqueName = (p: string) => `${p}${Date.now().toString(36).slice(-5)}${++seq}`;

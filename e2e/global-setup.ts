@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../apps/server/src/db/embedded.ts';
+import { startServer, type Running } from '../apps/server/src/server.ts';
+
+export interface E2eServer {
+  url: string;
+  databaseUrl: string;
+  dataDir: string;
+  adminPassword: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    servers: Record<'plain' | 'legacy' | 'modern', E2eServer>;
+  }
+}
+
+export const ADMIN_PASSWORD = 'E2eAdmin123';
+const WEB_DIST = path.resolve(import.meta.dirname, '../apps/web/dist');
+
+/**
+ * Real servers on ephemeral ports, serving the built console: one per payload scheme, each with its own
+ * database on one real PostgreSQL (embedded unless DATABASE_URL is set).
+ */
+export default async function setup(project: TestProject) {
+  if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) throw new Error('apps/web/dist is missing: build the console first (npm test does)');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-e2e-'));
+  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(path.join(root, 'db'));
+  const baseUrl = process.env.DATABASE_URL ?? embedded!.url;
+  const running: Running[] = [];
+  const servers = {} as Record<'plain' | 'legacy' | 'modern', E2eServer>;
+  for (const scheme of ['plain', 'legacy', 'modern'] as const) {
+    const dbName = `e2e_${scheme}_${process.pid}`;
+    const admin = new pg.Client(baseUrl);
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const u = new URL(baseUrl);
+    u.pathname = `/${dbName}`;
+    const dataDir = path.join(root, scheme);
+    const r = await startServer({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: u.toString(),
+      ADMIN_PASSWORD,
+      CAPTCHA_PROVIDER: 'svg',
+      PAYLOAD_CRYPTO: scheme === 'plain' ? 'off' : scheme,
+      ACCESS_TOKEN_TTL: scheme === 'plain' ? '8' : '900',
+      LOG_LEVEL: 'warn',
+      WEB_DIST,
+      NODE_ENV: 'test',
+    });
+    running.push(r);
+    servers[scheme] = { url: r.url, databaseUrl: u.toString(), dataDir, adminPassword: ADMIN_PASSWORD };
+  }
+  project.provide('servers', servers);
+  return async () => {
+    for (const r of running) await r.stop().catch(() => {});
+    await embedded?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  };
+}
