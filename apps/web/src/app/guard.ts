@@ -1,0 +1,85 @@
+import { filterRoutes, type UserInfo } from '@cpc/contracts';
+import { redirect, type LoaderFunctionArgs } from 'react-router';
+import {
+  AUTHENTICATED_STATUS,
+  AUTHENTICATE_PATH,
+  HOME_PATH,
+  LOGIN_PATH,
+  MESSAGE_DURATION,
+  RECORD_ROUTE,
+  WHITE_LIST,
+} from '../config/settings';
+import { logError } from '../lib/error-log';
+import { messageApi } from '../lib/feedback';
+import { t } from '../lib/i18n';
+import { normalizeRoutes } from '../lib/menu-routes';
+import { accessOf, getToken, useSession } from '../lib/session';
+import { fetchMenu, fetchUserInfo } from '../lib/session-api';
+
+const isUserInfo = (v: unknown): v is UserInfo =>
+  typeof v === 'object' && v !== null && typeof (v as UserInfo).status === 'number' && typeof (v as UserInfo).username === 'string';
+
+function formatError(key: string, cause: unknown): Error {
+  const error = new Error(t(key), { cause });
+  messageApi().error({ content: error.message, duration: MESSAGE_DURATION / 1000 });
+  logError(error);
+  return error;
+}
+
+let loading: Promise<void> | null = null;
+
+/** Loads the user and their menu, once however many navigations ask for it at the same time. */
+export function loadSession(): Promise<void> {
+  loading ??= (async () => {
+    const info = await fetchUserInfo();
+    if (!isUserInfo(info)) throw formatError('request.userInfoInvalid', info);
+    const session = useSession.getState();
+    session.setUserInfo({ ...info, roles: info.roles ?? [], permissions: info.permissions ?? [] });
+    const menu = await fetchMenu();
+    let routes;
+    try {
+      routes = normalizeRoutes(menu);
+    } catch (error) {
+      throw formatError('request.routesInvalid', error);
+    }
+    session.setRoutes(filterRoutes(routes, accessOf(useSession.getState().userInfo)));
+  })().finally(() => {
+    loading = null;
+  });
+  return loading;
+}
+
+function loginRoute(intended: string): string {
+  if (!RECORD_ROUTE || intended === HOME_PATH || intended.startsWith(LOGIN_PATH)) return LOGIN_PATH;
+  return `${LOGIN_PATH}?redirect=${encodeURIComponent(intended)}`;
+}
+
+/**
+ * The route guard of SPEC §4. Returns where to go instead of `pathname`, or null to let it open.
+ * Without a token only the white list opens; with one, the user and the menu are loaded first.
+ */
+export async function guard(pathname: string, search = ''): Promise<string | null> {
+  if (!getToken()) return WHITE_LIST.includes(pathname) ? null : loginRoute(pathname + search);
+
+  if (!useSession.getState().routes) {
+    try {
+      await loadSession();
+    } catch {
+      useSession.getState().reset();
+      return loginRoute(pathname + search);
+    }
+  }
+
+  if (pathname === LOGIN_PATH) return HOME_PATH;
+  const info = useSession.getState().userInfo;
+  if (info && info.status !== AUTHENTICATED_STATUS && pathname !== AUTHENTICATE_PATH) return AUTHENTICATE_PATH;
+  return null;
+}
+
+/** The guard as the root route's loader: it runs before every navigation (see `shouldRevalidate`). */
+export async function guardLoader({ request }: LoaderFunctionArgs): Promise<null> {
+  const url = new URL(request.url);
+  const target = await guard(url.pathname, url.search);
+  if (target && target !== url.pathname + url.search) throw redirect(target);
+  return null;
+}

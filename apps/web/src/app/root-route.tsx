@@ -1,0 +1,41 @@
+import NProgress from 'nprogress';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useLocation, useMatches, useNavigation } from 'react-router';
+import { PROGRESS_SPEED, PROGRESS_TRICKLE, TITLE_KEY } from '../config/settings';
+import { findRoute } from '../lib/menu-routes';
+import { useSession } from '../lib/session';
+
+/** Static routes name their title here; the user's pages take theirs from the route records. */
+export interface RouteHandle {
+  title?: string;
+}
+
+NProgress.configure({ showSpinner: false, speed: PROGRESS_SPEED, trickleSpeed: PROGRESS_TRICKLE });
+
+/** Translated title of the page at the current location (SPEC §2: set after each navigation). */
+function usePageTitle(): string | undefined {
+  const matches = useMatches();
+  const { pathname } = useLocation();
+  const routes = useSession((s) => s.routes);
+  const fromHandle = [...matches].reverse().find((m) => (m.handle as RouteHandle | undefined)?.title);
+  if (fromHandle) return (fromHandle.handle as RouteHandle).title;
+  return findRoute(routes ?? [], pathname)?.meta.title || undefined;
+}
+
+export function RootRoute() {
+  const { t } = useTranslation();
+  const title = usePageTitle();
+  const navigation = useNavigation();
+
+  useEffect(() => {
+    document.title = title ? t('app.documentTitle', { page: t(title), title: t(TITLE_KEY) }) : t(TITLE_KEY);
+  }, [title, t]);
+
+  useEffect(() => {
+    if (navigation.state === 'idle') NProgress.done();
+    else NProgress.start();
+  }, [navigation.state]);
+
+  return <Outlet />;
+}

@@ -1,0 +1,134 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { setLanguage } from '../lib/i18n';
+import { setNavigate } from '../lib/navigation';
+import { http, resetPayloadCipher } from '../lib/request';
+import { useSession } from '../lib/session';
+import { envelope, fakeServer } from '../lib/testing/fake-server';
+import { customer, MENU, staff } from '../lib/testing/fixtures';
+import { AppProviders } from './providers';
+import { createRoutes } from './routes';
+
+/** The whole console in jsdom: real router, guard, request layer and layout against a fake back end. */
+
+const API = '/apiAdmin';
+let server: ReturnType<typeof fakeServer>;
+
+
+beforeEach(async () => {
+  await setLanguage('en');
+  server = fakeServer(http).on('GET', `${API}/publicKey`, envelope({ publicKey: '', mockServer: true, scheme: 'off' }));
+  resetPayloadCipher();
+  useSession.getState().reset();
+});
+
+afterEach(() => {
+  cleanup();
+  server.restore();
+  setNavigate(null);
+});
+
+function signedIn(info = customer()) {
+  useSession.getState().setToken('t');
+  server
+    .on('GET', `${API}/user/v1/user/userInfo`, envelope(info))
+    .on('GET', `${API}/admin/login/getMenu`, envelope(MENU))
+    .on('GET', `${API}/logout`, envelope(null));
+}
+
+function open(path: string) {
+  const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
+  setNavigate((to, options) => void router.navigate(to, options));
+  render(
+    <AppProviders>
+      <RouterProvider router={router} />
+    </AppProviders>,
+  );
+  const location = () => router.state.location.pathname + router.state.location.search;
+  return { router, location };
+}
+
+describe('signed out', () => {
+  it('sends a protected page to the login page with the intended path', async () => {
+    const { location } = open('/device/index');
+    // the login screen's code loads before the navigation commits; the first load transforms it
+    await waitFor(() => expect(location()).toBe('/login?redirect=%2Fdevice%2Findex'), { timeout: 15_000 });
+    await waitFor(() => expect(document.title).toBe('Log in - cloud printing'));
+  });
+
+  it('opens the public 404 page', async () => {
+    open('/404');
+    expect(await screen.findByText('Sorry, the page you are looking for does not exist.')).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('404 - cloud printing'));
+  });
+});
+
+describe('signed in', () => {
+  it('goes from / through the menu redirects to my devices, inside the layout', async () => {
+    signedIn();
+    const { location } = open('/');
+    await waitFor(() => expect(location()).toBe('/device/index'));
+    expect(await screen.findByText('No devices yet')).toBeTruthy();
+    // menu item, breadcrumb and card title
+    expect(screen.getAllByText('My devices').length).toBeGreaterThanOrEqual(2);
+    expect(screen.getByText('Devices')).toBeTruthy();
+    expect(screen.getByText(`Copyright © ${new Date().getFullYear()} cloud printing`)).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('My devices - cloud printing'));
+    expect(server.callsTo(`${API}/user/v1/user/userInfo`)).toHaveLength(1);
+    expect(server.callsTo(`${API}/admin/login/getMenu`)).toHaveLength(1);
+  });
+
+  it('sends /login home', async () => {
+    signedIn();
+    const { location } = open('/login');
+    await waitFor(() => expect(location()).toBe('/device/index'));
+  });
+
+  it('sends an unknown path to /404', async () => {
+    signedIn();
+    const { location } = open('/no/such/page');
+    await waitFor(() => expect(location()).toBe('/404'));
+  });
+
+  it('does not open the staff pages for a customer', async () => {
+    signedIn();
+    const { location } = open('/error/403');
+    await waitFor(() => expect(location()).toBe('/404'));
+  });
+
+  it('opens the staff error pages inside the layout for an admin', async () => {
+    signedIn(staff());
+    const { location } = open('/error/403');
+    expect(await screen.findByText('Sorry, you are not allowed to open this page.')).toBeTruthy();
+    expect(location()).toBe('/error/403');
+    // the menu group and the breadcrumb
+    expect(screen.getAllByText('Error pages')).toHaveLength(2);
+  });
+
+  it('holds an unauthenticated tenant on /account/authenticate', async () => {
+    signedIn(customer({ status: 3 }));
+    const { location } = open('/device/index');
+    await waitFor(() => expect(location()).toBe('/account/authenticate'));
+  });
+
+  it('logs out from the avatar menu', async () => {
+    signedIn();
+    const { location } = open('/device/index');
+    fireEvent.click(await screen.findByTestId('avatar-menu'));
+    await act(async () => fireEvent.click(await screen.findByText('Log out')));
+    await waitFor(() => expect(location()).toMatch(/^\/login/));
+    expect(server.callsTo(`${API}/logout`)).toHaveLength(1);
+    expect(useSession.getState().token).toBe('');
+    expect(useSession.getState().routes).toBeNull();
+  });
+
+  it('switches the language of the shell', async () => {
+    signedIn();
+    open('/device/index');
+    fireEvent.click(await screen.findByRole('button', { name: 'Switch language' }));
+    await act(async () => fireEvent.click(await screen.findByText('中文')));
+    expect(await screen.findByText('还没有设备')).toBeTruthy();
+    await waitFor(() => expect(document.title).toBe('我的设备 - 云打印'));
+  });
+});

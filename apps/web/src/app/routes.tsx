@@ -1,0 +1,50 @@
+import type { ComponentType } from 'react';
+import { Navigate, type RouteObject } from 'react-router';
+import { HOME_PATH } from '../config/settings';
+import { PageLoading } from '../layout/page-loading';
+import { withChunkTimeout } from '../lib/lazy-chunk';
+import { guardLoader } from './guard';
+import { RootRoute, type RouteHandle } from './root-route';
+import { RouteError } from './route-error';
+
+type PageModule = { default: ComponentType };
+
+/** A route whose screen is the default export of a lazily loaded module. */
+const page = (path: string, title: string, load: () => Promise<PageModule>): RouteObject => ({
+  path,
+  handle: { title } satisfies RouteHandle,
+  lazy: async () => ({ Component: (await withChunkTimeout(load)()).default }),
+});
+
+/**
+ * The route tree (SPEC §2). Public screens are fixed; everything else is the splat route, where the
+ * authenticated area renders the user's own pages from their route records. The root loader is the
+ * guard and runs on every navigation.
+ */
+export function createRoutes(): RouteObject[] {
+  return [
+    {
+      id: 'root',
+      element: <RootRoute />,
+      errorElement: <RouteError />,
+      hydrateFallbackElement: <PageLoading fullscreen />,
+      loader: guardLoader,
+      shouldRevalidate: () => true,
+      children: [
+        page('/login', 'route.login', () => import('../features/auth/routes/login')),
+        page('/login88121', 'route.login', () => import('../features/auth/routes/login88121')),
+        page('/register', 'route.register', () => import('../features/auth/routes/register')),
+        page('/account/register', 'route.register', () => import('../features/auth/routes/register')),
+        page('/account/authenticate', 'route.authenticate', () => import('../features/auth/routes/authenticate')),
+        page('/403', 'route.403', () => import('../features/error/routes/forbidden')),
+        page('/404', 'route.404', () => import('../features/error/routes/not-found')),
+        // whitelisted for third-party login returns; it has no screen of its own
+        { path: '/callback', handle: { title: 'route.callback' } satisfies RouteHandle, element: <Navigate to={HOME_PATH} replace /> },
+        {
+          path: '*',
+          lazy: async () => ({ Component: (await withChunkTimeout(() => import('./authenticated-area'))()).default }),
+        },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,67 @@
+import { canAccess, type Access, type RouteMeta, type RouteRecord } from '@cpc/contracts';
+import { isExternal, matchRouteChain } from '../lib/menu-routes';
+
+/** One entry of the side menu, before translation and rendering. */
+export interface MenuNode {
+  key: string;
+  meta: RouteMeta;
+  external: boolean;
+  children?: MenuNode[];
+}
+
+/**
+ * The menu tree of SPEC §2: hidden records are left out, a `levelHidden` record gives its place to its
+ * children, a record whose children are all hidden is a plain item, and guarded records the user may
+ * not open are dropped (the server filters too; this keeps a stale menu honest).
+ */
+export function buildMenu(routes: RouteRecord[], access: Access): MenuNode[] {
+  return routes.flatMap((record): MenuNode[] => {
+    if (record.meta.hidden || !canAccess(record.meta.guard, access)) return [];
+    const children = buildMenu(record.children ?? [], access);
+    if (record.meta.levelHidden && children.length) return children;
+    const node: MenuNode = { key: record.path, meta: record.meta, external: isExternal(record.path) };
+    if (children.length) node.children = children;
+    return [node];
+  });
+}
+
+const leafKeys = (nodes: MenuNode[]): string[] =>
+  nodes.flatMap((n) => (n.children ? leafKeys(n.children) : [n.key]));
+
+/** The keys of the groups that contain `key`, outermost first. */
+export function groupsOf(nodes: MenuNode[], key: string): string[] {
+  for (const node of nodes) {
+    if (node.key === key) return [];
+    if (node.children) {
+      const inner = groupsOf(node.children, key);
+      if (inner.length || node.children.some((c) => c.key === key)) return [node.key, ...inner];
+    }
+  }
+  return [];
+}
+
+export const groupKeys = (nodes: MenuNode[]): string[] =>
+  nodes.flatMap((n) => (n.children ? [n.key, ...groupKeys(n.children)] : []));
+
+/**
+ * The item to highlight for `pathname`: the page's `activeMenu`, else the nearest record of the page's
+ * chain that is in the menu (hidden detail pages light up their parent).
+ */
+export function selectedKey(nodes: MenuNode[], routes: RouteRecord[], pathname: string): string | undefined {
+  const keys = new Set(leafKeys(nodes));
+  const chain = matchRouteChain(routes, pathname);
+  const active = chain.at(-1)?.meta.activeMenu;
+  if (active) {
+    if (keys.has(active)) return active;
+    const inside = [...keys].find((k) => k.startsWith(`${active}/`));
+    if (inside) return inside;
+  }
+  const reversed = [...chain].reverse();
+  for (const record of reversed) if (keys.has(record.path)) return record.path;
+  // a levelHidden group's own path: its lifted child stands in for it
+  for (const record of reversed) {
+    const inside = record.path !== '/' && [...keys].find((k) => k.startsWith(`${record.path}/`));
+    if (inside) return inside;
+  }
+  return undefined;
+}

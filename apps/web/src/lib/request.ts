@@ -1,0 +1,382 @@
+import axios, { isAxiosError, type AxiosProgressEvent, type AxiosResponse, type Method } from 'axios';
+import type { PublicKeyResult, UploadResult, UploadTokenResult } from '@cpc/contracts';
+import {
+  BASE_URL,
+  CODE_FIELD,
+  CONTENT_TYPE_FORM,
+  CONTENT_TYPE_JSON,
+  FORBIDDEN_PATH,
+  LOADING_URL_MARKERS,
+  LOGIN_PATH,
+  MESSAGE_DURATION,
+  MESSAGE_FIELD,
+  PLAIN_URLS,
+  REQUEST_TIMEOUT,
+  SUCCESS_CODES,
+  TOKEN_FIELD,
+  UPLOAD_BUCKET,
+  UPLOAD_TIMEOUT,
+} from '../config/settings';
+import { currentRouteUrl, logError } from './error-log';
+import { messageApi } from './feedback';
+import { i18n, t } from './i18n';
+import { navigateTo } from './navigation';
+import { createPayloadCipher, type PayloadCipher } from './payload-crypto';
+import { getToken, useSession } from './session';
+
+/** One call of the console API (SPEC §7). */
+export interface RequestConfig {
+  url: string;
+  /** Defaults to 'post', as the generic call method of SPEC §7. */
+  method?: Method;
+  /** The body; ignored for GET (use `params`). */
+  data?: unknown;
+  params?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** Send no Authorization header (public calls: login, captcha, …). */
+  noToken?: boolean;
+  timeout?: number;
+  onUploadProgress?: (event: AxiosProgressEvent) => void;
+  /** Send `data` as application/x-www-form-urlencoded instead of JSON. */
+  form?: boolean;
+  /** Show no error message (the call still rejects, is logged and redirects as usual). */
+  silent?: boolean;
+}
+
+/** What a failed call rejects with. */
+export class RequestError extends Error {
+  override name = 'RequestError';
+  constructor(
+    message: string,
+    /** Code from the body, else the HTTP status; null when no response arrived. */
+    readonly code: number | string | null,
+    /** HTTP status; null when no response arrived. */
+    readonly status: number | null,
+    /** The envelope's `data` (e.g. `{ fields }` of a 400). */
+    readonly data: unknown = null,
+    /** The whole response body. */
+    readonly envelope: unknown = null,
+    readonly url = '',
+  ) {
+    super(message);
+  }
+}
+
+/** The transport. Every HTTP status resolves: the envelope's code decides, not axios. */
+export const http = axios.create({
+  baseURL: BASE_URL,
+  timeout: REQUEST_TIMEOUT,
+  headers: { 'Content-Type': CONTENT_TYPE_JSON },
+  validateStatus: () => true,
+});
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ---------------------------------------------------------------------------------------------------------------
+// envelope
+
+function codeOf(response: AxiosResponse): number | string {
+  const body = response.data;
+  const code = isRecord(body) ? body[CODE_FIELD] : undefined;
+  return typeof code === 'number' || (typeof code === 'string' && code !== '') ? code : response.status;
+}
+
+const isSuccess = (code: number | string | null): boolean => code !== null && SUCCESS_CODES.includes(code);
+
+const unwrap = (body: unknown): unknown => (isRecord(body) && 'data' in body ? body.data : body);
+
+/** SPEC §8: the server's message, else the default text of the code, else the status text. */
+function messageFor(response: AxiosResponse, code: number | string): string {
+  const body = response.data;
+  const msg = isRecord(body) ? body[MESSAGE_FIELD] : undefined;
+  if (typeof msg === 'string' && msg.trim()) return msg;
+  const key = `request.code.${code}`;
+  if (i18n.exists(key)) return t(key);
+  if (response.statusText) return response.statusText;
+  return t('request.unknown', { code });
+}
+
+function errorFromResponse(response: AxiosResponse, code: number | string, url: string): RequestError {
+  const body = response.data;
+  return new RequestError(messageFor(response, code), code, response.status, unwrap(body), body, url);
+}
+
+function errorFromThrown(error: unknown, url: string): RequestError {
+  if (error instanceof RequestError) return error;
+  if (isAxiosError(error) && !error.response) return new RequestError(t('request.noResponse'), null, null, null, null, url);
+  const message = error instanceof Error ? error.message : String(error);
+  const failed = new RequestError(message, null, null, null, null, url);
+  if (error instanceof Error) failed.stack = error.stack;
+  return failed;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// failures: redirects, message, error log
+
+/** Pages whose own form answers a 401 (wrong password): staying there keeps what the user typed. */
+const LOGIN_PAGES = ['/login', '/login88121', '/register', '/account/register'];
+
+const routePath = () => currentRouteUrl().split('?')[0];
+
+function expireSession(): void {
+  useSession.getState().reset();
+  if (!LOGIN_PAGES.includes(routePath())) navigateTo(LOGIN_PATH, { replace: true });
+}
+
+function fail(config: RequestConfig, error: RequestError, sessionExpired = false): RequestError {
+  const code = error.code === null ? null : Number(error.code);
+  if (sessionExpired || code === 401 || code === 501 || code === 201) expireSession();
+  else if (code === 403) navigateTo(FORBIDDEN_PATH);
+  if (!config.silent) {
+    // keyed by its text so the same failure of concurrent calls shows once
+    messageApi().error({ content: error.message, key: `request:${error.message}`, duration: MESSAGE_DURATION / 1000 });
+  }
+  logError(error);
+  return error;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// token refresh (402)
+
+let refreshing: Promise<string> | null = null;
+
+class SessionExpiredError extends RequestError {}
+
+async function fetchFreshToken(): Promise<string> {
+  let response: AxiosResponse;
+  try {
+    // the refresh credential is an httpOnly cookie: only the browser can send it
+    response = await http.get('/refreshToken', { withCredentials: true });
+  } catch (error) {
+    const failed = errorFromThrown(error, '/refreshToken');
+    throw new SessionExpiredError(failed.message, failed.code, failed.status, null, null, failed.url);
+  }
+  const code = codeOf(response);
+  const data = unwrap(response.data);
+  const token = isRecord(data) ? data[TOKEN_FIELD] : undefined;
+  if (!isSuccess(code) || typeof token !== 'string' || !token) {
+    const failed = errorFromResponse(response, isSuccess(code) ? 401 : code, '/refreshToken');
+    throw new SessionExpiredError(failed.message, failed.code, failed.status, failed.data, failed.envelope, failed.url);
+  }
+  useSession.getState().setToken(token);
+  return token;
+}
+
+/**
+ * One refresh for any number of calls answered 402: they all wait for the same exchange. A call whose
+ * 402 arrives after the token was already replaced just uses the new one.
+ */
+function freshToken(staleToken: string): Promise<string> {
+  const current = getToken();
+  if (current && current !== staleToken && !refreshing) return Promise.resolve(current);
+  refreshing ??= fetchFreshToken().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// payload encryption (SPEC §7)
+
+let cipher: Promise<PayloadCipher | null> | null = null;
+
+async function loadCipher(): Promise<PayloadCipher | null> {
+  const response = await http.get('/publicKey');
+  // a server without the key endpoint (or refusing it) takes plain payloads
+  if (!isSuccess(codeOf(response))) return null;
+  const key = unwrap(response.data) as PublicKeyResult | null;
+  if (!key || !key.publicKey || key.mockServer) return null;
+  return createPayloadCipher(key);
+}
+
+/**
+ * Asked once and remembered. Only an unreachable server is asked again by the next call; until then
+ * that call goes out plain (and most likely fails the same way).
+ */
+function payloadCipher(): Promise<PayloadCipher | null> {
+  cipher ??= loadCipher().catch((error: unknown) => {
+    if (isAxiosError(error) && !error.response) cipher = null;
+    else logError(error);
+    return null;
+  });
+  return cipher;
+}
+
+/** Forgets the public key, e.g. after the server rotated it. */
+export function resetPayloadCipher(): void {
+  cipher = null;
+}
+
+const pathOf = (url: string): string => {
+  const path = url.split('?')[0].replace(/^https?:\/\/[^/]+/i, '');
+  return path.startsWith(`${BASE_URL}/`) ? path.slice(BASE_URL.length) : path;
+};
+
+const isMultipart = (data: unknown): boolean => typeof FormData !== 'undefined' && data instanceof FormData;
+
+const wantsEncryption = (config: RequestConfig): boolean =>
+  !PLAIN_URLS.includes(pathOf(config.url)) && !isMultipart(config.data);
+
+const isSealedBody = (v: unknown): v is { payload: string } =>
+  isRecord(v) && typeof v.payload === 'string' && Object.keys(v).length === 1;
+
+// ---------------------------------------------------------------------------------------------------------------
+// one attempt
+
+function formBody(data: unknown): string {
+  if (typeof data === 'string') return data;
+  const params = new URLSearchParams();
+  if (isRecord(data)) {
+    for (const [key, value] of Object.entries(data)) {
+      if (value === undefined || value === null) continue;
+      for (const item of Array.isArray(value) ? value : [value]) {
+        params.append(key, isRecord(item) ? JSON.stringify(item) : String(item));
+      }
+    }
+  }
+  return params.toString();
+}
+
+/** Site-relative URLs that already carry the base (an upload URL handed out by the server) skip it. */
+const baseFor = (url: string): string =>
+  /^https?:\/\//i.test(url) || url === BASE_URL || url.startsWith(`${BASE_URL}/`) ? '' : BASE_URL;
+
+async function send(config: RequestConfig, token: string): Promise<AxiosResponse> {
+  const method = (config.method ?? 'post').toLowerCase() as Method;
+  const hasBody = method !== 'get' && method !== 'head';
+  const headers: Record<string, string> = { ...config.headers };
+  if (!config.noToken && token) headers.Authorization = `Bearer ${token}`;
+
+  let data = hasBody ? config.data : undefined;
+  let open: ((payload: string) => Promise<unknown>) | undefined;
+  const sealer = wantsEncryption(config) ? await payloadCipher() : null;
+  if (sealer) {
+    const sealed = await sealer.seal(data);
+    Object.assign(headers, sealed.headers);
+    data = sealed.body;
+    open = sealed.open;
+  } else if (isMultipart(data)) {
+    // the browser writes the boundary; a JSON content type would make axios serialise the form as JSON
+    headers['Content-Type'] = 'multipart/form-data';
+  } else if (config.form && data !== undefined) {
+    headers['Content-Type'] = CONTENT_TYPE_FORM;
+    data = formBody(data);
+  }
+
+  const response = await http.request({
+    url: config.url,
+    baseURL: baseFor(config.url),
+    method,
+    params: config.params,
+    data,
+    headers,
+    timeout: config.timeout ?? REQUEST_TIMEOUT,
+    onUploadProgress: config.onUploadProgress,
+  });
+  if (open && isSealedBody(response.data)) response.data = await open(response.data.payload);
+  return response;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the global loading indicator
+
+const LOADING_KEY = 'request-loading';
+let loadingCalls = 0;
+
+const showsLoading = (url: string): boolean => LOADING_URL_MARKERS.some((marker) => url.includes(marker));
+
+function startLoading(): void {
+  if (loadingCalls++ === 0) messageApi().loading({ content: t('request.loading'), key: LOADING_KEY, duration: 0 });
+}
+
+function stopLoading(): void {
+  if (--loadingCalls === 0) messageApi().destroy(LOADING_KEY);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// public API
+
+async function execute<T>(config: RequestConfig): Promise<T> {
+  let token = getToken();
+  // a call started while a refresh is in flight waits for the new token instead of earning its own 402
+  if (refreshing && !config.noToken) {
+    try {
+      token = await refreshing;
+    } catch (error) {
+      throw fail(config, errorFromThrown(error, config.url), true);
+    }
+  }
+
+  let response: AxiosResponse;
+  try {
+    response = await send(config, token);
+  } catch (error) {
+    throw fail(config, errorFromThrown(error, config.url));
+  }
+  let code = codeOf(response);
+
+  if (Number(code) === 402 && !config.noToken) {
+    try {
+      token = await freshToken(token);
+      response = await send(config, token);
+    } catch (error) {
+      throw fail(config, errorFromThrown(error, config.url), error instanceof SessionExpiredError);
+    }
+    code = codeOf(response);
+  }
+
+  if (isSuccess(code)) return unwrap(response.data) as T;
+  throw fail(config, errorFromResponse(response, code, config.url));
+}
+
+/**
+ * Calls the console API: Bearer token, optional payload encryption, one shared token refresh on 402,
+ * and SPEC §8's handling of every failure (message, redirect, error log). Resolves with the envelope's
+ * `data` (or the whole body when it has none); rejects with a `RequestError`.
+ */
+export async function request<T = unknown>(config: RequestConfig): Promise<T> {
+  const loading = showsLoading(config.url);
+  if (loading) startLoading();
+  try {
+    return await execute<T>(config);
+  } finally {
+    if (loading) stopLoading();
+  }
+}
+
+type ShortcutConfig = Omit<RequestConfig, 'url' | 'method' | 'params' | 'data'>;
+
+export const get = <T = unknown>(url: string, params?: Record<string, unknown>, config?: ShortcutConfig): Promise<T> =>
+  request<T>({ ...config, url, method: 'get', params });
+
+export const post = <T = unknown>(url: string, data?: unknown, config?: ShortcutConfig): Promise<T> =>
+  request<T>({ ...config, url, method: 'post', data });
+
+/**
+ * Uploads a file to object storage (SPEC §7): an upload token first, then the multipart upload itself with
+ * the long upload timeout. `onProgress` receives whole percents.
+ */
+export async function uploadFile(
+  file: Blob,
+  onProgress?: (percent: number, event: AxiosProgressEvent) => void,
+  fileName?: string,
+): Promise<{ key: string; url: string }> {
+  const { token, uploadUrl } = await get<UploadTokenResult>('/user/v1/user/getQnToken', { bucket: UPLOAD_BUCKET });
+  const form = new FormData();
+  form.append('token', token);
+  if (fileName !== undefined) form.append('file', file, fileName);
+  else form.append('file', file);
+  const result = await request<UploadResult>({
+    url: uploadUrl,
+    method: 'post',
+    data: form,
+    noToken: true,
+    timeout: UPLOAD_TIMEOUT,
+    onUploadProgress: (event) => {
+      if (!onProgress) return;
+      const total = event.total ?? (file.size || 0);
+      onProgress(total ? Math.min(100, Math.round((event.loaded / total) * 100)) : 0, event);
+    },
+  });
+  return { key: result.key, url: result.url };
+}

@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { Page } from 'playwright-core';
+import { latestCaptcha, smsCode, uniqueMobile, uniqueName, type server } from './browser.ts';
+
+type Server = ReturnType<typeof server>;
+export const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
+
+/** Fills the graphic captcha with the answer the server drew for the image on screen. */
+export async function solveCaptcha(page: Page, s: Server): Promise<void> {
+  await page.locator('#captcha').waitFor();
+  // The image is drawn by a request: wait until it is on screen so the newest captcha is this one.
+  await page.locator('img[src^="data:image/svg+xml"]').first().waitFor();
+  await page.fill('#captcha', await latestCaptcha(s.databaseUrl));
+}
+
+export async function login(page: Page, s: Server, username: string, password: string, route = '/login'): Promise<void> {
+  await page.goto(`${s.url}/#${route}`);
+  await page.fill('#username', username);
+  await page.fill('#password', password);
+  await solveCaptcha(page, s);
+  await page.locator('form button[type=submit]').click();
+}
+
+export async function expectHash(page: Page, pattern: RegExp, timeout = 15_000): Promise<void> {
+  await page.waitForFunction((src) => new RegExp(src).test(location.hash), pattern.source, { timeout });
+  expect(new URL(page.url()).hash).toMatch(pattern);
+}
+
+/** Registers through the real screens: captcha, SMS code from the outbox, password rules. */
+export async function registerThroughUi(page: Page, s: Server, type: 'individual' | 'enterprise' = 'individual') {
+  const username = uniqueName('e2e');
+  const mobile = uniqueMobile();
+  const password = 'Passw0rd99';
+  await page.goto(`${s.url}/#/register`);
+  if (type === 'enterprise') await page.locator('label:has(input[value="enterprise"]), .ant-segmented-item:has-text("Enterprise"), .ant-segmented-item:has-text("企业")').first().click();
+  await page.fill('#username', username);
+  await page.fill('#mobile', mobile);
+  await solveCaptcha(page, s);
+  await page.locator('button:has-text("Get code"), button:has-text("获取验证码")').first().click();
+  // The countdown replaces the button text once the code is sent.
+  await page.waitForFunction(() => /\d+\s*s|\d+\s*秒/.test(document.body.innerText), null, { timeout: 10_000 });
+  await page.fill('#smsCode', smsCode(s.dataDir, mobile));
+  await page.fill('#password', password);
+  await page.fill('#confirmPassword', password);
+  await page.locator('form button[type=submit]').click();
+  await expectHash(page, /^#\/account\/authenticate/);
+  return { username, mobile, password };
+}
