@@ -41,10 +41,12 @@ describe.each(['legacy', 'modern'] as const)('payload encryption: %s', (scheme) 
     expect(JSON.parse(info!.answer)).toEqual({ payload: expect.any(String) });
 
     // "Login RSA is off": the login call itself travels in clear, everything after it is encrypted.
+    // A fresh browser session: the in-memory session of the old page would otherwise still be there.
     await context.clearCookies();
     await page.evaluate(() => sessionStorage.clear());
+    await page.reload();
     await login(page, s, 'admin', s.adminPassword);
-    await expectHash(page, /^#\/device/);
+    await expectHash(page, /^#\/device\/index/);
     const menu = wire.find((w) => w.url.includes('/admin/login/getMenu'))!;
     expect(menu.header).toBe(scheme);
     expect(menu.answer).not.toContain('Device');

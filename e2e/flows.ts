@@ -24,6 +24,9 @@ export async function login(page: Page, s: Server, username: string, password: s
 
 export async function expectHash(page: Page, pattern: RegExp, timeout = 15_000): Promise<void> {
   await page.waitForFunction((src) => new RegExp(src).test(location.hash), pattern.source, { timeout });
+  // Let redirects in flight (/ → /device → /device/index) settle before the test navigates on.
+  await page.waitForLoadState('networkidle');
+  await page.waitForFunction((src) => new RegExp(src).test(location.hash), pattern.source, { timeout });
   expect(new URL(page.url()).hash).toMatch(pattern);
 }
 

@@ -11,7 +11,6 @@ export default mergeConfig(
       environment: 'jsdom',
       include: ['src/**/*.test.{ts,tsx}'],
       setupFiles: ['./src/lib/testing/setup-dom.ts'],
-      restoreMocks: true,
     },
   }),
 );

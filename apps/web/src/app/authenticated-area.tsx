@@ -1,12 +1,15 @@
 import { useMemo } from 'react';
 import { Navigate, useRoutes, type RouteObject } from 'react-router';
 import type { RouteRecord } from '@cpc/contracts';
-import { NOT_FOUND_PATH } from '../config/settings';
+import { HOME_PATH, NOT_FOUND_PATH } from '../config/settings';
 import { MainLayout } from '../layout/main-layout';
 import { PageLoading } from '../layout/page-loading';
 import { flattenRoutes, isExternal, isPage, landingPath } from '../lib/menu-routes';
 import { useSession } from '../lib/session';
 import { pageComponent } from './route-components';
+
+const landingOrSelf = (record: RouteRecord): string | undefined =>
+  isExternal(record.path) || record.meta.hidden ? undefined : isPage(record) ? record.path : landingPath(record);
 
 /**
  * The user's pages from their route records: a page for every record with a component, a redirect for
@@ -23,6 +26,11 @@ export function toRouteObjects(routes: RouteRecord[]): RouteObject[] {
       const Page = pageComponent(record.component!);
       objects.push({ path: record.path, element: <Page /> });
     }
+  }
+  // the guard sends a fresh login to '/': a menu without a root record still needs somewhere to land
+  if (!objects.some((o) => o.path === HOME_PATH)) {
+    const first = routes.map(landingOrSelf).find((path): path is string => !!path);
+    objects.push({ path: HOME_PATH, element: <Navigate to={first ?? NOT_FOUND_PATH} replace /> });
   }
   objects.push({ path: '*', element: <Navigate to={NOT_FOUND_PATH} replace /> });
   return objects;

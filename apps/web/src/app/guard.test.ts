@@ -43,6 +43,8 @@ describe('without a token', () => {
 
   it('sends anything else to the login page, keeping the intended path', async () => {
     await expect(guard('/device/index', '?tab=2')).resolves.toBe('/login?redirect=%2Fdevice%2Findex%3Ftab%3D2');
+    await expect(guard('/system/identity')).resolves.toBe('/login?redirect=%2Fsystem%2Fidentity');
+    // whether a path exists is only known from the menu, after the login
     await expect(guard('/no/such/page')).resolves.toBe('/login?redirect=%2Fno%2Fsuch%2Fpage');
     await expect(guard('/')).resolves.toBe('/login');
     expect(server.calls.filter((c) => c.url !== `${API}/publicKey`)).toHaveLength(0);

@@ -56,7 +56,9 @@ function loginRoute(intended: string): string {
 
 /**
  * The route guard of SPEC §4. Returns where to go instead of `pathname`, or null to let it open.
- * Without a token only the white list opens; with one, the user and the menu are loaded first.
+ * Without a token only the white list opens (anything else, unknown paths included, goes to the login
+ * page keeping the path: whether a path exists is only known from the user's menu); with a token, the
+ * user and the menu are loaded first.
  */
 export async function guard(pathname: string, search = ''): Promise<string | null> {
   if (!getToken()) return WHITE_LIST.includes(pathname) ? null : loginRoute(pathname + search);

@@ -37,6 +37,9 @@ function signedIn(info = customer()) {
     .on('GET', `${API}/logout`, envelope(null));
 }
 
+/** Lazy chunks are transformed on first use, which can take a while in a cold test run. */
+const SLOW = { timeout: 10_000 };
+
 function open(path: string) {
   const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
   setNavigate((to, options) => void router.navigate(to, options));
@@ -49,27 +52,32 @@ function open(path: string) {
   return { router, location };
 }
 
-describe('signed out', () => {
+describe('signed out', { timeout: 30_000 }, () => {
   it('sends a protected page to the login page with the intended path', async () => {
     const { location } = open('/device/index');
     // the login screen's code loads before the navigation commits; the first load transforms it
-    await waitFor(() => expect(location()).toBe('/login?redirect=%2Fdevice%2Findex'), { timeout: 15_000 });
+    await waitFor(() => expect(location()).toBe('/login?redirect=%2Fdevice%2Findex'), SLOW);
     await waitFor(() => expect(document.title).toBe('Log in - cloud printing'));
+  });
+
+  it('sends an unknown path to the login page first: only the menu knows what exists', async () => {
+    const { location } = open('/no/such/page');
+    await waitFor(() => expect(location()).toBe('/login?redirect=%2Fno%2Fsuch%2Fpage'), SLOW);
   });
 
   it('opens the public 404 page', async () => {
     open('/404');
-    expect(await screen.findByText('Sorry, the page you are looking for does not exist.')).toBeTruthy();
+    expect(await screen.findByText('Sorry, the page you are looking for does not exist.', {}, SLOW)).toBeTruthy();
     await waitFor(() => expect(document.title).toBe('404 - cloud printing'));
   });
 });
 
-describe('signed in', () => {
+describe('signed in', { timeout: 30_000 }, () => {
   it('goes from / through the menu redirects to my devices, inside the layout', async () => {
     signedIn();
     const { location } = open('/');
-    await waitFor(() => expect(location()).toBe('/device/index'));
-    expect(await screen.findByText('No devices yet')).toBeTruthy();
+    await waitFor(() => expect(location()).toBe('/device/index'), SLOW);
+    expect(await screen.findByText('No devices yet', {}, SLOW)).toBeTruthy();
     // menu item, breadcrumb and card title
     expect(screen.getAllByText('My devices').length).toBeGreaterThanOrEqual(2);
     expect(screen.getByText('Devices')).toBeTruthy();
@@ -82,25 +90,25 @@ describe('signed in', () => {
   it('sends /login home', async () => {
     signedIn();
     const { location } = open('/login');
-    await waitFor(() => expect(location()).toBe('/device/index'));
+    await waitFor(() => expect(location()).toBe('/device/index'), SLOW);
   });
 
   it('sends an unknown path to /404', async () => {
     signedIn();
     const { location } = open('/no/such/page');
-    await waitFor(() => expect(location()).toBe('/404'));
+    await waitFor(() => expect(location()).toBe('/404'), SLOW);
   });
 
   it('does not open the staff pages for a customer', async () => {
     signedIn();
     const { location } = open('/error/403');
-    await waitFor(() => expect(location()).toBe('/404'));
+    await waitFor(() => expect(location()).toBe('/404'), SLOW);
   });
 
   it('opens the staff error pages inside the layout for an admin', async () => {
     signedIn(staff());
     const { location } = open('/error/403');
-    expect(await screen.findByText('Sorry, you are not allowed to open this page.')).toBeTruthy();
+    expect(await screen.findByText('Sorry, you are not allowed to open this page.', {}, SLOW)).toBeTruthy();
     expect(location()).toBe('/error/403');
     // the menu group and the breadcrumb
     expect(screen.getAllByText('Error pages')).toHaveLength(2);
@@ -109,15 +117,16 @@ describe('signed in', () => {
   it('holds an unauthenticated tenant on /account/authenticate', async () => {
     signedIn(customer({ status: 3 }));
     const { location } = open('/device/index');
-    await waitFor(() => expect(location()).toBe('/account/authenticate'));
+    await waitFor(() => expect(location()).toBe('/account/authenticate'), SLOW);
   });
 
   it('logs out from the avatar menu', async () => {
     signedIn();
     const { location } = open('/device/index');
-    fireEvent.click(await screen.findByTestId('avatar-menu'));
-    await act(async () => fireEvent.click(await screen.findByText('Log out')));
-    await waitFor(() => expect(location()).toMatch(/^\/login/));
+    fireEvent.click(await screen.findByTestId('avatar-menu', {}, SLOW));
+    const logout = await screen.findByText('Log out');
+    await act(async () => fireEvent.click(logout));
+    await waitFor(() => expect(location()).toMatch(/^\/login/), SLOW);
     expect(server.callsTo(`${API}/logout`)).toHaveLength(1);
     expect(useSession.getState().token).toBe('');
     expect(useSession.getState().routes).toBeNull();
@@ -126,8 +135,8 @@ describe('signed in', () => {
   it('switches the language of the shell', async () => {
     signedIn();
     open('/device/index');
-    fireEvent.click(await screen.findByRole('button', { name: 'Switch language' }));
-    await act(async () => fireEvent.click(await screen.findByText('中文')));
+    const zh = await screen.findByText('中文', {}, SLOW);
+    await act(async () => fireEvent.click(zh));
     expect(await screen.findByText('还没有设备')).toBeTruthy();
     await waitFor(() => expect(document.title).toBe('我的设备 - 云打印'));
   });

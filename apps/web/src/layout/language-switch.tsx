@@ -1,25 +1,19 @@
-import { TranslationOutlined } from '@ant-design/icons';
-import { Button, Dropdown } from 'antd';
+import { Segmented } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { LANGUAGES, useLanguage } from '../lib/i18n';
+import { LANGUAGES, useLanguage, type Language } from '../lib/i18n';
 
-/** zh / en switch; the choice is remembered (SPEC §4). */
+/** zh / en switch; the choice is remembered (SPEC §4). Two languages fit side by side, no menu needed. */
 export function LanguageSwitch() {
   const { t } = useTranslation();
   const { language, setLanguage } = useLanguage();
   return (
-    <Dropdown
-      trigger={['click']}
-      menu={{
-        selectable: true,
-        selectedKeys: [language],
-        items: LANGUAGES.map((lng) => ({ key: lng, label: t(`language.${lng}`) })),
-        onClick: ({ key }) => void setLanguage(key as (typeof LANGUAGES)[number]),
-      }}
-    >
-      <Button type="text" icon={<TranslationOutlined />} aria-label={t('language.switch')}>
-        {t(`language.${language}`)}
-      </Button>
-    </Dropdown>
+    <Segmented<Language>
+      size="small"
+      value={language}
+      options={LANGUAGES.map((lng) => ({ value: lng, label: t(`language.short.${lng}`), title: t(`language.${lng}`) }))}
+      onChange={(lng) => void setLanguage(lng)}
+      aria-label={t('language.switch')}
+      data-testid="language-toggle"
+    />
   );
 }

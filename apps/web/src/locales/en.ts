@@ -17,6 +17,10 @@ export default {
     backHome: 'Back home',
   },
   language: {
+    short: {
+      zh: '中文',
+      en: 'EN',
+    },
     zh: '中文',
     en: 'English',
     switch: 'Switch language',

@@ -17,6 +17,10 @@ export default {
     backHome: '返回首页',
   },
   language: {
+    short: {
+      zh: '中文',
+      en: 'EN',
+    },
     zh: '中文',
     en: 'English',
     switch: '切换语言',

@@ -7,7 +7,7 @@ export default {
       filter: {
         status: '状态',
         all: '全部',
-        keyword: '搜索账号、姓名、企业或证件号',
+        keyword: '搜索账号、手机号、姓名或企业名称',
         refresh: '刷新',
       },
       status: {
@@ -87,7 +87,7 @@ export default {
       filter: {
         status: 'Status',
         all: 'All',
-        keyword: 'Search account, name, company or number',
+        keyword: 'Search account, mobile, name or company',
         refresh: 'Refresh',
       },
       status: {

@@ -76,6 +76,8 @@ export function ImageUpload({ value, onChange, title, initialPreview, id }: Imag
         if (mine !== attempt.current) return;
         setPhase('done');
         setPercent(100);
+        // show what the server stored (its signed URL); the local copy only bridged the upload
+        if (res.url) setPreview(res.url);
         onChange?.(res.key);
         onSuccess?.(res);
       })

@@ -24,9 +24,10 @@ const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url ==
 const fill = (label: string, value: string) =>
   fireEvent.change(screen.getByLabelText(label), { target: { value } });
 
-const submit = () => fireEvent.click(screen.getByRole('button', { name: /登\s*录/ }));
+const submit = () => fireEvent.click(screen.getByText(/^登\s*录$/).closest('button') as HTMLButtonElement);
 
-describe('LoginForm', () => {
+// antd in jsdom renders slowly; these walk whole screens
+describe('LoginForm', { timeout: 20_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();
@@ -38,10 +39,10 @@ describe('LoginForm', () => {
     serve({ '/captcha': () => ({ enabled: true, captchaId: 'c1', svg: SVG }) });
     renderScreen(<LoginForm />, { path: '/login' });
     await screen.findByAltText('图形验证码');
-    fill('用户名', 'abc');
+    fill('密码', '12345');
     submit();
-    expect(await screen.findByText('用户名不能少于6位')).toBeTruthy();
-    expect(screen.getByText('密码不能为空')).toBeTruthy();
+    expect(await screen.findByText('用户名不能为空')).toBeTruthy();
+    expect(screen.getByText('密码不能少于6位')).toBeTruthy();
     expect(screen.getByText('请输入图形验证码')).toBeTruthy();
     expect(calls('/user/v1/login')).toHaveLength(0);
   });
@@ -90,16 +91,19 @@ describe('LoginForm', () => {
     expect(screen.queryByTestId('location')).toBeNull();
   });
 
-  it('refreshes the captcha after a refused login and on a click on the picture', async () => {
+  it('refreshes the captcha on a click and after a refused login, marking a wrong one', async () => {
     serve({
       '/captcha': () => ({ enabled: true, captchaId: 'c', svg: SVG }),
       '/user/v1/login': () => {
-        throw new Error('wrong password');
+        throw Object.assign(new Error('captcha: graphic captcha is wrong or expired'), {
+          code: 400,
+          data: { fields: [{ field: 'captcha', message: 'graphic captcha is wrong or expired' }] },
+        });
       },
     });
     renderScreen(<LoginForm />, { path: '/login' });
     await screen.findByAltText('图形验证码');
-    fireEvent.click(screen.getByRole('button', { name: '看不清？点击换一张' }));
+    fireEvent.click(screen.getByLabelText('看不清？点击换一张'));
     await waitFor(() => expect(calls('/captcha')).toHaveLength(2));
 
     fill('用户名', 'admin1');
@@ -107,6 +111,7 @@ describe('LoginForm', () => {
     fill('图形验证码', 'ab12');
     submit();
     await waitFor(() => expect(calls('/captcha')).toHaveLength(3));
+    expect(await screen.findByText('图形验证码错误或已过期')).toBeTruthy();
     expect(screen.queryByTestId('location')).toBeNull();
   });
 
@@ -128,7 +133,7 @@ describe('LoginForm', () => {
     serve({ '/captcha': () => ({ enabled: false, captchaId: '', svg: '' }) });
     await act(() => i18n.changeLanguage('en'));
     renderScreen(<LoginForm />, { path: '/login' });
-    fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    fireEvent.click(screen.getByText('Sign in').closest('button') as HTMLButtonElement);
     expect(await screen.findByText('User name cannot be empty')).toBeTruthy();
     expect(screen.getByText('Password cannot be empty')).toBeTruthy();
   });

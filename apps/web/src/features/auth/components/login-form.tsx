@@ -7,6 +7,7 @@ import { TOKEN_NAME } from '@cpc/contracts';
 import { useSession } from '@/lib/session';
 import { login } from '../api/login';
 import { useCaptchaControl } from '../hooks/use-captcha-control';
+import { toFormFieldErrors } from '../utils/field-errors';
 import { safeRedirect } from '../utils/redirect';
 import { checks, toRule } from '../utils/rules';
 import { CaptchaField } from './captcha-field';
@@ -37,9 +38,11 @@ export function LoginForm() {
         password: values.password,
         ...captcha.payload(values.captcha),
       });
-    } catch {
-      // the request layer has already shown why
+    } catch (err) {
+      // the request layer has already shown why; a wrong captcha is also marked on its field
       captcha.refresh();
+      const errors = toFormFieldErrors(err, ['username', 'password', 'captcha'] as const, t);
+      if (errors.length) form.setFields(errors);
       return;
     }
     if (!result || !result[TOKEN_NAME]) {

@@ -21,13 +21,14 @@ function serve(routes: Record<string, (data: unknown) => unknown>) {
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url);
 const fill = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
-const getCode = () => fireEvent.click(screen.getByRole('button', { name: '获取验证码' }));
+const getCode = () => fireEvent.click(screen.getByText('获取验证码').closest('button') as HTMLButtonElement);
 
 // numbered by the call that fetched it: the first picture is c1
 const captchaOn = () => ({ enabled: true, captchaId: `c${calls('/captcha').length}`, svg: SVG });
 const LOGIN = { token: 'new-token', status: 0, username: 'shop_01', is_super: 1, expiresIn: 900 };
 
-describe('RegisterForm', () => {
+// antd in jsdom renders slowly; these walk whole screens
+describe('RegisterForm', { timeout: 20_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();
@@ -58,8 +59,8 @@ describe('RegisterForm', () => {
     fill('图形验证码', 'x7k2');
     getCode();
 
-    const resend = await screen.findByRole('button', { name: /60 秒后可重新发送/ });
-    expect((resend as HTMLButtonElement).disabled).toBe(true);
+    const resend = (await screen.findByText('60 秒后可重新发送')).closest('button') as HTMLButtonElement;
+    expect(resend.disabled).toBe(true);
     expect(calls('/sms/send')[0][0]).toMatchObject({
       method: 'post',
       noToken: true,
@@ -76,7 +77,7 @@ describe('RegisterForm', () => {
     fill('用户名', '1bad');
     fill('密码', 'abcdefgh');
     fill('确认密码', 'abcdefgx');
-    fireEvent.click(screen.getByRole('button', { name: /注\s*册/ }));
+    fireEvent.click(screen.getByText(/^注\s*册$/).closest('button') as HTMLButtonElement);
 
     expect(await screen.findByText('用户名须为 4-20 位字母、数字或下划线，并以字母开头')).toBeTruthy();
     expect(screen.getByText('请输入正确格式的手机号')).toBeTruthy();
@@ -97,7 +98,7 @@ describe('RegisterForm', () => {
     fill('短信验证码', '123456');
     fill('密码', 'Abcdefg1');
     fill('确认密码', 'Abcdefg1');
-    fireEvent.click(screen.getByRole('button', { name: /注\s*册/ }));
+    fireEvent.click(screen.getByText(/^注\s*册$/).closest('button') as HTMLButtonElement);
 
     expect((await screen.findByTestId('location')).textContent).toBe('/account/authenticate');
     expect(calls('/register')[0][0].data).toEqual({
@@ -133,7 +134,7 @@ describe('RegisterForm', () => {
     fill('短信验证码', '123456');
     fill('密码', 'Abcdefg1');
     fill('确认密码', 'Abcdefg1');
-    fireEvent.click(screen.getByRole('button', { name: /注\s*册/ }));
+    fireEvent.click(screen.getByText(/^注\s*册$/).closest('button') as HTMLButtonElement);
 
     expect(await screen.findByText('user name already taken')).toBeTruthy();
     expect(screen.getByText('验证码为 6 位数字')).toBeTruthy();

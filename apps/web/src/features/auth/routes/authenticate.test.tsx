@@ -48,6 +48,9 @@ function serve() {
 const posted = () =>
   mockedRequest.mock.calls.filter(([c]) => c.url === '/user/v1/user/authenticate' && c.method === 'post').map(([c]) => c.data);
 
+const button = (text: string | RegExp) => screen.getByText(text).closest('button') as HTMLButtonElement;
+const findButton = async (text: string | RegExp) => (await screen.findByText(text)).closest('button') as HTMLButtonElement;
+
 const fileInputs = () => Array.from(document.querySelectorAll<HTMLInputElement>('input[type=file]'));
 const pick = (input: HTMLInputElement, file: File) => fireEvent.change(input, { target: { files: [file] } });
 const image = (name: string, type: string, size = 1024) => {
@@ -56,7 +59,8 @@ const image = (name: string, type: string, size = 1024) => {
   return file;
 };
 
-describe('AuthenticatePage', () => {
+// antd in jsdom renders slowly; these walk whole screens
+describe('AuthenticatePage', { timeout: 20_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     mockedUpload.mockReset();
@@ -72,8 +76,7 @@ describe('AuthenticatePage', () => {
     state = { status: 0, type: 'individual', submission: null };
     serve();
     renderScreen(<AuthenticatePage />, { path: '/account/authenticate' });
-    const submit = await screen.findByRole('button', { name: '提交认证' });
-    fireEvent.click(submit);
+    fireEvent.click(await findButton('提交认证'));
     expect(await screen.findByText('请输入真实姓名')).toBeTruthy();
     expect(screen.getByText('请输入身份证号')).toBeTruthy();
     expect(screen.getAllByText('请上传身份证正反面照片')).toHaveLength(1);
@@ -93,21 +96,22 @@ describe('AuthenticatePage', () => {
       return new Promise((resolve) => (finish = resolve));
     });
     renderScreen(<AuthenticatePage />, { path: '/account/authenticate' });
-    await screen.findByRole('button', { name: '提交认证' });
-    const [front] = fileInputs();
-
-    pick(front, image('a.gif', 'image/gif'));
+    await findButton('提交认证');
+    // the picker's input is replaced after every choice, so it is looked up each time
+    pick(fileInputs()[0], image('a.gif', 'image/gif'));
     expect(await screen.findByText('上传文件只能是 jpg 或 png 格式')).toBeTruthy();
-    pick(front, image('big.png', 'image/png', 10 * 1024 * 1024 + 1));
+    pick(fileInputs()[0], image('big.png', 'image/png', 10 * 1024 * 1024 + 1));
     expect(await screen.findByText('上传文件大小不能超过 10MB')).toBeTruthy();
     expect(mockedUpload).not.toHaveBeenCalled();
 
-    pick(front, image('front.png', 'image/png'));
+    pick(fileInputs()[0], image('front.png', 'image/png'));
     await waitFor(() => expect(mockedUpload).toHaveBeenCalledTimes(1));
     act(() => progress(42));
     expect(await screen.findByText('上传中 42%')).toBeTruthy();
     await act(async () => finish({ key: '20240101/k/front.png', url: '/apiAdmin/objects/20240101/k/front.png?sig=1' }));
-    expect(await screen.findByRole('button', { name: '预览' })).toBeTruthy();
+    expect(await screen.findByLabelText('预览')).toBeTruthy();
+    // the thumbnail now comes from the server's copy
+    expect(document.querySelector('img[alt="人像面"]')?.getAttribute('src')).toBe('/apiAdmin/objects/20240101/k/front.png?sig=1');
   });
 
   it('submits an individual and then shows the waiting result with the details', async () => {
@@ -117,16 +121,17 @@ describe('AuthenticatePage', () => {
       .mockResolvedValueOnce({ key: '20240101/k/front.png', url: '/o/front' })
       .mockResolvedValueOnce({ key: '20240101/k/back.png', url: '/o/back' });
     renderScreen(<AuthenticatePage />, { path: '/account/authenticate' });
-    await screen.findByRole('button', { name: '提交认证' });
+    await findButton('提交认证');
 
     fireEvent.change(screen.getByLabelText('真实姓名'), { target: { value: ' 张三 ' } });
     fireEvent.change(screen.getByLabelText('身份证号'), { target: { value: '11010519491231002x' } });
     pick(fileInputs()[0], image('front.png', 'image/png'));
-    await screen.findByRole('button', { name: '预览' });
+    await screen.findByLabelText('预览');
     pick(fileInputs()[1], image('back.png', 'image/png'));
-    await waitFor(() => expect(screen.getAllByRole('button', { name: '预览' })).toHaveLength(2));
+    await waitFor(() => expect(screen.getAllByLabelText('预览')).toHaveLength(2));
+    await waitFor(() => expect(screen.queryByText('请上传身份证正反面照片')).toBeNull());
 
-    fireEvent.click(screen.getByRole('button', { name: '提交认证' }));
+    fireEvent.click(button('提交认证'));
     expect(await screen.findByText('资料已提交，等待审核')).toBeTruthy();
     expect(posted()).toEqual([
       { type: 'individual', realName: '张三', idNumber: '11010519491231002X', idFrontKey: '20240101/k/front.png', idBackKey: '20240101/k/back.png' },
@@ -141,11 +146,11 @@ describe('AuthenticatePage', () => {
     expect(await screen.findByText('认证失败', { selector: '.ant-result-title' })).toBeTruthy();
     expect(screen.getByText(/失败原因：身份证照片模糊/)).toBeTruthy();
 
-    fireEvent.click(screen.getByRole('button', { name: '重新认证' }));
+    fireEvent.click(button('重新认证'));
     expect(((await screen.findByLabelText('真实姓名')) as HTMLInputElement).value).toBe('张三');
     expect((screen.getByLabelText('身份证号') as HTMLInputElement).value).toBe('11010519491231002X');
     // the kept images travel with the resubmission without being uploaded again
-    fireEvent.click(screen.getByRole('button', { name: '提交认证' }));
+    fireEvent.click(button('提交认证'));
     await waitFor(() => expect(posted()).toHaveLength(1));
     expect(posted()[0]).toMatchObject({ idFrontKey: '20240101/a/front.jpg', idBackKey: '20240101/a/back.jpg' });
     expect(mockedUpload).not.toHaveBeenCalled();
@@ -155,7 +160,7 @@ describe('AuthenticatePage', () => {
     state = { status: 0, type: 'enterprise', submission: null };
     serve();
     renderScreen(<AuthenticatePage />, { path: '/account/authenticate' });
-    fireEvent.click(await screen.findByRole('button', { name: '提交认证' }));
+    fireEvent.click(await findButton('提交认证'));
     expect(await screen.findByText('请输入企业名称')).toBeTruthy();
     expect(screen.getByText('请输入统一社会信用代码')).toBeTruthy();
     expect(screen.getByText('请输入法人姓名')).toBeTruthy();
@@ -168,7 +173,7 @@ describe('AuthenticatePage', () => {
     useSession.getState().setRoutes([]);
     renderScreen(<AuthenticatePage />, { path: '/account/authenticate' });
     const result = (await screen.findByText('认证成功', { selector: '.ant-result-title' })).closest('.ant-result') as HTMLElement;
-    fireEvent.click(within(result).getByRole('button', { name: /进入控制台/ }));
+    fireEvent.click(within(result).getByText(/进入控制台/).closest('button') as HTMLButtonElement);
     expect((await screen.findByTestId('location')).textContent).toBe('/');
     expect(useSession.getState().routes).toBeNull();
     expect(useSession.getState().token).toBe('tok');

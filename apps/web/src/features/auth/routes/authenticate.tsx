@@ -156,6 +156,7 @@ export default function AuthenticatePage() {
           items={steps}
           size="small"
           titlePlacement={screens.sm ? 'horizontal' : 'vertical'}
+          responsive={false}
           style={{ marginBottom: 32 }}
         />
         {content}

@@ -1,25 +1,13 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { configure, render } from '@testing-library/react';
 import { App } from 'antd';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
+// jsdom stand-ins (matchMedia, ResizeObserver) come from src/lib/testing/setup-dom.ts
 import '@/lib/i18n';
 
-/** jsdom has no matchMedia; antd's breakpoints and responsive observers need one. */
-export function installMatchMedia(): void {
-  if (window.matchMedia) return;
-  window.matchMedia = (query: string) =>
-    ({
-      matches: false,
-      media: query,
-      onchange: null,
-      addListener: () => {},
-      removeListener: () => {},
-      addEventListener: () => {},
-      removeEventListener: () => {},
-      dispatchEvent: () => false,
-    }) as MediaQueryList;
-}
+// antd screens validate and animate asynchronously; under a parallel run 1 s is not always enough
+configure({ asyncUtilTimeout: 5000 });
 
 function Where() {
   const { pathname, search } = useLocation();
@@ -28,7 +16,6 @@ function Where() {
 
 /** Renders `ui` at `path` with the app's providers; any other path shows where the screen navigated. */
 export function renderScreen(ui: ReactElement, { path = '/', at = path }: { path?: string; at?: string } = {}) {
-  installMatchMedia();
   const client = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   return render(
     <QueryClientProvider client={client}>

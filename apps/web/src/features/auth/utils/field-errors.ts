@@ -17,6 +17,17 @@ const KNOWN: Record<string, string> = {
   'business licence image required': 'auth.validation.licenceRequired',
   'front ID photo required': 'auth.validation.idPhotosRequired',
   'back ID photo required': 'auth.validation.idPhotosRequired',
+  'upload the image first': 'auth.validation.uploadFirst',
+  'uploads must be jpg or png': 'auth.validation.uploadType',
+  'file must not exceed 10MB': 'auth.validation.uploadSize',
+  'user name cannot be empty': 'auth.validation.usernameRequired',
+  'graphic captcha required': 'auth.validation.captchaRequired',
+  'graphic captcha is wrong or expired': 'auth.validation.captchaWrong',
+  'this mobile number is already registered': 'auth.validation.mobileTaken',
+  'this user name is taken': 'auth.validation.usernameTaken',
+  'this user name or mobile number is taken': 'auth.validation.usernameOrMobileTaken',
+  'verification code is wrong': 'auth.validation.smsCodeWrong',
+  'verification code expired, please get a new one': 'auth.validation.smsCodeExpired',
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

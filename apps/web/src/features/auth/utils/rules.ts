@@ -14,7 +14,7 @@ export const checks = {
   loginUsername: (v) => {
     const s = text(v).trim();
     if (!s) return `${V}usernameRequired`;
-    if (s.length < 6) return `${V}usernameMin`;
+    // The platform admin is `admin`: only the password has the 6-character login minimum (SPEC §9).
     if (s.length > 32) return `${V}usernameMax`;
     return null;
   },
