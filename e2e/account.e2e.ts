@@ -124,7 +124,7 @@ describe('login', () => {
     await page.goto(`${s.url}/#/system/identity`);
     await page.locator('.ant-table').first().waitFor({ timeout: 15_000 });
     await expect.poll(() => statuses.includes(402)).toBe(true);
-    expect(refreshes).toBe(1);
+    await expect.poll(() => refreshes).toBe(1);
     await expectHash(page, /^#\/system\/identity/);
     await context.close();
   });
