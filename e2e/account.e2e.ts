@@ -191,6 +191,13 @@ describe('routes and languages', () => {
         await page.waitForLoadState('networkidle');
         await shot(page, `${name}-${lang}`);
       }
+      await login(page, s, 'admin', s.adminPassword);
+      await expectHash(page, /^#\/device\/index/);
+      await shot(page, `device-admin-${lang}`);
+      await page.goto(`${s.url}/#/system/identity`);
+      await page.locator('.ant-table').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      await shot(page, `identity-review-${lang}`);
       const mobile = await newPage(browser, { lang, width: 375, height: 780 });
       await mobile.page.goto(`${s.url}/#/login`);
       await mobile.page.waitForLoadState('networkidle');

@@ -1,35 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import locales from './locales';
-
-type Dict = { [key: string]: string | Dict };
-
-const leaves = (d: Dict, prefix = ''): Map<string, string> => {
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(d)) {
-    const key = prefix ? `${prefix}.${k}` : k;
-    if (typeof v === 'string') out.set(key, v);
-    else for (const [kk, vv] of leaves(v, key)) out.set(kk, vv);
-  }
-  return out;
-};
-
-const placeholders = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
+import { itHasLocaleParity, leaves } from '../../lib/testing/locale-parity';
 
 describe('identity-review locales', () => {
+  itHasLocaleParity('identityReview', locales);
   const zh = leaves(locales.zh);
-  const en = leaves(locales.en);
-
-  it('has every key in both languages, under the identityReview namespace', () => {
-    expect([...zh.keys()].sort()).toEqual([...en.keys()].sort());
-    expect([...zh.keys()].every((k) => k.startsWith('identityReview.'))).toBe(true);
-  });
-
-  it('uses the same placeholders in both languages and no empty text', () => {
-    for (const [key, text] of zh) {
-      expect(text.trim(), key).not.toBe('');
-      expect(placeholders(text), key).toEqual(placeholders(en.get(key) ?? ''));
-    }
-  });
 
   it('has every literal key the code asks for', () => {
     const sources = import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
