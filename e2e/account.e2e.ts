@@ -195,7 +195,8 @@ describe('routes and languages', () => {
       await expectHash(page, /^#\/device\/index/);
       await shot(page, `device-admin-${lang}`);
       await page.goto(`${s.url}/#/system/identity`);
-      await page.locator('.ant-table').first().waitFor();
+      // The review page's status filter: the device table above would satisfy a bare table selector.
+      await page.locator('.ant-layout-content .ant-segmented').waitFor();
       await page.waitForLoadState('networkidle');
       await shot(page, `identity-review-${lang}`);
       const mobile = await newPage(browser, { lang, width: 375, height: 780 });
