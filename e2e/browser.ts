@@ -52,13 +52,7 @@ export async function latestCaptcha(databaseUrl: string): Promise<string> {
 }
 
 /** The code of the newest SMS to a number, read from the `log` provider's outbox. */
-export function smsCode(dataDir: string, mobile: string): string {
-  const file = path.join(dataDir, 'outbox', 'sms.jsonl');
-  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const mine = lines.filter((l) => l.mobile === mobile);
-  if (!mine.length) throw new Error(`no SMS to ${mobile}`);
-  return mine[mine.length - 1].params.code;
-}
+export { lastSmsCode as smsCode } from '../apps/server/src/lib/sms.ts';
 
 let seq = 0;
 export const uniqueMobile = () => `137${String(Date.now()).slice(-6)}${String(++seq).padStart(2, '0')}`;

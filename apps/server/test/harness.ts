@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { createDb, migrate, type Db } from '../src/db/database.ts';
 import { buildApp } from '../src/app.ts';
 import { seed } from '../src/seed.ts';
+import { lastSmsCode } from '../src/lib/sms.ts';
 
 export interface Harness {
   app: FastifyInstance;
@@ -65,12 +66,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
       const cookie = String(res.headers['set-cookie']).split(';')[0];
       return { token: res.body_.data.token, cookie };
     },
-    lastSmsCode(mobile) {
-      const lines = fs.readFileSync(path.join(dataDir, 'outbox', 'sms.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      const mine = lines.filter((l) => l.mobile === mobile);
-      if (!mine.length) throw new Error(`no SMS to ${mobile}`);
-      return mine[mine.length - 1].params.code;
-    },
+    lastSmsCode: (mobile) => lastSmsCode(dataDir, mobile),
     async close() {
       await app.close();
       await db.destroy();

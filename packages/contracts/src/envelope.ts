@@ -35,6 +35,9 @@ export type AppCode = keyof typeof CODE_TEXTS;
 /** Codes the console treats as success (SPEC §8: 200 or 0, number or string). */
 export const SUCCESS_CODES: ReadonlyArray<number | string> = [200, 0, '200', '0'];
 
+/** The envelope of a paged list: `data: { list, total }`. */
+export const pagedEnvelope = <T extends z.ZodType>(item: T) => envelopeSchema(z.object({ list: z.array(item), total: z.number().int() }));
+
 /** Paged list shape: `data: { list, total }` with `pageNo`, `pageSize` in the query. */
 export interface Paged<T> {
   list: T[];

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { PERMISSIONS, authenticateState, envelopeSchema, identityApproveBody, identityBody, identityListQuery, identityRejectBody, identityView } from '@cpc/contracts';
+import { PERMISSIONS, authenticateState, envelopeSchema, identityApproveBody, identityBody, identityListQuery, identityRejectBody, identityView, pagedEnvelope } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import type { IdentityService } from './service.ts';
@@ -15,7 +14,7 @@ export const identityRoutes: FastifyPluginAsyncZod<{ identity: IdentityService }
   );
 
   const review = { permission: PERMISSIONS.identityReview };
-  app.get('/system/identity/list', { config: review, schema: { tags: ['identity'], summary: 'Identity submissions (staff)', querystring: identityListQuery, response: { 200: envelopeSchema(z.object({ list: z.array(identityView), total: z.number().int() })) } } }, async (req) =>
+  app.get('/system/identity/list', { config: review, schema: { tags: ['identity'], summary: 'Identity submissions (staff)', querystring: identityListQuery, response: { 200: pagedEnvelope(identityView) } } }, async (req) =>
     ok(await identity.list(req.query)),
   );
   app.post('/system/identity/approve', { config: review, schema: { tags: ['identity'], summary: 'Approve a submission (staff)', body: identityApproveBody, response: { 200: envelopeSchema(identityView) } } }, async (req) =>

@@ -1,15 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { envelopeSchema, messageItem, noticeItem, pageQuery } from '@cpc/contracts';
+import { messageItem, noticeItem, pageQuery, pagedEnvelope } from '@cpc/contracts';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 
-const paged = <T extends z.ZodType>(item: T) => envelopeSchema(z.object({ list: z.array(item), total: z.number().int() }));
 
 export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
-  app.get('/notice/getList', { schema: { tags: ['notice'], summary: 'Published notices, pinned first', querystring: pageQuery.strict(), response: { 200: paged(noticeItem) } } }, async (req) => {
+  app.get('/notice/getList', { schema: { tags: ['notice'], summary: 'Published notices, pinned first', querystring: pageQuery.strict(), response: { 200: pagedEnvelope(noticeItem) } } }, async (req) => {
     const { pageNo, pageSize } = req.query;
     const [rows, total] = await Promise.all([
       db.selectFrom('notices').selectAll().where('published_at', '<=', new Date()).orderBy('pinned', 'desc').orderBy('published_at', 'desc').limit(pageSize).offset((pageNo - 1) * pageSize).execute(),
@@ -21,7 +19,7 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
     });
   });
 
-  app.get('/message/getList', { schema: { tags: ['notice'], summary: "The user's messages (the notice popover's e-mail tab)", querystring: pageQuery.strict(), response: { 200: paged(messageItem) } } }, async (req) => {
+  app.get('/message/getList', { schema: { tags: ['notice'], summary: "The user's messages (the notice popover's e-mail tab)", querystring: pageQuery.strict(), response: { 200: pagedEnvelope(messageItem) } } }, async (req) => {
     const u = caller(req);
     const { pageNo, pageSize } = req.query;
     const mine = u.scope.selectFrom('messages').where('messages.user_id', '=', u.id);
