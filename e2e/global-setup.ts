@@ -20,7 +20,8 @@ declare module 'vitest' {
 }
 
 export const ADMIN_PASSWORD = 'E2eAdmin123';
-const WEB_DIST = path.resolve(import.meta.dirname, '../apps/web/dist');
+// E2E_WEB_DIST lets parallel work build the console into a folder of its own
+const WEB_DIST = process.env.E2E_WEB_DIST ?? path.resolve(import.meta.dirname, '../apps/web/dist');
 
 /**
  * Real servers on ephemeral ports, serving the built console: one per payload scheme, each with its own

@@ -11,6 +11,7 @@ type Page = LazyExoticComponent<ComponentType>;
 const loaders: Record<string, () => Promise<PageModule>> = {
   'home/index': () => import('../features/home/routes/home'),
   'device/index': () => import('../features/device/routes/device-list'),
+  'person/info': () => import('../features/person/routes/person-info'),
   'identity/review': () => import('../features/identity-review/routes/review'),
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),

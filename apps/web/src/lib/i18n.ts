@@ -23,7 +23,9 @@ export interface FeatureLocales {
 
 // Dictionaries are data, not code: gathering every feature's here keeps one bundle per language, so a
 // feature never has to register its strings before its first render.
-const featureLocales = import.meta.glob<{ default: FeatureLocales }>('../features/*/locales.ts', { eager: true });
+const featureLocales = import.meta.glob<{ default: FeatureLocales }>(['../features/*/locales.ts', '../layout/*/locales.ts'], {
+  eager: true,
+});
 
 const ANTD_LOCALES: Record<Language, Locale> = { zh: antdZh, en: antdEn };
 const DAYJS_LOCALES: Record<Language, string> = { zh: 'zh-cn', en: 'en' };

@@ -1,0 +1,4 @@
+/** Placeholder until the personal centre is built. */
+export default function PersonInfo() {
+  return null;
+}
