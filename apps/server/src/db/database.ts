@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as m0001 from './migrations/0001-accounts.ts';
+import * as m0003 from './migrations/0003-devices.ts';
 
 export type Db = Kysely<Database>;
 
@@ -11,6 +12,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 /** The versioned migrations, in order. A landed migration is never edited; add a new one. */
 const migrations: Record<string, Migration> = {
   '0001-accounts': m0001,
+  '0003-devices': m0003,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -137,6 +137,120 @@ export interface AuditLogTable {
   details: ColumnType<Record<string, unknown>, string | undefined, string>;
 }
 
+export type DeviceStatus = 'online' | 'offline';
+export type PaperState = 'ok' | 'out' | 'cover-open' | 'overheat';
+export type TaskType = 'reboot' | 'shutdown' | 'apply_profile' | 'install_app' | 'uninstall_app' | 'fetch_file' | 'upgrade' | 'push_message' | 'deploy_model';
+export type TaskState = 'queued' | 'sent' | 'delivered' | 'running' | 'succeeded' | 'failed' | 'timeout' | 'expired' | 'canceled';
+type Json<T = Record<string, unknown>> = ColumnType<T, string | undefined, string>;
+/** numeric columns come back from pg as strings */
+type Numeric = ColumnType<string, number | string | undefined, number | string>;
+
+export interface DeviceModelsTable {
+  id: Generated<number>;
+  code: string;
+  name: string;
+  kind: 'printer' | 'android-terminal';
+  paper_width_mm: Generated<number>;
+  capabilities: Generated<string[]>;
+  created_at: Generated<Date>;
+}
+export interface DeviceGroupsTable {
+  id: Generated<number>;
+  tenant_id: Id;
+  parent_id: number | null;
+  name: string;
+  sort: Generated<number>;
+  created_at: Generated<Date>;
+}
+export interface DevicesTable {
+  id: Generated<number>;
+  sn: string;
+  /** NULL until bound (factory registration); a TenantScope only ever sees bound devices */
+  tenant_id: number | null;
+  model_id: number;
+  bind_key_hash: string;
+  secret: string;
+  bound_at: Timestamp | null;
+  name: Generated<string>;
+  remark: Generated<string>;
+  group_id: number | null;
+  firmware: Generated<string>;
+  status: Generated<DeviceStatus>;
+  connected_at: Timestamp | null;
+  last_seen_at: Timestamp | null;
+  heartbeat_s: Generated<number>;
+  paper: Generated<PaperState>;
+  battery: number | null;
+  signal: number | null;
+  imei: Generated<string>;
+  iccid: string | null;
+  lat: number | null;
+  lng: number | null;
+  located_at: Timestamp | null;
+  province: Generated<string>;
+  created_at: Generated<Date>;
+}
+export interface SimsTable {
+  iccid: string;
+  tenant_id: number | null;
+  device_id: number | null;
+  msisdn: Generated<string>;
+  carrier: Generated<string>;
+  plan_total_mb: Numeric;
+  used_mb: Numeric;
+  expires_at: Timestamp | null;
+  state: Generated<'active' | 'low' | 'suspended'>;
+}
+export interface TaskBatchesTable {
+  id: Generated<number>;
+  tenant_id: Id;
+  type: TaskType;
+  targets: Json;
+  strategy: Json;
+  created_by: number | null;
+  created_at: Generated<Date>;
+}
+export interface DeviceTasksTable {
+  id: Generated<string>;
+  tenant_id: Id;
+  batch_id: number | null;
+  device_id: number;
+  type: TaskType;
+  params: Json;
+  state: Generated<TaskState>;
+  progress: Generated<number>;
+  error: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  created_by: number | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  sent_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  expire_at: Timestamp;
+}
+export interface DeviceTelemetryTable {
+  device_id: number;
+  tenant_id: number | null;
+  at: Generated<Date>;
+  battery: number | null;
+  signal: number | null;
+  paper: string | null;
+  used_mb: Numeric | null;
+  lat: number | null;
+  lng: number | null;
+}
+export interface DeviceStatusLogTable {
+  id: Generated<number>;
+  device_id: number;
+  tenant_id: number | null;
+  status: DeviceStatus;
+  reason: Generated<string>;
+  at: Generated<Date>;
+}
+
 export interface Database {
   app_settings: { key: string; value: string };
   tenants: TenantsTable;
@@ -153,7 +267,30 @@ export interface Database {
   notices: NoticesTable;
   messages: MessagesTable;
   audit_log: AuditLogTable;
+  device_models: DeviceModelsTable;
+  device_groups: DeviceGroupsTable;
+  devices: DevicesTable;
+  sims: SimsTable;
+  task_batches: TaskBatchesTable;
+  device_tasks: DeviceTasksTable;
+  device_telemetry: DeviceTelemetryTable;
+  device_status_log: DeviceStatusLogTable;
 }
 
 /** Tables whose rows belong to a tenant: every query on them goes through a TenantScope. */
-export type TenantTable = 'users' | 'roles' | 'user_roles' | 'sessions' | 'objects' | 'identity_submissions' | 'messages' | 'audit_log';
+export type TenantTable =
+  | 'users'
+  | 'roles'
+  | 'user_roles'
+  | 'sessions'
+  | 'objects'
+  | 'identity_submissions'
+  | 'messages'
+  | 'audit_log'
+  | 'device_groups'
+  | 'devices'
+  | 'sims'
+  | 'task_batches'
+  | 'device_tasks'
+  | 'device_telemetry'
+  | 'device_status_log';
