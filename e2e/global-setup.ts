@@ -46,6 +46,7 @@ export default async function setup(project: TestProject) {
     const dataDir = path.join(root, scheme);
     const r = await startServer({
       PORT: '0',
+      MQTT_PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DATABASE_URL: u.toString(),

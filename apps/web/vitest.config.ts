@@ -10,7 +10,7 @@ export default mergeConfig(
     test: {
       environment: 'jsdom',
       include: ['src/**/*.test.{ts,tsx}'],
-      setupFiles: ['./src/lib/testing/setup-dom.ts'],
+      setupFiles: ['./src/lib/testing/setup-dom.ts', './src/lib/testing/setup-i18n.ts'],
     },
   }),
 );

@@ -25,6 +25,15 @@ import { identityRoutes } from './modules/identity/routes.ts';
 import { menuRoutes } from './modules/menu/routes.ts';
 import { noticeRoutes } from './modules/notice/routes.ts';
 import { uploadRoutes } from './modules/upload/routes.ts';
+import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
+import { mqttGateway } from './plugins/mqtt/gateway.ts';
+import { TaskService } from './modules/task/service.ts';
+import { taskRoutes } from './modules/task/routes.ts';
+import { SubAccountService } from './modules/sub-account/service.ts';
+import { subAccountRoutes } from './modules/sub-account/routes.ts';
+import { deviceRoutes } from './modules/device/routes.ts';
+import { deviceModelRoutes } from './modules/device-model/routes.ts';
+import { dashboardRoutes } from './modules/dashboard/routes.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
@@ -66,17 +75,31 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
+  const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));
+  app.addHook('onReady', () => events.start());
+  app.addHook('onClose', () => events.stop());
+  const tasks = new TaskService(db, events, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
+  await app.register(mqttGateway, { db, config, events, tasks });
+  const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
+
   await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) });
 
   await app.register(
     async (api) => {
       registerAuth(api, db, tokens);
-      const users = new UserService(db, config, tokens, captcha, sms);
+      const users = new UserService(db, config, tokens, captcha, sms, storage);
       await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage) });
       await api.register(menuRoutes, { db });
       await api.register(noticeRoutes, { db });
       await api.register(uploadRoutes, { storage, db });
+      await api.register(taskRoutes, { tasks });
+      await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
+      await api.register(subAccountRoutes, { subAccounts: new SubAccountService(db, users) });
+      await api.register(deviceRoutes, { db });
+      await api.register(deviceModelRoutes, { db });
+      await api.register(dashboardRoutes, { db });
       api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
         ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
       );
@@ -86,7 +109,20 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
   if (fs.existsSync(path.join(dist, 'index.html'))) {
-    await app.register(fastifyStatic, { root: dist, wildcard: false, maxAge: '1h', setHeaders: (res, file) => file.endsWith('index.html') && res.setHeader('cache-control', 'no-cache') });
+    // preCompressed: the web build writes .br / .gz beside its scripts and styles (apps/web/vite.config.ts).
+    // Cache headers are set here alone (send's maxAge would overwrite them): index.html is revalidated on every
+    // visit, the content-hashed assets never change under their name.
+    await app.register(fastifyStatic, {
+      root: dist,
+      wildcard: false,
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders: (res, file) => {
+        if (file.endsWith('index.html')) return res.setHeader('cache-control', 'no-cache');
+        res.setHeader('vary', 'accept-encoding');
+        res.setHeader('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+      },
+    });
   }
   return app;
 }

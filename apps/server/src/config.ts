@@ -21,6 +21,26 @@ const schema = z.object({
   LOGIN_MAX_FAILS_IP: z.coerce.number().int().min(1).default(20),
   LOGIN_FAIL_WINDOW: z.coerce.number().int().min(1).default(900),
   WEB_DIST: z.string().optional(),
+  /** The embedded device broker (Aedes): its MQTT port (0 picks a free one) and address (default HOST). */
+  MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1883),
+  MQTT_HOST: z.string().optional(),
+  /** An external broker (Mosquitto, EMQX) instead of the embedded one, credentials in the URL: mqtt://user:pass@host:1883 */
+  MQTT_URL: z.string().regex(/^mqtts?:\/\/[^/]+/, 'must be an mqtt:// or mqtts:// URL').optional(),
+  /** The shared-subscription group of all server nodes on the external broker: each device message is handled once. */
+  MQTT_SHARED_GROUP: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _').default('cpc'),
+  /** Seconds a device's timed credential may be off the server clock. */
+  MQTT_AUTH_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),
+  /** A device's heartbeat interval when its hello does not say; it is offline after 2.5 intervals without a message. */
+  HEARTBEAT_S: z.coerce.number().int().min(1).max(3600).default(30),
+  /** How often last-seen times are written (one UPDATE for every device heard since); keep it well under 1.5 heartbeats. */
+  LAST_SEEN_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+  /** How often the presence and task sweeps run. */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+  /** At most one telemetry sample per device in this many seconds, unless something changed. */
+  TELEMETRY_SAMPLE_S: z.coerce.number().int().min(1).max(86400).default(60),
+  /** A sent task without an ack for this long times out; it is sent again after a back-off doubling from TASK_RETRY_BACKOFF_S. */
+  TASK_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
+  TASK_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(10),
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };

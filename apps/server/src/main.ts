@@ -7,6 +7,7 @@ try {
     '',
     `  Cloud Print Console is running at ${url}/`,
     `  API documentation: ${url}/apiAdmin/docs`,
+    `  Device broker: ${running.mqttUrl}`,
     admin.generated
       ? `  Platform admin: ${admin.username} / ${admin.password}   (generated now and shown only this once; set ADMIN_PASSWORD to choose it)`
       : admin.password

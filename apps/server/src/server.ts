@@ -11,6 +11,8 @@ export interface Running {
   db: Db;
   config: Config;
   url: string;
+  /** Where devices connect (the embedded broker, or MQTT_URL). */
+  mqttUrl: string;
   admin: AdminCredentials;
   databaseUrl: string;
   stop(): Promise<void>;
@@ -26,12 +28,15 @@ export async function startServer(env: Record<string, string | undefined> = proc
     databaseUrl = embedded.url;
   }
   const db = createDb(databaseUrl);
+  let app: FastifyInstance | undefined;
   try {
     await migrate(db);
     const admin = await seed(db, config.ADMIN_PASSWORD);
-    const app = await buildApp(config, db);
+    // the live-event fan-out LISTENs on its own connection, also to the embedded database
+    app = await buildApp({ ...config, DATABASE_URL: databaseUrl }, db);
     await app.listen({ port: config.PORT, host: config.HOST });
     const { port } = app.server.address() as { port: number };
+    const started = app;
     return {
       app,
       db,
@@ -39,13 +44,16 @@ export async function startServer(env: Record<string, string | undefined> = proc
       admin,
       databaseUrl,
       url: `http://localhost:${port}`,
+      mqttUrl: app.gateway.deviceUrl,
       async stop() {
-        await app.close();
+        await started.close();
         await db.destroy();
         await embedded?.stop();
       },
     };
   } catch (e) {
+    // what did start (the broker, the LISTEN connection) stops before the database goes
+    await app?.close().catch(() => {});
     await db.destroy().catch(() => {});
     await embedded?.stop().catch(() => {});
     throw e;

@@ -36,7 +36,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const url = new URL(base);
   url.pathname = `/${name}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-test-data-'));
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), CAPTCHA_PROVIDER: 'off', LOG_LEVEL: 'silent', ADMIN_PASSWORD, NODE_ENV: 'test', ...env });
+  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), CAPTCHA_PROVIDER: 'off', LOG_LEVEL: 'silent', ADMIN_PASSWORD, NODE_ENV: 'test', MQTT_PORT: '0', ...env });
   const db = createDb(url.toString(), 5);
   await migrate(db);
   await seed(db, ADMIN_PASSWORD);

@@ -32,8 +32,7 @@ export const CODE_TEXTS = {
 
 export type AppCode = keyof typeof CODE_TEXTS;
 
-/** Codes the console treats as success (SPEC §8: 200 or 0, number or string). */
-export const SUCCESS_CODES: ReadonlyArray<number | string> = [200, 0, '200', '0'];
+export { SUCCESS_CODES } from './constants.ts';
 
 /** The envelope of a paged list: `data: { list, total }`. */
 export const pagedEnvelope = <T extends z.ZodType>(item: T) => envelopeSchema(z.object({ list: z.array(item), total: z.number().int() }));

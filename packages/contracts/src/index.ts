@@ -5,3 +5,4 @@ export * from './user.ts';
 export * from './crypto.ts';
 export * from './notice.ts';
 export * from './permissions.ts';
+export * from './task.ts';

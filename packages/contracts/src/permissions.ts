@@ -7,6 +7,17 @@ export const PERMISSIONS = {
   deviceView: 'device:view',
   deviceEdit: 'device:edit',
   deviceReboot: 'device:reboot',
+  deviceShutdown: 'device:shutdown',
+  /** See and cancel the tasks sent to the account's devices. */
+  deviceTask: 'device:task',
+  /** Bind and unbind devices of the account. */
+  deviceBind: 'device:bind',
+  /** Create, rename, move and delete device groups. */
+  deviceGroup: 'device:group',
+  /** Platform staff: the device model catalogue. */
+  deviceModelManage: 'device:model:manage',
+  /** Platform staff: factory registration of devices (single and CSV import). */
+  deviceRegister: 'device:register',
   userEdit: 'system:user:edit',
 } as const;
 
@@ -15,5 +26,17 @@ export const CUSTOMER_PERMISSIONS: string[] = [
   PERMISSIONS.deviceView,
   PERMISSIONS.deviceEdit,
   PERMISSIONS.deviceReboot,
+  PERMISSIONS.deviceShutdown,
+  PERMISSIONS.deviceTask,
+  PERMISSIONS.deviceBind,
+  PERMISSIONS.deviceGroup,
   PERMISSIONS.userEdit,
+];
+
+/** Permissions meant for platform staff only; their routes also refuse a caller outside the platform tenant. */
+export const STAFF_PERMISSIONS: string[] = [
+  PERMISSIONS.identityReview,
+  PERMISSIONS.noticeEdit,
+  PERMISSIONS.deviceModelManage,
+  PERMISSIONS.deviceRegister,
 ];

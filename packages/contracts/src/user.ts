@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { isChineseName, isCreditCode, isIdCard, isPhone, isStrongPassword, isUsername } from './validators.ts';
+import { EMAIL_MAX, NICKNAME_MAX, isChineseName, isCreditCode, isEmail, isIdCard, isPhone, isStrongPassword, isUsername } from './validators.ts';
+import { pageQuery } from './envelope.ts';
+import { TOKEN_NAME } from './constants.ts';
+
+export { AUTH_STATUS, SMS_RESEND_SECONDS, TOKEN_NAME, UPLOAD_ACCEPT, UPLOAD_MAX_BYTES, type AuthStatus } from './constants.ts';
 
 /** Accounts (SPEC §3–§7, DESIGN §3). Messages are i18n keys the console translates; the server sends them in en. */
 
-export const TOKEN_NAME = 'token';
 export const REFRESH_COOKIE = 'cpc_refresh';
 
 export const captchaFields = {
@@ -51,8 +54,6 @@ export const smsSendBody = z
   .strict();
 export type SmsSendBody = z.infer<typeof smsSendBody>;
 
-/** Seconds before another code may be sent to the same number. */
-export const SMS_RESEND_SECONDS = 60;
 export const smsSendResult = z.object({ countdown: z.number().int() });
 
 export const accountType = z.enum(['individual', 'enterprise']);
@@ -70,10 +71,6 @@ export const registerBody = z
   .strict()
   .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
 export type RegisterBody = z.infer<typeof registerBody>;
-
-/** Identity authentication status of a tenant (DESIGN §3). */
-export const AUTH_STATUS = { notSubmitted: 0, authenticated: 1, waiting: 2, failed: 3 } as const;
-export type AuthStatus = (typeof AUTH_STATUS)[keyof typeof AUTH_STATUS];
 
 export const userInfo = z.object({
   id: z.number().int(),
@@ -168,9 +165,6 @@ export type UploadTokenResult = z.infer<typeof uploadTokenResult>;
 export const uploadResult = z.object({ key: z.string(), url: z.string(), size: z.number().int(), mime: z.string() });
 export type UploadResult = z.infer<typeof uploadResult>;
 
-export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
-export const UPLOAD_ACCEPT = ['image/jpeg', 'image/png'];
-
 export const changePasswordBody = z
   .object({
     oldPassword: z.string().min(1).max(64),
@@ -183,3 +177,120 @@ export const changePasswordBody = z
 export const checkPasswordBody = z.object({ password: z.string().min(1).max(64) }).strict();
 
 export { isChineseName };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Personal centre (SPEC §2 /person/info, /setting/personalCenter)
+
+const STRONG_PASSWORD_MESSAGE = 'must be 8-16 characters with upper and lower case letters and digits';
+const MOBILE_MESSAGE = 'must be 11 digits starting with 1';
+// control characters (tabs, newlines, NUL…) never belong in a name shown in a header or a table
+const hasNoControl = (v: string) => !/[\u0000-\u001f\u007f]/.test(v);
+
+const nickname = z.string().trim().max(NICKNAME_MAX, `must be at most ${NICKNAME_MAX} characters`).refine(hasNoControl, 'must not contain control characters');
+/** An e-mail address, or '' for none. */
+const email = z
+  .string()
+  .trim()
+  .max(EMAIL_MAX, `must be at most ${EMAIL_MAX} characters`)
+  .refine((v) => v === '' || isEmail(v), 'must be a valid e-mail address');
+/** A mobile number, or '' / absent for none (sub-accounts). */
+const optionalMobile = z.string().trim().refine((v) => v === '' || isPhone(v), MOBILE_MESSAGE);
+
+export const roleOption = z.object({ id: z.number().int(), code: z.string(), name: z.string() });
+export type RoleOption = z.infer<typeof roleOption>;
+
+export const profileView = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  nickname: z.string(),
+  email: z.string(),
+  /** Masked: only the first 3 and last 4 digits are sent. */
+  mobile: z.string().nullable(),
+  /** A signed URL of the avatar image, '' when none. */
+  avatar: z.string(),
+  is_super: z.number().int(),
+  tenantKind: z.enum(['individual', 'enterprise', 'platform']),
+  tenantName: z.string(),
+  /** Identity authentication status of the tenant (DESIGN §3). */
+  authStatus: z.number().int(),
+  attestName: z.string(),
+  roles: z.array(roleOption),
+  createdAt: z.string(),
+});
+export type ProfileView = z.infer<typeof profileView>;
+
+export const profileUpdateBody = z.object({ nickname, email }).strict();
+export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
+
+/** The object key an upload returned; it must be the caller's own jpg/png. */
+export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload the image first').max(300) }).strict();
+export type AvatarBody = z.infer<typeof avatarBody>;
+
+export const sessionView = z.object({
+  id: z.string(),
+  ip: z.string(),
+  userAgent: z.string(),
+  createdAt: z.string(),
+  /** The last login or token refresh of the session. */
+  lastActiveAt: z.string(),
+  /** The session of this very request. */
+  current: z.boolean(),
+});
+export type SessionView = z.infer<typeof sessionView>;
+
+export const sessionIdBody = z.object({ id: z.uuid('must be a session id') }).strict();
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sub-accounts (DESIGN §3): the main account (is_super = 1) manages its tenant's sub-accounts (is_super = 2)
+
+export const subAccountState = z.enum(['active', 'disabled']);
+export type SubAccountState = z.infer<typeof subAccountState>;
+
+export const subAccountView = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  nickname: z.string(),
+  mobile: z.string().nullable(),
+  email: z.string(),
+  state: subAccountState,
+  roles: z.array(roleOption),
+  createdAt: z.string(),
+  lastLoginAt: z.string().nullable(),
+});
+export type SubAccountView = z.infer<typeof subAccountView>;
+
+export const subAccountListQuery = pageQuery
+  .extend({ keyword: z.string().trim().max(50).optional(), state: subAccountState.optional() })
+  .strict();
+export type SubAccountListQuery = z.infer<typeof subAccountListQuery>;
+
+const roleIds = z.array(z.number().int().positive()).max(20, 'at most 20 roles');
+const userId = z.number().int().positive();
+
+export const subAccountCreateBody = z
+  .object({
+    username: z.string().refine(isUsername, 'must be 4-20 letters, digits or underscores, starting with a letter'),
+    nickname: nickname.default(''),
+    mobile: optionalMobile.default(''),
+    email: email.default(''),
+    password: z.string().refine(isStrongPassword, STRONG_PASSWORD_MESSAGE),
+    confirmPassword: z.string(),
+    roleIds: roleIds.default([]),
+  })
+  .strict()
+  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
+export type SubAccountCreateBody = z.infer<typeof subAccountCreateBody>;
+
+export const subAccountUpdateBody = z
+  .object({ id: userId, nickname, mobile: optionalMobile, email, roleIds })
+  .strict();
+export type SubAccountUpdateBody = z.infer<typeof subAccountUpdateBody>;
+
+export const subAccountStateBody = z.object({ id: userId, state: subAccountState }).strict();
+
+export const subAccountPasswordBody = z
+  .object({ id: userId, password: z.string().refine(isStrongPassword, STRONG_PASSWORD_MESSAGE), confirmPassword: z.string() })
+  .strict()
+  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
+
+export const subAccountIdBody = z.object({ id: userId }).strict();

@@ -1,4 +1,8 @@
-/** The helper validators of SPEC §5, shared by the console's forms and the server's schemas. */
+/** The helper validators of SPEC §5, shared by the console's forms and the server's schemas. No zod here: the console imports this module directly. */
+
+/** Longest nickname and e-mail a profile or sub-account may have (personal centre). */
+export const NICKNAME_MAX = 20;
+export const EMAIL_MAX = 100;
 
 export const isPassword = (v: string): boolean => typeof v === 'string' && v.length >= 6;
 

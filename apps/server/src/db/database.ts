@@ -2,7 +2,10 @@ import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import * as m0001 from './migrations/0001-accounts.ts';
+import * as m0002 from './migrations/0002-profile.ts';
 import * as m0003 from './migrations/0003-devices.ts';
+import * as m0004 from './migrations/0004-gateway.ts';
+import * as m0005 from './migrations/0005-device-api.ts';
 
 export type Db = Kysely<Database>;
 
@@ -12,11 +15,18 @@ pg.types.setTypeParser(20, (v) => Number(v));
 /** The versioned migrations, in order. A landed migration is never edited; add a new one. */
 const migrations: Record<string, Migration> = {
   '0001-accounts': m0001,
+  '0002-profile': m0002,
   '0003-devices': m0003,
+  '0004-gateway': m0004,
+  '0005-device-api': m0005,
 };
 
 export function createDb(url: string, max = 20): Db {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max }) }) });
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle connection that the server drops (a restart, a shutdown racing the pool's end) is discarded by the
+  // pool; without a listener its error would crash the process.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
 export async function migrate(db: Db): Promise<string[]> {

@@ -21,6 +21,8 @@ export interface UsersTable {
   is_super: Generated<number>;
   state: Generated<'active' | 'disabled'>;
   avatar: Generated<string>;
+  nickname: Generated<string>;
+  email: Generated<string>;
   created_at: Generated<Date>;
 }
 export interface RolesTable {
@@ -44,6 +46,7 @@ export interface SessionsTable {
   created_at: Generated<Date>;
   revoked_at: Timestamp | null;
   revoke_reason: string | null;
+  last_active_at: Generated<Date>;
 }
 export interface RefreshTokensTable {
   token_hash: string;
@@ -189,6 +192,8 @@ export interface DevicesTable {
   located_at: Timestamp | null;
   province: Generated<string>;
   created_at: Generated<Date>;
+  /** The current MQTT connection's id (from its hello and last will); 0004-gateway */
+  conn_id: string | null;
 }
 export interface SimsTable {
   iccid: string;

@@ -1,4 +1,5 @@
-import { filterRoutes, type UserInfo } from '@cpc/contracts';
+import type { UserInfo } from '@cpc/contracts';
+import { filterRoutes } from '@cpc/contracts/route';
 import { redirect, type LoaderFunctionArgs } from 'react-router';
 import {
   AUTHENTICATED_STATUS,
@@ -9,6 +10,7 @@ import {
   RECORD_ROUTE,
   WHITE_LIST,
 } from '../config/settings';
+import { menuRedirect } from '../layout/keep-alive/resolve-page';
 import { logError } from '../lib/error-log';
 import { messageApi } from '../lib/feedback';
 import { t } from '../lib/i18n';
@@ -75,7 +77,9 @@ export async function guard(pathname: string, search = ''): Promise<string | nul
   if (pathname === LOGIN_PATH) return HOME_PATH;
   const info = useSession.getState().userInfo;
   if (info && info.status !== AUTHENTICATED_STATUS && pathname !== AUTHENTICATE_PATH) return AUTHENTICATE_PATH;
-  return null;
+  // the menu's redirects (and /404 for unknown paths) happen here, inside this navigation: a redirect
+  // rendered by the page would be a second navigation, able to overtake one the user made meanwhile
+  return menuRedirect(useSession.getState().routes ?? [], pathname);
 }
 
 /** The guard as the root route's loader: it runs before every navigation (see `shouldRevalidate`). */

@@ -5,6 +5,7 @@ import { Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { PROGRESS_SPEED, PROGRESS_TRICKLE, TITLE_KEY } from '../config/settings';
 import { findRoute } from '../lib/menu-routes';
 import { useSession } from '../lib/session';
+import { useLayoutSettings } from '../layout/layout-settings';
 
 /** Static routes name their title here; the user's pages take theirs from the route records. */
 export interface RouteHandle {
@@ -32,10 +33,12 @@ export function RootRoute() {
     document.title = title ? t('app.documentTitle', { page: t(title), title: t(TITLE_KEY) }) : t(TITLE_KEY);
   }, [title, t]);
 
+  const showProgressBar = useLayoutSettings((s) => s.showProgressBar);
+
   useEffect(() => {
     if (navigation.state === 'idle') NProgress.done();
-    else NProgress.start();
-  }, [navigation.state]);
+    else if (showProgressBar) NProgress.start();
+  }, [navigation.state, showProgressBar]);
 
   return <Outlet />;
 }

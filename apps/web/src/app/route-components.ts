@@ -12,6 +12,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'home/index': () => import('../features/home/routes/home'),
   'device/index': () => import('../features/device/routes/device-list'),
   'person/info': () => import('../features/person/routes/person-info'),
+  'person/personal-center': () => import('../features/person/routes/person-info'),
+  'person/sub-account': () => import('../features/person/routes/sub-account'),
   'identity/review': () => import('../features/identity-review/routes/review'),
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),

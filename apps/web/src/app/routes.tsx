@@ -2,7 +2,9 @@ import type { ComponentType } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
 import { HOME_PATH } from '../config/settings';
 import { PageLoading } from '../layout/page-loading';
+import { loadDictionaries } from '../lib/i18n';
 import { withChunkTimeout } from '../lib/lazy-chunk';
+import { loadFeedbackExtras } from './app-feedback';
 import { guardLoader } from './guard';
 import { RootRoute, type RouteHandle } from './root-route';
 import { RouteError } from './route-error';
@@ -15,6 +17,12 @@ const page = (path: string, title: string, load: () => Promise<PageModule>): Rou
   handle: { title } satisfies RouteHandle,
   lazy: async () => ({ Component: (await withChunkTimeout(load)()).default }),
 });
+
+/** Loads a screen together with the dictionaries beyond the public screens' (the first load carries only those). */
+const withDictionaries =
+  <T,>(load: () => Promise<T>) =>
+  async (): Promise<T> =>
+    (await Promise.all([load(), loadDictionaries()]))[0];
 
 /**
  * The route tree (SPEC §2). Public screens are fixed; everything else is the splat route, where the
@@ -36,13 +44,17 @@ export function createRoutes(): RouteObject[] {
         page('/register', 'route.register', () => import('../features/auth/routes/register')),
         page('/account/register', 'route.register', () => import('../features/auth/routes/register')),
         page('/account/authenticate', 'route.authenticate', () => import('../features/auth/routes/authenticate')),
-        page('/403', 'route.403', () => import('../features/error/routes/forbidden')),
-        page('/404', 'route.404', () => import('../features/error/routes/not-found')),
+        page('/403', 'route.403', withDictionaries(() => import('../features/error/routes/forbidden'))),
+        page('/404', 'route.404', withDictionaries(() => import('../features/error/routes/not-found'))),
         // whitelisted for third-party login returns; it has no screen of its own
         { path: '/callback', handle: { title: 'route.callback' } satisfies RouteHandle, element: <Navigate to={HOME_PATH} replace /> },
         {
           path: '*',
-          lazy: async () => ({ Component: (await withChunkTimeout(() => import('./authenticated-area'))()).default }),
+          lazy: async () => {
+            // the area's pages confirm with modals and notify: their holders load beside it
+            void loadFeedbackExtras();
+            return { Component: (await withChunkTimeout(withDictionaries(() => import('./authenticated-area')))()).default };
+          },
         },
       ],
     },

@@ -1,4 +1,4 @@
-import { SUCCESS_CODES, TOKEN_NAME } from '@cpc/contracts';
+import { SUCCESS_CODES, TOKEN_NAME } from '@cpc/contracts/constants';
 
 /** Every constant of SPEC §9 (and the fixed choices of §1–§8) in one place. */
 
@@ -109,3 +109,5 @@ export const AUTHENTICATION = 'all' as const;
 /** Progress bar (SPEC §9). */
 export const PROGRESS_SPEED = 500;
 export const PROGRESS_TRICKLE = 200;
+/** A page refresh ends its progress bar after this long. */
+export const REFRESH_PROGRESS_DONE = 200;

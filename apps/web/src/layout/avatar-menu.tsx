@@ -1,39 +1,38 @@
-import { DownOutlined, LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { DownOutlined, IdcardOutlined, LogoutOutlined, SettingOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { Avatar, Dropdown, Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { LOGIN_PATH } from '../config/settings';
-import { logout } from '../lib/session-api';
 import { useSession } from '../lib/session';
+import { useSignOut } from './header/sign-out';
 
-const PERSON_INFO_PATH = '/person/info';
+/** The pages of the avatar dropdown (SPEC §2), keyed by their path. */
+const PAGES = [
+  { path: '/person/info', icon: <IdcardOutlined />, title: 'layout.personalInfo' },
+  { path: '/setting/personalCenter', icon: <SettingOutlined />, title: 'route.personalCenter' },
+  { path: '/person/subAccount', icon: <TeamOutlined />, title: 'route.subAccount' },
+] as const;
+const LOGOUT = 'logout';
 
-/** The avatar dropdown of SPEC §2: personal info and logout. */
+/** The avatar dropdown of SPEC §2: personal info, personal centre, sub-accounts and logout. */
 export function AvatarMenu({ compact = false }: { compact?: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const signOut = useSignOut();
   const username = useSession((s) => s.username);
   const avatar = useSession((s) => s.userInfo?.avatar);
-
-  const signOut = async () => {
-    // the local session ends even when the server cannot be told
-    await logout().catch(() => undefined);
-    useSession.getState().reset();
-    navigate(LOGIN_PATH, { replace: true });
-  };
 
   return (
     <Dropdown
       trigger={['click']}
       menu={{
         items: [
-          { key: 'info', icon: <UserOutlined />, label: t('layout.personalInfo') },
-          { type: 'divider' },
-          { key: 'logout', icon: <LogoutOutlined />, label: t('layout.logout') },
+          ...PAGES.map((p) => ({ key: p.path, icon: p.icon, label: t(p.title) })),
+          { type: 'divider' as const },
+          { key: LOGOUT, icon: <LogoutOutlined />, label: t('layout.logout'), danger: true },
         ],
         onClick: ({ key }) => {
-          if (key === 'info') navigate(PERSON_INFO_PATH);
-          else void signOut();
+          if (key === LOGOUT) void signOut();
+          else navigate(key);
         },
       }}
     >

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import { DEFAULT_LAYOUT, DEFAULT_THEME, LAYOUT_SETTINGS_KEY, type LayoutName, type ThemeName } from '../config/settings';
+import { DEFAULT_LAYOUT, DEFAULT_THEME, LAYOUTS, LAYOUT_SETTINGS_KEY, THEMES, type LayoutName, type ThemeName } from '../config/settings';
 
 export const BACKGROUNDS = ['none', 'vab-background'] as const;
 export type Background = (typeof BACKGROUNDS)[number];
@@ -60,8 +60,15 @@ export const DEFAULT_SETTINGS: Settings = {
 };
 
 interface LayoutSettings extends Settings {
+  /** What Save stored last; closing the theme drawer without saving returns to it. */
+  saved: Settings;
   /** Changes settings live (the theme drawer's preview); `save` is what persists them. */
   update(patch: Partial<Settings>): void;
+  save(): void;
+  /** Drops the unsaved changes. */
+  revert(): void;
+  /** Back to the defaults, stored at once (collapse and lock stay as they are). */
+  restoreDefaults(): void;
   setCollapse(collapse: boolean): void;
   toggleCollapse(): void;
   setLock(lock: boolean): void;
@@ -72,22 +79,59 @@ const SETTING_KEYS = Object.keys(DEFAULT_SETTINGS) as (keyof Settings)[];
 export const pickSettings = (s: Settings): Settings =>
   Object.fromEntries(SETTING_KEYS.map((k) => [k, s[k]])) as unknown as Settings;
 
+const CHOICES: Partial<Record<keyof Settings, readonly string[]>> = {
+  layout: LAYOUTS,
+  themeName: THEMES,
+  colorScheme: COLOR_SCHEMES,
+  background: BACKGROUNDS,
+  columnStyle: COLUMN_STYLES,
+  tabsBarStyle: TABS_BAR_STYLES,
+};
+
+/** Stored settings as far as they are valid; anything unknown or of the wrong kind takes its default. */
+export function sanitizeSettings(stored: unknown): Settings {
+  const out = { ...DEFAULT_SETTINGS } as Record<keyof Settings, unknown>;
+  if (typeof stored !== 'object' || stored === null) return out as Settings;
+  const record = stored as Record<string, unknown>;
+  for (const key of SETTING_KEYS) {
+    const value = record[key];
+    const choices = CHOICES[key];
+    const valid = choices ? choices.includes(value as string) : typeof value === typeof DEFAULT_SETTINGS[key];
+    if (valid) out[key] = value;
+  }
+  return out as Settings;
+}
+
+/** Collapse and lock are stored the moment they change (SPEC §4); the rest waits for Save. */
+const stored = (s: LayoutSettings): Settings => ({ ...s.saved, collapse: s.collapse, lock: s.lock });
+
 export const useLayoutSettings = create<LayoutSettings>()(
   persist<LayoutSettings, [], [], Settings>(
     (set) => ({
       ...DEFAULT_SETTINGS,
+      saved: DEFAULT_SETTINGS,
       update: (patch) => set(patch),
-      setCollapse: (collapse) => set({ collapse }),
-      toggleCollapse: () => set((s) => ({ collapse: !s.collapse })),
-      setLock: (lock) => set({ lock }),
+      save: () => set((s) => ({ saved: pickSettings(s) })),
+      revert: () => set((s) => ({ ...s.saved, collapse: s.collapse, lock: s.lock })),
+      restoreDefaults: () =>
+        set((s) => {
+          const defaults = { ...DEFAULT_SETTINGS, collapse: s.collapse, lock: s.lock };
+          return { ...defaults, saved: defaults };
+        }),
+      setCollapse: (collapse) => set((s) => ({ collapse, saved: { ...s.saved, collapse } })),
+      toggleCollapse: () => set((s) => ({ collapse: !s.collapse, saved: { ...s.saved, collapse: !s.collapse } })),
+      setLock: (lock) => set((s) => ({ lock, saved: { ...s.saved, lock } })),
     }),
     {
       name: LAYOUT_SETTINGS_KEY,
       version: 1,
       storage: createJSONStorage(() => localStorage),
-      partialize: (s): Settings => pickSettings(s),
+      partialize: stored,
       // settings saved by an older release keep what they had and gain the new fields' defaults
-      merge: (persisted, current) => ({ ...current, ...(persisted as Partial<Settings>) }),
+      merge: (persisted, current) => {
+        const settings = sanitizeSettings(persisted);
+        return { ...current, ...settings, saved: settings };
+      },
     },
   ),
 );

@@ -4,12 +4,12 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { TITLE_KEY } from '../config/settings';
 
-/** Product mark at the top of the side bar; only the icon when the bar is collapsed. */
+/** Product mark of the side bar or the header; only the icon when the bar is folded or narrow. */
 export function Logo({ collapsed = false, dark = true }: { collapsed?: boolean; dark?: boolean }) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
   return (
-    <Link to="/" style={{ display: 'block' }}>
+    <Link to="/" style={{ display: 'block', flex: 'none' }} className="cpc-logo" data-testid="logo" aria-label={t(TITLE_KEY)}>
       <Flex
         align="center"
         justify={collapsed ? 'center' : 'flex-start'}

@@ -1,95 +1,119 @@
-import { MenuFoldOutlined, MenuUnfoldOutlined } from '@ant-design/icons';
-import { Button, Drawer, Flex, Layout, theme } from 'antd';
-import { Suspense, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
-import { isDarkMenu } from '../config/theme';
+import { Layout } from 'antd';
+import { Suspense, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { LayoutName } from '../config/settings';
+import { headerOnMenuSurface, shellColors } from '../config/theme';
 import { AppFooter } from './app-footer';
-import { AvatarMenu } from './avatar-menu';
-import { Breadcrumbs } from './breadcrumbs';
-import { LanguageSwitch } from './language-switch';
+import { LockScreen } from './header/lock-screen';
+import { OldBrowserNotice } from './header/old-browser-notice';
+import type { Arrangement, ArrangementContext } from './layouts/arrangement';
+import { columnLayout } from './layouts/column-layout';
+import { commonLayout } from './layouts/common-layout';
+import { comprehensiveLayout } from './layouts/comprehensive-layout';
+import { floatLayout } from './layouts/float-layout';
+import { horizontalLayout } from './layouts/horizontal-layout';
+import { NO_MENU_ART, ShellContext, type Shell } from './layouts/shell-context';
+import { cls, PageTransition } from './layouts/shell-parts';
+import { verticalLayout } from './layouts/vertical-layout';
 import { useLayoutSettings } from './layout-settings';
-import { Logo } from './logo';
 import { PageLoading } from './page-loading';
-import { SideMenu } from './side-menu';
+import { ThemeDrawer, ThemeSettingTab } from './theme/theme-drawer';
 import { useIsMobile } from './use-mobile';
 
-const SIDE_WIDTH = 256;
-const SIDE_COLLAPSED_WIDTH = 64;
+const ARRANGEMENTS: Record<LayoutName, (ctx: ArrangementContext) => Arrangement> = {
+  vertical: verticalLayout,
+  horizontal: horizontalLayout,
+  column: columnLayout,
+  comprehensive: comprehensiveLayout,
+  common: commonLayout,
+  float: floatLayout,
+};
 
 /**
- * The vertical layout (SPEC §2): side menu, header with breadcrumbs and user tools, page, footer.
- * Below the mobile breakpoint the side bar folds away into a drawer opened from the header.
+ * The console's shell (SPEC §2): the layout chosen in the theme drawer around the page area, with the
+ * tab bar under the header. Below the mobile breakpoint it is the vertical layout with the side bar in
+ * a drawer; the chosen layout is kept and comes back on a wider screen.
  */
-export function MainLayout({ children }: { children: ReactNode }) {
-  const { t } = useTranslation();
-  const { token } = theme.useToken();
+export function MainLayout({ tabs, children }: { tabs?: ReactNode; children: ReactNode }) {
   const isMobile = useIsMobile();
-  const collapse = useLayoutSettings((s) => s.collapse);
-  const toggleCollapse = useLayoutSettings((s) => s.toggleCollapse);
-  const dark = isDarkMenu(useLayoutSettings((s) => s.themeName));
-  const [drawerOpen, setDrawerOpen] = useState(false);
+  const s = useLayoutSettings(
+    useShallow((st) => ({
+      layout: st.layout,
+      themeName: st.themeName,
+      colorScheme: st.colorScheme,
+      background: st.background,
+      fixedHeader: st.fixedHeader,
+      showTabs: st.showTabs,
+      collapse: st.collapse,
+      lock: st.lock,
+      toggleCollapse: st.toggleCollapse,
+      showTheme: st.showTheme,
+      showThemeSetting: st.showThemeSetting,
+    })),
+  );
+  const [mobileMenuOpen, setMobileMenuOpen] = useState(false);
+  const layout: LayoutName = isMobile ? 'vertical' : s.layout;
 
-  const folded = isMobile ? !drawerOpen : collapse;
-  const onToggle = isMobile ? () => setDrawerOpen((open) => !open) : toggleCollapse;
+  const shell = useMemo<Shell>(
+    () => ({
+      layout,
+      isMobile,
+      colors: shellColors(s.themeName, s.colorScheme),
+      headerOnMenu: headerOnMenuSurface(layout, s.themeName),
+      menuArt: s.background === 'vab-background' && !NO_MENU_ART.includes(layout),
+      collapse: s.collapse,
+      toggleCollapse: s.toggleCollapse,
+      mobileMenuOpen,
+      setMobileMenuOpen,
+    }),
+    [layout, isMobile, s.themeName, s.colorScheme, s.background, s.collapse, s.toggleCollapse, mobileMenuOpen],
+  );
+
+  const parts = ARRANGEMENTS[layout]({ isMobile });
+  // SPEC §4: the side bar hides while the screen is locked
+  const side = s.lock ? null : parts.side;
+  // SPEC §2: the common layout has no fixed header
+  const fixed = s.fixedHeader && layout !== 'common';
+  const { colors } = shell;
+  const vars = {
+    '--cpc-primary': colors.primary,
+    '--cpc-menu-solid': colors.menuSolid,
+    '--cpc-container-bg': colors.containerBg,
+    '--cpc-body-bg': colors.bodyBg,
+  } as CSSProperties;
 
   return (
-    <Layout style={{ minHeight: '100vh' }}>
-      {isMobile ? (
-        <Drawer
-          placement="left"
-          open={drawerOpen}
-          onClose={() => setDrawerOpen(false)}
-          closable={false}
-          size={SIDE_WIDTH}
-          styles={{ body: { padding: 0 } }}
-        >
-          <Layout.Sider width={SIDE_WIDTH} style={{ minHeight: '100%' }}>
-            <Logo dark={dark} />
-            <SideMenu onNavigate={() => setDrawerOpen(false)} />
-          </Layout.Sider>
-        </Drawer>
-      ) : (
-        <Layout.Sider
-          width={SIDE_WIDTH}
-          collapsedWidth={SIDE_COLLAPSED_WIDTH}
-          collapsed={collapse}
-          trigger={null}
-          collapsible
-          style={{ position: 'sticky', top: 0, height: '100vh', overflowY: 'auto' }}
-        >
-          <Logo collapsed={collapse} dark={dark} />
-          <SideMenu />
-        </Layout.Sider>
-      )}
-      <Layout>
-        <Layout.Header
-          style={{
-            position: 'sticky',
-            top: 0,
-            zIndex: 10,
-            display: 'flex',
-            alignItems: 'center',
-            gap: 8,
-            boxShadow: token.boxShadowTertiary,
-          }}
-        >
-          <Button
-            type="text"
-            icon={folded ? <MenuUnfoldOutlined /> : <MenuFoldOutlined />}
-            onClick={onToggle}
-            aria-label={t(folded ? 'layout.expand' : 'layout.collapse')}
-          />
-          {!isMobile && <Breadcrumbs />}
-          <Flex flex={1} justify="flex-end" align="center" gap={4}>
-            <LanguageSwitch />
-            <AvatarMenu compact={isMobile} />
-          </Flex>
-        </Layout.Header>
-        <Layout.Content style={{ padding: isMobile ? 12 : 20 }}>
-          <Suspense fallback={<PageLoading />}>{children}</Suspense>
-        </Layout.Content>
-        <AppFooter />
+    <ShellContext value={shell}>
+      <Layout
+        className={cls('cpc-shell', `cpc-shell--${layout}`)}
+        style={vars}
+        data-layout={layout}
+        data-theme={s.themeName}
+        data-color-scheme={s.colorScheme}
+        data-collapsed={String(isMobile ? !mobileMenuOpen : s.collapse)}
+        data-mobile={String(isMobile)}
+      >
+        {parts.top}
+        <Layout hasSider={!!side} className="cpc-shell-body">
+          {side}
+          <Layout className="cpc-main">
+            <div className={cls('cpc-main-head', fixed && 'is-fixed')} data-testid="main-head" data-fixed={String(fixed)}>
+              {parts.header}
+              {s.showTabs && tabs && <div className="cpc-tabs">{tabs}</div>}
+            </div>
+            <Layout.Content className="cpc-content">
+              <PageTransition>
+                <Suspense fallback={<PageLoading />}>{children}</Suspense>
+              </PageTransition>
+            </Layout.Content>
+            <AppFooter />
+          </Layout>
+        </Layout>
+        {(s.showThemeSetting || !s.showTheme) && <ThemeSettingTab />}
+        <ThemeDrawer />
+        <LockScreen />
+        <OldBrowserNotice />
       </Layout>
-    </Layout>
+    </ShellContext>
   );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Access } from '@cpc/contracts';
 import { normalizeRoutes } from '../lib/menu-routes';
 import { MENU } from '../lib/testing/fixtures';
-import { buildMenu, groupsOf, selectedKey, type MenuNode } from './menu-model';
+import { buildMenu, findNode, groupsOf, landingKey, opensColumn, selectedKey, topKeyOf, type MenuNode } from './menu-model';
 
 const routes = normalizeRoutes(MENU);
 const admin: Access = { admin: true, roles: ['Admin'], permissions: [] };
@@ -63,5 +63,49 @@ describe('selectedKey', () => {
     const nodes = buildMenu(withDetail, customer);
     expect(selectedKey(nodes, withDetail, '/workOrder/detail/9')).toBe('/workOrder/index');
     expect(groupsOf(nodes, '/workOrder/index')).toEqual(['/workOrder']);
+  });
+});
+
+describe('column and comprehensive helpers', () => {
+  const nodes = buildMenu(
+    normalizeRoutes([
+      { path: '/device', meta: { title: 'd', icon: 'printer', levelHidden: true }, children: [{ path: 'index', component: 'device/index', meta: { title: 'my' } }] },
+      {
+        path: '/flowRate',
+        meta: { title: 'f' },
+        children: [
+          { path: 'https://docs.example/traffic', meta: { title: 'docs', target: '_blank' } },
+          { path: 'search', component: 'flowRate/search', meta: { title: 's' } },
+          { path: 'log', component: 'flowRate/log', meta: { title: 'l' } },
+        ],
+      },
+      { path: '/notice', meta: { title: 'n', noColumn: true }, children: [{ path: 'index', component: 'notice/index', meta: { title: 'n' } }, { path: 'other', component: 'notice/other', meta: { title: 'o' } }] },
+      { path: 'https://help.example', meta: { title: 'help' } },
+    ]),
+    customer,
+  );
+
+  it('finds the first-level item that holds an item', () => {
+    expect(topKeyOf(nodes, '/flowRate/log')).toBe('/flowRate');
+    expect(topKeyOf(nodes, '/device/index')).toBe('/device/index');
+    expect(topKeyOf(nodes, '/nowhere')).toBeUndefined();
+  });
+
+  it('lands a group on its first page, skipping external links', () => {
+    expect(landingKey(findNode(nodes, '/flowRate')!)).toBe('/flowRate/search');
+    expect(landingKey(findNode(nodes, '/device/index')!)).toBe('/device/index');
+    expect(landingKey(findNode(nodes, 'https://help.example')!)).toBeUndefined();
+  });
+
+  it('opens a second column only for a group that is not marked noColumn', () => {
+    expect(opensColumn(findNode(nodes, '/flowRate'))).toBe(true);
+    expect(opensColumn(findNode(nodes, '/notice'))).toBe(false);
+    expect(opensColumn(findNode(nodes, '/device/index'))).toBe(false);
+    expect(opensColumn(undefined)).toBe(false);
+  });
+
+  it('marks external links', () => {
+    expect(findNode(nodes, 'https://docs.example/traffic')?.external).toBe(true);
+    expect(findNode(nodes, '/flowRate/log')?.external).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { canAccess, type Access, type RouteMeta, type RouteRecord } from '@cpc/contracts';
+import { canAccess, type Access, type RouteMeta, type RouteRecord } from '@cpc/contracts/route';
 import { isExternal, matchRouteChain } from '../lib/menu-routes';
 
 /** One entry of the side menu, before translation and rendering. */
@@ -65,3 +65,30 @@ export function selectedKey(nodes: MenuNode[], routes: RouteRecord[], pathname: 
   }
   return undefined;
 }
+
+export function findNode(nodes: MenuNode[], key: string): MenuNode | undefined {
+  for (const node of nodes) {
+    if (node.key === key) return node;
+    const inner = node.children && findNode(node.children, key);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** The first-level item that holds `key` (itself when it is first-level). */
+export const topKeyOf = (nodes: MenuNode[], key: string): string | undefined =>
+  groupsOf(nodes, key)[0] ?? (nodes.some((n) => n.key === key) ? key : undefined);
+
+/** Where a click on `node` leads inside the console: itself, or its first page that is not an external link. */
+export function landingKey(node: MenuNode): string | undefined {
+  if (!node.children) return node.external ? undefined : node.key;
+  for (const child of node.children) {
+    const key = landingKey(child);
+    if (key) return key;
+  }
+  return undefined;
+}
+
+/** Whether a first-level item opens the column layout's second column (SPEC §3 `noColumn` says no). */
+export const opensColumn = (node: MenuNode | undefined): node is MenuNode & { children: MenuNode[] } =>
+  !!node?.children?.length && !node.meta.noColumn;

@@ -1,38 +1,12 @@
-import { Badge, Menu, type MenuProps } from 'antd';
+import { Menu, type MenuProps } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useLocation, useNavigate } from 'react-router';
-import type { RouteRecord } from '@cpc/contracts';
 import { DEFAULT_OPENEDS, OPEN_FIRST_MENU, UNIQUE_OPENED } from '../config/settings';
-import { isDarkMenu } from '../config/theme';
-import { useAccess, useSession } from '../lib/session';
-import { useLayoutSettings } from './layout-settings';
-import { MenuIcon } from './menu-icon';
-import { buildMenu, groupKeys, groupsOf, selectedKey, type MenuNode } from './menu-model';
+import { toMenuItems } from './menu-items';
+import { groupKeys, groupsOf, type MenuNode } from './menu-model';
+import { useMenu } from './use-menu';
 
-type Item = NonNullable<MenuProps['items']>[number];
-
-const NO_ROUTES: RouteRecord[] = [];
-
-function label(node: MenuNode, title: string) {
-  if (node.meta.badge !== undefined && node.meta.badge !== '') {
-    return (
-      <span>
-        {title} <Badge count={node.meta.badge} size="small" style={{ boxShadow: 'none' }} />
-      </span>
-    );
-  }
-  if (node.meta.dot) {
-    return (
-      <Badge dot offset={[6, 0]}>
-        <span style={{ color: 'inherit' }}>{title}</span>
-      </Badge>
-    );
-  }
-  return title;
-}
-
-function initialOpenKeys(nodes: MenuNode[], selected: string | undefined): string[] {
+export function initialOpenKeys(nodes: MenuNode[], selected: string | undefined): string[] {
   const groups = new Set(groupKeys(nodes));
   const open = DEFAULT_OPENEDS.filter((k) => groups.has(k));
   const first = nodes.find((n) => n.children);
@@ -41,54 +15,40 @@ function initialOpenKeys(nodes: MenuNode[], selected: string | undefined): strin
   return [...new Set(open)];
 }
 
-/** The side menu built from the user's route records (SPEC §2, §6). */
-export function SideMenu({ onNavigate }: { onNavigate?: () => void }) {
+interface SideMenuProps {
+  /** Part of the tree to show (the comprehensive layout's and the second column's); the whole menu by default. */
+  nodes?: MenuNode[];
+  dark: boolean;
+  /** Folded to icons: groups open as pop-ups on hover instead of inline. */
+  collapsed?: boolean;
+  onNavigate?: () => void;
+}
+
+/** The inline menu of the side bar, built from the user's route records (SPEC §2, §6, §9). */
+export function SideMenu({ nodes: part, dark, collapsed = false, onNavigate }: SideMenuProps) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
-  const { pathname } = useLocation();
-  const routes = useSession((s) => s.routes) ?? NO_ROUTES;
-  const access = useAccess();
-  const themeName = useLayoutSettings((s) => s.themeName);
-
-  const nodes = useMemo(() => buildMenu(routes, access), [routes, access]);
-  const selected = selectedKey(nodes, routes, pathname);
+  const menu = useMenu();
+  const nodes = part ?? menu.nodes;
+  const { selected } = menu;
   const [openKeys, setOpenKeys] = useState(() => initialOpenKeys(nodes, selected));
+  // the pop-ups of the folded menu are tracked apart, so unfolding brings back the groups that were open
+  const [popupKeys, setPopupKeys] = useState<string[]>([]);
 
-  // following a link into a closed group opens it
+  // another part of the tree (or following a link into a closed group) opens what it should
   useEffect(() => {
-    if (selected) setOpenKeys((keys) => [...new Set([...keys, ...groupsOf(nodes, selected)])]);
+    setOpenKeys((keys) => [...new Set([...keys, ...initialOpenKeys(nodes, selected)])]);
   }, [nodes, selected]);
 
-  const byKey = useMemo(() => {
-    const map = new Map<string, MenuNode>();
-    const walk = (list: MenuNode[]) => list.forEach((n) => (map.set(n.key, n), walk(n.children ?? [])));
-    walk(nodes);
-    return map;
-  }, [nodes]);
-
-  const items = useMemo(() => {
-    const toItems = (list: MenuNode[]): Item[] =>
-      list.map((node) => ({
-        key: node.key,
-        icon: <MenuIcon name={node.meta.icon} />,
-        label: label(node, t(node.meta.title)),
-        children: node.children ? toItems(node.children) : undefined,
-      }));
-    return toItems(nodes);
-  }, [nodes, t]);
+  const items = useMemo(() => toMenuItems(nodes, t), [nodes, t]);
 
   const onClick: MenuProps['onClick'] = ({ key }) => {
-    const node = byKey.get(key);
-    if (node?.external) {
-      if (node.meta.target === '_self') window.location.href = key;
-      else window.open(key, '_blank', 'noopener,noreferrer');
-      return;
-    }
-    navigate(key);
+    setPopupKeys([]);
+    menu.open(key);
     onNavigate?.();
   };
 
   const onOpenChange: MenuProps['onOpenChange'] = (keys) => {
+    if (collapsed) return setPopupKeys(keys);
     if (!UNIQUE_OPENED) return setOpenKeys(keys);
     const opened = keys.find((k) => !openKeys.includes(k));
     setOpenKeys(opened ? [...groupsOf(nodes, opened), opened] : keys);
@@ -97,13 +57,15 @@ export function SideMenu({ onNavigate }: { onNavigate?: () => void }) {
   return (
     <Menu
       mode="inline"
-      theme={isDarkMenu(themeName) ? 'dark' : 'light'}
+      theme={dark ? 'dark' : 'light'}
       items={items}
       selectedKeys={selected ? [selected] : []}
-      openKeys={openKeys}
+      openKeys={collapsed ? popupKeys : openKeys}
+      inlineCollapsed={collapsed}
       onOpenChange={onOpenChange}
       onClick={onClick}
-      style={{ borderInlineEnd: 'none' }}
+      style={{ borderInlineEnd: 'none', background: 'transparent' }}
+      data-testid="side-menu"
     />
   );
 }

@@ -7,7 +7,7 @@ import zh from '../locales/zh';
 import deviceLocales from '../features/device/locales';
 import errorLocales from '../features/error/locales';
 import homeLocales from '../features/home/locales';
-import { antdLocale, buildResources, getLanguage, i18n, setLanguage, type Dictionary } from './i18n';
+import { antdLocale, getLanguage, i18n, loadDictionaries, setLanguage, type Dictionary } from './i18n';
 
 const keys = (dict: Dictionary, prefix = ''): string[] =>
   Object.entries(dict).flatMap(([k, v]) => (typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`))).sort();
@@ -31,11 +31,15 @@ describe('dictionaries', () => {
     }
   });
 
-  it('merges every feature dictionary under its own name', () => {
-    const resources = buildResources();
-    expect((resources.en.device as Dictionary).list).toBeDefined();
-    expect((resources.zh.error as Dictionary).notFound).toBeDefined();
-    expect((resources.en.request as Dictionary).code).toBeDefined();
+  it('merges every feature dictionary under its own name, in both languages', async () => {
+    await loadDictionaries();
+    await setLanguage('en');
+    expect(i18n.t('device.list.title')).toBe(deviceLocales.en.device.list.title);
+    expect(i18n.t('error.notFound.subTitle')).toBe(errorLocales.en.error.notFound.subTitle);
+    expect(i18n.t('request.code.404')).toBe(en.request.code['404']);
+    await setLanguage('zh');
+    expect(i18n.t('error.notFound.subTitle')).toBe(errorLocales.zh.error.notFound.subTitle);
+    expect(i18n.t('auth.login.submit')).not.toBe('auth.login.submit');
   });
 });
 

@@ -1,13 +1,12 @@
-import i18n from 'i18next';
+import i18n, { type BackendModule } from 'i18next';
 import { initReactI18next, useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import 'dayjs/locale/zh-cn';
 import type { Locale } from 'antd/es/locale';
-import antdZh from 'antd/es/locale/zh_CN';
 import antdEn from 'antd/es/locale/en_US';
+import antdZh from 'antd/es/locale/zh_CN';
 import { DEFAULT_LANGUAGE, LANGUAGES, LANGUAGE_KEY, type Language } from '../config/settings';
 import zh from '../locales/zh';
-import en from '../locales/en';
 
 export { LANGUAGES, type Language };
 
@@ -21,35 +20,61 @@ export interface FeatureLocales {
   en: Dictionary;
 }
 
-// Dictionaries are data, not code: gathering every feature's here keeps one bundle per language, so a
-// feature never has to register its strings before its first render.
-const featureLocales = import.meta.glob<{ default: FeatureLocales }>(['../features/*/locales.ts', '../layout/*/locales.ts'], {
-  eager: true,
-});
+type LocaleModule = { default: FeatureLocales };
 
+/*
+ * What the first screen needs travels with the first load: the default language's common strings and the
+ * public screens' (auth). Every other feature's and the shell's strings load with the signed-in area
+ * (`loadDictionaries`), and the other language when it is chosen. Locale modules are still picked up by
+ * these globs, so a feature only has to add its `locales.ts`.
+ */
+const eagerLocales = import.meta.glob<LocaleModule>('../features/auth/locales.ts', { eager: true });
+const lazyLocales = import.meta.glob<LocaleModule>(['../features/*/locales.ts', '../layout/*/locales.ts', '!../features/auth/locales.ts']);
+
+const COMMON: Record<Language, () => Promise<Dictionary>> = {
+  zh: async () => zh,
+  en: async () => (await import('../locales/en')).default,
+};
+// antd falls back to en_US internally, so both of its locales are in the first load anyway
 const ANTD_LOCALES: Record<Language, Locale> = { zh: antdZh, en: antdEn };
 const DAYJS_LOCALES: Record<Language, string> = { zh: 'zh-cn', en: 'en' };
 
+/** Feature dictionaries loaded so far, in both languages: a language loaded later gets them too. */
+const features: FeatureLocales[] = Object.values(eagerLocales).map((m) => m.default);
+
 const isDictionary = (v: unknown): v is Dictionary => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Deep merge that copies every level: i18next extends what it is given in place, the modules stay as written. */
 function mergeInto(target: Dictionary, source: Dictionary): Dictionary {
   for (const [key, value] of Object.entries(source)) {
     const current = target[key];
-    target[key] = isDictionary(current) && isDictionary(value) ? mergeInto({ ...current }, value) : value;
+    target[key] = isDictionary(value) ? mergeInto(isDictionary(current) ? { ...current } : {}, value) : value;
   }
   return target;
 }
 
-/** The common dictionaries with every feature's merged in. */
-export function buildResources(): Record<Language, Dictionary> {
-  const resources: Record<Language, Dictionary> = { zh: mergeInto({}, zh), en: mergeInto({}, en) };
-  for (const mod of Object.values(featureLocales)) {
-    for (const lng of LANGUAGES) mergeInto(resources[lng], mod.default[lng] ?? {});
-  }
-  return resources;
+/** One language's common dictionary with every loaded feature's merged in. */
+function dictionaryOf(lng: Language, common: Dictionary): Dictionary {
+  const dict = mergeInto({}, common);
+  for (const locales of features) mergeInto(dict, locales[lng] ?? {});
+  return dict;
 }
 
 export const isLanguage = (v: unknown): v is Language => LANGUAGES.includes(v as Language);
+
+/** i18next asks this for a language it has no strings of yet (then waits for it before switching). */
+const lazyLanguages: BackendModule = {
+  type: 'backend',
+  init: () => undefined,
+  read(lng, _namespace, callback) {
+    if (!isLanguage(lng)) return callback(null, {});
+    // the features are merged in when i18next has stored it (see 'loaded' below)
+    COMMON[lng]().then(
+      (common) => callback(null, mergeInto({}, common)),
+      (error: Error) => callback(error, false),
+    );
+  },
+};
 
 function storedLanguage(): Language {
   try {
@@ -60,37 +85,73 @@ function storedLanguage(): Language {
   }
 }
 
-function applySideEffects(lng: Language): void {
+function applySideEffects(lng: string): void {
+  if (!isLanguage(lng)) return;
   dayjs.locale(DAYJS_LOCALES[lng]);
   if (typeof document !== 'undefined') document.documentElement.lang = lng === 'zh' ? 'zh-CN' : 'en';
 }
 
-const resources = buildResources();
 const initial = storedLanguage();
 
-void i18n.use(initReactI18next).init({
-  resources: Object.fromEntries(Object.entries(resources).map(([lng, dict]) => [lng, { translation: dict }])),
-  lng: initial,
-  fallbackLng: DEFAULT_LANGUAGE,
-  supportedLngs: [...LANGUAGES],
-  // resources are bundled, so `t` must work right after import (the request layer uses it outside React)
-  initAsync: false,
-  interpolation: { escapeValue: false },
+i18n.on('languageChanged', applySideEffects);
+// A language that arrives after some features' dictionaries gets theirs in the same turn it is stored.
+i18n.on('loaded', (loaded: Record<string, unknown>) => {
+  for (const lng of Object.keys(loaded)) {
+    if (isLanguage(lng)) for (const locales of features) i18n.addResourceBundle(lng, 'translation', mergeInto({}, locales[lng] ?? {}), true, true);
+  }
 });
-applySideEffects(initial);
+
+/** Resolves once the stored language's strings are in; render after it so an en user never sees zh. */
+export const i18nReady: Promise<unknown> = i18n
+  .use(lazyLanguages)
+  .use(initReactI18next)
+  .init({
+    resources: { [DEFAULT_LANGUAGE]: { translation: dictionaryOf(DEFAULT_LANGUAGE, zh) } },
+    partialBundledLanguages: true,
+    lng: initial,
+    fallbackLng: DEFAULT_LANGUAGE,
+    supportedLngs: [...LANGUAGES],
+    // the default language is bundled, so `t` works right after import (the request layer uses it outside React)
+    initAsync: false,
+    interpolation: { escapeValue: false },
+  });
+
+let loadingFeatures: Promise<void> | null = null;
+
+/**
+ * Loads every feature's and the shell's dictionaries (once) into the languages loaded so far. The routes
+ * await it before rendering anything beyond the public screens.
+ */
+export function loadDictionaries(): Promise<void> {
+  loadingFeatures ??= Promise.all(Object.values(lazyLocales).map((load) => load())).then(
+    (modules) => {
+      for (const { default: locales } of modules) {
+        features.push(locales);
+        for (const lng of LANGUAGES) {
+          if (i18n.hasResourceBundle(lng, 'translation')) i18n.addResourceBundle(lng, 'translation', mergeInto({}, locales[lng] ?? {}), true, true);
+        }
+      }
+    },
+    (error: unknown) => {
+      // a failed download may succeed on the next navigation
+      loadingFeatures = null;
+      throw error;
+    },
+  );
+  return loadingFeatures;
+}
 
 export function getLanguage(): Language {
   return isLanguage(i18n.language) ? i18n.language : DEFAULT_LANGUAGE;
 }
 
-/** Switches i18next, antd (through `useAntdLocale`) and dayjs, and remembers the choice. */
+/** Switches i18next, antd (through `useLanguage`) and dayjs once the language's strings are in, and remembers it. */
 export async function setLanguage(lng: Language): Promise<void> {
   try {
     localStorage.setItem(LANGUAGE_KEY, lng);
   } catch {
     // private mode: the choice just lasts for this page
   }
-  applySideEffects(lng);
   await i18n.changeLanguage(lng);
 }
 
@@ -100,7 +161,7 @@ export const antdLocale = (lng: Language): Locale => ANTD_LOCALES[lng];
 export function useLanguage(): { language: Language; antdLocale: Locale; setLanguage: typeof setLanguage } {
   const { i18n: instance } = useTranslation();
   const language = isLanguage(instance.language) ? instance.language : DEFAULT_LANGUAGE;
-  return { language, antdLocale: ANTD_LOCALES[language], setLanguage };
+  return { language, antdLocale: antdLocale(language), setLanguage };
 }
 
 /** Translation outside React (request layer, guard). */

@@ -10,7 +10,7 @@
  * Crypto failures (400) come back in plain JSON.
  */
 import type { PublicKeyResult } from '@cpc/contracts';
-import { CRYPTO_HEADER, CRYPTO_KEY_HEADER, LEGACY_CIPHER_BLOCK, LEGACY_PLAIN_BLOCK } from '@cpc/contracts';
+import { CRYPTO_HEADER, CRYPTO_KEY_HEADER, LEGACY_CIPHER_BLOCK, LEGACY_PLAIN_BLOCK } from '@cpc/contracts/constants';
 import type * as Forge from 'node-forge';
 
 export interface SealedRequest {

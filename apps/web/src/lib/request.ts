@@ -17,6 +17,7 @@ import {
   UPLOAD_BUCKET,
   UPLOAD_TIMEOUT,
 } from '../config/settings';
+import { trackCall } from './call-progress';
 import { currentRouteUrl, logError } from './error-log';
 import { messageApi } from './feedback';
 import { i18n, t } from './i18n';
@@ -338,7 +339,7 @@ export async function request<T = unknown>(config: RequestConfig): Promise<T> {
   const loading = showsLoading(config.url);
   if (loading) startLoading();
   try {
-    return await execute<T>(config);
+    return await trackCall(execute<T>(config));
   } finally {
     if (loading) stopLoading();
   }

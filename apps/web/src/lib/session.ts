@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { create } from 'zustand';
-import { canAccess, type Access, type Guard, type LoginResult, type RouteRecord, type UserInfo } from '@cpc/contracts';
+import type { LoginResult, UserInfo } from '@cpc/contracts';
+import { canAccess, type Access, type Guard, type RouteRecord } from '@cpc/contracts/route';
 import {
   DEFAULT_IS_AUTHENTICATE,
   DEFAULT_IS_SUPER,

@@ -19,7 +19,18 @@ export const MENU: RouteRecord[] = [
     name: 'Person',
     component: 'Layout',
     meta: { title: 'route.person', hidden: true },
-    children: [{ path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } }],
+    children: [
+      { path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } },
+      { path: 'subAccount', name: 'SubAccount', component: 'person/sub-account', meta: { title: 'route.subAccount', hidden: true } },
+    ],
+  },
+  {
+    // the avatar dropdown's personal centre (SPEC §2): the same page as /person/info
+    path: '/setting',
+    name: 'Setting',
+    component: 'Layout',
+    meta: { title: 'route.personalCenter', hidden: true },
+    children: [{ path: 'personalCenter', name: 'PersonalCenter', component: 'person/personal-center', meta: { title: 'route.personalCenter', hidden: true } }],
   },
   {
     path: '/device',
@@ -27,14 +38,23 @@ export const MENU: RouteRecord[] = [
     component: 'Layout',
     redirect: '/device/index',
     meta: { title: 'route.device', icon: 'printer', levelHidden: true },
-    children: [{ path: 'index', name: 'DeviceIndex', component: 'device/index', meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' } }],
+    children: [
+      { path: 'index', name: 'DeviceIndex', component: 'device/index', meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' } },
+      // one tab per device: /device/detail?id=…
+      { path: 'detail', name: 'DeviceDetail', component: 'device/detail', meta: { title: 'route.deviceDetail', hidden: true, activeMenu: '/device', dynamicNewTab: true } },
+      { path: 'map', name: 'DeviceMap', component: 'device/map', meta: { title: 'route.deviceMap', icon: 'map' } },
+    ],
   },
   {
     path: '/system',
     name: 'System',
     component: 'Layout',
-    meta: { title: 'route.system', icon: 'safety', guard: { permission: [PERMISSIONS.identityReview] } },
-    children: [{ path: 'identity', name: 'IdentityReview', component: 'identity/review', meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: [PERMISSIONS.identityReview] } } }],
+    meta: { title: 'route.system', icon: 'safety', guard: { permission: [PERMISSIONS.identityReview, PERMISSIONS.deviceModelManage, PERMISSIONS.deviceRegister] } },
+    children: [
+      { path: 'identity', name: 'IdentityReview', component: 'identity/review', meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: [PERMISSIONS.identityReview] } } },
+      { path: 'deviceModel', name: 'DeviceModel', component: 'device-model/index', meta: { title: 'route.deviceModel', icon: 'appstore', guard: { permission: [PERMISSIONS.deviceModelManage] } } },
+      { path: 'deviceRegistry', name: 'DeviceRegistry', component: 'device-registry/index', meta: { title: 'route.deviceRegistry', icon: 'tool', guard: { permission: [PERMISSIONS.deviceRegister] } } },
+    ],
   },
   {
     path: '/error',

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { messageItem, noticeItem, pageQuery, pagedEnvelope } from '@cpc/contracts';
+import { envelopeSchema, messageItem, messageReadBody, messageReadResult, noticeItem, pageQuery, pagedEnvelope, unreadCountResult } from '@cpc/contracts';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-
 
 export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   app.get('/notice/getList', { schema: { tags: ['notice'], summary: 'Published notices, pinned first', querystring: pageQuery.strict(), response: { 200: pagedEnvelope(noticeItem) } } }, async (req) => {
@@ -31,5 +30,24 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
       list: rows.map((r) => ({ id: r.id, kind: r.kind, title: r.title, body: r.body, readAt: r.read_at ? new Date(r.read_at).toISOString() : null, createdAt: r.created_at.toISOString() })),
       total: Number(total.n),
     });
+  });
+
+  // Read state belongs to the caller alone: every query is pinned to their tenant and their own user id.
+  app.get('/message/unreadCount', { schema: { tags: ['notice'], summary: "How many of the user's messages are unread (the bell's badge)", response: { 200: envelopeSchema(unreadCountResult) } } }, async (req) => {
+    const u = caller(req);
+    const row = await u.scope.selectFrom('messages').select(sql<number>`count(*)`.as('n')).where('messages.user_id', '=', u.id).where('messages.read_at', 'is', null).executeTakeFirstOrThrow();
+    return ok({ count: Number(row.n) });
+  });
+
+  app.post('/message/read', { schema: { tags: ['notice'], summary: "Mark some of the user's messages read; ids of others' messages are ignored", body: messageReadBody, response: { 200: envelopeSchema(messageReadResult) } } }, async (req) => {
+    const u = caller(req);
+    const res = await u.scope.updateTable('messages').set({ read_at: new Date() }).where('messages.user_id', '=', u.id).where('messages.id', 'in', req.body.ids).where('messages.read_at', 'is', null).executeTakeFirst();
+    return ok({ updated: Number(res.numUpdatedRows) });
+  });
+
+  app.post('/message/readAll', { schema: { tags: ['notice'], summary: "Mark all of the user's messages read", response: { 200: envelopeSchema(messageReadResult) } } }, async (req) => {
+    const u = caller(req);
+    const res = await u.scope.updateTable('messages').set({ read_at: new Date() }).where('messages.user_id', '=', u.id).where('messages.read_at', 'is', null).executeTakeFirst();
+    return ok({ updated: Number(res.numUpdatedRows) });
   });
 };

@@ -1,13 +1,26 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { AUTH_STATUS, SMS_RESEND_SECONDS, type LoginBody, type LoginResult, type RegisterBody, type SmsSendBody, type UserInfo } from '@cpc/contracts';
+import {
+  AUTH_STATUS,
+  SMS_RESEND_SECONDS,
+  type LoginBody,
+  type LoginResult,
+  type ProfileUpdateBody,
+  type ProfileView,
+  type RegisterBody,
+  type RoleOption,
+  type SessionView,
+  type SmsSendBody,
+  type UserInfo,
+} from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { Config } from '../../config.ts';
-import { AppError, badRequest } from '../../plugins/errors.ts';
+import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { audit } from '../../lib/audit.ts';
 import type { CaptchaProvider } from '../../lib/captcha.ts';
 import type { SmsProvider } from '../../lib/sms.ts';
+import type { ObjectStorage } from '../../lib/storage.ts';
 import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import { newOpaqueToken, sha256, type AccessTokens } from '../../lib/tokens.ts';
 
@@ -23,6 +36,16 @@ export interface IssuedSession {
 
 const SMS_TTL_MS = 5 * 60_000;
 const SMS_MAX_ATTEMPTS = 5;
+/** Avatar links are signed for a day: userInfo is fetched at every page load, so they are renewed long before. */
+const AVATAR_URL_TTL = 24 * 3600;
+
+/** 138****0000: the personal centre shows the number without handing it out whole. */
+export const maskMobile = (mobile: string | null): string | null =>
+  mobile ? (mobile.length >= 7 ? `${mobile.slice(0, 3)}${'*'.repeat(mobile.length - 7)}${mobile.slice(-4)}` : '*'.repeat(mobile.length)) : null;
+
+/** The roles of each user, as `[{ id, code, name }]`, for a query over `users`. */
+export const rolesOf = (userIdColumn: string) =>
+  sql<RoleOption[]>`coalesce((select json_agg(json_build_object('id', r.id, 'code', r.code, 'name', r.name) order by r.id) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${sql.ref(userIdColumn)}), '[]'::json)`;
 
 export class UserService {
   constructor(
@@ -31,7 +54,13 @@ export class UserService {
     private tokens: AccessTokens,
     private captcha: CaptchaProvider,
     private sms: SmsProvider,
+    private storage: ObjectStorage,
   ) {}
+
+  /** A link the browser can show the avatar from ('' when the user has none). */
+  avatarUrl(key: string): string {
+    return key ? this.storage.signedUrl(key, AVATAR_URL_TTL) : '';
+  }
 
   private async issue(user: { id: number; tenant_id: number; username: string; is_super: number }, status: number, client: ClientInfo): Promise<IssuedSession> {
     const sessionId = randomUUID();
@@ -174,6 +203,7 @@ export class UserService {
         return { reuse: true } as const;
       }
       await trx.updateTable('refresh_tokens').set({ used_at: new Date() }).where('token_hash', '=', hashOld).execute();
+      await trx.updateTable('sessions').set({ last_active_at: new Date() }).where('id', '=', row.session_id).execute();
       const next = newOpaqueToken();
       await trx.insertInto('refresh_tokens').values({ token_hash: sha256(next), session_id: row.session_id, expires_at: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000), used_at: null }).execute();
       const token = await this.tokens.sign({ userId: row.id, tenantId: row.tenant_id, sessionId: row.session_id });
@@ -212,7 +242,7 @@ export class UserService {
       id: row.id,
       username: row.username,
       mobile: row.mobile,
-      avatar: row.avatar,
+      avatar: this.avatarUrl(row.avatar),
       is_super: row.is_super,
       status: row.kind === 'platform' ? AUTH_STATUS.authenticated : row.auth_status,
       is_authenticate: row.kind === 'platform' || row.auth_status === AUTH_STATUS.authenticated ? 1 : 0,
@@ -236,5 +266,88 @@ export class UserService {
     await user.scope.updateTable('users').set({ password_hash: await hashPassword(password) }).where('users.id', '=', user.id).execute();
     await this.endSessions(user.id, 'password changed', user.sessionId);
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.change', result: 'ok' });
+  }
+
+  async profile(user: AuthUser): Promise<ProfileView> {
+    const row = await user.scope
+      .selectFrom('users')
+      .innerJoin('tenants as t', 't.id', 'users.tenant_id')
+      .select(['users.id', 'users.username', 'users.nickname', 'users.email', 'users.mobile', 'users.avatar', 'users.is_super', 'users.created_at', 't.kind', 't.name as tenant_name', 't.auth_status', 't.attest_name'])
+      .select(rolesOf('users.id').as('roles'))
+      .where('users.id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    return {
+      id: row.id,
+      username: row.username,
+      nickname: row.nickname,
+      email: row.email,
+      mobile: maskMobile(row.mobile),
+      avatar: this.avatarUrl(row.avatar),
+      is_super: row.is_super,
+      tenantKind: row.kind,
+      tenantName: row.tenant_name,
+      authStatus: row.kind === 'platform' ? AUTH_STATUS.authenticated : row.auth_status,
+      attestName: row.attest_name,
+      roles: row.roles,
+      createdAt: row.created_at.toISOString(),
+    };
+  }
+
+  async updateProfile(user: AuthUser, body: ProfileUpdateBody, client: ClientInfo): Promise<ProfileView> {
+    await user.scope.updateTable('users').set({ nickname: body.nickname, email: body.email }).where('users.id', '=', user.id).execute();
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'profile.update', result: 'ok', resource: 'user', resourceId: user.id });
+    return this.profile(user);
+  }
+
+  /** The avatar must be an image this user uploaded (the upload already checked its bytes: jpg/png ≤ 10 MB). */
+  async setAvatar(user: AuthUser, key: string, client: ClientInfo): Promise<ProfileView> {
+    const owned = await user.scope.selectFrom('objects').select('objects.mime').where('objects.key', '=', key).where('objects.user_id', '=', user.id).executeTakeFirst();
+    if (!owned) throw badRequest('avatarKey', 'upload the image first');
+    await user.scope.updateTable('users').set({ avatar: key }).where('users.id', '=', user.id).execute();
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'profile.avatar', result: 'ok', resource: 'user', resourceId: user.id });
+    return this.profile(user);
+  }
+
+  /** Sessions that can still be used: not ended and holding a refresh token that is neither used nor expired. */
+  async sessions(user: AuthUser): Promise<SessionView[]> {
+    const now = new Date();
+    const rows = await user.scope
+      .selectFrom('sessions')
+      .select(['sessions.id', 'sessions.ip', 'sessions.user_agent', 'sessions.created_at', 'sessions.last_active_at'])
+      .where('sessions.user_id', '=', user.id)
+      .where('sessions.revoked_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('sessions.id', '=', user.sessionId),
+          eb.exists(eb.selectFrom('refresh_tokens as r').select('r.session_id').whereRef('r.session_id', '=', 'sessions.id').where('r.used_at', 'is', null).where('r.expires_at', '>', now)),
+        ]),
+      )
+      .orderBy('sessions.last_active_at', 'desc')
+      .limit(100)
+      .execute();
+    return rows
+      .map((r) => ({
+        id: r.id,
+        ip: r.ip,
+        userAgent: r.user_agent,
+        createdAt: r.created_at.toISOString(),
+        lastActiveAt: r.last_active_at.toISOString(),
+        current: r.id === user.sessionId,
+      }))
+      .sort((a, b) => Number(b.current) - Number(a.current));
+  }
+
+  /** Signs out one other session of the caller's own; another user's session is simply not found. */
+  async revokeSession(user: AuthUser, sessionId: string, client: ClientInfo): Promise<void> {
+    if (sessionId === user.sessionId) throw badRequest('id', 'this is the current session: log out instead');
+    const res = await user.scope
+      .updateTable('sessions')
+      .set({ revoked_at: new Date(), revoke_reason: 'signed out from the personal centre' })
+      .where('sessions.id', '=', sessionId)
+      .where('sessions.user_id', '=', user.id)
+      .where('sessions.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw notFound('session');
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'session.revoke', result: 'ok', resource: 'session', resourceId: sessionId });
   }
 }

@@ -1,4 +1,27 @@
-/** Placeholder until the shell issue fills it in. */
+import { Typography } from 'antd';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLanguage } from '../../lib/i18n';
+import { localeOf } from './relative-time';
+import { useNow } from './use-now';
+
+/** Date and time in the header, in the user's language (SPEC §9: refreshed every second). */
 export function Clock() {
-  return null;
+  const { t } = useTranslation();
+  const { language } = useLanguage();
+  const now = useNow();
+  const format = useMemo(
+    () => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'medium', timeStyle: 'medium' }),
+    [language],
+  );
+  return (
+    <Typography.Text
+      type="secondary"
+      style={{ fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap', paddingInline: 8 }}
+      aria-label={t('layout.header.clock.label')}
+      data-testid="clock"
+    >
+      <time dateTime={now.toISOString()}>{format.format(now)}</time>
+    </Typography.Text>
+  );
 }

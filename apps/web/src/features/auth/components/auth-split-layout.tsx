@@ -1,7 +1,8 @@
 import { ApiOutlined, DashboardOutlined, SignalFilled } from '@ant-design/icons';
-import { Flex, Grid, Typography, theme } from 'antd';
+import { Flex, Grid, theme } from 'antd';
 import type { CSSProperties, ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AuthText, AuthTitle } from './auth-typography';
 import { BrandIllustration } from './brand-illustration';
 import { BrandMark } from './brand-mark';
 import { LanguageToggle } from './language-toggle';
@@ -46,9 +47,9 @@ export function AuthSplitLayout({ children }: { children: ReactNode }) {
               ok={token.colorSuccess}
               style={{ maxWidth: 460, display: 'block', margin: '24px auto 32px', color: token.colorTextLightSolid }}
             />
-            <Typography.Title level={2} style={{ color: token.colorTextLightSolid, marginTop: 0 }}>
+            <AuthTitle level={2} style={{ color: token.colorTextLightSolid, marginTop: 0 }}>
               {t('auth.brand.slogan')}
-            </Typography.Title>
+            </AuthTitle>
             <Flex vertical gap={12} style={{ marginTop: 16 }}>
               {features.map((f) => (
                 <Flex key={f.text} align="center" gap={12} style={{ fontSize: token.fontSizeLG, opacity: 0.92 }}>
@@ -71,9 +72,7 @@ export function AuthSplitLayout({ children }: { children: ReactNode }) {
               ))}
             </Flex>
           </div>
-          <Typography.Text style={{ color: token.colorTextLightSolid, opacity: 0.7 }}>
-            {t('auth.brand.copyright', { year })}
-          </Typography.Text>
+          <AuthText style={{ color: token.colorTextLightSolid, opacity: 0.7 }}>{t('auth.brand.copyright', { year })}</AuthText>
           {/* soft rings behind the picture */}
           <span aria-hidden style={ring(420, -140, -120)} />
           <span aria-hidden style={ring(300, undefined, undefined, -90, -80)} />
@@ -89,9 +88,9 @@ export function AuthSplitLayout({ children }: { children: ReactNode }) {
           <div style={{ width: '100%', maxWidth: 440 }}>{children}</div>
         </Flex>
         {!wide && (
-          <Typography.Text type="secondary" style={{ textAlign: 'center', padding: '0 16px 24px', fontSize: token.fontSizeSM }}>
+          <AuthText secondary style={{ textAlign: 'center', padding: '0 16px 24px', fontSize: token.fontSizeSM }}>
             {t('auth.brand.copyright', { year })}
-          </Typography.Text>
+          </AuthText>
         )}
       </Flex>
     </Flex>

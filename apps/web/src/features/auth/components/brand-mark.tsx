@@ -1,6 +1,7 @@
 import { PrinterOutlined } from '@ant-design/icons';
-import { Flex, Typography, theme } from 'antd';
+import { Flex, theme } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { AuthText } from './auth-typography';
 
 /** The product's mark: a printer in a rounded tile, with the title beside it. */
 export function BrandMark({ inverse = false, size = 40 }: { inverse?: boolean; size?: number }) {
@@ -25,12 +26,12 @@ export function BrandMark({ inverse = false, size = 40 }: { inverse?: boolean; s
       >
         <PrinterOutlined />
       </span>
-      <Typography.Text
+      <AuthText
         strong
         style={{ fontSize: size * 0.5, color: inverse ? token.colorTextLightSolid : token.colorText, letterSpacing: 0.5 }}
       >
         {t('auth.brand.title')}
-      </Typography.Text>
+      </AuthText>
     </Flex>
   );
 }

@@ -1,8 +1,9 @@
 import { CloudUploadOutlined, DeleteOutlined, EyeOutlined, ReloadOutlined, WarningOutlined } from '@ant-design/icons';
-import { App, Button, Flex, Form, Image, Progress, Tooltip, Typography, Upload, theme } from 'antd';
+import { Button, Flex, Form, Image, Progress, Tooltip, Typography, Upload, theme } from 'antd';
 import type { UploadProps } from 'antd';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { messageApi } from '@/lib/feedback';
 import { uploadFile } from '@/lib/request';
 import { checkUploadFile, UPLOAD_ACCEPT_ATTR } from '../utils/upload-check';
 
@@ -26,7 +27,6 @@ type Phase = 'idle' | 'uploading' | 'done' | 'error';
 export function ImageUpload({ value, onChange, title, initialPreview, id }: ImageUploadProps) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
-  const { message } = App.useApp();
   const { status } = Form.Item.useStatus();
   const [phase, setPhase] = useState<Phase>(value ? 'done' : 'idle');
   const [percent, setPercent] = useState(0);
@@ -52,7 +52,7 @@ export function ImageUpload({ value, onChange, title, initialPreview, id }: Imag
   const beforeUpload: UploadProps['beforeUpload'] = (file) => {
     const problem = checkUploadFile(file);
     if (problem) {
-      message.error(t(problem));
+      messageApi().error(t(problem));
       return Upload.LIST_IGNORE;
     }
     return true;

@@ -1,15 +1,17 @@
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useMutation } from '@tanstack/react-query';
-import { App, Button, Flex, Form, Input, Typography, theme } from 'antd';
+import { Button, Flex, Form, Input, theme } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { TOKEN_NAME } from '@cpc/contracts';
+import { TOKEN_NAME } from '@cpc/contracts/constants';
+import { messageApi } from '@/lib/feedback';
 import { useSession } from '@/lib/session';
 import { login } from '../api/login';
 import { useCaptchaControl } from '../hooks/use-captcha-control';
 import { toFormFieldErrors } from '../utils/field-errors';
 import { safeRedirect } from '../utils/redirect';
 import { checks, toRule } from '../utils/rules';
+import { AuthText } from './auth-typography';
 import { CaptchaField } from './captcha-field';
 
 interface LoginValues {
@@ -22,7 +24,6 @@ interface LoginValues {
 export function LoginForm() {
   const { t } = useTranslation();
   const { token } = theme.useToken();
-  const { message } = App.useApp();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const applyLogin = useSession((s) => s.applyLogin);
@@ -46,12 +47,12 @@ export function LoginForm() {
       return;
     }
     if (!result || !result[TOKEN_NAME]) {
-      message.error(t('auth.login.noToken'));
+      messageApi().error(t('auth.login.noToken'));
       captcha.refresh();
       return;
     }
     applyLogin(result);
-    message.success(t('auth.login.success'));
+    messageApi().success(t('auth.login.success'));
     navigate(safeRedirect(params.get('redirect')), { replace: true });
   };
 
@@ -93,7 +94,7 @@ export function LoginForm() {
         </Button>
       </Form.Item>
       <Flex justify="center" gap={4}>
-        <Typography.Text type="secondary">{t('auth.login.noAccount')}</Typography.Text>
+        <AuthText secondary>{t('auth.login.noAccount')}</AuthText>
         <Link to="/register">{t('auth.login.toRegister')}</Link>
       </Flex>
     </Form>

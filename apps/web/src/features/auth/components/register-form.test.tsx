@@ -137,7 +137,8 @@ describe('RegisterForm', { timeout: 20_000 }, () => {
     fireEvent.click(screen.getByText(/^注\s*册$/).closest('button') as HTMLButtonElement);
 
     expect(await screen.findByText('user name already taken')).toBeTruthy();
-    expect(screen.getByText('验证码为 6 位数字')).toBeTruthy();
+    // each field's error list animates in on its own
+    expect(await screen.findByText('验证码为 6 位数字')).toBeTruthy();
     expect(screen.queryByTestId('location')).toBeNull();
   });
 });

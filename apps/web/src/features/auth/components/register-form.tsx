@@ -1,11 +1,13 @@
 import { BankOutlined, LockOutlined, MobileOutlined, UserOutlined } from '@ant-design/icons';
 import { useMutation } from '@tanstack/react-query';
-import { App, Button, Flex, Form, Input, Segmented, Typography, theme } from 'antd';
+import { Button, Flex, Form, Input, Segmented, Typography, theme } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { SMS_RESEND_SECONDS, TOKEN_NAME, type AccountType } from '@cpc/contracts';
+import type { AccountType } from '@cpc/contracts';
+import { SMS_RESEND_SECONDS, TOKEN_NAME } from '@cpc/contracts/constants';
 import { AUTHENTICATE_PATH } from '@/config/settings';
+import { messageApi } from '@/lib/feedback';
 import { useSession } from '@/lib/session';
 import { register } from '../api/register';
 import { sendSmsCode } from '../api/sms';
@@ -32,7 +34,6 @@ const SERVER_FIELDS = ['type', 'username', 'mobile', 'captcha', 'smsCode', 'pass
 export function RegisterForm() {
   const { t } = useTranslation();
   const { token } = theme.useToken();
-  const { message } = App.useApp();
   const navigate = useNavigate();
   const applyLogin = useSession((s) => s.applyLogin);
   const [form] = Form.useForm<RegisterValues>();
@@ -64,7 +65,7 @@ export function RegisterForm() {
         ...captcha.payload(typed),
       });
       countdown.start(seconds > 0 ? seconds : SMS_RESEND_SECONDS);
-      message.success(t('auth.register.codeSent'));
+      messageApi().success(t('auth.register.codeSent'));
     } catch (err) {
       form.setFields(toFormFieldErrors(err, ['mobile', 'captcha'] as const, t));
     } finally {
@@ -91,11 +92,11 @@ export function RegisterForm() {
       return;
     }
     if (!result || !result[TOKEN_NAME]) {
-      message.error(t('auth.login.noToken'));
+      messageApi().error(t('auth.login.noToken'));
       return;
     }
     applyLogin(result);
-    message.success(t('auth.register.success'));
+    messageApi().success(t('auth.register.success'));
     navigate(AUTHENTICATE_PATH, { replace: true });
   };
 

@@ -1,6 +1,7 @@
-import { Card, Flex, Typography, theme } from 'antd';
+import { Flex, Typography, theme } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AuthPanel } from '../components/auth-panel';
 import { BrandMark } from '../components/brand-mark';
 import { LanguageToggle } from '../components/language-toggle';
 import { LoginForm } from '../components/login-form';
@@ -29,10 +30,9 @@ export default function Login88121Page() {
         <LanguageToggle />
       </Flex>
       <Flex flex={1} align="center" justify="center" style={{ padding: '24px 0' }}>
-        <Card
-          variant="borderless"
+        <AuthPanel
+          padding="36px 28px 28px"
           style={{ width: '100%', maxWidth: 420, boxShadow: token.boxShadowSecondary, borderRadius: token.borderRadiusLG * 2 }}
-          styles={{ body: { padding: '36px 28px 28px' } }}
         >
           <Flex vertical align="center" style={{ marginBottom: 24, textAlign: 'center' }}>
             <Typography.Text type="secondary">{t(`auth.greeting.${greeting}`)}</Typography.Text>
@@ -42,7 +42,7 @@ export default function Login88121Page() {
             <Typography.Text type="secondary">{t('auth.login.altSubtitle')}</Typography.Text>
           </Flex>
           <LoginForm />
-        </Card>
+        </AuthPanel>
       </Flex>
       <Typography.Text style={{ textAlign: 'center', color: token.colorTextLightSolid, opacity: 0.75, fontSize: token.fontSizeSM }}>
         {t('auth.brand.copyright', { year })}

@@ -1,5 +1,5 @@
 import type { RuleObject } from 'antd/es/form';
-import { isCreditCode, isIdCard, isPhone, isStrongPassword, isUsername } from '@cpc/contracts';
+import { isCreditCode, isIdCard, isPhone, isStrongPassword, isUsername } from '@cpc/contracts/validators';
 
 /**
  * Each check returns the i18n key of the problem, or null when the value is fine. Keeping them pure lets one

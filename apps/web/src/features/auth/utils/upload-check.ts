@@ -1,4 +1,4 @@
-import { UPLOAD_ACCEPT, UPLOAD_MAX_BYTES } from '@cpc/contracts';
+import { UPLOAD_ACCEPT, UPLOAD_MAX_BYTES } from '@cpc/contracts/constants';
 
 const EXTENSIONS = /\.(jpe?g|png)$/i;
 

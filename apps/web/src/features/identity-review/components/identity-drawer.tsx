@@ -3,7 +3,8 @@ import { Button, Descriptions, Drawer, Empty, Flex, Grid, Image, Tag, Typography
 import type { DescriptionsProps } from 'antd';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import { AUTH_STATUS, type IdentityView } from '@cpc/contracts';
+import type { IdentityView } from '@cpc/contracts';
+import { AUTH_STATUS } from '@cpc/contracts/constants';
 import { imageLabelKey, orderedImages } from '../utils/images';
 import { IdentityStatusTag } from './status-tag';
 

@@ -3,7 +3,8 @@ import { Button, Flex, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import { AUTH_STATUS, type IdentityView } from '@cpc/contracts';
+import type { IdentityView } from '@cpc/contracts';
+import { AUTH_STATUS } from '@cpc/contracts/constants';
 import { maskCreditCode, maskIdNumber } from '../utils/mask';
 import { IdentityStatusTag } from './status-tag';
 

@@ -1,0 +1,122 @@
+import { parseArgs } from 'node:util';
+import { createFleet } from './fleet.ts';
+import { httpControl, stdinControl } from './control.ts';
+import { login, registerViaApi } from './register.ts';
+import { makeSpecs } from './specs.ts';
+
+const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (docs/device-protocol.md).
+
+  npm run sim -- --devices 50 --url mqtt://127.0.0.1:1883 [options]
+
+  --devices N            how many devices (default 10)
+  --url URL              the broker (default mqtt://127.0.0.1:1883)
+  --seed N               the fleet's seed: same seed, same serial numbers, secrets and bind keys (default 1)
+  --prefix P             serial-number prefix (default SIM<seed>)
+  --heartbeat S          heartbeat interval in seconds (default 30)
+  --ramp N               connections opened per second (default 200)
+  --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
+  --register             register the devices first (skipping those already registered), through:
+    --api URL              the console API as platform staff, with --token T or --admin user:password, or
+    --database-url URL     the database directly (development)
+  --print-keys           print each device's sn and bind key (to bind them in the console)
+  --control-port P       a local HTTP control (GET /devices, POST /devices/{sn}/power-on, …)
+
+stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, silence <sn>, resume <sn>, list, stats, help`;
+
+const { values } = parseArgs({
+  options: {
+    devices: { type: 'string', default: '10' },
+    url: { type: 'string', default: 'mqtt://127.0.0.1:1883' },
+    seed: { type: 'string', default: '1' },
+    prefix: { type: 'string' },
+    heartbeat: { type: 'string', default: '30' },
+    ramp: { type: 'string', default: '200' },
+    'static-credential': { type: 'boolean', default: false },
+    register: { type: 'boolean', default: false },
+    api: { type: 'string' },
+    token: { type: 'string' },
+    admin: { type: 'string' },
+    'database-url': { type: 'string' },
+    'print-keys': { type: 'boolean', default: false },
+    'control-port': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const int = (name: string, v: string, min: number) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name}: must be an integer ≥ ${min}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+};
+const count = int('devices', values.devices, 1);
+const seed = int('seed', values.seed, 0);
+const heartbeatS = int('heartbeat', values.heartbeat, 1);
+const specs = makeSpecs(count, { seed, prefix: values.prefix });
+const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+
+if (values.register) {
+  if (values['database-url']) {
+    const { createDb } = await import('../../server/src/db/database.ts');
+    const { registerInDb } = await import('./register-db.ts');
+    const db = createDb(values['database-url'], 2);
+    await registerInDb(db, specs);
+    await db.destroy();
+    log(`registered ${specs.length} devices in the database`);
+  } else if (values.api) {
+    let token = values.token;
+    if (!token && values.admin) {
+      const [user, ...rest] = values.admin.split(':');
+      token = await login(values.api, user, rest.join(':'));
+    }
+    if (!token) throw new Error('--register --api needs --token or --admin user:password');
+    const r = await registerViaApi(values.api, token, specs);
+    log(`registered ${r.registered} devices through ${values.api} (${r.existing} were already registered)`);
+  } else {
+    console.error(`--register needs --api or --database-url\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+if (values['print-keys']) for (const s of specs) log(`${s.sn} bind key ${s.bindKey} (${s.city.name})`);
+
+log(`connecting ${count} devices to ${values.url} (heartbeat ${heartbeatS} s)`);
+const fleet = await createFleet({
+  url: values.url,
+  specs,
+  seed,
+  heartbeatS,
+  credential: values['static-credential'] ? 'static' : 'timed',
+  rampPerSecond: int('ramp', values.ramp, 0),
+  start: false,
+});
+for (const d of fleet.devices) {
+  d.on('executed', (m: { type: string; id: string }) => log(`${d.sn} ${m.type} (task ${m.id})`));
+}
+void fleet.start().then(
+  () => log(`all ${count} devices online`),
+  (e: Error) => log(`not every device came online: ${e.message}`),
+);
+stdinControl(fleet, log);
+if (values['control-port']) {
+  const port = int('control-port', values['control-port'], 1);
+  await httpControl(fleet, port);
+  log(`control on http://127.0.0.1:${port}/devices`);
+}
+const status = setInterval(() => log(JSON.stringify(fleet.stats())), 30_000);
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    clearInterval(status);
+    log('stopping the fleet');
+    fleet.stop().then(() => process.exit(0), () => process.exit(1));
+  });
+}

@@ -1,0 +1,67 @@
+import http from 'node:http';
+import readline from 'node:readline';
+import type { Fleet } from './fleet.ts';
+
+/** Actions on one device, by name: the same for stdin and the HTTP control port. */
+const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | unknown> = {
+  'power-on': (f, sn) => f.powerOn(sn),
+  kill: (f, sn) => f.get(sn).kill(),
+  'paper-out': (f, sn) => f.get(sn).runOutOfPaper(),
+  'paper-ok': (f, sn) => f.get(sn).refillPaper(),
+  silence: (f, sn) => void (f.get(sn).silent = true),
+  resume: (f, sn) => void (f.get(sn).silent = false),
+};
+
+const HELP = `commands: ${Object.keys(ACTIONS).map((a) => `${a} <sn>`).join(', ')}, list, stats, help`;
+
+function describe(fleet: Fleet) {
+  return fleet.devices.map((d) => ({ sn: d.sn, phase: d.phase, powered: d.powered, paper: d.paper, battery: d.battery, signal: d.signal, executed: d.executed.length }));
+}
+
+/** Reads commands like `power-on SIM1-00003` from stdin. */
+export function stdinControl(fleet: Fleet, print: (line: string) => void): readline.Interface {
+  const rl = readline.createInterface({ input: process.stdin });
+  rl.on('line', async (line) => {
+    const [cmd, sn] = line.trim().split(/\s+/);
+    if (!cmd) return;
+    try {
+      if (cmd === 'help') print(HELP);
+      else if (cmd === 'stats') print(JSON.stringify(fleet.stats()));
+      else if (cmd === 'list') for (const d of describe(fleet)) print(JSON.stringify(d));
+      else if (ACTIONS[cmd] && sn) {
+        await ACTIONS[cmd](fleet, sn);
+        print(`${cmd} ${sn}: done`);
+      } else print(HELP);
+    } catch (e) {
+      print(`${cmd} ${sn ?? ''}: ${(e as Error).message}`);
+    }
+  });
+  return rl;
+}
+
+/**
+ * A small local HTTP control: `GET /devices`, `GET /stats`, `POST /devices/{sn}/{action}` with the actions
+ * of the stdin control. Listens on loopback only.
+ */
+export function httpControl(fleet: Fleet, port: number): Promise<http.Server> {
+  const server = http.createServer(async (req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    try {
+      if (req.method === 'GET' && url.pathname === '/devices') return send(200, describe(fleet));
+      if (req.method === 'GET' && url.pathname === '/stats') return send(200, fleet.stats());
+      const m = /^\/devices\/([^/]+)\/([a-z-]+)$/.exec(url.pathname);
+      if (req.method === 'POST' && m && ACTIONS[m[2]]) {
+        await ACTIONS[m[2]](fleet, decodeURIComponent(m[1]));
+        return send(200, { ok: true });
+      }
+      send(404, { error: HELP });
+    } catch (e) {
+      send(400, { error: (e as Error).message });
+    }
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}

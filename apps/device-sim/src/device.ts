@@ -1,0 +1,414 @@
+import { EventEmitter, once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import mqtt, { type MqttClient } from 'mqtt';
+import {
+  commandMsg,
+  configMsg,
+  deviceCredential,
+  downFilter,
+  parseTopic,
+  staticDeviceCredential,
+  upTopic,
+  type CommandMsg,
+  type UpKind,
+} from '@cpc/contracts/device-protocol';
+import { between, chance, intBetween, type Rng } from './random.ts';
+import type { DeviceSpec } from './specs.ts';
+
+export type Paper = 'ok' | 'out' | 'cover-open' | 'overheat';
+export type Credential = 'timed' | 'static';
+
+export interface DeviceOptions {
+  url: string;
+  heartbeatS: number;
+  /** `timed` for the embedded broker (clock window), `static` for a broker with a password file. */
+  credential: Credential;
+  rng: Rng;
+  /** How long a reboot keeps the device offline. */
+  rebootDelayMs?: number;
+  /** Delay before a lost connection is tried again (jittered by the fleet so devices do not return at once). */
+  reconnectMs?: number;
+  /** How long a task of a long kind (install, upgrade) takes. */
+  workMs?: number;
+  /** The pause between a reboot's progress and its result. */
+  stepMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface ExecutedCommand {
+  id: string;
+  type: string;
+  at: number;
+}
+
+type Phase = 'off' | 'connecting' | 'online' | 'leaving';
+
+const HANDLED_MEMORY = 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One virtual cloud printer speaking DESIGN §6: hello on every connection, heartbeats, status, location and
+ * traffic reports; commands acknowledged, executed once (ids remembered) and reported. Events: `online` (hello
+ * sent), `offline`, `command` (every command message, repeats included), `executed`.
+ */
+export class VirtualDevice extends EventEmitter {
+  readonly sn: string;
+  phase: Phase = 'off';
+  /** false after a shutdown or a kill, until powerOn(). */
+  powered = false;
+  paper: Paper = 'ok';
+  battery: number;
+  charging = false;
+  signal: number;
+  lat: number;
+  lng: number;
+  usedMb: number;
+  firmware: string;
+  /** Every command message received, repeats included. */
+  readonly received: CommandMsg[] = [];
+  /** Commands actually carried out, once per task id. */
+  readonly executed: ExecutedCommand[] = [];
+  /** When true the device takes commands in but never answers them (for time-out tests). */
+  ignoreCommands = false;
+  /** When true the device keeps its connection but sends nothing (for missed-heartbeat tests). */
+  silent = false;
+  private handled = new Set<string>();
+  private client: MqttClient | undefined;
+  private conn = '';
+  private timers: NodeJS.Timeout[] = [];
+  private ticks = 0;
+  private paperOutTicks = 0;
+  private lastReported = { paper: '', battery: -1, signal: -1, lat: 0, lng: 0 };
+  private heartbeatS: number;
+
+  constructor(
+    readonly spec: DeviceSpec,
+    private opts: DeviceOptions,
+  ) {
+    super();
+    this.sn = spec.sn;
+    const r = opts.rng;
+    this.heartbeatS = opts.heartbeatS;
+    this.battery = intBetween(r, 35, 100);
+    this.signal = intBetween(r, 40, 95);
+    this.lat = spec.city.lat + between(r, -0.01, 0.01);
+    this.lng = spec.city.lng + between(r, -0.01, 0.01);
+    this.usedMb = Math.round(between(r, 0, 200) * 100) / 100;
+    this.firmware = spec.firmware;
+  }
+
+  get online(): boolean {
+    return this.phase === 'online';
+  }
+
+  /** Powers the device on and connects; resolves once its hello is out. */
+  async powerOn(timeoutMs = 30_000): Promise<void> {
+    if (this.powered && this.phase !== 'off') return this.waitOnline(timeoutMs);
+    this.powered = true;
+    this.connect();
+    return this.waitOnline(timeoutMs);
+  }
+
+  async waitOnline(timeoutMs = 30_000): Promise<void> {
+    if (this.phase === 'online') return;
+    await once(this, 'online', { signal: AbortSignal.timeout(timeoutMs) });
+  }
+
+  /** Paper runs out now (and is reported); refillPaper() puts it back. */
+  runOutOfPaper(): void {
+    this.paper = 'out';
+    this.paperOutTicks = Number.POSITIVE_INFINITY;
+    this.reportStatus(true);
+  }
+
+  refillPaper(): void {
+    this.paper = 'ok';
+    this.paperOutTicks = 0;
+    this.reportStatus(true);
+  }
+
+  /** Power cut: the socket dies without a DISCONNECT, so the broker publishes the last will. */
+  kill(): void {
+    this.powered = false;
+    const client = this.client;
+    this.client = undefined;
+    this.stopTimers();
+    if (client) {
+      client.options.reconnectPeriod = 0;
+      client.stream?.destroy();
+      client.end(true);
+    }
+    this.setPhase('off');
+  }
+
+  /** A clean stop: says offline, disconnects, stays off. */
+  async stop(reason = 'stop'): Promise<void> {
+    await this.leave(reason);
+    this.powered = false;
+  }
+
+  /** Publishes raw bytes on one of its own topics (tests send malformed messages with this). */
+  async publishRaw(kind: UpKind | string, payload: string | Buffer, topic?: string): Promise<void> {
+    if (!this.client) throw new Error(`${this.sn} is not connected`);
+    await this.client.publishAsync(topic ?? `cp/v1/${this.sn}/up/${kind}`, payload, { qos: 1 });
+  }
+
+  /** Subscribes to any filter (tests try filters outside the device's own topics); resolves with the granted QoS. */
+  async trySubscribe(filter: string): Promise<number> {
+    if (!this.client) throw new Error(`${this.sn} is not connected`);
+    const granted = await this.client.subscribeAsync(filter, { qos: 1 }).catch(() => [{ qos: 128 }]);
+    return granted[0]?.qos ?? 128;
+  }
+
+  /** Messages received on topics other than its own down topics (tests assert there are none). */
+  readonly foreign: string[] = [];
+
+  private credential(): string {
+    return this.opts.credential === 'static' ? staticDeviceCredential(this.spec.secret, this.sn) : deviceCredential(this.spec.secret, this.sn);
+  }
+
+  private willPayload(): Buffer {
+    return Buffer.from(JSON.stringify({ conn: this.conn, reason: 'lost' }));
+  }
+
+  private connect(): void {
+    this.conn = randomBytes(6).toString('hex');
+    this.setPhase('connecting');
+    const client = mqtt.connect(this.opts.url, {
+      clientId: this.sn,
+      username: this.sn,
+      password: this.credential(),
+      protocolVersion: 4,
+      clean: true,
+      keepalive: 60,
+      connectTimeout: 30_000,
+      reconnectPeriod: this.opts.reconnectMs ?? 2000,
+      will: { topic: upTopic(this.sn, 'offline'), payload: this.willPayload(), qos: 1, retain: false },
+    });
+    this.client = client;
+    // every connection gets a fresh id (in its will and its hello) and a fresh timed credential
+    client.on('reconnect', () => {
+      this.conn = randomBytes(6).toString('hex');
+      client.options.password = this.credential();
+      if (client.options.will) client.options.will.payload = this.willPayload();
+    });
+    client.on('connect', () => void this.onConnect(client));
+    client.on('close', () => {
+      if (this.client !== client) return;
+      this.stopTimers();
+      if (this.phase === 'online') this.setPhase('connecting');
+    });
+    client.on('message', (topic, payload) => this.onMessage(topic, payload));
+    client.on('error', (err) => this.opts.log?.(`${this.sn}: ${err.message}`));
+  }
+
+  private async onConnect(client: MqttClient): Promise<void> {
+    try {
+      await client.subscribeAsync(downFilter(this.sn), { qos: 1 });
+      if (this.client !== client) return;
+      await this.hello();
+      this.setPhase('online');
+      this.startTimers();
+    } catch (e) {
+      this.opts.log?.(`${this.sn}: hello failed: ${(e as Error).message}`);
+    }
+  }
+
+  private async hello(): Promise<void> {
+    await this.publish('hello', {
+      ts: Date.now(),
+      conn: this.conn,
+      fw: this.firmware,
+      model: this.spec.model,
+      imei: this.spec.imei,
+      iccid: this.spec.iccid,
+      heartbeatS: this.heartbeatS,
+      paper: this.paper,
+      battery: this.battery,
+      signal: this.signal,
+      lat: round(this.lat),
+      lng: round(this.lng),
+      usedMb: this.usedMb,
+    });
+    this.lastReported = { paper: this.paper, battery: this.battery, signal: this.signal, lat: this.lat, lng: this.lng };
+  }
+
+  private publish(kind: UpKind, body: Record<string, unknown>): Promise<void> {
+    const client = this.client;
+    if (!client) return Promise.resolve();
+    return client.publishAsync(upTopic(this.sn, kind), JSON.stringify(body), { qos: 1 }).then(
+      () => {},
+      (e) => this.opts.log?.(`${this.sn}: publish ${kind} failed: ${(e as Error).message}`),
+    );
+  }
+
+  private startTimers(): void {
+    this.stopTimers();
+    const r = this.opts.rng;
+    const period = this.heartbeatS * 1000;
+    // a random phase, so a fleet's heartbeats are spread over the interval
+    const first = setTimeout(() => {
+      this.tick();
+      const t = setInterval(() => this.tick(), period);
+      this.timers.push(t);
+    }, Math.floor(r() * period));
+    this.timers.push(first);
+  }
+
+  private stopTimers(): void {
+    this.timers.forEach((t) => clearTimeout(t));
+    this.timers = [];
+  }
+
+  /** One heartbeat interval of life: the heartbeat, then whatever changed. */
+  private tick(): void {
+    if (this.phase !== 'online' || this.silent) return;
+    const r = this.opts.rng;
+    this.ticks++;
+    void this.publish('heartbeat', { ts: Date.now() });
+    // battery: drains slowly, charges when low, stops charging when full
+    if (this.charging) this.battery = Math.min(100, this.battery + intBetween(r, 1, 2));
+    else if (chance(r, 0.3)) this.battery = Math.max(0, this.battery - 1);
+    if (this.battery <= 15) this.charging = true;
+    if (this.battery >= 98) this.charging = false;
+    if (chance(r, 0.3)) this.signal = Math.max(5, Math.min(100, this.signal + intBetween(r, -6, 6)));
+    // paper runs out now and then; someone refills it a few intervals later
+    if (this.paper === 'ok' && chance(r, 0.003)) {
+      this.paper = 'out';
+      this.paperOutTicks = intBetween(r, 3, 10);
+    } else if (this.paper === 'out' && --this.paperOutTicks <= 0) {
+      this.paper = 'ok';
+    }
+    if (chance(r, 0.2)) {
+      this.lat = clampTo(this.lat + between(r, -0.002, 0.002), this.spec.city.lat, 0.01);
+      this.lng = clampTo(this.lng + between(r, -0.002, 0.002), this.spec.city.lng, 0.01);
+    }
+    this.usedMb = Math.round((this.usedMb + between(r, 0.01, 0.2)) * 100) / 100;
+    this.reportStatus(false);
+    if (this.ticks % 10 === 0) {
+      if (this.lat !== this.lastReported.lat || this.lng !== this.lastReported.lng) {
+        this.lastReported.lat = this.lat;
+        this.lastReported.lng = this.lng;
+        void this.publish('location', { ts: Date.now(), lat: round(this.lat), lng: round(this.lng) });
+      }
+      void this.publish('traffic', { ts: Date.now(), iccid: this.spec.iccid, usedMb: this.usedMb });
+    }
+  }
+
+  /** Reports paper, battery and signal when one of them changed (or always when forced). */
+  private reportStatus(force: boolean): void {
+    const last = this.lastReported;
+    if (!force && last.paper === this.paper && last.battery === this.battery && last.signal === this.signal) return;
+    last.paper = this.paper;
+    last.battery = this.battery;
+    last.signal = this.signal;
+    if (this.phase !== 'online') return;
+    void this.publish('status', { ts: Date.now(), paper: this.paper, battery: this.battery, signal: this.signal, charging: this.charging });
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    const t = parseTopic(topic);
+    if (!t || t.sn !== this.sn || t.dir !== 'down') {
+      this.foreign.push(topic);
+      return;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(payload.toString());
+    } catch {
+      return;
+    }
+    if (t.kind === 'config') {
+      const c = configMsg.safeParse(json);
+      if (!c.success) return;
+      if (c.data.heartbeatS && c.data.heartbeatS !== this.heartbeatS) {
+        this.heartbeatS = c.data.heartbeatS;
+        this.startTimers();
+      }
+      if (c.data.requestHello && this.phase === 'online') void this.hello();
+      return;
+    }
+    if (t.kind === 'command') {
+      const c = commandMsg.safeParse(json);
+      if (c.success) void this.onCommand(c.data);
+    }
+  }
+
+  private async onCommand(m: CommandMsg): Promise<void> {
+    this.received.push(m);
+    this.emit('command', m);
+    if (this.ignoreCommands) return;
+    // at-least-once delivery: a repeat is acknowledged again (the first ack may have been lost), never run again
+    if (this.handled.has(m.id)) {
+      await this.publish('ack', { id: m.id, ok: true });
+      return;
+    }
+    this.remember(m.id);
+    if (Date.parse(m.expireAt) < Date.now()) {
+      await this.publish('ack', { id: m.id, ok: false, error: 'expired before it arrived' });
+      return;
+    }
+    const supported = ['reboot', 'shutdown', 'install_app', 'uninstall_app', 'upgrade', 'apply_profile', 'fetch_file', 'push_message', 'deploy_model'];
+    if (!supported.includes(m.type)) {
+      await this.publish('ack', { id: m.id, ok: false, error: `unsupported task type ${m.type}` });
+      return;
+    }
+    await this.publish('ack', { id: m.id, ok: true });
+    this.executed.push({ id: m.id, type: m.type, at: Date.now() });
+    this.emit('executed', m);
+    const work = this.opts.workMs ?? 2000;
+    switch (m.type) {
+      case 'reboot':
+        await this.publish('progress', { id: m.id, progress: 50 });
+        await sleep(this.opts.stepMs ?? 100);
+        await this.publish('result', { id: m.id, ok: true });
+        await this.leave('reboot');
+        setTimeout(() => this.powered && this.phase === 'off' && this.connect(), this.opts.rebootDelayMs ?? 3000);
+        return;
+      case 'shutdown':
+        await this.publish('result', { id: m.id, ok: true });
+        this.powered = false;
+        await this.leave('shutdown');
+        return;
+      case 'uninstall_app':
+      case 'push_message':
+        await this.publish('result', { id: m.id, ok: true });
+        return;
+      default:
+        for (const p of [0, 25, 50, 75, 100]) {
+          await this.publish('progress', { id: m.id, progress: p });
+          await sleep(work / 5);
+        }
+        if (m.type === 'upgrade' && typeof m.params.version === 'string') this.firmware = m.params.version;
+        await this.publish('result', { id: m.id, ok: true });
+    }
+  }
+
+  private remember(id: string): void {
+    this.handled.add(id);
+    if (this.handled.size > HANDLED_MEMORY) this.handled.delete(this.handled.values().next().value!);
+  }
+
+  /** A deliberate disconnect: `offline` first (the broker sends no will on a clean disconnect), then DISCONNECT. */
+  private async leave(reason: string): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.setPhase('leaving');
+    this.stopTimers();
+    await this.publish('offline', { ts: Date.now(), conn: this.conn, reason });
+    this.client = undefined;
+    client.options.reconnectPeriod = 0;
+    await client.endAsync().catch(() => {});
+    this.setPhase('off');
+  }
+
+  private setPhase(p: Phase): void {
+    const was = this.phase;
+    this.phase = p;
+    if (p === 'online' && was !== 'online') this.emit('online');
+    if (was === 'online' && p !== 'online') this.emit('offline');
+  }
+}
+
+const round = (x: number) => Math.round(x * 1e5) / 1e5;
+const clampTo = (x: number, centre: number, radius: number) => Math.max(centre - radius, Math.min(centre + radius, x));

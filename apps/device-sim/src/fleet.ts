@@ -1,0 +1,119 @@
+import { VirtualDevice, type Credential } from './device.ts';
+import { rng } from './random.ts';
+import { makeSpecs, type DeviceSpec } from './specs.ts';
+
+export interface FleetOptions {
+  /** The broker devices connect to, e.g. mqtt://127.0.0.1:1883. */
+  url: string;
+  /** How many devices to make from the seed (ignored when `specs` is given). */
+  devices?: number;
+  specs?: DeviceSpec[];
+  seed?: number;
+  prefix?: string;
+  heartbeatS?: number;
+  credential?: Credential;
+  /** Connections opened per second while starting (a ramp, not a thundering herd). 0 = all at once. */
+  rampPerSecond?: number;
+  /** At most this many devices connecting at once while starting: the ramp slows down to what the server takes. */
+  maxConnecting?: number;
+  rebootDelayMs?: number;
+  workMs?: number;
+  stepMs?: number;
+  /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
+  start?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface FleetStats {
+  devices: number;
+  online: number;
+  powered: number;
+  commandsReceived: number;
+  commandsExecuted: number;
+}
+
+export interface Fleet {
+  readonly devices: VirtualDevice[];
+  readonly specs: DeviceSpec[];
+  get(sn: string): VirtualDevice;
+  /** Powers every device on (with the ramp); resolves when all have said hello. */
+  start(): Promise<void>;
+  powerOn(sn: string): Promise<void>;
+  stats(): FleetStats;
+  /** Clean stop of every device. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A fleet of virtual devices (DESIGN §6), for the command line, the demo, the benchmark and tests:
+ * `const fleet = await createFleet({ url, devices: 3 })`, then `fleet.get(sn).runOutOfPaper()`,
+ * `fleet.get(sn).executed`, `fleet.powerOn(sn)` after a shutdown.
+ */
+export async function createFleet(opts: FleetOptions): Promise<Fleet> {
+  const specs = opts.specs ?? makeSpecs(opts.devices ?? 10, { seed: opts.seed, prefix: opts.prefix });
+  const seed = opts.seed ?? 1;
+  const devices = specs.map(
+    (spec, i) =>
+      new VirtualDevice(spec, {
+        url: opts.url,
+        heartbeatS: opts.heartbeatS ?? 30,
+        credential: opts.credential ?? 'timed',
+        rng: rng(seed * 100_003 + i),
+        rebootDelayMs: opts.rebootDelayMs,
+        workMs: opts.workMs,
+        stepMs: opts.stepMs,
+        // spread reconnections after a broker restart over a few seconds
+        reconnectMs: 1000 + ((i * 7919) % 4000),
+        log: opts.log,
+      }),
+  );
+  const bySn = new Map(devices.map((d) => [d.sn, d]));
+  const get = (sn: string) => {
+    const d = bySn.get(sn);
+    if (!d) throw new Error(`no simulated device ${sn}`);
+    return d;
+  };
+
+  const fleet: Fleet = {
+    devices,
+    specs,
+    get,
+    async start() {
+      const ramp = opts.rampPerSecond ?? 0;
+      // counted from each device's own turn in the ramp
+      const timeout = 60_000;
+      // handled at once: a device still connecting when the ramp ends must not become an unhandled rejection
+      const started: Promise<boolean>[] = [];
+      const maxConnecting = opts.maxConnecting ?? 200;
+      let connecting = 0;
+      for (let i = 0; i < devices.length; i++) {
+        while (connecting >= maxConnecting) await new Promise((r) => setTimeout(r, 20));
+        connecting++;
+        started.push(
+          devices[i].powerOn(timeout).then(
+            () => (connecting--, true),
+            () => (connecting--, false),
+          ),
+        );
+        if (ramp > 0 && i % Math.max(1, Math.round(ramp / 10)) === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      const missing = (await Promise.all(started)).filter((ok) => !ok).length;
+      if (missing) throw new Error(`${missing} of ${devices.length} devices did not come online (they keep trying)`);
+    },
+    powerOn: (sn) => get(sn).powerOn(),
+    stats() {
+      return {
+        devices: devices.length,
+        online: devices.filter((d) => d.online).length,
+        powered: devices.filter((d) => d.powered).length,
+        commandsReceived: devices.reduce((a, d) => a + d.received.length, 0),
+        commandsExecuted: devices.reduce((a, d) => a + d.executed.length, 0),
+      };
+    },
+    async stop() {
+      await Promise.all(devices.map((d) => (d.online ? d.stop() : Promise.resolve(d.kill()))));
+    },
+  };
+  if (opts.start !== false) await fleet.start();
+  return fleet;
+}

@@ -1,0 +1,142 @@
+import { sql } from 'kysely';
+import type {
+  DeviceModelBody,
+  DeviceModelEditBody,
+  DeviceModelOption,
+  DeviceModelView,
+  RegistryItem,
+} from '@cpc/contracts/device';
+import type { Paged } from '@cpc/contracts';
+import type { Db } from '../../db/database.ts';
+import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+
+const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+/** The platform's device model catalogue (DESIGN §4) and the registry of every device made (staff only). */
+export class DeviceModelService {
+  constructor(private db: Db) {}
+
+  private async view(id: number): Promise<DeviceModelView> {
+    const m = await this.db
+      .selectFrom('device_models as m')
+      .selectAll('m')
+      .select(sql<number>`(select count(*) from devices d where d.model_id = m.id)`.as('device_count'))
+      .where('m.id', '=', id)
+      .executeTakeFirst();
+    if (!m) throw notFound('device model');
+    return { id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm, capabilities: m.capabilities, deviceCount: Number(m.device_count), createdAt: m.created_at.toISOString() };
+  }
+
+  async list(q: { pageNo: number; pageSize: number; keyword?: string; kind?: 'printer' | 'android-terminal' }): Promise<Paged<DeviceModelView>> {
+    let query = this.db.selectFrom('device_models as m');
+    if (q.keyword) query = query.where((eb) => eb.or([eb('m.code', 'ilike', likeOf(q.keyword!)), eb('m.name', 'ilike', likeOf(q.keyword!))]));
+    if (q.kind) query = query.where('m.kind', '=', q.kind);
+    const [rows, total] = await Promise.all([
+      query
+        .selectAll('m')
+        .select(sql<number>`(select count(*) from devices d where d.model_id = m.id)`.as('device_count'))
+        .orderBy('m.code')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return {
+      list: rows.map((m) => ({ id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm, capabilities: m.capabilities, deviceCount: Number(m.device_count), createdAt: m.created_at.toISOString() })),
+      total: Number(total.n),
+    };
+  }
+
+  async options(): Promise<DeviceModelOption[]> {
+    const rows = await this.db.selectFrom('device_models').select(['id', 'code', 'name', 'kind', 'paper_width_mm']).orderBy('name').orderBy('id').execute();
+    return rows.map((m) => ({ id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm }));
+  }
+
+  /** Codes are unique without regard to case, since CSV imports name models by code as typed. */
+  private async assertCodeFree(code: string, exceptId?: number): Promise<void> {
+    let q = this.db.selectFrom('device_models').select('id').where(sql<boolean>`lower(code) = lower(${code})`);
+    if (exceptId) q = q.where('id', '<>', exceptId);
+    if (await q.executeTakeFirst()) throw badRequest('code', 'a model with this code already exists');
+  }
+
+  async add(body: Required<DeviceModelBody>): Promise<DeviceModelView> {
+    await this.assertCodeFree(body.code);
+    const row = await this.db
+      .insertInto('device_models')
+      .values({ code: body.code, name: body.name, kind: body.kind, paper_width_mm: body.paperWidthMm, capabilities: body.capabilities })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+      .catch(uniqueCode);
+    return this.view(row.id);
+  }
+
+  async edit(body: DeviceModelEditBody): Promise<DeviceModelView> {
+    if (body.code !== undefined) await this.assertCodeFree(body.code, body.id);
+    const set = {
+      ...(body.code !== undefined ? { code: body.code } : {}),
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.kind !== undefined ? { kind: body.kind } : {}),
+      ...(body.paperWidthMm !== undefined ? { paper_width_mm: body.paperWidthMm } : {}),
+      ...(body.capabilities !== undefined ? { capabilities: body.capabilities } : {}),
+    };
+    if (Object.keys(set).length) {
+      const res = await this.db.updateTable('device_models').set(set).where('id', '=', body.id).executeTakeFirst().catch(uniqueCode);
+      if (Number(res.numUpdatedRows) === 0) throw notFound('device model');
+    }
+    return this.view(body.id);
+  }
+
+  async remove(id: number): Promise<void> {
+    const used = await this.db.selectFrom('devices').select(sql<number>`count(*)`.as('n')).where('model_id', '=', id).executeTakeFirstOrThrow();
+    if (Number(used.n) > 0) throw new AppError(400, `the model is used by ${used.n} registered devices and cannot be deleted`);
+    const res = await this.db.deleteFrom('device_models').where('id', '=', id).executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound('device model');
+  }
+
+  /** Every device made, bound or not, with its owner's account name. */
+  async registry(q: { pageNo: number; pageSize: number; keyword?: string; bound?: 'true' | 'false'; modelId?: number }): Promise<Paged<RegistryItem>> {
+    let query = this.db.selectFrom('devices as d').innerJoin('device_models as m', 'm.id', 'd.model_id').leftJoin('tenants as t', 't.id', 'd.tenant_id');
+    if (q.bound === 'true') query = query.where('d.tenant_id', 'is not', null);
+    if (q.bound === 'false') query = query.where('d.tenant_id', 'is', null);
+    if (q.modelId) query = query.where('d.model_id', '=', q.modelId);
+    if (q.keyword) {
+      const like = likeOf(q.keyword);
+      query = query.where((eb) => eb.or([eb('d.sn', 'ilike', like), eb('d.iccid', '=', q.keyword!), eb('d.imei', '=', q.keyword!), eb('t.name', 'ilike', like)]));
+    }
+    const [rows, total] = await Promise.all([
+      query
+        .select(['d.id', 'd.sn', 'd.model_id', 'm.code', 'm.name as model_name', 'd.tenant_id', 't.name as tenant_name', 'd.bound_at', 'd.iccid', 'd.imei', 'd.status', 'd.last_seen_at', 'd.created_at'])
+        .orderBy('d.id', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return {
+      list: rows.map((r) => ({
+        id: r.id,
+        sn: r.sn,
+        modelId: r.model_id,
+        modelCode: r.code,
+        modelName: r.model_name,
+        bound: r.tenant_id !== null,
+        tenantId: r.tenant_id,
+        tenantName: r.tenant_name,
+        boundAt: iso(r.bound_at),
+        iccid: r.iccid,
+        imei: r.imei,
+        status: r.status,
+        lastSeenAt: iso(r.last_seen_at),
+        createdAt: r.created_at.toISOString(),
+      })),
+      total: Number(total.n),
+    };
+  }
+}
+
+/** Two staff adding the same code at once: the unique index answers, as a field error. */
+function uniqueCode(e: unknown): never {
+  if ((e as { code?: string }).code === '23505') throw badRequest('code', 'a model with this code already exists');
+  throw e;
+}

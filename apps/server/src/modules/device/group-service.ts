@@ -1,0 +1,121 @@
+import { sql } from 'kysely';
+import type { GroupAddBody, GroupDeleteResult, GroupEditBody, GroupNode, GroupTree, GroupView } from '@cpc/contracts/device';
+import type { Db } from '../../db/database.ts';
+import { TenantScope } from '../../db/tenant-scope.ts';
+import type { AuthUser } from '../../plugins/auth.ts';
+import { badRequest, notFound } from '../../plugins/errors.ts';
+
+const view = (g: { id: number; name: string; parent_id: number | null; sort: number }): GroupView => ({ id: g.id, name: g.name, parentId: g.parent_id, sort: g.sort });
+
+/** Unique names among siblings: the index says so; this says it as a field error. */
+function sameName(e: unknown): never {
+  if ((e as { code?: string }).code === '23505') throw badRequest('name', 'a group with this name already exists here');
+  throw e;
+}
+
+/** Device groups: one tree per tenant (DESIGN §4), counts including every group below. */
+export class GroupService {
+  constructor(private db: Db) {}
+
+  async tree(user: AuthUser): Promise<GroupTree> {
+    const [groups, counts] = await Promise.all([
+      user.scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.name', 'device_groups.parent_id', 'device_groups.sort']).execute(),
+      user.scope
+        .selectFrom('devices')
+        .select(['devices.group_id', sql<number>`count(*)`.as('n'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+        .groupBy('devices.group_id')
+        .execute(),
+    ]);
+    const own = new Map(counts.map((c) => [c.group_id, { n: Number(c.n), online: Number(c.online) }]));
+    const byParent = new Map<number | null, typeof groups>();
+    for (const g of groups) byParent.set(g.parent_id, [...(byParent.get(g.parent_id) ?? []), g]);
+    const build = (parent: number | null): GroupNode[] =>
+      (byParent.get(parent) ?? [])
+        .sort((a, b) => a.sort - b.sort || a.name.localeCompare(b.name) || a.id - b.id)
+        .map((g) => {
+          const children = build(g.id);
+          const mine = own.get(g.id) ?? { n: 0, online: 0 };
+          return {
+            id: g.id,
+            name: g.name,
+            parentId: g.parent_id,
+            sort: g.sort,
+            deviceCount: mine.n + children.reduce((s, c) => s + c.deviceCount, 0),
+            onlineCount: mine.online + children.reduce((s, c) => s + c.onlineCount, 0),
+            children,
+          };
+        });
+    const total = counts.reduce((s, c) => s + Number(c.n), 0);
+    return { tree: build(null), total, ungrouped: own.get(null)?.n ?? 0 };
+  }
+
+  private async assertNameFree(scope: TenantScope, name: string, parentId: number | null, exceptId?: number): Promise<void> {
+    let q = scope
+      .selectFrom('device_groups')
+      .select('device_groups.id')
+      .where(sql<boolean>`lower(device_groups.name) = lower(${name})`)
+      .where(parentId === null ? sql<boolean>`device_groups.parent_id is null` : sql<boolean>`device_groups.parent_id = ${parentId}`);
+    if (exceptId) q = q.where('device_groups.id', '<>', exceptId);
+    if (await q.executeTakeFirst()) throw badRequest('name', 'a group with this name already exists here');
+  }
+
+  async add(user: AuthUser, body: Required<GroupAddBody>): Promise<GroupView> {
+    if (body.parentId !== null) {
+      const parent = await user.scope.selectFrom('device_groups').select('device_groups.id').where('device_groups.id', '=', body.parentId).executeTakeFirst();
+      if (!parent) throw notFound('parent group');
+    }
+    await this.assertNameFree(user.scope, body.name, body.parentId);
+    const row = await user.scope
+      .insertInto('device_groups', { name: body.name, parent_id: body.parentId, sort: body.sort })
+      .returning(['id', 'name', 'parent_id', 'sort'])
+      .executeTakeFirstOrThrow()
+      .catch(sameName);
+    return view(row);
+  }
+
+  /** Moving under a new parent is refused when the parent is the group itself or lies below it. */
+  async edit(user: AuthUser, body: GroupEditBody): Promise<GroupView> {
+    return this.db.transaction().execute(async (trx) => {
+      const scope = new TenantScope(trx, user.tenantId);
+      // One tenant's tree changes one edit at a time, so two moves cannot build a cycle together.
+      const all = await scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name']).forUpdate().execute();
+      const g = all.find((x) => x.id === body.id);
+      if (!g) throw notFound('group');
+      const parentId = body.parentId === undefined ? g.parent_id : body.parentId;
+      if (body.parentId !== undefined && body.parentId !== null) {
+        if (!all.some((x) => x.id === body.parentId)) throw notFound('parent group');
+        for (let p: number | null = body.parentId; p !== null; p = all.find((x) => x.id === p)!.parent_id) {
+          if (p === g.id) throw badRequest('parentId', 'a group cannot be moved under itself or one of its subgroups');
+        }
+      }
+      const name = body.name ?? g.name;
+      if (body.name !== undefined || body.parentId !== undefined) await this.assertNameFree(scope, name, parentId, g.id);
+      const row = await scope
+        .updateTable('device_groups')
+        .set({ name, parent_id: parentId, ...(body.sort !== undefined ? { sort: body.sort } : {}) })
+        .where('device_groups.id', '=', g.id)
+        .returning(['id', 'name', 'parent_id', 'sort'])
+        .executeTakeFirstOrThrow()
+        .catch(sameName);
+      return view(row);
+    });
+  }
+
+  /** Deletes the group and the groups below it; their devices become ungrouped (never unbound or deleted). */
+  async remove(user: AuthUser, id: number): Promise<GroupDeleteResult> {
+    return this.db.transaction().execute(async (trx) => {
+      const scope = new TenantScope(trx, user.tenantId);
+      const all = await scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id']).forUpdate().execute();
+      if (!all.some((g) => g.id === id)) throw notFound('group');
+      const subtree = new Set([id]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const g of all) if (g.parent_id !== null && subtree.has(g.parent_id) && !subtree.has(g.id)) (subtree.add(g.id), (grew = true));
+      }
+      const ids = [...subtree];
+      const moved = await scope.updateTable('devices').set({ group_id: null }).where('devices.group_id', 'in', ids).executeTakeFirst();
+      await scope.deleteFrom('device_groups').where('device_groups.id', '=', id).execute();
+      return { deletedGroups: ids.length, ungroupedDevices: Number(moved.numUpdatedRows) };
+    });
+  }
+}

@@ -1,0 +1,361 @@
+import { timingSafeEqual } from 'node:crypto';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import type { Paged } from '@cpc/contracts';
+import {
+  BIND_FAIL_WINDOW_S,
+  BIND_MAX_FAILS,
+  TELEMETRY_MAX_DAYS,
+  TELEMETRY_MAX_POINTS,
+  type DeviceBindBody,
+  type DeviceDetail,
+  type DeviceEditBody,
+  type DeviceListItem,
+  type DeviceMapData,
+  type DeviceSort,
+  type DeviceStatus,
+  type PaperState,
+  type TelemetrySeries,
+} from '@cpc/contracts/device';
+import type { Db } from '../../db/database.ts';
+import { TenantScope } from '../../db/tenant-scope.ts';
+import type { AuthUser } from '../../plugins/auth.ts';
+import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { audit } from '../../lib/audit.ts';
+import { sha256 } from '../../lib/tokens.ts';
+
+export interface DeviceListQuery {
+  pageNo: number;
+  pageSize: number;
+  status?: DeviceStatus;
+  groupId?: number;
+  modelId?: number;
+  keyword?: string;
+  paper?: PaperState;
+  sort?: DeviceSort;
+  order: 'asc' | 'desc';
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v) * 100) / 100);
+const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
+/** Unfinished task states: what unbinding cancels. */
+const OPEN_TASK_STATES = ['queued', 'sent', 'delivered', 'running', 'timeout'] as const;
+
+/**
+ * ORDER BY of each sort key. Empty values go last, except that a device never seen counts as the longest silent
+ * (first when ascending by last seen); both directions of sn, lastSeen and the default order follow an index.
+ */
+const ORDER_SQL = {
+  sn: (dir: 'asc' | 'desc') => (dir === 'asc' ? sql`devices.sn asc` : sql`devices.sn desc`),
+  lastSeen: (dir: 'asc' | 'desc') => (dir === 'asc' ? sql`devices.last_seen_at asc nulls first, devices.id asc` : sql`devices.last_seen_at desc nulls last, devices.id desc`),
+  name: (dir: 'asc' | 'desc') => sql`lower(nullif(devices.name, '')) ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
+  battery: (dir: 'asc' | 'desc') => sql`devices.battery ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
+  signal: (dir: 'asc' | 'desc') => sql`devices.signal ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
+  // a lookup per device by the SIM's key: a join would let the planner hash every SIM of the platform
+  dataLeft: (dir: 'asc' | 'desc') =>
+    sql`(select x.plan_total_mb - x.used_mb from sims x where x.iccid = devices.iccid) ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
+};
+
+/** A group and every group below it, as a subquery of ids (empty for another tenant's group). */
+const subtreeIds = (tenantId: number, groupId: number) => sql<number>`(
+  with recursive sub as (
+    select id from device_groups where id = ${groupId} and tenant_id = ${tenantId}
+    union all
+    select c.id from device_groups c join sub on c.parent_id = sub.id where c.tenant_id = ${tenantId}
+  ) select id from sub)`;
+
+/** The status and group filters the list and the map share. */
+function fleetFilters<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, tenantId: number, f: { status?: DeviceStatus; groupId?: number }): QB {
+  let q = qb;
+  if (f.status) q = q.where('devices.status', '=', f.status) as QB;
+  if (f.groupId === 0) q = q.where('devices.group_id', 'is', null) as QB;
+  else if (f.groupId) q = q.where(sql<boolean>`devices.group_id in ${subtreeIds(tenantId, f.groupId)}`) as QB;
+  return q;
+}
+
+/** Devices joined with their model, group and SIM: the columns of the fleet list. */
+function listQuery(scope: TenantScope) {
+  return scope
+    .selectFrom('devices')
+    .innerJoin('device_models as m', 'm.id', 'devices.model_id')
+    .leftJoin('device_groups as g', 'g.id', 'devices.group_id')
+    .leftJoin('sims as s', 's.iccid', 'devices.iccid')
+    .select([
+      'devices.id',
+      'devices.sn',
+      'devices.name',
+      'devices.remark',
+      'devices.model_id',
+      'm.name as model_name',
+      'm.kind as model_kind',
+      'devices.group_id',
+      'g.name as group_name',
+      'devices.status',
+      'devices.paper',
+      'devices.battery',
+      'devices.signal',
+      'devices.firmware',
+      sql<number | null>`(s.plan_total_mb - s.used_mb)::float8`.as('sim_left'),
+      's.state as sim_state',
+      'devices.last_seen_at',
+      'devices.connected_at',
+      'devices.province',
+      'devices.bound_at',
+    ]);
+}
+type ListRow = Awaited<ReturnType<ReturnType<typeof listQuery>['executeTakeFirstOrThrow']>>;
+
+function listItem(r: ListRow): DeviceListItem {
+  return {
+    id: r.id,
+    sn: r.sn,
+    name: r.name,
+    remark: r.remark,
+    modelId: r.model_id,
+    modelName: r.model_name,
+    modelKind: r.model_kind,
+    groupId: r.group_id,
+    groupName: r.group_name,
+    status: r.status,
+    paper: r.paper,
+    battery: r.battery,
+    signal: r.signal,
+    firmware: r.firmware,
+    simDataLeftMb: num(r.sim_left),
+    simState: r.sim_state,
+    lastSeenAt: iso(r.last_seen_at),
+    connectedAt: r.status === 'online' ? iso(r.connected_at) : null,
+    province: r.province,
+    boundAt: iso(r.bound_at),
+  };
+}
+
+/** Customers' devices (DESIGN §4): binding, editing, the fleet list, detail, telemetry and map data. */
+export class DeviceService {
+  constructor(private db: Db) {}
+
+  async list(user: AuthUser, q: DeviceListQuery): Promise<Paged<DeviceListItem>> {
+    const filter = <QB extends SelectQueryBuilder<any, any, any>>(qb: QB): QB => {
+      let x = fleetFilters(qb, user.tenantId, q);
+      if (q.modelId) x = x.where('devices.model_id', '=', q.modelId) as QB;
+      if (q.paper) x = x.where('devices.paper', '=', q.paper) as QB;
+      // spelled out so the planner takes the small index of devices with a paper problem
+      if (q.paper && q.paper !== 'ok') x = x.where('devices.paper', '<>', 'ok') as QB;
+      if (q.keyword) {
+        const like = likeOf(q.keyword);
+        x = x.where((eb: ExpressionBuilder<any, any>) => eb.or([eb('devices.sn', 'ilike', like), eb('devices.name', 'ilike', like)])) as QB;
+      }
+      return x;
+    };
+    // First the page's ids, ordered and filtered on the devices table alone (an index walk for the default, sn
+    // and lastSeen orders), then the 20 rows with their model, group and SIM: joins never run over a whole fleet.
+    let ids = filter(user.scope.selectFrom('devices')).select('devices.id');
+    ids = q.sort ? ids.orderBy(ORDER_SQL[q.sort](q.order === 'desc' ? 'desc' : 'asc')) : ids.orderBy('devices.bound_at', 'desc').orderBy('devices.id', 'desc');
+    const [page, total] = await Promise.all([
+      ids.limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
+      filter(user.scope.selectFrom('devices')).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    const order = page.map((r) => r.id);
+    const rows = order.length ? await listQuery(user.scope).where('devices.id', 'in', order).execute() : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return { list: order.flatMap((id) => (byId.has(id) ? [listItem(byId.get(id)!)] : [])), total: Number(total.n) };
+  }
+
+  async one(user: AuthUser, id: number): Promise<DeviceListItem> {
+    const r = await listQuery(user.scope).where('devices.id', '=', id).executeTakeFirst();
+    if (!r) throw notFound('device');
+    return listItem(r);
+  }
+
+  async detail(user: AuthUser, id: number): Promise<DeviceDetail> {
+    const r = await listQuery(user.scope)
+      .select([
+        'devices.imei',
+        'devices.iccid',
+        'devices.heartbeat_s',
+        'devices.lat',
+        'devices.lng',
+        'devices.located_at',
+        'm.code as model_code',
+        'm.paper_width_mm',
+        'm.capabilities',
+        's.iccid as sim_iccid',
+        's.msisdn',
+        's.carrier',
+        sql<number | null>`s.plan_total_mb::float8`.as('plan_total'),
+        sql<number | null>`s.used_mb::float8`.as('plan_used'),
+        's.expires_at as sim_expires_at',
+      ])
+      .where('devices.id', '=', id)
+      .executeTakeFirst();
+    if (!r) throw notFound('device');
+    const history = await user.scope.selectFrom('device_status_log').select(['status', 'reason', 'at']).where('device_id', '=', id).orderBy('at', 'desc').orderBy('id', 'desc').limit(20).execute();
+    return {
+      ...listItem(r),
+      imei: r.imei,
+      iccid: r.iccid,
+      heartbeatS: r.heartbeat_s,
+      model: { id: r.model_id, code: r.model_code, name: r.model_name, kind: r.model_kind, paperWidthMm: r.paper_width_mm, capabilities: r.capabilities },
+      location: r.lat !== null && r.lng !== null ? { lat: r.lat, lng: r.lng, at: iso(r.located_at) } : null,
+      sim:
+        r.sim_iccid !== null
+          ? {
+              iccid: r.sim_iccid,
+              msisdn: r.msisdn ?? '',
+              carrier: r.carrier ?? '',
+              planTotalMb: num(r.plan_total) ?? 0,
+              usedMb: num(r.plan_used) ?? 0,
+              leftMb: num(r.sim_left) ?? 0,
+              expiresAt: iso(r.sim_expires_at),
+              state: r.sim_state ?? 'active',
+            }
+          : null,
+      recentStatus: history.map((h) => ({ status: h.status, reason: h.reason, at: h.at.toISOString() })),
+    };
+  }
+
+  async telemetry(user: AuthUser, id: number, q: { from?: string; to?: string }): Promise<TelemetrySeries> {
+    const to = q.to ? new Date(q.to) : new Date();
+    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 86_400_000);
+    if (from >= to) throw badRequest('from', 'must be before to');
+    if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000) throw badRequest('to', `the range must not exceed ${TELEMETRY_MAX_DAYS} days`);
+    const device = await user.scope.selectFrom('devices').select('id').where('devices.id', '=', id).executeTakeFirst();
+    if (!device) throw notFound('device');
+    // Buckets of whole minutes, so a month still answers a few hundred points.
+    const bucketSeconds = Math.max(60, Math.ceil((to.getTime() - from.getTime()) / 1000 / TELEMETRY_MAX_POINTS / 60) * 60);
+    const rows = await user.scope
+      .selectFrom('device_telemetry')
+      .select([
+        sql<Date>`date_bin(make_interval(secs => ${bucketSeconds}), at, ${from})`.as('bucket'),
+        sql<number | null>`avg(battery)::float8`.as('battery'),
+        sql<number | null>`avg(signal)::float8`.as('signal'),
+        sql<number | null>`((array_agg(used_mb order by at desc) filter (where used_mb is not null))[1])::float8`.as('used'),
+      ])
+      .where('device_id', '=', id)
+      .where('at', '>=', from)
+      .where('at', '<', to)
+      .groupBy('bucket')
+      .orderBy('bucket')
+      .execute();
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      bucketSeconds,
+      points: rows.map((r) => ({ at: new Date(r.bucket).toISOString(), battery: num(r.battery), signal: num(r.signal), usedMb: num(r.used) })),
+    };
+  }
+
+  async map(user: AuthUser, q: { status?: DeviceStatus; groupId?: number }): Promise<DeviceMapData> {
+    const located = fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q).where('devices.lat', 'is not', null).where('devices.lng', 'is not', null);
+    const [list, provinces] = await Promise.all([
+      located.select(['devices.id', 'devices.sn', 'devices.name', 'devices.status', 'devices.paper', 'devices.lat', 'devices.lng']).orderBy('devices.id').execute(),
+      fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q)
+        .where('devices.province', '<>', '')
+        .select(['devices.province', sql<number>`count(*)`.as('total'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+        .groupBy('devices.province')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('devices.province')
+        .execute(),
+    ]);
+    return {
+      list: list.map((d) => ({ id: d.id, sn: d.sn, name: d.name, status: d.status, paper: d.paper, lat: d.lat!, lng: d.lng! })),
+      provinces: provinces.map((p) => ({ province: p.province, total: Number(p.total), online: Number(p.online) })),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Binding
+
+  /** Wrong keys are counted per serial number across every account, in the audit log (shared by all nodes). */
+  private async checkBindThrottle(subject: string): Promise<void> {
+    const since = new Date(Date.now() - BIND_FAIL_WINDOW_S * 1000);
+    const row = await this.db
+      .selectFrom('audit_log')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('action', '=', 'device.bind')
+      .where('result', '=', 'fail')
+      .where('subject', '=', subject)
+      .where('at', '>', since)
+      .executeTakeFirstOrThrow();
+    if (Number(row.n) >= BIND_MAX_FAILS) {
+      throw new AppError(429, `too many wrong bind keys for this device, try again in ${BIND_FAIL_WINDOW_S / 60} minutes`, null, { 'retry-after': String(BIND_FAIL_WINDOW_S) });
+    }
+  }
+
+  private async groupOf(scope: TenantScope, groupId: number): Promise<void> {
+    const g = await scope.selectFrom('device_groups').select('id').where('device_groups.id', '=', groupId).executeTakeFirst();
+    if (!g) throw notFound('group');
+  }
+
+  async bind(user: AuthUser, body: DeviceBindBody, ip: string): Promise<DeviceListItem> {
+    const subject = body.sn.toLowerCase();
+    await this.checkBindThrottle(subject);
+    // Unbound devices belong to no tenant yet, so this lookup is the one read outside a TenantScope.
+    const device = await this.db.selectFrom('devices').select(['id', 'tenant_id', 'bind_key_hash', 'iccid']).where(sql<string>`lower(sn)`, '=', subject).executeTakeFirst();
+    const given = Buffer.from(sha256(body.bindKey));
+    const keyOk = device !== undefined && device.bind_key_hash.length === given.length && timingSafeEqual(Buffer.from(device.bind_key_hash), given);
+    if (!device || !keyOk) {
+      await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'fail', subject, resource: 'device', details: { reason: device ? 'wrong key' : 'unknown sn' } });
+      throw badRequest('bindKey', 'bind key is wrong');
+    }
+    if (device.tenant_id === user.tenantId) throw badRequest('sn', 'the device is already bound to this account');
+    if (device.tenant_id !== null) throw badRequest('sn', 'device is bound to another account');
+    if (body.groupId) await this.groupOf(user.scope, body.groupId);
+
+    await this.db.transaction().execute(async (trx) => {
+      const res = await trx
+        .updateTable('devices')
+        .set({ tenant_id: user.tenantId, bound_at: new Date(), name: body.name ?? '', remark: '', group_id: body.groupId ?? null })
+        .where('id', '=', device.id)
+        .where('tenant_id', 'is', null)
+        .executeTakeFirst();
+      // Someone else bound it between the check and now.
+      if (Number(res.numUpdatedRows) !== 1) throw badRequest('sn', 'device is bound to another account');
+      if (device.iccid) await trx.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
+    });
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'ok', subject, resource: 'device', resourceId: device.id });
+    return this.one(user, device.id);
+  }
+
+  /**
+   * Back to the unbound pool: name, remark and group cleared, unfinished tasks canceled, the SIM released.
+   * The bind key on the label stays valid, so the next owner binds it the same way (a new key would need staff).
+   */
+  async unbind(user: AuthUser, id: number, ip: string): Promise<void> {
+    const canceled = await this.db.transaction().execute(async (trx) => {
+      const scope = new TenantScope(trx, user.tenantId);
+      const d = await scope.selectFrom('devices').select(['devices.id', 'devices.iccid']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
+      if (!d) throw notFound('device');
+      await scope.updateTable('devices').set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null }).where('devices.id', '=', id).execute();
+      if (d.iccid) await scope.updateTable('sims').set({ tenant_id: null }).where('sims.iccid', '=', d.iccid).execute();
+      const tasks = await scope
+        .updateTable('device_tasks')
+        .set({ state: 'canceled', error: 'device unbound', finished_at: new Date(), updated_at: new Date() })
+        .where('device_tasks.device_id', '=', id)
+        .where('device_tasks.state', 'in', OPEN_TASK_STATES)
+        .executeTakeFirst();
+      return Number(tasks.numUpdatedRows);
+    });
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.unbind', result: 'ok', resource: 'device', resourceId: id, details: { canceledTasks: canceled } });
+  }
+
+  async edit(user: AuthUser, body: DeviceEditBody): Promise<DeviceListItem> {
+    const res = await user.scope
+      .updateTable('devices')
+      .set({ ...(body.name !== undefined ? { name: body.name } : {}), ...(body.remark !== undefined ? { remark: body.remark } : {}) })
+      .where('devices.id', '=', body.id)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw notFound('device');
+    return this.one(user, body.id);
+  }
+
+  /** All or nothing: a device or group of another account means 404 and nothing moves. */
+  async move(user: AuthUser, ids: number[], groupId: number | null): Promise<number> {
+    if (groupId !== null) await this.groupOf(user.scope, groupId);
+    return this.db.transaction().execute(async (trx) => {
+      const res = await new TenantScope(trx, user.tenantId).updateTable('devices').set({ group_id: groupId }).where('devices.id', 'in', ids).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== ids.length) throw notFound('device');
+      return ids.length;
+    });
+  }
+}

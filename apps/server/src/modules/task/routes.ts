@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  PERMISSIONS,
+  batchIdParams,
+  batchView,
+  cancelResult,
+  commandBody,
+  commandResult,
+  envelopeSchema,
+  pagedEnvelope,
+  taskIdParams,
+  taskItem,
+  taskListQuery,
+} from '@cpc/contracts';
+import { caller, hasPermission } from '../../plugins/auth.ts';
+import { AppError, ok } from '../../plugins/errors.ts';
+import type { TaskService } from './service.ts';
+
+const tags = ['device task'];
+const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISSIONS.deviceShutdown } as const;
+
+/** Commands and tasks of the caller's devices (DESIGN §6); every id is checked against the tenant (404 otherwise). */
+export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
+  app.post(
+    '/device/command',
+    { schema: { tags, summary: 'Send reboot or shutdown to 1-500 devices: one task per device, a batch for several', body: commandBody, response: { 200: envelopeSchema(commandResult) } } },
+    async (req) => {
+      const u = caller(req);
+      // the permission depends on the command, so it is checked here rather than in the route config
+      const permission = COMMAND_PERMISSION[req.body.type];
+      if (!hasPermission(u, permission)) throw new AppError(403, `permission ${permission} required`);
+      return ok(await tasks.createCommands(u, req.body, req.ip));
+    },
+  );
+
+  app.get(
+    '/device/task/list',
+    { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'Tasks of the account, newest first', querystring: taskListQuery, response: { 200: pagedEnvelope(taskItem) } } },
+    async (req) => ok(await tasks.list(caller(req).scope, req.query)),
+  );
+
+  app.get(
+    '/device/task/batch/:id',
+    { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'A batch and how many of its tasks are in each state', params: batchIdParams, response: { 200: envelopeSchema(batchView) } } },
+    async (req) => ok(await tasks.batch(caller(req).scope, req.params.id)),
+  );
+
+  app.post(
+    '/device/task/:id/cancel',
+    { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'Cancel a task that has not finished', params: taskIdParams, response: { 200: envelopeSchema(cancelResult) } } },
+    async (req) => ok(await tasks.cancel(caller(req).scope, req.params.id)),
+  );
+};

@@ -1,0 +1,310 @@
+import { sql } from 'kysely';
+import {
+  COMMAND_EXPIRE_DEFAULT_S,
+  TASK_STATES,
+  type BatchView,
+  type CommandBody,
+  type CommandResult,
+  type LiveEvent,
+  type Paged,
+  type TaskItem,
+  type TaskListParams,
+  type TaskState,
+} from '@cpc/contracts';
+import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
+import type { Db } from '../../db/database.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
+import type { TaskType } from '../../db/schema.ts';
+import { audit } from '../../lib/audit.ts';
+import { AppError, notFound } from '../../plugins/errors.ts';
+
+/** Where task messages go: the device gateway (absent when the server runs without one). */
+export interface Downlink {
+  command(sn: string, msg: CommandMsg): Promise<void>;
+}
+export interface EventSink {
+  publish(tenantId: number | null | undefined, event: LiveEvent): void;
+}
+export interface TaskCaller {
+  id: number;
+  tenantId: number;
+  scope: TenantScope;
+}
+export interface TaskOptions {
+  /** A sent task without an ack for this long times out. */
+  ackTimeoutS: number;
+  /** Back-off before the n-th resend: base × 2^(n−1) seconds. */
+  retryBackoffS: number;
+}
+
+interface TaskRow {
+  id: string;
+  tenant_id: number;
+  batch_id: number | null;
+  device_id: number;
+  type: TaskType;
+  params: Record<string, unknown>;
+  state: TaskState;
+  progress: number;
+  error: string;
+  attempts: number;
+  max_attempts: number;
+  created_at: Date;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expire_at: Date;
+}
+type SentRow = TaskRow & { sn: string };
+
+const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
+const ids = (a: string[]) => sql`${a}::uuid[]`;
+
+/**
+ * Device tasks (DESIGN §6): queued → sent → delivered (ack) → running (progress) → succeeded | failed,
+ * timeout (no ack in time; sent again with back-off until max_attempts, then failed), expired (the device
+ * stayed offline past expire_at), canceled (by the user while unfinished). Every transition is one guarded
+ * UPDATE (`… WHERE state IN (…)`), so a duplicate or late message cannot move a task backwards, and every
+ * sweep is safe to run on N nodes at once.
+ */
+export class TaskService {
+  downlink: Downlink | undefined;
+
+  constructor(
+    private db: Db,
+    private events: EventSink,
+    private opts: TaskOptions,
+  ) {}
+
+  // -------------------------------------------------------------------------------------------------------------
+  // The console's side
+
+  /** One task per device (a batch row when there are several); a device outside the tenant → 404, nothing made. */
+  async createCommands(u: TaskCaller, body: CommandBody, ip: string): Promise<CommandResult> {
+    const found = await u.scope.selectFrom('devices').select('devices.id').where('devices.id', 'in', body.deviceIds).execute();
+    if (found.length !== body.deviceIds.length) throw notFound('device');
+    const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
+    const { batchId, tasks } = await this.db.transaction().execute(async (trx) => {
+      const batch =
+        body.deviceIds.length > 1
+          ? await trx
+              .insertInto('task_batches')
+              .values({ tenant_id: u.tenantId, type: body.type, targets: JSON.stringify({ deviceIds: body.deviceIds }), created_by: u.id })
+              .returning('id')
+              .executeTakeFirstOrThrow()
+          : null;
+      const rows = await trx
+        .insertInto('device_tasks')
+        .values(body.deviceIds.map((deviceId) => ({ tenant_id: u.tenantId, batch_id: batch?.id ?? null, device_id: deviceId, type: body.type, params: '{}', created_by: u.id, expire_at: expireAt })))
+        .returningAll()
+        .execute();
+      return { batchId: batch?.id ?? null, tasks: rows as unknown as TaskRow[] };
+    });
+    for (const t of tasks) this.emit(t);
+    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: `device.${body.type}`, resource: batchId ? 'task_batch' : 'device_task', resourceId: batchId ?? tasks[0].id, result: 'ok', details: { devices: body.deviceIds.length } });
+    const byDevice = new Map(tasks.map((t) => [t.device_id, t.id]));
+    const taskIds = body.deviceIds.map((d) => byDevice.get(d)!);
+    await this.dispatch(taskIds);
+    return { batchId, taskIds };
+  }
+
+  async list(scope: TenantScope, q: TaskListParams): Promise<Paged<TaskItem>> {
+    const { pageNo, pageSize } = q;
+    // a filter naming another tenant's device or batch is a 404, like every cross-tenant id
+    if (q.deviceId && !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())) throw notFound('device');
+    if (q.batchId && !(await scope.selectFrom('task_batches').select('task_batches.id').where('task_batches.id', '=', q.batchId).executeTakeFirst())) throw notFound('batch');
+    let base = scope.selectFrom('device_tasks');
+    if (q.deviceId) base = base.where('device_tasks.device_id', '=', q.deviceId);
+    if (q.batchId) base = base.where('device_tasks.batch_id', '=', q.batchId);
+    if (q.state) base = base.where('device_tasks.state', '=', q.state);
+    const [rows, total] = await Promise.all([
+      base
+        .innerJoin('devices', 'devices.id', 'device_tasks.device_id')
+        .selectAll('device_tasks')
+        .select(['devices.sn', 'devices.name as device_name'])
+        .orderBy('device_tasks.created_at', 'desc')
+        .orderBy('device_tasks.id')
+        .limit(pageSize)
+        .offset((pageNo - 1) * pageSize)
+        .execute(),
+      base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return {
+      list: rows.map((r) => ({
+        ...toItem(r as unknown as TaskRow),
+        deviceSn: r.sn,
+        deviceName: r.device_name,
+      })),
+      total: Number(total.n),
+    };
+  }
+
+  async batch(scope: TenantScope, id: number): Promise<BatchView> {
+    const batch = await scope.selectFrom('task_batches').select(['task_batches.id', 'task_batches.type', 'task_batches.created_at']).where('task_batches.id', '=', id).executeTakeFirst();
+    if (!batch) throw notFound('batch');
+    const rows = await scope
+      .selectFrom('device_tasks')
+      .select(['device_tasks.state', sql<number>`count(*)`.as('n')])
+      .where('device_tasks.batch_id', '=', id)
+      .groupBy('device_tasks.state')
+      .execute();
+    const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+    for (const r of rows) counts[r.state] = Number(r.n);
+    return { id: batch.id, type: batch.type, createdAt: batch.created_at.toISOString(), total: rows.reduce((a, r) => a + Number(r.n), 0), counts };
+  }
+
+  /** Cancels an unfinished task: it is never sent again and a late result from the device is ignored. */
+  async cancel(scope: TenantScope, id: string): Promise<{ id: string; state: TaskState }> {
+    const row = await scope
+      .updateTable('device_tasks')
+      .set({ state: 'canceled', error: 'canceled by the user', finished_at: new Date(), updated_at: new Date() })
+      .where('device_tasks.id', '=', id)
+      .where('device_tasks.state', 'in', ['queued', 'sent', 'delivered', 'running', 'timeout'])
+      .returningAll()
+      .executeTakeFirst();
+    if (row) {
+      this.emit(row as unknown as TaskRow);
+      return { id, state: 'canceled' };
+    }
+    const existing = await scope.selectFrom('device_tasks').select('device_tasks.state').where('device_tasks.id', '=', id).executeTakeFirst();
+    if (!existing) throw notFound('task');
+    throw new AppError(400, `id: the task is already ${existing.state} and cannot be canceled`, { fields: [{ field: 'id', message: `the task is already ${existing.state}` }] });
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // The device's side (called by the gateway; the device id comes from the authenticated topic)
+
+  /** Sends the given tasks to those of their devices that are online now. */
+  async dispatch(taskIds: string[]): Promise<void> {
+    if (!taskIds.length) return;
+    const { rows } = await sql<SentRow>`
+      UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
+      FROM devices d
+      WHERE t.id = ANY(${ids(taskIds)}) AND d.id = t.device_id AND d.status = 'online'
+        AND t.state IN ('queued', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
+      RETURNING t.*, d.sn`.execute(this.db);
+    await this.send(rows);
+  }
+
+  /** On hello: everything still pending for the device goes again (at-least-once; the device drops repeats). */
+  async resendPending(deviceId: number): Promise<number> {
+    const { rows } = await sql<SentRow>`
+      UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
+      FROM devices d
+      WHERE t.device_id = ${deviceId} AND d.id = t.device_id
+        AND t.state IN ('queued', 'sent', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
+      RETURNING t.*, d.sn`.execute(this.db);
+    await this.send(rows.sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at)));
+    return rows.length;
+  }
+
+  async onAck(deviceId: number, m: AckMsg): Promise<void> {
+    const { rows } = m.ok
+      ? await sql<TaskRow>`
+          UPDATE device_tasks SET state = 'delivered', delivered_at = now(), updated_at = now()
+          WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout')
+          RETURNING *`.execute(this.db)
+      : await sql<TaskRow>`
+          UPDATE device_tasks SET state = 'failed', error = ${m.error || 'refused by the device'}, finished_at = now(), updated_at = now()
+          WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered')
+          RETURNING *`.execute(this.db);
+    rows.forEach((r) => this.emit(r));
+  }
+
+  async onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
+    const { rows } = await sql<TaskRow>`
+      UPDATE device_tasks SET state = 'running', progress = ${m.progress}, started_at = coalesce(started_at, now()),
+        delivered_at = coalesce(delivered_at, now()), updated_at = now()
+      WHERE id = ${m.id} AND device_id = ${deviceId}
+        AND (state IN ('sent', 'timeout', 'delivered') OR (state = 'running' AND progress < ${m.progress}))
+      RETURNING *`.execute(this.db);
+    rows.forEach((r) => this.emit(r));
+  }
+
+  async onResult(deviceId: number, m: ResultMsg): Promise<void> {
+    const { rows } = await sql<TaskRow>`
+      UPDATE device_tasks SET state = ${m.ok ? 'succeeded' : 'failed'}, progress = CASE WHEN ${m.ok} THEN 100 ELSE progress END,
+        error = ${m.ok ? '' : m.error || 'failed on the device'}, delivered_at = coalesce(delivered_at, now()),
+        finished_at = now(), updated_at = now()
+      WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered', 'running')
+      RETURNING *`.execute(this.db);
+    rows.forEach((r) => this.emit(r));
+  }
+
+  /** Expiry, ack time-outs and resends; each step is a guarded UPDATE, so N nodes may sweep at once. */
+  async sweep(): Promise<void> {
+    const expired = await sql<TaskRow>`
+      UPDATE device_tasks SET
+        state = CASE WHEN state IN ('delivered', 'running') THEN 'failed' ELSE 'expired' END,
+        error = CASE WHEN state IN ('delivered', 'running') THEN 'no result from the device before the task expired'
+                     ELSE 'the device did not take the task before it expired' END,
+        finished_at = now(), updated_at = now()
+      WHERE state IN ('queued', 'sent', 'timeout', 'delivered', 'running') AND expire_at <= now()
+      RETURNING *`.execute(this.db);
+    expired.rows.forEach((r) => this.emit(r));
+
+    const timedOut = await sql<TaskRow>`
+      UPDATE device_tasks SET
+        state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'timeout' END,
+        error = CASE WHEN attempts >= max_attempts THEN 'no acknowledgement from the device after ' || attempts || ' attempts' ELSE '' END,
+        finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+        updated_at = now()
+      WHERE state = 'sent' AND sent_at <= now() - make_interval(secs => ${this.opts.ackTimeoutS}::float8)
+      RETURNING *`.execute(this.db);
+    timedOut.rows.forEach((r) => this.emit(r));
+
+    // SKIP LOCKED: when two nodes sweep at once, each resend is claimed by one of them
+    const resent = await sql<SentRow>`
+      WITH due AS (
+        SELECT t.id FROM device_tasks t JOIN devices d ON d.id = t.device_id
+        WHERE t.state = 'timeout' AND d.status = 'online' AND t.expire_at > now() AND t.attempts < t.max_attempts
+          AND t.updated_at <= now() - make_interval(secs => ${this.opts.retryBackoffS}::float8 * power(2, greatest(t.attempts - 1, 0)))
+        ORDER BY t.updated_at
+        LIMIT 500
+        FOR UPDATE OF t SKIP LOCKED
+      )
+      UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
+      FROM due, devices d
+      WHERE t.id = due.id AND d.id = t.device_id
+      RETURNING t.*, d.sn`.execute(this.db);
+    await this.send(resent.rows);
+  }
+
+  private async send(rows: SentRow[]): Promise<void> {
+    for (const r of rows) {
+      this.emit(r);
+      // a failed publish is not an error here: the task times out and goes again
+      await this.downlink
+        ?.command(r.sn, { id: r.id, type: r.type, params: r.params ?? {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
+        .catch(() => {});
+    }
+  }
+
+  private emit(r: TaskRow): void {
+    this.events.publish(r.tenant_id, {
+      type: 'task',
+      data: { id: r.id, deviceId: Number(r.device_id), batchId: r.batch_id == null ? null : Number(r.batch_id), type: r.type, state: r.state, progress: r.progress, error: r.error },
+    });
+  }
+}
+
+function toItem(r: TaskRow): Omit<TaskItem, 'deviceSn' | 'deviceName'> {
+  return {
+    id: r.id,
+    deviceId: Number(r.device_id),
+    batchId: r.batch_id == null ? null : Number(r.batch_id),
+    type: r.type,
+    state: r.state,
+    progress: r.progress,
+    error: r.error,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    createdAt: iso(r.created_at)!,
+    sentAt: iso(r.sent_at),
+    deliveredAt: iso(r.delivered_at),
+    startedAt: iso(r.started_at),
+    finishedAt: iso(r.finished_at),
+    expireAt: iso(r.expire_at)!,
+  };
+}

@@ -1,0 +1,235 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { checkDeviceCredential, downTopic, parseTopic, parseUp, type CommandMsg, type ConfigMsg, type DownKind, type PrintMsg } from '@cpc/contracts/device-protocol';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import type { EventSink, TaskService } from '../../modules/task/service.ts';
+import { DeviceDirectory } from './device-directory.ts';
+import { EmbeddedBroker } from './embedded-broker.ts';
+import { ExternalBroker } from './external-broker.ts';
+import { Presence } from './presence.ts';
+import type { Transport } from './transport.ts';
+
+export interface GatewayStats {
+  /** Messages from devices, by kind. */
+  received: Record<string, number>;
+  /** Messages dropped: bad topic, bad JSON or fields, unknown device. */
+  dropped: number;
+  unknownDevice: number;
+  authFailures: number;
+  /** Messages sent to devices. */
+  published: number;
+  /** Devices connected to this node's broker (embedded only; null with an external broker). */
+  connected: number | null;
+}
+
+/** A hello is asked of a device the database thinks offline, at most this often. */
+const REQUEST_HELLO_EVERY_MS = 30_000;
+
+/**
+ * The device gateway (DESIGN §6): takes every up message from the broker, validates it, and turns it into
+ * database state (presence, telemetry) and task transitions; sends commands down. Messages of one device are
+ * handled in order on this node; nothing a device sends can crash it.
+ */
+export class DeviceGateway {
+  readonly transport: Transport;
+  readonly directory: DeviceDirectory;
+  readonly presence: Presence;
+  private counters = { dropped: 0, unknownDevice: 0, authFailures: 0, published: 0, received: {} as Record<string, number> };
+  private chains = new Map<string, Promise<void>>();
+  private helloAsked = new Map<number, number>();
+  private timers: NodeJS.Timeout[] = [];
+  private sweeping = false;
+  private flushing: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private db: Db,
+    private config: Config,
+    events: EventSink,
+    private tasks: TaskService,
+    private log: FastifyBaseLogger,
+  ) {
+    this.directory = new DeviceDirectory(db);
+    this.presence = new Presence(db, events, { heartbeatS: config.HEARTBEAT_S, telemetrySampleS: config.TELEMETRY_SAMPLE_S });
+    this.transport = config.MQTT_URL
+      ? new ExternalBroker({ url: config.MQTT_URL, sharedGroup: config.MQTT_SHARED_GROUP, onError: (err) => log.warn({ err: err.message }, 'mqtt: external broker') })
+      : new EmbeddedBroker({
+          port: config.MQTT_PORT,
+          host: config.MQTT_HOST ?? config.HOST,
+          authenticate: async (sn, password) => {
+            const d = await this.directory.get(sn);
+            return !!d && checkDeviceCredential(d.secret, sn, password, Date.now() / 1000, config.MQTT_AUTH_WINDOW_S);
+          },
+          onAuthFailure: () => this.counters.authFailures++,
+        });
+    tasks.downlink = { command: (sn, msg) => this.send(sn, 'command', msg) };
+  }
+
+  /** Where devices connect. */
+  get deviceUrl(): string {
+    return this.transport.deviceUrl;
+  }
+
+  stats(): GatewayStats {
+    const { dropped, unknownDevice, authFailures, published, received } = this.counters;
+    return { received: { ...received }, dropped, unknownDevice, authFailures, published, connected: this.transport.connectedDevices() };
+  }
+
+  async start(): Promise<void> {
+    await this.transport.start({
+      message: (topic, payload) => this.onMessage(topic, payload),
+      disconnect: (sn, conn) => this.inOrder(sn, () => this.onDisconnect(sn, conn)),
+    });
+    const every = (ms: number, fn: () => Promise<unknown>) => {
+      const t = setInterval(() => fn().catch((err) => this.log.error({ err }, 'mqtt: periodic work failed')), ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.config.LAST_SEEN_FLUSH_MS, () => this.flushSeen());
+    every(this.config.SWEEP_INTERVAL_MS, () => this.sweep());
+    this.log.info({ url: this.deviceUrl, kind: this.transport.kind }, 'mqtt: device gateway ready');
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timers.forEach(clearInterval);
+    await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
+    await Promise.allSettled([...this.chains.values()]);
+    await this.flushSeen().catch(() => {});
+  }
+
+  /** Publishes a down message (QoS 1) to one device. */
+  async send(sn: string, kind: 'command', msg: CommandMsg): Promise<void>;
+  async send(sn: string, kind: 'print', msg: PrintMsg): Promise<void>;
+  async send(sn: string, kind: 'config', msg: ConfigMsg): Promise<void>;
+  async send(sn: string, kind: DownKind, msg: unknown): Promise<void> {
+    await this.transport.publish(downTopic(sn, kind), Buffer.from(JSON.stringify(msg)));
+    this.counters.published++;
+  }
+
+  /** Resolves when every message received so far (of one device, or of all) has been handled. */
+  async settled(sn?: string): Promise<void> {
+    if (sn) await this.chains.get(sn);
+    else await Promise.allSettled([...this.chains.values()]);
+  }
+
+  /** One presence and task sweep; run periodically, and by tests when they want it now. */
+  async sweep(): Promise<void> {
+    if (this.sweeping || this.stopped) return;
+    this.sweeping = true;
+    try {
+      // this node's pending last-seen times first, so a device heard a moment ago is not taken for silent
+      await this.flushSeen();
+      await this.presence.sweep();
+      await this.tasks.sweep();
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private flushSeen(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const offline = await this.presence.flush();
+      // still talking but offline in the database (a sweep during a stall, a hello lost): ask for a hello
+      const now = Date.now();
+      for (const id of offline) {
+        if ((this.helloAsked.get(id) ?? 0) > now - REQUEST_HELLO_EVERY_MS) continue;
+        this.helloAsked.set(id, now);
+        const row = await this.db.selectFrom('devices').select('sn').where('id', '=', id).executeTakeFirst();
+        if (row) await this.send(row.sn, 'config', { requestHello: true, serverTime: now }).catch(() => {});
+      }
+    });
+    return this.flushing;
+  }
+
+  private onMessage(topic: string, payload: Buffer): void {
+    const t = parseTopic(topic);
+    if (!t || t.dir !== 'up') {
+      this.counters.dropped++;
+      return;
+    }
+    this.inOrder(t.sn, () => this.handle(t.sn, t.kind, payload));
+  }
+
+  /** Messages of one device are handled one after the other; different devices in parallel. */
+  private inOrder(sn: string, work: () => Promise<void>): void {
+    const prev = this.chains.get(sn) ?? Promise.resolve();
+    const next = prev
+      .then(work)
+      .catch((err) => this.log.error({ err, sn }, 'mqtt: message handling failed'))
+      .finally(() => {
+        if (this.chains.get(sn) === next) this.chains.delete(sn);
+      });
+    this.chains.set(sn, next);
+  }
+
+  private async handle(sn: string, kind: string, payload: Buffer): Promise<void> {
+    const parsed = parseUp(kind, payload);
+    if (!parsed) {
+      this.counters.dropped++;
+      this.log.debug({ sn, kind }, 'mqtt: invalid message dropped');
+      return;
+    }
+    const device = await this.directory.get(sn);
+    if (!device) {
+      this.counters.dropped++;
+      this.counters.unknownDevice++;
+      return;
+    }
+    this.counters.received[kind] = (this.counters.received[kind] ?? 0) + 1;
+    const id = device.id;
+    if (parsed.kind !== 'offline' && parsed.kind !== 'hello') this.presence.touch(id);
+    switch (parsed.kind) {
+      case 'hello':
+        if (await this.presence.hello(id, parsed.msg)) {
+          this.helloAsked.delete(id);
+          await this.tasks.resendPending(id);
+        }
+        return;
+      case 'offline':
+        await this.presence.offline(id, parsed.msg.conn, parsed.msg.reason);
+        return;
+      case 'status':
+        return this.presence.status(id, parsed.msg);
+      case 'location':
+        return this.presence.location(id, parsed.msg);
+      case 'traffic':
+        return this.presence.traffic(id, parsed.msg);
+      case 'ack':
+        return this.tasks.onAck(id, parsed.msg);
+      case 'progress':
+        return this.tasks.onProgress(id, parsed.msg);
+      case 'result':
+        return this.tasks.onResult(id, parsed.msg);
+      case 'heartbeat':
+      case 'event':
+        return;
+    }
+  }
+
+  private async onDisconnect(sn: string, conn: string): Promise<void> {
+    const device = await this.directory.get(sn);
+    if (device) await this.presence.offline(device.id, conn, 'disconnect');
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    gateway: DeviceGateway;
+  }
+}
+
+/**
+ * Registers the gateway: the embedded Aedes broker on MQTT_PORT, or a client of MQTT_URL. It starts when the
+ * app is ready (so a port in use stops the start with its name) and stops when the app closes.
+ */
+export const mqttGateway = fp<{ db: Db; config: Config; events: EventSink; tasks: TaskService }>(
+  async (app: FastifyInstance, { db, config, events, tasks }) => {
+    const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }));
+    app.decorate('gateway', gateway);
+    app.addHook('onReady', () => gateway.start());
+    app.addHook('preClose', () => gateway.stop());
+  },
+  { name: 'mqtt-gateway' },
+);

@@ -1,0 +1,213 @@
+import { sql } from 'kysely';
+import { provinceAt } from '@cpc/contracts/geo/provinces';
+import type { LiveDeviceEvent } from '@cpc/contracts';
+import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
+import type { Db } from '../../db/database.ts';
+import type { EventSink } from '../../modules/task/service.ts';
+
+interface DeviceRow {
+  id: number;
+  sn: string;
+  tenant_id: number | null;
+  status: 'online' | 'offline';
+  paper: LiveDeviceEvent['paper'];
+  battery: number | null;
+  signal: number | null;
+  firmware: string;
+  last_seen_at: Date | null;
+  connected_at: Date | null;
+  lat: number | null;
+  lng: number | null;
+  province: string;
+}
+const RETURNING = sql.raw('d.id, d.sn, d.tenant_id, d.status, d.paper, d.battery, d.signal, d.firmware, d.last_seen_at, d.connected_at, d.lat, d.lng, d.province');
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const n = <T>(v: T | undefined) => (v === undefined ? null : v);
+
+export interface PresenceOptions {
+  heartbeatS: number;
+  telemetrySampleS: number;
+}
+
+/**
+ * What devices say about themselves, written to the database (DESIGN §6): presence (online on hello; offline on
+ * last will, disconnect or 2.5 heartbeats of silence), last-seen times batched in memory and flushed in one
+ * UPDATE, state changes with a row in device_status_log, sampled telemetry. A write happens only when
+ * something changed (`IS DISTINCT FROM`), and a console event only then.
+ */
+export class Presence {
+  /** Devices heard from since the last flush. */
+  private touched = new Set<number>();
+  private lastSample = new Map<number, number>();
+
+  constructor(
+    private db: Db,
+    private events: EventSink,
+    private opts: PresenceOptions,
+  ) {}
+
+  touch(deviceId: number): void {
+    this.touched.add(deviceId);
+  }
+
+  get pendingTouches(): number {
+    return this.touched.size;
+  }
+
+  /** Writes every last-seen time heard since the previous flush; answers the devices the database thinks offline. */
+  async flush(): Promise<number[]> {
+    if (!this.touched.size) return [];
+    const ids = [...this.touched];
+    this.touched.clear();
+    const { rows } = await sql<{ id: number }>`
+      WITH u AS (UPDATE devices SET last_seen_at = now() WHERE id = ANY(${ids}::bigint[]) RETURNING id, status)
+      SELECT id FROM u WHERE status = 'offline'`.execute(this.db);
+    return rows.map((r) => r.id);
+  }
+
+  /** One statement: the device row, its status log when it was offline, its SIM counter and a telemetry sample. */
+  async hello(deviceId: number, m: HelloMsg): Promise<DeviceRow | undefined> {
+    const located = m.lat !== undefined && m.lng !== undefined;
+    const province = located ? provinceAt(m.lat!, m.lng!) : null;
+    const heartbeat = m.heartbeatS ?? this.opts.heartbeatS;
+    const usedMb = n(m.usedMb);
+    const { rows } = await sql<DeviceRow & { prev: string }>`
+      WITH o AS (SELECT id, status AS prev FROM devices WHERE id = ${deviceId} FOR UPDATE),
+      u AS (
+        UPDATE devices d SET status = 'online', connected_at = now(), last_seen_at = now(), conn_id = ${m.conn},
+          firmware = coalesce(nullif(${m.fw}::text, ''), d.firmware), imei = coalesce(${n(m.imei)}::text, d.imei),
+          iccid = coalesce(${n(m.iccid)}::text, d.iccid), heartbeat_s = ${heartbeat}::int,
+          paper = coalesce(${n(m.paper)}::text, d.paper), battery = coalesce(${n(m.battery)}::smallint, d.battery),
+          signal = coalesce(${n(m.signal)}::smallint, d.signal),
+          lat = CASE WHEN ${located} THEN ${n(m.lat)}::float8 ELSE d.lat END,
+          lng = CASE WHEN ${located} THEN ${n(m.lng)}::float8 ELSE d.lng END,
+          located_at = CASE WHEN ${located} THEN now() ELSE d.located_at END,
+          province = CASE WHEN ${located} THEN ${province}::text ELSE d.province END
+        FROM o WHERE d.id = o.id
+        RETURNING ${RETURNING}, d.iccid, o.prev
+      ),
+      logged AS (
+        INSERT INTO device_status_log (device_id, tenant_id, status, reason)
+        SELECT id, tenant_id, 'online', 'hello' FROM u WHERE prev <> 'online'
+      ),
+      sim AS (
+        INSERT INTO sims (iccid, tenant_id, device_id, used_mb)
+        SELECT u.iccid, u.tenant_id, u.id, ${usedMb}::numeric FROM u WHERE ${usedMb}::numeric IS NOT NULL AND u.iccid IS NOT NULL
+        ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id
+      ),
+      sampled AS (
+        INSERT INTO device_telemetry (device_id, tenant_id, battery, signal, paper, used_mb, lat, lng)
+        SELECT u.id, u.tenant_id, u.battery, u.signal, u.paper, ${usedMb}::numeric, u.lat, u.lng FROM u
+        ON CONFLICT DO NOTHING
+      )
+      SELECT * FROM u`.execute(this.db);
+    const row = rows[0];
+    if (!row) return undefined;
+    this.lastSample.set(deviceId, Date.now());
+    this.emit(row);
+    return row;
+  }
+
+  /** Offline because of a last will, an explicit `offline`, or a disconnect; a stale connection id changes nothing. */
+  async offline(deviceId: number, conn: string | undefined, reason: string): Promise<boolean> {
+    this.touched.delete(deviceId);
+    const { rows } = await sql<DeviceRow>`
+      WITH u AS (
+        UPDATE devices d SET status = 'offline', connected_at = NULL
+        WHERE d.id = ${deviceId} AND d.status = 'online' AND (${n(conn)}::text IS NULL OR d.conn_id IS NOT DISTINCT FROM ${n(conn)}::text)
+        RETURNING ${RETURNING}
+      ), logged AS (
+        INSERT INTO device_status_log (device_id, tenant_id, status, reason) SELECT id, tenant_id, 'offline', ${reason}::text FROM u
+      )
+      SELECT * FROM u`.execute(this.db);
+    const row = rows[0];
+    if (!row) return false;
+    this.emit(row);
+    return true;
+  }
+
+  async status(deviceId: number, m: StatusMsg): Promise<void> {
+    const p = n(m.paper);
+    const b = n(m.battery);
+    const s = n(m.signal);
+    const { rows } = await sql<DeviceRow>`
+      UPDATE devices d SET paper = coalesce(${p}::text, d.paper), battery = coalesce(${b}::smallint, d.battery),
+        signal = coalesce(${s}::smallint, d.signal), last_seen_at = now()
+      WHERE d.id = ${deviceId} AND (d.paper IS DISTINCT FROM coalesce(${p}::text, d.paper)
+        OR d.battery IS DISTINCT FROM coalesce(${b}::smallint, d.battery) OR d.signal IS DISTINCT FROM coalesce(${s}::smallint, d.signal))
+      RETURNING ${RETURNING}`.execute(this.db);
+    if (rows[0]) this.emit(rows[0]);
+    await this.sample(deviceId, rows.length > 0);
+  }
+
+  async location(deviceId: number, m: LocationMsg): Promise<void> {
+    const province = provinceAt(m.lat, m.lng);
+    const { rows } = await sql<DeviceRow>`
+      UPDATE devices d SET lat = ${m.lat}::float8, lng = ${m.lng}::float8, located_at = now(), province = ${province}::text, last_seen_at = now()
+      WHERE d.id = ${deviceId} AND (d.lat IS DISTINCT FROM ${m.lat}::float8 OR d.lng IS DISTINCT FROM ${m.lng}::float8)
+      RETURNING ${RETURNING}`.execute(this.db);
+    if (rows[0]) this.emit(rows[0]);
+    await this.sample(deviceId, false);
+  }
+
+  /** The SIM's used counter; a SIM the platform does not know yet is recorded on the device's account. */
+  async traffic(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid'>): Promise<void> {
+    await sql`
+      INSERT INTO sims (iccid, tenant_id, device_id, used_mb)
+      SELECT coalesce(${n(m.iccid)}::text, d.iccid), d.tenant_id, d.id, ${m.usedMb}::numeric FROM devices d
+      WHERE d.id = ${deviceId} AND coalesce(${n(m.iccid)}::text, d.iccid) IS NOT NULL
+      ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id
+      WHERE sims.used_mb IS DISTINCT FROM excluded.used_mb OR sims.device_id IS DISTINCT FROM excluded.device_id`.execute(this.db);
+    await this.sample(deviceId, false);
+  }
+
+  /** Online devices silent for 2.5 heartbeat intervals go offline; the UPDATE's guard makes it safe on N nodes. */
+  async sweep(): Promise<number> {
+    const { rows } = await sql<DeviceRow>`
+      WITH gone AS (
+        UPDATE devices d SET status = 'offline', connected_at = NULL
+        WHERE d.status = 'online' AND d.last_seen_at < now() - interval '2.5 seconds'
+          AND d.last_seen_at < now() - make_interval(secs => d.heartbeat_s * 2.5)
+        RETURNING ${RETURNING}
+      ), logged AS (
+        INSERT INTO device_status_log (device_id, tenant_id, status, reason)
+        SELECT id, tenant_id, 'offline', 'heartbeat timeout' FROM gone
+      )
+      SELECT * FROM gone`.execute(this.db);
+    rows.forEach((r) => this.emit(r));
+    return rows.length;
+  }
+
+  /** A sample whenever paper, battery or signal changed, otherwise at most one per TELEMETRY_SAMPLE_S. */
+  private async sample(deviceId: number, changed: boolean): Promise<void> {
+    const now = Date.now();
+    const last = this.lastSample.get(deviceId) ?? 0;
+    if (!changed && now - last < this.opts.telemetrySampleS * 1000) return;
+    this.lastSample.set(deviceId, now);
+    await sql`
+      INSERT INTO device_telemetry (device_id, tenant_id, battery, signal, paper, used_mb, lat, lng)
+      SELECT d.id, d.tenant_id, d.battery, d.signal, d.paper, s.used_mb, d.lat, d.lng
+      FROM devices d LEFT JOIN sims s ON s.iccid = d.iccid WHERE d.id = ${deviceId}
+      ON CONFLICT DO NOTHING`.execute(this.db);
+  }
+
+  private emit(r: DeviceRow): void {
+    this.events.publish(r.tenant_id, {
+      type: 'device',
+      data: {
+        id: Number(r.id),
+        sn: r.sn,
+        status: r.status,
+        paper: r.paper,
+        battery: r.battery,
+        signal: r.signal,
+        firmware: r.firmware,
+        lastSeenAt: iso(r.last_seen_at),
+        connectedAt: iso(r.connected_at),
+        lat: r.lat,
+        lng: r.lng,
+        province: r.province,
+      },
+    });
+  }
+}

@@ -1,0 +1,94 @@
+import type { LiveEvent } from '@cpc/contracts';
+import type { Harness } from './harness.ts';
+import { registerCustomer } from './harness.ts';
+import { bindInDb, registerInDb } from '../../device-sim/src/register-db.ts';
+import type { DeviceSpec } from '../../device-sim/src/specs.ts';
+
+/** Polls until `fn` answers something truthy; fails with `what` after the timeout. */
+export async function waitUntil<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface Customer {
+  username: string;
+  password: string;
+  token: string;
+  tenantId: number;
+}
+
+export async function customer(h: Harness): Promise<Customer> {
+  const c = await registerCustomer(h);
+  const row = await h.db.selectFrom('users').select('tenant_id').where('username', '=', c.username).executeTakeFirstOrThrow();
+  return { ...c, tenantId: row.tenant_id };
+}
+
+/** Registers the specs as the factory would and binds them to the tenant; answers sn → device id. */
+export async function devicesOf(h: Harness, tenantId: number, specs: DeviceSpec[]): Promise<Map<string, number>> {
+  const ids = await registerInDb(h.db, specs);
+  await bindInDb(h.db, tenantId, specs.map((s) => s.sn));
+  return ids;
+}
+
+export async function deviceRow(h: Harness, sn: string) {
+  return h.db.selectFrom('devices').selectAll().where('sn', '=', sn).executeTakeFirstOrThrow();
+}
+
+export async function taskRow(h: Harness, id: string) {
+  return h.db.selectFrom('device_tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+export interface EventStream {
+  events: LiveEvent[];
+  waitFor(what: string, pred: (e: LiveEvent) => boolean): Promise<LiveEvent>;
+  close(): void;
+}
+
+/**
+ * Opens the console's live event stream over real HTTP, as a browser would: a ticket with the bearer token,
+ * then `GET /device/events?ticket=…`, read as Server-Sent Events.
+ */
+export async function openEvents(h: Harness, baseUrl: string, token: string): Promise<EventStream> {
+  const t = await h.call({ method: 'POST', url: '/apiAdmin/device/events/ticket', token });
+  if (t.statusCode !== 200) throw new Error(`ticket: ${t.body}`);
+  const ac = new AbortController();
+  const res = await fetch(`${baseUrl}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, { signal: ac.signal });
+  if (res.status !== 200 || !res.body) throw new Error(`event stream: ${res.status} ${await res.text()}`);
+  const events: LiveEvent[] = [];
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buf = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += value;
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const frame = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const type = /^event: (.+)$/m.exec(frame)?.[1];
+          const data = /^data: (.+)$/m.exec(frame)?.[1];
+          if (type && data) events.push({ type, data: JSON.parse(data) } as LiveEvent);
+        }
+      }
+    } catch {
+      // aborted by close()
+    }
+  })();
+  return {
+    events,
+    waitFor: (what, pred) => waitUntil(what, () => events.find(pred)),
+    close: () => ac.abort(),
+  };
+}

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { TaskState } from '@cpc/contracts';
+import { hashPassword } from '../src/lib/password.ts';
+import { TaskService } from '../src/modules/task/service.ts';
+import { makeSpecs } from '../../device-sim/src/specs.ts';
+import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
+import { customer, devicesOf, taskRow, type Customer } from './device-helpers.ts';
+
+/** The task API (DESIGN §6): validation, permissions, tenants, batches, cancel, and the guarded state machine. */
+let h: Harness;
+let A: Customer;
+let B: Customer;
+let ids: Map<string, number>;
+const specs = makeSpecs(8, { seed: 31, prefix: 'TSK' });
+const idOf = (i: number) => ids.get(specs[i].sn)!;
+
+beforeAll(async () => {
+  h = await createHarness();
+  [A, B] = [await customer(h), await customer(h)];
+  ids = new Map([...(await devicesOf(h, A.tenantId, specs.slice(0, 6))), ...(await devicesOf(h, B.tenantId, specs.slice(6)))]);
+});
+afterAll(() => h.close());
+
+const post = (url: string, token: string | undefined, payload?: Record<string, unknown>) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, ...(payload ? { payload } : {}) });
+const get = (url: string, token: string | undefined) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
+
+/** A sub-account of tenant A holding exactly these permissions. */
+async function subAccount(permissions: string[]): Promise<string> {
+  const username = `sub_${randomUUID().slice(0, 8)}`;
+  const user = await h.db
+    .insertInto('users')
+    .values({ tenant_id: A.tenantId, username, mobile: null, password_hash: await hashPassword('Passw0rd99'), is_super: 2 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (permissions.length) {
+    const role = await h.db.insertInto('roles').values({ tenant_id: A.tenantId, code: username, name: username, permissions }).returning('id').executeTakeFirstOrThrow();
+    await h.db.insertInto('user_roles').values({ tenant_id: A.tenantId, user_id: user.id, role_id: role.id }).execute();
+  }
+  return (await h.login(username, 'Passw0rd99')).token;
+}
+
+describe('bad input answers 400 naming the field', () => {
+  const cases: Array<[string, () => ReturnType<typeof post>, string]> = [
+    ['no body fields', () => post('/device/command', A.token, {}), 'deviceIds'],
+    ['no device', () => post('/device/command', A.token, { deviceIds: [], type: 'reboot' }), 'deviceIds'],
+    ['501 devices', () => post('/device/command', A.token, { deviceIds: Array.from({ length: 501 }, (_, i) => i + 1), type: 'reboot' }), 'deviceIds'],
+    ['a repeated device', () => post('/device/command', A.token, { deviceIds: [idOf(0), idOf(0)], type: 'reboot' }), 'deviceIds'],
+    ['a device id that is not a number', () => post('/device/command', A.token, { deviceIds: ['x'], type: 'reboot' }), 'deviceIds.0'],
+    ['an unknown command', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'explode' }), 'type'],
+    ['an expiry of 0 s', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', expireInSec: 0 }), 'expireInSec'],
+    ['an expiry over 7 days', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', expireInSec: 8 * 86400 }), 'expireInSec'],
+    ['an unknown field', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', force: true }), 'force'],
+    ['a page size over 100', () => get('/device/task/list?pageSize=1000', A.token), 'pageSize'],
+    ['an unknown state', () => get('/device/task/list?state=bogus', A.token), 'state'],
+    ['a device id that is not a number (list)', () => get('/device/task/list?deviceId=abc', A.token), 'deviceId'],
+    ['a batch id that is not a number', () => get('/device/task/batch/abc', A.token), 'id'],
+    ['a task id that is not a uuid', () => post('/device/task/not-a-uuid/cancel', A.token), 'id'],
+    ['an event stream without a ticket', () => get('/device/events', undefined), 'ticket'],
+  ];
+  it.each(cases)('%s', async (_name, call, field) => {
+    const res = await call();
+    expect(res.statusCode).toBe(400);
+    expect(res.body_.code).toBe(400);
+    // an unknown key is named in the message (the field of such an issue is the body itself)
+    const fields: string[] = res.body_.data.fields.map((f: { field: string }) => f.field);
+    expect(fields.includes(field) || res.body_.msg.includes(`"${field}"`), `${res.body_.msg}`).toBe(true);
+  });
+});
+
+describe('permissions', () => {
+  it('asks for a token', async () => {
+    for (const res of [await post('/device/command', undefined, { deviceIds: [idOf(0)], type: 'reboot' }), await get('/device/task/list', undefined), await post('/device/events/ticket', undefined)]) {
+      expect(res.statusCode).toBe(401);
+    }
+  });
+
+  it('gives the main account every device command; a sub-account only what its roles hold', async () => {
+    const none = await subAccount([]);
+    const rebootOnly = await subAccount(['device:reboot']);
+    const viewer = await subAccount(['device:view']);
+    const table: Array<[string, string, () => Promise<{ statusCode: number }>, number]> = [
+      ['main', 'reboot', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot' }), 200],
+      ['main', 'shutdown', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'shutdown' }), 200],
+      ['main', 'task list', () => get('/device/task/list', A.token), 200],
+      ['no roles', 'reboot', () => post('/device/command', none, { deviceIds: [idOf(0)], type: 'reboot' }), 403],
+      ['no roles', 'task list', () => get('/device/task/list', none), 403],
+      ['no roles', 'event ticket', () => post('/device/events/ticket', none), 403],
+      ['reboot only', 'reboot', () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'reboot' }), 200],
+      ['reboot only', 'shutdown', () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'shutdown' }), 403],
+      ['viewer', 'event ticket', () => post('/device/events/ticket', viewer), 200],
+      ['viewer', 'cancel', () => post(`/device/task/${randomUUID()}/cancel`, viewer), 403],
+    ];
+    for (const [who, what, call, status] of table) expect((await call()).statusCode, `${who}: ${what}`).toBe(status);
+  });
+
+  it('refuses an event ticket that is forged, or whose session has ended', async () => {
+    expect((await get('/device/events?ticket=forged', undefined)).statusCode).toBe(401);
+    const c = await customer(h);
+    const ticket = (await post('/device/events/ticket', c.token)).body_.data.ticket as string;
+    await get('/logout', c.token);
+    const res = await get(`/device/events?ticket=${encodeURIComponent(ticket)}`, undefined);
+    expect(res.statusCode).toBe(401);
+    expect(res.body_.code).toBe(401);
+  });
+});
+
+describe('commands and tasks', () => {
+  it('makes one task per device and a batch with counts by state', async () => {
+    const deviceIds = [idOf(1), idOf(2), idOf(3)];
+    const res = await post('/device/command', A.token, { deviceIds, type: 'shutdown', expireInSec: 600 });
+    expect(res.statusCode).toBe(200);
+    const { batchId, taskIds } = res.body_.data;
+    expect(taskIds).toHaveLength(3);
+    const rows = await Promise.all(taskIds.map((id: string) => taskRow(h, id)));
+    expect(rows.map((r) => r.device_id)).toEqual(deviceIds);
+    expect(rows.every((r) => r.state === 'queued' && r.batch_id === batchId && r.type === 'shutdown')).toBe(true);
+    expect(+rows[0].expire_at - Date.now()).toBeGreaterThan(500_000);
+
+    await post(`/device/task/${taskIds[0]}/cancel`, A.token);
+    const batch = await get(`/device/task/batch/${batchId}`, A.token);
+    expect(batch.body_.data).toMatchObject({ id: batchId, type: 'shutdown', total: 3, counts: { queued: 2, canceled: 1, succeeded: 0, failed: 0 } });
+
+    const list = await get(`/device/task/list?batchId=${batchId}&state=queued&pageSize=1`, A.token);
+    expect(list.body_.data.total).toBe(2);
+    expect(list.body_.data.list).toHaveLength(1);
+    expect(list.body_.data.list[0]).toMatchObject({ batchId, state: 'queued', type: 'shutdown', attempts: 0, maxAttempts: 3, sentAt: null });
+  });
+
+  it('answers 404 for devices, batches and tasks of another account (the platform admin included) and creates nothing', async () => {
+    const admin = (await h.login('admin', ADMIN_PASSWORD)).token;
+    const mine = await post('/device/command', A.token, { deviceIds: [idOf(4), idOf(5)], type: 'reboot' });
+    const { batchId, taskIds } = mine.body_.data;
+    const count = async () => Number((await sql<{ n: string }>`select count(*) as n from device_tasks`.execute(h.db)).rows[0].n);
+    const before = await count();
+    for (const token of [B.token, admin]) {
+      expect((await post('/device/command', token, { deviceIds: [idOf(4)], type: 'reboot' })).statusCode).toBe(404);
+      expect((await post('/device/command', token, { deviceIds: [idOf(6), idOf(4)], type: 'reboot' })).statusCode).toBe(404);
+      expect((await get(`/device/task/list?deviceId=${idOf(4)}`, token)).statusCode).toBe(404);
+      expect((await get(`/device/task/list?batchId=${batchId}`, token)).statusCode).toBe(404);
+      expect((await get(`/device/task/batch/${batchId}`, token)).statusCode).toBe(404);
+      expect((await post(`/device/task/${taskIds[0]}/cancel`, token)).statusCode).toBe(404);
+    }
+    expect((await post('/device/command', A.token, { deviceIds: [999999], type: 'reboot' })).statusCode).toBe(404);
+    expect(await count()).toBe(before);
+    expect((await taskRow(h, taskIds[0])).state).toBe('queued');
+  });
+});
+
+describe('the state machine', () => {
+  // transitions driven by what a device says, straight on the service: a duplicate or late message never moves a task back
+  type Msg = { kind: 'ack'; ok?: boolean } | { kind: 'progress'; progress: number } | { kind: 'result'; ok: boolean } | { kind: 'foreign-ack' };
+  const table: Array<[TaskState, number, Msg, TaskState, number]> = [
+    ['sent', 0, { kind: 'ack' }, 'delivered', 0],
+    ['timeout', 0, { kind: 'ack' }, 'delivered', 0],
+    ['delivered', 0, { kind: 'ack' }, 'delivered', 0],
+    ['sent', 0, { kind: 'ack', ok: false }, 'failed', 0],
+    ['delivered', 0, { kind: 'progress', progress: 40 }, 'running', 40],
+    ['sent', 0, { kind: 'progress', progress: 10 }, 'running', 10],
+    ['running', 50, { kind: 'progress', progress: 30 }, 'running', 50],
+    ['running', 50, { kind: 'ack' }, 'running', 50],
+    ['running', 50, { kind: 'result', ok: true }, 'succeeded', 100],
+    ['sent', 0, { kind: 'result', ok: true }, 'succeeded', 100],
+    ['delivered', 0, { kind: 'result', ok: false }, 'failed', 0],
+    ['succeeded', 100, { kind: 'ack' }, 'succeeded', 100],
+    ['succeeded', 100, { kind: 'progress', progress: 60 }, 'succeeded', 100],
+    ['succeeded', 100, { kind: 'result', ok: false }, 'succeeded', 100],
+    ['failed', 0, { kind: 'result', ok: true }, 'failed', 0],
+    ['canceled', 0, { kind: 'result', ok: true }, 'canceled', 0],
+    ['expired', 0, { kind: 'ack' }, 'expired', 0],
+    ['queued', 0, { kind: 'result', ok: true }, 'queued', 0],
+    ['sent', 0, { kind: 'foreign-ack' }, 'sent', 0],
+  ];
+  it.each(table)('%s (%i%%) + %o → %s', async (from, progress, msg, to, progressAfter) => {
+    const service = new TaskService(h.db, { publish: () => {} }, { ackTimeoutS: 30, retryBackoffS: 10 });
+    const deviceId = idOf(0);
+    const row = await h.db
+      .insertInto('device_tasks')
+      .values({ tenant_id: A.tenantId, device_id: deviceId, type: 'reboot', params: '{}', state: from, progress, expire_at: new Date(Date.now() + 3_600_000), attempts: from === 'queued' ? 0 : 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (msg.kind === 'ack') await service.onAck(deviceId, { id: row.id, ok: msg.ok ?? true });
+    if (msg.kind === 'foreign-ack') await service.onAck(idOf(1), { id: row.id, ok: true });
+    if (msg.kind === 'progress') await service.onProgress(deviceId, { id: row.id, progress: msg.progress });
+    if (msg.kind === 'result') await service.onResult(deviceId, { id: row.id, ok: msg.ok });
+    expect(await taskRow(h, row.id)).toMatchObject({ state: to, progress: progressAfter });
+  });
+});
+
+it('documents the task and event routes in the OpenAPI document', async () => {
+  const r = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });
+  expect(r.statusCode).toBe(200);
+  const paths = r.json().paths;
+  expect(paths['/apiAdmin/device/command'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['deviceIds', 'type']));
+  for (const p of ['/apiAdmin/device/task/list', '/apiAdmin/device/task/batch/{id}', '/apiAdmin/device/task/{id}/cancel', '/apiAdmin/device/events', '/apiAdmin/device/events/ticket']) expect(paths[p], p).toBeDefined();
+});

@@ -1,0 +1,54 @@
+import { Alert, App, Button, Form, Input } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useChangePassword, type ChangePasswordInput } from '../api/profile';
+import { toFormFieldErrors } from '../utils/field-errors';
+import { checkConfirm, checkNotSame, checks, toRule } from '../utils/rules';
+
+const FIELDS = ['oldPassword', 'password', 'confirmPassword'] as const;
+
+/** Old password, new one twice (8–16 with upper, lower and digit); every other session ends, this one stays. */
+export function PasswordForm() {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [form] = Form.useForm<ChangePasswordInput>();
+  const change = useChangePassword();
+
+  const submit = async (values: ChangePasswordInput) => {
+    try {
+      await change.mutateAsync(values);
+    } catch (err) {
+      form.setFields(toFormFieldErrors(err, FIELDS, t));
+      return;
+    }
+    form.resetFields();
+    message.success(t('person.password.success'));
+  };
+
+  return (
+    <Form<ChangePasswordInput> name="password" form={form} layout="vertical" style={{ maxWidth: 480 }} onFinish={submit}>
+      <Alert type="info" showIcon title={t('person.password.notice')} style={{ marginBottom: 16 }} />
+      <Form.Item name="oldPassword" label={t('person.password.old')} rules={[toRule(checks.oldPassword, t)]}>
+        <Input.Password autoComplete="current-password" maxLength={64} placeholder={t('person.password.oldPlaceholder')} />
+      </Form.Item>
+      <Form.Item
+        name="password"
+        label={t('person.password.new')}
+        dependencies={['oldPassword']}
+        rules={[toRule(checks.strongPassword, t), ({ getFieldValue }) => toRule(checkNotSame(getFieldValue('oldPassword')), t)]}
+      >
+        <Input.Password autoComplete="new-password" maxLength={16} placeholder={t('person.password.newPlaceholder')} />
+      </Form.Item>
+      <Form.Item
+        name="confirmPassword"
+        label={t('person.password.confirm')}
+        dependencies={['password']}
+        rules={[({ getFieldValue }) => toRule(checkConfirm(getFieldValue('password')), t)]}
+      >
+        <Input.Password autoComplete="new-password" maxLength={16} placeholder={t('person.password.confirmPlaceholder')} />
+      </Form.Item>
+      <Button type="primary" htmlType="submit" loading={change.isPending}>
+        {t('person.password.submit')}
+      </Button>
+    </Form>
+  );
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { sanitizeHtml } from './sanitize-html';
+
+describe('sanitizeHtml', () => {
+  it('keeps ordinary formatting', () => {
+    const html = '<p>Maintenance on <strong>Sunday</strong>, <em>02:00</em>.</p><ul><li>one</li></ul>';
+    expect(sanitizeHtml(html)).toBe(html);
+  });
+
+  it.each([
+    ['a script', '<p>hi</p><script>alert(1)</script>', '<p>hi</p>'],
+    ['an event handler', '<p onclick="alert(1)">hi</p>', '<p>hi</p>'],
+    ['an image with onerror', '<img src="https://x.test/a.png" onerror="alert(1)">', '<img src="https://x.test/a.png" style="max-width:100%;height:auto">'],
+    ['a javascript: link', '<a href="javascript:alert(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
+    ['a javascript: link hidden by blanks', '<a href="java\tscript:alert(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
+    ['a javascript: image', '<img src="javascript:alert(1)">', ''],
+    ['an iframe', '<iframe src="https://evil.test"></iframe>ok', 'ok'],
+    ['a style block', '<style>body{display:none}</style>ok', 'ok'],
+    ['an svg with script', '<svg><script>alert(1)</script></svg>ok', 'ok'],
+    ['a form', '<form action="https://evil.test"><input name="p"></form>ok', 'ok'],
+    ['an inline style', '<p style="position:fixed;inset:0">x</p>', '<p>x</p>'],
+    ['a comment', '<!-- secret -->x', 'x'],
+    ['an image relative to the page', '<img src="x" onerror="alert(1)">', ''],
+  ])('removes %s', (_, html, expected) => {
+    expect(sanitizeHtml(html)).toBe(expected);
+  });
+
+  it('keeps the text of unknown elements', () => {
+    expect(sanitizeHtml('<section><font color="red">hello</font></section>')).toBe('hello');
+  });
+
+  it('keeps images from the web, the server and data URLs', () => {
+    for (const src of ['https://cdn.test/a.png', '/apiAdmin/file/a.png', 'data:image/png;base64,iVBORw0KGgo=']) {
+      expect(sanitizeHtml(`<img src="${src}" alt="a">`)).toBe(`<img src="${src}" alt="a" style="max-width:100%;height:auto">`);
+    }
+  });
+
+  it('opens safe links in a new window without giving it the console', () => {
+    expect(sanitizeHtml('<a href="https://docs.test/x" class="c">docs</a>')).toBe('<a href="https://docs.test/x" target="_blank" rel="noopener noreferrer">docs</a>');
+  });
+});

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { useState } from 'react';
+import { KeepAlive, type KeptPage } from './keep-alive';
+
+afterEach(cleanup);
+
+/** A page with state a user would notice losing: what they typed. */
+function Form({ name }: { name: string }) {
+  const [text, setText] = useState('');
+  return <input aria-label={name} value={text} onChange={(e) => setText(e.target.value)} />;
+}
+
+const page = (id: string, active: boolean): KeptPage => ({ id, fullPath: `/${id.split('#')[0]}`, active, element: <Form name={id.split('#')[0]} /> });
+
+function Harness({ pages }: { pages: KeptPage[] }) {
+  return <KeepAlive pages={pages} />;
+}
+
+const wrapper = (path: string) => document.querySelector<HTMLElement>(`[data-page-path="${path}"]`);
+const visible = (path: string) => !!wrapper(path) && wrapper(path)!.style.display !== 'none';
+
+describe('KeepAlive', () => {
+  it('keeps a page and what was typed in it while another is on screen', async () => {
+    const { rerender } = render(<Harness pages={[page('a#0', true)]} />);
+    const input = screen.getByLabelText('a');
+    fireEvent.change(input, { target: { value: 'typed' } });
+
+    await act(async () => rerender(<Harness pages={[page('a#0', false), page('b#0', true)]} />));
+    expect(visible('/a')).toBe(false);
+    expect(visible('/b')).toBe(true);
+
+    await act(async () => rerender(<Harness pages={[page('a#0', true), page('b#0', false)]} />));
+    expect(visible('/a')).toBe(true);
+    expect(visible('/b')).toBe(false);
+    expect(screen.getByLabelText<HTMLInputElement>('a').value).toBe('typed');
+    // the very same element: nothing was mounted anew
+    expect(screen.getByLabelText('a')).toBe(input);
+  });
+
+  it('drops a page that leaves the list: it comes back empty', async () => {
+    const { rerender } = render(<Harness pages={[page('a#0', true)]} />);
+    fireEvent.change(screen.getByLabelText('a'), { target: { value: 'typed' } });
+    await act(async () => rerender(<Harness pages={[page('b#0', true)]} />));
+    expect(wrapper('/a')).toBeNull();
+    await act(async () => rerender(<Harness pages={[page('a#0', true), page('b#0', false)]} />));
+    expect(screen.getByLabelText<HTMLInputElement>('a').value).toBe('');
+  });
+
+  it('mounts a page anew under a new id (a refresh)', async () => {
+    const { rerender } = render(<Harness pages={[page('a#0', true)]} />);
+    fireEvent.change(screen.getByLabelText('a'), { target: { value: 'typed' } });
+    await act(async () => rerender(<Harness pages={[page('a#1', true)]} />));
+    expect(screen.getByLabelText<HTMLInputElement>('a').value).toBe('');
+  });
+
+  it('scrolls the page area back to where each page was left, and a new page to the top', async () => {
+    const scroller = document.scrollingElement ?? document.documentElement;
+    const { rerender } = render(<Harness pages={[page('a#0', true)]} />);
+    scroller.scrollTop = 420;
+    fireEvent.scroll(document);
+
+    await act(async () => rerender(<Harness pages={[page('a#0', false), page('b#0', true)]} />));
+    expect(scroller.scrollTop).toBe(0);
+    scroller.scrollTop = 90;
+    fireEvent.scroll(document);
+
+    await act(async () => rerender(<Harness pages={[page('a#0', true), page('b#0', false)]} />));
+    expect(scroller.scrollTop).toBe(420);
+    await act(async () => rerender(<Harness pages={[page('a#0', false), page('b#0', true)]} />));
+    expect(scroller.scrollTop).toBe(90);
+  });
+});

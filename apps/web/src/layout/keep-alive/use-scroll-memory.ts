@@ -1,0 +1,55 @@
+import { useEffect, useLayoutEffect, useRef, type RefObject } from 'react';
+
+interface Position {
+  scroller: Element;
+  top: number;
+}
+
+const documentScroller = (): Element => document.scrollingElement ?? document.documentElement;
+
+/** The element that scrolls the page area: the nearest scrolling ancestor, else the document. */
+export function scrollParent(el: Element | null): Element {
+  for (let node = el?.parentElement; node && node !== document.body; node = node.parentElement) {
+    const { overflowY } = getComputedStyle(node);
+    if (/(auto|scroll|overlay)/.test(overflowY) && node.scrollHeight > node.clientHeight) return node;
+  }
+  return documentScroller();
+}
+
+/**
+ * Remembers how far the page area was scrolled for each page and scrolls back when the page shows
+ * again; a page shown for the first time starts at the top. Positions are recorded as the user
+ * scrolls, so a switch (which changes the content height) cannot spoil the one being left.
+ */
+export function useScrollMemory(container: RefObject<HTMLElement | null>, activeId: string | undefined, ids: string[]): void {
+  const positions = useRef(new Map<string, Position>());
+  const active = useRef(activeId);
+
+  useEffect(() => {
+    const onScroll = (e: Event) => {
+      const el = container.current;
+      const id = active.current;
+      if (!el || !id) return;
+      const target = e.target === document ? documentScroller() : e.target;
+      // scrolling inside a page (a table body, a drawer) is the page's own business
+      if (target instanceof Element && target.contains(el)) positions.current.set(id, { scroller: target, top: target.scrollTop });
+    };
+    document.addEventListener('scroll', onScroll, { capture: true, passive: true });
+    return () => document.removeEventListener('scroll', onScroll, { capture: true });
+  }, [container]);
+
+  useLayoutEffect(() => {
+    active.current = activeId;
+    if (!activeId) return;
+    const saved = positions.current.get(activeId);
+    const scroller = saved?.scroller.isConnected ? saved.scroller : scrollParent(container.current);
+    scroller.scrollTop = saved?.top ?? 0;
+  }, [activeId, container]);
+
+  // a page that is gone (closed, evicted, refreshed) comes back at the top
+  const key = ids.join('\n');
+  useEffect(() => {
+    const open = new Set(key.split('\n'));
+    for (const id of positions.current.keys()) if (!open.has(id)) positions.current.delete(id);
+  }, [key]);
+}

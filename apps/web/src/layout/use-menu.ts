@@ -1,0 +1,45 @@
+import { useCallback, useMemo } from 'react';
+import { useLocation, useNavigate } from 'react-router';
+import type { RouteRecord } from '@cpc/contracts';
+import { useAccess, useSession } from '../lib/session';
+import { buildMenu, findNode, landingKey, selectedKey, topKeyOf, type MenuNode } from './menu-model';
+
+const NO_ROUTES: RouteRecord[] = [];
+
+export interface MenuState {
+  nodes: MenuNode[];
+  /** The item the current page lights up. */
+  selected?: string;
+  /** The first-level item that holds it. */
+  activeTop?: string;
+  /** Follows a menu item: an external link in its window (SPEC §3 `target`), else its page. */
+  open(key: string): void;
+}
+
+/** The one menu model behind the side, top and column menus (SPEC §2, §6). */
+export function useMenu(): MenuState {
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const routes = useSession((s) => s.routes) ?? NO_ROUTES;
+  const access = useAccess();
+  const nodes = useMemo(() => buildMenu(routes, access), [routes, access]);
+  const selected = selectedKey(nodes, routes, pathname);
+  const activeTop = selected ? topKeyOf(nodes, selected) : undefined;
+
+  const open = useCallback(
+    (key: string) => {
+      const node = findNode(nodes, key);
+      if (!node) return;
+      if (node.external) {
+        if (node.meta.target === '_self') window.location.href = node.key;
+        else window.open(node.key, '_blank', 'noopener,noreferrer');
+        return;
+      }
+      const to = landingKey(node);
+      if (to) navigate(to);
+    },
+    [nodes, navigate],
+  );
+
+  return { nodes, selected, activeTop, open };
+}

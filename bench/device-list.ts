@@ -1,0 +1,279 @@
+/**
+ * The fleet list at scale: 1,000,000 devices across 1,000 tenants (skewed: the largest has ~31,600, the smallest
+ * ~500), loaded with INSERT … SELECT generate_series into an embedded PostgreSQL, then `GET /apiAdmin/device/list`
+ * called through `app.inject` for random tenants with the filters a fleet owner uses. The reference beside it,
+ * measured in the same run and the same way, is a bare Fastify route.
+ *
+ *   node --import tsx bench/device-list.ts [--devices 1000000] [--tenants 1000] [--requests 300] [--explain]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { deviceListQuery } from '@cpc/contracts/device';
+import type { Database } from '../apps/server/src/db/schema.ts';
+import pg from 'pg';
+import { loadConfig } from '../apps/server/src/config.ts';
+import { createDb, migrate, type Db } from '../apps/server/src/db/database.ts';
+import { startEmbeddedPostgres } from '../apps/server/src/db/embedded.ts';
+import { buildApp } from '../apps/server/src/app.ts';
+import { seed } from '../apps/server/src/seed.ts';
+import { ensureSecret } from '../apps/server/src/lib/secrets.ts';
+import { AccessTokens } from '../apps/server/src/lib/tokens.ts';
+import { loadAuthUser } from '../apps/server/src/plugins/auth.ts';
+import { DeviceService } from '../apps/server/src/modules/device/service.ts';
+import { TenantScope } from '../apps/server/src/db/tenant-scope.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    devices: { type: 'string', default: '1000000' },
+    tenants: { type: 'string', default: '1000' },
+    requests: { type: 'string', default: '300' },
+    explain: { type: 'boolean', default: false },
+  },
+});
+const DEVICES = Number(args.devices);
+const TENANTS = Number(args.tenants);
+const REQUESTS = Number(args.requests);
+const GROUPS_PER_TENANT = 15; // 5 top-level groups with 2 subgroups each
+const TENANT_BASE = 1000; // customer tenant ids: TENANT_BASE + k
+
+const log = (m: string) => process.stdout.write(`${m}\n`);
+const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+
+async function load(db: Db): Promise<void> {
+  let t0 = performance.now();
+  await sql`INSERT INTO device_models (code, name, kind, paper_width_mm) VALUES
+    ('P58', 'Receipt printer 58', 'printer', 58), ('P80', 'Receipt printer 80', 'printer', 80),
+    ('L100', 'Label printer', 'printer', 100), ('T10', 'Android terminal', 'android-terminal', 80)`.execute(db);
+  await sql`INSERT INTO tenants (id, kind, name, auth_status)
+    SELECT ${TENANT_BASE} + k, 'enterprise', 'tenant_' || k, 1 FROM generate_series(0, ${TENANTS - 1}) k`.execute(db);
+  await sql`INSERT INTO users (tenant_id, username, mobile, password_hash, is_super)
+    SELECT ${TENANT_BASE} + k, 'bench_' || k, NULL, 'not-a-hash', 1 FROM generate_series(0, ${TENANTS - 1}) k`.execute(db);
+  await sql`INSERT INTO sessions (id, tenant_id, user_id) SELECT gen_random_uuid(), tenant_id, id FROM users WHERE username LIKE 'bench\_%'`.execute(db);
+  // groups: id = k * 15 + j + 1; j < 5 top level, j >= 5 under (j - 5) / 2
+  await sql`INSERT INTO device_groups (id, tenant_id, parent_id, name)
+    SELECT k * ${GROUPS_PER_TENANT} + j + 1, ${TENANT_BASE} + k,
+           CASE WHEN j < 5 THEN NULL ELSE k * ${GROUPS_PER_TENANT} + (j - 5) / 2 + 1 END,
+           CASE WHEN j < 5 THEN 'Region ' || j ELSE 'Shop ' || j END
+    FROM generate_series(0, ${TENANTS - 1}) k, generate_series(0, ${GROUPS_PER_TENANT - 1}) j
+    ORDER BY 1`.execute(db);
+  await sql`SELECT setval('device_groups_id_seq', (SELECT max(id) FROM device_groups))`.execute(db);
+  await sql`SELECT setval('tenants_id_seq', (SELECT max(id) FROM tenants))`.execute(db);
+  log(`  tenants, users, sessions, groups: ${secs(t0)}`);
+
+  // Bulk load without the secondary indexes, then build them once (their definitions read back from the catalogue).
+  const { rows: indexes } = await sql<{ name: string; def: string }>`
+    SELECT indexname AS name, indexdef AS def FROM pg_indexes
+    WHERE tablename IN ('devices', 'sims') AND indexname NOT IN (SELECT conname FROM pg_constraint)`.execute(db);
+  for (const i of indexes) await sql`DROP INDEX ${sql.id(i.name)}`.execute(db);
+
+  // Tenant k = floor(TENANTS * u²) for a hash-spread u in [0, 1): skewed sizes, each tenant's rows spread over the heap.
+  t0 = performance.now();
+  await sql`
+    INSERT INTO devices (sn, tenant_id, model_id, bind_key_hash, secret, bound_at, name, remark, group_id, firmware,
+      status, connected_at, last_seen_at, heartbeat_s, paper, battery, signal, imei, iccid, lat, lng, located_at, province)
+    SELECT 'BN' || lpad(n::text, 8, '0'), ${TENANT_BASE} + k, 1 + n % 4, md5(n::text), md5(n::text || 's'),
+      now() - (r1 * 365) * interval '1 day',
+      CASE WHEN n % 5 = 0 THEN '' ELSE 'Printer ' || n END, '',
+      CASE WHEN n % 10 < 7 THEN k * ${GROUPS_PER_TENANT} + (n / 10) % ${GROUPS_PER_TENANT} + 1 END,
+      (ARRAY['1.0.3', '1.1.0', '1.2.0', '2.0.0', '2.0.1'])[1 + n % 5],
+      CASE WHEN r2 < 0.6 THEN 'online' ELSE 'offline' END,
+      CASE WHEN r2 < 0.6 THEN now() - r3 * interval '2 days' END,
+      CASE WHEN r2 < 0.6 THEN now() - r3 * interval '10 minutes' WHEN n % 50 = 0 THEN NULL ELSE now() - r3 * interval '30 days' END,
+      86400,
+      CASE WHEN n % 40 = 0 THEN 'out' WHEN n % 97 = 0 THEN 'cover-open' ELSE 'ok' END,
+      CASE WHEN n % 20 = 0 THEN NULL ELSE (r1 * 100)::int END,
+      CASE WHEN n % 25 = 0 THEN NULL ELSE (r3 * 100)::int END,
+      '86' || lpad(n::text, 13, '0'), '8986' || lpad(n::text, 16, '0'),
+      22 + r1 * 18, 100 + r3 * 22, now(),
+      (ARRAY['北京', '上海', '广东', '浙江', '江苏', '四川', '湖北', '山东', '河南', '福建'])[1 + n % 10]
+    FROM (
+      SELECT n,
+        floor(${TENANTS} * power(((n::bigint * 2654435761) % 4294967296) / 4294967296.0, 2))::int AS k,
+        ((n::bigint * 40503) % 65536) / 65536.0 AS r1,
+        ((n::bigint * 69069 + 1) % 1000003) / 1000003.0 AS r2,
+        ((n::bigint * 48271) % 2147483647) / 2147483647.0 AS r3
+      FROM generate_series(1, ${DEVICES}) n
+    ) s`.execute(db);
+  log(`  ${DEVICES.toLocaleString('en')} devices: ${secs(t0)}`);
+  t0 = performance.now();
+  await sql`INSERT INTO sims (iccid, tenant_id, device_id, carrier, plan_total_mb, used_mb, state)
+    SELECT iccid, tenant_id, id, 'cmcc', 1024, (id % 1000) + 0.5, CASE WHEN id % 30 = 0 THEN 'low' ELSE 'active' END FROM devices`.execute(db);
+  log(`  ${DEVICES.toLocaleString('en')} SIMs: ${secs(t0)}`);
+  t0 = performance.now();
+  for (const i of indexes) await sql.raw(i.def).execute(db);
+  log(`  ${indexes.length} secondary indexes rebuilt: ${secs(t0)}`);
+  t0 = performance.now();
+  await sql`VACUUM ANALYZE`.execute(db);
+  log(`  vacuum analyze: ${secs(t0)}`);
+  const { rows: size } = await sql<{ heap: string; idx: string }>`
+    SELECT pg_size_pretty(pg_relation_size('devices')) AS heap, pg_size_pretty(pg_indexes_size('devices')) AS idx`.execute(db);
+  log(`  devices table: ${size[0].heap} heap, ${size[0].idx} indexes`);
+}
+
+interface Sample {
+  name: string;
+  ms: number[];
+}
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+const fmt = (s: Sample) => `${s.name.padEnd(50)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${pct(s.ms, 0.99).toFixed(2).padStart(7)} ms`;
+
+async function measure(app: FastifyInstance, name: string, requests: Array<{ url: string; token?: string }>): Promise<Sample> {
+  const ms: number[] = [];
+  for (const r of requests) {
+    const t0 = performance.now();
+    const res = await app.inject({ method: 'GET', url: r.url, headers: r.token ? { authorization: `Bearer ${r.token}` } : {} });
+    ms.push(performance.now() - t0);
+    if (res.statusCode !== 200) throw new Error(`${r.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  }
+  return { name, ms };
+}
+
+/** The same work without HTTP: to see where a request's time goes. */
+async function measureFn(name: string, n: number, fn: () => Promise<unknown>): Promise<Sample> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return { name, ms };
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-bench-list-'));
+  log(`device-list bench: ${DEVICES.toLocaleString('en')} devices, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const t0 = performance.now();
+  const embedded = await startEmbeddedPostgres(dir);
+  const admin = new pg.Client(embedded.url);
+  await admin.connect();
+  await admin.query('CREATE DATABASE bench');
+  await admin.end();
+  const url = embedded.url.replace(/\/postgres$/, '/bench');
+  const db = createDb(url, 10);
+  let app: FastifyInstance | undefined;
+  try {
+    await migrate(db);
+    await seed(db, 'BenchAdmin123');
+    log(`PostgreSQL up and migrated: ${secs(t0)}; loading…`);
+    await load(db);
+
+    // The gateway's presence sweep runs inside the app; a long interval keeps it out of the measurement.
+    const config = loadConfig({ DATA_DIR: path.join(dir, 'data'), DATABASE_URL: url, LOG_LEVEL: 'silent', CAPTCHA_PROVIDER: 'off', NODE_ENV: 'test', MQTT_PORT: '0', SWEEP_INTERVAL_MS: '60000' });
+    app = await buildApp(config, db);
+    await app.ready();
+    const tokens = new AccessTokens(await ensureSecret(db, 'jwt_secret'), 3600);
+    const sessions = await db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id').select(['sessions.id', 'sessions.tenant_id', 'sessions.user_id']).where('users.username', 'like', 'bench\\_%').execute();
+    const tenants = await Promise.all(sessions.map(async (s) => ({ tenantId: s.tenant_id, userId: s.user_id, sessionId: s.id, token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }) })));
+    const sizes = new Map((await db.selectFrom('devices').select(['tenant_id', sql<number>`count(*)`.as('n')]).groupBy('tenant_id').execute()).map((r) => [r.tenant_id, Number(r.n)]));
+    const bySize = [...tenants].sort((a, b) => (sizes.get(b.tenantId) ?? 0) - (sizes.get(a.tenantId) ?? 0));
+    const sizeList = bySize.map((t) => sizes.get(t.tenantId) ?? 0);
+    log(`tenant sizes: largest ${sizeList[0]}, median ${sizeList[Math.floor(sizeList.length / 2)]}, smallest ${sizeList.at(-1)}`);
+
+    // Deterministic pseudo-random choices, so two runs ask the same questions.
+    let seedN = 42;
+    const rnd = () => ((seedN = (seedN * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+    const groupOf = (tenantId: number) => (tenantId - TENANT_BASE) * GROUPS_PER_TENANT + 1 + Math.floor(rnd() * 5);
+    const mixes: Array<[string, (tenantId: number) => string]> = [
+      ['default order, page 1', () => ''],
+      ['status=online', () => 'status=online'],
+      ['group (with subgroups)', (t) => `groupId=${groupOf(t)}`],
+      ['keyword (part of sn or name)', () => `keyword=${100 + Math.floor(rnd() * 900)}`],
+      ['sort=lastSeen desc', () => 'sort=lastSeen&order=desc'],
+      ['sort=dataLeft asc, status=offline', () => 'sort=dataLeft&order=asc&status=offline'],
+      ['sort=name asc, page 5', () => 'sort=name&order=asc&pageNo=5'],
+      ['paper=out', () => 'paper=out'],
+      ['model + status=online', () => `modelId=${1 + Math.floor(rnd() * 4)}&status=online`],
+    ];
+    const listUrl = (q: string) => `/apiAdmin/device/list?pageSize=20${q ? `&${q}` : ''}`;
+
+    const bare = Fastify();
+    bare.get('/ping', async () => ({ code: 200, msg: 'ok', data: { list: [], total: 0 } }));
+    await bare.ready();
+
+    // warm-up: every mix once for a few tenants
+    for (const t of bySize.slice(0, 5)) for (const [, q] of mixes) await measure(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
+    await measure(bare as unknown as FastifyInstance, 'warm-up', Array.from({ length: 200 }, () => ({ url: '/ping' })));
+
+    const results: Sample[] = [];
+    results.push(await measure(bare as unknown as FastifyInstance, 'reference: bare Fastify route (inject)', Array.from({ length: REQUESTS * 4 }, () => ({ url: '/ping' }))));
+    const all: number[] = [];
+    for (const [name, q] of mixes) {
+      const reqs = Array.from({ length: REQUESTS }, () => {
+        const t = pick(tenants);
+        return { url: listUrl(q(t.tenantId)), token: t.token };
+      });
+      const s = await measure(app, `random tenant: ${name}`, reqs);
+      all.push(...s.ms);
+      results.push(s);
+    }
+    results.push({ name: 'random tenant: all mixes', ms: all });
+    const big: number[] = [];
+    for (const [name, q] of mixes) {
+      const reqs = Array.from({ length: Math.ceil(REQUESTS / 4) }, () => {
+        const t = pick(bySize.slice(0, 10));
+        return { url: listUrl(q(t.tenantId)), token: t.token };
+      });
+      const s = await measure(app, `10 largest: ${name}`, reqs);
+      big.push(...s.ms);
+      results.push(s);
+    }
+    results.push({ name: '10 largest tenants: all mixes', ms: big });
+
+    // Where the time goes: the bearer check alone, and the list's SQL alone (service call, no HTTP).
+    results.push(
+      await measureFn('breakdown: token + session/permission load', REQUESTS, async () => {
+        const t = pick(tenants);
+        await tokens.verify(t.token);
+        await loadAuthUser(db, t.userId, t.tenantId, t.sessionId);
+      }),
+    );
+    const service = new DeviceService(db);
+    const users = await Promise.all(tenants.map((t) => loadAuthUser(db, t.userId, t.tenantId, t.sessionId)));
+    results.push(
+      await measureFn('breakdown: list SQL only (default order)', REQUESTS, () => service.list(pick(users), { pageNo: 1, pageSize: 20, order: 'asc' })),
+    );
+    log(`\nload average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    for (const r of results) log(fmt(r));
+
+    if (args.explain) {
+      // The SQL the list really sends (captured from the service), explained for the largest tenant.
+      const captured: CompiledQuery[] = [];
+      const pool = new pg.Pool({ connectionString: url, max: 2 });
+      pool.on('error', () => {});
+      const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === 'query' && captured.push(e.query)) });
+      const owner = users[tenants.indexOf(bySize[0])];
+      const largest = { ...owner, scope: new TenantScope(spy, owner.tenantId) };
+      log(`\nEXPLAIN ANALYZE of the list's SQL for the largest tenant (${sizeList[0]} devices): scans and time`);
+      for (const [name, q] of mixes) {
+        captured.length = 0;
+        await new DeviceService(spy).list(largest, deviceListQuery.parse(Object.fromEntries(new URLSearchParams(`pageSize=20&${q(largest.tenantId)}`))));
+        for (const c of captured.splice(0)) {
+          const { rows } = await spy.executeQuery<{ 'QUERY PLAN': string }>({ ...c, sql: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}` } as CompiledQuery<{ 'QUERY PLAN': string }>);
+          const plan = rows.map((r) => r['QUERY PLAN']);
+          const kind = /count\(\*\)/.test(c.sql) ? 'count' : 'page ';
+          const scans = plan.filter((l) => /Scan|Sort Method/.test(l)).map((l) => l.trim().replace(/\s+\(cost=[^)]*\)/, '').replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=([\d.]+)[^)]*\)/, '($1 ms, $2 rows)'));
+          log(`  ${name} [${kind}] ${plan.find((l) => l.startsWith('Execution Time'))}\n      ${scans.join('\n      ')}`);
+        }
+      }
+      await spy.destroy();
+    }
+    await bare.close();
+  } finally {
+    await app?.close();
+    await db.destroy();
+    await embedded.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  log(`\ntotal ${secs(t0)}`);
+}
+
+await main();

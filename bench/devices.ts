@@ -1,0 +1,332 @@
+/**
+ * The device gateway under a fleet: the server (embedded PostgreSQL and Aedes) runs in a child process; this
+ * process ramps a simulated fleet to it (10,000 devices at a 30 s heartbeat by default), then reports devices
+ * connected, the server's RSS and CPU, and the command round trip console → device → succeeded (POST
+ * /device/command, the device's ack and result over MQTT, the `succeeded` event on the console's SSE stream).
+ * Each figure stands beside a reference measured in the same run: the server's RSS before the fleet, a bare
+ * Aedes and a bare Mosquitto publish → deliver round trip, a bare Fastify route's latency.
+ *
+ *   node --import tsx bench/devices.ts [--devices 10000] [--ramp 250] [--heartbeat 30] [--commands 200] [--steady 60]
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import readline from 'node:readline';
+import Fastify from 'fastify';
+import { Aedes } from 'aedes';
+import mqtt from 'mqtt';
+import { sql } from 'kysely';
+import { createDb } from '../apps/server/src/db/database.ts';
+import { hashPassword } from '../apps/server/src/lib/password.ts';
+import { createFleet } from '../apps/device-sim/src/fleet.ts';
+import { makeSpecs } from '../apps/device-sim/src/specs.ts';
+import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    serve: { type: 'boolean', default: false },
+    devices: { type: 'string', default: '10000' },
+    ramp: { type: 'string', default: '250' },
+    heartbeat: { type: 'string', default: '30' },
+    commands: { type: 'string', default: '200' },
+    steady: { type: 'string', default: '60' },
+  },
+});
+const log = (m: string) => process.stdout.write(`${m}\n`);
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms`;
+const pp = (xs: number[]) => `p50 ${ms(quantile(xs, 0.5))} / p99 ${ms(quantile(xs, 0.99))}`;
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+
+function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+/** CPU seconds (user + system) a process has used. */
+function cpuSeconds(pid: number): number {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Publish → deliver round trip through a broker (QoS 1), one message at a time. */
+async function brokerRoundTrip(url: string, n: number): Promise<number[]> {
+  const sub = await mqtt.connectAsync(url, { protocolVersion: 4, clientId: `bench-sub-${process.pid}` });
+  const pub = await mqtt.connectAsync(url, { protocolVersion: 4, clientId: `bench-pub-${process.pid}` });
+  await sub.subscribeAsync('bench/rt', { qos: 1 });
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const got = new Promise<void>((resolve) => sub.once('message', () => resolve()));
+    await pub.publishAsync('bench/rt', JSON.stringify({ i }), { qos: 1 });
+    await got;
+    out.push(performance.now() - t0);
+  }
+  await Promise.all([sub.endAsync(), pub.endAsync()]);
+  return out;
+}
+
+async function bareAedes(n: number): Promise<number[]> {
+  const aedes = await Aedes.createBroker();
+  const server = net.createServer(aedes.handle);
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+  try {
+    return await brokerRoundTrip(`mqtt://127.0.0.1:${port}`, n);
+  } finally {
+    await new Promise<void>((r) => aedes.close(() => r()));
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+async function bareMosquitto(n: number): Promise<number[] | null> {
+  if (!fs.existsSync('/usr/sbin/mosquitto')) return null;
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mosquitto-'));
+  const conf = path.join(dir, 'm.conf');
+  fs.writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n${process.getuid?.() === 0 ? 'user root\n' : ''}`);
+  const child = spawn('/usr/sbin/mosquitto', ['-c', conf], { stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 100; i++) {
+      const ok = await new Promise<boolean>((resolve) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return await brokerRoundTrip(`mqtt://127.0.0.1:${port}`, n);
+  } finally {
+    child.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** fetch, tried once more when a kept-alive connection turns out to be closed. */
+async function request(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    return fetch(url, init);
+  }
+}
+
+async function httpLatency(url: string, n: number, headers: Record<string, string> = {}): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await request(url, { headers });
+    await res.arrayBuffer();
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+async function bareFastify(n: number): Promise<number[]> {
+  const app = Fastify();
+  app.get('/ping', async () => ({ code: 200, msg: 'ok', data: null }));
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    await httpLatency(`${url}/ping`, 50);
+    return await httpLatency(`${url}/ping`, n);
+  } finally {
+    await app.close();
+  }
+}
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  mqttUrl: string;
+  databaseUrl: string;
+  dataDir: string;
+}
+
+async function startServerProcess(): Promise<Started> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-devices-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--serve'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      MQTT_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      CAPTCHA_PROVIDER: 'off',
+      ADMIN_PASSWORD: 'BenchAdmin123',
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = readline.createInterface({ input: child.stdout! });
+    rl.on('line', (l) => l.startsWith('{') && resolve(l));
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+  });
+  return { child, dataDir, ...JSON.parse(line) };
+}
+
+async function main(): Promise<void> {
+  const N = Number(args.devices);
+  const RAMP = Number(args.ramp);
+  const HEARTBEAT = Number(args.heartbeat);
+  const COMMANDS = Number(args.commands);
+  const STEADY = Number(args.steady);
+  log(`device gateway benchmark: ${N} devices, ramp ${RAMP}/s, heartbeat ${HEARTBEAT} s, ${COMMANDS} commands; ${os.cpus().length} CPUs, ${mb(os.totalmem() / 1024)} RAM, Node ${process.version}`);
+
+  // References first, on a quiet machine
+  const loadAtStart = os.loadavg()[0];
+  log('references …');
+  const refFastify = await bareFastify(1000);
+  const refAedes = await bareAedes(1000);
+  const refMosquitto = await bareMosquitto(1000);
+
+  const srv = await startServerProcess();
+  const db = createDb(srv.databaseUrl, 4);
+  const specs = makeSpecs(N, { seed: 99, prefix: 'BENCH' });
+  let fleet: Awaited<ReturnType<typeof createFleet>> | undefined;
+  try {
+    // a customer that owns the whole fleet, and its console session
+    const tenant = await db.insertInto('tenants').values({ kind: 'enterprise', name: 'bench', auth_status: 1 }).returning('id').executeTakeFirstOrThrow();
+    await db.insertInto('users').values({ tenant_id: tenant.id, username: 'bench', mobile: null, password_hash: await hashPassword('BenchUser123'), is_super: 1 }).execute();
+    const login = await fetch(`${srv.url}/apiAdmin/user/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'BenchUser123' }) });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const auth = { authorization: `Bearer ${token}` };
+    let t0 = performance.now();
+    const ids = await registerInDb(db, specs);
+    await bindInDb(db, tenant.id, specs.map((s) => s.sn));
+    log(`registered and bound ${N} devices in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleRss = rssKb(srv.child.pid!);
+    const idleApi = await httpLatency(`${srv.url}/apiAdmin/device/task/list?pageSize=1`, 300, auth);
+
+    // the ramp
+    log(`ramping the fleet to ${srv.mqttUrl} …`);
+    t0 = performance.now();
+    fleet = await createFleet({ url: srv.mqttUrl, specs, seed: 99, heartbeatS: HEARTBEAT, rampPerSecond: RAMP, stepMs: 0, start: false });
+    const cpu0 = cpuSeconds(srv.child.pid!);
+    const fleetCpu0 = process.cpuUsage();
+    const started = fleet.start().catch(() => {});
+    const deadline = Date.now() + (N / RAMP) * 1000 + 120_000;
+    let online = 0;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 2000));
+      online = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)).rows[0].n);
+      process.stdout.write(`\r  ${online} online in the database, ${fleet.stats().online} connected in the fleet, server RSS ${mb(rssKb(srv.child.pid!))}   `);
+      if (online >= N) break;
+    }
+    const rampS = (performance.now() - t0) / 1000;
+    const rampCpu = cpuSeconds(srv.child.pid!) - cpu0;
+    const fleetCpu = process.cpuUsage(fleetCpu0);
+    const fleetRampCpu = (fleetCpu.user + fleetCpu.system) / 1e6;
+    process.stdout.write('\n');
+    void started;
+
+    // steady state: heartbeats, status reports
+    log(`steady state for ${STEADY} s …`);
+    const cpu1 = cpuSeconds(srv.child.pid!);
+    await new Promise((r) => setTimeout(r, STEADY * 1000));
+    const steadyCpu = (cpuSeconds(srv.child.pid!) - cpu1) / STEADY;
+    const steadyRss = rssKb(srv.child.pid!);
+    const stillOnline = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)).rows[0].n);
+    const loadedApi = await httpLatency(`${srv.url}/apiAdmin/device/task/list?pageSize=1`, 300, auth);
+
+    // command round trips, observed on the console's event stream
+    const ticket = ((await (await request(`${srv.url}/apiAdmin/device/events/ticket`, { method: 'POST', headers: auth })).json()) as { data: { ticket: string } }).data.ticket;
+    const waiting = new Map<string, () => void>();
+    const seen = new Set<string>();
+    const ac = new AbortController();
+    const stream = await fetch(`${srv.url}/apiAdmin/device/events?ticket=${encodeURIComponent(ticket)}`, { signal: ac.signal });
+    void (async () => {
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buf += value;
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            if (!frame.startsWith('event: task')) continue;
+            const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]) as { id: string; state: string };
+            if (data.state !== 'succeeded') continue;
+            seen.add(data.id);
+            waiting.get(data.id)?.();
+          }
+        }
+      } catch {
+        // closed
+      }
+    })();
+    const onlineDevices = fleet.devices.filter((d) => d.online);
+    const rounds: number[] = [];
+    const late: string[] = [];
+    for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
+      const d = onlineDevices[(i * 7919) % onlineDevices.length];
+      if (!d.online) continue;
+      const start = performance.now();
+      const res = await request(`${srv.url}/apiAdmin/device/command`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ deviceIds: [ids.get(d.sn)], type: 'reboot' }) });
+      const taskId = ((await res.json()) as { data: { taskIds: string[] } }).data.taskIds[0];
+      const done = seen.has(taskId) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(taskId, resolve));
+      const ok = await Promise.race([done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+      waiting.delete(taskId);
+      if (ok) rounds.push(performance.now() - start);
+      else late.push(taskId);
+    }
+    ac.abort();
+    const failed = late.length;
+    if (late.length) {
+      const states = await db.selectFrom('device_tasks').select(['state', 'attempts']).where('id', 'in', late).execute();
+      log(`not back within 10 s: ${states.map((t) => `${t.state} after ${t.attempts} deliveries`).join(', ')}`);
+    }
+    const peakRss = rssKb(srv.child.pid!);
+
+    log('');
+    log('| figure | this run | reference (same run) |');
+    log('|---|---|---|');
+    log(`| devices connected | ${online} of ${N} online in the database after ${rampS.toFixed(0)} s (ramp ${RAMP}/s); ${stillOnline} still online after ${STEADY} s of heartbeats | ${N} asked for |`);
+    log(`| server RSS | ${mb(steadyRss)} with the fleet (${mb(peakRss)} after the commands) | ${mb(idleRss)} before the fleet |`);
+    log(`| server CPU | ${(steadyCpu * 100).toFixed(0)} % of one core steady (${((rampCpu / rampS) * 100).toFixed(0)} % during the ramp) | the fleet's own process: ${((fleetRampCpu / rampS) * 100).toFixed(0)} % during the ramp |`);
+    log(`| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`);
+    log(`| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes publish → deliver ${pp(refAedes)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto)}` : ''} |`);
+    log(`| API call (GET /device/task/list) under the fleet | ${pp(loadedApi)} (${pp(idleApi)} before the fleet) | bare Fastify route ${pp(refFastify)} |`);
+  } finally {
+    await fleet?.stop().catch(() => {});
+    await db.destroy();
+    srv.child.stdin!.write('stop\n');
+    await new Promise((r) => srv.child.once('exit', r));
+    fs.rmSync(srv.dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server process: `--serve` starts it and prints where it listens as one JSON line.
+
+if (args.serve) {
+  const { startServer } = await import('../apps/server/src/server.ts');
+  const r = await startServer(process.env);
+  process.stdout.write(`${JSON.stringify({ url: r.url, mqttUrl: r.mqttUrl, databaseUrl: r.databaseUrl })}\n`);
+  // stopped by a line on stdin: a SIGTERM would also reach the embedded PostgreSQL's own exit hook at once
+  // (and when stdin closes: the benchmark is gone, whatever happened to it)
+  const stop = () => r.stop().then(() => process.exit(0), () => process.exit(1));
+  readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
+} else {
+  await main();
+  process.exit(0);
+}

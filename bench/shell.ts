@@ -1,0 +1,408 @@
+/**
+ * The console shell benchmark (issue 3): what the first screens download and how fast a kept-alive tab
+ * comes back, each figure beside a reference measured in the same run. Not a test: it prints a table.
+ *
+ *   node --import tsx bench/shell.ts        (npm run bench:shell)
+ *
+ * See bench/README.md for what each row means and the environment variables.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import pg from 'pg';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { startServer, type Running } from '../apps/server/src/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const WEB_DIST = path.resolve(process.env.BENCH_WEB_DIST ?? path.join(ROOT, 'apps/web/dist'));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SWITCHES = Math.max(4, Number(process.env.BENCH_SWITCHES ?? 30));
+const ADMIN_PASSWORD = 'BenchAdmin123';
+const BUDGET = { loginKiB: 180, lazyPageKiB: 100, tabSwitchMs: 50 };
+const DEVICE_PATH = '/device/index';
+const IDENTITY_PATH = '/system/identity';
+
+const kib = (bytes: number) => bytes / 1024;
+const gzipSize = (body: Buffer) => zlib.gzipSync(body, { level: zlib.constants.Z_BEST_COMPRESSION }).length;
+
+// ---------------------------------------------------------------------------------------------------------------
+// what a page downloads
+
+interface Asset {
+  url: string;
+  file: string;
+  /** Decoded size. */
+  bytes: number;
+  /** gzip -9 of the decoded body: the unit of the budgets, whatever encoding the server chose. */
+  gzip: number;
+  /** Body bytes as they came over the wire. */
+  wire: number;
+  encoding: string;
+}
+
+/** Records every script and style sheet the page receives, once per URL. */
+function recordAssets(page: Page) {
+  const assets = new Map<string, Asset>();
+  const reading: Promise<void>[] = [];
+  page.on('response', (response) => {
+    const url = response.url();
+    const type = response.request().resourceType();
+    if (url.startsWith('data:') || !(type === 'script' || type === 'stylesheet' || /\.(m?js|css)(\?|$)/.test(url))) return;
+    reading.push(
+      (async () => {
+        const body = await response.body().catch(() => Buffer.alloc(0));
+        const sizes = await response.request().sizes().catch(() => ({ responseBodySize: body.length }));
+        if (assets.has(url)) return;
+        assets.set(url, {
+          url,
+          file: path.basename(new URL(url).pathname),
+          bytes: body.length,
+          gzip: gzipSize(body),
+          wire: sizes.responseBodySize,
+          encoding: response.headers()['content-encoding'] ?? 'identity',
+        });
+      })(),
+    );
+  });
+  return {
+    assets,
+    /** Waits until the network has been quiet and every body has been read. */
+    async settle(): Promise<Asset[]> {
+      await page.waitForLoadState('networkidle');
+      await Promise.all(reading);
+      return [...assets.values()];
+    },
+  };
+}
+
+const sum = (assets: Asset[], key: 'gzip' | 'wire' | 'bytes') => assets.reduce((total, a) => total + a[key], 0);
+
+// ---------------------------------------------------------------------------------------------------------------
+// the reference page: React + ReactDOM and nothing else, built and served the same way
+
+async function measureReactReference(browser: Browser): Promise<Asset[]> {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-bench-react-'));
+  await build({
+    configFile: false,
+    root: path.join(import.meta.dirname, 'reference'),
+    base: './',
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
+  const server = http.createServer((req, res) => {
+    const name = new URL(req.url ?? '/', 'http://x').pathname;
+    const file = path.join(outDir, name === '/' ? 'index.html' : name);
+    if (!file.startsWith(outDir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404).end();
+      return;
+    }
+    const type = file.endsWith('.js') ? 'text/javascript' : file.endsWith('.css') ? 'text/css' : 'text/html';
+    res.writeHead(200, { 'content-type': type }).end(fs.readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const recorder = recordAssets(page);
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.getByText('React + ReactDOM').waitFor();
+    const assets = await recorder.settle();
+    await context.close();
+    return assets;
+  } finally {
+    server.close();
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the console
+
+async function latestCaptcha(databaseUrl: string): Promise<string> {
+  const client = new pg.Client(databaseUrl);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ answer: string }>('SELECT answer FROM captchas ORDER BY expires_at DESC LIMIT 1');
+    if (!rows.length) throw new Error('the login page drew no captcha');
+    return rows[0].answer;
+  } finally {
+    await client.end();
+  }
+}
+
+const pageWrapper = (p: string) => `[data-page-path="${p}"]`;
+
+/** The page of `path` is on screen: its keep-alive wrapper when there is one, else just the location. */
+async function waitForPage(page: Page, pagePath: string): Promise<void> {
+  await page.waitForFunction((p) => location.hash.startsWith(`#${p}`), pagePath, { timeout: 30_000 });
+  const wrapper = page.locator(pageWrapper(pagePath));
+  await wrapper
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 })
+    .catch(() => undefined);
+}
+
+interface ConsoleFigures {
+  login: Asset[];
+  device: Asset[];
+  identity: Asset[];
+  tabs: { switches: number[]; noop: number[] } | null;
+}
+
+async function measureConsole(browser: Browser, running: Running): Promise<ConsoleFigures> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, locale: 'zh-CN' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const recorder = recordAssets(page);
+
+  await page.goto(`${running.url}/#/login`);
+  await page.locator('#username').waitFor();
+  const login = await recorder.settle();
+  const seen = new Set(login.map((a) => a.url));
+
+  await page.fill('#username', 'admin');
+  await page.fill('#password', ADMIN_PASSWORD);
+  if (await page.locator('#captcha').count()) {
+    await page.locator('img[src^="data:image/svg+xml"]').first().waitFor();
+    await page.fill('#captcha', await latestCaptcha(running.databaseUrl));
+  }
+  await page.locator('form button[type=submit]').click();
+  await waitForPage(page, DEVICE_PATH);
+  const device = (await recorder.settle()).filter((a) => !seen.has(a.url));
+  for (const a of device) seen.add(a.url);
+
+  await page.evaluate((p) => (location.hash = `#${p}`), IDENTITY_PATH);
+  await waitForPage(page, IDENTITY_PATH);
+  const identity = (await recorder.settle()).filter((a) => !seen.has(a.url));
+
+  const tabs = await measureTabSwitches(page);
+  if (errors.length) console.warn(`page errors during the run:\n  ${errors.join('\n  ')}`);
+  await context.close();
+  return { login, device, identity, tabs };
+}
+
+/**
+ * Click → the other kept-alive page visible → one animation frame, measured in the page. The reference is
+ * a click on the tab already active (the same element, handlers and frame, but nothing to switch).
+ */
+async function measureTabSwitches(page: Page): Promise<ConsoleFigures['tabs']> {
+  const available = await page.evaluate(
+    ([a, b]) => !!document.querySelector(`[data-tab-path="${a}"]`) && !!document.querySelector(`[data-tab-path="${b}"]`) && !!document.querySelector(`[data-page-path="${b}"]`),
+    [DEVICE_PATH, IDENTITY_PATH],
+  );
+  if (!available) return null;
+
+  // tsx keeps function names with a `__name` helper that does not exist in the page
+  await page.evaluate('globalThis.__name ??= (fn) => fn');
+  return page.evaluate(
+    async ({ a, b, rounds }) => {
+      const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+      const shown = (p: string) => {
+        const el = document.querySelector(`[data-page-path="${p}"]`);
+        return !!el && el.getClientRects().length > 0;
+      };
+      const whenShown = (p: string) =>
+        new Promise<void>((resolve) => {
+          if (shown(p)) return resolve();
+          const observer = new MutationObserver(() => {
+            if (!shown(p)) return;
+            observer.disconnect();
+            resolve();
+          });
+          observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['style', 'class', 'hidden'] });
+        });
+      const tab = (p: string) => document.querySelector<HTMLElement>(`[data-tab-path="${p}"]`)!;
+
+      const switchTo = async (p: string) => {
+        const start = performance.now();
+        tab(p).click();
+        await whenShown(p);
+        await frame();
+        return performance.now() - start;
+      };
+      const noop = async (p: string) => {
+        const start = performance.now();
+        tab(p).click();
+        await frame();
+        return performance.now() - start;
+      };
+
+      const switches: number[] = [];
+      const noops: number[] = [];
+      // warm-up: the first visit of each direction may still load code
+      await switchTo(a);
+      await switchTo(b);
+      for (let i = 0; i < rounds; i++) {
+        const target = i % 2 === 0 ? a : b;
+        switches.push(await switchTo(target));
+        noops.push(await noop(target));
+        await frame();
+      }
+      return { switches, noop: noops };
+    },
+    { a: DEVICE_PATH, b: IDENTITY_PATH, rounds: SWITCHES },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the built files themselves
+
+/** The largest script that the login page does not load (a lazy page or something it shares). */
+function largestLazyChunk(loginFiles: Set<string>): { file: string; gzip: number } {
+  const dir = path.join(WEB_DIST, 'assets');
+  let largest = { file: '-', gzip: 0 };
+  for (const file of fs.readdirSync(dir)) {
+    if (!file.endsWith('.js') || loginFiles.has(file)) continue;
+    const size = gzipSize(fs.readFileSync(path.join(dir, file)));
+    if (size > largest.gzip) largest = { file, gzip: size };
+  }
+  return largest;
+}
+
+/** Scripts of the build that contain zod (the console needs only zod-free parts of the contracts). */
+function filesWithZod(): string[] {
+  const dir = path.join(WEB_DIST, 'assets');
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.js') && fs.readFileSync(path.join(dir, f), 'utf8').includes('ZodError'));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// report
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+type Row = [metric: string, value: string, reference: string, ratio: string, budget: string];
+
+function printTable(rows: Row[]): void {
+  const head: Row = ['metric', 'value', 'reference (same run)', 'ratio', 'budget'];
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i].length)));
+  const line = (r: Row) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ');
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+const mark = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) {
+    if (process.env.BENCH_WEB_DIST) throw new Error(`BENCH_WEB_DIST has no index.html: ${WEB_DIST}`);
+    console.log('apps/web/dist is missing: building the console…');
+    const r = spawnSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-bench-'));
+  const running = await startServer({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL,
+    ADMIN_PASSWORD,
+    CAPTCHA_PROVIDER: 'svg',
+    PAYLOAD_CRYPTO: 'off',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    WEB_DIST,
+    NODE_ENV: 'test',
+  });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+
+  try {
+    const reference = await measureReactReference(browser);
+    const figures = await measureConsole(browser, running);
+    const loginFiles = new Set(figures.login.map((a) => a.file));
+    const lazy = largestLazyChunk(loginFiles);
+    const zod = filesWithZod();
+
+    const refKiB = kib(sum(reference, 'gzip'));
+    const ratio = (kibValue: number) => `${(kibValue / refKiB).toFixed(1)}×`;
+    const loginKiB = kib(sum(figures.login, 'gzip'));
+    const deviceKiB = kib(sum(figures.device, 'gzip'));
+    const identityKiB = kib(sum(figures.identity, 'gzip'));
+    const refText = `${refKiB.toFixed(1)} KiB, ${reference.length} req (React+ReactDOM page)`;
+
+    const rows: Row[] = [
+      [
+        'login first load (/#/login), JS+CSS gzip',
+        `${loginKiB.toFixed(1)} KiB, ${figures.login.length} req`,
+        refText,
+        ratio(loginKiB),
+        `≤ ${BUDGET.loginKiB} KiB ${mark(loginKiB <= BUDGET.loginKiB)}`,
+      ],
+      ['/#/device/index after login: added', `${deviceKiB.toFixed(1)} KiB, ${figures.device.length} req`, refText, ratio(deviceKiB), `≤ ${BUDGET.lazyPageKiB} KiB ${mark(deviceKiB <= BUDGET.lazyPageKiB)}`],
+      [
+        '/#/device/index after login: total',
+        `${(loginKiB + deviceKiB).toFixed(1)} KiB, ${figures.login.length + figures.device.length} req`,
+        refText,
+        ratio(loginKiB + deviceKiB),
+        '-',
+      ],
+      [`${IDENTITY_PATH} opened next: added`, `${identityKiB.toFixed(1)} KiB, ${figures.identity.length} req`, refText, ratio(identityKiB), `≤ ${BUDGET.lazyPageKiB} KiB ${mark(identityKiB <= BUDGET.lazyPageKiB)}`],
+      ['largest lazy chunk, gzip', `${kib(lazy.gzip).toFixed(1)} KiB (${lazy.file})`, refText, ratio(kib(lazy.gzip)), `≤ ${BUDGET.lazyPageKiB} KiB ${mark(kib(lazy.gzip) <= BUDGET.lazyPageKiB)}`],
+    ];
+    if (figures.tabs) {
+      const { switches, noop } = figures.tabs;
+      const [p50, p95, r50, r95] = [percentile(switches, 50), percentile(switches, 95), percentile(noop, 50), percentile(noop, 95)];
+      rows.push([
+        `tab switch, ${switches.length} switches: p50 / p95`,
+        `${p50.toFixed(1)} / ${p95.toFixed(1)} ms`,
+        `${r50.toFixed(1)} / ${r95.toFixed(1)} ms (no-op click → rAF)`,
+        `${(p50 / r50).toFixed(1)}× / ${(p95 / r95).toFixed(1)}×`,
+        `p95 ≤ ${BUDGET.tabSwitchMs} ms ${mark(p95 <= BUDGET.tabSwitchMs)}`,
+      ]);
+    } else {
+      rows.push(['tab switch', 'tabs not available', '-', '-', `p95 ≤ ${BUDGET.tabSwitchMs} ms (not measured)`]);
+    }
+
+    console.log(`\nConsole shell benchmark — ${WEB_DIST}\n`);
+    printTable(rows);
+
+    const wire = kib(sum(figures.login, 'wire'));
+    const encodings = [...new Set(figures.login.filter((a) => a.bytes >= 1024).map((a) => a.encoding))].join(', ');
+    console.log(`\nlogin first load over the wire: ${wire.toFixed(1)} KiB (${encodings}); decoded ${kib(sum(figures.login, 'bytes')).toFixed(1)} KiB`);
+    for (const [title, assets] of [
+      ['login first load', figures.login],
+      [`${DEVICE_PATH} after login`, figures.device],
+    ] as const) {
+      console.log(`largest parts of the ${title} (gzip):`);
+      for (const a of [...assets].sort((x, y) => y.gzip - x.gzip).slice(0, 8)) {
+        console.log(`  ${kib(a.gzip).toFixed(1).padStart(6)} KiB  ${a.file}`);
+      }
+    }
+    console.log(`zod in the console's scripts: ${zod.length ? zod.join(', ') : 'none'}`);
+  } finally {
+    await browser.close();
+    await stopQuietly(running);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Stops the server; connections the database drops while it shuts down are expected, not a failure of the run. */
+async function stopQuietly(running: Running): Promise<void> {
+  const expected = (error: unknown) => /terminating connection|has already been destroyed|Connection terminated/i.test(String(error));
+  const ignore = (error: unknown) => {
+    if (!expected(error)) throw error;
+  };
+  process.on('uncaughtException', ignore);
+  try {
+    await running.stop().catch(ignore);
+    // background work of the server may still report a closed pool on its next tick
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  } finally {
+    process.off('uncaughtException', ignore);
+  }
+}
+
+await main();

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { deviceStatus, paperState, provinceCount } from './device.ts';
+import { DEFAULT_TIME_ZONE, TREND_UNITS, isTimeZone } from './device-constants.ts';
+
+/**
+ * The home dashboard's widgets (SPEC §2) from the tenant's real data: `GET /apiAdmin/dashboard/overview`
+ * (everything at once) and `GET /apiAdmin/dashboard/trend` (the trend alone, to switch hour/day).
+ * Days, "today" and "this month" are counted in the caller's time zone (`tz`, default Asia/Shanghai).
+ */
+
+export { DEFAULT_TIME_ZONE, INSTALL_DAYS, OFFLINE_REMIND_HOURS, RANK_SIZE, TREND_DAYS, TREND_UNITS, isTimeZone } from './device-constants.ts';
+
+const tzField = z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Asia/Shanghai').default(DEFAULT_TIME_ZONE);
+export const trendUnit = z.enum(TREND_UNITS);
+export type TrendUnit = z.infer<typeof trendUnit>;
+
+export const dashboardQuery = z.object({ tz: tzField, unit: trendUnit.default('day') }).strict();
+export type DashboardQuery = z.input<typeof dashboardQuery>;
+
+export const topCards = z.object({
+  /** Devices bound to the account. */
+  devices: z.number().int(),
+  online: z.number().int(),
+  /** Device tasks created since local midnight. */
+  tasksToday: z.number().int(),
+  /**
+   * SIM data used since the first of the month, MB: per device, the telemetry's used counter now minus its first
+   * value this month (after a counter reset, the value since the reset).
+   */
+  dataUsedMonthMb: z.number(),
+});
+export type TopCards = z.infer<typeof topCards>;
+
+export const trendPoint = z.object({
+  /** Start of the hour or day (ISO). */
+  at: z.string(),
+  /** The most devices online at the same time during the bucket (from the status history). */
+  online: z.number().int(),
+  /** Tasks created in the bucket. */
+  tasks: z.number().int(),
+});
+export const trend = z.object({ unit: trendUnit, points: z.array(trendPoint) });
+export type Trend = z.infer<typeof trend>;
+
+export const rankedDevice = z.object({ id: z.number().int(), sn: z.string(), name: z.string(), value: z.number() });
+export type RankedDevice = z.infer<typeof rankedDevice>;
+
+export const groupRank = z.object({
+  /** A top-level group (with the devices of the groups below it); null = devices in no group. */
+  id: z.number().int().nullable(),
+  name: z.string(),
+  devices: z.number().int(),
+  online: z.number().int(),
+});
+export type GroupRank = z.infer<typeof groupRank>;
+
+export const installDay = z.object({ date: z.string(), count: z.number().int() });
+
+export const remindDevice = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  name: z.string(),
+  status: deviceStatus,
+  paper: paperState,
+  lastSeenAt: z.string().nullable(),
+  simDataLeftMb: z.number().nullable(),
+});
+export type RemindDevice = z.infer<typeof remindDevice>;
+const remindList = z.object({ count: z.number().int(), devices: z.array(remindDevice) });
+
+export const versionCount = z.object({
+  /** '' when the device has not reported one yet. */
+  firmware: z.string(),
+  count: z.number().int(),
+  online: z.number().int(),
+});
+
+export const dashboardOverview = z.object({
+  cards: topCards,
+  provinces: z.array(provinceCount),
+  trend,
+  deviceRanking: z.object({
+    /** Tasks created this month. */
+    byTasks: z.array(rankedDevice),
+    /** SIM data used this month, MB. */
+    byData: z.array(rankedDevice),
+  }),
+  groupRanking: z.array(groupRank),
+  /** Devices bound per day over the last INSTALL_DAYS days (local dates, oldest first). */
+  installs: z.array(installDay),
+  remind: z.object({
+    /** Paper out, cover open or overheated. */
+    paper: remindList,
+    /** Offline (or never connected) for more than OFFLINE_REMIND_HOURS. */
+    offline: remindList,
+    /** SIM marked low or suspended, or with less than SIM_LOW_RATIO of its plan left. */
+    simLow: remindList,
+  }),
+  versions: z.array(versionCount),
+});
+export type DashboardOverview = z.infer<typeof dashboardOverview>;

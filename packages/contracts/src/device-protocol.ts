@@ -1,0 +1,180 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * The device protocol of DESIGN §6 (documented in docs/device-protocol.md): MQTT 3.1.1/5, QoS 1, JSON payloads.
+ * Shared by the server's gateway and the fleet simulator. Node only (it signs with node:crypto): the console
+ * never imports this module.
+ */
+
+export const TOPIC_PREFIX = 'cp/v1';
+export const UP_KINDS = ['hello', 'heartbeat', 'status', 'ack', 'result', 'progress', 'location', 'traffic', 'event', 'offline'] as const;
+export const DOWN_KINDS = ['command', 'print', 'config'] as const;
+export type UpKind = (typeof UP_KINDS)[number];
+export type DownKind = (typeof DOWN_KINDS)[number];
+
+export const upTopic = (sn: string, kind: UpKind) => `${TOPIC_PREFIX}/${sn}/up/${kind}`;
+export const downTopic = (sn: string, kind: DownKind) => `${TOPIC_PREFIX}/${sn}/down/${kind}`;
+/** What a device subscribes to: everything sent to it. */
+export const downFilter = (sn: string) => `${TOPIC_PREFIX}/${sn}/down/#`;
+/** What the server consumes: every device's up messages. */
+export const UP_FILTER = `${TOPIC_PREFIX}/+/up/#`;
+
+/** A serial number is one topic level: no `/`, `+`, `#` or `$` can ever reach a topic through it. */
+export const TOPIC_SN_RULE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export interface ParsedTopic {
+  sn: string;
+  dir: 'up' | 'down';
+  kind: string;
+}
+
+/** `cp/v1/{sn}/{up|down}/{kind}` → its parts; anything else → null. */
+export function parseTopic(topic: string): ParsedTopic | null {
+  const parts = topic.split('/');
+  if (parts.length !== 5 || `${parts[0]}/${parts[1]}` !== TOPIC_PREFIX) return null;
+  const [, , sn, dir, kind] = parts;
+  if (!TOPIC_SN_RULE.test(sn) || (dir !== 'up' && dir !== 'down')) return null;
+  if (dir === 'up' ? !(UP_KINDS as readonly string[]).includes(kind) : !(DOWN_KINDS as readonly string[]).includes(kind)) return null;
+  return { sn, dir, kind };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The MQTT credential: client id = user name = sn; password derived from the device secret.
+
+/** Seconds a timed credential stays valid either side of the server's clock. */
+export const CREDENTIAL_WINDOW_S = 600;
+/**
+ * The timestamp of the static credential, for brokers that can only store fixed passwords (a Mosquitto
+ * password file): the embedded gateway never accepts it.
+ */
+export const STATIC_CREDENTIAL_TS = 0;
+
+const hmacHex = (secret: string, message: string) => createHmac('sha256', secret).update(message).digest('hex');
+
+/** `{ts}.{hex(HMAC-SHA256(secret, sn + ":" + ts))}`, ts in Unix seconds. */
+export function deviceCredential(secret: string, sn: string, ts: number = Math.floor(Date.now() / 1000)): string {
+  return `${ts}.${hmacHex(secret, `${sn}:${ts}`)}`;
+}
+
+/** The fixed password provisioned into a broker's password store. */
+export const staticDeviceCredential = (secret: string, sn: string) => deviceCredential(secret, sn, STATIC_CREDENTIAL_TS);
+
+/** Checks a timed credential in constant time; a timestamp outside the window fails whatever the MAC. */
+export function checkDeviceCredential(secret: string, sn: string, password: string, nowS: number = Date.now() / 1000, windowS: number = CREDENTIAL_WINDOW_S): boolean {
+  const m = /^(\d{1,12})\.([0-9a-f]{64})$/.exec(password);
+  if (!m) return false;
+  const ts = Number(m[1]);
+  if (Math.abs(nowS - ts) > windowS) return false;
+  const expected = Buffer.from(hmacHex(secret, `${sn}:${ts}`), 'hex');
+  return timingSafeEqual(expected, Buffer.from(m[2], 'hex'));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Up messages (device → server). Unknown fields are ignored so devices can report more than this version reads.
+
+const percent = z.number().int().min(0).max(100);
+const paper = z.enum(['ok', 'out', 'cover-open', 'overheat']);
+const lat = z.number().min(-90).max(90);
+const lng = z.number().min(-180).max(180);
+const taskId = z.uuid();
+const short = z.string().max(64);
+/** Device time in ms, informational only (the server stamps everything with its own clock). */
+const ts = z.number().int().nonnegative().optional();
+
+export const helloMsg = z.object({
+  ts,
+  /** A random id of this connection, also in the last will: a late will of an older connection is ignored. */
+  conn: z.string().min(1).max(64),
+  fw: short.default(''),
+  model: short.optional(),
+  imei: z.string().regex(/^\d{15}$/).optional(),
+  iccid: z.string().regex(/^\d{19,20}$/).optional(),
+  /** The device's heartbeat interval; it is offline after 2.5 of them without a message. */
+  heartbeatS: z.number().int().min(1).max(3600).optional(),
+  paper: paper.optional(),
+  battery: percent.optional(),
+  signal: percent.optional(),
+  lat: lat.optional(),
+  lng: lng.optional(),
+  usedMb: z.number().nonnegative().max(1e9).optional(),
+});
+export const heartbeatMsg = z.object({ ts });
+export const statusMsg = z.object({ ts, paper: paper.optional(), battery: percent.optional(), signal: percent.optional(), charging: z.boolean().optional() });
+export const locationMsg = z.object({ ts, lat, lng, accuracyM: z.number().nonnegative().optional() });
+/** The SIM's data counter for its current plan period, in MB, as the modem counts it. */
+export const trafficMsg = z.object({ ts, iccid: z.string().regex(/^\d{19,20}$/).optional(), usedMb: z.number().nonnegative().max(1e9) });
+/** `ok: false` refuses the task (e.g. an unsupported type); the error says why. */
+export const ackMsg = z.object({ ts, id: taskId, ok: z.boolean().default(true), error: z.string().max(500).optional() });
+export const progressMsg = z.object({ ts, id: taskId, progress: percent });
+export const resultMsg = z.object({ ts, id: taskId, ok: z.boolean(), error: z.string().max(500).optional(), data: z.record(z.string(), z.unknown()).optional() });
+export const eventMsg = z.object({ ts, kind: short, data: z.record(z.string(), z.unknown()).optional() });
+/** The last will, or sent on purpose before a deliberate disconnect (reboot, shutdown). */
+export const offlineMsg = z.object({ ts, conn: z.string().max(64).optional(), reason: z.string().max(32).default('lost') });
+
+export const UP_SCHEMAS = {
+  hello: helloMsg,
+  heartbeat: heartbeatMsg,
+  status: statusMsg,
+  ack: ackMsg,
+  result: resultMsg,
+  progress: progressMsg,
+  location: locationMsg,
+  traffic: trafficMsg,
+  event: eventMsg,
+  offline: offlineMsg,
+} satisfies Record<UpKind, z.ZodType>;
+
+export type HelloMsg = z.infer<typeof helloMsg>;
+export type StatusMsg = z.infer<typeof statusMsg>;
+export type LocationMsg = z.infer<typeof locationMsg>;
+export type TrafficMsg = z.infer<typeof trafficMsg>;
+export type AckMsg = z.infer<typeof ackMsg>;
+export type ProgressMsg = z.infer<typeof progressMsg>;
+export type ResultMsg = z.infer<typeof resultMsg>;
+export type EventMsg = z.infer<typeof eventMsg>;
+export type OfflineMsg = z.infer<typeof offlineMsg>;
+export type UpMessage = { [K in UpKind]: { kind: K; msg: z.infer<(typeof UP_SCHEMAS)[K]> } }[UpKind];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Down messages (server → device). Every one that carries work carries its row's id: a device handles an id once.
+
+export const DEVICE_TASK_TYPES = ['reboot', 'shutdown', 'apply_profile', 'install_app', 'uninstall_app', 'fetch_file', 'upgrade', 'push_message', 'deploy_model'] as const;
+export type DeviceTaskType = (typeof DEVICE_TASK_TYPES)[number];
+
+export const commandMsg = z.object({
+  id: taskId,
+  type: z.enum(DEVICE_TASK_TYPES),
+  params: z.record(z.string(), z.unknown()).default({}),
+  /** After this instant the server no longer wants the task done (ISO 8601). */
+  expireAt: z.string(),
+  /** Which delivery this is (1 = first); a repeat of a handled id is acknowledged again, never run again. */
+  attempt: z.number().int().min(1),
+});
+export const printMsg = z.object({ id: taskId, content: z.string(), copies: z.number().int().min(1).max(99).default(1), expireAt: z.string() });
+export const configMsg = z.object({
+  /** The server has not heard a hello on this connection (or lost track of it): say hello again. */
+  requestHello: z.boolean().optional(),
+  heartbeatS: z.number().int().min(1).max(3600).optional(),
+  /** Server time in ms, for devices without a clock source. */
+  serverTime: z.number().int().optional(),
+});
+export type CommandMsg = z.infer<typeof commandMsg>;
+export type PrintMsg = z.infer<typeof printMsg>;
+export type ConfigMsg = z.infer<typeof configMsg>;
+
+/** Parses an up message: the topic's kind picks the schema; invalid JSON or fields → null (dropped and counted). */
+export function parseUp(kind: string, payload: Buffer | string): UpMessage | null {
+  const schema = (UP_SCHEMAS as Record<string, z.ZodType>)[kind];
+  if (!schema) return null;
+  const text = typeof payload === 'string' ? payload : payload.toString('utf8');
+  let json: unknown;
+  try {
+    // an empty payload is an empty object: a heartbeat needs no body
+    json = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const r = schema.safeParse(json);
+  return r.success ? ({ kind, msg: r.data } as UpMessage) : null;
+}

@@ -1,0 +1,421 @@
+import { z } from 'zod';
+import {
+  BIND_KEY_RULE,
+  CAPABILITY_RULE,
+  DEVICE_SORTS,
+  DEVICE_STATUSES,
+  ICCID_RULE,
+  MODEL_CODE_RULE,
+  MODEL_KINDS,
+  MSG,
+  PAPER_STATES,
+  SECRET_RULE,
+  SIM_STATES,
+  SN_RULE,
+  isImei,
+} from './device-constants.ts';
+
+/**
+ * Devices (DESIGN §4, §6): the platform's model catalogue and factory registration (staff), binding, groups,
+ * the fleet list, detail, telemetry and map data (customers). Paths are under /apiAdmin; every answer is the
+ * `{ code, msg, data }` envelope and `data` is what the schema named here describes.
+ * Every id a customer sends is checked against its tenant on the server; another tenant's id answers 404.
+ *
+ * | call | permission | request | data |
+ * |---|---|---|---|
+ * | GET /device/list | device:view | deviceListQuery | { list: DeviceListItem[], total } |
+ * | GET /device/:id | device:view | deviceIdParams | DeviceDetail |
+ * | GET /device/:id/telemetry | device:view | telemetryQuery | TelemetrySeries |
+ * | GET /device/map | device:view | deviceMapQuery | DeviceMapData |
+ * | GET /device/model/options | device:view | – | DeviceModelOption[] |
+ * | POST /device/bind | device:bind | deviceBindBody | DeviceListItem |
+ * | POST /device/unbind | device:bind | { id } | null |
+ * | POST /device/edit | device:edit | deviceEditBody | DeviceListItem |
+ * | POST /device/move | device:edit | deviceMoveBody | { moved } |
+ * | GET /device/group/tree | device:view | – | GroupTree |
+ * | POST /device/group/add, /device/group/edit | device:group | groupAddBody, groupEditBody | GroupView |
+ * | POST /device/group/delete | device:group | { id } | GroupDeleteResult |
+ * | GET /system/deviceModel/list | device:model:manage (staff) | deviceModelListQuery | { list: DeviceModelView[], total } |
+ * | POST /system/deviceModel/add, /edit | device:model:manage (staff) | deviceModelBody, deviceModelEditBody | DeviceModelView |
+ * | POST /system/deviceModel/delete | device:model:manage (staff) | { id } | null (400 while devices use it) |
+ * | GET /system/deviceRegistry/list | device:register (staff) | registryListQuery | { list: RegistryItem[], total } |
+ * | POST /system/deviceRegistry/register | device:register (staff) | deviceRegisterBody | RegisterResult |
+ * | POST /system/deviceRegistry/import | device:register (staff) | multipart `file` (CSV) | RegisterResult; 400 with `data.rows: ImportRowError[]` |
+ */
+
+export * from './device-constants.ts';
+
+export const deviceStatus = z.enum(DEVICE_STATUSES);
+export const paperState = z.enum(PAPER_STATES);
+export const modelKind = z.enum(MODEL_KINDS);
+export const simState = z.enum(SIM_STATES);
+export type DeviceStatus = z.infer<typeof deviceStatus>;
+export type PaperState = z.infer<typeof paperState>;
+export type ModelKind = z.infer<typeof modelKind>;
+export type SimState = z.infer<typeof simState>;
+
+const snField = z.string().trim().regex(SN_RULE, MSG.sn);
+const id = z.number().int().positive();
+const queryId = z.coerce.number().int().positive();
+const pageFields = {
+  pageNo: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+};
+const keywordField = z.string().trim().max(50).optional();
+
+// ---------------------------------------------------------------------------------------------------------------
+// Device models (staff catalogue; `device:model:manage`)
+
+export const deviceModelBody = z
+  .object({
+    code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode),
+    name: z.string().trim().min(1, 'name cannot be empty').max(50),
+    kind: modelKind,
+    /** Paper roll width in mm; 0 for a terminal without a printer. */
+    paperWidthMm: z.number().int().min(0).max(300).default(58),
+    capabilities: z
+      .array(z.string().trim().regex(CAPABILITY_RULE, MSG.capability))
+      .max(30)
+      .default([])
+      .refine((c) => new Set(c).size === c.length, 'must not repeat a capability'),
+  })
+  .strict();
+export type DeviceModelBody = z.input<typeof deviceModelBody>;
+
+export const deviceModelEditBody = z
+  .object({
+    id,
+    code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode).optional(),
+    name: z.string().trim().min(1, 'name cannot be empty').max(50).optional(),
+    kind: modelKind.optional(),
+    paperWidthMm: z.number().int().min(0).max(300).optional(),
+    capabilities: z
+      .array(z.string().trim().regex(CAPABILITY_RULE, MSG.capability))
+      .max(30)
+      .refine((c) => new Set(c).size === c.length, 'must not repeat a capability')
+      .optional(),
+  })
+  .strict();
+export type DeviceModelEditBody = z.input<typeof deviceModelEditBody>;
+
+export const idBody = z.object({ id }).strict();
+export type IdBody = z.infer<typeof idBody>;
+
+export const deviceModelView = z.object({
+  id: z.number().int(),
+  code: z.string(),
+  name: z.string(),
+  kind: modelKind,
+  paperWidthMm: z.number().int(),
+  capabilities: z.array(z.string()),
+  /** Registered devices of this model (bound or not). */
+  deviceCount: z.number().int(),
+  createdAt: z.string(),
+});
+export type DeviceModelView = z.infer<typeof deviceModelView>;
+
+export const deviceModelListQuery = z.object({ ...pageFields, keyword: keywordField, kind: modelKind.optional() }).strict();
+export type DeviceModelListQuery = z.input<typeof deviceModelListQuery>;
+
+/** The catalogue as customers see it, for filters and forms (`GET /device/model/options`). */
+export const deviceModelOption = z.object({ id: z.number().int(), code: z.string(), name: z.string(), kind: modelKind, paperWidthMm: z.number().int() });
+export type DeviceModelOption = z.infer<typeof deviceModelOption>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Factory registration (staff; `device:register`)
+
+export const deviceRegisterBody = z
+  .object({
+    sn: snField,
+    /** A model code of the catalogue. */
+    model: z.string().trim().min(1, 'model cannot be empty').max(32),
+    /** Generated when absent (12 characters, no look-alike letters). */
+    bindKey: z.string().trim().regex(BIND_KEY_RULE, MSG.bindKey).optional(),
+    /** Generated when absent. */
+    secret: z.string().trim().regex(SECRET_RULE, MSG.secret).optional(),
+    /** Generated when absent (a China-issued number with a Luhn check digit). */
+    iccid: z.string().trim().regex(ICCID_RULE, MSG.iccid).optional(),
+    /** Generated when absent (with a Luhn check digit). */
+    imei: z.string().trim().refine(isImei, MSG.imei).optional(),
+  })
+  .strict();
+export type DeviceRegisterBody = z.input<typeof deviceRegisterBody>;
+
+/** One registered device as staff see it ONCE: the bind key and secret are never shown again. */
+export const registeredDevice = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  model: z.string(),
+  bindKey: z.string(),
+  secret: z.string(),
+  iccid: z.string(),
+  imei: z.string(),
+});
+export type RegisteredDevice = z.infer<typeof registeredDevice>;
+
+export const registerResult = z.object({ imported: z.number().int(), devices: z.array(registeredDevice) });
+export type RegisterResult = z.infer<typeof registerResult>;
+
+/**
+ * A refused CSV import answers 400 with `data.rows` (and `data.fields`, with `field` = `row <n>.<column>`).
+ * `row` is the line of the file as a spreadsheet numbers it: the header is row 1.
+ */
+export const importRowError = z.object({ row: z.number().int(), field: z.string(), message: z.string() });
+export type ImportRowError = z.infer<typeof importRowError>;
+
+export const registryListQuery = z
+  .object({
+    ...pageFields,
+    /** sn, ICCID, IMEI or the owner's account name. */
+    keyword: keywordField,
+    bound: z.enum(['true', 'false']).optional(),
+    modelId: queryId.optional(),
+  })
+  .strict();
+export type RegistryListQuery = z.input<typeof registryListQuery>;
+
+export const registryItem = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  modelId: z.number().int(),
+  modelCode: z.string(),
+  modelName: z.string(),
+  bound: z.boolean(),
+  tenantId: z.number().int().nullable(),
+  tenantName: z.string().nullable(),
+  boundAt: z.string().nullable(),
+  iccid: z.string().nullable(),
+  imei: z.string(),
+  status: deviceStatus,
+  lastSeenAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type RegistryItem = z.infer<typeof registryItem>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Binding and editing (customers)
+
+const nameField = z.string().trim().max(30, 'must be at most 30 characters');
+const remarkField = z.string().trim().max(200, 'must be at most 200 characters');
+
+/**
+ * `POST /device/bind`. The key is checked before anything else is said about the device: an unknown serial
+ * number and a wrong key give the same answer, and only the right key learns that another account holds it.
+ */
+export const deviceBindBody = z
+  .object({
+    sn: snField,
+    bindKey: z.string().trim().min(1, 'bind key cannot be empty').max(64),
+    name: nameField.optional(),
+    groupId: id.nullable().optional(),
+  })
+  .strict();
+export type DeviceBindBody = z.input<typeof deviceBindBody>;
+
+/**
+ * `POST /device/unbind`: the device goes back to the unbound pool with its name, remark and group cleared and
+ * its unfinished tasks canceled. The same bind key (the one on its label) binds it again.
+ */
+export const deviceUnbindBody = idBody;
+
+export const deviceEditBody = z
+  .object({ id, name: nameField.optional(), remark: remarkField.optional() })
+  .strict()
+  .refine((b) => b.name !== undefined || b.remark !== undefined, { path: ['name'], message: 'give a name or a remark' });
+export type DeviceEditBody = z.input<typeof deviceEditBody>;
+
+/** `POST /device/move`: one or many devices into a group, or out of every group with `groupId: null`. */
+export const deviceMoveBody = z
+  .object({
+    ids: z.array(id).min(1, 'choose at least one device').max(500).refine((a) => new Set(a).size === a.length, 'must not repeat a device'),
+    groupId: id.nullable(),
+  })
+  .strict();
+export type DeviceMoveBody = z.input<typeof deviceMoveBody>;
+export const moveResult = z.object({ moved: z.number().int() });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Groups (customers): a tree per tenant, unique names among siblings, no cycles.
+
+export const groupAddBody = z
+  .object({
+    name: z.string().trim().min(1, 'name cannot be empty').max(30, 'must be at most 30 characters'),
+    parentId: id.nullable().default(null),
+    sort: z.number().int().min(0).max(9999).default(0),
+  })
+  .strict();
+export type GroupAddBody = z.input<typeof groupAddBody>;
+
+export const groupEditBody = z
+  .object({
+    id,
+    name: z.string().trim().min(1, 'name cannot be empty').max(30, 'must be at most 30 characters').optional(),
+    /** null moves the group to the top level. */
+    parentId: id.nullable().optional(),
+    sort: z.number().int().min(0).max(9999).optional(),
+  })
+  .strict();
+export type GroupEditBody = z.input<typeof groupEditBody>;
+
+export interface GroupNode {
+  id: number;
+  name: string;
+  parentId: number | null;
+  sort: number;
+  /** Devices in this group and every group below it. */
+  deviceCount: number;
+  onlineCount: number;
+  children: GroupNode[];
+}
+export const groupNode: z.ZodType<GroupNode> = z.lazy(() =>
+  z.object({
+    id: z.number().int(),
+    name: z.string(),
+    parentId: z.number().int().nullable(),
+    sort: z.number().int(),
+    deviceCount: z.number().int(),
+    onlineCount: z.number().int(),
+    children: z.array(groupNode),
+  }),
+);
+export const groupTree = z.object({
+  tree: z.array(groupNode),
+  /** All the tenant's devices, and those in no group. */
+  total: z.number().int(),
+  ungrouped: z.number().int(),
+});
+export type GroupTree = z.infer<typeof groupTree>;
+
+export const groupView = z.object({ id: z.number().int(), name: z.string(), parentId: z.number().int().nullable(), sort: z.number().int() });
+export type GroupView = z.infer<typeof groupView>;
+
+/** Deleting a group deletes the groups below it too; their devices become ungrouped, never deleted. */
+export const groupDeleteResult = z.object({ deletedGroups: z.number().int(), ungroupedDevices: z.number().int() });
+export type GroupDeleteResult = z.infer<typeof groupDeleteResult>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fleet list, detail, telemetry, map (customers; `device:view`)
+
+export const deviceListQuery = z
+  .object({
+    ...pageFields,
+    status: deviceStatus.optional(),
+    /** A group and every group below it; 0 = devices in no group. */
+    groupId: z.coerce.number().int().min(0).optional(),
+    modelId: queryId.optional(),
+    /** Part of the serial number or the name. */
+    keyword: keywordField,
+    paper: paperState.optional(),
+    /**
+     * Default order: the most recently bound first. Empty values sort last either way, except that a device
+     * never seen counts as the longest silent (first by lastSeen ascending).
+     */
+    sort: z.enum(DEVICE_SORTS).optional(),
+    order: z.enum(['asc', 'desc']).default('asc'),
+  })
+  .strict();
+export type DeviceListQuery = z.input<typeof deviceListQuery>;
+
+export const deviceListItem = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  name: z.string(),
+  remark: z.string(),
+  modelId: z.number().int(),
+  modelName: z.string(),
+  modelKind: modelKind,
+  groupId: z.number().int().nullable(),
+  groupName: z.string().nullable(),
+  status: deviceStatus,
+  paper: paperState,
+  /** 0-100, null until the device reports it. */
+  battery: z.number().int().nullable(),
+  signal: z.number().int().nullable(),
+  firmware: z.string(),
+  /** Plan total minus used, MB (2 decimals); null without a SIM. */
+  simDataLeftMb: z.number().nullable(),
+  simState: simState.nullable(),
+  lastSeenAt: z.string().nullable(),
+  /** Since when the current connection is up; null while offline. */
+  connectedAt: z.string().nullable(),
+  province: z.string(),
+  boundAt: z.string().nullable(),
+});
+export type DeviceListItem = z.infer<typeof deviceListItem>;
+
+export const deviceIdParams = z.object({ id: queryId }).strict();
+
+export const simView = z.object({
+  iccid: z.string(),
+  msisdn: z.string(),
+  carrier: z.string(),
+  planTotalMb: z.number(),
+  usedMb: z.number(),
+  leftMb: z.number(),
+  expiresAt: z.string().nullable(),
+  state: simState,
+});
+export type SimView = z.infer<typeof simView>;
+
+export const statusChange = z.object({ status: deviceStatus, reason: z.string(), at: z.string() });
+export type StatusChange = z.infer<typeof statusChange>;
+
+export const deviceDetail = deviceListItem.extend({
+  imei: z.string(),
+  iccid: z.string().nullable(),
+  heartbeatS: z.number().int(),
+  model: z.object({ id: z.number().int(), code: z.string(), name: z.string(), kind: modelKind, paperWidthMm: z.number().int(), capabilities: z.array(z.string()) }),
+  location: z.object({ lat: z.number(), lng: z.number(), at: z.string().nullable() }).nullable(),
+  sim: simView.nullable(),
+  /** The latest online/offline changes while this account held the device, newest first (at most 20). */
+  recentStatus: z.array(statusChange),
+});
+export type DeviceDetail = z.infer<typeof deviceDetail>;
+
+/** `from`/`to`: ISO date-times; default the last 24 hours, at most TELEMETRY_MAX_DAYS. */
+export const telemetryQuery = z
+  .object({
+    from: z.iso.datetime({ offset: true, message: 'must be an ISO date-time' }).optional(),
+    to: z.iso.datetime({ offset: true, message: 'must be an ISO date-time' }).optional(),
+  })
+  .strict();
+export type TelemetryQuery = z.input<typeof telemetryQuery>;
+
+export const telemetryPoint = z.object({
+  at: z.string(),
+  battery: z.number().nullable(),
+  signal: z.number().nullable(),
+  /** The SIM's used counter (MB) at that time. */
+  usedMb: z.number().nullable(),
+});
+export const telemetrySeries = z.object({
+  from: z.string(),
+  to: z.string(),
+  /** Samples are averaged into buckets of this length (the last used counter of each bucket is kept). */
+  bucketSeconds: z.number().int(),
+  points: z.array(telemetryPoint),
+});
+export type TelemetrySeries = z.infer<typeof telemetrySeries>;
+
+export const deviceMapQuery = z
+  .object({ status: deviceStatus.optional(), groupId: z.coerce.number().int().min(0).optional() })
+  .strict();
+export type DeviceMapQuery = z.input<typeof deviceMapQuery>;
+
+export const mapDevice = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  name: z.string(),
+  status: deviceStatus,
+  paper: paperState,
+  lat: z.number(),
+  lng: z.number(),
+});
+export type MapDevice = z.infer<typeof mapDevice>;
+
+export const provinceCount = z.object({ province: z.string(), total: z.number().int(), online: z.number().int() });
+export type ProvinceCount = z.infer<typeof provinceCount>;
+
+/** Every located device of the tenant (no paging) and the device count per province, with the same filters. */
+export const deviceMapData = z.object({ list: z.array(mapDevice), provinces: z.array(provinceCount) });
+export type DeviceMapData = z.infer<typeof deviceMapData>;

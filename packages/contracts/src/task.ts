@@ -1,0 +1,141 @@
+import { z } from 'zod';
+
+/**
+ * Device tasks (DESIGN §4, §6): commands sent to devices, one row per device, a batch for many; and the live
+ * events a console receives over Server-Sent Events. Paths are under /apiAdmin.
+ */
+
+export const TASK_STATES = ['queued', 'sent', 'delivered', 'running', 'succeeded', 'failed', 'timeout', 'expired', 'canceled'] as const;
+export const taskState = z.enum(TASK_STATES);
+export type TaskState = z.infer<typeof taskState>;
+/** States a task can still leave: the user may cancel it. */
+export const OPEN_TASK_STATES = ['queued', 'sent', 'delivered', 'running', 'timeout'] as const satisfies readonly TaskState[];
+export const FINAL_TASK_STATES = ['succeeded', 'failed', 'expired', 'canceled'] as const satisfies readonly TaskState[];
+
+export const TASK_TYPES = ['reboot', 'shutdown', 'apply_profile', 'install_app', 'uninstall_app', 'fetch_file', 'upgrade', 'push_message', 'deploy_model'] as const;
+export const taskType = z.enum(TASK_TYPES);
+export type TaskType = z.infer<typeof taskType>;
+
+/** The commands of `POST /device/command`; each needs the permission of the same name (`device:reboot`, …). */
+export const COMMAND_TYPES = ['reboot', 'shutdown'] as const;
+export const commandType = z.enum(COMMAND_TYPES);
+export type CommandType = z.infer<typeof commandType>;
+
+export const COMMAND_MAX_DEVICES = 500;
+/** How long a command waits for an offline device by default, and the bounds of `expireInSec`. */
+export const COMMAND_EXPIRE_DEFAULT_S = 24 * 3600;
+export const COMMAND_EXPIRE_MAX_S = 7 * 24 * 3600;
+
+const id = z.number().int().positive();
+const queryId = z.coerce.number().int().positive();
+
+export const commandBody = z
+  .object({
+    deviceIds: z
+      .array(id)
+      .min(1, 'choose at least one device')
+      .max(COMMAND_MAX_DEVICES, `at most ${COMMAND_MAX_DEVICES} devices at once`)
+      .refine((a) => new Set(a).size === a.length, 'must not repeat a device'),
+    type: commandType,
+    /** Seconds the command waits for an offline device before it expires. */
+    expireInSec: z.number().int().min(1).max(COMMAND_EXPIRE_MAX_S).optional(),
+  })
+  .strict();
+export type CommandBody = z.input<typeof commandBody>;
+
+export const commandResult = z.object({
+  /** The batch of a command to several devices; null for one device. */
+  batchId: z.number().int().nullable(),
+  /** One task per device, in the order of `deviceIds`. */
+  taskIds: z.array(z.string()),
+});
+export type CommandResult = z.infer<typeof commandResult>;
+
+export const taskListQuery = z
+  .object({
+    pageNo: z.coerce.number().int().min(1).default(1),
+    pageSize: z.coerce.number().int().min(1).max(100).default(20),
+    deviceId: queryId.optional(),
+    batchId: queryId.optional(),
+    state: taskState.optional(),
+  })
+  .strict();
+export type TaskListQuery = z.input<typeof taskListQuery>;
+/** The query as the server sees it after validation. */
+export type TaskListParams = z.output<typeof taskListQuery>;
+
+export const taskItem = z.object({
+  id: z.string(),
+  deviceId: z.number().int(),
+  deviceSn: z.string(),
+  deviceName: z.string(),
+  batchId: z.number().int().nullable(),
+  type: taskType,
+  state: taskState,
+  progress: z.number().int(),
+  error: z.string(),
+  /** Deliveries so far, and the most the server makes before the task fails. */
+  attempts: z.number().int(),
+  maxAttempts: z.number().int(),
+  createdAt: z.string(),
+  sentAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  expireAt: z.string(),
+});
+export type TaskItem = z.infer<typeof taskItem>;
+
+export const batchIdParams = z.object({ id: queryId }).strict();
+export const taskIdParams = z.object({ id: z.uuid('must be a task id') }).strict();
+
+export const batchView = z.object({
+  id: z.number().int(),
+  type: taskType,
+  createdAt: z.string(),
+  total: z.number().int(),
+  /** Tasks of the batch in each state (every state is present, 0 when none). */
+  counts: z.record(taskState, z.number().int()),
+});
+export type BatchView = z.infer<typeof batchView>;
+
+export const cancelResult = z.object({ id: z.string(), state: taskState });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Live events: `GET /device/events?ticket=…` (text/event-stream). EventSource cannot send an Authorization
+// header, so the console first trades its bearer token for a short-lived ticket at `POST /device/events/ticket`.
+
+export const EVENTS_TICKET_TTL_S = 60;
+export const eventsTicketResult = z.object({ ticket: z.string(), expiresIn: z.number().int() });
+export const eventsQuery = z.object({ ticket: z.string().min(1, 'ticket cannot be empty').max(2000) }).strict();
+
+/** `event: device` — a device of the tenant changed (presence, paper, battery, signal, location, firmware). */
+export const liveDeviceEvent = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  status: z.enum(['online', 'offline']),
+  paper: z.enum(['ok', 'out', 'cover-open', 'overheat']),
+  battery: z.number().int().nullable(),
+  signal: z.number().int().nullable(),
+  firmware: z.string(),
+  lastSeenAt: z.string().nullable(),
+  connectedAt: z.string().nullable(),
+  lat: z.number().nullable(),
+  lng: z.number().nullable(),
+  province: z.string(),
+});
+export type LiveDeviceEvent = z.infer<typeof liveDeviceEvent>;
+
+/** `event: task` — a task of the tenant changed state or progress. */
+export const liveTaskEvent = z.object({
+  id: z.string(),
+  deviceId: z.number().int(),
+  batchId: z.number().int().nullable(),
+  type: taskType,
+  state: taskState,
+  progress: z.number().int(),
+  error: z.string(),
+});
+export type LiveTaskEvent = z.infer<typeof liveTaskEvent>;
+
+export type LiveEvent = { type: 'device'; data: LiveDeviceEvent } | { type: 'task'; data: LiveTaskEvent };
