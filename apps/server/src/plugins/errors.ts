@@ -33,10 +33,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
       const fields: FieldError[] = err.validation.map((v) => {
-        const params = v.params as { issue?: { path?: PropertyKey[]; code?: string; keys?: string[] } };
+        // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
+        const params = v.params as { issue?: { path?: PropertyKey[]; code?: string; keys?: string[] }; keys?: string[] };
         const issue = params.issue;
         let field = fieldName(issue?.path, v.instancePath);
-        if (issue?.code === 'unrecognized_keys' && issue.keys?.length) field = [field === where ? '' : field, issue.keys.join(',')].filter(Boolean).join('.');
+        const unknownKeys = (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
+        if (unknownKeys?.length) field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
         return { field: field === 'body' ? where : field, message: v.message ?? 'is invalid' };
       });
       const msg = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
