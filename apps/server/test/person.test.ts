@@ -195,7 +195,7 @@ describe('sub-accounts', () => {
     const s1 = await h.login(body.username, body.password);
     const info = await get('/user/v1/user/userInfo', s1.token);
     expect(info.body_.data).toMatchObject({ username: body.username, is_super: 2, roles: ['operator'] });
-    expect(info.body_.data.permissions.sort()).toEqual(['device:edit', 'device:reboot', 'device:view']);
+    expect(info.body_.data.permissions.sort()).toEqual(['device:edit', 'device:reboot', 'device:shutdown', 'device:task', 'device:view']);
     await h.login(mobile, body.password);
 
     const list = await get('/system/subAccount/list?pageNo=1&pageSize=10', main.token);

@@ -25,7 +25,11 @@ const SUB_ACCOUNT = 2;
  * has defined roles of its own. Created on first use, never overwritten.
  */
 export const DEFAULT_CUSTOMER_ROLES = [
-  { code: 'operator', name: 'Operator', permissions: [PERMISSIONS.deviceView, PERMISSIONS.deviceEdit, PERMISSIONS.deviceReboot] },
+  {
+    code: 'operator',
+    name: 'Operator',
+    permissions: [PERMISSIONS.deviceView, PERMISSIONS.deviceEdit, PERMISSIONS.deviceReboot, PERMISSIONS.deviceShutdown, PERMISSIONS.deviceTask],
+  },
   { code: 'viewer', name: 'Viewer', permissions: [PERMISSIONS.deviceView] },
 ];
 
