@@ -1,0 +1,25 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { CommandBody, CommandResult, Paged, TaskItem, TaskListQuery } from '@cpc/contracts';
+import { get, post } from '@/lib/request';
+import { DEVICE_KEY } from './devices';
+
+/** Commands (reboot, shutdown) and the tasks they make, one per device (contracts/task.ts). */
+
+export const sendCommand = (body: CommandBody) => post<CommandResult>('/device/command', body);
+export const getTasks = (q: TaskListQuery) => get<Paged<TaskItem>>('/device/task/list', { ...q });
+export const cancelTask = (id: string) => post<{ id: string; state: string }>(`/device/task/${encodeURIComponent(id)}/cancel`);
+
+export const TASKS_KEY = [...DEVICE_KEY, 'tasks'] as const;
+
+export const useTasks = (q: TaskListQuery, enabled = true) =>
+  useQuery({ queryKey: [...TASKS_KEY, q], queryFn: () => getTasks(q), enabled, placeholderData: keepPreviousData });
+
+export const useSendCommand = () => {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: sendCommand, onSuccess: () => client.invalidateQueries({ queryKey: TASKS_KEY }) });
+};
+
+export const useCancelTask = () => {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: cancelTask, onSettled: () => client.invalidateQueries({ queryKey: TASKS_KEY }) });
+};

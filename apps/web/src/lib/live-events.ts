@@ -1,0 +1,178 @@
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+import type { LiveDeviceEvent, LiveEvent, LiveTaskEvent } from '@cpc/contracts';
+import { BASE_URL } from '../config/settings';
+import { post } from './request';
+import { getToken, onSessionReset } from './session';
+
+/** What the stream is doing: nobody listening, opening, streaming, or waiting before the next try. */
+export type LiveStatus = 'idle' | 'connecting' | 'open' | 'retrying';
+
+export interface LiveHandlers {
+  onEvent(event: LiveEvent): void;
+  /** Every time the stream (re)opens: what happened while it was down has to be read again. */
+  onOpen?(): void;
+}
+
+/** The part of EventSource this client uses, so tests can stand in for it. */
+export interface EventSourceLike {
+  readyState: number;
+  onopen: ((this: EventSourceLike, ev: Event) => unknown) | null;
+  onerror: ((this: EventSourceLike, ev: Event) => unknown) | null;
+  addEventListener(type: string, listener: (ev: MessageEvent) => void): void;
+  close(): void;
+}
+
+export interface LiveEventsDeps {
+  /** A fresh ticket for the stream (`POST /device/events/ticket`). */
+  ticket(): Promise<string>;
+  /** Opens the stream at the URL for a ticket. */
+  open(ticket: string): EventSourceLike;
+  /** Whether anyone is signed in: without a session there is nothing to ask a ticket with. */
+  signedIn(): boolean;
+  /** Wait before the n-th attempt after a failure (1-based). */
+  backoffMs?(attempt: number): number;
+}
+
+export interface LiveEventsClient {
+  /** Starts listening; the stream opens with the first subscriber and closes after the last one leaves. */
+  subscribe(handlers: LiveHandlers): () => void;
+  status(): LiveStatus;
+  onStatus(listener: () => void): () => void;
+  /** Closes the stream and forgets every subscriber (logout). */
+  reset(): void;
+}
+
+const EVENT_TYPES = ['device', 'task'] as const;
+const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
+
+/**
+ * One event stream per console, shared by every page that shows live device or task state (DESIGN §6).
+ * EventSource would reconnect by itself with the same URL, but the ticket in it expires after a minute:
+ * on any failure the stream is closed and opened again with a fresh ticket, after a growing pause.
+ */
+export function createLiveEvents(deps: LiveEventsDeps): LiveEventsClient {
+  const subscribers = new Set<LiveHandlers>();
+  const statusListeners = new Set<() => void>();
+  const backoff = deps.backoffMs ?? defaultBackoff;
+  let status: LiveStatus = 'idle';
+  let source: EventSourceLike | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let failures = 0;
+  // bumped by every close, so a ticket that arrives after the stream was given up is dropped
+  let generation = 0;
+
+  const setStatus = (next: LiveStatus) => {
+    if (next === status) return;
+    status = next;
+    for (const l of [...statusListeners]) l();
+  };
+
+  const dispatch = (event: LiveEvent) => {
+    for (const s of [...subscribers]) s.onEvent(event);
+  };
+
+  function close(next: LiveStatus = 'idle') {
+    generation++;
+    clearTimeout(timer);
+    timer = undefined;
+    source?.close();
+    source = null;
+    setStatus(next);
+  }
+
+  function retry() {
+    close('retrying');
+    const gen = generation;
+    timer = setTimeout(() => {
+      if (gen === generation) void connect();
+    }, backoff(++failures));
+  }
+
+  async function connect() {
+    if (!subscribers.size || !deps.signedIn()) return close();
+    close('connecting');
+    const gen = generation;
+    let ticket: string;
+    try {
+      ticket = await deps.ticket();
+    } catch {
+      if (gen === generation) retry();
+      return;
+    }
+    if (gen !== generation) return;
+    const es = deps.open(ticket);
+    source = es;
+    es.onopen = () => {
+      if (gen !== generation) return;
+      failures = 0;
+      setStatus('open');
+      for (const s of [...subscribers]) s.onOpen?.();
+    };
+    // a dropped connection, a refused ticket (401 once it expired) or a server going away
+    es.onerror = () => {
+      if (gen === generation) retry();
+    };
+    for (const type of EVENT_TYPES) {
+      es.addEventListener(type, (ev) => {
+        if (gen !== generation) return;
+        let data: unknown;
+        try {
+          data = JSON.parse(ev.data);
+        } catch {
+          return;
+        }
+        if (typeof data === 'object' && data !== null) dispatch({ type, data } as LiveEvent);
+      });
+    }
+  }
+
+  return {
+    subscribe(handlers) {
+      subscribers.add(handlers);
+      if (status === 'idle') void connect();
+      else if (status === 'open') handlers.onOpen?.();
+      return () => {
+        subscribers.delete(handlers);
+        if (!subscribers.size) close();
+      };
+    },
+    status: () => status,
+    onStatus(listener) {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
+    },
+    reset() {
+      subscribers.clear();
+      failures = 0;
+      close();
+    },
+  };
+}
+
+export const liveEvents = createLiveEvents({
+  ticket: async () => (await post<{ ticket: string }>('/device/events/ticket', undefined, { silent: true })).ticket,
+  open: (ticket) => new EventSource(`${BASE_URL}/device/events?ticket=${encodeURIComponent(ticket)}`),
+  signedIn: () => !!getToken(),
+});
+
+// a logout ends the stream at once; the next signed-in page opens a new one
+onSessionReset(() => liveEvents.reset());
+
+/**
+ * Live device and task events while the calling component is mounted (a kept-alive page that is hidden
+ * stops listening). `onOpen` runs each time the stream opens, and also right away when it already is.
+ */
+export function useLiveEvents(handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; onOpen?: () => void }, enabled = true): void {
+  const latest = useRef(handlers);
+  latest.current = handlers;
+  useEffect(() => {
+    if (!enabled) return;
+    return liveEvents.subscribe({
+      onEvent: (e) => (e.type === 'device' ? latest.current.device?.(e.data) : latest.current.task?.(e.data)),
+      onOpen: () => latest.current.onOpen?.(),
+    });
+  }, [enabled]);
+}
+
+/** The stream's status, for a "live" indicator. */
+export const useLiveStatus = (): LiveStatus => useSyncExternalStore(liveEvents.onStatus, liveEvents.status, liveEvents.status);
