@@ -23,7 +23,7 @@ describe('the reboot and shutdown confirmation', () => {
     expect(r.title).toBe('关闭设备');
     expect(r.content).toBe('2 台设备将于 2026-01-05 09:03:07 关机，是否继续？');
     expect(r.note).toBe('其中 1 台当前离线，将在 24 小时内重新上线时执行，超时作废。');
-    expect(commandConfirm('shutdown', [front, back], at, en).note).toBe('1 of them is offline and will act if it comes back within 24 hours.');
+    expect(commandConfirm('shutdown', [front, back], at, en).note).toBe('Offline now: 1. They act if they come back within 24 hours.');
   });
 
   it('calls a device without a name by its serial number', () => {
