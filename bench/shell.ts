@@ -203,9 +203,10 @@ async function measureTabSwitches(page: Page): Promise<ConsoleFigures['tabs']> {
   return page.evaluate(
     async ({ a, b, rounds }) => {
       const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+      // as Playwright's `visible`: not inside `display: none` nor skipped content (`content-visibility`), and laid out
       const shown = (p: string) => {
         const el = document.querySelector(`[data-page-path="${p}"]`);
-        return !!el && el.getClientRects().length > 0;
+        return !!el && el.checkVisibility() && el.getClientRects().length > 0;
       };
       const whenShown = (p: string) =>
         new Promise<void>((resolve) => {

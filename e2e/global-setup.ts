@@ -11,6 +11,8 @@ export interface E2eServer {
   databaseUrl: string;
   dataDir: string;
   adminPassword: string;
+  /** The embedded device broker, for the fleet simulator (devices.e2e.ts). */
+  mqttUrl: string;
 }
 
 declare module 'vitest' {
@@ -59,7 +61,7 @@ export default async function setup(project: TestProject) {
       NODE_ENV: 'test',
     });
     running.push(r);
-    servers[scheme] = { url: r.url, databaseUrl: u.toString(), dataDir, adminPassword: ADMIN_PASSWORD };
+    servers[scheme] = { url: r.url, databaseUrl: u.toString(), dataDir, adminPassword: ADMIN_PASSWORD, mqttUrl: r.mqttUrl };
   }
   project.provide('servers', servers);
   return async () => {

@@ -7,11 +7,15 @@ import {
   deviceCredential,
   downFilter,
   parseTopic,
+  printMsg,
   staticDeviceCredential,
   upTopic,
   type CommandMsg,
+  type PrintMsg,
   type UpKind,
 } from '@cpc/contracts/device-protocol';
+import { paperGeometry } from '@cpc/contracts/print-markup';
+import { renderEscPos } from './escpos.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import type { DeviceSpec } from './specs.ts';
 
@@ -32,8 +36,27 @@ export interface DeviceOptions {
   workMs?: number;
   /** The pause between a reboot's progress and its result. */
   stepMs?: number;
+  /** How long the print head takes per line (default 20 ms). */
+  printLineMs?: number;
+  /** Paper width of the printer (default 58 mm: 32 columns). */
+  paperWidthMm?: number;
+  /** Paper running out now and then by itself (default true; tests and benchmarks turn it off). */
+  randomFaults?: boolean;
   log?: (line: string) => void;
 }
+
+/** A job the printer finished: its id, what it printed (one copy, as text lines) and how many copies. */
+export interface PrintedJob {
+  id: string;
+  lines: string[];
+  copies: number;
+  /** Which delivery of the job was printed. */
+  attempt: number;
+  at: number;
+}
+
+/** What the printer did with a job id: kept so that a repeat of the id is answered, never printed again. */
+type PrintOutcome = { state: 'queued' | 'printing' } | { state: 'done'; ok: boolean; error?: string };
 
 export interface ExecutedCommand {
   id: string;
@@ -44,6 +67,9 @@ export interface ExecutedCommand {
 type Phase = 'off' | 'connecting' | 'online' | 'leaving';
 
 const HANDLED_MEMORY = 1000;
+/** Print job ids remembered (a printer's non-volatile job log). */
+const PRINT_MEMORY = 20_000;
+const PAPER_ERROR = { out: 'paper out', 'cover-open': 'cover open', overheat: 'overheat' } as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -72,6 +98,17 @@ export class VirtualDevice extends EventEmitter {
   ignoreCommands = false;
   /** When true the device keeps its connection but sends nothing (for missed-heartbeat tests). */
   silent = false;
+  /** Every print message received, repeats included. */
+  readonly printsReceived: PrintMsg[] = [];
+  /** Jobs printed to the end, once per job id, in the order they came out. */
+  readonly printed: PrintedJob[] = [];
+  /** Jobs that failed on the printer (paper out mid-job, refused), with the reason reported. */
+  readonly printFailures: Array<{ id: string; error: string }> = [];
+  /** Lines left on the roll; the paper runs out when it reaches 0 (Infinity: never). */
+  paperLines = Number.POSITIVE_INFINITY;
+  private printQueue: PrintMsg[] = [];
+  private printOutcomes = new Map<string, PrintOutcome>();
+  private printerBusy = false;
   private handled = new Set<string>();
   private client: MqttClient | undefined;
   private conn = '';
@@ -124,7 +161,24 @@ export class VirtualDevice extends EventEmitter {
   refillPaper(): void {
     this.paper = 'ok';
     this.paperOutTicks = 0;
+    this.paperLines = Number.POSITIVE_INFINITY;
     this.reportStatus(true);
+  }
+
+  /** A roll with this many lines left: printing runs out of paper after them, mid-job or mid-queue. */
+  loadPaper(lines: number): void {
+    this.paperLines = lines;
+    if (this.paper !== 'ok' && lines > 0) this.refillPaper();
+    this.paperLines = lines;
+  }
+
+  /** Resolves when every print job received so far has been printed or failed. */
+  async printIdle(timeoutMs = 30_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (this.printerBusy || this.printQueue.length) {
+      if (Date.now() > end) throw new Error(`${this.sn}: still printing after ${timeoutMs} ms`);
+      await sleep(20);
+    }
   }
 
   /** Power cut: the socket dies without a DISCONNECT, so the broker publishes the last will. */
@@ -273,7 +327,7 @@ export class VirtualDevice extends EventEmitter {
     if (this.battery >= 98) this.charging = false;
     if (chance(r, 0.3)) this.signal = Math.max(5, Math.min(100, this.signal + intBetween(r, -6, 6)));
     // paper runs out now and then; someone refills it a few intervals later
-    if (this.paper === 'ok' && chance(r, 0.003)) {
+    if (this.paper === 'ok' && this.opts.randomFaults !== false && chance(r, 0.003)) {
       this.paper = 'out';
       this.paperOutTicks = intBetween(r, 3, 10);
     } else if (this.paper === 'out' && --this.paperOutTicks <= 0) {
@@ -332,6 +386,83 @@ export class VirtualDevice extends EventEmitter {
       const c = commandMsg.safeParse(json);
       if (c.success) void this.onCommand(c.data);
     }
+    if (t.kind === 'print') {
+      const p = printMsg.safeParse(json);
+      if (p.success) void this.onPrint(p.data);
+    }
+  }
+
+  /**
+   * A print job: acknowledged and queued once per id; a repeat is acknowledged again and, when the job is
+   * finished, its result is reported again (the first may have been lost with the connection) — never printed
+   * twice. The queue prints one job after the other, taking `printLineMs` per line, even while offline.
+   */
+  private async onPrint(m: PrintMsg): Promise<void> {
+    this.printsReceived.push(m);
+    this.emit('print', m);
+    if (this.ignoreCommands) return;
+    const known = this.printOutcomes.get(m.id);
+    if (known) {
+      await this.publish('ack', { id: m.id, kind: 'print', ok: true });
+      if (known.state === 'done') await this.publish('result', { id: m.id, kind: 'print', ok: known.ok, ...(known.error ? { error: known.error } : {}) });
+      return;
+    }
+    this.rememberPrint(m.id, { state: 'queued' });
+    if (Date.parse(m.expireAt) < Date.now()) {
+      this.rememberPrint(m.id, { state: 'done', ok: false, error: 'expired before it arrived' });
+      await this.publish('ack', { id: m.id, kind: 'print', ok: false, error: 'expired before it arrived' });
+      return;
+    }
+    await this.publish('ack', { id: m.id, kind: 'print', ok: true });
+    this.printQueue.push(m);
+    if (!this.printerBusy) void this.runPrinter();
+  }
+
+  private async runPrinter(): Promise<void> {
+    this.printerBusy = true;
+    try {
+      for (let job = this.printQueue.shift(); job; job = this.printQueue.shift()) await this.printJob(job);
+    } finally {
+      this.printerBusy = false;
+    }
+  }
+
+  private async printJob(m: PrintMsg): Promise<void> {
+    const fail = async (error: string) => {
+      this.rememberPrint(m.id, { state: 'done', ok: false, error });
+      this.printFailures.push({ id: m.id, error });
+      await this.publish('result', { id: m.id, kind: 'print', ok: false, error });
+    };
+    if (this.paper !== 'ok') return fail(PAPER_ERROR[this.paper]);
+    let lines: string[];
+    try {
+      lines = m.format === 'escpos' ? renderEscPos(Buffer.from(m.content, 'base64'), paperGeometry(this.opts.paperWidthMm ?? 58).columns) : m.content.split(/\r?\n/);
+    } catch {
+      return fail('unreadable job');
+    }
+    this.rememberPrint(m.id, { state: 'printing' });
+    await this.publish('progress', { id: m.id, kind: 'print', progress: 0 });
+    const lineMs = this.opts.printLineMs ?? 20;
+    for (let copy = 0; copy < m.copies; copy++) {
+      for (let i = 0; i < lines.length; i++) {
+        if (this.paper !== 'ok') return fail(PAPER_ERROR[this.paper]);
+        if (lineMs > 0) await sleep(lineMs);
+        if (Number.isFinite(this.paperLines) && --this.paperLines <= 0) {
+          this.paperLines = 0;
+          this.runOutOfPaper();
+        }
+      }
+    }
+    this.printed.push({ id: m.id, lines, copies: m.copies, attempt: m.attempt, at: Date.now() });
+    this.rememberPrint(m.id, { state: 'done', ok: true });
+    this.emit('printed', m);
+    await this.publish('result', { id: m.id, kind: 'print', ok: true });
+  }
+
+  private rememberPrint(id: string, o: PrintOutcome): void {
+    this.printOutcomes.delete(id);
+    this.printOutcomes.set(id, o);
+    if (this.printOutcomes.size > PRINT_MEMORY) this.printOutcomes.delete(this.printOutcomes.keys().next().value!);
   }
 
   private async onCommand(m: CommandMsg): Promise<void> {

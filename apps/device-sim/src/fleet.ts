@@ -19,6 +19,10 @@ export interface FleetOptions {
   rebootDelayMs?: number;
   workMs?: number;
   stepMs?: number;
+  /** Print head time per line (default 20 ms). */
+  printLineMs?: number;
+  /** Paper running out now and then by itself (default true). */
+  randomFaults?: boolean;
   /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
   start?: boolean;
   log?: (line: string) => void;
@@ -30,6 +34,8 @@ export interface FleetStats {
   powered: number;
   commandsReceived: number;
   commandsExecuted: number;
+  printsReceived: number;
+  printed: number;
 }
 
 export interface Fleet {
@@ -62,6 +68,8 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         rebootDelayMs: opts.rebootDelayMs,
         workMs: opts.workMs,
         stepMs: opts.stepMs,
+        printLineMs: opts.printLineMs,
+        randomFaults: opts.randomFaults,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,
@@ -108,6 +116,8 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         powered: devices.filter((d) => d.powered).length,
         commandsReceived: devices.reduce((a, d) => a + d.received.length, 0),
         commandsExecuted: devices.reduce((a, d) => a + d.executed.length, 0),
+        printsReceived: devices.reduce((a, d) => a + d.printsReceived.length, 0),
+        printed: devices.reduce((a, d) => a + d.printed.length, 0),
       };
     },
     async stop() {

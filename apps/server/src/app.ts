@@ -34,6 +34,17 @@ import { subAccountRoutes } from './modules/sub-account/routes.ts';
 import { deviceRoutes } from './modules/device/routes.ts';
 import { deviceModelRoutes } from './modules/device-model/routes.ts';
 import { dashboardRoutes } from './modules/dashboard/routes.ts';
+import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
+import { JobQueue, jobQueue } from './plugins/job-queue.ts';
+import { PrintContent } from './modules/print/content.ts';
+import { PrintService } from './modules/print/service.ts';
+import { printUpkeep } from './modules/print/upkeep.ts';
+import { WebhookSender } from './modules/integration/webhooks.ts';
+import { IntegrationService } from './modules/integration/service.ts';
+import { integrationRoutes } from './modules/integration/routes.ts';
+import { OpenAuth } from './modules/open-api/auth.ts';
+import { RequestLog } from './modules/open-api/request-log.ts';
+import { openApiRoutes } from './modules/open-api/routes.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
@@ -66,13 +77,31 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
+  const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   await app.register(swagger, {
     openapi: {
       info: { title: 'Cloud Print Console API', version: '1.0.0', description: 'Console API under /apiAdmin. Every response is `{ code, msg, data }`.' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    // the open API has its own document (/open/v1/docs/json)
+    transform: (t) => (isOpen(t.url) ? { schema: { hide: true }, url: t.url } : jsonSchemaTransform(t)),
+  });
+  await app.register(swagger, {
+    decorator: 'openSwagger',
+    openapi: {
+      info: { title: 'Cloud Print open API', version: '1.0.0', description: 'Signed calls of your own software: see docs/open-api.md. Every response is `{ code, msg, data }`.' },
+      components: {
+        securitySchemes: {
+          appId: { type: 'apiKey', in: 'header', name: 'X-CPC-App-Id' },
+          timestamp: { type: 'apiKey', in: 'header', name: 'X-CPC-Timestamp' },
+          nonce: { type: 'apiKey', in: 'header', name: 'X-CPC-Nonce' },
+          signature: { type: 'apiKey', in: 'header', name: 'X-CPC-Signature' },
+        },
+      },
+      security: [{ appId: [], timestamp: [], nonce: [], signature: [] }],
+    },
+    transform: (t) => (isOpen(t.url) ? jsonSchemaTransform(t) : { schema: { hide: true }, url: t.url }),
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
   // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
@@ -80,10 +109,21 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.addHook('onReady', () => events.start());
   app.addHook('onClose', () => events.stop());
   const tasks = new TaskService(db, events, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
-  await app.register(mqttGateway, { db, config, events, tasks });
+  // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
+  const queue = new JobQueue({ databaseUrl: config.DATABASE_URL, pollMs: config.JOB_QUEUE_POLL_MS, log: app.log.child({ module: 'job-queue' }) });
+  const printContent = new PrintContent(db, storage, { maxBytes: config.PRINT_IMAGE_MAX_BYTES, timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS, maxHeight: 2400 });
+  const prints = new PrintService(db, printContent, { ackTimeoutS: config.PRINT_ACK_TIMEOUT_S, retryBackoffS: config.PRINT_RETRY_BACKOFF_S, maxAttempts: config.PRINT_MAX_ATTEMPTS });
+  const webhooks = new WebhookSender(db, queue, { backoffS: config.WEBHOOK_BACKOFF_S, timeoutMs: config.WEBHOOK_TIMEOUT_MS }, app.log.child({ module: 'webhooks' }));
+  prints.webhooks = webhooks;
+  const openAuth = new OpenAuth(db, { clockWindowS: config.OPEN_CLOCK_WINDOW_S, rateLimit: config.OPEN_RATE_LIMIT, trustedProxies: config.OPEN_TRUSTED_PROXIES, consoleSecret: await ensureSecret(db, 'console_test_print_secret') });
+  const requestLog = new RequestLog(db, { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS }, app.log.child({ module: 'open-api' }));
+  await app.register(jobQueue, { queue });
+  await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
+  await app.register(mqttGateway, { db, config, events, tasks, prints });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
-  await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) });
+  await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) });
+  await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
 
   await app.register(
     async (api) => {
@@ -100,6 +140,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceRoutes, { db });
       await api.register(deviceModelRoutes, { db });
       await api.register(dashboardRoutes, { db });
+      await api.register(integrationRoutes, { integration: new IntegrationService(db), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
       api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
         ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
       );

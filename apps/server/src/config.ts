@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { PAYLOAD_SCHEMES } from '@cpc/contracts';
+import { WEBHOOK_BACKOFF_DEFAULT_S, isIpOrCidr } from '@cpc/contracts/integration-constants';
 
 /** Configuration is read and validated once, at start; every bad value is named. */
 const schema = z.object({
@@ -41,6 +42,34 @@ const schema = z.object({
   /** A sent task without an ack for this long times out; it is sent again after a back-off doubling from TASK_RETRY_BACKOFF_S. */
   TASK_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
   TASK_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(10),
+  /** The open API (docs/open-api.md): calls per app key per second, and how far a call's timestamp may be off. */
+  OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(50),
+  OPEN_CLOCK_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),
+  /** Proxies (addresses or CIDR blocks, comma-separated) whose X-Forwarded-For names the caller for IP allow-lists. */
+  OPEN_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .refine((a) => a.every(isIpOrCidr), 'must be IP addresses or CIDR blocks, comma-separated'),
+  /** The request log is written in batches this often, and kept this many days. */
+  OPEN_LOG_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  OPEN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** A sent print job without an ack for this long times out; it goes again after a doubling back-off, at most PRINT_MAX_ATTEMPTS times. */
+  PRINT_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
+  PRINT_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(5),
+  PRINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
+  /** Images of print jobs (<IMG>): largest download and how long it may take. */
+  PRINT_IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(2 * 1024 * 1024),
+  PRINT_IMAGE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** Seconds before each webhook retry (comma-separated): 7 tries over about an hour by default. */
+  WEBHOOK_BACKOFF_S: z
+    .string()
+    .default(WEBHOOK_BACKOFF_DEFAULT_S.join(','))
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
+    .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isInteger(n) && n >= 0 && n <= 86400), 'must be 1-20 whole numbers of seconds (0-86400), comma-separated'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** How often an idle background worker (pg-boss) looks for due jobs; at least 500 ms. */
+  JOB_QUEUE_POLL_MS: z.coerce.number().int().min(500).max(60_000).default(1000),
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };

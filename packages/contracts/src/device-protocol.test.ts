@@ -45,7 +45,12 @@ describe('up messages', () => {
   it('reads valid messages, ignores unknown fields, treats an empty heartbeat as {}', () => {
     expect(parseUp('status', '{"battery":50,"paper":"out","extra":1}')).toEqual({ kind: 'status', msg: { battery: 50, paper: 'out' } });
     expect(parseUp('heartbeat', Buffer.alloc(0))).toEqual({ kind: 'heartbeat', msg: {} });
-    expect(parseUp('ack', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"}')).toEqual({ kind: 'ack', msg: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', ok: true } });
+    // an ack without `kind` is about a task; print jobs say `kind: "print"`
+    expect(parseUp('ack', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"}')).toEqual({ kind: 'ack', msg: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', kind: 'task', ok: true } });
+    expect(parseUp('result', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f","kind":"print","ok":false,"error":"paper out"}')).toEqual({
+      kind: 'result',
+      msg: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', kind: 'print', ok: false, error: 'paper out' },
+    });
   });
   const bad: Array<[string, string]> = [
     ['status', '{not json'],

@@ -104,10 +104,12 @@ export const statusMsg = z.object({ ts, paper: paper.optional(), battery: percen
 export const locationMsg = z.object({ ts, lat, lng, accuracyM: z.number().nonnegative().optional() });
 /** The SIM's data counter for its current plan period, in MB, as the modem counts it. */
 export const trafficMsg = z.object({ ts, iccid: z.string().regex(/^\d{19,20}$/).optional(), usedMb: z.number().nonnegative().max(1e9) });
+/** What an ack, progress or result is about: a task (`down/command`, the default) or a print job (`down/print`). */
+const about = z.enum(['task', 'print']).default('task');
 /** `ok: false` refuses the task (e.g. an unsupported type); the error says why. */
-export const ackMsg = z.object({ ts, id: taskId, ok: z.boolean().default(true), error: z.string().max(500).optional() });
-export const progressMsg = z.object({ ts, id: taskId, progress: percent });
-export const resultMsg = z.object({ ts, id: taskId, ok: z.boolean(), error: z.string().max(500).optional(), data: z.record(z.string(), z.unknown()).optional() });
+export const ackMsg = z.object({ ts, id: taskId, kind: about, ok: z.boolean().default(true), error: z.string().max(500).optional() });
+export const progressMsg = z.object({ ts, id: taskId, kind: about, progress: percent });
+export const resultMsg = z.object({ ts, id: taskId, kind: about, ok: z.boolean(), error: z.string().max(500).optional(), data: z.record(z.string(), z.unknown()).optional() });
 export const eventMsg = z.object({ ts, kind: short, data: z.record(z.string(), z.unknown()).optional() });
 /** The last will, or sent on purpose before a deliberate disconnect (reboot, shutdown). */
 export const offlineMsg = z.object({ ts, conn: z.string().max(64).optional(), reason: z.string().max(32).default('lost') });
@@ -129,9 +131,11 @@ export type HelloMsg = z.infer<typeof helloMsg>;
 export type StatusMsg = z.infer<typeof statusMsg>;
 export type LocationMsg = z.infer<typeof locationMsg>;
 export type TrafficMsg = z.infer<typeof trafficMsg>;
-export type AckMsg = z.infer<typeof ackMsg>;
-export type ProgressMsg = z.infer<typeof progressMsg>;
-export type ResultMsg = z.infer<typeof resultMsg>;
+/** `kind` is optional in these types: code that answers for a task may leave it out (the parser fills in "task"). */
+type AboutOptional<T extends { kind: unknown }> = Omit<T, 'kind'> & { kind?: T['kind'] };
+export type AckMsg = AboutOptional<z.infer<typeof ackMsg>>;
+export type ProgressMsg = AboutOptional<z.infer<typeof progressMsg>>;
+export type ResultMsg = AboutOptional<z.infer<typeof resultMsg>>;
 export type EventMsg = z.infer<typeof eventMsg>;
 export type OfflineMsg = z.infer<typeof offlineMsg>;
 export type UpMessage = { [K in UpKind]: { kind: K; msg: z.infer<(typeof UP_SCHEMAS)[K]> } }[UpKind];
@@ -151,7 +155,19 @@ export const commandMsg = z.object({
   /** Which delivery this is (1 = first); a repeat of a handled id is acknowledged again, never run again. */
   attempt: z.number().int().min(1),
 });
-export const printMsg = z.object({ id: taskId, content: z.string(), copies: z.number().int().min(1).max(99).default(1), expireAt: z.string() });
+/**
+ * A print job. `format: escpos` (printers): `content` is the ESC/POS bytes in base64, text in GB18030;
+ * `format: markup` (terminals): `content` is the receipt markup itself and the terminal lays it out.
+ * The device acks, reports progress and the result with `kind: "print"`.
+ */
+export const printMsg = z.object({
+  id: taskId,
+  content: z.string(),
+  format: z.enum(['escpos', 'markup']).default('markup'),
+  copies: z.number().int().min(1).max(99).default(1),
+  expireAt: z.string(),
+  attempt: z.number().int().min(1).default(1),
+});
 export const configMsg = z.object({
   /** The server has not heard a hello on this connection (or lost track of it): say hello again. */
   requestHello: z.boolean().optional(),

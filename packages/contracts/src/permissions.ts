@@ -19,6 +19,10 @@ export const PERMISSIONS = {
   /** Platform staff: factory registration of devices (single and CSV import). */
   deviceRegister: 'device:register',
   userEdit: 'system:user:edit',
+  /** App keys of the open API, their logs and webhooks, test prints, canceling print jobs. */
+  integrationManage: 'integration:manage',
+  /** The account's print jobs and their previews. */
+  printView: 'print:view',
 } as const;
 
 /** What a customer's main account (is_super = 1) holds inside its own tenant. */
@@ -31,6 +35,8 @@ export const CUSTOMER_PERMISSIONS: string[] = [
   PERMISSIONS.deviceBind,
   PERMISSIONS.deviceGroup,
   PERMISSIONS.userEdit,
+  PERMISSIONS.integrationManage,
+  PERMISSIONS.printView,
 ];
 
 /** Permissions meant for platform staff only; their routes also refuse a caller outside the platform tenant. */

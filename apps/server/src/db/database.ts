@@ -6,6 +6,7 @@ import * as m0002 from './migrations/0002-profile.ts';
 import * as m0003 from './migrations/0003-devices.ts';
 import * as m0004 from './migrations/0004-gateway.ts';
 import * as m0005 from './migrations/0005-device-api.ts';
+import * as m0006 from './migrations/0006-printing.ts';
 
 export type Db = Kysely<Database>;
 
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0003-devices': m0003,
   '0004-gateway': m0004,
   '0005-device-api': m0005,
+  '0006-printing': m0006,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -256,6 +256,109 @@ export interface DeviceStatusLogTable {
   at: Generated<Date>;
 }
 
+// Cloud printing (0006-printing)
+export type PrintJobState = 'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled';
+export interface AppKeysTable {
+  id: Generated<number>;
+  tenant_id: Id;
+  app_id: string;
+  secret: string;
+  name: string;
+  state: Generated<'active' | 'disabled'>;
+  callback_url: Generated<string>;
+  ip_allow: Generated<string[]>;
+  created_by: number | null;
+  created_at: Generated<Date>;
+  secret_rotated_at: Generated<Date>;
+  last_used_at: Timestamp | null;
+}
+export interface OpenNoncesTable {
+  app_key_id: number;
+  nonce: string;
+  expires_at: Timestamp;
+}
+export interface OpenRateTable {
+  app_key_id: number;
+  window_s: number;
+  hits: number;
+}
+export interface OpenRequestLogTable {
+  id: Generated<number>;
+  tenant_id: Id;
+  app_key_id: number;
+  at: Timestamp;
+  method: string;
+  path: string;
+  call: string;
+  code: number;
+  reason: string | null;
+  latency_ms: number;
+  ip: string;
+  job_id: string | null;
+  test_print: Generated<boolean>;
+}
+export interface AppKeyUsageTable {
+  app_key_id: number;
+  tenant_id: Id;
+  hour: Timestamp;
+  calls: Generated<number>;
+  errors: Generated<number>;
+  jobs: Generated<number>;
+}
+export interface PrintJobsTable {
+  id: Generated<string>;
+  seq: Generated<number>;
+  tenant_id: Id;
+  app_key_id: number | null;
+  device_id: number;
+  origin_id: string;
+  content: string;
+  format: 'escpos' | 'markup';
+  payload: Buffer;
+  preview: string;
+  columns: number;
+  copies: Generated<number>;
+  state: Generated<PrintJobState>;
+  error: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  sent_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  expire_at: Timestamp;
+}
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  tenant_id: Id;
+  app_key_id: number;
+  job_id: string;
+  job_state: PrintJobState;
+  job_error: Generated<string>;
+  occurred_at: Generated<Date>;
+  state: Generated<'pending' | 'retrying' | 'succeeded' | 'failed'>;
+  attempts: Generated<number>;
+  last_status: number | null;
+  last_error: Generated<string>;
+  next_attempt_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  tenant_id: Id;
+  attempt: number;
+  manual: Generated<boolean>;
+  at: Generated<Date>;
+  status: number | null;
+  duration_ms: number;
+  error: Generated<string>;
+  response: Generated<string>;
+}
+
 export interface Database {
   app_settings: { key: string; value: string };
   tenants: TenantsTable;
@@ -280,6 +383,14 @@ export interface Database {
   device_tasks: DeviceTasksTable;
   device_telemetry: DeviceTelemetryTable;
   device_status_log: DeviceStatusLogTable;
+  app_keys: AppKeysTable;
+  open_nonces: OpenNoncesTable;
+  open_rate: OpenRateTable;
+  open_request_log: OpenRequestLogTable;
+  app_key_usage: AppKeyUsageTable;
+  print_jobs: PrintJobsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** Tables whose rows belong to a tenant: every query on them goes through a TenantScope. */
@@ -298,4 +409,10 @@ export type TenantTable =
   | 'task_batches'
   | 'device_tasks'
   | 'device_telemetry'
-  | 'device_status_log';
+  | 'device_status_log'
+  | 'app_keys'
+  | 'open_request_log'
+  | 'app_key_usage'
+  | 'print_jobs'
+  | 'webhook_deliveries'
+  | 'webhook_attempts';

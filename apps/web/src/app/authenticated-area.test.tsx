@@ -8,7 +8,8 @@ import { setNavigate } from '../lib/navigation';
 import { http, resetPayloadCipher } from '../lib/request';
 import { useSession } from '../lib/session';
 import { envelope, fakeServer } from '../lib/testing/fake-server';
-import { MENU, staff } from '../lib/testing/fixtures';
+import { emptyFleet, MENU, staff } from '../lib/testing/fixtures';
+import { keptPageShown } from '../lib/testing/kept-pages';
 import { AppProviders } from './providers';
 import { createRoutes } from './routes';
 
@@ -76,6 +77,7 @@ const SLOW = { timeout: 10_000 };
 function open(path: string) {
   useSession.getState().setToken('t');
   server.on('GET', `${API}/user/v1/user/userInfo`, envelope(staff())).on('GET', `${API}/admin/login/getMenu`, envelope(MENU));
+  emptyFleet(server);
   const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
   setNavigate((to, options) => void router.navigate(to, options));
   render(
@@ -92,12 +94,9 @@ const tab = (path: string) => document.querySelector<HTMLElement>(`[data-tab-pat
 const shows = (path: string) =>
   waitFor(() => {
     const el = document.querySelector<HTMLElement>(`[data-page-path="${path}"]`);
-    expect(el && el.style.display !== 'none' && el.textContent).toBeTruthy();
+    expect(keptPageShown(path) && el!.textContent).toBeTruthy();
   }, SLOW);
-const pageShown = (path: string) => {
-  const el = document.querySelector<HTMLElement>(`[data-page-path="${path}"]`);
-  return el ? el.style.display !== 'none' : null;
-};
+const pageShown = keptPageShown;
 
 describe('the authenticated area', { timeout: 30_000 }, () => {
   beforeEach(async () => {
@@ -134,7 +133,7 @@ describe('the authenticated area', { timeout: 30_000 }, () => {
       fired = true;
       void router.navigate('/error/403');
     });
-    observer.observe(document.body, { attributes: true, subtree: true, attributeFilter: ['style'] });
+    observer.observe(document.body, { attributes: true, subtree: true, attributeFilter: ['style', 'class', 'inert'] });
     // React schedules as in a browser here: act() would run the effects before the observer could act
     const actEnvironment = (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT;
     (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;

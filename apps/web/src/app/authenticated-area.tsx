@@ -1,7 +1,8 @@
-import { memo, useEffect, useMemo } from 'react';
-import { Navigate, useLocation, useRoutes } from 'react-router';
+import { memo, useEffect, useLayoutEffect, useMemo } from 'react';
+import { Navigate, useLocation } from 'react-router';
 import type { RouteRecord } from '@cpc/contracts';
-import { KeepAlive, type KeptPage } from '../layout/keep-alive/keep-alive';
+import { FrozenRoute } from '../layout/keep-alive/frozen-route';
+import { KeepAlive, WARM_PAGES, type KeptPage } from '../layout/keep-alive/keep-alive';
 import { resolvePage } from '../layout/keep-alive/resolve-page';
 import { MainLayout } from '../layout/main-layout';
 import { PageLoading } from '../layout/page-loading';
@@ -20,12 +21,19 @@ interface PageAtProps {
 
 /**
  * A page under its own location: a kept page goes on reading its own path, query and params while
- * another tab is on screen, instead of the current location's.
+ * another tab is on screen, instead of the current location's, and is not rendered again when it moves.
  */
 const PageAt = memo(function PageAt({ pattern, component, fullPath }: PageAtProps) {
   const Page = pageComponent(component);
-  return useRoutes([{ path: pattern, element: <Page /> }], fullPath);
+  return (
+    <FrozenRoute pattern={pattern} fullPath={fullPath}>
+      <Page />
+    </FrozenRoute>
+  );
 });
+
+/** The tab bar never changes with the location: one element for good, so the area's renders skip it. */
+const TABS = <TabsBar />;
 
 interface Entry {
   key: string;
@@ -39,7 +47,7 @@ interface Entry {
  * guard's (one redirect inside the navigation); a redirect still met here (the menu changed under an
  * open location) is followed from inside the layout so the kept pages survive it.
  */
-function Area({ routes }: { routes: RouteRecord[] }) {
+function AreaPages({ routes }: { routes: RouteRecord[] }) {
   const { pathname, search } = useLocation();
   const resolution = useMemo(() => resolvePage(routes, pathname), [routes, pathname]);
   const page = resolution.kind === 'page' ? resolution : null;
@@ -50,7 +58,8 @@ function Area({ routes }: { routes: RouteRecord[] }) {
 
   useEffect(() => useTabs.getState().syncRoutes(routes), [routes]);
 
-  useEffect(() => {
+  // before the frame is drawn: the tab bar lights up the new tab in the same frame as its page shows
+  useLayoutEffect(() => {
     if (page) useTabs.getState().visit(visitOf(routes, page.record, pathname, search, page.params));
   }, [routes, page, pathname, search]);
 
@@ -67,21 +76,36 @@ function Area({ routes }: { routes: RouteRecord[] }) {
     }
     // a page without a tab yet (first render of a visit) or without one at all (tabHidden)
     if (page && activeKey && !entries.some((e) => e.key === activeKey)) entries.push({ key: activeKey, fullPath: pathname + search, record: page.record });
+    // the pages used last (least recently used first in `kept`) stay live behind the active one
+    const warm = new Set(kept.slice(-(WARM_PAGES + 1)));
     return entries.map(({ key, fullPath, record }) => ({
       id: `${key}#${versions[key] ?? 0}`,
       fullPath,
       active: key === activeKey,
+      warm: warm.has(key),
       element: <PageAt pattern={record.path} component={record.component!} fullPath={fullPath} />,
     }));
   }, [tabs, kept, versions, activeKey, page, pathname, search, routes]);
 
   return (
-    <MainLayout tabs={<TabsBar />}>
+    <>
       <KeepAlive pages={pages} />
       {resolution.kind === 'redirect' && <Navigate to={resolution.to} replace />}
-    </MainLayout>
+    </>
   );
 }
+
+/**
+ * The layout around the pages. Only the pages (and the parts of the layout that show where the user is)
+ * follow the location: the router draws this anew at every navigation, the memo stops it here.
+ */
+const Area = memo(function Area({ routes }: { routes: RouteRecord[] }) {
+  return (
+    <MainLayout tabs={TABS}>
+      <AreaPages routes={routes} />
+    </MainLayout>
+  );
+});
 
 /** Everything behind the login: the main layout with the tab bar around the user's pages. */
 export default function AuthenticatedArea() {

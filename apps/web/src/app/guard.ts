@@ -56,24 +56,8 @@ function loginRoute(intended: string): string {
   return `${LOGIN_PATH}?redirect=${encodeURIComponent(intended)}`;
 }
 
-/**
- * The route guard of SPEC §4. Returns where to go instead of `pathname`, or null to let it open.
- * Without a token only the white list opens (anything else, unknown paths included, goes to the login
- * page keeping the path: whether a path exists is only known from the user's menu); with a token, the
- * user and the menu are loaded first.
- */
-export async function guard(pathname: string, search = ''): Promise<string | null> {
-  if (!getToken()) return WHITE_LIST.includes(pathname) ? null : loginRoute(pathname + search);
-
-  if (!useSession.getState().routes) {
-    try {
-      await loadSession();
-    } catch {
-      useSession.getState().reset();
-      return loginRoute(pathname + search);
-    }
-  }
-
+/** With the user and the menu loaded: where `pathname` goes instead, or null to let it open. */
+function decide(pathname: string): string | null {
   if (pathname === LOGIN_PATH) return HOME_PATH;
   const info = useSession.getState().userInfo;
   if (info && info.status !== AUTHENTICATED_STATUS && pathname !== AUTHENTICATE_PATH) return AUTHENTICATE_PATH;
@@ -81,6 +65,37 @@ export async function guard(pathname: string, search = ''): Promise<string | nul
   // rendered by the page would be a second navigation, able to overtake one the user made meanwhile
   return menuRedirect(useSession.getState().routes ?? [], pathname);
 }
+
+/** The guard's answer when it has all it needs; undefined while the user and the menu are still to load. */
+function guardNow(pathname: string, search: string): string | null | undefined {
+  if (!getToken()) return WHITE_LIST.includes(pathname) ? null : loginRoute(pathname + search);
+  return useSession.getState().routes ? decide(pathname) : undefined;
+}
+
+/**
+ * The route guard of SPEC §4. Returns where to go instead of `pathname`, or null to let it open.
+ * Without a token only the white list opens (anything else, unknown paths included, goes to the login
+ * page keeping the path: whether a path exists is only known from the user's menu); with a token, the
+ * user and the menu are loaded first.
+ */
+export async function guard(pathname: string, search = ''): Promise<string | null> {
+  const now = guardNow(pathname, search);
+  if (now !== undefined) return now;
+  try {
+    await loadSession();
+  } catch {
+    useSession.getState().reset();
+    return loginRoute(pathname + search);
+  }
+  return decide(pathname);
+}
+
+/**
+ * Whether the guard has anything to do for a navigation to `url` (the root route's `shouldRevalidate`).
+ * Most navigations — a tab switch, a menu click — open a page the loaded menu has: skipping the loader
+ * then spares the router its "loading" state, a whole extra render of the console per navigation.
+ */
+export const guardActsOn = (url: URL): boolean => guardNow(url.pathname, url.search) !== null;
 
 /** The guard as the root route's loader: it runs before every navigation (see `shouldRevalidate`). */
 export async function guardLoader({ request }: LoaderFunctionArgs): Promise<null> {

@@ -11,10 +11,14 @@ type Page = LazyExoticComponent<ComponentType>;
 const loaders: Record<string, () => Promise<PageModule>> = {
   'home/index': () => import('../features/home/routes/home'),
   'device/index': () => import('../features/device/routes/device-list'),
+  'device/detail': () => import('../features/device/routes/device-detail'),
+  'device/map': () => import('../features/device/routes/device-map'),
   'person/info': () => import('../features/person/routes/person-info'),
   'person/personal-center': () => import('../features/person/routes/person-info'),
   'person/sub-account': () => import('../features/person/routes/sub-account'),
   'identity/review': () => import('../features/identity-review/routes/review'),
+  'device-model/index': () => import('../features/device-model/routes/device-model'),
+  'device-registry/index': () => import('../features/device-registry/routes/device-registry'),
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),
 };

@@ -6,7 +6,7 @@ import { setNavigate } from '../lib/navigation';
 import { http, resetPayloadCipher } from '../lib/request';
 import { useSession } from '../lib/session';
 import { envelope, fakeServer } from '../lib/testing/fake-server';
-import { customer, MENU, staff } from '../lib/testing/fixtures';
+import { customer, emptyFleet, MENU, staff } from '../lib/testing/fixtures';
 import { AppProviders } from './providers';
 import { createRoutes } from './routes';
 
@@ -35,6 +35,7 @@ function signedIn(info = customer()) {
     .on('GET', `${API}/user/v1/user/userInfo`, envelope(info))
     .on('GET', `${API}/admin/login/getMenu`, envelope(MENU))
     .on('GET', `${API}/logout`, envelope(null));
+  emptyFleet(server);
 }
 
 /** Lazy chunks are transformed on first use, which can take a while in a cold test run. */
@@ -78,7 +79,7 @@ describe('signed in', { timeout: 30_000 }, () => {
     signedIn();
     const { location } = open('/');
     await waitFor(() => expect(location()).toBe('/device/index'), SLOW);
-    expect(await screen.findByText('No devices yet', {}, SLOW)).toBeTruthy();
+    expect(await screen.findByText('No devices yet: choose "Bind a device" to add the first one', {}, SLOW)).toBeTruthy();
     // menu item, breadcrumb and card title
     expect(screen.getAllByText('My devices').length).toBeGreaterThanOrEqual(2);
     expect(screen.getByText('Devices')).toBeTruthy();
@@ -138,7 +139,7 @@ describe('signed in', { timeout: 30_000 }, () => {
     open('/device/index');
     const zh = await screen.findByText('中文', {}, SLOW);
     await act(async () => fireEvent.click(zh));
-    expect(await screen.findByText('还没有设备')).toBeTruthy();
+    expect(await screen.findByText('还没有设备，点击“绑定设备”添加第一台')).toBeTruthy();
     await waitFor(() => expect(document.title).toBe('我的设备 - 云打印'));
   });
 });

@@ -5,7 +5,7 @@ import { PageLoading } from '../layout/page-loading';
 import { loadDictionaries } from '../lib/i18n';
 import { withChunkTimeout } from '../lib/lazy-chunk';
 import { loadFeedbackExtras } from './app-feedback';
-import { guardLoader } from './guard';
+import { guardActsOn, guardLoader } from './guard';
 import { RootRoute, type RouteHandle } from './root-route';
 import { RouteError } from './route-error';
 
@@ -27,7 +27,7 @@ const withDictionaries =
 /**
  * The route tree (SPEC §2). Public screens are fixed; everything else is the splat route, where the
  * authenticated area renders the user's own pages from their route records. The root loader is the
- * guard and runs on every navigation.
+ * guard and runs on every navigation it has something to do for (a redirect, or a session to load).
  */
 export function createRoutes(): RouteObject[] {
   return [
@@ -37,7 +37,7 @@ export function createRoutes(): RouteObject[] {
       errorElement: <RouteError />,
       hydrateFallbackElement: <PageLoading fullscreen />,
       loader: guardLoader,
-      shouldRevalidate: () => true,
+      shouldRevalidate: ({ nextUrl }) => guardActsOn(nextUrl),
       children: [
         page('/login', 'route.login', () => import('../features/auth/routes/login')),
         page('/login88121', 'route.login', () => import('../features/auth/routes/login88121')),

@@ -1,9 +1,9 @@
 import { DownOutlined, IdcardOutlined, LogoutOutlined, SettingOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { Avatar, Dropdown, Flex, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
 import { useSession } from '../lib/session';
 import { useSignOut } from './header/sign-out';
+import { useStableNavigate } from './use-stable-navigate';
 
 /** The pages of the avatar dropdown (SPEC §2), keyed by their path. */
 const PAGES = [
@@ -16,7 +16,7 @@ const LOGOUT = 'logout';
 /** The avatar dropdown of SPEC §2: personal info, personal centre, sub-accounts and logout. */
 export function AvatarMenu({ compact = false }: { compact?: boolean }) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const navigate = useStableNavigate();
   const signOut = useSignOut();
   const username = useSession((s) => s.username);
   const avatar = useSession((s) => s.userInfo?.avatar);

@@ -1,15 +1,32 @@
 import { PrinterFilled } from '@ant-design/icons';
 import { Flex, theme } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
-import { TITLE_KEY } from '../config/settings';
+import type { MouseEvent } from 'react';
+import { HOME_PATH, TITLE_KEY } from '../config/settings';
+import { useStableNavigate } from './use-stable-navigate';
+
+/** A plain click goes home through the router; with a modifier key the browser opens the link itself. */
+const plainClick = (e: MouseEvent) => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
 /** Product mark of the side bar or the header; only the icon when the bar is folded or narrow. */
 export function Logo({ collapsed = false, dark = true }: { collapsed?: boolean; dark?: boolean }) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
+  const navigate = useStableNavigate();
+  // not <Link>: it follows the route context, which would draw the logo again at every navigation
   return (
-    <Link to="/" style={{ display: 'block', flex: 'none' }} className="cpc-logo" data-testid="logo" aria-label={t(TITLE_KEY)}>
+    <a
+      href={`#${HOME_PATH}`}
+      onClick={(e) => {
+        if (!plainClick(e)) return;
+        e.preventDefault();
+        navigate(HOME_PATH);
+      }}
+      style={{ display: 'block', flex: 'none' }}
+      className="cpc-logo"
+      data-testid="logo"
+      aria-label={t(TITLE_KEY)}
+    >
       <Flex
         align="center"
         justify={collapsed ? 'center' : 'flex-start'}
@@ -27,6 +44,6 @@ export function Logo({ collapsed = false, dark = true }: { collapsed?: boolean; 
         <PrinterFilled style={{ fontSize: 22, color: token.colorPrimary }} />
         {!collapsed && <span>{t(TITLE_KEY)}</span>}
       </Flex>
-    </Link>
+    </a>
   );
 }

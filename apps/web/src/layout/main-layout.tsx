@@ -69,7 +69,9 @@ export function MainLayout({ tabs, children }: { tabs?: ReactNode; children: Rea
     [layout, isMobile, s.themeName, s.colorScheme, s.background, s.collapse, s.toggleCollapse, mobileMenuOpen],
   );
 
-  const parts = ARRANGEMENTS[layout]({ isMobile });
+  // the same elements from one render to the next: a change of settings re-renders the shell, and only
+  // a change of layout builds its parts anew
+  const parts = useMemo(() => ARRANGEMENTS[layout]({ isMobile }), [layout, isMobile]);
   // SPEC §4: the side bar hides while the screen is locked
   const side = s.lock ? null : parts.side;
   // SPEC §2: the common layout has no fixed header

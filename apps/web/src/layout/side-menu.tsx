@@ -34,9 +34,13 @@ export function SideMenu({ nodes: part, dark, collapsed = false, onNavigate }: S
   // the pop-ups of the folded menu are tracked apart, so unfolding brings back the groups that were open
   const [popupKeys, setPopupKeys] = useState<string[]>([]);
 
-  // another part of the tree (or following a link into a closed group) opens what it should
+  // another part of the tree (or following a link into a closed group) opens what it should; the same
+  // keys keep the same array, so a tab switch inside open groups does not draw the menu twice
   useEffect(() => {
-    setOpenKeys((keys) => [...new Set([...keys, ...initialOpenKeys(nodes, selected)])]);
+    setOpenKeys((keys) => {
+      const missing = initialOpenKeys(nodes, selected).filter((k) => !keys.includes(k));
+      return missing.length ? [...keys, ...missing] : keys;
+    });
   }, [nodes, selected]);
 
   const items = useMemo(() => toMenuItems(nodes, t), [nodes, t]);

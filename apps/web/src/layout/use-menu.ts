@@ -1,8 +1,9 @@
 import { useCallback, useMemo } from 'react';
-import { useLocation, useNavigate } from 'react-router';
+import { useLocation } from 'react-router';
 import type { RouteRecord } from '@cpc/contracts';
 import { useAccess, useSession } from '../lib/session';
 import { buildMenu, findNode, landingKey, selectedKey, topKeyOf, type MenuNode } from './menu-model';
+import { useStableNavigate } from './use-stable-navigate';
 
 const NO_ROUTES: RouteRecord[] = [];
 
@@ -18,13 +19,13 @@ export interface MenuState {
 
 /** The one menu model behind the side, top and column menus (SPEC §2, §6). */
 export function useMenu(): MenuState {
-  const navigate = useNavigate();
+  const navigate = useStableNavigate();
   const { pathname } = useLocation();
   const routes = useSession((s) => s.routes) ?? NO_ROUTES;
   const access = useAccess();
   const nodes = useMemo(() => buildMenu(routes, access), [routes, access]);
-  const selected = selectedKey(nodes, routes, pathname);
-  const activeTop = selected ? topKeyOf(nodes, selected) : undefined;
+  const selected = useMemo(() => selectedKey(nodes, routes, pathname), [nodes, routes, pathname]);
+  const activeTop = useMemo(() => (selected ? topKeyOf(nodes, selected) : undefined), [nodes, selected]);
 
   const open = useCallback(
     (key: string) => {
@@ -41,5 +42,5 @@ export function useMenu(): MenuState {
     [nodes, navigate],
   );
 
-  return { nodes, selected, activeTop, open };
+  return useMemo(() => ({ nodes, selected, activeTop, open }), [nodes, selected, activeTop, open]);
 }

@@ -19,13 +19,13 @@ class FakeSource implements EventSourceLike {
   }
   open() {
     this.readyState = 1;
-    this.onopen?.call(this, new Event('open'));
+    this.onopen?.(new Event('open'));
   }
   emit(type: string, data: unknown) {
     for (const l of this.listeners.get(type) ?? []) l(new MessageEvent(type, { data: typeof data === 'string' ? data : JSON.stringify(data) }));
   }
   fail() {
-    this.onerror?.call(this, new Event('error'));
+    this.onerror?.(new Event('error'));
   }
 }
 

@@ -16,8 +16,8 @@ export interface LiveHandlers {
 /** The part of EventSource this client uses, so tests can stand in for it. */
 export interface EventSourceLike {
   readyState: number;
-  onopen: ((this: EventSourceLike, ev: Event) => unknown) | null;
-  onerror: ((this: EventSourceLike, ev: Event) => unknown) | null;
+  onopen: ((ev: Event) => unknown) | null;
+  onerror: ((ev: Event) => unknown) | null;
   addEventListener(type: string, listener: (ev: MessageEvent) => void): void;
   close(): void;
 }

@@ -106,6 +106,8 @@ export default {
     pushTask: 'Push tasks',
     system: 'System',
     identityReview: 'Identity review',
+    deviceModel: 'Device models',
+    deviceRegistry: 'Device registry',
     user: 'Users',
     role: 'Roles',
     menu: 'Menus',

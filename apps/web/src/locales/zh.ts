@@ -105,6 +105,8 @@ export default {
     pushTask: '推送任务',
     system: '系统管理',
     identityReview: '实名审核',
+    deviceModel: '设备型号',
+    deviceRegistry: '设备登记',
     user: '用户管理',
     role: '角色管理',
     menu: '菜单管理',

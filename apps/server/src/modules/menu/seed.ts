@@ -46,6 +46,22 @@ export const MENU: RouteRecord[] = [
     ],
   },
   {
+    // app keys, request log, usage, print jobs (a tab of the same page), webhooks (SPEC §2: child integrationIndex)
+    path: '/integration',
+    name: 'Integration',
+    component: 'Layout',
+    redirect: '/integration/index',
+    meta: { title: 'route.integration', icon: 'integration', levelHidden: true, guard: { permission: [PERMISSIONS.integrationManage, PERMISSIONS.printView] } },
+    children: [
+      {
+        path: 'index',
+        name: 'IntegrationIndex',
+        component: 'integration/index',
+        meta: { title: 'route.integrationIndex', icon: 'integration', activeMenu: '/integration', guard: { permission: [PERMISSIONS.integrationManage, PERMISSIONS.printView] } },
+      },
+    ],
+  },
+  {
     path: '/system',
     name: 'System',
     component: 'Layout',

@@ -4,6 +4,7 @@ import { checkDeviceCredential, downTopic, parseTopic, parseUp, type CommandMsg,
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/service.ts';
+import type { PrintService } from '../../modules/print/service.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { EmbeddedBroker } from './embedded-broker.ts';
 import { ExternalBroker } from './external-broker.ts';
@@ -49,6 +50,7 @@ export class DeviceGateway {
     events: EventSink,
     private tasks: TaskService,
     private log: FastifyBaseLogger,
+    private prints?: PrintService,
   ) {
     this.directory = new DeviceDirectory(db);
     this.presence = new Presence(db, events, { heartbeatS: config.HEARTBEAT_S, telemetrySampleS: config.TELEMETRY_SAMPLE_S });
@@ -64,6 +66,13 @@ export class DeviceGateway {
           onAuthFailure: () => this.counters.authFailures++,
         });
     tasks.downlink = { command: (sn, msg) => this.send(sn, 'command', msg) };
+    if (prints) {
+      prints.downlink = {
+        print: (sn, msg) => this.send(sn, 'print', msg),
+        // behind the device's messages being handled (a hello's resends): submission order holds on reconnect
+        printAfterPending: (sn, msg) => this.inOrder(sn, () => this.send(sn, 'print', msg).catch(() => {})),
+      };
+    }
   }
 
   /** Where devices connect. */
@@ -123,6 +132,7 @@ export class DeviceGateway {
       await this.flushSeen();
       await this.presence.sweep();
       await this.tasks.sweep();
+      await this.prints?.sweep();
     } finally {
       this.sweeping = false;
     }
@@ -185,6 +195,7 @@ export class DeviceGateway {
         if (await this.presence.hello(id, parsed.msg)) {
           this.helloAsked.delete(id);
           await this.tasks.resendPending(id);
+          await this.prints?.resendPending(id);
         }
         return;
       case 'offline':
@@ -196,12 +207,13 @@ export class DeviceGateway {
         return this.presence.location(id, parsed.msg);
       case 'traffic':
         return this.presence.traffic(id, parsed.msg);
+      // `kind` says whether a task or a print job is meant (print jobs answer with kind "print")
       case 'ack':
-        return this.tasks.onAck(id, parsed.msg);
+        return parsed.msg.kind === 'print' ? this.prints?.onAck(id, parsed.msg) : this.tasks.onAck(id, parsed.msg);
       case 'progress':
-        return this.tasks.onProgress(id, parsed.msg);
+        return parsed.msg.kind === 'print' ? this.prints?.onProgress(id, parsed.msg) : this.tasks.onProgress(id, parsed.msg);
       case 'result':
-        return this.tasks.onResult(id, parsed.msg);
+        return parsed.msg.kind === 'print' ? this.prints?.onResult(id, parsed.msg) : this.tasks.onResult(id, parsed.msg);
       case 'heartbeat':
       case 'event':
         return;
@@ -224,9 +236,9 @@ declare module 'fastify' {
  * Registers the gateway: the embedded Aedes broker on MQTT_PORT, or a client of MQTT_URL. It starts when the
  * app is ready (so a port in use stops the start with its name) and stops when the app closes.
  */
-export const mqttGateway = fp<{ db: Db; config: Config; events: EventSink; tasks: TaskService }>(
-  async (app: FastifyInstance, { db, config, events, tasks }) => {
-    const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }));
+export const mqttGateway = fp<{ db: Db; config: Config; events: EventSink; tasks: TaskService; prints?: PrintService }>(
+  async (app: FastifyInstance, { db, config, events, tasks, prints }) => {
+    const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }), prints);
     app.decorate('gateway', gateway);
     app.addHook('onReady', () => gateway.start());
     app.addHook('preClose', () => gateway.stop());

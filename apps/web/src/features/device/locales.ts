@@ -271,6 +271,7 @@ export default {
         clusterHint: '点击放大',
         deviceHint: '点击查看详情',
         loading: '正在加载地图…',
+        failed: '地图加载失败，请刷新重试',
         allGroups: '全部分组',
       },
       province: {
@@ -582,6 +583,7 @@ export default {
         clusterHint: 'Click to zoom in',
         deviceHint: 'Click for the detail',
         loading: 'Loading the map…',
+        failed: 'The map could not be loaded: refresh to try again',
         allGroups: 'All groups',
       },
       province: {

@@ -3,7 +3,6 @@ import { Badge, Button, Empty, Flex, Popover, Spin, Tabs, Tag, Tooltip, Typograp
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
 import type { MessageItem, NoticeItem } from '@cpc/contracts';
 import { useLanguage } from '../../lib/i18n';
 import { findRoute } from '../../lib/menu-routes';
@@ -11,6 +10,7 @@ import { useMarkMessagesRead, useMessages, useNotices, useUnreadCount } from '..
 import { useSession } from '../../lib/session';
 import { readStorage, writeStorage } from '../../lib/storage';
 import { useLayoutSettings } from '../layout-settings';
+import { useStableNavigate } from '../use-stable-navigate';
 import { relativeTime } from './relative-time';
 import { sanitizeHtml } from './sanitize-html';
 import { useNow } from './use-now';
@@ -136,7 +136,7 @@ function MessageRow({ item, timeAgo, onRead }: { item: MessageItem; timeAgo: (wh
 
 function NoticePanel({ tab, onTab, unreadCount, onClose }: { tab: TabKey; onTab: (tab: TabKey) => void; unreadCount: number; onClose: () => void }) {
   const { t } = useTranslation();
-  const navigate = useNavigate();
+  const navigate = useStableNavigate();
   const timeAgo = useTimeAgo();
   const notices = useNotices();
   const messages = useMessages(true);

@@ -2,12 +2,12 @@ import { ExportOutlined, SearchOutlined } from '@ant-design/icons';
 import { Button, Empty, Flex, Input, Modal, Tooltip, Typography, theme } from 'antd';
 import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
 import type { RouteRecord } from '@cpc/contracts';
 import { useAccess, useSession } from '../../lib/session';
 import { useLayoutSettings } from '../layout-settings';
 import { MenuIcon } from '../menu-icon';
 import { buildMenu } from '../menu-model';
+import { useStableNavigate } from '../use-stable-navigate';
 import { menuSearchItems, searchMenu, type MenuSearchItem } from './menu-search';
 
 /** SPEC §9: suggestions follow the typing after this pause. */
@@ -37,7 +37,7 @@ function useSearchItems(): MenuSearchItem[] {
 function SearchDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
-  const navigate = useNavigate();
+  const navigate = useStableNavigate();
   const items = useSearchItems();
   const [query, setQuery] = useState('');
   const debounced = useDebounced(query, SEARCH_DEBOUNCE);

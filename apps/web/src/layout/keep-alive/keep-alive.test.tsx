@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { useState } from 'react';
-import { KeepAlive, type KeptPage } from './keep-alive';
+import { useEffect, useState } from 'react';
+import { keptPageShown } from '../../lib/testing/kept-pages';
+import { COOL_DELAY, KeepAlive, WARM_TIME, type KeptPage } from './keep-alive';
 
 afterEach(cleanup);
 
@@ -18,7 +19,7 @@ function Harness({ pages }: { pages: KeptPage[] }) {
 }
 
 const wrapper = (path: string) => document.querySelector<HTMLElement>(`[data-page-path="${path}"]`);
-const visible = (path: string) => !!wrapper(path) && wrapper(path)!.style.display !== 'none';
+const visible = (path: string) => keptPageShown(path) === true;
 
 describe('KeepAlive', () => {
   it('keeps a page and what was typed in it while another is on screen', async () => {
@@ -36,6 +37,35 @@ describe('KeepAlive', () => {
     expect(screen.getByLabelText<HTMLInputElement>('a').value).toBe('typed');
     // the very same element: nothing was mounted anew
     expect(screen.getByLabelText('a')).toBe(input);
+  });
+
+  it('keeps the last pages live behind the active one, and pauses the others: their effects stop', async () => {
+    vi.useFakeTimers();
+    try {
+      const live = new Set<string>();
+      function Polling({ name }: { name: string }) {
+        useEffect(() => {
+          live.add(name);
+          return () => void live.delete(name);
+        }, [name]);
+        return <span>{name}</span>;
+      }
+      const kept = (name: string, active: boolean, warm = false): KeptPage => ({ id: `${name}#0`, fullPath: `/${name}`, active, warm, element: <Polling name={name} /> });
+      const { rerender } = render(<Harness pages={[kept('a', true), kept('b', false)]} />);
+      await act(async () => rerender(<Harness pages={[kept('a', false, true), kept('b', false), kept('c', true)]} />));
+      await act(async () => vi.advanceTimersByTime(COOL_DELAY + 10));
+      // a was just left (warm): still live; b is paused
+      expect([...live].sort()).toEqual(['a', 'c']);
+      expect(visible('/a')).toBe(false);
+      await act(async () => vi.advanceTimersByTime(WARM_TIME));
+      expect([...live]).toEqual(['c']);
+      // showing a paused page runs its effects again
+      await act(async () => rerender(<Harness pages={[kept('a', false), kept('b', true), kept('c', false, true)]} />));
+      expect([...live].sort()).toEqual(['b', 'c']);
+      expect(visible('/b')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('drops a page that leaves the list: it comes back empty', async () => {

@@ -1,6 +1,6 @@
 import { CloseOutlined, DownOutlined } from '@ant-design/icons';
 import { Button, Dropdown, theme, type MenuProps } from 'antd';
-import { useEffect, useRef, type CSSProperties, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLayoutSettings } from '../layout-settings';
 import { MenuIcon } from '../menu-icon';
@@ -16,17 +16,35 @@ function run(actions: Actions, action: TabMenuAction, key: string | null) {
   else actions.close(action, key ?? undefined);
 }
 
+/** The menu of the tab `key` (the bar's own for the active tab); built again only when the tabs change. */
+function useTabMenu(tabs: VisitedTab[], key: string | null, actions: Actions): MenuProps {
+  const { t } = useTranslation();
+  return useMemo(
+    () => ({
+      items: tabMenuItems(t, tabs, key),
+      onClick: ({ key: action, domEvent }) => {
+        domEvent.stopPropagation();
+        run(actions, action as TabMenuAction, key);
+      },
+    }),
+    [t, tabs, key, actions],
+  );
+}
+
 interface TabProps {
   tab: VisitedTab;
   active: boolean;
   showIcon: boolean;
-  menu: MenuProps;
+  /** All the tabs: what "close left / right / others" would close. */
+  tabs: VisitedTab[];
   actions: Actions;
   onKeyDown(event: KeyboardEvent, tab: VisitedTab): void;
 }
 
-function Tab({ tab, active, showIcon, menu, actions, onKeyDown }: TabProps) {
+/** Memoised: a switch re-renders the tab that lights up and the one that goes out, not the others. */
+const Tab = memo(function Tab({ tab, active, showIcon, tabs, actions, onKeyDown }: TabProps) {
   const { t } = useTranslation();
+  const menu = useTabMenu(tabs, tab.key, actions);
   const title = t(tab.meta.title || tab.name);
   const closable = isClosable(tab);
   const icon = showIcon ? <MenuIcon name={tab.meta.icon ?? tab.parentIcon} /> : null;
@@ -62,7 +80,7 @@ function Tab({ tab, active, showIcon, menu, actions, onKeyDown }: TabProps) {
       </div>
     </Dropdown>
   );
-}
+});
 
 /**
  * The visited pages (SPEC §2): one tab each, the home tab first and fixed, closing from the × , the
@@ -79,10 +97,17 @@ export function TabsBar() {
   const actions = useTabActions();
   const scrollRef = useRef<HTMLDivElement>(null);
 
-  // the active tab stays in view however many are open
+  // the active tab stays in view however many are open; measured after the frame, when the layout is
+  // there anyway, rather than forcing one in the middle of a tab switch
   useEffect(() => {
-    const active = scrollRef.current?.querySelector<HTMLElement>('.cpc-tab--active');
-    active?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+    const frame = requestAnimationFrame(() => {
+      const scroller = scrollRef.current;
+      const active = scroller?.querySelector<HTMLElement>('.cpc-tab--active');
+      if (!scroller || !active) return;
+      const [tab, view] = [active.getBoundingClientRect(), scroller.getBoundingClientRect()];
+      if (tab.left < view.left || tab.right > view.right) active.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+    });
+    return () => cancelAnimationFrame(frame);
   }, [activeKey, tabs.length, showTabs]);
 
   // a vertical wheel scrolls the tabs sideways when they overflow
@@ -98,32 +123,34 @@ export function TabsBar() {
     return () => el.removeEventListener('wheel', onWheel);
   }, [showTabs]);
 
-  if (!showTabs) return null;
-
-  const menuFor = (key: string | null): MenuProps => ({
-    items: tabMenuItems(t, tabs, key),
-    onClick: ({ key: action, domEvent }) => {
-      domEvent.stopPropagation();
-      run(actions, action as TabMenuAction, key);
-    },
+  // one handler for every tab, reading the tabs of the moment: the tabs' memo holds
+  const current = useRef({ tabs, activeKey });
+  useLayoutEffect(() => {
+    current.current = { tabs, activeKey };
   });
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent, tab: VisitedTab) => {
+      const { tabs: all, activeKey: active } = current.current;
+      const index = all.indexOf(tab);
+      const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+      if (step) {
+        const next = all[index + step];
+        if (next) {
+          actions.open(next);
+          scrollRef.current?.querySelector<HTMLElement>(`[data-tab-path="${CSS.escape(next.fullPath)}"]`)?.focus();
+        }
+      } else if (e.key === 'Enter' || e.key === ' ') {
+        if (tab.key !== active) actions.open(tab);
+      } else if (e.key === 'Delete' && isClosable(tab)) {
+        actions.close('close', tab.key);
+      } else return;
+      e.preventDefault();
+    },
+    [actions],
+  );
+  const barMenu = useTabMenu(tabs, activeKey, actions);
 
-  const onKeyDown = (e: KeyboardEvent, tab: VisitedTab) => {
-    const index = tabs.indexOf(tab);
-    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
-    if (step) {
-      const next = tabs[index + step];
-      if (next) {
-        actions.open(next);
-        scrollRef.current?.querySelector<HTMLElement>(`[data-tab-path="${CSS.escape(next.fullPath)}"]`)?.focus();
-      }
-    } else if (e.key === 'Enter' || e.key === ' ') {
-      if (tab.key !== activeKey) actions.open(tab);
-    } else if (e.key === 'Delete' && isClosable(tab)) {
-      actions.close('close', tab.key);
-    } else return;
-    e.preventDefault();
-  };
+  if (!showTabs) return null;
 
   // tokens, not fixed colours: the bar follows the theme and the dark scheme
   const vars = {
@@ -151,13 +178,13 @@ export function TabsBar() {
             tab={tab}
             active={tab.key === activeKey}
             showIcon={showIcon}
-            menu={menuFor(tab.key)}
+            tabs={tabs}
             actions={actions}
             onKeyDown={onKeyDown}
           />
         ))}
       </div>
-      <Dropdown trigger={['click']} placement="bottomRight" menu={menuFor(activeKey)}>
+      <Dropdown trigger={['click']} placement="bottomRight" menu={barMenu}>
         <Button
           type="text"
           size="small"

@@ -1,8 +1,8 @@
 import NProgress from 'nprogress';
 import { useMemo } from 'react';
-import { useNavigate } from 'react-router';
 import { REFRESH_PROGRESS_DONE } from '../../config/settings';
 import { useLayoutSettings } from '../layout-settings';
+import { useStableNavigate } from '../use-stable-navigate';
 import { useTabs, type CloseAction, type VisitedTab } from './tabs-store';
 
 /** Mounts the page of `key` (the page on screen by default) anew, with the progress bar of SPEC §9. */
@@ -16,7 +16,7 @@ export function refreshPage(key: string | null = useTabs.getState().activeKey): 
 
 /** What the tab bar, its menus and the header can do to tabs, navigation included. */
 export function useTabActions() {
-  const navigate = useNavigate();
+  const navigate = useStableNavigate();
   return useMemo(
     () => ({
       open: (tab: VisitedTab) => navigate(tab.fullPath),

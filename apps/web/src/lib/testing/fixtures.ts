@@ -1,4 +1,5 @@
 import type { RouteRecord, UserInfo } from '@cpc/contracts';
+import { envelope, type FakeReply } from './fake-server';
 
 /** The shape of the server's menu seed (apps/server/src/modules/menu/seed.ts), as getMenu returns it. */
 export const MENU: RouteRecord[] = [
@@ -64,3 +65,10 @@ export const customer = (overrides: Partial<UserInfo> = {}): UserInfo => ({
 
 export const staff = (overrides: Partial<UserInfo> = {}): UserInfo =>
   customer({ id: 1, username: 'admin', tenantKind: 'platform', admin: true, roles: ['Admin'], permissions: ['identity:review'], ...overrides });
+
+/** The calls of My devices for an account without devices: the first page after login renders its empty state. */
+export function emptyFleet(server: { on(method: string, url: string, reply: FakeReply): unknown }, api = '/apiAdmin') {
+  server.on('GET', `${api}/device/list`, envelope({ list: [], total: 0 }));
+  server.on('GET', `${api}/device/group/tree`, envelope({ tree: [], total: 0, ungrouped: 0 }));
+  server.on('GET', `${api}/device/model/options`, envelope([]));
+}

@@ -16,7 +16,8 @@ import { get, post } from '@/lib/request';
 /** A customer's devices (contracts/device.ts): the fleet list, one device, its telemetry, the map, binding and editing. */
 
 export const getDevices = (q: DeviceListQuery) => get<Paged<DeviceListItem>>('/device/list', { ...q });
-export const getDevice = (id: number) => get<DeviceDetail>(`/device/${id}`);
+/** The detail page says itself that a device is gone (unbound, or another account's). */
+export const getDevice = (id: number) => get<DeviceDetail>(`/device/${id}`, undefined, { silent: true });
 export const getTelemetry = (id: number, range: { from: string; to: string }) => get<TelemetrySeries>(`/device/${id}/telemetry`, range);
 export const getDeviceMap = (q: DeviceMapQuery) => get<DeviceMapData>('/device/map', { ...q });
 export const getModelOptions = () => get<DeviceModelOption[]>('/device/model/options');

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CommandBody, CommandResult, Paged, TaskItem, TaskListQuery } from '@cpc/contracts';
+import type { BatchView, CommandBody, CommandResult, Paged, TaskItem, TaskListQuery } from '@cpc/contracts';
 import { get, post } from '@/lib/request';
 import { DEVICE_KEY } from './devices';
 
@@ -7,12 +7,17 @@ import { DEVICE_KEY } from './devices';
 
 export const sendCommand = (body: CommandBody) => post<CommandResult>('/device/command', body);
 export const getTasks = (q: TaskListQuery) => get<Paged<TaskItem>>('/device/task/list', { ...q });
+export const getBatch = (id: number) => get<BatchView>(`/device/task/batch/${id}`);
 export const cancelTask = (id: string) => post<{ id: string; state: string }>(`/device/task/${encodeURIComponent(id)}/cancel`);
 
 export const TASKS_KEY = [...DEVICE_KEY, 'tasks'] as const;
 
 export const useTasks = (q: TaskListQuery, enabled = true) =>
   useQuery({ queryKey: [...TASKS_KEY, q], queryFn: () => getTasks(q), enabled, placeholderData: keepPreviousData });
+
+/** A large batch's counts by state; its tasks' events only reach the rows on screen, so it is polled while open. */
+export const useBatch = (id: number | null, poll: boolean) =>
+  useQuery({ queryKey: [...DEVICE_KEY, 'batch', id], queryFn: () => getBatch(id!), enabled: id !== null, refetchInterval: poll ? 3000 : false });
 
 export const useSendCommand = () => {
   const client = useQueryClient();

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { i18n } from '@/lib/i18n';
 import { COMMAND_EXPIRE_DEFAULT_S as CONTRACT_EXPIRE, OPEN_TASK_STATES, TASK_STATES } from '@cpc/contracts';
 import { commandConfirm, commandTime, deviceLabel, type CommandTarget } from './command-confirm';
 import { COMMAND_EXPIRE_DEFAULT_S, TASK_STATE_ORDER, isOpenTask } from './task-states';
+
+// en is loaded on demand in the console; its strings must be in before they are asked for
+beforeAll(() => i18n.loadLanguages('en'));
 
 const at = new Date(2026, 0, 5, 9, 3, 7);
 const front: CommandTarget = { id: 1, sn: 'CP58-00001', name: 'Front desk', status: 'online' };

@@ -46,3 +46,8 @@ export function provinceLabel(name: string, t: (key: string) => string): string 
   const code = ADCODES[name];
   return code ? t(`device.province.${code}`) : name;
 }
+
+/** echarts `nameMap` for the map's province labels in the user's language. */
+export function provinceNameMap(t: (key: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.keys(ADCODES).map((name) => [name, provinceLabel(name, t)]));
+}

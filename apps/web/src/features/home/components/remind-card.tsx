@@ -43,7 +43,7 @@ export function RemindCard({ remind, loading }: { remind: DashboardOverview['rem
             const list = remind?.[kind] ?? { count: 0, devices: [] };
             return (
               <div key={kind} data-remind={kind} style={{ border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG, padding: '10px 12px' }}>
-                <Link to={remindLink(kind, remind)} data-testid={`remind-${kind}`} style={{ color: 'inherit', display: 'block' }}>
+                <Link to={remindLink(kind, remind)} data-testid={`remind-${kind}`} data-count={list.count} style={{ color: 'inherit', display: 'block' }}>
                   <Flex align="center" gap={10}>
                     <span style={{ fontSize: 18 }}>{icons[kind]}</span>
                     <Typography.Text strong style={{ flex: 1 }}>

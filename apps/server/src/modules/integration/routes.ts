@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PERMISSIONS, envelopeSchema, pagedEnvelope, type AppCode } from '@cpc/contracts';
+import {
+  appKeyCreateBody,
+  appKeyIdBody,
+  appKeyIdParams,
+  appKeyListQuery,
+  appKeyStateBody,
+  appKeyUpdateBody,
+  appKeyView,
+  appKeyWithSecret,
+  markupPreview,
+  markupPreviewBody,
+  printJobDetail,
+  printJobIdParams,
+  printJobItem,
+  printJobListQuery,
+  requestLogItem,
+  requestLogQuery,
+  testPrintBody,
+  usageQuery,
+  usageView,
+  webhookDeliveryDetail,
+  webhookDeliveryItem,
+  webhookIdParams,
+  webhookListQuery,
+} from '@cpc/contracts/integration';
+import { OPEN_API_PREFIX, OPEN_HEADERS } from '@cpc/contracts/open-api';
+import { escapeMarkup } from '@cpc/contracts/print-markup';
+import { caller } from '../../plugins/auth.ts';
+import { AppError, notFound, ok } from '../../plugins/errors.ts';
+import type { PrintContent } from '../print/content.ts';
+import type { PrintService } from '../print/service.ts';
+import { TEST_PRINT_HEADER, type OpenAuth } from '../open-api/auth.ts';
+import { signOpenRequest } from '../open-api/signature.ts';
+import type { IntegrationService } from './service.ts';
+import type { WebhookSender } from './webhooks.ts';
+
+export interface IntegrationRouteOptions {
+  integration: IntegrationService;
+  prints: PrintService;
+  content: PrintContent;
+  webhooks: WebhookSender;
+  openAuth: OpenAuth;
+  /** Calls the app's own open API in-process (the test print goes through it like any integrator's call). */
+  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+}
+
+/** The default test receipt: the key, the device and the time, a rule, Chinese text, a QR code, a cut. */
+function sampleReceipt(key: { name: string; appId: string }, sn: string): string {
+  return [
+    '<C><L>Test print</L></C>',
+    '<C>测试打印</C>',
+    '<HR>',
+    `Key: ${escapeMarkup(key.name)}`,
+    `App id: ${key.appId}`,
+    `Device: ${sn}`,
+    `Time: ${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+    '<HR>',
+    `<C><QR>${key.appId}</QR></C>`,
+    '<CUT>',
+  ].join('\n');
+}
+
+/** System integration in the console (contracts: integration.ts); everything in the caller's account. */
+export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> = async (app, { integration, prints, content, webhooks, openAuth, inject }) => {
+  const tags = ['integration'];
+  const manage = { permission: PERMISSIONS.integrationManage };
+  const view = { permission: PERMISSIONS.printView };
+
+  app.get('/integration/key/list', { config: manage, schema: { tags, summary: 'App keys of the account (no secrets)', querystring: appKeyListQuery, response: { 200: pagedEnvelope(appKeyView) } } }, async (req) =>
+    ok(await integration.keys(caller(req).scope, req.query)),
+  );
+  app.post('/integration/key/create', { config: manage, schema: { tags, summary: 'Create an app key; its secret is in this answer only', body: appKeyCreateBody, response: { 200: envelopeSchema(appKeyWithSecret) } } }, async (req) =>
+    ok(await integration.createKey(caller(req), req.body, req.ip)),
+  );
+  app.post('/integration/key/update', { config: manage, schema: { tags, summary: 'Rename a key, set its callback URL or IP allow-list', body: appKeyUpdateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
+    ok(await integration.updateKey(caller(req), req.body, req.ip)),
+  );
+  app.post('/integration/key/state', { config: manage, schema: { tags, summary: 'Disable or enable a key', body: appKeyStateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
+    ok(await integration.setKeyState(caller(req), req.body.id, req.body.state, req.ip)),
+  );
+  app.post('/integration/key/rotate', { config: manage, schema: { tags, summary: 'A new secret (in this answer only); the old one stops working at once', body: appKeyIdBody, response: { 200: envelopeSchema(appKeyWithSecret) } } }, async (req) =>
+    ok(await integration.rotateKey(caller(req), req.body.id, req.ip)),
+  );
+  app.post('/integration/key/delete', { config: manage, schema: { tags, summary: 'Delete a key: its calls stop; its jobs stay', body: appKeyIdBody, response: { 200: envelopeSchema(z.null()) } } }, async (req) => {
+    await integration.deleteKey(caller(req), req.body.id, req.ip);
+    return ok(null);
+  });
+  app.get(
+    '/integration/key/:id/requests',
+    { config: manage, schema: { tags, summary: "The key's calls of the last 30 days, newest first", params: appKeyIdParams, querystring: requestLogQuery, response: { 200: pagedEnvelope(requestLogItem) } } },
+    async (req) => ok(await integration.requests(caller(req).scope, req.params.id, req.query)),
+  );
+  app.get(
+    '/integration/key/:id/usage',
+    { config: manage, schema: { tags, summary: 'Calls, errors and jobs per day', params: appKeyIdParams, querystring: usageQuery, response: { 200: envelopeSchema(usageView) } } },
+    async (req) => ok(await integration.usage(caller(req).scope, req.params.id, req.query)),
+  );
+
+  app.get('/integration/job/list', { config: view, schema: { tags, summary: 'Print jobs of the account, newest first', querystring: printJobListQuery, response: { 200: pagedEnvelope(printJobItem) } } }, async (req) =>
+    ok(await integration.jobList(caller(req).scope, req.query)),
+  );
+  app.get('/integration/job/:id', { config: view, schema: { tags, summary: 'One job with its content and rendered preview', params: printJobIdParams, response: { 200: envelopeSchema(printJobDetail) } } }, async (req) =>
+    ok(await integration.jobDetail(caller(req).scope, req.params.id)),
+  );
+  app.post(
+    '/integration/job/:id/cancel',
+    { config: manage, schema: { tags, summary: 'Cancel a job not yet on its way to the printer', params: printJobIdParams, response: { 200: envelopeSchema(printJobItem) } } },
+    async (req) => {
+      const u = caller(req);
+      await prints.cancelInTenant(u.tenantId, req.params.id);
+      return ok(await integration.jobItem(u.scope, req.params.id));
+    },
+  );
+
+  app.post(
+    '/integration/testPrint',
+    { config: manage, schema: { tags, summary: 'Print on a device through the open API, signed with the key', body: testPrintBody, response: { 200: envelopeSchema(printJobItem) } } },
+    async (req) => {
+      const u = caller(req);
+      const key = await integration.key(u.scope, req.body.keyId);
+      const device = await u.scope.selectFrom('devices').select(['devices.sn']).where('devices.id', '=', req.body.deviceId).executeTakeFirst();
+      if (!device) throw notFound('device');
+      const url = `${OPEN_API_PREFIX}/print`;
+      const body = JSON.stringify({
+        deviceSn: device.sn,
+        content: req.body.content ?? sampleReceipt({ name: key.name, appId: key.app_id }, device.sn),
+        copies: req.body.copies ?? 1,
+        originId: `console-test-${randomUUID()}`,
+      });
+      const headers = signOpenRequest({ appId: key.app_id, secret: key.secret, method: 'POST', url, body });
+      const res = await inject({
+        method: 'POST',
+        url,
+        payload: body,
+        remoteAddress: req.ip,
+        headers: { ...headers, 'content-type': 'application/json', [TEST_PRINT_HEADER]: openAuth.testPrintMarker(headers[OPEN_HEADERS.nonce]) },
+      });
+      const answer = res.json() as { code: number; msg: string; data: { id?: string } | null };
+      if (answer.code === 200 && answer.data?.id) return ok(await integration.jobItem(u.scope, answer.data.id));
+      // a refused signature is 401 on the open API; to the console a 401 means "log in again", so it is a 400 here
+      const code = (answer.code === 401 ? 400 : answer.code) as AppCode;
+      throw new AppError(code, answer.code === 401 ? `the open API refused the key: ${answer.msg}` : answer.msg, answer.data, res.headers['retry-after'] ? { 'retry-after': String(res.headers['retry-after']) } : {});
+    },
+  );
+
+  app.post(
+    '/integration/markup/preview',
+    { config: view, schema: { tags, summary: 'Validate markup and lay it out as the printer would', body: markupPreviewBody, response: { 200: envelopeSchema(markupPreview) } } },
+    async (req) => {
+      const u = caller(req);
+      let paper = { kind: 'printer' as const, paperWidthMm: req.body.paperWidthMm ?? 58 };
+      if (req.body.deviceId) {
+        const d = await u.scope
+          .selectFrom('devices')
+          .innerJoin('device_models', 'device_models.id', 'devices.model_id')
+          .select(['device_models.paper_width_mm'])
+          .where('devices.id', '=', req.body.deviceId)
+          .executeTakeFirst();
+        if (!d) throw notFound('device');
+        paper = { kind: 'printer', paperWidthMm: d.paper_width_mm };
+      }
+      const prepared = await content.prepare(u.tenantId, req.body.content, paper);
+      return ok({ lines: prepared.preview, columns: prepared.columns, paperWidthMm: paper.paperWidthMm });
+    },
+  );
+
+  app.get('/integration/webhook/list', { config: manage, schema: { tags, summary: 'Webhook deliveries, newest first', querystring: webhookListQuery, response: { 200: pagedEnvelope(webhookDeliveryItem) } } }, async (req) =>
+    ok(await integration.webhookList(caller(req).scope, req.query)),
+  );
+  app.get('/integration/webhook/:id', { config: manage, schema: { tags, summary: 'One delivery: the exact body and every attempt', params: webhookIdParams, response: { 200: envelopeSchema(webhookDeliveryDetail) } } }, async (req) =>
+    ok(await integration.webhookDetail(caller(req).scope, req.params.id)),
+  );
+  app.post(
+    '/integration/webhook/:id/resend',
+    { config: manage, schema: { tags, summary: 'Send a delivery once more, now; answers after the attempt', params: webhookIdParams, response: { 200: envelopeSchema(webhookDeliveryDetail) } } },
+    async (req) => {
+      const scope = caller(req).scope;
+      await integration.webhookDetail(scope, req.params.id);
+      await webhooks.attempt(req.params.id, { manual: true });
+      return ok(await integration.webhookDetail(scope, req.params.id));
+    },
+  );
+};

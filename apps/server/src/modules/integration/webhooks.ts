@@ -1,0 +1,202 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import { WEBHOOK_EVENT, WEBHOOK_HEADERS, type WebhookPayload } from '@cpc/contracts/open-api';
+import type { Db } from '../../db/database.ts';
+import type { JobQueue, QueueJob } from '../../plugins/job-queue.ts';
+import type { PrintJobState } from '../../db/schema.ts';
+
+export const WEBHOOK_QUEUE = 'webhook';
+
+export interface WebhookOptions {
+  /** Seconds before each retry: the n-th retry waits backoffS[n-1]; after the last one the delivery fails. */
+  backoffS: number[];
+  timeoutMs: number;
+}
+
+interface DeliveryRow {
+  id: string;
+  tenant_id: number;
+  app_key_id: number;
+  job_id: string;
+  job_state: PrintJobState;
+  job_error: string;
+  occurred_at: Date;
+  state: 'pending' | 'retrying' | 'succeeded' | 'failed';
+  attempts: number;
+  app_id: string;
+  secret: string;
+  callback_url: string;
+  key_state: 'active' | 'disabled';
+  origin_id: string;
+  copies: number;
+  sn: string;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  status: number | null;
+  error: string;
+}
+
+/** The pg-boss job of the n-th scheduled try of a delivery: its id is derived, so queuing it twice is harmless. */
+const tryJobId = (deliveryId: string, n: number) => {
+  const h = createHash('md5').update(`${deliveryId}:${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+
+/** The exact body of a delivery: built from what the row holds, so every try sends the same bytes. */
+export function webhookBody(r: Pick<DeliveryRow, 'id' | 'app_id' | 'occurred_at' | 'job_id' | 'origin_id' | 'sn' | 'job_state' | 'job_error' | 'copies'>): string {
+  const payload: WebhookPayload = {
+    id: r.id,
+    event: WEBHOOK_EVENT,
+    appId: r.app_id,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    job: { id: r.job_id, originId: r.origin_id, deviceSn: r.sn, state: r.job_state, error: r.job_error, copies: r.copies },
+  };
+  return JSON.stringify(payload);
+}
+
+export const webhookSignature = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+
+/**
+ * Webhook callbacks (DESIGN §6): every delivery row (written with the job's state change) becomes a pg-boss
+ * job; a worker POSTs the signed body, logs the attempt, and on failure queues the next try after the back-off
+ * (7 tries over about an hour by default). Deliveries whose first try never reached the queue (a crash right
+ * after the commit) are queued again by the sweep. At least once: a receiver deduplicates by the delivery id.
+ */
+export class WebhookSender {
+  private pending: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private db: Db,
+    private queue: JobQueue,
+    private opts: WebhookOptions,
+    private log: FastifyBaseLogger,
+  ) {
+    queue.work<{ deliveryId: string; try: number }>(WEBHOOK_QUEUE, 20, (jobs) => this.work(jobs));
+  }
+
+  /** New deliveries: queued in one insert a few milliseconds later (a burst of state changes is one statement). */
+  enqueue(deliveryIds: string[]): void {
+    this.pending.push(...deliveryIds);
+    this.timer ??= setTimeout(() => void this.flush(), 10);
+  }
+
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flushing = this.flushing.then(async () => {
+      const ids = this.pending.splice(0);
+      if (!ids.length) return;
+      try {
+        await this.queue.insert(WEBHOOK_QUEUE, ids.map((id) => ({ id: tryJobId(id, 1), data: { deliveryId: id, try: 1 } })));
+        this.queue.wake(WEBHOOK_QUEUE);
+      } catch (err) {
+        // the sweep queues them again from their rows
+        this.log.warn({ err }, 'webhooks: queuing failed');
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Queues deliveries whose first try is missing from the queue (older than 10 s, never tried). */
+  async sweep(): Promise<void> {
+    if (!this.queue.enabled) return;
+    const { rows } = await sql<{ id: string }>`
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.attempts = 0 AND d.state = 'pending' AND d.created_at < now() - interval '10 seconds'
+      ORDER BY d.created_at LIMIT 500`.execute(this.db);
+    if (rows.length) await this.queue.insert(WEBHOOK_QUEUE, rows.map((r) => ({ id: tryJobId(r.id, 1), data: { deliveryId: r.id, try: 1 } })));
+  }
+
+  private async work(jobs: QueueJob<{ deliveryId: string; try: number }>[]): Promise<void> {
+    await Promise.all(
+      jobs.map((j) =>
+        this.attempt(j.data.deliveryId, { try: j.data.try }).catch((err) => this.log.error({ err, delivery: j.data.deliveryId }, 'webhooks: attempt failed')),
+      ),
+    );
+  }
+
+  private async load(deliveryId: string): Promise<DeliveryRow | undefined> {
+    const { rows } = await sql<DeliveryRow>`
+      SELECT w.id, w.tenant_id, w.app_key_id, w.job_id, w.job_state, w.job_error, w.occurred_at, w.state, w.attempts,
+        k.app_id, k.secret, k.callback_url, k.state AS key_state, j.origin_id, j.copies, d.sn
+      FROM webhook_deliveries w
+      JOIN app_keys k ON k.id = w.app_key_id
+      JOIN print_jobs j ON j.id = w.job_id
+      JOIN devices d ON d.id = j.device_id
+      WHERE w.id = ${deliveryId}`.execute(this.db);
+    return rows[0];
+  }
+
+  /**
+   * One POST of a delivery and its log entry. A scheduled try (`try` n) is skipped when the delivery already
+   * succeeded or failed for good; a manual one (from the console) is always made and never schedules more.
+   */
+  async attempt(deliveryId: string, how: { try: number } | { manual: true }): Promise<AttemptOutcome | null> {
+    const r = await this.load(deliveryId);
+    if (!r) return null;
+    const manual = 'manual' in how;
+    if (!manual && (r.state === 'succeeded' || r.state === 'failed')) return null;
+    if (!r.callback_url || r.key_state !== 'active') {
+      const why = !r.callback_url ? 'the key has no callback URL' : 'the key is disabled';
+      await this.record(r, { ok: false, status: null, error: why }, 0, '', manual, false);
+      return { ok: false, status: null, error: why };
+    }
+    const body = webhookBody(r);
+    const started = performance.now();
+    let outcome: AttemptOutcome;
+    let response = '';
+    try {
+      const res = await fetch(r.callback_url, {
+        method: 'POST',
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'user-agent': 'cpc-webhook/1',
+          [WEBHOOK_HEADERS.signature]: webhookSignature(r.secret, body),
+          [WEBHOOK_HEADERS.appId]: r.app_id,
+          [WEBHOOK_HEADERS.delivery]: r.id,
+          [WEBHOOK_HEADERS.attempt]: String(r.attempts + 1),
+          [WEBHOOK_HEADERS.event]: WEBHOOK_EVENT,
+        },
+      });
+      response = (await res.text().catch(() => '')).slice(0, 500);
+      outcome = { ok: res.status >= 200 && res.status < 300, status: res.status, error: res.status >= 200 && res.status < 300 ? '' : `HTTP ${res.status}` };
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string } };
+      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
+      outcome = { ok: false, status: null, error: timedOut ? `no answer within ${this.opts.timeoutMs} ms` : `${err.cause?.code ?? err.message}` };
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const tryNo = manual ? 0 : (how as { try: number }).try;
+    const retryIn = !outcome.ok && !manual ? this.opts.backoffS[tryNo - 1] : undefined;
+    await this.record(r, outcome, durationMs, response, manual, retryIn !== undefined, retryIn);
+    if (retryIn !== undefined) {
+      await this.queue.insert(WEBHOOK_QUEUE, [{ id: tryJobId(r.id, tryNo + 1), data: { deliveryId: r.id, try: tryNo + 1 }, startAfter: new Date(Date.now() + retryIn * 1000) }]);
+    }
+    return outcome;
+  }
+
+  /** The attempt's log entry and the delivery's new state, in one statement. */
+  private async record(r: DeliveryRow, o: AttemptOutcome, durationMs: number, response: string, manual: boolean, retrying: boolean, retryInS?: number): Promise<void> {
+    // a failed manual try leaves a scheduled retry (or a final failure) as it was
+    const next = o.ok ? 'succeeded' : retrying ? 'retrying' : manual ? null : 'failed';
+    await sql`
+      WITH d AS (
+        UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ${o.status}, last_error = ${o.error},
+          state = coalesce(${next}::text, state),
+          next_attempt_at = CASE WHEN ${retrying} THEN now() + make_interval(secs => ${retryInS ?? 0}) WHEN ${next}::text IS NULL THEN next_attempt_at END,
+          delivered_at = CASE WHEN ${o.ok} THEN now() ELSE delivered_at END
+        WHERE id = ${r.id}
+        RETURNING attempts
+      )
+      INSERT INTO webhook_attempts (delivery_id, tenant_id, attempt, manual, status, duration_ms, error, response)
+      SELECT ${r.id}, ${r.tenant_id}, d.attempts, ${manual}, ${o.status}, ${durationMs}, ${o.error}, ${response} FROM d`.execute(this.db);
+  }
+}

@@ -1,0 +1,144 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { envelopeSchema, pagedEnvelope } from '@cpc/contracts';
+import {
+  openClearResult,
+  openDevice,
+  openDeviceParams,
+  openDeviceStatus,
+  openDevicesQuery,
+  openJobIdParams,
+  openPrintBody,
+  openPrintJob,
+  openPrintListQuery,
+  openPrintSubmitted,
+} from '@cpc/contracts/open-api';
+import { AppError, ok } from '../../plugins/errors.ts';
+import { toOpenJob, type PrintService } from '../print/service.ts';
+import type { OpenAuth, OpenContext } from './auth.ts';
+import type { RequestLog } from './request-log.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: an open-API route that needs no signature (its document). */
+    openAuth?: false;
+  }
+}
+
+/** Largest body of an open-API call: 20,000 characters of markup with room for JSON escapes. */
+const BODY_LIMIT = 256 * 1024;
+
+/**
+ * The open API under /open/v1 (DESIGN §6, docs/open-api.md): signed calls of a customer's own software. The
+ * raw body is kept for the signature; every call of an identified key goes to its request log, refused ones
+ * with their reason.
+ */
+export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: OpenAuth; requestLog: RequestLog }> = async (app, { prints, auth, requestLog }) => {
+  const tags = ['open api'];
+  app.decorateRequest('open', null);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    const buf = body as Buffer;
+    if (req.open) req.open.rawBody = buf;
+    if (!buf.length) return done(null, undefined);
+    try {
+      done(null, JSON.parse(buf.toString('utf8')));
+    } catch {
+      done(new AppError(400, 'body: not valid JSON', { fields: [{ field: 'body', message: 'not valid JSON' }] }), undefined);
+    }
+  });
+  app.addHook('onRequest', async (req) => {
+    const ctx: OpenContext = { key: null, authenticated: false, reason: null, ip: auth.clientIp(req), rawBody: undefined, jobId: null, newJob: false, testPrint: false, startedAt: Date.now() };
+    req.open = ctx;
+  });
+  app.addHook('preValidation', async (req) => {
+    if (req.routeOptions.config?.openAuth === false || !req.open) return;
+    await auth.authenticate(req, req.open);
+  });
+  app.addHook('onError', async (req, _reply, error) => {
+    const err: unknown = error;
+    if (!req.open || !(err instanceof AppError)) return;
+    const data = err.data as { reason?: string; markup?: { reason: string } } | null;
+    req.open.reason = data?.reason ?? (data?.markup ? `markup:${data.markup.reason}` : null);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const o = req.open;
+    if (!o?.key || req.routeOptions.config?.openAuth === false) return;
+    const q = req.url.indexOf('?');
+    requestLog.add({
+      tenantId: o.key.tenantId,
+      keyId: o.key.id,
+      at: new Date(o.startedAt),
+      method: req.method,
+      path: q < 0 ? req.url : req.url.slice(0, q),
+      call: `${req.method} ${req.routeOptions.url ?? req.url}`,
+      code: reply.statusCode,
+      reason: o.reason,
+      latencyMs: reply.elapsedTime,
+      ip: o.ip,
+      jobId: o.jobId,
+      newJob: o.newJob,
+      testPrint: o.testPrint,
+    });
+  });
+
+  const keyOf = (req: { open: OpenContext | null }) => {
+    const k = req.open?.key;
+    if (!k || !req.open?.authenticated) throw new AppError(401, 'not signed');
+    return k;
+  };
+
+  app.post(
+    '/print',
+    {
+      schema: {
+        tags,
+        summary: 'Submit a print job; the same originId answers the first job (duplicate: true), never a second one',
+        body: openPrintBody,
+        response: { 200: envelopeSchema(openPrintSubmitted) },
+      },
+    },
+    async (req) => {
+      const { job, duplicate } = await prints.submit(keyOf(req), req.body);
+      req.open!.jobId = job.id;
+      req.open!.newJob = !duplicate;
+      return ok({ ...toOpenJob(job), duplicate });
+    },
+  );
+  app.get('/print/:id', { schema: { tags, summary: 'One job of this key', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } }, async (req) => {
+    const job = await prints.get(keyOf(req), req.params.id);
+    req.open!.jobId = job.id;
+    return ok(toOpenJob(job));
+  });
+  app.get('/print', { schema: { tags, summary: 'Jobs of this key, newest first', querystring: openPrintListQuery, response: { 200: pagedEnvelope(openPrintJob) } } }, async (req) =>
+    ok(await prints.list(keyOf(req), req.query)),
+  );
+  app.post(
+    '/print/:id/cancel',
+    { schema: { tags, summary: 'Cancel a job not yet on its way to the printer (queued or waiting for a resend)', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } },
+    async (req) => {
+      req.open!.jobId = req.params.id;
+      return ok(toOpenJob(await prints.cancel(keyOf(req), req.params.id)));
+    },
+  );
+  app.post(
+    '/devices/:sn/clear',
+    { schema: { tags, summary: "Cancel the device's queued jobs of this account", params: openDeviceParams, response: { 200: envelopeSchema(openClearResult) } } },
+    async (req) => ok(await prints.clearDevice(keyOf(req), req.params.sn)),
+  );
+  app.get(
+    '/devices/:sn/status',
+    { schema: { tags, summary: 'offline, online and ready, or online with a fault (paper out, cover open, overheat)', params: openDeviceParams, response: { 200: envelopeSchema(openDeviceStatus) } } },
+    async (req) => ok(await prints.deviceStatus(keyOf(req), req.params.sn)),
+  );
+  app.get('/devices', { schema: { tags, summary: "The account's devices", querystring: openDevicesQuery, response: { 200: pagedEnvelope(openDevice) } } }, async (req) =>
+    ok(await prints.devices(keyOf(req), req.query)),
+  );
+  app.get('/docs/json', { config: { openAuth: false }, schema: { hide: true } }, async () => app.openSwagger());
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI document of /open/v1 alone (a second @fastify/swagger registration). */
+    openSwagger: () => unknown;
+  }
+}

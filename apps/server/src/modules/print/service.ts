@@ -1,0 +1,425 @@
+import { sql, type RawBuilder } from 'kysely';
+import {
+  CANCELABLE_PRINT_JOB_STATES,
+  PRINT_EXPIRE_DEFAULT_S,
+  type OpenClearResult,
+  type OpenDevice,
+  type OpenDeviceStatus,
+  type OpenPrintJob,
+  type OpenPrintListQuery,
+  type PrintJobState,
+} from '@cpc/contracts/open-api';
+import type { Paged } from '@cpc/contracts';
+import type { AckMsg, PrintMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
+import type { Db } from '../../db/database.ts';
+import { AppError, notFound } from '../../plugins/errors.ts';
+import type { PrintContent } from './content.ts';
+
+/** Where print messages go: the device gateway (absent when the server runs without one). */
+export interface PrintDownlink {
+  /** Publishes now (used while handling the device's own hello, in its order). */
+  print(sn: string, msg: PrintMsg): Promise<void>;
+  /** Publishes after whatever is already being sent to or handled for the device (its hello's resends). */
+  printAfterPending(sn: string, msg: PrintMsg): void;
+}
+/** Where new webhook deliveries are announced (the webhook sender queues them). */
+export interface WebhookOutbox {
+  enqueue(deliveryIds: string[]): void;
+}
+export interface PrintOptions {
+  /** A sent job without an ack for this long times out. */
+  ackTimeoutS: number;
+  /** Back-off before the n-th resend of a timed-out job: base × 2^(n−1) seconds. */
+  retryBackoffS: number;
+  /** Deliveries before a job that is never acknowledged fails. */
+  maxAttempts: number;
+}
+/** The app key a call is signed with. */
+export interface PrintKey {
+  id: number;
+  tenantId: number;
+}
+export interface SubmitInput {
+  deviceSn: string;
+  content: string;
+  copies: number;
+  originId: string;
+  expireInSec?: number;
+}
+
+export interface JobRow {
+  id: string;
+  seq: number;
+  tenant_id: number;
+  app_key_id: number | null;
+  device_id: number;
+  origin_id: string;
+  state: PrintJobState;
+  error: string;
+  copies: number;
+  attempts: number;
+  created_at: Date;
+  updated_at: Date;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expire_at: Date;
+  sn: string;
+}
+type SendRow = JobRow & { format: 'escpos' | 'markup'; payload: Buffer };
+
+/** The columns every statement returns (plus the device's sn). */
+const COLS = sql.raw(
+  'j.id, j.seq, j.tenant_id, j.app_key_id, j.device_id, j.origin_id, j.state, j.error, j.copies, j.attempts, j.created_at, j.updated_at, j.sent_at, j.delivered_at, j.started_at, j.finished_at, j.expire_at',
+);
+const OPEN = sql.raw(`('queued', 'sent', 'delivered', 'printing', 'timeout')`);
+const CANCELABLE = sql.raw(`(${CANCELABLE_PRINT_JOB_STATES.map((s) => `'${s}'`).join(', ')})`);
+const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
+
+export function toOpenJob(r: JobRow): OpenPrintJob {
+  return {
+    id: r.id,
+    originId: r.origin_id,
+    deviceSn: r.sn,
+    state: r.state,
+    error: r.error,
+    copies: r.copies,
+    attempts: r.attempts,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+    sentAt: iso(r.sent_at),
+    deliveredAt: iso(r.delivered_at),
+    startedAt: iso(r.started_at),
+    finishedAt: iso(r.finished_at),
+    expireAt: iso(r.expire_at)!,
+  };
+}
+
+const FAULT = { out: 'paper_out', 'cover-open': 'cover_open', overheat: 'overheat' } as const;
+
+/**
+ * Print jobs (DESIGN §6): queued → sent → delivered (ack) → printing (progress) → printed | failed, with
+ * timeout (no ack in time; sent again with back-off until max_attempts, then failed), expired (the printer
+ * stayed offline past expire_at) and canceled (only before the job is on its way). A job is a row before it is
+ * a message; every transition is one guarded UPDATE (`… WHERE state IN (…)`), so duplicate, late or
+ * out-of-order messages cannot move a job backwards and N nodes may sweep at once. The same statement writes
+ * the webhook delivery of every state a job enters, so a callback is never lost between the two.
+ */
+export class PrintService {
+  downlink: PrintDownlink | undefined;
+  webhooks: WebhookOutbox | undefined;
+
+  constructor(
+    private db: Db,
+    private content: PrintContent,
+    private opts: PrintOptions,
+  ) {}
+
+  // -------------------------------------------------------------------------------------------------------------
+  // The integrator's side (open API): everything through the key, which names its tenant
+
+  /**
+   * Makes a job, or answers the first one of this originId: a unique index and `ON CONFLICT DO NOTHING` make
+   * concurrent identical submits produce exactly one row. The job is sent in the same statement when the
+   * printer is online (state `sent`), and published after the commit.
+   */
+  async submit(key: PrintKey, body: SubmitInput): Promise<{ job: JobRow; duplicate: boolean }> {
+    const earlier = await this.byOrigin(key.id, body.originId);
+    if (earlier) return { job: earlier, duplicate: true };
+    const device = await this.db
+      .selectFrom('devices as d')
+      .innerJoin('device_models as m', 'm.id', 'd.model_id')
+      .select(['d.id', 'm.kind', 'm.paper_width_mm'])
+      .where(sql<string>`lower(d.sn)`, '=', body.deviceSn.toLowerCase())
+      .where('d.tenant_id', '=', key.tenantId)
+      .executeTakeFirst();
+    if (!device) throw notFound('device');
+    const prepared = await this.content.prepare(key.tenantId, body.content, { kind: device.kind, paperWidthMm: device.paper_width_mm });
+    const expireS = body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S;
+    const rows = await this.transition<SendRow>(sql`
+      INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
+        state, attempts, sent_at, expire_at, max_attempts)
+      SELECT ${key.tenantId}::bigint, ${key.id}::bigint, d.id, ${body.originId}, ${body.content}, ${prepared.format}, ${prepared.payload},
+        ${prepared.preview.join('\n')}, ${prepared.columns}, ${body.copies},
+        CASE WHEN d.status = 'online' THEN 'sent' ELSE 'queued' END, CASE WHEN d.status = 'online' THEN 1 ELSE 0 END,
+        CASE WHEN d.status = 'online' THEN now() END, now() + make_interval(secs => ${expireS}), ${this.opts.maxAttempts}
+      FROM devices d WHERE d.id = ${device.id} AND d.tenant_id = ${key.tenantId}
+      ON CONFLICT (app_key_id, origin_id) DO NOTHING
+      RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed`);
+    const row = rows[0];
+    if (row) {
+      if (row.state === 'sent') this.downlink?.printAfterPending(row.sn, printMsg(row));
+      return { job: row, duplicate: false };
+    }
+    // a concurrent submit of the same originId committed first: its job is the answer
+    const first = await this.byOrigin(key.id, body.originId);
+    if (first) return { job: first, duplicate: true };
+    throw notFound('device');
+  }
+
+  private async byOrigin(keyId: number, originId: string): Promise<JobRow | undefined> {
+    const { rows } = await sql<JobRow>`
+      SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id
+      WHERE j.app_key_id = ${keyId} AND j.origin_id = ${originId}`.execute(this.db);
+    return rows[0];
+  }
+
+  async get(key: PrintKey, id: string): Promise<JobRow> {
+    const { rows } = await sql<JobRow>`
+      SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id
+      WHERE j.id = ${id} AND j.app_key_id = ${key.id}`.execute(this.db);
+    if (!rows[0]) throw notFound('job');
+    return rows[0];
+  }
+
+  async list(key: PrintKey, q: OpenPrintListQuery & { pageNo: number; pageSize: number }): Promise<Paged<OpenPrintJob>> {
+    const where = [sql`j.app_key_id = ${key.id}`];
+    if (q.deviceSn) where.push(sql`lower(d.sn) = ${q.deviceSn.toLowerCase()}`);
+    if (q.state) where.push(sql`j.state = ${q.state}`);
+    if (q.originId) where.push(sql`j.origin_id = ${q.originId}`);
+    if (q.from) where.push(sql`j.created_at >= ${q.from}::timestamptz`);
+    if (q.to) where.push(sql`j.created_at < ${q.to}::timestamptz`);
+    const cond = sql.join(where, sql` AND `);
+    const [page, total] = await Promise.all([
+      sql<JobRow>`
+        SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}
+        ORDER BY j.created_at DESC, j.seq DESC LIMIT ${q.pageSize} OFFSET ${(q.pageNo - 1) * q.pageSize}`.execute(this.db),
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}`.execute(this.db),
+    ]);
+    return { list: page.rows.map(toOpenJob), total: total.rows[0].n };
+  }
+
+  /** Cancels a job of this key that is not on its way to the printer (queued, or timed out waiting for a resend). */
+  async cancel(key: PrintKey, id: string, reason = 'canceled by the caller'): Promise<JobRow> {
+    return this.cancelWhere(sql`j.id = ${id} AND j.app_key_id = ${key.id}`, id, reason);
+  }
+
+  /** The console's cancel: any job of the tenant. */
+  async cancelInTenant(tenantId: number, id: string): Promise<JobRow> {
+    return this.cancelWhere(sql`j.id = ${id} AND j.tenant_id = ${tenantId}`, id, 'canceled from the console');
+  }
+
+  private async cancelWhere(where: RawBuilder<unknown>, id: string, reason: string): Promise<JobRow> {
+    const rows = await this.transition<JobRow>(sql`
+      UPDATE print_jobs j SET state = 'canceled', error = ${reason}, finished_at = now(), updated_at = now()
+      FROM devices d
+      WHERE ${where} AND d.id = j.device_id AND j.state IN ${CANCELABLE}
+      RETURNING ${COLS}, d.sn, true AS changed`);
+    if (rows[0]) return rows[0];
+    const { rows: existing } = await sql<{ state: PrintJobState }>`SELECT j.state FROM print_jobs j WHERE ${where}`.execute(this.db);
+    if (!existing[0]) throw notFound('job');
+    const state = existing[0].state;
+    const why = state === 'canceled' ? 'the job is already canceled' : `the job is already ${state} and can no longer be canceled`;
+    throw new AppError(400, `id: ${why}`, { fields: [{ field: 'id', message: why }], state });
+  }
+
+  /** Cancels every queued job of the tenant on one device. */
+  async clearDevice(key: PrintKey, sn: string): Promise<OpenClearResult> {
+    const device = await this.deviceOf(key, sn);
+    const rows = await this.transition<JobRow>(sql`
+      UPDATE print_jobs j SET state = 'canceled', error = 'the device queue was cleared', finished_at = now(), updated_at = now()
+      FROM devices d
+      WHERE j.device_id = ${device.id} AND j.tenant_id = ${key.tenantId} AND d.id = j.device_id AND j.state IN ${CANCELABLE}
+      RETURNING ${COLS}, d.sn, true AS changed`);
+    return { canceled: rows.length, jobIds: rows.sort((a, b) => a.seq - b.seq).map((r) => r.id) };
+  }
+
+  private async deviceOf(key: PrintKey, sn: string) {
+    const d = await this.db
+      .selectFrom('devices as d')
+      .innerJoin('device_models as m', 'm.id', 'd.model_id')
+      .select(['d.id', 'd.sn', 'd.name', 'd.status', 'd.paper', 'd.last_seen_at', 'm.code as model', 'm.kind', 'm.paper_width_mm'])
+      .where(sql<string>`lower(d.sn)`, '=', sn.toLowerCase())
+      .where('d.tenant_id', '=', key.tenantId)
+      .executeTakeFirst();
+    if (!d) throw notFound('device');
+    return d;
+  }
+
+  async deviceStatus(key: PrintKey, sn: string): Promise<OpenDeviceStatus> {
+    const d = await this.deviceOf(key, sn);
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM print_jobs WHERE device_id = ${d.id} AND tenant_id = ${key.tenantId} AND state IN ${OPEN}`.execute(this.db);
+    return { ...openDevice(d), paper: d.paper, pendingJobs: rows[0].n };
+  }
+
+  async devices(key: PrintKey, q: { pageNo: number; pageSize: number; status?: 'online' | 'offline' }): Promise<Paged<OpenDevice>> {
+    let base = this.db.selectFrom('devices as d').innerJoin('device_models as m', 'm.id', 'd.model_id').where('d.tenant_id', '=', key.tenantId);
+    if (q.status) base = base.where('d.status', '=', q.status);
+    const [rows, total] = await Promise.all([
+      base
+        .select(['d.id', 'd.sn', 'd.name', 'd.status', 'd.paper', 'd.last_seen_at', 'm.code as model', 'm.kind', 'm.paper_width_mm'])
+        .orderBy('d.sn')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { list: rows.map(openDevice), total: total.n };
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // The device's side (called by the gateway; the device id comes from the authenticated topic)
+
+  /**
+   * On hello: every unfinished job goes again, in submission order. Jobs the printer already took (delivered,
+   * printing) go too: it acknowledges them again and re-reports a result it has, so a result lost with the
+   * connection still arrives. A device prints an id once, however often it arrives.
+   */
+  async resendPending(deviceId: number): Promise<number> {
+    const rows = await this.transition<SendRow>(sql`
+      WITH due AS (
+        SELECT j.id, j.state AS prev FROM print_jobs j
+        WHERE j.device_id = ${deviceId} AND j.state IN ${OPEN} AND j.expire_at > now()
+          AND (j.state IN ('delivered', 'printing') OR j.attempts < j.max_attempts)
+        ORDER BY j.seq
+        FOR UPDATE OF j SKIP LOCKED
+      )
+      UPDATE print_jobs j SET
+        state = CASE WHEN j.state IN ('queued', 'sent', 'timeout') THEN 'sent' ELSE j.state END,
+        sent_at = CASE WHEN j.state IN ('queued', 'sent', 'timeout') THEN now() ELSE j.sent_at END,
+        attempts = j.attempts + 1, updated_at = now()
+      FROM due, devices d
+      WHERE j.id = due.id AND d.id = j.device_id AND d.tenant_id = j.tenant_id
+      RETURNING ${COLS}, j.format, j.payload, d.sn, j.state IS DISTINCT FROM due.prev AS changed`);
+    rows.sort((a, b) => a.seq - b.seq);
+    for (const r of rows) await this.downlink?.print(r.sn, printMsg(r)).catch(() => {});
+    return rows.length;
+  }
+
+  async onAck(deviceId: number, m: AckMsg): Promise<void> {
+    if (m.ok) {
+      await this.transition(sql`
+        UPDATE print_jobs j SET state = 'delivered', delivered_at = now(), updated_at = now()
+        FROM devices d
+        WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id AND j.state IN ('sent', 'timeout')
+        RETURNING ${COLS}, d.sn, true AS changed`);
+    } else {
+      await this.transition(sql`
+        UPDATE print_jobs j SET state = 'failed', error = ${m.error || 'refused by the printer'}, finished_at = now(), updated_at = now()
+        FROM devices d
+        WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
+        RETURNING ${COLS}, d.sn, true AS changed`);
+    }
+  }
+
+  async onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
+    await this.transition(sql`
+      UPDATE print_jobs j SET state = 'printing', started_at = coalesce(j.started_at, now()),
+        delivered_at = coalesce(j.delivered_at, now()), updated_at = now()
+      FROM devices d
+      WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
+      RETURNING ${COLS}, d.sn, true AS changed`);
+  }
+
+  /**
+   * The printer's outcome. A job canceled after it had been sent (its ack lost) that the printer printed
+   * anyway is recorded as printed: the record follows the paper.
+   */
+  async onResult(deviceId: number, m: ResultMsg): Promise<void> {
+    const state = m.ok ? 'printed' : 'failed';
+    const error = m.ok ? '' : m.error || 'failed on the printer';
+    await this.transition(sql`
+      UPDATE print_jobs j SET state = ${state},
+        error = CASE WHEN j.state = 'canceled' THEN 'printed although canceled: the printer had already received it' ELSE ${error} END,
+        delivered_at = coalesce(j.delivered_at, now()), started_at = coalesce(j.started_at, now()), finished_at = now(), updated_at = now()
+      FROM devices d
+      WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id
+        AND (j.state IN ('sent', 'timeout', 'delivered', 'printing') OR (${m.ok} AND j.state = 'canceled' AND j.attempts > 0))
+      RETURNING ${COLS}, d.sn, true AS changed`);
+  }
+
+  /** Expiry, ack time-outs, resends and jobs left queued for an online printer; SKIP LOCKED makes N sweepers safe. */
+  async sweep(): Promise<void> {
+    await this.transition(sql`
+      UPDATE print_jobs j SET
+        state = CASE WHEN j.state IN ('delivered', 'printing') THEN 'failed' ELSE 'expired' END,
+        error = CASE WHEN j.state IN ('delivered', 'printing') THEN 'no result from the printer before the job expired'
+                     ELSE 'the printer did not take the job before it expired' END,
+        finished_at = now(), updated_at = now()
+      FROM devices d
+      WHERE j.id IN (SELECT id FROM print_jobs WHERE state IN ${OPEN} AND expire_at <= now() LIMIT 1000 FOR UPDATE SKIP LOCKED)
+        AND d.id = j.device_id
+      RETURNING ${COLS}, d.sn, true AS changed`);
+
+    await this.transition(sql`
+      UPDATE print_jobs j SET
+        state = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'timeout' END,
+        error = CASE WHEN j.attempts >= j.max_attempts THEN 'no acknowledgement from the printer after ' || j.attempts || ' deliveries' ELSE '' END,
+        finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+        updated_at = now()
+      FROM devices d
+      WHERE j.id IN (
+          SELECT id FROM print_jobs WHERE state = 'sent' AND sent_at <= now() - make_interval(secs => ${this.opts.ackTimeoutS}::float8)
+          LIMIT 1000 FOR UPDATE SKIP LOCKED)
+        AND d.id = j.device_id
+      RETURNING ${COLS}, d.sn, true AS changed`);
+
+    // timed-out jobs after their back-off, and queued jobs of a printer that is online (a submit that raced its hello)
+    const resent = await this.transition<SendRow>(sql`
+      WITH due AS (
+        SELECT j.id FROM print_jobs j JOIN devices d ON d.id = j.device_id
+        WHERE j.state IN ('queued', 'timeout') AND d.status = 'online' AND d.tenant_id = j.tenant_id
+          AND j.expire_at > now() AND j.attempts < j.max_attempts
+          AND (
+            (j.state = 'timeout' AND j.updated_at <= now() - make_interval(secs => ${this.opts.retryBackoffS}::float8 * power(2, greatest(j.attempts - 1, 0))))
+            OR (j.state = 'queued' AND j.updated_at <= now() - interval '1 second')
+          )
+        ORDER BY j.seq
+        LIMIT 500
+        FOR UPDATE OF j SKIP LOCKED
+      )
+      UPDATE print_jobs j SET state = 'sent', attempts = j.attempts + 1, sent_at = now(), updated_at = now()
+      FROM due, devices d
+      WHERE j.id = due.id AND d.id = j.device_id
+      RETURNING ${COLS}, j.format, j.payload, d.sn, true AS changed`);
+    resent.sort((a, b) => a.seq - b.seq);
+    for (const r of resent) this.downlink?.printAfterPending(r.sn, printMsg(r));
+  }
+
+  /**
+   * Runs a state change and, in the same statement, writes a webhook delivery for every job that entered a new
+   * state and whose key has a callback URL; the new deliveries are then handed to the sender.
+   */
+  private async transition<T extends JobRow>(change: RawBuilder<unknown>): Promise<T[]> {
+    const { rows } = await sql<T & { delivery_id: string | null; changed: boolean }>`
+      WITH u AS (${change}),
+      w AS (
+        INSERT INTO webhook_deliveries (tenant_id, app_key_id, job_id, job_state, job_error)
+        SELECT u.tenant_id, u.app_key_id, u.id, u.state, u.error FROM u JOIN app_keys k ON k.id = u.app_key_id
+        WHERE u.changed AND k.callback_url <> '' AND k.state = 'active'
+        RETURNING id, job_id
+      )
+      SELECT u.*, w.id AS delivery_id FROM u LEFT JOIN w ON w.job_id = u.id`.execute(this.db);
+    const deliveries = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
+    if (deliveries.length) this.webhooks?.enqueue(deliveries);
+    return rows;
+  }
+}
+
+export function printMsg(r: SendRow): PrintMsg {
+  return {
+    id: r.id,
+    format: r.format,
+    content: r.format === 'escpos' ? Buffer.from(r.payload).toString('base64') : Buffer.from(r.payload).toString('utf8'),
+    copies: r.copies,
+    expireAt: iso(r.expire_at)!,
+    attempt: Math.max(1, r.attempts),
+  };
+}
+
+function openDevice(d: { sn: string; name: string; status: 'online' | 'offline'; paper: keyof typeof FAULT | 'ok'; last_seen_at: Date | null; model: string; kind: 'printer' | 'android-terminal'; paper_width_mm: number }): OpenDevice {
+  const fault = d.status === 'online' && d.paper !== 'ok' ? FAULT[d.paper] : null;
+  return {
+    sn: d.sn,
+    name: d.name,
+    model: d.model,
+    kind: d.kind,
+    paperWidthMm: d.paper_width_mm,
+    status: d.status,
+    state: d.status === 'offline' ? 'offline' : fault ? 'fault' : 'ok',
+    fault,
+    lastSeenAt: iso(d.last_seen_at),
+  };
+}

@@ -1,0 +1,27 @@
+import { signOpenRequest } from '../src/modules/open-api/signature.ts';
+
+export interface OpenKey {
+  appId: string;
+  secret: string;
+}
+
+export type OpenAnswer = { status: number; body: { code: number; msg: string; data: any } | null };
+
+/**
+ * One signed open-API call over real HTTP, as an integrator's software makes it (the print fault test and
+ * bench/print.ts). A network failure (refused, reset: the server is gone) rejects; any HTTP answer resolves.
+ */
+export async function openCall(baseUrl: string, key: OpenKey, method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<OpenAnswer> {
+  const raw = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = { ...signOpenRequest({ appId: key.appId, secret: key.secret, method, url, body: raw }) };
+  if (raw !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl}${url}`, { method, headers, body: raw, signal });
+  const text = await res.text();
+  let parsed: OpenAnswer['body'] = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  return { status: res.status, body: parsed };
+}

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createDb, type Db } from '../apps/server/src/db/database.ts';
+import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
+import { registerInDb } from '../apps/device-sim/src/register-db.ts';
+import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
+import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
+import { expectHash, login, registerThroughUi } from './flows.ts';
+
+type Server = ReturnType<typeof server>;
+
+let browser: Browser;
+let db: Db | undefined;
+let fleet: Fleet | undefined;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await fleet?.stop().catch(() => {});
+  await db?.destroy();
+  await browser?.close();
+});
+
+/**
+ * The console API as a customer's script would call it: its own login (the captcha answered from the database),
+ * and a new login when the short-lived token of the e2e server has run out.
+ */
+async function apiSession(s: Server, username: string, password: string) {
+  let token = '';
+  const signIn = async () => {
+    const captcha = (await (await fetch(`${s.url}/apiAdmin/captcha`)).json()) as { data: { captchaId: string } };
+    const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [captcha.data.captchaId]);
+    const res = await fetch(`${s.url}/apiAdmin/user/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password, captchaId: captcha.data.captchaId, captcha: answer }),
+    });
+    token = ((await res.json()) as { data: { token: string } }).data.token;
+  };
+  await signIn();
+  return async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${s.url}/apiAdmin${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const envelope = (await res.json()) as { code: number; msg: string; data: T };
+      if (envelope.code === 402 && attempt === 0) {
+        await signIn();
+        continue;
+      }
+      if (envelope.code !== 200) throw new Error(`${method} ${path}: ${envelope.code} ${envelope.msg}`);
+      return envelope.data;
+    }
+  };
+}
+
+/** A customer registered through the screens and approved by staff (through SQL: another flow tests review). */
+async function approvedCustomer(page: Page, s: Server) {
+  const account = await registerThroughUi(page, s, 'enterprise');
+  await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '云打印看板测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [account.username]);
+  // the guard loaded this user as unauthenticated: a reload makes it ask again
+  await page.reload();
+  await page.goto(`${s.url}/#/device/index`);
+  await expectHash(page, /^#\/device\/index/);
+  return account;
+}
+
+const card = (page: Page, key: string) => page.getByTestId(`card-${key}`);
+const statistic = (page: Page, key: string) => card(page, key).locator('.ant-statistic-content');
+
+async function openDashboard(page: Page, s: Server) {
+  await page.goto(`${s.url}/#/index`);
+  await expectHash(page, /^#\/index/);
+  await page.getByTestId('dashboard').filter({ visible: true }).waitFor();
+}
+
+/** Lets charts finish their entry animation before a screenshot. */
+const settle = (page: Page) => page.waitForTimeout(1_500);
+
+async function darkContext(context: BrowserContext) {
+  await context.addInitScript(() => {
+    if (!localStorage.getItem('admin-plus-layout')) localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+  });
+}
+
+describe('the home dashboard', () => {
+  it('shows a customer with devices the right figures, the map, and reminders that open the filtered list', { timeout: 300_000 }, async () => {
+    const s = server('plain');
+    const { context, page, errors } = await newPage(browser, { lang: 'zh' });
+    const account = await approvedCustomer(page, s);
+    const api = await apiSession(s, account.username, account.password);
+
+    // The factory makes four devices; the customer binds them all, two into a group.
+    db = createDb(s.databaseUrl, 2);
+    const specs: DeviceSpec[] = makeSpecs(4, { seed: Date.now() % 100_000, prefix: uniqueName('DASH').toUpperCase() });
+    await registerInDb(db, specs);
+    const shop = await api<{ id: number }>('POST', '/device/group/add', { name: '一号门店' });
+    const ids: number[] = [];
+    for (const [i, spec] of specs.entries()) {
+      const bound = await api<{ id: number }>('POST', '/device/bind', { sn: spec.sn, bindKey: spec.bindKey, name: `收银台${i + 1}`, groupId: i < 2 ? shop.id : null });
+      ids.push(bound.id);
+    }
+    // The fourth was bound days ago and never came online: it is the one offline for more than 24 h.
+    await query(s.databaseUrl, `UPDATE devices SET bound_at = now() - interval '3 days' WHERE id = $1`, [ids[3]]);
+    // The carrier flagged the third one's SIM as low.
+    await query(s.databaseUrl, `UPDATE sims SET state = 'low', plan_total_mb = 1024 WHERE iccid = $1`, [specs[2].iccid]);
+
+    // Three of them power on (the simulator speaks the real device protocol); one runs out of paper.
+    fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 3), heartbeatS: 30 });
+    fleet.get(specs[1].sn).runOutOfPaper();
+    // A reboot for the offline one waits in the queue: the one task of today.
+    await api('POST', '/device/command', { deviceIds: [ids[3]], type: 'reboot' });
+    await expect
+      .poll(async () => (await query<{ online: string; out: string }>(s.databaseUrl, `SELECT count(*) FILTER (WHERE status = 'online') AS online, count(*) FILTER (WHERE paper = 'out') AS out FROM devices WHERE id = ANY($1)`, [ids]))[0], { timeout: 30_000 })
+      .toEqual({ online: '3', out: '1' });
+    const provinces = await query<{ province: string; n: string }>(s.databaseUrl, `SELECT province, count(*) AS n FROM devices WHERE id = ANY($1) AND province <> '' GROUP BY province ORDER BY count(*) DESC, province LIMIT 1`, [ids]);
+    expect(provinces).toHaveLength(1);
+
+    const overview = page.waitForResponse((r) => r.url().includes('/apiAdmin/dashboard/overview') && r.status() === 200);
+    await openDashboard(page, s);
+    const shown = ((await (await overview).json()) as { data: { cards: { dataUsedMonthMb: number } } }).data;
+
+    await expect.poll(() => statistic(page, 'devices').textContent()).toBe('4');
+    expect(await statistic(page, 'online').textContent()).toBe('3');
+    expect(await card(page, 'online').getByText('在线率 75%').count()).toBe(1);
+    expect(await statistic(page, 'tasksToday').textContent()).toBe('1');
+    // the data figure is the server's, in MB or GB
+    expect(await statistic(page, 'dataMonth').textContent()).toMatch(shown.cards.dataUsedMonthMb > 0 ? /^[\d.]+ (KB|MB|GB)$/ : /^0 MB$/);
+
+    // The map of China is drawn (every province a shape) and the busiest province leads the list beside it.
+    const map = page.locator('[data-chart="map"]');
+    await map.locator('svg path').nth(30).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('province-list').locator('[data-province]').first().getAttribute('data-province')).toBe(provinces[0].province);
+
+    // Reminders: paper out, offline for a day, SIM low — one device each.
+    for (const kind of ['paper', 'offline', 'simLow']) {
+      expect(await page.getByTestId(`remind-${kind}`).getAttribute('data-count'), kind).toBe('1');
+    }
+    await page.getByTestId('widget-remind').getByText('收银台4 · 从未上线').waitFor();
+    await page.getByTestId('widget-group-rank').getByText('一号门店').waitFor();
+    await page.getByTestId('widget-versions').locator('[data-chart="chart"] svg').waitFor();
+    await settle(page);
+    await shot(page, 'dashboard-customer-zh-light-desktop');
+
+    // The offline reminder opens my devices filtered to the offline ones.
+    await page.getByTestId('remind-offline').click();
+    await expectHash(page, /^#\/device\/index\?(.*&)?status=offline(&|$)/);
+
+    // The trend switches to hours.
+    await openDashboard(page, s);
+    const hourly = page.waitForResponse((r) => r.url().includes('/apiAdmin/dashboard/trend') && r.url().includes('unit=hour') && r.status() === 200);
+    await page.getByTestId('widget-trend').getByText('按小时').click();
+    await hourly;
+
+    expect(errors).toEqual([]);
+    await context.close();
+
+    // The same dashboard in both languages, light and dark, desktop and phone.
+    for (const lang of ['zh', 'en'] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const other = await newPage(browser, { lang });
+        if (scheme === 'dark') await darkContext(other.context);
+        await login(other.page, s, account.username, account.password);
+        await expectHash(other.page, /^#\/device\/index/);
+        for (const [width, height, size] of [[1366, 860, 'desktop'], [375, 780, 'mobile']] as const) {
+          await other.page.setViewportSize({ width, height });
+          await openDashboard(other.page, s);
+          await other.page.locator('[data-chart="map"] svg path').nth(30).waitFor({ timeout: 30_000 });
+          await other.page.waitForLoadState('networkidle');
+          await settle(other.page);
+          await shot(other.page, `dashboard-customer-${lang}-${scheme}-${size}`);
+        }
+        expect(other.errors).toEqual([]);
+        await other.context.close();
+      }
+    }
+  });
+
+  it('invites a new customer to bind a first device', { timeout: 180_000 }, async () => {
+    const s = server('plain');
+    for (const lang of ['zh', 'en'] as const) {
+      const { context, page, errors } = await newPage(browser, { lang });
+      await approvedCustomer(page, s);
+      await openDashboard(page, s);
+      const invite = page.getByTestId('dashboard-empty');
+      await invite.getByText(lang === 'zh' ? '还没有绑定设备' : 'No devices bound yet').waitFor();
+      expect(await statistic(page, 'devices').textContent()).toBe('0');
+      expect(await statistic(page, 'dataMonth').textContent()).toBe('0 MB');
+      expect(await page.getByTestId('widget-map').count()).toBe(0);
+      await settle(page);
+      await shot(page, `dashboard-new-customer-${lang}`);
+      await invite.getByRole('button', { name: lang === 'zh' ? /去绑定设备/ : /Bind a device/ }).click();
+      await expectHash(page, /^#\/device\/index/);
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  });
+});
