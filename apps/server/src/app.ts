@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
@@ -64,6 +64,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     trustProxy: true,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false } },
+    // a URL the router cannot decode (`/open/v1/print/%ZZ`) fails before routing, where the error handler is not
+    // reached yet: it answers the same envelope as any bad input
+    frameworkErrors: (err, _req, reply) => (reply as FastifyReply).code(400).send({ code: 400, msg: `url: ${err.message}`, data: { fields: [{ field: 'url', message: err.message }] } }),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -111,9 +114,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const tasks = new TaskService(db, events, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
   const queue = new JobQueue({ databaseUrl: config.DATABASE_URL, pollMs: config.JOB_QUEUE_POLL_MS, log: app.log.child({ module: 'job-queue' }) });
-  const printContent = new PrintContent(db, storage, { maxBytes: config.PRINT_IMAGE_MAX_BYTES, timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS, maxHeight: 2400 });
+  const printContent = new PrintContent(db, storage, { maxBytes: config.PRINT_IMAGE_MAX_BYTES, timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS, maxHeight: 2400, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' });
   const prints = new PrintService(db, printContent, { ackTimeoutS: config.PRINT_ACK_TIMEOUT_S, retryBackoffS: config.PRINT_RETRY_BACKOFF_S, maxAttempts: config.PRINT_MAX_ATTEMPTS });
-  const webhooks = new WebhookSender(db, queue, { backoffS: config.WEBHOOK_BACKOFF_S, timeoutMs: config.WEBHOOK_TIMEOUT_MS }, app.log.child({ module: 'webhooks' }));
+  const webhooks = new WebhookSender(db, queue, { backoffS: config.WEBHOOK_BACKOFF_S, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }, app.log.child({ module: 'webhooks' }));
   prints.webhooks = webhooks;
   const openAuth = new OpenAuth(db, { clockWindowS: config.OPEN_CLOCK_WINDOW_S, rateLimit: config.OPEN_RATE_LIMIT, trustedProxies: config.OPEN_TRUSTED_PROXIES, consoleSecret: await ensureSecret(db, 'console_test_print_secret') });
   const requestLog = new RequestLog(db, { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS }, app.log.child({ module: 'open-api' }));

@@ -68,11 +68,16 @@ const schema = z.object({
     .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
     .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isInteger(n) && n >= 0 && n <= 86400), 'must be 1-20 whole numbers of seconds (0-86400), comma-separated'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * Whether webhook callbacks and <IMG> URLs may reach loopback, private and link-local addresses. Default:
+   * `deny` with NODE_ENV=production (a customer must not reach the server's own network), else `allow`.
+   */
+  OUTBOUND_PRIVATE: z.enum(['allow', 'deny']).optional(),
   /** How often an idle background worker (pg-boss) looks for due jobs; at least 500 ms. */
   JOB_QUEUE_POLL_MS: z.coerce.number().int().min(500).max(60_000).default(1000),
 });
 
-export type Config = z.infer<typeof schema> & { dataDir: string };
+export type Config = Omit<z.infer<typeof schema>, 'OUTBOUND_PRIVATE'> & { dataDir: string; OUTBOUND_PRIVATE: 'allow' | 'deny' };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
@@ -84,5 +89,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.CAPTCHA_PROVIDER === 'off' && c.NODE_ENV === 'production') {
     throw new Error('Invalid configuration:\n  CAPTCHA_PROVIDER: "off" is for automated tests and is refused when NODE_ENV=production');
   }
-  return { ...c, dataDir: path.resolve(c.DATA_DIR) };
+  return { ...c, dataDir: path.resolve(c.DATA_DIR), OUTBOUND_PRIVATE: c.OUTBOUND_PRIVATE ?? (c.NODE_ENV === 'production' ? 'deny' : 'allow') };
 }

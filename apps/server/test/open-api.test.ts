@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppKeyWithSecret } from '@cpc/contracts/integration';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
-import { createHarness, type Harness } from './harness.ts';
+import { PNG_1x1, createHarness, uploadImage, type Harness } from './harness.ts';
 import { customer, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
-import { signOpenRequest } from '../src/modules/open-api/signature.ts';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openSignature, sha256Hex, signOpenRequest } from '../src/modules/open-api/signature.ts';
+import { webhookBody, webhookSignature } from '../src/modules/integration/webhooks.ts';
 import { createKey, nextOrigin, openCall, printRow } from './open-helpers.ts';
 
 /**
@@ -149,13 +153,50 @@ describe('the signature', () => {
   });
 });
 
-describe('the rate limit', () => {
-  // its own server: the limit is per key per second, set low here
+describe('docs/open-api.md', () => {
+  it('shows worked examples that are what the server computes', () => {
+    const doc = fs.readFileSync(new URL('../../../docs/open-api.md', import.meta.url), 'utf8');
+    const secret = /secret `([^`]+)`/.exec(doc)![1];
+    const body = /exactly these bytes\):\n\n```\n(.+)\n```/.exec(doc)![1];
+    const [postSig, webhookSig] = [...doc.matchAll(/X-CPC-Signature: ([0-9a-f]{64})/g)].map((m) => m[1]);
+    expect(doc).toContain(`body SHA-256: \`${sha256Hex(body)}\``);
+    expect(openSignature(secret, { method: 'POST', path: '/open/v1/print', query: '', timestamp: '1767225600', nonce: 'n7Kq2xWb9LmP4sTz', bodySha256: sha256Hex(body) })).toBe(postSig);
+    const getSig = openSignature(secret, { method: 'GET', path: '/open/v1/print', query: 'state=printed&pageSize=5&deviceSn=CP58-00001', timestamp: '1767225600', nonce: 'Qm3vR8tY1kXa5NpD', bodySha256: sha256Hex(undefined) });
+    expect(doc).toContain(`signature \`${getSig}\``);
+    const callback = /\n\n(\{"id":.+\})\n```/.exec(doc)![1];
+    expect(webhookSignature(secret, callback)).toBe(webhookSig);
+    const payload = JSON.parse(callback);
+    expect(webhookBody({ id: payload.id, app_id: payload.appId, occurred_at: new Date(payload.occurredAt), job_id: payload.job.id, origin_id: payload.job.originId, sn: payload.job.deviceSn, job_state: payload.job.state, job_error: payload.job.error, copies: payload.job.copies })).toBe(callback);
+  });
+});
+
+describe('a server with strict settings', () => {
+  // its own server: the rate limit is per key per second, set low here; internal addresses refused outbound
   let r: Harness;
   beforeAll(async () => {
-    r = await createHarness({ OPEN_RATE_LIMIT: String(RATE) });
+    r = await createHarness({ OPEN_RATE_LIMIT: String(RATE), OUTBOUND_PRIVATE: 'deny', JOB_QUEUE_POLL_MS: '500' });
   });
   afterAll(() => r?.close());
+
+  it('refuses images and callbacks on internal addresses', async () => {
+    const c = await customer(r);
+    const spec = makeSpecs(1, { seed: 52, prefix: 'OPS' })[0];
+    await devicesOf(r, c.tenantId, [spec]);
+    const k = await createKey(r, c.token, { callbackUrl: 'http://localhost:9/hook' });
+    for (const src of ['http://127.0.0.1/logo.png', 'http://169.254.169.254/latest/logo.png', 'http://localhost/logo.png', 'http://[::1]/logo.png']) {
+      const res = await openCall(r, k, { url: '/print', body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() } });
+      expect(res.statusCode, src).toBe(400);
+      expect(res.body_.data.markup, src).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
+      expect(res.body_.msg, src).toContain('internal address');
+    }
+    const job = (await openCall(r, k, { url: '/print', body: { deviceSn: spec.sn, content: 'x', originId: nextOrigin() } })).body_.data;
+    const d = await waitUntil('the refused callback', async () => {
+      const list = (await r.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?jobId=${job.id}`, token: c.token })).body_.data.list;
+      return list[0]?.attempts >= 1 ? list[0] : null;
+    });
+    expect(d.lastStatus).toBeNull();
+    expect(d.lastError).toContain('internal address');
+  });
 
   it('answers 429 with Retry-After over the per-key limit, and other keys are not slowed', async () => {
     const c = await customer(r);
@@ -245,6 +286,28 @@ describe('submitting print jobs', () => {
     expect(none.statusCode).toBe(400);
   });
 
+  it('never answers 500 to odd input', async () => {
+    const odd: Array<[string, () => ReturnType<typeof openCall>, number]> = [
+      ['a NUL in the content', () => submit({ content: 'a\u0000b' }), 400],
+      ['copies of 1e308', () => openCall(h, key, { url: '/print', body: `{"deviceSn":"${a0}","content":"x","originId":"odd-1","copies":1e308}` }), 400],
+      ['a body over 256 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000) }), 400],
+      ['a body sent as text/plain', () => openCall(h, key, { url: '/print', body: 'hello', headers: { 'content-type': 'text/plain' } }), 401],
+      ['a path it cannot decode', () => openCall(h, key, { url: '/print/%ZZ' }), 400],
+      ['a query it cannot decode', () => openCall(h, key, { url: '/print?state=%ZZ' }), 400],
+      ['a NUL in a query', () => openCall(h, key, { url: '/print?originId=%00' }), 400],
+      ['a NUL in a serial number', () => openCall(h, key, { url: '/devices/A%00B/status' }), 400],
+      ['a repeated query parameter', () => openCall(h, key, { url: '/print?pageSize=1&pageSize=2' }), 400],
+      ['an app id of 5,000 characters', () => openCall(h, { appId: 'x'.repeat(5000), secret: 'x' }, { url: '/devices' }), 401],
+      ['a timestamp of 0', () => openCall(h, key, { url: '/devices', timestamp: 0 }), 401],
+      ['an unknown call', () => openCall(h, key, { url: '/nothing' }), 404],
+    ];
+    for (const [name, call, code] of odd) {
+      const res = await call();
+      expect(res.statusCode, name).toBe(code);
+      expect(res.body_?.code, name).toBe(code);
+    }
+  });
+
   const markup: Array<[string, string, string | null, number, string]> = [
     ['an unknown tag', 'Hello\n<X>bad</X>', 'X', 6, 'unknown_tag'],
     ['an unclosed bold', 'Hi <B>there', 'B', 3, 'unclosed'],
@@ -268,16 +331,57 @@ describe('submitting print jobs', () => {
     expect(res.body_.msg).toContain('58 mm');
   });
 
+  it('prints an image from an http URL, following a redirect; refuses one that is missing or too large', async () => {
+    const img = http.createServer((req, res) => {
+      if (req.url === '/moved.png') return res.writeHead(301, { location: '/logo.png' }).end();
+      if (req.url === '/logo.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG_1x1);
+      if (req.url === '/huge.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(3 * 1024 * 1024));
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => img.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(img.address() as AddressInfo).port}`;
+    try {
+      const okRes = await submit({ content: `Logo\n<C><IMG>${base}/moved.png</IMG></C>` });
+      expect(okRes.statusCode).toBe(200);
+      const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${okRes.body_.data.id}`, token: A.token })).body_.data;
+      expect(detail.preview).toEqual(['Logo', '[IMAGE 8x1]']);
+      const missing = await submit({ content: `<IMG>${base}/gone.png</IMG>` });
+      expect(missing.body_.msg).toContain('HTTP 404');
+      const huge = await submit({ content: `<IMG>${base}/huge.png</IMG>` });
+      expect(huge.body_.data.markup).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
+      expect(huge.body_.msg).toContain('larger than');
+    } finally {
+      await new Promise((resolve) => img.close(resolve));
+    }
+  });
+
   it('refuses an image it cannot fetch, naming the tag', async () => {
     const res = await submit({ content: 'Logo\n<IMG>http://127.0.0.1:1/logo.png</IMG>' });
     expect(res.statusCode).toBe(400);
     expect(res.body_.data.markup).toMatchObject({ tag: 'IMG', reason: 'bad_image', position: 5 });
   });
 
-  it("refuses an object key of another account's storage as an image", async () => {
-    const res = await submit({ content: '<IMG>20260101/0123456789abcdef/logo.png</IMG>' });
+  it('refuses an image that declares too many pixels before decoding it', async () => {
+    // a valid 1×1 PNG whose header claims 20,000 × 20,000
+    const bomb = Buffer.from(PNG_1x1);
+    bomb.writeUInt32BE(20_000, 16);
+    bomb.writeUInt32BE(20_000, 20);
+    const key = await uploadImage(h, A.token, 'bomb.png', bomb);
+    const res = await submit({ content: `<IMG>${key}</IMG>` });
     expect(res.statusCode).toBe(400);
     expect(res.body_.data.markup).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
+    expect(res.body_.msg).toContain('million pixels');
+  });
+
+  it("refuses an object key of another account's storage as an image", async () => {
+    const theirs = await uploadImage(h, B.token, 'logo.png');
+    const res = await submit({ content: `<IMG>${theirs}</IMG>` });
+    expect(res.statusCode).toBe(400);
+    expect(res.body_.data.markup).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
+    expect(res.body_.msg).toContain('no such object in your storage');
+    const bKey = await createKey(h, B.token);
+    const own = await openCall(h, bKey, { url: '/print', body: { deviceSn: b0, content: `<IMG>${theirs}</IMG>`, originId: nextOrigin() } });
+    expect(own.statusCode).toBe(200);
   });
 });
 
@@ -401,7 +505,7 @@ describe('the request log', () => {
     // written in batches (every 50 ms in this harness)
     const log = await waitUntil('the request log', async () => {
       const r = await h.call({ method: 'GET', url: `/apiAdmin/integration/key/${k.id}/requests`, token: A.token });
-      return r.body_.data.total === 3 ? r.body_.data.list : null;
+      return r.body_.data.list.length === 3 ? r.body_.data.list : null;
     });
     expect(log.map((l: { call: string; code: number; reason: string | null }) => [l.call, l.code, l.reason])).toEqual([
       ['POST /open/v1/print', 200, null],

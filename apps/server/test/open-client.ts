@@ -9,9 +9,10 @@ export type OpenAnswer = { status: number; body: { code: number; msg: string; da
 
 /**
  * One signed open-API call over real HTTP, as an integrator's software makes it (the print fault test and
- * bench/print.ts). A network failure (refused, reset: the server is gone) rejects; any HTTP answer resolves.
+ * bench/print.ts; open-helpers.ts `openCall` signs the same way through `inject`). A network failure (refused,
+ * reset: the server is gone) rejects; any HTTP answer resolves.
  */
-export async function openCall(baseUrl: string, key: OpenKey, method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<OpenAnswer> {
+export async function signedFetch(baseUrl: string, key: OpenKey, method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<OpenAnswer> {
   const raw = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> = { ...signOpenRequest({ appId: key.appId, secret: key.secret, method, url, body: raw }) };
   if (raw !== undefined) headers['content-type'] = 'application/json';

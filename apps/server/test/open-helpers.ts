@@ -1,5 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { AppKeyCreateBody, AppKeyWithSecret } from '@cpc/contracts/integration';
+import type { WebhookPayload } from '@cpc/contracts/open-api';
 import { signOpenRequest } from '../src/modules/open-api/signature.ts';
 import type { Harness } from './harness.ts';
 
@@ -43,3 +46,58 @@ let origin = 0;
 export const nextOrigin = () => `o-${process.pid}-${++origin}-${randomBytes(2).toString('hex')}`;
 
 export const printRow = (h: Harness, id: string) => h.db.selectFrom('print_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+export interface ReceivedCallback {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** The X-CPC-Signature checked against the secret the receiver was given. */
+  signatureValid: boolean;
+  json: WebhookPayload;
+  /** What the receiver answered. */
+  status: number;
+}
+
+export interface Receiver {
+  url: string;
+  calls: ReceivedCallback[];
+  /** The secret signatures are checked with (set it after a rotation). */
+  secret: string;
+  /** Decides the answer to each call (default 200). */
+  answer: (c: Omit<ReceivedCallback, 'status'>, n: number) => number;
+  close(): Promise<void>;
+}
+
+/** A callback receiver on an ephemeral local port that verifies signatures as docs/open-api.md tells integrators to. */
+export async function startReceiver(secret = ''): Promise<Receiver> {
+  const r: Receiver = {
+    url: '',
+    calls: [],
+    secret,
+    answer: () => 200,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const expected = createHmac('sha256', r.secret).update(body).digest('hex');
+      const given = String(req.headers['x-cpc-signature'] ?? '');
+      const signatureValid = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+      let json = {} as WebhookPayload;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        // recorded as it came
+      }
+      const call = { headers: req.headers, body, signatureValid, json };
+      const status = r.answer(call, r.calls.length + 1);
+      r.calls.push({ ...call, status });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'try later');
+    });
+  });
+  server.keepAliveTimeout = 100;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+  return r;
+}

@@ -13,7 +13,7 @@ import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../../device-sim/src/register-db.ts';
 import { waitUntil } from './device-helpers.ts';
-import { openCall, type OpenKey } from './open-client.ts';
+import { signedFetch, type OpenKey } from './open-client.ts';
 
 /**
  * The exactly-once promise of printing under a crash (issue 5): the server runs as its own process, is killed
@@ -103,7 +103,6 @@ type Outcome = { kind: 'answered'; status: number; jobId?: string; duplicate?: b
 
 describe('printing through a killed server', () => {
   it('prints every submit answered 200 exactly once after kill -9 and a restart, and a retried unanswered submit once', async () => {
-    const T0 = Date.now();
     const databaseUrl = await freshDatabase();
     db = createDb(databaseUrl, 4);
     await migrate(db);
@@ -129,7 +128,7 @@ describe('printing through a killed server', () => {
       // the burst is one key's: its per-second limit is not what is tested here
       OPEN_RATE_LIMIT: '100000',
       // jobs whose message died with the broker are found by the hello's resend, or by the ack time-out soon after
-      PRINT_ACK_TIMEOUT_S: '5',
+      PRINT_ACK_TIMEOUT_S: '10',
       PRINT_RETRY_BACKOFF_S: '1',
       SWEEP_INTERVAL_MS: '500',
     };
@@ -140,11 +139,10 @@ describe('printing through a killed server', () => {
       return rows[0].n === PRINTERS;
     });
 
-    console.log('DIAG burst at', Date.now() - T0);
     // the burst; the server dies under it
     const originIds = Array.from({ length: SUBMITS }, (_, i) => `order-${String(i).padStart(5, '0')}`);
     const submit = (base: string, originId: string, i: number) =>
-      openCall(base, key, 'POST', '/open/v1/print', { deviceSn: specs[i % PRINTERS].sn, content: receipt(originId), copies: 1, originId });
+      signedFetch(base, key, 'POST', '/open/v1/print', { deviceSn: specs[i % PRINTERS].sn, content: receipt(originId), copies: 1, originId });
     const outcome = new Map<string, Outcome>();
     let answered = 0;
     let killed = false;
@@ -178,9 +176,7 @@ describe('printing through a killed server', () => {
 
     // the same database and broker port
     if (server.child.exitCode === null && server.child.signalCode === null) await new Promise((r) => server.child.once('exit', r));
-    console.log('DIAG restart at', Date.now() - T0);
     server = await startServer(env);
-    console.log('DIAG restarted at', Date.now() - T0);
 
     // the integrator retries what got no answer, with the same originIds
     const retried = new Map<string, { status: number; jobId?: string; duplicate?: boolean }>();
@@ -244,7 +240,6 @@ describe('printing through a killed server', () => {
     expect([...timesPrinted.keys()].filter((id) => !known.has(id))).toEqual([]);
     expect([...jobOf].filter(([originId, jobId]) => !linesOf.get(jobId)?.includes(`Order ${originId}`))).toEqual([]);
 
-    console.log('DIAG', { answeredOk: answeredOk.length, unanswered: unanswered.length, retriedDup: [...retried.values()].filter((r) => r.duplicate).length, stats: fleet.stats(), t: Date.now() - T0 });
     const { rows } = await sql<{ jobs: number; origins: number }>`SELECT count(*)::int AS jobs, count(DISTINCT origin_id)::int AS origins FROM print_jobs`.execute(db);
     expect(rows[0]).toEqual({ jobs: SUBMITS, origins: SUBMITS });
 

@@ -139,7 +139,8 @@ export function isIpOrCidr(v: string): boolean {
 
 /** A callback URL: http or https with a host, at most CALLBACK_URL_MAX characters, no credentials in it. */
 export function isCallbackUrl(v: string): boolean {
-  if (v.length > CALLBACK_URL_MAX) return false;
+  // the URL parser would quietly percent-encode control characters; a pasted one is a mistake
+  if (v.length > CALLBACK_URL_MAX || /[\u0000-\u001f\u007f]/.test(v)) return false;
   try {
     const u = new URL(v);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0 && !u.username && !u.password;

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { WEBHOOK_EVENT, WEBHOOK_HEADERS, type WebhookPayload } from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
+import { OutboundError, outboundRequest } from '../../lib/outbound-http.ts';
 import type { JobQueue, QueueJob } from '../../plugins/job-queue.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 
@@ -12,6 +13,8 @@ export interface WebhookOptions {
   /** Seconds before each retry: the n-th retry waits backoffS[n-1]; after the last one the delivery fails. */
   backoffS: number[];
   timeoutMs: number;
+  /** Whether callback URLs may point at loopback, private or link-local addresses (OUTBOUND_PRIVATE). */
+  allowPrivate: boolean;
 }
 
 interface DeliveryRow {
@@ -151,11 +154,14 @@ export class WebhookSender {
     let outcome: AttemptOutcome;
     let response = '';
     try {
-      const res = await fetch(r.callback_url, {
+      // redirects are not followed: a callback URL names its receiver
+      const res = await outboundRequest(r.callback_url, {
         method: 'POST',
         body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        timeoutMs: this.opts.timeoutMs,
+        maxBytes: 500,
+        overflow: 'truncate',
+        allowPrivate: this.opts.allowPrivate,
         headers: {
           'content-type': 'application/json; charset=utf-8',
           'user-agent': 'cpc-webhook/1',
@@ -166,12 +172,13 @@ export class WebhookSender {
           [WEBHOOK_HEADERS.event]: WEBHOOK_EVENT,
         },
       });
-      response = (await res.text().catch(() => '')).slice(0, 500);
-      outcome = { ok: res.status >= 200 && res.status < 300, status: res.status, error: res.status >= 200 && res.status < 300 ? '' : `HTTP ${res.status}` };
+      response = res.body.toString('utf8').replace(/\uFFFD+$/, '');
+      const ok = res.status >= 200 && res.status < 300;
+      outcome = { ok, status: res.status, error: ok ? '' : `HTTP ${res.status}` };
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string } };
-      const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
-      outcome = { ok: false, status: null, error: timedOut ? `no answer within ${this.opts.timeoutMs} ms` : `${err.cause?.code ?? err.message}` };
+      if (!(e instanceof OutboundError)) throw e;
+      // the code says what went wrong (ECONNREFUSED, ENOTFOUND, ETIMEDOUT); an internal address is named
+      outcome = { ok: false, status: null, error: (e.code === 'ETIMEDOUT' || e.code === 'EPRIVATE' ? e.message : e.code).slice(0, 200) };
     }
     const durationMs = Math.round(performance.now() - started);
     const tryNo = manual ? 0 : (how as { try: number }).try;

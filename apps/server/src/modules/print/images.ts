@@ -1,6 +1,7 @@
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
 import { OBJECT_KEY_RULE } from '@cpc/contracts/print-markup';
+import { OutboundError, outboundRequest } from '../../lib/outbound-http.ts';
 import type { RasterImage } from './escpos.ts';
 
 export interface ImageLimits {
@@ -8,6 +9,8 @@ export interface ImageLimits {
   timeoutMs: number;
   /** Tallest raster, dots. */
   maxHeight: number;
+  /** Whether URLs may point at loopback, private or link-local addresses (OUTBOUND_PRIVATE). */
+  allowPrivate: boolean;
 }
 
 /** Reads an object of the account's own storage, or null when the key is not the account's. */
@@ -27,56 +30,47 @@ export async function fetchImage(src: string, readObject: ObjectReader, limits: 
     if (bytes.length > limits.maxBytes) throw new ImageError(`the image is larger than ${limits.maxBytes} bytes`);
     return bytes;
   }
-  let res: Response;
   try {
-    res = await fetch(src, { signal: AbortSignal.timeout(limits.timeoutMs), redirect: 'follow', headers: { accept: 'image/png, image/jpeg' } });
+    const res = await outboundRequest(src, {
+      method: 'GET',
+      headers: { accept: 'image/png, image/jpeg', 'user-agent': 'cpc-print/1' },
+      timeoutMs: limits.timeoutMs,
+      maxBytes: limits.maxBytes,
+      overflow: 'fail',
+      allowPrivate: limits.allowPrivate,
+      maxRedirects: 3,
+    });
+    if (res.status < 200 || res.status >= 300) throw new ImageError(`fetching the image answered HTTP ${res.status}`);
+    return res.body;
   } catch (e) {
-    const timedOut = (e as Error).name === 'TimeoutError' || (e as Error).name === 'AbortError';
-    throw new ImageError(timedOut ? `the image did not arrive within ${limits.timeoutMs} ms` : 'the image could not be fetched');
+    if (!(e instanceof OutboundError)) throw e;
+    if (e.code === 'ETIMEDOUT') throw new ImageError(`the image did not arrive within ${limits.timeoutMs} ms`);
+    if (e.code === 'ETOOBIG') throw new ImageError(`the image is larger than ${limits.maxBytes} bytes`);
+    if (e.code === 'EPRIVATE') throw new ImageError(`the image's address ${e.message}`);
+    throw new ImageError(`the image could not be fetched (${e.code})`);
   }
-  if (!res.ok || !res.body) {
-    await res.body?.cancel().catch(() => {});
-    throw new ImageError(`fetching the image answered HTTP ${res.status}`);
-  }
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > limits.maxBytes) {
-    await res.body.cancel().catch(() => {});
-    throw new ImageError(`the image is larger than ${limits.maxBytes} bytes`);
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > limits.maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new ImageError(`the image is larger than ${limits.maxBytes} bytes`);
-      }
-      chunks.push(value);
-    }
-  } catch (e) {
-    if (e instanceof ImageError) throw e;
-    throw new ImageError(`the image did not arrive within ${limits.timeoutMs} ms`);
-  }
-  return Buffer.concat(chunks);
 }
+
+/** Largest picture decoded, in pixels (RGBA: 100 MB of memory). */
+const MAX_PIXELS = 25_000_000;
+const TOO_MANY_PIXELS = `the image has more than ${MAX_PIXELS / 1e6} million pixels`;
 
 /** PNG or JPEG (told by their bytes) → RGBA. */
 function decode(bytes: Buffer): { width: number; height: number; data: Uint8Array } {
   try {
     if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+      // a few KB of PNG can declare a picture of gigabytes: its size is read from the header before decoding
+      if (bytes.length >= 24 && bytes.readUInt32BE(16) * bytes.readUInt32BE(20) > MAX_PIXELS) throw new ImageError(TOO_MANY_PIXELS);
       const png = PNG.sync.read(bytes);
       return { width: png.width, height: png.height, data: png.data };
     }
     if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-      const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: 25, maxMemoryUsageInMB: 256 });
+      const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_PIXELS / 1e6, maxMemoryUsageInMB: 256 });
       return { width: img.width, height: img.height, data: img.data };
     }
-  } catch {
-    throw new ImageError('the image is damaged');
+  } catch (e) {
+    if (e instanceof ImageError) throw e;
+    throw new ImageError(/maxResolutionInMP|maxMemoryUsage/.test((e as Error).message) ? TOO_MANY_PIXELS : 'the image is damaged');
   }
   throw new ImageError('the image is neither PNG nor JPEG');
 }

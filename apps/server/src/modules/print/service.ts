@@ -97,6 +97,9 @@ export function toOpenJob(r: JobRow): OpenPrintJob {
 }
 
 const FAULT = { out: 'paper_out', 'cover-open': 'cover_open', overheat: 'overheat' } as const;
+/** The errors of jobs given up at their expiry; a later printed result from the printer still counts. */
+const EXPIRED_UNTAKEN = 'the printer did not take the job before it expired';
+const EXPIRED_TAKEN = 'no result from the printer before the job expired';
 
 /**
  * Print jobs (DESIGN §6): queued → sent → delivered (ack) → printing (progress) → printed | failed, with
@@ -220,7 +223,10 @@ export class PrintService {
     const rows = await this.transition<JobRow>(sql`
       UPDATE print_jobs j SET state = 'canceled', error = 'the device queue was cleared', finished_at = now(), updated_at = now()
       FROM devices d
-      WHERE j.device_id = ${device.id} AND j.tenant_id = ${key.tenantId} AND d.id = j.device_id AND j.state IN ${CANCELABLE}
+      WHERE j.id IN (
+          -- locked in submission order, as a resend on hello locks them: two statements never wait on each other in a cycle
+          SELECT id FROM print_jobs WHERE device_id = ${device.id} AND tenant_id = ${key.tenantId} AND state IN ${CANCELABLE} ORDER BY seq FOR UPDATE)
+        AND d.id = j.device_id AND j.state IN ${CANCELABLE}
       RETURNING ${COLS}, d.sn, true AS changed`);
     return { canceled: rows.length, jobIds: rows.sort((a, b) => a.seq - b.seq).map((r) => r.id) };
   }
@@ -274,7 +280,8 @@ export class PrintService {
         WHERE j.device_id = ${deviceId} AND j.state IN ${OPEN} AND j.expire_at > now()
           AND (j.state IN ('delivered', 'printing') OR j.attempts < j.max_attempts)
         ORDER BY j.seq
-        FOR UPDATE OF j SKIP LOCKED
+        -- waits (no SKIP LOCKED) for a sweep that is resending one of them: skipping it would send it after its successors
+        FOR UPDATE OF j
       )
       UPDATE print_jobs j SET
         state = CASE WHEN j.state IN ('queued', 'sent', 'timeout') THEN 'sent' ELSE j.state END,
@@ -314,19 +321,22 @@ export class PrintService {
   }
 
   /**
-   * The printer's outcome. A job canceled after it had been sent (its ack lost) that the printer printed
-   * anyway is recorded as printed: the record follows the paper.
+   * The printer's outcome. A job that had been sent and was then canceled (its ack lost) or given up at its
+   * expiry, but that the printer printed anyway, is recorded as printed: the record follows the paper.
    */
   async onResult(deviceId: number, m: ResultMsg): Promise<void> {
     const state = m.ok ? 'printed' : 'failed';
     const error = m.ok ? '' : m.error || 'failed on the printer';
     await this.transition(sql`
       UPDATE print_jobs j SET state = ${state},
-        error = CASE WHEN j.state = 'canceled' THEN 'printed although canceled: the printer had already received it' ELSE ${error} END,
+        error = CASE WHEN j.state = 'canceled' THEN 'printed although canceled: the printer had already received it'
+                     WHEN j.state IN ('expired', 'failed') THEN 'printed after its expiry: the printer had already received it'
+                     ELSE ${error} END,
         delivered_at = coalesce(j.delivered_at, now()), started_at = coalesce(j.started_at, now()), finished_at = now(), updated_at = now()
       FROM devices d
       WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id
-        AND (j.state IN ('sent', 'timeout', 'delivered', 'printing') OR (${m.ok} AND j.state = 'canceled' AND j.attempts > 0))
+        AND (j.state IN ('sent', 'timeout', 'delivered', 'printing')
+          OR (${m.ok} AND j.attempts > 0 AND (j.state = 'canceled' OR (j.state IN ('expired', 'failed') AND j.error IN (${EXPIRED_UNTAKEN}, ${EXPIRED_TAKEN})))))
       RETURNING ${COLS}, d.sn, true AS changed`);
   }
 
@@ -335,8 +345,7 @@ export class PrintService {
     await this.transition(sql`
       UPDATE print_jobs j SET
         state = CASE WHEN j.state IN ('delivered', 'printing') THEN 'failed' ELSE 'expired' END,
-        error = CASE WHEN j.state IN ('delivered', 'printing') THEN 'no result from the printer before the job expired'
-                     ELSE 'the printer did not take the job before it expired' END,
+        error = CASE WHEN j.state IN ('delivered', 'printing') THEN ${EXPIRED_TAKEN} ELSE ${EXPIRED_UNTAKEN} END,
         finished_at = now(), updated_at = now()
       FROM devices d
       WHERE j.id IN (SELECT id FROM print_jobs WHERE state IN ${OPEN} AND expire_at <= now() LIMIT 1000 FOR UPDATE SKIP LOCKED)
