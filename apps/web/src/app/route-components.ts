@@ -19,6 +19,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'identity/review': () => import('../features/identity-review/routes/review'),
   'device-model/index': () => import('../features/device-model/routes/device-model'),
   'device-registry/index': () => import('../features/device-registry/routes/device-registry'),
+  'integration/index': () => import('../features/integration/routes/integration'),
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),
 };

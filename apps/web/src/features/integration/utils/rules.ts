@@ -26,8 +26,11 @@ export function checkIpAllowList(v: string[] | undefined): string | null {
 }
 
 /** The entries of an allow-list as typed: split on commas, spaces and line breaks, blanks dropped. */
-export const splitIpList = (values: string[] | undefined): string[] =>
-  (values ?? []).flatMap((v) => v.split(/[\s,，]+/)).map((s) => s.trim()).filter(Boolean);
+export const splitIpList = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(/[\s,，]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** An antd rule from a check that answers a message key. */
 export const toRule = <V>(check: (v: V) => string | null, t: T) => ({

@@ -1,0 +1,90 @@
+import { App, Form, Input, Modal } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { AppKeyView, AppKeyWithSecret } from '@cpc/contracts/integration';
+import { CALLBACK_URL_MAX } from '@cpc/contracts/integration-constants';
+import { useCreateKey, useUpdateKey } from '../api/integration';
+import { LIMITS, checkCallbackUrl, checkIpAllowList, checkKeyName, fieldErrors, splitIpList, toRule } from '../utils/rules';
+
+interface Values {
+  name: string;
+  callbackUrl: string;
+  /** One address or block a line (commas and spaces separate too). */
+  ipAllowList: string;
+}
+const FIELDS = ['name', 'callbackUrl', 'ipAllowList'] as const;
+const DEFAULTS: Values = { name: '', callbackUrl: '', ipAllowList: '' };
+
+interface KeyModalProps {
+  open: boolean;
+  /** The key to edit; none creates one. */
+  record: AppKeyView | null;
+  onClose: () => void;
+  onCreated: (key: AppKeyWithSecret) => void;
+  onSaved: (key: AppKeyView) => void;
+}
+
+/** Create or edit an app key: its name, callback URL and IP allow-list. */
+export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModalProps) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [form] = Form.useForm<Values>();
+  const create = useCreateKey();
+  const update = useUpdateKey();
+
+  useEffect(() => {
+    if (!open) return;
+    form.resetFields();
+    form.setFieldsValue(record ? { name: record.name, callbackUrl: record.callbackUrl, ipAllowList: record.ipAllowList.join('\n') } : DEFAULTS);
+  }, [open, record, form]);
+
+  const submit = async () => {
+    let values: Values;
+    try {
+      values = await form.validateFields();
+    } catch {
+      return;
+    }
+    const body = { name: values.name.trim(), callbackUrl: (values.callbackUrl ?? '').trim(), ipAllowList: splitIpList(values.ipAllowList) };
+    try {
+      if (record) onSaved(await update.mutateAsync({ id: record.id, ...body }));
+      else onCreated(await create.mutateAsync(body));
+    } catch (err) {
+      const { fields, other } = fieldErrors(err, FIELDS, t);
+      form.setFields(fields);
+      if (other) message.error(other);
+    }
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={record ? t('integration.form.editTitle', { name: record.name }) : t('integration.form.createTitle')}
+      okText={record ? t('integration.form.save') : t('integration.form.create')}
+      cancelText={t('integration.cancel')}
+      confirmLoading={create.isPending || update.isPending}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      forceRender
+    >
+      <Form<Values> name="appKey" form={form} layout="vertical" initialValues={DEFAULTS} onFinish={() => void submit()}>
+        <Form.Item name="name" label={t('integration.form.name')} rules={[toRule(checkKeyName, t)]} required>
+          <Input maxLength={LIMITS.nameMax + 10} placeholder={t('integration.form.namePlaceholder')} autoComplete="off" />
+        </Form.Item>
+        <Form.Item name="callbackUrl" label={t('integration.form.callbackUrl')} extra={t('integration.form.callbackUrlHint')} rules={[toRule(checkCallbackUrl, t)]}>
+          <Input maxLength={CALLBACK_URL_MAX + 10} placeholder="https://example.com/cpc/callback" autoComplete="off" inputMode="url" />
+        </Form.Item>
+        <Form.Item
+          name="ipAllowList"
+          label={t('integration.form.ipAllowList')}
+          extra={t('integration.form.ipAllowListHint', LIMITS)}
+          rules={[toRule((v: string | undefined) => checkIpAllowList(splitIpList(v)), t)]}
+        >
+          <Input.TextArea autoSize={{ minRows: 2, maxRows: 6 }} placeholder={t('integration.form.ipAllowListPlaceholder')} spellCheck={false} />
+        </Form.Item>
+        {/* Enter in a field submits the form */}
+        <button type="submit" hidden aria-hidden tabIndex={-1} />
+      </Form>
+    </Modal>
+  );
+}
