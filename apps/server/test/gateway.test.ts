@@ -328,6 +328,27 @@ describe.each(['aedes', 'mosquitto'] as const)('device gateway on %s', (broker) 
     expect(batch.body_.data.total).toBe(2);
   });
 
+  it('follows a device that moves and uses data: position, province and the SIM’s used data', async () => {
+    const s = fresh();
+    const d = await device(s);
+    await d.powerOn();
+    await online(s.sn);
+    // from Beijing to Guangzhou, then 123.45 MB used on its SIM
+    await d.publishRaw('location', JSON.stringify({ ts: Date.now(), lat: 23.129, lng: 113.264 }));
+    await d.publishRaw('traffic', JSON.stringify({ ts: Date.now(), iccid: s.iccid, usedMb: 123.45 }));
+    const row = await waitUntil('the new position', async () => {
+      const r = await deviceRow(h, s.sn);
+      return r.lat === 23.129 && r.lng === 113.264 ? r : null;
+    });
+    expect(row.province).toBe('广东');
+    expect(row.located_at).toBeInstanceOf(Date);
+    const sim = await waitUntil('the used data', async () => {
+      const r = await h.db.selectFrom('sims').select(['used_mb', 'device_id']).where('iccid', '=', s.iccid).executeTakeFirst();
+      return r && Number(r.used_mb) === 123.45 ? r : null;
+    });
+    expect(sim.device_id).toBe(ids.get(s.sn));
+  });
+
   it('drops and counts malformed messages, and carries on', async () => {
     const s = fresh();
     const d = await device(s);
