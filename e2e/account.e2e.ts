@@ -122,7 +122,7 @@ describe('login', () => {
     await page.waitForTimeout(9_000);
     // The next page load meets 402; the request layer refreshes once and replays.
     await page.goto(`${s.url}/#/system/identity`);
-    await page.locator('.ant-table').first().waitFor({ timeout: 15_000 });
+    await page.locator('.ant-table').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
     await expect.poll(() => statuses.includes(402)).toBe(true);
     await expect.poll(() => refreshes).toBe(1);
     await expectHash(page, /^#\/system\/identity/);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createDb, type Db } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { registerInDb } from '../apps/device-sim/src/register-db.ts';
@@ -8,6 +8,19 @@ import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
 import { expectHash, login, registerThroughUi } from './flows.ts';
 
 type Server = ReturnType<typeof server>;
+
+/** The share of a chart's canvas that is painted (the charts draw on a canvas: shapes are pixels, not elements). */
+const painted = (chart: Locator) =>
+  chart
+    .locator('canvas')
+    .first()
+    .evaluate((c: HTMLCanvasElement) => {
+      const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+      return n / (c.width * c.height);
+    })
+    .catch(() => 0);
 
 let browser: Browser;
 let db: Db | undefined;
@@ -113,8 +126,8 @@ describe('the home dashboard', () => {
     // A reboot for the offline one waits in the queue: the one task of today.
     await api('POST', '/device/command', { deviceIds: [ids[3]], type: 'reboot' });
     await expect
-      .poll(async () => (await query<{ online: string; out: string }>(s.databaseUrl, `SELECT count(*) FILTER (WHERE status = 'online') AS online, count(*) FILTER (WHERE paper = 'out') AS out FROM devices WHERE id = ANY($1)`, [ids]))[0], { timeout: 30_000 })
-      .toEqual({ online: '3', out: '1' });
+      .poll(async () => (await query<{ online: number; out: number }>(s.databaseUrl, `SELECT count(*) FILTER (WHERE status = 'online')::int AS online, count(*) FILTER (WHERE paper = 'out')::int AS out FROM devices WHERE id = ANY($1)`, [ids]))[0], { timeout: 30_000 })
+      .toEqual({ online: 3, out: 1 });
     const provinces = await query<{ province: string; n: string }>(s.databaseUrl, `SELECT province, count(*) AS n FROM devices WHERE id = ANY($1) AND province <> '' GROUP BY province ORDER BY count(*) DESC, province LIMIT 1`, [ids]);
     expect(provinces).toHaveLength(1);
 
@@ -130,8 +143,7 @@ describe('the home dashboard', () => {
     expect(await statistic(page, 'dataMonth').textContent()).toMatch(shown.cards.dataUsedMonthMb > 0 ? /^[\d.]+ (KB|MB|GB)$/ : /^0 MB$/);
 
     // The map of China is drawn (every province a shape) and the busiest province leads the list beside it.
-    const map = page.locator('[data-chart="map"]');
-    await map.locator('svg path').nth(30).waitFor({ timeout: 30_000 });
+    await expect.poll(() => painted(page.locator('[data-chart="map"]')), { timeout: 30_000 }).toBeGreaterThan(0.05);
     expect(await page.getByTestId('province-list').locator('[data-province]').first().getAttribute('data-province')).toBe(provinces[0].province);
 
     // Reminders: paper out, offline for a day, SIM low — one device each.
@@ -140,7 +152,7 @@ describe('the home dashboard', () => {
     }
     await page.getByTestId('widget-remind').getByText('收银台4 · 从未上线').waitFor();
     await page.getByTestId('widget-group-rank').getByText('一号门店').waitFor();
-    await page.getByTestId('widget-versions').locator('[data-chart="chart"] svg').waitFor();
+    await expect.poll(() => painted(page.getByTestId('widget-versions').locator('[data-chart="chart"]')), { timeout: 15_000 }).toBeGreaterThan(0.005);
     await settle(page);
     await shot(page, 'dashboard-customer-zh-light-desktop');
 
@@ -167,7 +179,7 @@ describe('the home dashboard', () => {
         for (const [width, height, size] of [[1366, 860, 'desktop'], [375, 780, 'mobile']] as const) {
           await other.page.setViewportSize({ width, height });
           await openDashboard(other.page, s);
-          await other.page.locator('[data-chart="map"] svg path').nth(30).waitFor({ timeout: 30_000 });
+          await expect.poll(() => painted(other.page.locator('[data-chart="map"]')), { timeout: 30_000 }).toBeGreaterThan(0.05);
           await other.page.waitForLoadState('networkidle');
           await settle(other.page);
           await shot(other.page, `dashboard-customer-${lang}-${scheme}-${size}`);

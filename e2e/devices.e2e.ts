@@ -264,6 +264,22 @@ describe('my devices, with the fleet simulator', () => {
     await detail.locator('tr[data-task-id][data-state="succeeded"]').waitFor();
     await detail.getByText('在线 · 设备上线').first().waitFor();
     await page.locator('[data-testid="location-map"] canvas').first().waitFor();
+    // the telemetry history is drawn from the samples the device reported, over each range
+    const telemetry = detail.locator('.ant-card').filter({ has: page.locator('.ant-card-head-title', { hasText: '遥测趋势' }) });
+    await telemetry.locator('canvas').first().waitFor({ timeout: 15_000 });
+    await telemetry.getByText('7 天').click();
+    await telemetry.locator('canvas').first().waitFor({ timeout: 15_000 });
+    expect(await telemetry.getByText('该时间段内没有数据').count()).toBe(0);
+
+    // Rename and remark from the detail: saved, shown, and stored.
+    await detail.getByRole('button', { name: '重命名 / 备注' }).click();
+    const editModal = page.locator('.ant-modal').filter({ visible: true, hasText: '备注' });
+    await editModal.locator('#deviceEdit_remark').fill('收银台左侧');
+    await editModal.getByRole('button', { name: /保\s*存/ }).click();
+    await page.getByText('设备信息已保存').waitFor();
+    await detail.getByText('收银台左侧').waitFor();
+    const [edited] = await query<{ name: string; remark: string }>(s.databaseUrl, 'SELECT name, remark FROM devices WHERE sn = $1', [front.sn]);
+    expect(edited).toEqual({ name: '前台打印机', remark: '收银台左侧' });
     await settle(page);
     await shot(page, 'device-detail-zh');
 

@@ -51,8 +51,22 @@ describe('the personal centre and sub-accounts of a customer', () => {
 
     // Avatar: the upload (checked by its bytes on the server) shows in the header at once.
     expect(await headerAvatar(page).count()).toBe(0);
+    // the upload is held at the server's door, so its progress can be seen
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/apiAdmin/upload', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.locator('input[type=file]').setInputFiles(path.join(FIXTURES, 'id-card.png'));
+    const progress = page.getByRole('progressbar');
+    await progress.waitFor();
+    expect(Number(await progress.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(0);
+    expect(await progress.getAttribute('aria-label')).toMatch(/^上传中 \d+%$/);
+    release();
     await page.getByText('头像已更新').waitFor({ timeout: 15_000 });
+    await progress.waitFor({ state: 'detached' });
+    await page.unroute('**/apiAdmin/upload');
     await expect.poll(() => headerAvatar(page).getAttribute('src'), { timeout: 10_000 }).toMatch(/\/apiAdmin\/objects\/.+sig=/);
     // and the image itself loads
     await expect.poll(() => headerAvatar(page).evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
@@ -80,7 +94,10 @@ describe('the personal centre and sub-accounts of a customer', () => {
     await expectHash(other.page, /^#\/login/);
     await other.context.close();
 
-    // Password: the old one is required, the new one must be strong; then log in with it.
+    // Password: the old one is required, the new one must be strong; every other session ends with the change.
+    const third = await newPage(browser, { lang: 'zh' });
+    await login(third.page, s, account.username, account.password);
+    await expectHash(third.page, /^#\/device\/index/);
     await page.getByRole('tab', { name: '修改密码' }).click();
     await page.fill('#password_oldPassword', 'Wrong0Pass1');
     await page.fill('#password_password', 'N3wPassw0rd');
@@ -90,6 +107,12 @@ describe('the personal centre and sub-accounts of a customer', () => {
     await page.fill('#password_oldPassword', account.password);
     await page.locator('form[id="password"] button[type=submit]').click();
     await page.getByText('密码已修改，其他登录会话已退出').waitFor();
+    // the other browser is signed out at its next step; this one goes on
+    await third.page.reload();
+    await expectHash(third.page, /^#\/login/);
+    await third.context.close();
+    await page.getByRole('tab', { name: '基本资料' }).click();
+    await page.locator('[data-testid="profile-name"]', { hasText: '前台小王' }).waitFor();
     await page.locator('[data-testid="avatar-menu"]').click();
     await page.locator('.ant-dropdown-menu-item', { hasText: '退出登录' }).click();
     await expectHash(page, /^#\/login/);

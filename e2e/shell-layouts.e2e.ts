@@ -92,7 +92,9 @@ const css = (page: Page, selector: string, prop: string) =>
  * An item of the header's menu, wherever it is: in the bar, or folded into its "…" when the bar is full
  * (the menu grows with the product; the test must not depend on how much fits).
  */
-async function topMenuItem(page: Page, text: string) {
+async function topMenuItem(page: Page, title: string) {
+  // the whole title: "System" must not pick "System integration"
+  const text = new RegExp(`^\\s*${title}\\s*$`);
   const menu = page.getByTestId('header').getByTestId('top-menu');
   const inBar = menu.locator('li.ant-menu-overflow-item:not([aria-hidden="true"]):not(.ant-menu-overflow-item-rest)', { hasText: text });
   if (await inBar.count()) return inBar.first();

@@ -54,6 +54,8 @@ async function fromDropdown(page: Page, action: string): Promise<void> {
 
 /** Picks an action from a tab's right-click menu. */
 async function fromContextMenu(page: Page, path: string, action: string): Promise<void> {
+  // the menu of the previous action fades out first: two open menus would make the pick ambiguous
+  await expect.poll(() => page.locator('.ant-dropdown:not(.ant-dropdown-hidden)').count()).toBe(0);
   await tab(page, path).click({ button: 'right' });
   await page.locator(`.ant-dropdown:not(.ant-dropdown-hidden) [data-tab-action="${action}"]`).click();
 }

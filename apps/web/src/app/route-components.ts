@@ -1,4 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { trackPageLoad } from '../lib/call-progress';
 import { withChunkTimeout } from '../lib/lazy-chunk';
 
 type PageModule = { default: ComponentType };
@@ -45,7 +46,8 @@ export function pageComponent(name: string): Page {
   const key = isKnownComponent(name) ? normalizeComponentName(name) : 'error/404';
   let page = pages.get(key);
   if (!page) {
-    page = lazy(withChunkTimeout(loaders[key]));
+    const load = loaders[key];
+    page = lazy(withChunkTimeout(() => trackPageLoad(load())));
     pages.set(key, page);
   }
   return page;

@@ -57,6 +57,24 @@ describe('call progress', () => {
     expect(p.pending()).toBe(0);
   });
 
+  it('starts the bar at once for a page loading, and keeps one bar while calls overlap it', async () => {
+    const p = createCallProgress(() => bar);
+    const call = deferred();
+    const page = deferred();
+    const tracked = p.track(call.promise);
+    const loading = p.track(page.promise, true);
+    expect(bar.start).toHaveBeenCalledTimes(1);
+    // the delayed start of the call does not start a second bar
+    vi.advanceTimersByTime(CALL_PROGRESS_DELAY * 2);
+    expect(bar.start).toHaveBeenCalledTimes(1);
+    page.resolve();
+    await loading;
+    expect(bar.done).not.toHaveBeenCalled();
+    call.resolve();
+    await tracked;
+    expect(bar.done).toHaveBeenCalledTimes(1);
+  });
+
   it('passes the result and the rejection through untouched', async () => {
     const p = createCallProgress(() => bar);
     await expect(p.track(Promise.resolve(7))).resolves.toBe(7);

@@ -13,12 +13,12 @@ export interface ProgressBar {
 }
 
 export interface CallProgress {
-  /** A call went out. */
-  begin(): void;
+  /** A call went out; `immediate` shows the bar at once (a page's code loading: the user is waiting for it). */
+  begin(immediate?: boolean): void;
   /** A call settled, however it ended. */
   end(): void;
   /** Counts `promise` as a call from now until it settles; resolves or rejects as it does. */
-  track<T>(promise: Promise<T>): Promise<T>;
+  track<T>(promise: Promise<T>, immediate?: boolean): Promise<T>;
   pending(): number;
 }
 
@@ -27,15 +27,19 @@ export function createCallProgress(bar: () => ProgressBar | null, delay = CALL_P
   let timer: ReturnType<typeof setTimeout> | undefined;
   let shown: ProgressBar | null = null;
 
-  const begin = () => {
+  const show = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending === 0 || shown) return;
+    shown = bar();
+    shown?.start();
+  };
+
+  const begin = (immediate = false) => {
     pending += 1;
-    if (pending > 1 || shown || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (pending === 0) return;
-      shown = bar();
-      shown?.start();
-    }, delay);
+    if (shown) return;
+    if (immediate) show();
+    else if (!timer) timer = setTimeout(show, delay);
   };
 
   const end = () => {
@@ -52,8 +56,8 @@ export function createCallProgress(bar: () => ProgressBar | null, delay = CALL_P
   return {
     begin,
     end,
-    track: (promise) => {
-      begin();
+    track: (promise, immediate) => {
+      begin(immediate);
       return promise.finally(end);
     },
     pending: () => pending,
@@ -71,3 +75,6 @@ const callProgress = createCallProgress(() => installed);
 
 /** The request layer's hook: every console call goes through here. */
 export const trackCall = <T>(promise: Promise<T>): Promise<T> => callProgress.track(promise);
+
+/** A page's code on its way (SPEC §2: the bar on navigation): the bar runs from the first moment. */
+export const trackPageLoad = <T>(promise: Promise<T>): Promise<T> => callProgress.track(promise, true);

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { RouteRecord } from '@cpc/contracts';
 import { useAccess, useSession } from '../../lib/session';
+import { useDebounced } from '../../lib/use-debounced';
 import { useLayoutSettings } from '../layout-settings';
 import { MenuIcon } from '../menu-icon';
 import { buildMenu } from '../menu-model';
@@ -16,15 +17,6 @@ export const SEARCH_DEBOUNCE = 500;
 const NO_ROUTES: RouteRecord[] = [];
 const LISTBOX_ID = 'menu-search-results';
 const optionId = (i: number) => `menu-search-option-${i}`;
-
-function useDebounced<T>(value: T, delay: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const id = setTimeout(() => setDebounced(value), delay);
-    return () => clearTimeout(id);
-  }, [value, delay]);
-  return debounced;
-}
 
 /** The pages of the user's menu: the same model as the side menu, so the guard hides the same pages. */
 function useSearchItems(): MenuSearchItem[] {
