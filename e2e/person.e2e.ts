@@ -59,7 +59,7 @@ describe('the personal centre and sub-accounts of a customer', () => {
       await route.continue();
     });
     await page.locator('input[type=file]').setInputFiles(path.join(FIXTURES, 'id-card.png'));
-    const progress = page.getByRole('progressbar');
+    const progress = page.locator('[role="progressbar"][aria-label]');
     await progress.waitFor();
     expect(Number(await progress.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(0);
     expect(await progress.getAttribute('aria-label')).toMatch(/^上传中 \d+%$/);
