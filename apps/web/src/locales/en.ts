@@ -8,6 +8,7 @@ export default {
       title: 'Something went wrong',
       subTitle: 'Sorry, this page failed while running. The error has been logged.',
       reload: 'Reload',
+      retry: 'Try again',
       chunk: 'Page resources took too long to load. Check your network and reload.',
     },
   },

@@ -8,6 +8,7 @@ export default {
       title: '页面出错了',
       subTitle: '抱歉，页面运行时发生了错误，错误已记录。',
       reload: '重新加载',
+      retry: '重试',
       chunk: '页面资源加载超时，请检查网络后重新加载',
     },
   },

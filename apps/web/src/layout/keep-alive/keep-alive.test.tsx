@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { useEffect, useState } from 'react';
+import { useErrorLog } from '../../lib/error-log';
 import { keptPageShown } from '../../lib/testing/kept-pages';
 import { COOL_DELAY, KeepAlive, WARM_TIME, type KeptPage } from './keep-alive';
 
@@ -99,5 +100,34 @@ describe('KeepAlive', () => {
     expect(scroller.scrollTop).toBe(420);
     await act(async () => rerender(<Harness pages={[page('a#0', false), page('b#0', true)]} />));
     expect(scroller.scrollTop).toBe(90);
+  });
+
+  it('keeps a page that throws to its own tab: the other pages stay, the error is logged, and the page can try again', async () => {
+    useErrorLog.getState().clear();
+    let broken = true;
+    function Fragile() {
+      if (broken) throw new Error('page blew up');
+      return <span>recovered</span>;
+    }
+    // React reports the caught error on the console as well
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const { rerender } = render(<Harness pages={[page('a#0', true)]} />);
+      fireEvent.change(screen.getByLabelText('a'), { target: { value: 'kept' } });
+      await act(async () => rerender(<Harness pages={[page('a#0', false), { id: 'x#0', fullPath: '/x', active: true, element: <Fragile /> }]} />));
+      const alert = screen.getByRole('alert');
+      expect(alert.textContent).toContain('页面出错了');
+      expect(wrapper('/x')?.contains(alert)).toBe(true);
+      expect(useErrorLog.getState().logs.map((l) => l.err.message)).toContain('page blew up');
+      // the other page and what was typed in it are untouched
+      expect(screen.getByLabelText<HTMLInputElement>('a').value).toBe('kept');
+
+      broken = false;
+      await act(async () => fireEvent.click(screen.getByRole('button', { name: /重\s*试/ })));
+      expect(screen.getByText('recovered')).toBeTruthy();
+      expect(screen.queryByRole('alert')).toBeNull();
+    } finally {
+      quiet.mockRestore();
+    }
   });
 });

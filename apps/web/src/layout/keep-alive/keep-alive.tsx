@@ -1,5 +1,6 @@
 import { Activity, isValidElement, memo, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { PageLoading } from '../page-loading';
+import { PageErrorBoundary } from './page-error-boundary';
 import { useScrollMemory } from './use-scroll-memory';
 import './keep-alive.css';
 
@@ -59,7 +60,9 @@ const Slot = memo(
       <Activity mode={page.active || !cold ? 'visible' : 'hidden'} name={page.fullPath}>
         <div className={page.active ? 'cpc-kept' : 'cpc-kept cpc-kept--hidden'} inert={!page.active}>
           <div data-page-path={page.fullPath}>
-            <Suspense fallback={<PageLoading />}>{page.element}</Suspense>
+            <PageErrorBoundary>
+              <Suspense fallback={<PageLoading />}>{page.element}</Suspense>
+            </PageErrorBoundary>
           </div>
         </div>
       </Activity>
