@@ -17,12 +17,15 @@ export function Receipt({ lines, columns, style }: ReceiptProps) {
         data-testid="receipt"
         style={{
           margin: '0 auto',
-          width: `calc(${columns}ch + 32px)`,
+          // the paper's columns inside the padding and the border; a placeholder longer than the paper ([QR …]) wraps
+          boxSizing: 'border-box',
+          width: `calc(${columns}ch + 34px)`,
           padding: '16px',
           fontFamily: token.fontFamilyCode,
           fontSize: 13,
           lineHeight: 1.45,
-          whiteSpace: 'pre',
+          whiteSpace: 'pre-wrap',
+          overflowWrap: 'anywhere',
           color: token.colorText,
           background: token.colorBgContainer,
           border: `1px dashed ${token.colorBorder}`,
