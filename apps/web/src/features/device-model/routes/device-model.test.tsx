@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/lib/i18n';
 import { RequestError, request } from '@/lib/request';
 import { useSession } from '@/lib/session';
-import { renderPage } from '../testing/render';
+import { renderPage } from '@/lib/testing/render-page';
 import DeviceModelPage from './device-model';
 
 vi.mock('@/lib/request', async (original) => ({ ...(await original<typeof import('@/lib/request')>()), request: vi.fn() }));

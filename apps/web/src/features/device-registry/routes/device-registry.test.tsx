@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/lib/i18n';
 import { RequestError, request } from '@/lib/request';
 import { useSession } from '@/lib/session';
-import { renderPage } from '../testing/render';
+import { renderPage } from '@/lib/testing/render-page';
 import DeviceRegistryPage from './device-registry';
 
 vi.mock('@/lib/request', async (original) => ({ ...(await original<typeof import('@/lib/request')>()), request: vi.fn() }));

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/lib/i18n';
 import { request } from '@/lib/request';
 import { useSession } from '@/lib/session';
-import { renderPage } from '../testing/render';
+import { renderPage } from '@/lib/testing/render-page';
 import HomePage from './home';
 
 vi.mock('@/lib/request', () => ({ request: vi.fn() }));

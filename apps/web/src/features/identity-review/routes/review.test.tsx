@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/lib/i18n';
 import { request } from '@/lib/request';
 import { useSession } from '@/lib/session';
-import { renderPage } from '../testing/render';
+import { renderPage } from '@/lib/testing/render-page';
 import IdentityReviewPage from './review';
 
 vi.mock('@/lib/request', () => ({ request: vi.fn(), get: vi.fn(), uploadFile: vi.fn() }));

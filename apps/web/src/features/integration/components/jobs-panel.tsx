@@ -1,5 +1,4 @@
-import { ReloadOutlined } from '@ant-design/icons';
-import { App, Badge, Button, Flex, Select, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, Flex, Select, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useMemo, useState, type HTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +8,7 @@ import { useCancelJob, useJobs, useKeys } from '../api/integration';
 import { JOB_STATE_COLOR, formatSeconds, shortId } from '../utils/format';
 import { DeviceSelect } from './device-select';
 import { JobDrawer, isCancelable } from './job-drawer';
+import { LiveRefresh, usePagination } from './live-list';
 
 /** Time windows of the filter, in hours; the list is newest first, so "all" reads well too. */
 const WINDOWS = ['1', '24', '168', '720'] as const;
@@ -35,6 +35,7 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
   const from = useMemo(() => (filters.window === 'all' ? undefined : new Date(Date.now() - Number(filters.window) * 3600_000).toISOString()), [filters.window]);
   const query = { ...page, deviceId: filters.deviceId, state: filters.state, keyId: filters.keyId, from };
   const list = useJobs(query, live && page.pageNo === 1);
+  const pagination = usePagination(page, setPage, list.data?.total ?? 0);
 
   const change = (next: Partial<Filters>) => {
     setFilters((f) => ({ ...f, ...next }));
@@ -153,12 +154,7 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
           style={{ width: 140 }}
           aria-label={t('integration.filter.time')}
         />
-        <Flex gap={8} align="center" style={{ marginInlineStart: 'auto' }}>
-          <Badge status={polling ? 'processing' : 'default'} text={t(polling ? 'integration.log.live' : 'integration.log.paused')} />
-          <Tooltip title={t('integration.refresh')}>
-            <Button icon={<ReloadOutlined />} aria-label={t('integration.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
-          </Tooltip>
-        </Flex>
+        <LiveRefresh live={polling} refreshing={list.isFetching && !list.isPending} onRefresh={() => void list.refetch()} />
       </Flex>
       <Table<PrintJobItem>
         rowKey="id"
@@ -168,15 +164,7 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
         scroll={{ x: 1040 }}
         onRow={(r) => ({ 'data-job-id': r.id, 'data-origin-id': r.originId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>}
         locale={{ emptyText: t('integration.jobs.empty') }}
-        pagination={{
-          current: page.pageNo,
-          pageSize: page.pageSize,
-          total: list.data?.total ?? 0,
-          showSizeChanger: true,
-          pageSizeOptions: [10, 20, 50, 100],
-          showTotal: (n) => t('integration.total', { total: n }),
-          onChange: (pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize }),
-        }}
+        pagination={pagination}
       />
       <JobDrawer jobId={open} onClose={() => setOpen(null)} onCancel={canManage ? confirmCancel : undefined} />
     </Flex>

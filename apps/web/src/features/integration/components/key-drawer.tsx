@@ -1,4 +1,4 @@
-import { Badge, Empty, Flex, Grid, Segmented, Skeleton, Statistic, Table, Tabs, Tag, Tooltip, Typography, Drawer } from 'antd';
+import { Empty, Flex, Grid, Segmented, Skeleton, Statistic, Table, Tabs, Tag, Tooltip, Typography, Drawer } from 'antd';
 import type { TableProps } from 'antd';
 import { Suspense, lazy, useState, type HTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,6 +6,7 @@ import type { AppKeyView, RequestLogItem } from '@cpc/contracts/integration';
 import { REQUEST_LOG_DAYS } from '@cpc/contracts/integration-constants';
 import { useRequests, useUsage } from '../api/integration';
 import { formatSeconds, shortId } from '../utils/format';
+import { LiveBadge, usePagination } from './live-list';
 
 const UsageChart = lazy(() => import('./usage-chart'));
 
@@ -54,6 +55,7 @@ function RequestLog({ id, live }: { id: number; live: boolean }) {
   const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
   // live only on the first page: later pages would shift under the reader
   const list = useRequests(id, { ...page, result: result === 'all' ? undefined : result }, live && page.pageNo === 1);
+  const pagination = usePagination(page, setPage, list.data?.total ?? 0, [20, 50, 100]);
   const columns: TableProps<RequestLogItem>['columns'] = [
     { key: 'at', dataIndex: 'at', title: t('integration.log.at'), width: 170, render: (v: string) => formatSeconds(v) },
     {
@@ -109,7 +111,7 @@ function RequestLog({ id, live }: { id: number; live: boolean }) {
           }}
           options={(['all', 'ok', 'error'] as const).map((r) => ({ value: r, label: t(`integration.log.filter.${r}`) }))}
         />
-        <Badge status={live && page.pageNo === 1 ? 'processing' : 'default'} text={t(live && page.pageNo === 1 ? 'integration.log.live' : 'integration.log.paused')} data-testid="log-live" />
+        <LiveBadge live={live && page.pageNo === 1} />
       </Flex>
       <Table<RequestLogItem>
         rowKey="id"
@@ -120,16 +122,7 @@ function RequestLog({ id, live }: { id: number; live: boolean }) {
         scroll={{ x: 820 }}
         onRow={(r) => ({ 'data-call': r.call, 'data-code': r.code }) as HTMLAttributes<HTMLElement>}
         locale={{ emptyText: t('integration.log.empty', { days: REQUEST_LOG_DAYS }) }}
-        pagination={{
-          current: page.pageNo,
-          pageSize: page.pageSize,
-          total: list.data?.total ?? 0,
-          size: 'small',
-          showSizeChanger: true,
-          pageSizeOptions: [20, 50, 100],
-          showTotal: (n) => t('integration.total', { total: n }),
-          onChange: (pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize }),
-        }}
+        pagination={{ ...pagination, size: 'small' }}
       />
     </Flex>
   );

@@ -1,5 +1,5 @@
-import { ReloadOutlined, SendOutlined } from '@ant-design/icons';
-import { App, Badge, Button, Descriptions, Drawer, Flex, Grid, Select, Skeleton, Table, Tag, Tooltip, Typography } from 'antd';
+import { SendOutlined } from '@ant-design/icons';
+import { App, Button, Descriptions, Drawer, Flex, Grid, Select, Skeleton, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useState, type HTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +8,7 @@ import { WEBHOOK_DELIVERY_STATES, WEBHOOK_EVENT, type WebhookDeliveryState } fro
 import { useDeliveries, useDelivery, useKeys, useResendDelivery } from '../api/integration';
 import { DELIVERY_STATE_COLOR, JOB_STATE_COLOR, formatSeconds, shortId } from '../utils/format';
 import { CodeBlock } from './code-block';
+import { LiveRefresh, usePagination } from './live-list';
 
 const prettyJson = (text: string) => {
   try {
@@ -26,6 +27,7 @@ export function WebhooksPanel({ live }: { live: boolean }) {
   const keys = useKeys({ pageNo: 1, pageSize: 100 });
   const polling = live && page.pageNo === 1;
   const list = useDeliveries({ ...page, ...filters }, polling);
+  const pagination = usePagination(page, setPage, list.data?.total ?? 0);
 
   const columns: TableProps<WebhookDeliveryItem>['columns'] = [
     { key: 'createdAt', dataIndex: 'createdAt', title: t('integration.webhooks.createdAt'), width: 170, render: (v: string) => formatSeconds(v) },
@@ -105,12 +107,7 @@ export function WebhooksPanel({ live }: { live: boolean }) {
           style={{ width: 140 }}
           aria-label={t('integration.filter.state')}
         />
-        <Flex gap={8} align="center" style={{ marginInlineStart: 'auto' }}>
-          <Badge status={polling ? 'processing' : 'default'} text={t(polling ? 'integration.log.live' : 'integration.log.paused')} />
-          <Tooltip title={t('integration.refresh')}>
-            <Button icon={<ReloadOutlined />} aria-label={t('integration.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
-          </Tooltip>
-        </Flex>
+        <LiveRefresh live={polling} refreshing={list.isFetching && !list.isPending} onRefresh={() => void list.refetch()} />
       </Flex>
       <Table<WebhookDeliveryItem>
         rowKey="id"
@@ -120,15 +117,7 @@ export function WebhooksPanel({ live }: { live: boolean }) {
         scroll={{ x: 1050 }}
         onRow={(r) => ({ 'data-delivery-id': r.id, 'data-job-id': r.jobId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>}
         locale={{ emptyText: t('integration.webhooks.empty') }}
-        pagination={{
-          current: page.pageNo,
-          pageSize: page.pageSize,
-          total: list.data?.total ?? 0,
-          showSizeChanger: true,
-          pageSizeOptions: [10, 20, 50, 100],
-          showTotal: (n) => t('integration.total', { total: n }),
-          onChange: (pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize }),
-        }}
+        pagination={pagination}
       />
       <DeliveryDrawer id={open} onClose={() => setOpen(null)} />
     </Flex>

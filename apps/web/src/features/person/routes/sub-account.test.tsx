@@ -6,7 +6,7 @@ import { http, resetPayloadCipher } from '@/lib/request';
 import { useSession } from '@/lib/session';
 import { customer } from '@/lib/testing/fixtures';
 import { envelope, fakeServer } from '@/lib/testing/fake-server';
-import { renderPage } from '../testing/render';
+import { renderPage } from '@/lib/testing/render-page';
 import SubAccountPage from './sub-account';
 
 const API = '/apiAdmin';
