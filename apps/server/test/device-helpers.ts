@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { LiveEvent } from '@cpc/contracts';
 import type { Harness } from './harness.ts';
 import { registerCustomer } from './harness.ts';
+import { hashPassword } from '../src/lib/password.ts';
 import { bindInDb, registerInDb } from '../../device-sim/src/register-db.ts';
 import type { DeviceSpec } from '../../device-sim/src/specs.ts';
 
@@ -91,4 +93,19 @@ export async function openEvents(h: Harness, baseUrl: string, token: string): Pr
     waitFor: (what, pred) => waitUntil(what, () => events.find(pred)),
     close: () => ac.abort(),
   };
+}
+
+/** A sub-account of a tenant holding exactly these permissions (through a role of its own); its token. */
+export async function subAccountWith(h: Harness, tenantId: number, permissions: string[]): Promise<string> {
+  const username = `sub_${randomUUID().slice(0, 8)}`;
+  const user = await h.db
+    .insertInto('users')
+    .values({ tenant_id: tenantId, username, mobile: null, password_hash: await hashPassword('Passw0rd99'), is_super: 2 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (permissions.length) {
+    const role = await h.db.insertInto('roles').values({ tenant_id: tenantId, code: username, name: username, permissions }).returning('id').executeTakeFirstOrThrow();
+    await h.db.insertInto('user_roles').values({ tenant_id: tenantId, user_id: user.id, role_id: role.id }).execute();
+  }
+  return (await h.login(username, 'Passw0rd99')).token;
 }

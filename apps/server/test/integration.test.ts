@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '@cpc/contracts';
 import type { AppKeyView, AppKeyWithSecret, PrintJobItem, RequestLogItem } from '@cpc/contracts/integration';
-import { hashPassword } from '../src/lib/password.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 import { createKey, nextOrigin, openCall } from './open-helpers.ts';
 
 /**
@@ -31,19 +29,8 @@ afterAll(() => h.close());
 const post = (url: string, token: string | undefined, payload?: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, ...(payload !== undefined ? { payload: payload as object } : {}) });
 const get = (url: string, token: string | undefined) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
 
-async function subAccount(permissions: string[]): Promise<string> {
-  const username = `sub_${randomUUID().slice(0, 8)}`;
-  const user = await h.db
-    .insertInto('users')
-    .values({ tenant_id: A.tenantId, username, mobile: null, password_hash: await hashPassword('Passw0rd99'), is_super: 2 })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (permissions.length) {
-    const role = await h.db.insertInto('roles').values({ tenant_id: A.tenantId, code: username, name: username, permissions }).returning('id').executeTakeFirstOrThrow();
-    await h.db.insertInto('user_roles').values({ tenant_id: A.tenantId, user_id: user.id, role_id: role.id }).execute();
-  }
-  return (await h.login(username, 'Passw0rd99')).token;
-}
+/** A sub-account of tenant A holding exactly these permissions. */
+const subAccount = (permissions: string[]) => subAccountWith(h, A.tenantId, permissions);
 
 describe('app keys', () => {
   it('shows the secret once: in the creation answer, never in the list', async () => {

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { TaskState } from '@cpc/contracts';
-import { hashPassword } from '../src/lib/password.ts';
 import { TaskService } from '../src/modules/task/service.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, taskRow, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, subAccountWith, taskRow, type Customer } from './device-helpers.ts';
 
 /** The task API (DESIGN §6): validation, permissions, tenants, batches, cancel, and the guarded state machine. */
 let h: Harness;
@@ -27,19 +26,7 @@ const post = (url: string, token: string | undefined, payload?: Record<string, u
 const get = (url: string, token: string | undefined) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
 
 /** A sub-account of tenant A holding exactly these permissions. */
-async function subAccount(permissions: string[]): Promise<string> {
-  const username = `sub_${randomUUID().slice(0, 8)}`;
-  const user = await h.db
-    .insertInto('users')
-    .values({ tenant_id: A.tenantId, username, mobile: null, password_hash: await hashPassword('Passw0rd99'), is_super: 2 })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  if (permissions.length) {
-    const role = await h.db.insertInto('roles').values({ tenant_id: A.tenantId, code: username, name: username, permissions }).returning('id').executeTakeFirstOrThrow();
-    await h.db.insertInto('user_roles').values({ tenant_id: A.tenantId, user_id: user.id, role_id: role.id }).execute();
-  }
-  return (await h.login(username, 'Passw0rd99')).token;
-}
+const subAccount = (permissions: string[]) => subAccountWith(h, A.tenantId, permissions);
 
 describe('bad input answers 400 naming the field', () => {
   const cases: Array<[string, () => ReturnType<typeof post>, string]> = [
