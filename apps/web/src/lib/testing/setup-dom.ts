@@ -1,3 +1,5 @@
+import { afterAll } from 'vitest';
+
 /**
  * Browser APIs antd relies on that jsdom does not implement. Inert stand-ins: tests that care about
  * layout or media queries set their own.
@@ -20,3 +22,11 @@ if (typeof window !== 'undefined') {
     disconnect(): void {}
   };
 }
+
+/**
+ * React may still have work queued when a file's last test ends (an antd animation's timer setting state after
+ * its unmount); run it while jsdom's window still exists, instead of letting it fail after the teardown.
+ */
+afterAll(async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+});
