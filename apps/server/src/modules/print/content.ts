@@ -4,7 +4,7 @@ import type { ObjectStorage } from '../../lib/storage.ts';
 import { AppError } from '../../plugins/errors.ts';
 import { barcodeModuleWidth, encodeEscPos, type RasterImage } from './escpos.ts';
 import { fetchImage, ImageError, rasterize, type ImageLimits } from './images.ts';
-import { renderLines } from './render.ts';
+import { renderLines } from '@cpc/contracts/print-render';
 
 export interface PaperOf {
   kind: 'printer' | 'android-terminal';

@@ -5,7 +5,7 @@ import { renderEscPos } from '../../../../device-sim/src/escpos.ts';
 import { encodeEscPos, type RasterImage } from './escpos.ts';
 import { encodeGb18030 } from './gb18030.ts';
 import { rasterize } from './images.ts';
-import { renderLines } from './render.ts';
+import { renderLines } from '@cpc/contracts/print-render';
 
 const parse = (content: string): MarkupBlock[] => {
   const r = parseMarkup(content);

@@ -1,13 +1,15 @@
-import { charColumns, type Align, type MarkupBlock, type TextRun } from '@cpc/contracts/print-markup';
+import { charColumns, type Align, type MarkupBlock, type TextRun } from './print-markup.ts';
 
 /** Image sizes (dots) by source, known once the images were fetched and scaled. */
 export type ImageSizes = ReadonlyMap<string, { width: number; height: number }>;
 
 /**
- * What a printer prints, as text lines (docs/open-api.md, "Preview"): the console's preview, and what the
- * simulator reads back from the ESC/POS bytes. A line wraps when the next character does not fit (large text
- * takes twice the columns); centred and right-aligned lines are padded with spaces; trailing spaces are cut.
- * QR codes, barcodes, images and cuts are one bracketed line each.
+ * What a printer prints, as text lines (docs/open-api.md, "Preview"): the console's preview, what the
+ * simulator reads back from the ESC/POS bytes, and what the simulator lays out for a terminal (which gets the
+ * markup itself and knows no image sizes: its images are `[IMAGE]`). Pure string work, shared by both sides.
+ * A line wraps when the next character does not fit (large text takes twice the columns); centred and
+ * right-aligned lines are padded with spaces; trailing spaces are cut. QR codes, barcodes, images and cuts are
+ * one bracketed line each.
  */
 export function renderLines(blocks: MarkupBlock[], columns: number, images: ImageSizes = new Map()): string[] {
   const lines: string[] = [];
