@@ -7,6 +7,7 @@ import * as m0003 from './migrations/0003-devices.ts';
 import * as m0004 from './migrations/0004-gateway.ts';
 import * as m0005 from './migrations/0005-device-api.ts';
 import * as m0006 from './migrations/0006-printing.ts';
+import * as m0007 from './migrations/0007-printing-2.ts';
 
 export type Db = Kysely<Database>;
 
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0004-gateway': m0004,
   '0005-device-api': m0005,
   '0006-printing': m0006,
+  '0007-printing-2': m0007,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -274,6 +274,8 @@ export interface AppKeysTable {
 }
 export interface OpenNoncesTable {
   app_key_id: number;
+  /** Calls per second (0007-printing-2); null follows OPEN_RATE_LIMIT. */
+  rate_limit: number | null;
   nonce: string;
   expires_at: Timestamp;
 }
@@ -325,6 +327,8 @@ export interface PrintJobsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   sent_at: Timestamp | null;
+  /** Deliveries an online printer left unacknowledged (0007-printing-2); max_attempts bounds these. */
+  ack_timeouts: Generated<number>;
   delivered_at: Timestamp | null;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
