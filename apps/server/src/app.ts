@@ -45,6 +45,7 @@ import { integrationRoutes } from './modules/integration/routes.ts';
 import { OpenAuth } from './modules/open-api/auth.ts';
 import { RequestLog } from './modules/open-api/request-log.ts';
 import { openApiRoutes } from './modules/open-api/routes.ts';
+import { withOpenErrorResponses } from './modules/open-api/docs.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
@@ -105,6 +106,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       security: [{ appId: [], timestamp: [], nonce: [], signature: [] }],
     },
     transform: (t) => (isOpen(t.url) ? jsonSchemaTransform(t) : { schema: { hide: true }, url: t.url }),
+    transformObject: (o) => ('openapiObject' in o ? withOpenErrorResponses(o.openapiObject) : o.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
   // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
@@ -143,7 +145,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceRoutes, { db });
       await api.register(deviceModelRoutes, { db });
       await api.register(dashboardRoutes, { db });
-      await api.register(integrationRoutes, { integration: new IntegrationService(db), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
+      await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
       api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
         ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
       );

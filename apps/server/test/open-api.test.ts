@@ -54,7 +54,19 @@ describe('the signature', () => {
     ['a wrong secret', () => openCall(h, key, { url: '/devices', secret: 'not-the-secret' }), 'bad_signature'],
     ['a timestamp 11 minutes old', () => openCall(h, key, { url: '/devices', timestamp: now() - 660 }), 'stale_timestamp'],
     ['a timestamp 11 minutes ahead', () => openCall(h, key, { url: '/devices', timestamp: now() + 660 }), 'stale_timestamp'],
-    ['a tampered body', () => openCall(h, key, { url: '/print', body: { deviceSn: a0, content: 'Pay 1000', originId: 'tamper-1' }, signedBody: JSON.stringify({ deviceSn: a0, content: 'Pay 1', originId: 'tamper-1' }) }), 'bad_signature'],
+    ['a tampered body (its content hash sent)', () => openCall(h, key, { url: '/print', body: { deviceSn: a0, content: 'Pay 1000', originId: 'tamper-1' }, signedBody: JSON.stringify({ deviceSn: a0, content: 'Pay 1', originId: 'tamper-1' }) }), 'body_mismatch'],
+    [
+      'a tampered body (no content hash sent)',
+      () =>
+        openCall(h, key, {
+          url: '/print',
+          body: { deviceSn: a0, content: 'Pay 1000', originId: 'tamper-2' },
+          signedBody: JSON.stringify({ deviceSn: a0, content: 'Pay 1', originId: 'tamper-2' }),
+          headers: { 'x-cpc-content-sha256': '' },
+        }),
+      'bad_signature',
+    ],
+    ['a content hash that is not 64 hex digits', () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-content-sha256': 'abc' } }), 'malformed_header'],
     ['a tampered query', () => h.call({ method: 'GET', url: '/open/v1/print?pageSize=6', headers: signOpenRequest({ ...signer(), method: 'GET', url: '/open/v1/print?pageSize=5' }) }), 'bad_signature'],
     ['another path than signed', () => h.call({ method: 'GET', url: `/open/v1/devices/${a1}/status`, headers: signOpenRequest({ ...signer(), method: 'GET', url: `/open/v1/devices/${a0}/status` }) }), 'bad_signature'],
     ['another method than signed', () => h.call({ method: 'POST', url: `/open/v1/devices/${a0}/clear`, headers: signOpenRequest({ ...signer(), method: 'GET', url: `/open/v1/devices/${a0}/clear` }) }), 'bad_signature'],
@@ -65,6 +77,44 @@ describe('the signature', () => {
     expect(res.statusCode).toBe(401);
     expect(res.body_.code).toBe(401);
     expect(res.body_.data.reason).toBe(reason);
+  });
+
+  it('tells each refusal of a submit by its own code: wrong secret, tampered body, stale timestamp, reused nonce', async () => {
+    const body = () => ({ deviceSn: a0, content: 'Pay 10', originId: nextOrigin() });
+    const nonce = `reuse${Date.now()}`;
+    expect((await openCall(h, key, { url: '/print', body: body(), nonce })).statusCode).toBe(200);
+    const cases: Array<[string, () => ReturnType<typeof openCall>]> = [
+      ['bad_signature', () => openCall(h, key, { url: '/print', body: body(), secret: 'the-wrong-secret' })],
+      ['body_mismatch', () => openCall(h, key, { url: '/print', body: { ...body(), content: 'Pay 1000' }, signedBody: JSON.stringify(body()) })],
+      ['stale_timestamp', () => openCall(h, key, { url: '/print', body: body(), timestamp: now() - 601 })],
+      ['nonce_reused', () => openCall(h, key, { url: '/print', body: body(), nonce })],
+    ];
+    for (const [reason, call] of cases) {
+      const res = await call();
+      expect(res.statusCode, reason).toBe(401);
+      expect(res.body_.data.reason, reason).toBe(reason);
+    }
+    // none of them made a job: the one accepted submit is the key's only job with this content
+    expect((await h.db.selectFrom('print_jobs').select('id').where('content', '=', 'Pay 1000').execute()).length).toBe(0);
+  });
+
+  it('refuses an unsigned or unknown-key call with 401 before reading its body (not JSON, or too large)', async () => {
+    const cases: Array<[string, () => ReturnType<typeof openCall>, string]> = [
+      ['unsigned, not JSON', () => h.call({ method: 'POST', url: '/open/v1/print', payload: '{"deviceSn":', headers: { 'content-type': 'application/json' } }), 'missing_headers'],
+      ['unsigned, 300 KB', () => h.call({ method: 'POST', url: '/open/v1/print', payload: 'x'.repeat(300_000), headers: { 'content-type': 'application/json' } }), 'missing_headers'],
+      ['a malformed nonce, 300 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000), nonce: 'bad nonce!' }), 'malformed_header'],
+      ['an unknown key, not JSON', () => openCall(h, { appId: 'ak0000000000000001', secret: 'x' }, { url: '/print', body: '{"deviceSn":' }), 'unknown_app'],
+      ['an unknown key, 300 KB', () => openCall(h, { appId: 'ak0000000000000001', secret: 'x' }, { url: '/print', body: 'x'.repeat(300_000) }), 'unknown_app'],
+      ['a wrong secret, not JSON', () => openCall(h, key, { url: '/print', body: '{"deviceSn":', secret: 'wrong' }), 'bad_signature'],
+    ];
+    for (const [name, call, reason] of cases) {
+      const res = await call();
+      expect(res.statusCode, name).toBe(401);
+      expect(res.body_?.data?.reason, name).toBe(reason);
+    }
+    // a correctly signed call with such a body is told what is wrong with it
+    const notJson = await openCall(h, key, { url: '/print', body: '{"deviceSn":' });
+    expect([notJson.statusCode, notJson.body_.msg]).toEqual([400, 'body: not valid JSON']);
   });
 
   it('names the missing headers', async () => {
@@ -151,6 +201,38 @@ describe('the signature', () => {
     const consoleDoc = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });
     expect(Object.keys(JSON.parse(consoleDoc.body).paths).some((p) => p.startsWith('/open/'))).toBe(false);
   });
+
+  it('lists the error answers of every call in its document: envelopes, reason codes, Retry-After', async () => {
+    const doc = JSON.parse((await h.call({ method: 'GET', url: '/open/v1/docs/json' })).body);
+    const ops = Object.values(doc.paths as Record<string, Record<string, { responses: Record<string, any>; parameters?: Array<{ name: string }> }>>).flatMap((p) => Object.values(p));
+    expect(ops.length).toBeGreaterThanOrEqual(7);
+    for (const op of ops) {
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '429']));
+      expect(op.responses['429'].headers['Retry-After'].schema).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(op.parameters?.map((p) => p.name)).toContain('X-CPC-Content-Sha256');
+    }
+    const schema = (code: number) => {
+      const ref: string = ops[0].responses[String(code)].content['application/json'].schema.$ref;
+      return doc.components.schemas[ref.split('/').pop()!];
+    };
+    expect(schema(401).properties.code.enum).toEqual([401]);
+    expect(schema(401).properties.data.properties.reason.enum).toEqual([
+      'missing_headers',
+      'malformed_header',
+      'unknown_app',
+      'app_disabled',
+      'ip_not_allowed',
+      'stale_timestamp',
+      'body_mismatch',
+      'bad_signature',
+      'nonce_reused',
+    ]);
+    expect(schema(429).properties.data.properties.reason.enum).toEqual(['rate_limited']);
+    expect(schema(429).properties.data.required).toEqual(expect.arrayContaining(['limit', 'retryAfterS']));
+    expect(schema(400).properties.data.properties.reason.enum).toEqual(['not_cancelable']);
+    expect(schema(400).properties.data.properties.markup.properties.reason.enum).toContain('unknown_tag');
+    expect(schema(404).properties.code.enum).toEqual([404]);
+  });
 });
 
 describe('docs/open-api.md', () => {
@@ -208,9 +290,43 @@ describe('a server with strict settings', () => {
     expect(results.filter((x) => x.statusCode === 200).length).toBeGreaterThanOrEqual(RATE);
     for (const x of limited) {
       expect(x.headers['retry-after']).toBe('1');
-      expect(x.body_).toMatchObject({ code: 429, data: { reason: 'rate_limited', limit: RATE } });
+      expect(x.body_).toMatchObject({ code: 429, data: { reason: 'rate_limited', limit: RATE, retryAfterS: 1 } });
     }
     expect((await openCall(r, other, { url: '/devices' })).statusCode).toBe(200);
+  });
+
+  it("holds a key to its own limit, set in the console, and answers 429 with the seconds until its window frees", async () => {
+    const c = await customer(r);
+    const k = await createKey(r, c.token, { rateLimit: 2 });
+    expect(k).toMatchObject({ rateLimit: 2, effectiveRateLimit: 2 });
+    const other = await createKey(r, c.token);
+    expect(other).toMatchObject({ rateLimit: null, effectiveRateLimit: RATE });
+    // at the start of a second, so that the burst falls in one window
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+    const results = await Promise.all(Array.from({ length: 5 }, () => openCall(r, k, { url: '/devices?pageSize=1' })));
+    expect(results.filter((x) => x.statusCode === 200)).toHaveLength(2);
+    const limited = results.filter((x) => x.statusCode === 429);
+    expect(limited).toHaveLength(3);
+    for (const x of limited) {
+      expect(Number(x.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(x.body_).toMatchObject({ code: 429, data: { reason: 'rate_limited', limit: 2, retryAfterS: Number(x.headers['retry-after']) } });
+    }
+    // the other key of the account follows the server's default
+    const others = await Promise.all(Array.from({ length: RATE }, () => openCall(r, other, { url: '/devices?pageSize=1' })));
+    expect(others.every((x) => x.statusCode === 200)).toBe(true);
+    // raised in the console, the limit holds from the next call on; null follows the default again
+    const raised = await r.call({ method: 'POST', url: '/apiAdmin/integration/key/update', token: c.token, payload: { id: k.id, rateLimit: 1000 } });
+    expect(raised.body_.data).toMatchObject({ rateLimit: 1000, effectiveRateLimit: 1000 });
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+    const after = await Promise.all(Array.from({ length: 5 }, () => openCall(r, k, { url: '/devices?pageSize=1' })));
+    expect(after.every((x) => x.statusCode === 200)).toBe(true);
+    const reset = await r.call({ method: 'POST', url: '/apiAdmin/integration/key/update', token: c.token, payload: { id: k.id, rateLimit: null } });
+    expect(reset.body_.data).toMatchObject({ rateLimit: null, effectiveRateLimit: RATE });
+    for (const bad of [0, 100_001, 2.5, '10']) {
+      const res = await r.call({ method: 'POST', url: '/apiAdmin/integration/key/update', token: c.token, payload: { id: k.id, rateLimit: bad } });
+      expect(res.statusCode, String(bad)).toBe(400);
+      expect(res.body_.data.fields[0].field, String(bad)).toBe('rateLimit');
+    }
   });
 });
 
@@ -445,14 +561,39 @@ describe('jobs and devices', () => {
     const again = await openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' });
     expect(again.statusCode).toBe(400);
     expect(again.body_.msg).toContain('already canceled');
+    expect(again.body_.data).toMatchObject({ reason: 'not_cancelable', state: 'canceled' });
   });
 
   it('refuses to cancel a job already on its way to the printer', async () => {
     const job = (await submit({})).body_.data;
-    await h.db.updateTable('print_jobs').set({ state: 'delivered' }).where('id', '=', job.id).execute();
+    await h.db.updateTable('print_jobs').set({ state: 'delivered', attempts: 1 }).where('id', '=', job.id).execute();
     const res = await openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' });
     expect(res.statusCode).toBe(400);
-    expect(res.body_.data).toMatchObject({ state: 'delivered', fields: [{ field: 'id' }] });
+    expect(res.body_.data).toMatchObject({ reason: 'not_cancelable', state: 'delivered', fields: [{ field: 'id' }] });
+  });
+
+  it('refuses to cancel a job in timeout, or queued again after a delivery: it may have reached the printer', async () => {
+    // sent once, no acknowledgement: the message may have arrived, so the job runs to its end
+    for (const [state, attempts] of [
+      ['timeout', 1],
+      ['queued', 2],
+    ] as const) {
+      const job = (await submit({})).body_.data;
+      await h.db.updateTable('print_jobs').set({ state, attempts, sent_at: new Date() }).where('id', '=', job.id).execute();
+      const res = await openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' });
+      expect(res.statusCode, state).toBe(400);
+      expect(res.body_.code, state).toBe(400);
+      expect(res.body_.data, state).toMatchObject({ reason: 'not_cancelable', state, attempts });
+      expect(res.body_.msg, state).toContain(`the job is ${state} but was already sent to the printer`);
+      expect((await printRow(h, job.id)).state, state).toBe(state);
+      // nor does clearing the device's queue take it
+      const cleared = await openCall(h, key, { url: `/devices/${a0}/clear`, method: 'POST' });
+      expect(cleared.body_.data.jobIds, state).not.toContain(job.id);
+      expect((await printRow(h, job.id)).state, state).toBe(state);
+      const fromConsole = await h.call({ method: 'POST', url: `/apiAdmin/integration/job/${job.id}/cancel`, token: A.token });
+      expect(fromConsole.statusCode, state).toBe(400);
+      expect(fromConsole.body_.data, state).toMatchObject({ reason: 'not_cancelable', state });
+    }
   });
 
   it('lets exactly one of many concurrent cancels of a job succeed', async () => {

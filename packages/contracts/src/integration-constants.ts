@@ -13,10 +13,15 @@ export type PrintJobState = (typeof PRINT_JOB_STATES)[number];
 export const OPEN_PRINT_JOB_STATES = ['queued', 'sent', 'delivered', 'printing', 'timeout'] as const satisfies readonly PrintJobState[];
 export const FINAL_PRINT_JOB_STATES = ['printed', 'failed', 'expired', 'canceled'] as const satisfies readonly PrintJobState[];
 /**
- * States in which a cancel succeeds: the job is not on its way to the printer. Once sent (or taken by the
- * printer) it runs to its end; a cancel then answers 400 naming the state.
+ * The state in which a cancel can succeed: `queued`, and only while the job was never sent (`attempts` 0). A job
+ * that was ever published may have reached the printer — an unacknowledged delivery (`timeout`, or a job back in
+ * `queued` after its printer dropped off the line) proves nothing — so it runs to its end, and a cancel answered
+ * 200 guarantees the job never prints. A refused cancel answers 400 with `data.reason: CANCEL_REFUSED_REASON`.
  */
-export const CANCELABLE_PRINT_JOB_STATES = ['queued', 'timeout'] as const satisfies readonly PrintJobState[];
+export const CANCELABLE_PRINT_JOB_STATES = ['queued'] as const satisfies readonly PrintJobState[];
+export const isCancelablePrintJob = (j: { state: PrintJobState; attempts: number }): boolean => j.state === 'queued' && j.attempts === 0;
+/** `data.reason` of a refused cancel (HTTP 400: the catalogue of SPEC §8 has no 409), beside `data.state`. */
+export const CANCEL_REFUSED_REASON = 'not_cancelable';
 
 /** Copies of one job, and how long it waits for an offline printer (default and bounds of `expireInSec`). */
 export const PRINT_COPIES_MAX = 10;
@@ -39,22 +44,31 @@ export type OpenDeviceState = (typeof OPEN_DEVICE_STATES)[number];
 // The open API's signature (docs/open-api.md)
 
 export const OPEN_API_PREFIX = '/open/v1';
-/** Request headers of a signed call (lower case, as Node sees them; HTTP header names are case-insensitive). */
+/**
+ * Request headers of a signed call (lower case, as Node sees them; HTTP header names are case-insensitive). The
+ * first four are required; `contentSha256` is optional: the hex SHA-256 of the body sent, which the server
+ * compares with the body it received before the signature (a body changed in transit answers `body_mismatch`,
+ * a wrong secret `bad_signature`).
+ */
 export const OPEN_HEADERS = {
   appId: 'x-cpc-app-id',
   timestamp: 'x-cpc-timestamp',
   nonce: 'x-cpc-nonce',
   signature: 'x-cpc-signature',
+  contentSha256: 'x-cpc-content-sha256',
 } as const;
+/** The headers every signed call must carry. */
+export const OPEN_REQUIRED_HEADERS = [OPEN_HEADERS.appId, OPEN_HEADERS.timestamp, OPEN_HEADERS.nonce, OPEN_HEADERS.signature] as const;
 /** Seconds a request's timestamp may differ from the server's clock (either way). */
 export const OPEN_CLOCK_WINDOW_S = 600;
 /** A nonce: 8-64 letters, digits, `_` or `-`; never reused by the same app id within the clock window. */
 export const NONCE_RULE = /^[A-Za-z0-9_-]{8,64}$/;
 
 /**
- * `data.reason` of a refused call. Every one but `rate_limited` (HTTP 429, with `Retry-After`) answers HTTP 401.
- * `malformed_header`: a header is present but not in its format (timestamp not Unix seconds, nonce or signature
- * not matching its rule).
+ * `data.reason` of a refused call, in the order the checks run. Every one but `rate_limited` (HTTP 429, with
+ * `Retry-After`) answers HTTP 401. `malformed_header`: a header is present but not in its format (timestamp not
+ * Unix seconds, nonce, signature or content hash not matching its rule). `body_mismatch`: the body received is
+ * not the one whose SHA-256 the `X-CPC-Content-Sha256` header gives (changed in transit).
  */
 export const OPEN_AUTH_REASONS = [
   'missing_headers',
@@ -63,11 +77,17 @@ export const OPEN_AUTH_REASONS = [
   'app_disabled',
   'ip_not_allowed',
   'stale_timestamp',
+  'body_mismatch',
   'bad_signature',
   'nonce_reused',
 ] as const;
 export type OpenAuthReason = (typeof OPEN_AUTH_REASONS)[number];
 export const RATE_LIMITED_REASON = 'rate_limited';
+/** A key's calls are counted in windows of this many seconds; `Retry-After` is the time until the window ends. */
+export const OPEN_RATE_WINDOW_S = 1;
+/** Bounds of a key's own rate limit (calls per window); a key without one follows the server's OPEN_RATE_LIMIT. */
+export const APP_KEY_RATE_LIMIT_MIN = 1;
+export const APP_KEY_RATE_LIMIT_MAX = 100_000;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Webhooks

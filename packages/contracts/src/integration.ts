@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { isTimeZone, DEFAULT_TIME_ZONE } from './device-constants.ts';
 import {
   APP_KEY_NAME_MAX,
+  APP_KEY_RATE_LIMIT_MAX,
+  APP_KEY_RATE_LIMIT_MIN,
   APP_KEY_STATES,
   IP_ALLOW_MAX,
   ORIGIN_ID_RULE,
@@ -33,7 +35,7 @@ import { printJobState } from './open-api.ts';
  * | GET /integration/key/:id/usage | integration:manage | usageQuery | UsageView (calls, errors, jobs per day) |
  * | GET /integration/job/list | print:view | printJobListQuery | { list: PrintJobItem[], total } (newest first) |
  * | GET /integration/job/:id | print:view | – | PrintJobDetail (content, rendered preview lines) |
- * | POST /integration/job/:id/cancel | integration:manage | – | PrintJobItem; 400 once the job is on its way to the printer |
+ * | POST /integration/job/:id/cancel | integration:manage | – | PrintJobItem; 400 (`data.reason: "not_cancelable"`) once the job was ever sent to the printer |
  * | POST /integration/testPrint | integration:manage | testPrintBody | PrintJobItem — sent through the open API itself, signed with the key |
  * | POST /integration/markup/preview | print:view | markupPreviewBody | MarkupPreview; 400 naming the tag and position |
  * | GET /integration/webhook/list | integration:manage | webhookListQuery | { list: WebhookDeliveryItem[], total } (newest first) |
@@ -77,20 +79,32 @@ const ipListField = z
   .max(IP_ALLOW_MAX, `at most ${IP_ALLOW_MAX} entries`)
   .refine((a) => new Set(a).size === a.length, 'must not repeat an entry');
 
+/** Calls per second of the key; null follows the server's default (OPEN_RATE_LIMIT). */
+const rateLimitField = z
+  .number()
+  .int('must be a whole number')
+  .min(APP_KEY_RATE_LIMIT_MIN, `must be ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} calls per second`)
+  .max(APP_KEY_RATE_LIMIT_MAX, `must be ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} calls per second`)
+  .nullable();
+
 export const appKeyCreateBody = z
   .object({
     name: nameField,
     callbackUrl: callbackField.default(''),
     /** Empty: calls from any address. Otherwise only from these addresses and blocks. */
     ipAllowList: ipListField.default([]),
+    rateLimit: rateLimitField.default(null),
   })
   .strict();
 export type AppKeyCreateBody = z.input<typeof appKeyCreateBody>;
 
 export const appKeyUpdateBody = z
-  .object({ id, name: nameField.optional(), callbackUrl: callbackField.optional(), ipAllowList: ipListField.optional() })
+  .object({ id, name: nameField.optional(), callbackUrl: callbackField.optional(), ipAllowList: ipListField.optional(), rateLimit: rateLimitField.optional() })
   .strict()
-  .refine((b) => b.name !== undefined || b.callbackUrl !== undefined || b.ipAllowList !== undefined, { path: ['name'], message: 'give a name, a callback URL or an IP allow-list' });
+  .refine((b) => b.name !== undefined || b.callbackUrl !== undefined || b.ipAllowList !== undefined || b.rateLimit !== undefined, {
+    path: ['name'],
+    message: 'give a name, a callback URL, an IP allow-list or a rate limit',
+  });
 export type AppKeyUpdateBody = z.input<typeof appKeyUpdateBody>;
 
 export const appKeyStateBody = z.object({ id, state: appKeyState }).strict();
@@ -109,6 +123,10 @@ export const appKeyView = z.object({
   state: appKeyState,
   callbackUrl: z.string(),
   ipAllowList: z.array(z.string()),
+  /** The key's own limit of calls per second; null follows the server's default. */
+  rateLimit: z.number().int().nullable(),
+  /** The limit the key's calls are held to: its own, or the server's default. */
+  effectiveRateLimit: z.number().int(),
   /** The last 4 characters of the secret, to tell keys apart (`…x7Qa`). */
   secretHint: z.string(),
   createdAt: z.string(),

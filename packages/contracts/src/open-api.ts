@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MSG, PAPER_STATES, SN_RULE } from './device-constants.ts';
 import {
+  CANCEL_REFUSED_REASON,
   DEVICE_FAULTS,
   OPEN_AUTH_REASONS,
   OPEN_DEVICE_STATES,
@@ -10,24 +11,27 @@ import {
   PRINT_EXPIRE_MAX_S,
   PRINT_EXPIRE_MIN_S,
   PRINT_JOB_STATES,
+  RATE_LIMITED_REASON,
   WEBHOOK_EVENT,
 } from './integration-constants.ts';
+import { MARKUP_ERROR_REASONS } from './print-markup.ts';
 
 /**
  * The open API (DESIGN §6, docs/open-api.md): what a customer's own software calls to print on the customer's
  * printers. Paths are under `/open/v1` (not `/apiAdmin`); every answer is the `{ code, msg, data }` envelope,
  * `code` equal to the HTTP status. Every call but the document is signed with an app key (headers
- * `X-CPC-App-Id`, `X-CPC-Timestamp`, `X-CPC-Nonce`, `X-CPC-Signature`; see `stringToSign` below); a refused
- * signature answers 401 with `data.reason` (OPEN_AUTH_REASONS), too many calls 429 with `Retry-After` and
- * `data.reason: "rate_limited"`. A key reaches only the devices of its own account: another account's serial
- * number answers 404, exactly like one that does not exist.
+ * `X-CPC-App-Id`, `X-CPC-Timestamp`, `X-CPC-Nonce`, `X-CPC-Signature`, and optionally `X-CPC-Content-Sha256`;
+ * see `stringToSign` below); a refused signature answers 401 with `data.reason` (OPEN_AUTH_REASONS), too many
+ * calls 429 with `Retry-After` and `data.reason: "rate_limited"` (OPEN_ERROR_RESPONSES below). A key reaches
+ * only the devices of its own account: another account's serial number answers 404, exactly like one that does
+ * not exist.
  *
  * | call | request | data |
  * |---|---|---|
  * | POST /open/v1/print | openPrintBody | OpenPrintSubmitted — the FIRST job of that `originId` when the key used it before (200, `duplicate: true`) |
  * | GET /open/v1/print/{id} | openJobIdParams | OpenPrintJob (only jobs this key submitted) |
  * | GET /open/v1/print | openPrintListQuery | { list: OpenPrintJob[], total } (this key's jobs, newest first) |
- * | POST /open/v1/print/{id}/cancel | openJobIdParams (no body) | OpenPrintJob (state `canceled`); 400 once the job is on its way to the printer |
+ * | POST /open/v1/print/{id}/cancel | openJobIdParams (no body) | OpenPrintJob (state `canceled`); 400 `not_cancelable` once the job was ever sent to the printer |
  * | POST /open/v1/devices/{sn}/clear | openDeviceParams (no body) | OpenClearResult — the device's queued jobs of this account canceled |
  * | GET /open/v1/devices/{sn}/status | openDeviceParams | OpenDeviceStatus |
  * | GET /open/v1/devices | openDevicesQuery | { list: OpenDevice[], total } |
@@ -102,6 +106,32 @@ export const stringToSign = (p: SignatureParts): string =>
 /** `data` of a refused signature (401): the reason, and for missing headers their names. */
 export const openAuthError = z.object({ reason: openAuthReason, missing: z.array(z.string()).optional() });
 export type OpenAuthError = z.infer<typeof openAuthError>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Error answers (the open API's OpenAPI document lists them on every call)
+
+const errorEnvelope = <T extends z.ZodType>(code: number, data: T) => z.object({ code: z.literal(code), msg: z.string(), data });
+
+/** `data` of a 400: the field(s) at fault; refused markup adds `markup`; a refused cancel adds `reason`, `state`, `attempts`. */
+export const openBadRequestData = z.object({
+  fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  markup: z
+    .object({ reason: z.enum(MARKUP_ERROR_REASONS), tag: z.string().nullable(), position: z.number().int(), line: z.number().int(), column: z.number().int(), message: z.string() })
+    .optional(),
+  reason: z.literal(CANCEL_REFUSED_REASON).optional(),
+  state: printJobState.optional(),
+  attempts: z.number().int().optional(),
+});
+/** `data` of a 429: the key's limit per second and the seconds until its window frees (also in `Retry-After`). */
+export const openRateLimitedData = z.object({ reason: z.literal(RATE_LIMITED_REASON), limit: z.number().int(), retryAfterS: z.number().int() });
+
+/** The error answers of every open call, by HTTP status (= `code`). */
+export const OPEN_ERROR_RESPONSES = {
+  400: { description: 'Bad input: `data.fields` names the field; refused markup adds `data.markup`; a refused cancel adds `data.reason: "not_cancelable"` and `data.state`', schema: errorEnvelope(400, openBadRequestData.nullable()) },
+  401: { description: `The signature was refused: \`data.reason\` is one of ${OPEN_AUTH_REASONS.join(', ')}`, schema: errorEnvelope(401, openAuthError) },
+  404: { description: 'No such job of this key, no such device in this account (another account\'s counts as none), or no such call', schema: errorEnvelope(404, z.null()) },
+  429: { description: 'More calls than the key\'s limit in this window: wait `Retry-After` seconds', schema: errorEnvelope(429, openRateLimitedData) },
+} as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Print jobs

@@ -77,7 +77,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
   app.post('/integration/key/create', { config: manage, schema: { tags, summary: 'Create an app key; its secret is in this answer only', body: appKeyCreateBody, response: { 200: envelopeSchema(appKeyWithSecret) } } }, async (req) =>
     ok(await integration.createKey(caller(req), req.body, req.ip)),
   );
-  app.post('/integration/key/update', { config: manage, schema: { tags, summary: 'Rename a key, set its callback URL or IP allow-list', body: appKeyUpdateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
+  app.post('/integration/key/update', { config: manage, schema: { tags, summary: 'Rename a key, set its callback URL, IP allow-list or rate limit', body: appKeyUpdateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
     ok(await integration.updateKey(caller(req), req.body, req.ip)),
   );
   app.post('/integration/key/state', { config: manage, schema: { tags, summary: 'Disable or enable a key', body: appKeyStateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
@@ -109,7 +109,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
   );
   app.post(
     '/integration/job/:id/cancel',
-    { config: manage, schema: { tags, summary: 'Cancel a job not yet on its way to the printer', params: printJobIdParams, response: { 200: envelopeSchema(printJobItem) } } },
+    { config: manage, schema: { tags, summary: 'Cancel a job never sent to the printer; 400 not_cancelable once it was', params: printJobIdParams, response: { 200: envelopeSchema(printJobItem) } } },
     async (req) => {
       const u = caller(req);
       await prints.cancelInTenant(u.tenantId, req.params.id);

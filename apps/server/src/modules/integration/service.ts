@@ -33,19 +33,35 @@ interface KeyRow {
   state: 'active' | 'disabled';
   callback_url: string;
   ip_allow: string[];
+  rate_limit: number | null;
   created_at: Date;
   secret_rotated_at: Date;
   last_used_at: Date | null;
 }
-const KEY_COLS = ['app_keys.id', 'app_keys.app_id', 'app_keys.secret', 'app_keys.name', 'app_keys.state', 'app_keys.callback_url', 'app_keys.ip_allow', 'app_keys.created_at', 'app_keys.secret_rotated_at', 'app_keys.last_used_at'] as const;
+const KEY_COLS = [
+  'app_keys.id',
+  'app_keys.app_id',
+  'app_keys.secret',
+  'app_keys.name',
+  'app_keys.state',
+  'app_keys.callback_url',
+  'app_keys.ip_allow',
+  'app_keys.rate_limit',
+  'app_keys.created_at',
+  'app_keys.secret_rotated_at',
+  'app_keys.last_used_at',
+] as const;
 
-const keyView = (r: KeyRow): AppKeyView => ({
+/** `defaultRateLimit`: the server's OPEN_RATE_LIMIT, which a key without a limit of its own follows. */
+const keyView = (r: KeyRow, defaultRateLimit: number): AppKeyView => ({
   id: r.id,
   appId: r.app_id,
   name: r.name,
   state: r.state,
   callbackUrl: r.callback_url,
   ipAllowList: r.ip_allow,
+  rateLimit: r.rate_limit,
+  effectiveRateLimit: r.rate_limit ?? defaultRateLimit,
   secretHint: `…${r.secret.slice(-4)}`,
   createdAt: iso(r.created_at)!,
   secretRotatedAt: iso(r.secret_rotated_at)!,
@@ -136,7 +152,12 @@ const deliveryItem = (r: DeliveryListRow): WebhookDeliveryItem => ({
  * Everything goes through the caller's tenant scope; another account's ids are not found (404).
  */
 export class IntegrationService {
-  constructor(private db: Db) {}
+  constructor(
+    private db: Db,
+    private opts: { defaultRateLimit: number },
+  ) {}
+
+  private view = (r: KeyRow) => keyView(r, this.opts.defaultRateLimit);
 
   // -------------------------------------------------------------------------------------------------------------
   // App keys
@@ -151,7 +172,7 @@ export class IntegrationService {
       base.select(KEY_COLS).orderBy('app_keys.id', 'desc').limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
       base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
     ]);
-    return { list: rows.map(keyView), total: total.n };
+    return { list: rows.map(this.view), total: total.n };
   }
 
   async key(scope: TenantScope, id: number): Promise<KeyRow> {
@@ -164,29 +185,31 @@ export class IntegrationService {
     const count = await u.scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
     if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
     const row = await u.scope
-      .insertInto('app_keys', { app_id: newAppId(), secret: newSecret(), name: body.name, callback_url: body.callbackUrl, ip_allow: body.ipAllowList, created_by: u.id })
+      .insertInto('app_keys', { app_id: newAppId(), secret: newSecret(), name: body.name, callback_url: body.callbackUrl, ip_allow: body.ipAllowList, rate_limit: body.rateLimit, created_by: u.id })
       .returning([...KEY_COLS])
       .executeTakeFirstOrThrow();
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.create', resource: 'app_key', resourceId: row.id, result: 'ok', details: { appId: row.app_id, name: row.name } });
-    return { ...keyView(row), secret: row.secret };
+    return { ...this.view(row), secret: row.secret };
   }
 
-  async updateKey(u: AuthUser, body: { id: number; name?: string; callbackUrl?: string; ipAllowList?: string[] }, ip: string): Promise<AppKeyView> {
+  /** Changes what is given; `rateLimit: null` makes the key follow the server's default again. */
+  async updateKey(u: AuthUser, body: { id: number; name?: string; callbackUrl?: string; ipAllowList?: string[]; rateLimit?: number | null }, ip: string): Promise<AppKeyView> {
     const set: Record<string, unknown> = {};
     if (body.name !== undefined) set.name = body.name;
     if (body.callbackUrl !== undefined) set.callback_url = body.callbackUrl;
     if (body.ipAllowList !== undefined) set.ip_allow = body.ipAllowList;
+    if (body.rateLimit !== undefined) set.rate_limit = body.rateLimit;
     const row = await u.scope.updateTable('app_keys').set(set).where('app_keys.id', '=', body.id).returning([...KEY_COLS]).executeTakeFirst();
     if (!row) throw notFound('app key');
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.update', resource: 'app_key', resourceId: row.id, result: 'ok', details: { fields: Object.keys(set) } });
-    return keyView(row);
+    return this.view(row);
   }
 
   async setKeyState(u: AuthUser, id: number, state: 'active' | 'disabled', ip: string): Promise<AppKeyView> {
     const row = await u.scope.updateTable('app_keys').set({ state }).where('app_keys.id', '=', id).returning([...KEY_COLS]).executeTakeFirst();
     if (!row) throw notFound('app key');
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: `integration.key.${state === 'active' ? 'enable' : 'disable'}`, resource: 'app_key', resourceId: id, result: 'ok' });
-    return keyView(row);
+    return this.view(row);
   }
 
   /** A new secret; every signature check reads the key's row, so the old secret fails from the next call on. */
@@ -194,7 +217,7 @@ export class IntegrationService {
     const row = await u.scope.updateTable('app_keys').set({ secret: newSecret(), secret_rotated_at: new Date() }).where('app_keys.id', '=', id).returning([...KEY_COLS]).executeTakeFirst();
     if (!row) throw notFound('app key');
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.rotate', resource: 'app_key', resourceId: id, result: 'ok' });
-    return { ...keyView(row), secret: row.secret };
+    return { ...this.view(row), secret: row.secret };
   }
 
   /** Deletes a key: its calls stop at once; its jobs stay (without a key); its log, usage and deliveries go. */

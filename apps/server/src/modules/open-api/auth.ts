@@ -2,10 +2,20 @@ import net from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { NONCE_RULE, OPEN_HEADERS, RATE_LIMITED_REASON, type OpenAuthReason } from '@cpc/contracts/open-api';
+import { NONCE_RULE, OPEN_HEADERS, OPEN_RATE_WINDOW_S, OPEN_REQUIRED_HEADERS, RATE_LIMITED_REASON, type OpenAuthReason } from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
 import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
+
+/** What the header check (before the body is read) found, for the signature check after it. */
+interface HeaderCheck {
+  key: { id: number; secret: string; rateLimit: number | null };
+  timestamp: string;
+  nonce: string;
+  signature: string;
+  /** The X-CPC-Content-Sha256 header (lower case), when sent. */
+  contentSha256: string | undefined;
+}
 
 /** What a signed call carries through its handler and into the request log. */
 export interface OpenContext {
@@ -16,10 +26,15 @@ export interface OpenContext {
   ip: string;
   /** The raw body, for its hash. */
   rawBody: Buffer | undefined;
+  /** A body that is not JSON: answered only after the signature check, so an unsigned call always gets its 401. */
+  bodyError: AppError | null;
   jobId: string | null;
   newJob: boolean;
   testPrint: boolean;
   startedAt: number;
+  headers: HeaderCheck | null;
+  /** The nonce, recorded with an asynchronous commit: made durable before the answer unless a new job's commit did it. */
+  nonceToPersist: { keyId: number; nonce: string; expiresAt: Date } | null;
 }
 
 declare module 'fastify' {
@@ -30,7 +45,7 @@ declare module 'fastify' {
 
 export interface OpenAuthOptions {
   clockWindowS: number;
-  /** Calls per key per second. */
+  /** Calls per key per second, for keys without a limit of their own. */
   rateLimit: number;
   /** Proxies whose X-Forwarded-For is believed (addresses or CIDR blocks); otherwise the socket's address counts. */
   trustedProxies: string[];
@@ -43,6 +58,7 @@ export const TEST_PRINT_HEADER = 'x-cpc-console-test';
 
 const refuse = (reason: OpenAuthReason, msg: string, extra: Record<string, unknown> = {}) => new AppError(401, msg, { reason, ...extra });
 const unmap = (ip: string) => (ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip);
+const HEX64 = /^[0-9a-fA-F]{64}$/;
 
 function blockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
@@ -57,10 +73,12 @@ function blockList(entries: string[]): net.BlockList {
 const allows = (list: net.BlockList, ip: string) => list.check(ip, net.isIPv6(ip) ? 'ipv6' : 'ipv4');
 
 /**
- * The open API's signature check (docs/open-api.md): headers present and well formed → the key exists and is
- * active → the caller's address is allowed → the timestamp is within the window → the HMAC matches → then, in
- * one statement shared by every node, the key's calls this second are counted (429 over the limit) and the
- * nonce is recorded (401 when seen before). A refused call never reaches a handler.
+ * The open API's signature check (docs/open-api.md), in two steps. Before the body is read (`checkHeaders`,
+ * onRequest): headers present and well formed → the key exists and is active → the caller's address is allowed
+ * → the timestamp is within the window; so an unsigned call is refused with 401 whatever its body (too large,
+ * not JSON). Once the body is read (`verify`): the body matches X-CPC-Content-Sha256 when sent → the HMAC
+ * matches → then, in one statement shared by every node, the key's calls in this window are counted (429 over
+ * its limit) and the nonce is recorded (401 when seen before). A refused call never reaches a handler.
  */
 export class OpenAuth {
   private proxies: net.BlockList;
@@ -87,29 +105,36 @@ export class OpenAuth {
     return createHmac('sha256', this.opts.consoleSecret).update(`test-print:${nonce}`).digest('hex');
   }
 
-  async authenticate(req: FastifyRequest, ctx: OpenContext): Promise<void> {
+  /** The checks that need no body (onRequest): one lookup of the key. */
+  async checkHeaders(req: FastifyRequest, ctx: OpenContext): Promise<void> {
     const h = req.headers;
     const value = (name: string) => {
       const v = h[name];
       return typeof v === 'string' ? v.trim() : undefined;
     };
-    const appId = value(OPEN_HEADERS.appId);
-    const timestamp = value(OPEN_HEADERS.timestamp);
-    const nonce = value(OPEN_HEADERS.nonce);
-    const signature = value(OPEN_HEADERS.signature);
-    const missing = Object.values(OPEN_HEADERS).filter((n) => !value(n));
+    const missing = OPEN_REQUIRED_HEADERS.filter((n) => !value(n));
     if (missing.length) throw refuse('missing_headers', `signature headers missing: ${missing.join(', ')}`, { missing });
-    if (!/^\d{1,12}$/.test(timestamp!)) throw refuse('malformed_header', `${OPEN_HEADERS.timestamp} must be Unix time in seconds`);
-    if (!NONCE_RULE.test(nonce!)) throw refuse('malformed_header', `${OPEN_HEADERS.nonce} must be 8-64 letters, digits, _ or -`);
-    if (!/^[0-9a-fA-F]{64}$/.test(signature!)) throw refuse('malformed_header', `${OPEN_HEADERS.signature} must be 64 hex digits`);
+    const appId = value(OPEN_HEADERS.appId)!;
+    const timestamp = value(OPEN_HEADERS.timestamp)!;
+    const nonce = value(OPEN_HEADERS.nonce)!;
+    const signature = value(OPEN_HEADERS.signature)!;
+    const contentSha256 = value(OPEN_HEADERS.contentSha256);
+    if (!/^\d{1,12}$/.test(timestamp)) throw refuse('malformed_header', `${OPEN_HEADERS.timestamp} must be Unix time in seconds`);
+    if (!NONCE_RULE.test(nonce)) throw refuse('malformed_header', `${OPEN_HEADERS.nonce} must be 8-64 letters, digits, _ or -`);
+    if (!HEX64.test(signature)) throw refuse('malformed_header', `${OPEN_HEADERS.signature} must be 64 hex digits`);
+    if (contentSha256 !== undefined && !HEX64.test(contentSha256)) throw refuse('malformed_header', `${OPEN_HEADERS.contentSha256} must be 64 hex digits (the SHA-256 of the body)`);
 
-    const key = await this.db.selectFrom('app_keys').select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow']).where('app_id', '=', appId!).executeTakeFirst();
-    if (!key) throw refuse('unknown_app', `unknown app id ${appId}`);
+    const key = await this.db
+      .selectFrom('app_keys')
+      .select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit'])
+      .where('app_id', '=', appId)
+      .executeTakeFirst();
+    if (!key) throw refuse('unknown_app', `unknown app id ${appId.length > 40 ? `${appId.slice(0, 40)}…` : appId}`);
     ctx.key = { id: key.id, tenantId: key.tenant_id, appId: key.app_id };
     if (key.state !== 'active') throw refuse('app_disabled', 'this app key is disabled');
 
     const marker = value(TEST_PRINT_HEADER);
-    ctx.testPrint = !!marker && signatureMatches(this.testPrintMarker(nonce!), marker);
+    ctx.testPrint = !!marker && signatureMatches(this.testPrintMarker(nonce), marker);
     if (key.ip_allow.length && !ctx.testPrint && !allows(blockList(key.ip_allow), ctx.ip)) {
       throw refuse('ip_not_allowed', `calls from ${ctx.ip} are not allowed for this key`);
     }
@@ -117,39 +142,77 @@ export class OpenAuth {
     if (Math.abs(skew) > this.opts.clockWindowS) {
       throw refuse('stale_timestamp', `the timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'old' : 'ahead'}; at most ${this.opts.clockWindowS} s either way`);
     }
+    ctx.headers = { key: { id: key.id, secret: key.secret, rateLimit: key.rate_limit }, timestamp, nonce, signature, contentSha256: contentSha256?.toLowerCase() };
+  }
+
+  /**
+   * The checks that need the body (preValidation), then the rate count and the nonce in one round trip.
+   * `deferNonceDurability`: the call's own durable write follows (a submit's job insert), so the nonce is
+   * committed without waiting for the disk — the job's commit flushes the log up to and past it — and
+   * `persistNonce` makes it durable when no such write came.
+   */
+  async verify(req: FastifyRequest, ctx: OpenContext, opts: { deferNonceDurability: boolean }): Promise<void> {
+    const c = ctx.headers;
+    if (!c) throw new AppError(401, 'not signed');
+    const bodySha256 = sha256Hex(ctx.rawBody);
+    // the declared hash is checked before the signature: a body changed in transit is told apart from a wrong secret
+    if (c.contentSha256 !== undefined && c.contentSha256 !== bodySha256) {
+      throw refuse('body_mismatch', `the body received is not the one whose SHA-256 ${OPEN_HEADERS.contentSha256} gives: it was changed on its way (check proxies that rewrite bodies)`);
+    }
     const q = req.url.indexOf('?');
-    const expected = openSignature(key.secret, {
+    const expected = openSignature(c.key.secret, {
       method: req.method,
       path: q < 0 ? req.url : req.url.slice(0, q),
       query: q < 0 ? '' : req.url.slice(q + 1),
-      timestamp: timestamp!,
-      nonce: nonce!,
-      bodySha256: sha256Hex(ctx.rawBody),
+      timestamp: c.timestamp,
+      nonce: c.nonce,
+      bodySha256,
     });
-    if (!signatureMatches(expected, signature!)) throw refuse('bad_signature', 'the signature does not match: see docs/open-api.md for the string to sign');
+    if (!signatureMatches(expected, c.signature)) throw refuse('bad_signature', 'the signature does not match: see docs/open-api.md for the string to sign');
 
-    // Counted and recorded on every node's shared tables in one round trip. The commit is asynchronous (no wait
-    // for the disk): at worst a PostgreSQL crash forgets the last fraction of a second of nonces and counts.
-    const windowS = Math.floor(Date.now() / 1000);
-    const expiresAt = new Date((Math.max(Number(timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
+    // Counted and recorded on every node's shared tables in one round trip. The counter is an unlogged table (a
+    // crash only resets a window's count); the nonce is durable before any answer, so a crash of PostgreSQL
+    // never forgets one and never takes a replay.
+    const limit = c.key.rateLimit ?? this.opts.rateLimit;
+    const nowMs = Date.now();
+    const windowS = Math.floor(nowMs / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
+    const expiresAt = new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
+    const async = opts.deferNonceDurability ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``;
     const { rows } = await sql<{ hits: number; fresh: boolean }>`
       WITH r AS (
-        INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${key.id}, ${windowS}, 1)
+        INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.key.id}, ${windowS}, 1)
         ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + 1
         RETURNING hits
       ), n AS (
         INSERT INTO open_nonces (app_key_id, nonce, expires_at)
-        SELECT ${key.id}, ${nonce}, ${expiresAt} FROM r WHERE r.hits <= ${this.opts.rateLimit}
+        SELECT ${c.key.id}, ${c.nonce}, ${expiresAt} FROM r WHERE r.hits <= ${limit}
         ON CONFLICT DO NOTHING
         RETURNING 1
       )
-      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh, set_config('synchronous_commit', 'off', true) AS _ FROM r`.execute(this.db);
+      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh${async} FROM r`.execute(this.db);
     const { hits, fresh } = rows[0];
-    if (hits > this.opts.rateLimit) {
-      throw new AppError(429, `too many calls: at most ${this.opts.rateLimit} per second for this key`, { reason: RATE_LIMITED_REASON, limit: this.opts.rateLimit }, { 'retry-after': '1' });
+    if (hits > limit) {
+      const retryAfterS = Math.max(1, Math.ceil(((windowS + OPEN_RATE_WINDOW_S) * 1000 - Date.now()) / 1000));
+      throw new AppError(
+        429,
+        `too many calls: at most ${limit} per second for this key; try again in ${retryAfterS} s`,
+        { reason: RATE_LIMITED_REASON, limit, retryAfterS },
+        { 'retry-after': String(retryAfterS) },
+      );
     }
     if (!fresh) throw refuse('nonce_reused', 'this nonce was used before: every call needs a new one');
+    if (opts.deferNonceDurability) ctx.nonceToPersist = { keyId: c.key.id, nonce: c.nonce, expiresAt };
     ctx.authenticated = true;
+  }
+
+  /** Writes the call's nonce again with a durable commit, which flushes the log past its first, asynchronous, insert. */
+  async persistNonce(ctx: OpenContext): Promise<void> {
+    const n = ctx.nonceToPersist;
+    if (!n) return;
+    ctx.nonceToPersist = null;
+    await sql`
+      INSERT INTO open_nonces (app_key_id, nonce, expires_at) VALUES (${n.keyId}, ${n.nonce}, ${n.expiresAt})
+      ON CONFLICT (app_key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at`.execute(this.db);
   }
 
   /** Forgets expired nonces and old counters (any node; idempotent). */

@@ -21,6 +21,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: an open-API route that needs no signature (its document). */
     openAuth?: false;
+    /** The call's own durable write (a new job) makes its nonce durable: no wait for the disk before it. */
+    nonceDurableWithWrite?: true;
   }
 }
 
@@ -29,8 +31,9 @@ const BODY_LIMIT = 256 * 1024;
 
 /**
  * The open API under /open/v1 (DESIGN §6, docs/open-api.md): signed calls of a customer's own software. The
- * raw body is kept for the signature; every call of an identified key goes to its request log, refused ones
- * with their reason.
+ * signature headers and the key are checked before the body is read (an unsigned call is a 401 whatever its
+ * body), the rest once the raw body is in (kept for its hash); every call of an identified key goes to its
+ * request log, refused ones with their reason.
  */
 export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: OpenAuth; requestLog: RequestLog }> = async (app, { prints, auth, requestLog }) => {
   const tags = ['open api'];
@@ -43,16 +46,41 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
     try {
       done(null, JSON.parse(buf.toString('utf8')));
     } catch {
-      done(new AppError(400, 'body: not valid JSON', { fields: [{ field: 'body', message: 'not valid JSON' }] }), undefined);
+      const err = new AppError(400, 'body: not valid JSON', { fields: [{ field: 'body', message: 'not valid JSON' }] });
+      // answered after the signature check: a badly signed call learns nothing about its body first
+      if (!req.open) return done(err, undefined);
+      req.open.bodyError = err;
+      done(null, undefined);
     }
   });
   app.addHook('onRequest', async (req) => {
-    const ctx: OpenContext = { key: null, authenticated: false, reason: null, ip: auth.clientIp(req), rawBody: undefined, jobId: null, newJob: false, testPrint: false, startedAt: Date.now() };
+    const ctx: OpenContext = {
+      key: null,
+      authenticated: false,
+      reason: null,
+      ip: auth.clientIp(req),
+      rawBody: undefined,
+      bodyError: null,
+      jobId: null,
+      newJob: false,
+      testPrint: false,
+      startedAt: Date.now(),
+      headers: null,
+      nonceToPersist: null,
+    };
     req.open = ctx;
+    if (req.routeOptions.config?.openAuth === false) return;
+    await auth.checkHeaders(req, ctx);
   });
   app.addHook('preValidation', async (req) => {
     if (req.routeOptions.config?.openAuth === false || !req.open) return;
-    await auth.authenticate(req, req.open);
+    await auth.verify(req, req.open, { deferNonceDurability: req.routeOptions.config?.nonceDurableWithWrite === true });
+    if (req.open.bodyError) throw req.open.bodyError;
+  });
+  // before any answer leaves: the nonce of a submit that made no job (a duplicate, a refusal) is made durable
+  app.addHook('onSend', async (req) => {
+    const o = req.open;
+    if (o?.nonceToPersist && !o.newJob) await auth.persistNonce(o);
   });
   app.addHook('onError', async (req, _reply, error) => {
     const err: unknown = error;
@@ -90,6 +118,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   app.post(
     '/print',
     {
+      config: { nonceDurableWithWrite: true },
       schema: {
         tags,
         summary: 'Submit a print job; the same originId answers the first job (duplicate: true), never a second one',
@@ -114,7 +143,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   );
   app.post(
     '/print/:id/cancel',
-    { schema: { tags, summary: 'Cancel a job not yet on its way to the printer (queued or waiting for a resend)', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } },
+    { schema: { tags, summary: 'Cancel a job never sent to the printer (queued, no delivery yet); 400 not_cancelable otherwise', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } },
     async (req) => {
       req.open!.jobId = req.params.id;
       return ok(toOpenJob(await prints.cancel(keyOf(req), req.params.id)));

@@ -26,20 +26,29 @@ export interface SignInput {
 }
 
 /**
- * The four headers of a signed call, as an integrator computes them (docs/open-api.md). Used by the console's
- * test print, the tests and the benchmark: one implementation of the client side, beside the server's check.
+ * The headers of a signed call, as an integrator computes them (docs/open-api.md): the four required ones and
+ * the body's SHA-256 (so a body changed on its way is refused as `body_mismatch`, not as a bad signature). Used
+ * by the console's test print, the tests and the benchmark: one implementation of the client side, beside the
+ * server's check.
  */
 export function signOpenRequest(i: SignInput): Record<string, string> {
   const q = i.url.indexOf('?');
   const timestamp = String(i.timestamp ?? Math.floor(Date.now() / 1000));
   const nonce = i.nonce ?? randomBytes(12).toString('base64url');
+  const bodySha256 = sha256Hex(i.body);
   const signature = openSignature(i.secret, {
     method: i.method,
     path: q < 0 ? i.url : i.url.slice(0, q),
     query: q < 0 ? '' : i.url.slice(q + 1),
     timestamp,
     nonce,
-    bodySha256: sha256Hex(i.body),
+    bodySha256,
   });
-  return { [OPEN_HEADERS.appId]: i.appId, [OPEN_HEADERS.timestamp]: timestamp, [OPEN_HEADERS.nonce]: nonce, [OPEN_HEADERS.signature]: signature };
+  return {
+    [OPEN_HEADERS.appId]: i.appId,
+    [OPEN_HEADERS.timestamp]: timestamp,
+    [OPEN_HEADERS.nonce]: nonce,
+    [OPEN_HEADERS.signature]: signature,
+    [OPEN_HEADERS.contentSha256]: bodySha256,
+  };
 }

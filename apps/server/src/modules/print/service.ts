@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import {
-  CANCELABLE_PRINT_JOB_STATES,
+  CANCEL_REFUSED_REASON,
   PRINT_EXPIRE_DEFAULT_S,
   type OpenClearResult,
   type OpenDevice,
@@ -31,7 +31,7 @@ export interface PrintOptions {
   ackTimeoutS: number;
   /** Back-off before the n-th resend of a timed-out job: base × 2^(n−1) seconds. */
   retryBackoffS: number;
-  /** Deliveries before a job that is never acknowledged fails. */
+  /** Deliveries an online printer may leave unacknowledged before the job fails. */
   maxAttempts: number;
 }
 /** The app key a call is signed with. */
@@ -74,7 +74,8 @@ const COLS = sql.raw(
   'j.id, j.seq, j.tenant_id, j.app_key_id, j.device_id, j.origin_id, j.state, j.error, j.copies, j.attempts, j.created_at, j.updated_at, j.sent_at, j.delivered_at, j.started_at, j.finished_at, j.expire_at',
 );
 const OPEN = sql.raw(`('queued', 'sent', 'delivered', 'printing', 'timeout')`);
-const CANCELABLE = sql.raw(`(${CANCELABLE_PRINT_JOB_STATES.map((s) => `'${s}'`).join(', ')})`);
+/** A job that was never published (contracts: isCancelablePrintJob): only it can be canceled with the promise that it never prints. */
+const CANCELABLE = sql.raw(`j.state = 'queued' AND j.attempts = 0`);
 const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
 
 export function toOpenJob(r: JobRow): OpenPrintJob {
@@ -103,8 +104,9 @@ const EXPIRED_TAKEN = 'no result from the printer before the job expired';
 
 /**
  * Print jobs (DESIGN §6): queued → sent → delivered (ack) → printing (progress) → printed | failed, with
- * timeout (no ack in time; sent again with back-off until max_attempts, then failed), expired (the printer
- * stayed offline past expire_at) and canceled (only before the job is on its way). A job is a row before it is
+ * timeout (no ack in time from an online printer; sent again with back-off until max_attempts such time-outs,
+ * then failed; a printer that went offline is not charged: its job goes back to queued and again on hello),
+ * expired (the printer stayed offline past expire_at) and canceled (only a job never sent). A job is a row before it is
  * a message; every transition is one guarded UPDATE (`… WHERE state IN (…)`), so duplicate, late or
  * out-of-order messages cannot move a job backwards and N nodes may sweep at once. The same statement writes
  * the webhook delivery of every state a job enters, so a callback is never lost between the two.
@@ -193,7 +195,10 @@ export class PrintService {
     return { list: page.rows.map(toOpenJob), total: total.rows[0].n };
   }
 
-  /** Cancels a job of this key that is not on its way to the printer (queued, or timed out waiting for a resend). */
+  /**
+   * Cancels a job of this key that was never sent to the printer. A job sent once may have reached it (an
+   * unacknowledged delivery proves nothing), so it is refused: a cancel answered 200 means the job never prints.
+   */
   async cancel(key: PrintKey, id: string, reason = 'canceled by the caller'): Promise<JobRow> {
     return this.cancelWhere(sql`j.id = ${id} AND j.app_key_id = ${key.id}`, id, reason);
   }
@@ -207,17 +212,23 @@ export class PrintService {
     const rows = await this.transition<JobRow>(sql`
       UPDATE print_jobs j SET state = 'canceled', error = ${reason}, finished_at = now(), updated_at = now()
       FROM devices d
-      WHERE ${where} AND d.id = j.device_id AND j.state IN ${CANCELABLE}
+      WHERE ${where} AND d.id = j.device_id AND ${CANCELABLE}
       RETURNING ${COLS}, d.sn, true AS changed`);
     if (rows[0]) return rows[0];
-    const { rows: existing } = await sql<{ state: PrintJobState }>`SELECT j.state FROM print_jobs j WHERE ${where}`.execute(this.db);
+    const { rows: existing } = await sql<{ state: PrintJobState; attempts: number }>`SELECT j.state, j.attempts FROM print_jobs j WHERE ${where}`.execute(this.db);
     if (!existing[0]) throw notFound('job');
-    const state = existing[0].state;
-    const why = state === 'canceled' ? 'the job is already canceled' : `the job is already ${state} and can no longer be canceled`;
-    throw new AppError(400, `id: ${why}`, { fields: [{ field: 'id', message: why }], state });
+    const { state, attempts } = existing[0];
+    const why =
+      state === 'canceled'
+        ? 'the job is already canceled'
+        : state === 'queued' || state === 'timeout'
+          ? `the job is ${state} but was already sent to the printer (${attempts} ${attempts === 1 ? 'delivery' : 'deliveries'}) and may print: it can no longer be canceled`
+          : `the job is already ${state} and can no longer be canceled`;
+    // 400, not 409: the code catalogue (SPEC §8) has no conflict code; data.reason tells it apart from bad input
+    throw new AppError(400, `id: ${why}`, { reason: CANCEL_REFUSED_REASON, state, attempts, fields: [{ field: 'id', message: why }] });
   }
 
-  /** Cancels every queued job of the tenant on one device. */
+  /** Cancels every job of the tenant on one device that was never sent (jobs once sent stay: they may print). */
   async clearDevice(key: PrintKey, sn: string): Promise<OpenClearResult> {
     const device = await this.deviceOf(key, sn);
     const rows = await this.transition<JobRow>(sql`
@@ -225,8 +236,8 @@ export class PrintService {
       FROM devices d
       WHERE j.id IN (
           -- locked in submission order, as a resend on hello locks them: two statements never wait on each other in a cycle
-          SELECT id FROM print_jobs WHERE device_id = ${device.id} AND tenant_id = ${key.tenantId} AND state IN ${CANCELABLE} ORDER BY seq FOR UPDATE)
-        AND d.id = j.device_id AND j.state IN ${CANCELABLE}
+          SELECT id FROM print_jobs j WHERE device_id = ${device.id} AND tenant_id = ${key.tenantId} AND ${CANCELABLE} ORDER BY seq FOR UPDATE)
+        AND d.id = j.device_id AND ${CANCELABLE}
       RETURNING ${COLS}, d.sn, true AS changed`);
     return { canceled: rows.length, jobIds: rows.sort((a, b) => a.seq - b.seq).map((r) => r.id) };
   }
@@ -278,7 +289,7 @@ export class PrintService {
       WITH due AS (
         SELECT j.id, j.state AS prev FROM print_jobs j
         WHERE j.device_id = ${deviceId} AND j.state IN ${OPEN} AND j.expire_at > now()
-          AND (j.state IN ('delivered', 'printing') OR j.attempts < j.max_attempts)
+          AND (j.state IN ('delivered', 'printing') OR j.ack_timeouts < j.max_attempts)
         ORDER BY j.seq
         -- waits (no SKIP LOCKED) for a sweep that is resending one of them: skipping it would send it after its successors
         FOR UPDATE OF j
@@ -352,11 +363,15 @@ export class PrintService {
         AND d.id = j.device_id
       RETURNING ${COLS}, d.sn, true AS changed`);
 
+    // No ack in time. From an online printer it counts (timeout, or failed after max_attempts of them); a printer
+    // that went offline is not charged: the job goes back to queued and again on its hello, however often that is.
     await this.transition(sql`
       UPDATE print_jobs j SET
-        state = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'timeout' END,
-        error = CASE WHEN j.attempts >= j.max_attempts THEN 'no acknowledgement from the printer after ' || j.attempts || ' deliveries' ELSE '' END,
-        finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+        state = CASE WHEN d.status <> 'online' THEN 'queued' WHEN j.ack_timeouts + 1 >= j.max_attempts THEN 'failed' ELSE 'timeout' END,
+        ack_timeouts = CASE WHEN d.status <> 'online' THEN j.ack_timeouts ELSE j.ack_timeouts + 1 END,
+        error = CASE WHEN d.status = 'online' AND j.ack_timeouts + 1 >= j.max_attempts
+          THEN 'no acknowledgement from the printer after ' || (j.ack_timeouts + 1) || ' deliveries' ELSE '' END,
+        finished_at = CASE WHEN d.status = 'online' AND j.ack_timeouts + 1 >= j.max_attempts THEN now() END,
         updated_at = now()
       FROM devices d
       WHERE j.id IN (
@@ -370,9 +385,9 @@ export class PrintService {
       WITH due AS (
         SELECT j.id FROM print_jobs j JOIN devices d ON d.id = j.device_id
         WHERE j.state IN ('queued', 'timeout') AND d.status = 'online' AND d.tenant_id = j.tenant_id
-          AND j.expire_at > now() AND j.attempts < j.max_attempts
+          AND j.expire_at > now() AND j.ack_timeouts < j.max_attempts
           AND (
-            (j.state = 'timeout' AND j.updated_at <= now() - make_interval(secs => ${this.opts.retryBackoffS}::float8 * power(2, greatest(j.attempts - 1, 0))))
+            (j.state = 'timeout' AND j.updated_at <= now() - make_interval(secs => ${this.opts.retryBackoffS}::float8 * power(2, greatest(j.ack_timeouts - 1, 0))))
             OR (j.state = 'queued' AND j.updated_at <= now() - interval '1 second')
           )
         ORDER BY j.seq
