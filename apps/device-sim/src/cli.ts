@@ -3,6 +3,7 @@ import { createFleet } from './fleet.ts';
 import { httpControl, stdinControl } from './control.ts';
 import { login, registerViaApi } from './register.ts';
 import { makeSpecs } from './specs.ts';
+import { receiptText } from './receipt.ts';
 
 const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (docs/device-protocol.md).
 
@@ -19,6 +20,7 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
     --database-url URL     the database directly (development)
   --print-keys           print each device's sn and bind key (to bind them in the console)
+  --show-prints          print each receipt a device prints, as the text lines it put on paper
   --control-port P       a local HTTP control (GET /devices, POST /devices/{sn}/power-on, …)
 
 stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, silence <sn>, resume <sn>, list, stats, help`;
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     admin: { type: 'string' },
     'database-url': { type: 'string' },
     'print-keys': { type: 'boolean', default: false },
+    'show-prints': { type: 'boolean', default: false },
     'control-port': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -98,6 +101,13 @@ const fleet = await createFleet({
 });
 for (const d of fleet.devices) {
   d.on('executed', (m: { type: string; id: string }) => log(`${d.sn} ${m.type} (task ${m.id})`));
+  if (values['show-prints']) {
+    // the job is the last one on the printed list when its event fires
+    d.on('printed', (m: { id: string }) => {
+      const job = d.printed.at(-1);
+      if (job?.id === m.id) log(receiptText(d.sn, job));
+    });
+  }
 }
 void fleet.start().then(
   () => log(`all ${count} devices online`),

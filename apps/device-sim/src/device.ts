@@ -14,7 +14,8 @@ import {
   type PrintMsg,
   type UpKind,
 } from '@cpc/contracts/device-protocol';
-import { paperGeometry } from '@cpc/contracts/print-markup';
+import { paperGeometry, parseMarkup } from '@cpc/contracts/print-markup';
+import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import type { DeviceSpec } from './specs.ts';
@@ -96,6 +97,8 @@ export class VirtualDevice extends EventEmitter {
   readonly executed: ExecutedCommand[] = [];
   /** When true the device takes commands in but never answers them (for time-out tests). */
   ignoreCommands = false;
+  /** When true the device handles print jobs but its acks are lost on the way (for ack time-out and cancel-race tests). */
+  dropAcks = false;
   /** When true the device keeps its connection but sends nothing (for missed-heartbeat tests). */
   silent = false;
   /** Every print message received, repeats included. */
@@ -403,7 +406,7 @@ export class VirtualDevice extends EventEmitter {
     if (this.ignoreCommands) return;
     const known = this.printOutcomes.get(m.id);
     if (known) {
-      await this.publish('ack', { id: m.id, kind: 'print', ok: true });
+      if (!this.dropAcks) await this.publish('ack', { id: m.id, kind: 'print', ok: true });
       if (known.state === 'done') await this.publish('result', { id: m.id, kind: 'print', ok: known.ok, ...(known.error ? { error: known.error } : {}) });
       return;
     }
@@ -413,7 +416,7 @@ export class VirtualDevice extends EventEmitter {
       await this.publish('ack', { id: m.id, kind: 'print', ok: false, error: 'expired before it arrived' });
       return;
     }
-    await this.publish('ack', { id: m.id, kind: 'print', ok: true });
+    if (!this.dropAcks) await this.publish('ack', { id: m.id, kind: 'print', ok: true });
     this.printQueue.push(m);
     if (!this.printerBusy) void this.runPrinter();
   }
@@ -435,8 +438,15 @@ export class VirtualDevice extends EventEmitter {
     };
     if (this.paper !== 'ok') return fail(PAPER_ERROR[this.paper]);
     let lines: string[];
+    const { columns } = paperGeometry(this.opts.paperWidthMm ?? 58);
     try {
-      lines = m.format === 'escpos' ? renderEscPos(Buffer.from(m.content, 'base64'), paperGeometry(this.opts.paperWidthMm ?? 58).columns) : m.content.split(/\r?\n/);
+      if (m.format === 'escpos') lines = renderEscPos(Buffer.from(m.content, 'base64'), columns);
+      else {
+        // a terminal gets the markup and lays it out itself, by the same rules as the server's preview
+        const parsed = parseMarkup(m.content);
+        if (!parsed.ok) return fail(`unreadable markup: ${parsed.error.message}`);
+        lines = renderLines(parsed.blocks, columns);
+      }
     } catch {
       return fail('unreadable job');
     }

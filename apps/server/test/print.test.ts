@@ -1,3 +1,6 @@
+import path from 'node:path';
+import readline from 'node:readline';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppKeyWithSecret } from '@cpc/contracts/integration';
 import type { PrintJobState } from '@cpc/contracts/open-api';
@@ -19,12 +22,21 @@ let A: Customer;
 let key: AppKeyWithSecret;
 let receiver: Receiver;
 let url: string;
-const specs = makeSpecs(12, { seed: 61, prefix: 'PRT' });
+const specs = makeSpecs(16, { seed: 61, prefix: 'PRT' });
 let next = 0;
 const fleets: Fleet[] = [];
 
 beforeAll(async () => {
-  h = await createHarness({ SWEEP_INTERVAL_MS: '200', LAST_SEEN_FLUSH_MS: '100', PRINT_ACK_TIMEOUT_S: '2', PRINT_RETRY_BACKOFF_S: '0', OPEN_RATE_LIMIT: '100000', JOB_QUEUE_POLL_MS: '500' });
+  // a non-zero back-off: a timed-out job waits in `timeout` for a while, where a cancel may meet it
+  h = await createHarness({
+    SWEEP_INTERVAL_MS: '200',
+    LAST_SEEN_FLUSH_MS: '100',
+    PRINT_ACK_TIMEOUT_S: '2',
+    PRINT_RETRY_BACKOFF_S: '1',
+    PRINT_MAX_ATTEMPTS: '3',
+    OPEN_RATE_LIMIT: '100000',
+    JOB_QUEUE_POLL_MS: '500',
+  });
   A = await customer(h);
   await devicesOf(h, A.tenantId, specs);
   receiver = await startReceiver();
@@ -32,7 +44,9 @@ beforeAll(async () => {
   receiver.secret = key.secret;
   url = h.app.gateway.deviceUrl;
 });
+const children: ChildProcess[] = [];
 afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await Promise.all(fleets.map((f) => f.stop()));
   await h?.close();
   await receiver?.close();
@@ -200,7 +214,7 @@ describe('printing through the open API', () => {
     const { d, spec } = await printer();
     d.ignoreCommands = true;
     const job = await submit(spec.sn);
-    // unanswered: timed out and sent again (the back-off is 0 here, so `timeout` lasts only within a sweep)
+    // unanswered: timed out and sent again after the back-off
     await waitUntil('a second delivery', async () => (await printRow(h, job.id)).attempts >= 2 && d.printsReceived.filter((m) => m.id === job.id).length >= 2);
     d.ignoreCommands = false;
     await until(job.id, 'printed');
@@ -238,6 +252,127 @@ describe('printing through the open API', () => {
         expect(printed, `job ${n}`).toBe(1);
       }
     });
+  });
+
+  it('refuses to cancel jobs whose ack was lost (timeout): a cancel answered 200 is never printed, a refused one prints once', async () => {
+    // the printer takes every job and prints them one after the other, but its acks are lost on the way: the jobs
+    // behind the first one time out while they wait in the printer's own queue
+    const { d, spec } = await printer({ printLineMs: 60 });
+    d.dropAcks = true;
+    const jobs: Array<{ id: string; state: PrintJobState }> = [await submit(spec.sn, { content: Array.from({ length: 40 }, (_, i) => `long ${i}`).join('\n') })];
+    for (let n = 1; n <= 6; n++) jobs.push(await submit(spec.sn, { content: `short ${n}\nline 2\nline 3` }));
+    await waitUntil('jobs in timeout', async () => (await Promise.all(jobs.map((j) => printRow(h, j.id)))).filter((r) => r.state === 'timeout').length >= 3, 10_000);
+    const cancels = await Promise.all(jobs.map((j) => openCall(h, key, { url: `/print/${j.id}/cancel`, method: 'POST' })));
+    const final = await waitUntil(
+      'every job settled',
+      async () => {
+        const rows = await Promise.all(jobs.map((j) => printRow(h, j.id)));
+        return rows.every((r) => r.state === 'canceled' || r.state === 'printed' || r.state === 'failed') ? rows : null;
+      },
+      30_000,
+    );
+    await d.printIdle();
+    await h.app.gateway.settled(spec.sn);
+    jobs.forEach((j, n) => {
+      const printed = printedIds(d).filter((id) => id === j.id).length;
+      if (cancels[n].statusCode === 200) {
+        expect(final[n].state, `job ${n}`).toBe('canceled');
+        expect(printed, `job ${n}`).toBe(0);
+      } else {
+        expect(cancels[n].statusCode, `job ${n}`).toBe(400);
+        expect(cancels[n].body_.data.reason, `job ${n}`).toBe('not_cancelable');
+        expect(final[n].state, `job ${n}`).toBe('printed');
+        expect(printed, `job ${n}`).toBe(1);
+      }
+    });
+    // the race was met: jobs the printer had were in timeout when their cancel came
+    expect(cancels.filter((c) => c.body_.data?.state === 'timeout').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('does not charge a printer that drops off the line for its missing acks: the job waits in queued and prints once it stays', async () => {
+    const { d, spec } = await printer();
+    // the job reaches the printer, which loses the connection before it answers — more often than PRINT_MAX_ATTEMPTS (3)
+    d.ignoreCommands = true;
+    const job = await submit(spec.sn);
+    expect(job.state).toBe('sent');
+    for (let cycle = 1; cycle <= 4; cycle++) {
+      await waitUntil(`delivery ${cycle}`, () => d.printsReceived.filter((m) => m.id === job.id).length >= cycle);
+      d.kill();
+      await offline(spec.sn);
+      // past the ack time-out: not a time-out of an online printer, so not counted
+      const row = await waitUntil(`cycle ${cycle}: back in queued`, async () => {
+        const r = await printRow(h, job.id);
+        return r.state !== 'sent' ? r : null;
+      });
+      expect(row, `cycle ${cycle}`).toMatchObject({ state: 'queued', ack_timeouts: 0, attempts: cycle, error: '' });
+      // and its cancel is still refused: it may have reached the printer
+      const cancel = await openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' });
+      expect(cancel.body_.data, `cycle ${cycle}`).toMatchObject({ reason: 'not_cancelable', state: 'queued' });
+      await d.powerOn();
+    }
+    d.ignoreCommands = false;
+    // the hello's resend (or the next one after the ack time-out) delivers it to a printer that now answers
+    await until(job.id, 'printed');
+    await d.printIdle();
+    expect(printedIds(d)).toEqual([job.id]);
+    expect((await printRow(h, job.id)).attempts).toBeGreaterThanOrEqual(5);
+  });
+
+  it('sends a terminal the markup, which the simulator lays out exactly as the preview shows', async () => {
+    await h.db
+      .insertInto('device_models')
+      .values({ code: 'CPSIM-T58', name: 'Simulated Android terminal 58 mm', kind: 'android-terminal', paper_width_mm: 58, capabilities: ['print'] })
+      .onConflict((oc) => oc.column('code').doNothing())
+      .execute();
+    const { d, spec } = await printer();
+    await h.db
+      .updateTable('devices')
+      .set({ model_id: (eb) => eb.selectFrom('device_models').select('id').where('code', '=', 'CPSIM-T58') })
+      .where('sn', '=', spec.sn)
+      .execute();
+    const content = ['<C><L>Terminal</L></C>', '<R>右对齐 12.00</R>', '<B>Bold</B> &lt;tag&gt; &amp; more', '<HR>', '<C><QR>https://example.com/t?a=1&amp;b=2</QR></C>', '<BAR>T-001</BAR>', '<CUT>'].join('\n');
+    const job = await submit(spec.sn, { content });
+    await until(job.id, 'printed');
+    const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${job.id}`, token: A.token })).body_.data;
+    expect(detail.format).toBe('markup');
+    const out = d.printed.find((p) => p.id === job.id)!;
+    expect(out.lines).toEqual(detail.preview);
+    // laid out, not the tags as sent: large text centred by its double width, right-aligned Chinese, entities decoded
+    expect(out.lines).toEqual([
+      `${' '.repeat(8)}Terminal`,
+      `${' '.repeat(20)}右对齐 12.00`,
+      'Bold <tag> & more',
+      '-'.repeat(32),
+      '[QR https://example.com/t?a=1&b=2]',
+      '[BARCODE T-001]',
+      '[CUT]',
+    ]);
+  });
+
+  it("shows each receipt its devices print on the simulator's command line with --show-prints", async () => {
+    const cliSpecs = makeSpecs(1, { seed: 62, prefix: 'PRTCLI' });
+    await devicesOf(h, A.tenantId, cliSpecs);
+    const root = path.resolve(import.meta.dirname, '../../..');
+    const { NODE_OPTIONS: _, ...env } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/device-sim/src/cli.ts', '--devices', '1', '--seed', '62', '--prefix', 'PRTCLI', '--url', url, '--show-prints'], {
+      cwd: root,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const out: string[] = [];
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => out.push(l));
+    await online(cliSpecs[0].sn);
+    const job = await submit(cliSpecs[0].sn, { content: '<C><B>CLI receipt</B></C>\n中文 line\n<CUT>', copies: 2 });
+    await until(job.id, 'printed');
+    const at = await waitUntil('the receipt on stdout', () => {
+      const i = out.findIndex((l) => l.includes(`${cliSpecs[0].sn} printed job ${job.id} (2 copies, delivery 1):`));
+      return i >= 0 && out.length >= i + 6 ? i + 1 : null;
+    });
+    // one copy between the paper's edges; a Chinese character takes two columns
+    expect(out.slice(at, at + 5)).toEqual(['+-----------------------+', '|           CLI receipt |', '| 中文 line             |', '| [CUT]                 |', '+-----------------------+']);
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
   });
 
   it('clears a queue: the queued jobs never reach the printer', async () => {
