@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import net from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppKeyWithSecret, WebhookDeliveryDetail, WebhookDeliveryItem } from '@cpc/contracts/integration';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
@@ -106,6 +107,54 @@ describe('webhook callbacks', () => {
     expect(calls.map((c) => c.headers['x-cpc-attempt'])).toEqual(calls.map((_, i) => String(i + 1)));
     expect(calls.every((c) => c.signatureValid && c.body === calls[0].body)).toBe(true);
     receiver.answer = () => 200;
+  });
+
+  it('delivers a retry whose queued try was lost (a crash between the attempt and the queue insert)', async () => {
+    const origin = nextOrigin();
+    let calls = 0;
+    receiver.answer = (c) => (c.json.job?.originId === origin && ++calls === 1 ? 503 : 200);
+    // the queue insert of the second try never happens, as when the server dies right after the attempt's commit
+    const queue = h.app.jobQueue;
+    const insert = queue.insert;
+    let lost = 0;
+    queue.insert = async (name, jobs, opts) => {
+      const kept = jobs.filter((j) => !((j.data as { try?: number }).try === 2 && lost++ === 0));
+      return insert.call(queue, name, kept, opts);
+    };
+    try {
+      const key = await createKey(h, A.token, { callbackUrl: receiver.url });
+      receiver.secret = key.secret;
+      const res = await openCall(h, key, { url: '/print', body: { deviceSn: sn, content: 'lost retry', originId: origin } });
+      const jobId: string = res.body_.data.id;
+      const retrying = await waitUntil('the first try failed', async () => {
+        const d = (await deliveries(A.token, `jobId=${jobId}`)).list[0];
+        return d?.state === 'retrying' && lost === 1 ? d : null;
+      });
+      expect(retrying.attempts).toBe(1);
+      // nothing is queued for it; the row says when the next try was due, and time passes
+      const queued = await h.db.selectFrom(sql<{ id: string }>`pgboss.job`.as('j')).select('id').where(sql`data->>'deliveryId'`, '=', retrying.id).where('state', 'in', ['created', 'retry']).execute();
+      expect(queued).toEqual([]);
+      await h.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 60_000) }).where('id', '=', retrying.id).execute();
+      const done = await waitUntil(
+        'the delivery to succeed',
+        async () => {
+          const d = (await deliveries(A.token, `jobId=${jobId}`)).list[0];
+          return d?.state === 'succeeded' ? d : null;
+        },
+        20_000,
+      );
+      const d = await detail(done.id);
+      expect(d.attemptLog.map((a) => [a.attempt, a.status, a.manual])).toEqual([
+        [1, 503, false],
+        [2, 200, false],
+      ]);
+      // once: the sweep's re-queued try is not made again
+      await new Promise((r) => setTimeout(r, 6000));
+      expect(receiver.calls.filter((c) => c.json.id === done.id).map((c) => c.headers['x-cpc-attempt'])).toEqual(['1', '2']);
+    } finally {
+      queue.insert = insert;
+      receiver.answer = () => 200;
+    }
   });
 
   it('gives up after the last try, and a manual resend from the console delivers it', async () => {

@@ -27,6 +27,8 @@ interface DeliveryRow {
   occurred_at: Date;
   state: 'pending' | 'retrying' | 'succeeded' | 'failed';
   attempts: number;
+  /** Scheduled tries made so far (attempts made from the console's resend button are not counted). */
+  scheduled: number;
   app_id: string;
   secret: string;
   callback_url: string;
@@ -64,9 +66,12 @@ export const webhookSignature = (secret: string, body: string) => createHmac('sh
 
 /**
  * Webhook callbacks (DESIGN §6): every delivery row (written with the job's state change) becomes a pg-boss
- * job; a worker POSTs the signed body, logs the attempt, and on failure queues the next try after the back-off
- * (7 tries over about an hour by default). Deliveries whose first try never reached the queue (a crash right
- * after the commit) are queued again by the sweep. At least once: a receiver deduplicates by the delivery id.
+ * job; a worker POSTs the signed body, logs the attempt with the time of the next try (`next_attempt_at`), and
+ * on failure queues that try after the back-off (7 tries over about an hour by default). The row is the record:
+ * a try that never reached the queue — the first one (a crash right after the state change) or a retry (a crash
+ * between the attempt's commit and the queue insert) — is queued again by the sweep from the row. Each try has
+ * a derived pg-boss id and runs once: a try already made is skipped. At least once: a receiver deduplicates by
+ * the delivery id.
  */
 export class WebhookSender {
   private pending: string[] = [];
@@ -105,14 +110,25 @@ export class WebhookSender {
     return this.flushing;
   }
 
-  /** Queues deliveries whose first try is missing from the queue (older than 10 s, never tried). */
+  /**
+   * Queues the tries the queue may have lost: first tries of deliveries never tried (older than 10 s), and the
+   * next try of deliveries retrying whose time came more than 10 s ago. A try still in the queue has the same
+   * id, so queuing it again does nothing.
+   */
   async sweep(): Promise<void> {
     if (!this.queue.enabled) return;
-    const { rows } = await sql<{ id: string }>`
-      SELECT d.id FROM webhook_deliveries d
-      WHERE d.attempts = 0 AND d.state = 'pending' AND d.created_at < now() - interval '10 seconds'
-      ORDER BY d.created_at LIMIT 500`.execute(this.db);
-    if (rows.length) await this.queue.insert(WEBHOOK_QUEUE, rows.map((r) => ({ id: tryJobId(r.id, 1), data: { deliveryId: r.id, try: 1 } })));
+    const { rows } = await sql<{ id: string; try: number }>`
+      (SELECT d.id, 1 AS try FROM webhook_deliveries d
+       WHERE d.attempts = 0 AND d.state = 'pending' AND d.created_at < now() - interval '10 seconds'
+       ORDER BY d.created_at LIMIT 500)
+      UNION ALL
+      (SELECT d.id, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.id AND NOT a.manual) + 1 AS try
+       FROM webhook_deliveries d
+       WHERE d.state = 'retrying' AND d.next_attempt_at < now() - interval '10 seconds'
+       ORDER BY d.next_attempt_at LIMIT 500)`.execute(this.db);
+    if (!rows.length) return;
+    await this.queue.insert(WEBHOOK_QUEUE, rows.map((r) => ({ id: tryJobId(r.id, r.try), data: { deliveryId: r.id, try: r.try } })));
+    this.queue.wake(WEBHOOK_QUEUE);
   }
 
   private async work(jobs: QueueJob<{ deliveryId: string; try: number }>[]): Promise<void> {
@@ -126,6 +142,7 @@ export class WebhookSender {
   private async load(deliveryId: string): Promise<DeliveryRow | undefined> {
     const { rows } = await sql<DeliveryRow>`
       SELECT w.id, w.tenant_id, w.app_key_id, w.job_id, w.job_state, w.job_error, w.occurred_at, w.state, w.attempts,
+        (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = w.id AND NOT a.manual) AS scheduled,
         k.app_id, k.secret, k.callback_url, k.state AS key_state, j.origin_id, j.copies, d.sn
       FROM webhook_deliveries w
       JOIN app_keys k ON k.id = w.app_key_id
@@ -137,13 +154,14 @@ export class WebhookSender {
 
   /**
    * One POST of a delivery and its log entry. A scheduled try (`try` n) is skipped when the delivery already
-   * succeeded or failed for good; a manual one (from the console) is always made and never schedules more.
+   * succeeded or failed for good, or when try n was made already (queued twice by the sweep); a manual one (from
+   * the console) is always made and never schedules more.
    */
   async attempt(deliveryId: string, how: { try: number } | { manual: true }): Promise<AttemptOutcome | null> {
     const r = await this.load(deliveryId);
     if (!r) return null;
     const manual = 'manual' in how;
-    if (!manual && (r.state === 'succeeded' || r.state === 'failed')) return null;
+    if (!manual && (r.state === 'succeeded' || r.state === 'failed' || r.scheduled >= how.try)) return null;
     if (!r.callback_url || r.key_state !== 'active') {
       const why = !r.callback_url ? 'the key has no callback URL' : 'the key is disabled';
       await this.record(r, { ok: false, status: null, error: why }, 0, '', manual, false);
@@ -183,6 +201,7 @@ export class WebhookSender {
     const durationMs = Math.round(performance.now() - started);
     const tryNo = manual ? 0 : (how as { try: number }).try;
     const retryIn = !outcome.ok && !manual ? this.opts.backoffS[tryNo - 1] : undefined;
+    // the row says when the next try is due before the queue hears of it: a crash in between leaves it to the sweep
     await this.record(r, outcome, durationMs, response, manual, retryIn !== undefined, retryIn);
     if (retryIn !== undefined) {
       await this.queue.insert(WEBHOOK_QUEUE, [{ id: tryJobId(r.id, tryNo + 1), data: { deliveryId: r.id, try: tryNo + 1 }, startAfter: new Date(Date.now() + retryIn * 1000) }]);
