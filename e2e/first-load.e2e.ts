@@ -87,7 +87,7 @@ describe('languages and strings loaded on demand', () => {
     await page.goto(`${s.url}/#/login`);
     await page.locator('form button[type=submit]').getByText(/登\s*录/).waitFor();
     await shot(page, 'first-load-login-zh');
-    await page.locator('.ant-segmented-item', { hasText: 'EN' }).click();
+    await page.getByRole('group', { name: '语言' }).getByRole('button', { name: 'EN', exact: true }).click();
     await page.locator('form button[type=submit]').getByText('Sign in').waitFor();
     await page.goto(`${s.url}/#/403`);
     await page.getByText('Sorry, you are not allowed to open this page.').waitFor();

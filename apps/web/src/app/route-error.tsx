@@ -1,7 +1,7 @@
 import NProgress from 'nprogress';
 import { useEffect } from 'react';
 import { isRouteErrorResponse, useRouteError } from 'react-router';
-import { PageCrash } from '../layout/page-crash';
+import { BootCrash } from '../components/lite/boot-screens';
 import { logError } from '../lib/error-log';
 
 /** Last line of defence for what threw outside a kept page (the shell, the guard): log it, offer a reload. */
@@ -12,5 +12,5 @@ export function RouteError() {
     // the failed navigation never went idle in the root route, which would have ended the bar
     NProgress.done();
   }, [error]);
-  return <PageCrash error={error} fullScreen />;
+  return <BootCrash error={error} />;
 }

@@ -1,10 +1,9 @@
 import type { ComponentType } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
 import { HOME_PATH } from '../config/settings';
-import { PageLoading } from '../layout/page-loading';
+import { BootLoading } from '../components/lite/boot-screens';
 import { loadDictionaries } from '../lib/i18n';
 import { withChunkTimeout } from '../lib/lazy-chunk';
-import { loadFeedbackExtras } from './app-feedback';
 import { guardActsOn, guardLoader } from './guard';
 import { RootRoute, type RouteHandle } from './root-route';
 import { RouteError } from './route-error';
@@ -35,26 +34,33 @@ export function createRoutes(): RouteObject[] {
       id: 'root',
       element: <RootRoute />,
       errorElement: <RouteError />,
-      hydrateFallbackElement: <PageLoading fullscreen />,
+      hydrateFallbackElement: <BootLoading />,
       loader: guardLoader,
       shouldRevalidate: ({ nextUrl }) => guardActsOn(nextUrl),
       children: [
         page('/login', 'route.login', () => import('../features/auth/routes/login')),
         page('/login88121', 'route.login', () => import('../features/auth/routes/login88121')),
-        page('/register', 'route.register', () => import('../features/auth/routes/register')),
-        page('/account/register', 'route.register', () => import('../features/auth/routes/register')),
-        page('/account/authenticate', 'route.authenticate', () => import('../features/auth/routes/authenticate')),
-        page('/403', 'route.403', withDictionaries(() => import('../features/error/routes/forbidden'))),
-        page('/404', 'route.404', withDictionaries(() => import('../features/error/routes/not-found'))),
-        // whitelisted for third-party login returns; it has no screen of its own
-        { path: '/callback', handle: { title: 'route.callback' } satisfies RouteHandle, element: <Navigate to={HOME_PATH} replace /> },
         {
-          path: '*',
-          lazy: async () => {
-            // the area's pages confirm with modals and notify: their holders load beside it
-            void loadFeedbackExtras();
-            return { Component: (await withChunkTimeout(withDictionaries(() => import('./authenticated-area')))()).default };
-          },
+          // every other screen is drawn with antd: its providers load with the first of them and stay
+          id: 'console',
+          lazy: async () => ({ Component: (await withChunkTimeout(() => import('./console-layout'))()).default }),
+          children: [
+            page('/register', 'route.register', () => import('../features/auth/routes/register')),
+            page('/account/register', 'route.register', () => import('../features/auth/routes/register')),
+            page('/account/authenticate', 'route.authenticate', () => import('../features/auth/routes/authenticate')),
+            page('/403', 'route.403', withDictionaries(() => import('../features/error/routes/forbidden'))),
+            page('/404', 'route.404', withDictionaries(() => import('../features/error/routes/not-found'))),
+            // whitelisted for third-party login returns; it has no screen of its own
+            { path: '/callback', handle: { title: 'route.callback' } satisfies RouteHandle, element: <Navigate to={HOME_PATH} replace /> },
+            {
+              path: '*',
+              lazy: async () => {
+                // the area's pages confirm with modals and notify: their holders load beside it
+                void import('./app-feedback').then((m) => m.loadFeedbackExtras());
+                return { Component: (await withChunkTimeout(withDictionaries(() => import('./authenticated-area')))()).default };
+              },
+            },
+          ],
         },
       ],
     },

@@ -1,7 +1,8 @@
 import { theme } from 'antd';
 import { describe, expect, it } from 'vitest';
 import { LAYOUTS, THEMES } from './settings';
-import { headerOnMenuSurface, isDarkMenu, randomThemeName, shellColors, themeConfig } from './theme';
+import { themeConfig } from './antd-theme';
+import { headerOnMenuSurface, isDarkMenu, randomThemeName, shellColors } from './theme';
 
 describe('themeConfig', () => {
   it.each([

@@ -1,4 +1,3 @@
-import { theme, type ThemeConfig } from 'antd';
 import { THEMES, type LayoutName, type ThemeName } from './settings';
 
 export type ColorScheme = 'light' | 'dark';
@@ -71,40 +70,14 @@ export function shellColors(name: ThemeName, scheme: ColorScheme = 'light'): She
 
 export const isDarkMenu = (name: ThemeName): boolean => PALETTES[name]?.menu !== 'white';
 
+export const isOceanMenu = (name: ThemeName): boolean => PALETTES[name]?.menu === 'ocean';
+
 /**
  * Whether the header is painted with the menu's surface: in the layouts where it carries the logo and
  * the menu (horizontal, common), and always for ocean, whose header is part of its gradient.
  */
 export const headerOnMenuSurface = (layout: LayoutName, name: ThemeName): boolean =>
-  layout === 'horizontal' || layout === 'common' || PALETTES[name]?.menu === 'ocean';
-
-export function themeConfig(name: ThemeName, scheme: ColorScheme = 'light'): ThemeConfig {
-  const c = shellColors(name, scheme);
-  return {
-    algorithm: scheme === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm,
-    token: { colorPrimary: c.primary, colorInfo: c.primary, colorLink: c.primary, borderRadius: 4 },
-    components: {
-      Layout: {
-        siderBg: c.menuSolid,
-        lightSiderBg: c.containerBg,
-        headerBg: c.containerBg,
-        headerHeight: 60,
-        headerPadding: '0 16px',
-        bodyBg: c.bodyBg,
-        footerBg: 'transparent',
-      },
-      // the surfaces behind the menus paint them (gradients and the decorative background included)
-      Menu: {
-        itemBg: 'transparent',
-        subMenuItemBg: 'transparent',
-        darkItemBg: 'transparent',
-        darkSubMenuItemBg: 'rgba(0, 0, 0, 0.18)',
-        darkPopupBg: c.menuSolid,
-        darkItemSelectedBg: PALETTES[name]?.menu === 'ocean' ? 'rgba(255, 255, 255, 0.22)' : c.primary,
-      },
-    },
-  };
-}
+  layout === 'horizontal' || layout === 'common' || isOceanMenu(name);
 
 /** A theme other than `current`, for the drawer's random theme. */
 export function randomThemeName(current: ThemeName, random: () => number = Math.random): ThemeName {

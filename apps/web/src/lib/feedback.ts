@@ -1,14 +1,43 @@
-import { message as staticMessage } from 'antd';
 import type { MessageInstance } from 'antd/es/message/interface';
 
 /**
- * The antd message API used outside React. The app registers the one from `App.useApp()` so messages
- * follow the theme and locale; before that (and in tests) the static API is used.
+ * The antd message API used outside React. The console's providers register the one from `App.useApp()` so
+ * messages follow the theme and locale. Before that — on the sign-in page, which carries no antd at all
+ * (issue 3's first-load budget), and in tests — antd's static API is loaded on the first message.
  */
-let current: MessageInstance = staticMessage;
+let current: MessageInstance | null = null;
+let fallback: Promise<MessageInstance> | null = null;
+
+const staticMessage = (): Promise<MessageInstance> =>
+  (fallback ??= import('antd/es/message').then(
+    (m) => m.default as unknown as MessageInstance,
+    (error: unknown) => {
+      // a failed download is asked again by the next message
+      fallback = null;
+      throw error;
+    },
+  ));
 
 export function setMessageApi(api: MessageInstance | null): void {
-  current = api ?? staticMessage;
+  current = api;
 }
 
-export const messageApi = (): MessageInstance => current;
+const METHODS = ['success', 'error', 'info', 'warning', 'loading', 'open', 'destroy'] as const;
+
+/** Calls made before any instance is there go to the static API once it has loaded (or to one registered meanwhile). */
+const deferred = Object.fromEntries(
+  METHODS.map((method) => [
+    method,
+    (...args: unknown[]) => {
+      staticMessage().then(
+        (api) => ((current ?? api)[method] as (...a: unknown[]) => unknown)(...args),
+        () => undefined,
+      );
+    },
+  ]),
+) as unknown as MessageInstance;
+
+export const messageApi = (): MessageInstance => current ?? deferred;
+
+/** Starts loading the static API ahead of a likely message (a form about to be sent). */
+export const prepareMessages = (): void => void staticMessage().catch(() => undefined);

@@ -7,7 +7,8 @@ import zh from '../locales/zh';
 import deviceLocales from '../features/device/locales';
 import errorLocales from '../features/error/locales';
 import homeLocales from '../features/home/locales';
-import { antdLocale, getLanguage, i18n, loadDictionaries, setLanguage, type Dictionary } from './i18n';
+import { getLanguage, i18n, loadDictionaries, setLanguage, type Dictionary } from './i18n';
+import { antdLocale } from './locale-sync';
 
 const keys = (dict: Dictionary, prefix = ''): string[] =>
   Object.entries(dict).flatMap(([k, v]) => (typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`))).sort();

@@ -1,10 +1,5 @@
 import i18n, { type BackendModule } from 'i18next';
 import { initReactI18next, useTranslation } from 'react-i18next';
-import dayjs from 'dayjs';
-import 'dayjs/locale/zh-cn';
-import type { Locale } from 'antd/es/locale';
-import antdEn from 'antd/es/locale/en_US';
-import antdZh from 'antd/es/locale/zh_CN';
 import { DEFAULT_LANGUAGE, LANGUAGES, LANGUAGE_KEY, type Language } from '../config/settings';
 import zh from '../locales/zh';
 
@@ -35,9 +30,6 @@ const COMMON: Record<Language, () => Promise<Dictionary>> = {
   zh: async () => zh,
   en: async () => (await import('../locales/en')).default,
 };
-// antd falls back to en_US internally, so both of its locales are in the first load anyway
-const ANTD_LOCALES: Record<Language, Locale> = { zh: antdZh, en: antdEn };
-const DAYJS_LOCALES: Record<Language, string> = { zh: 'zh-cn', en: 'en' };
 
 /** Feature dictionaries loaded so far, in both languages: a language loaded later gets them too. */
 const features: FeatureLocales[] = Object.values(eagerLocales).map((m) => m.default);
@@ -87,7 +79,6 @@ function storedLanguage(): Language {
 
 function applySideEffects(lng: string): void {
   if (!isLanguage(lng)) return;
-  dayjs.locale(DAYJS_LOCALES[lng]);
   if (typeof document !== 'undefined') document.documentElement.lang = lng === 'zh' ? 'zh-CN' : 'en';
 }
 
@@ -145,7 +136,7 @@ export function getLanguage(): Language {
   return isLanguage(i18n.language) ? i18n.language : DEFAULT_LANGUAGE;
 }
 
-/** Switches i18next, antd (through `useLanguage`) and dayjs once the language's strings are in, and remembers it. */
+/** Switches i18next (and with it antd and dayjs) once the language's strings are in, and remembers it. */
 export async function setLanguage(lng: Language): Promise<void> {
   try {
     localStorage.setItem(LANGUAGE_KEY, lng);
@@ -155,13 +146,11 @@ export async function setLanguage(lng: Language): Promise<void> {
   await i18n.changeLanguage(lng);
 }
 
-export const antdLocale = (lng: Language): Locale => ANTD_LOCALES[lng];
-
-/** The current language and its antd locale; re-renders when the language changes. */
-export function useLanguage(): { language: Language; antdLocale: Locale; setLanguage: typeof setLanguage } {
+/** The current language; re-renders when it changes. antd's and dayjs's locales follow it in the console's providers. */
+export function useLanguage(): { language: Language; setLanguage: typeof setLanguage } {
   const { i18n: instance } = useTranslation();
   const language = isLanguage(instance.language) ? instance.language : DEFAULT_LANGUAGE;
-  return { language, antdLocale: antdLocale(language), setLanguage };
+  return { language, setLanguage };
 }
 
 /** Translation outside React (request layer, guard). */

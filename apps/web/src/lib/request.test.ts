@@ -326,8 +326,8 @@ describe('uploadFile', () => {
         envelope({ token: `upload-for-${call.params?.bucket}`, uploadUrl: '/apiAdmin/upload', maxSize: 10, accept: [], expiresIn: 600 }),
       )
       .on('POST', `${API}/upload`, (call) => {
-        call.config.onUploadProgress?.({ loaded: 50, total: 100, bytes: 50, lengthComputable: true });
-        call.config.onUploadProgress?.({ loaded: 100, total: 100, bytes: 50, lengthComputable: true });
+        call.request.onUploadProgress?.({ loaded: 50, total: 100 });
+        call.request.onUploadProgress?.({ loaded: 100, total: 100 });
         const form = call.body as FormData;
         return envelope({ key: `20250101/abc/${(form.get('file') as File).name}`, url: '/apiAdmin/objects/x', size: 3, mime: 'image/png' });
       });

@@ -1,4 +1,3 @@
-import axios, { isAxiosError, type AxiosProgressEvent, type AxiosResponse, type Method } from 'axios';
 import type { PublicKeyResult, UploadResult, UploadTokenResult } from '@cpc/contracts';
 import {
   BASE_URL,
@@ -18,6 +17,7 @@ import {
   UPLOAD_TIMEOUT,
 } from '../config/settings';
 import { trackCall } from './call-progress';
+import { http, NoResponseError, type HttpResponse, type UploadProgress } from './http';
 import { currentRouteUrl, logError } from './error-log';
 import { messageApi } from './feedback';
 import { i18n, t } from './i18n';
@@ -37,7 +37,7 @@ export interface RequestConfig {
   /** Send no Authorization header (public calls: login, captcha, …). */
   noToken?: boolean;
   timeout?: number;
-  onUploadProgress?: (event: AxiosProgressEvent) => void;
+  onUploadProgress?: (event: UploadProgress) => void;
   /** Send `data` as application/x-www-form-urlencoded instead of JSON. */
   form?: boolean;
   /** Show no error message (the call still rejects, is logged and redirects as usual). */
@@ -63,20 +63,17 @@ export class RequestError extends Error {
   }
 }
 
-/** The transport. Every HTTP status resolves: the envelope's code decides, not axios. */
-export const http = axios.create({
-  baseURL: BASE_URL,
-  timeout: REQUEST_TIMEOUT,
-  headers: { 'Content-Type': CONTENT_TYPE_JSON },
-  validateStatus: () => true,
-});
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/** The transport (fetch; XHR for uploads). Every HTTP status resolves: the envelope's code decides. */
+export { http };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------------------------------
 // envelope
 
-function codeOf(response: AxiosResponse): number | string {
+function codeOf(response: HttpResponse): number | string {
   const body = response.data;
   const code = isRecord(body) ? body[CODE_FIELD] : undefined;
   return typeof code === 'number' || (typeof code === 'string' && code !== '') ? code : response.status;
@@ -87,7 +84,7 @@ const isSuccess = (code: number | string | null): boolean => code !== null && SU
 const unwrap = (body: unknown): unknown => (isRecord(body) && 'data' in body ? body.data : body);
 
 /** SPEC §8: the server's message, else the default text of the code, else the status text. */
-function messageFor(response: AxiosResponse, code: number | string): string {
+function messageFor(response: HttpResponse, code: number | string): string {
   const body = response.data;
   const msg = isRecord(body) ? body[MESSAGE_FIELD] : undefined;
   if (typeof msg === 'string' && msg.trim()) return msg;
@@ -97,14 +94,14 @@ function messageFor(response: AxiosResponse, code: number | string): string {
   return t('request.unknown', { code });
 }
 
-function errorFromResponse(response: AxiosResponse, code: number | string, url: string): RequestError {
+function errorFromResponse(response: HttpResponse, code: number | string, url: string): RequestError {
   const body = response.data;
   return new RequestError(messageFor(response, code), code, response.status, unwrap(body), body, url);
 }
 
 function errorFromThrown(error: unknown, url: string): RequestError {
   if (error instanceof RequestError) return error;
-  if (isAxiosError(error) && !error.response) return new RequestError(t('request.noResponse'), null, null, null, null, url);
+  if (error instanceof NoResponseError) return new RequestError(t('request.noResponse'), null, null, null, null, url);
   const message = error instanceof Error ? error.message : String(error);
   const failed = new RequestError(message, null, null, null, null, url);
   if (error instanceof Error) failed.stack = error.stack;
@@ -144,10 +141,10 @@ let refreshing: Promise<string> | null = null;
 class SessionExpiredError extends RequestError {}
 
 async function fetchFreshToken(): Promise<string> {
-  let response: AxiosResponse;
+  let response: HttpResponse;
   try {
     // the refresh credential is an httpOnly cookie: only the browser can send it
-    response = await http.get('/refreshToken', { withCredentials: true });
+    response = await http.request({ method: 'GET', url: `${BASE_URL}/refreshToken`, headers: {}, timeout: REQUEST_TIMEOUT, withCredentials: true });
   } catch (error) {
     const failed = errorFromThrown(error, '/refreshToken');
     throw new SessionExpiredError(failed.message, failed.code, failed.status, null, null, failed.url);
@@ -182,7 +179,7 @@ function freshToken(staleToken: string): Promise<string> {
 let cipher: Promise<PayloadCipher | null> | null = null;
 
 async function loadCipher(): Promise<PayloadCipher | null> {
-  const response = await http.get('/publicKey');
+  const response = await http.request({ method: 'GET', url: `${BASE_URL}/publicKey`, headers: {}, timeout: REQUEST_TIMEOUT });
   // a server without the key endpoint (or refusing it) takes plain payloads
   if (!isSuccess(codeOf(response))) return null;
   const key = unwrap(response.data) as PublicKeyResult | null;
@@ -196,7 +193,7 @@ async function loadCipher(): Promise<PayloadCipher | null> {
  */
 function payloadCipher(): Promise<PayloadCipher | null> {
   cipher ??= loadCipher().catch((error: unknown) => {
-    if (isAxiosError(error) && !error.response) cipher = null;
+    if (error instanceof NoResponseError) cipher = null;
     else logError(error);
     return null;
   });
@@ -242,9 +239,9 @@ function formBody(data: unknown): string {
 const baseFor = (url: string): string =>
   /^https?:\/\//i.test(url) || url === BASE_URL || url.startsWith(`${BASE_URL}/`) ? '' : BASE_URL;
 
-async function send(config: RequestConfig, token: string): Promise<AxiosResponse> {
-  const method = (config.method ?? 'post').toLowerCase() as Method;
-  const hasBody = method !== 'get' && method !== 'head';
+async function send(config: RequestConfig, token: string): Promise<HttpResponse> {
+  const method = (config.method ?? 'post').toUpperCase();
+  const hasBody = method !== 'GET' && method !== 'HEAD';
   const headers: Record<string, string> = { ...config.headers };
   if (!config.noToken && token) headers.Authorization = `Bearer ${token}`;
 
@@ -256,21 +253,24 @@ async function send(config: RequestConfig, token: string): Promise<AxiosResponse
     Object.assign(headers, sealed.headers);
     data = sealed.body;
     open = sealed.open;
-  } else if (isMultipart(data)) {
-    // the browser writes the boundary; a JSON content type would make axios serialise the form as JSON
-    headers['Content-Type'] = 'multipart/form-data';
-  } else if (config.form && data !== undefined) {
+  }
+  let body: string | FormData | undefined;
+  // a multipart body gets its content type, with the boundary, from the browser
+  if (isMultipart(data)) body = data as FormData;
+  else if (config.form && data !== undefined && !sealer) {
     headers['Content-Type'] = CONTENT_TYPE_FORM;
-    data = formBody(data);
+    body = formBody(data);
+  } else if (data !== undefined) {
+    headers['Content-Type'] ??= CONTENT_TYPE_JSON;
+    body = typeof data === 'string' ? data : JSON.stringify(data);
   }
 
   const response = await http.request({
-    url: config.url,
-    baseURL: baseFor(config.url),
     method,
+    url: baseFor(config.url) + config.url,
     params: config.params,
-    data,
     headers,
+    body,
     timeout: config.timeout ?? REQUEST_TIMEOUT,
     onUploadProgress: config.onUploadProgress,
   });
@@ -308,7 +308,7 @@ async function execute<T>(config: RequestConfig): Promise<T> {
     }
   }
 
-  let response: AxiosResponse;
+  let response: HttpResponse;
   try {
     response = await send(config, token);
   } catch (error) {
@@ -359,7 +359,7 @@ export const post = <T = unknown>(url: string, data?: unknown, config?: Shortcut
  */
 export async function uploadFile(
   file: Blob,
-  onProgress?: (percent: number, event: AxiosProgressEvent) => void,
+  onProgress?: (percent: number, event: UploadProgress) => void,
   fileName?: string,
 ): Promise<{ key: string; url: string }> {
   const { token, uploadUrl } = await get<UploadTokenResult>('/user/v1/user/getQnToken', { bucket: UPLOAD_BUCKET });

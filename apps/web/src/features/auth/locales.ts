@@ -37,6 +37,8 @@ export default {
         noToken: '登录接口异常，未正确返回token',
         altTitle: '云打印控制台',
         altSubtitle: '使用账号密码登录',
+        showPassword: '显示密码',
+        hidePassword: '隐藏密码',
       },
       captcha: {
         label: '图形验证码',
@@ -231,6 +233,8 @@ export default {
         noToken: 'Login interface abnormal, token not correctly returned',
         altTitle: 'Cloud printing console',
         altSubtitle: 'Sign in with your account',
+        showPassword: 'Show password',
+        hidePassword: 'Hide password',
       },
       captcha: {
         label: 'Captcha',

@@ -1,7 +1,7 @@
-import { AxiosError, AxiosHeaders, type AxiosAdapter, type AxiosInstance, type InternalAxiosRequestConfig } from 'axios';
+import { NoResponseError, type http as Http, type HttpAdapter, type HttpRequest } from '../http';
 
 /**
- * A stand-in for the back end behind the real request layer: it replaces only axios' transport, so
+ * A stand-in for the back end behind the real request layer: it replaces only the transport's adapter, so
  * everything the layer does (headers, serialisation, envelope handling, refresh, redirects) really runs.
  */
 export interface FakeCall {
@@ -14,7 +14,7 @@ export interface FakeCall {
   params: Record<string, unknown> | undefined;
   timeout: number | undefined;
   withCredentials: boolean | undefined;
-  config: InternalAxiosRequestConfig;
+  request: HttpRequest;
 }
 
 export interface FakeReply {
@@ -43,45 +43,30 @@ function parseBody(data: unknown): unknown {
   }
 }
 
-export function fakeServer(http: AxiosInstance) {
+export function fakeServer(http: typeof Http) {
   const handlers = new Map<string, FakeHandler>();
   const calls: FakeCall[] = [];
 
-  const adapter: AxiosAdapter = async (config) => {
-    const url = `${config.baseURL ?? ''}${config.url ?? ''}`;
-    const headers = Object.fromEntries(
-      Object.entries(AxiosHeaders.from(config.headers).toJSON()).map(([k, v]) => [k, String(v)]),
-    );
+  const adapter: HttpAdapter = async (request) => {
     const call: FakeCall = {
-      method: (config.method ?? 'get').toUpperCase(),
-      url,
-      headers,
-      body: parseBody(config.data),
-      params: config.params,
-      timeout: config.timeout,
-      withCredentials: config.withCredentials,
-      config,
+      method: request.method,
+      url: request.url,
+      headers: { ...request.headers },
+      body: parseBody(request.body),
+      params: request.params,
+      timeout: request.timeout,
+      withCredentials: request.withCredentials,
+      request,
     };
     calls.push(call);
-    const handler = handlers.get(`${call.method} ${url}`);
-    const reply: FakeReply = handler ? await handler(call) : failure(404, `${call.method} ${url} not found`);
-    if (reply.networkError) throw new AxiosError('Network Error', AxiosError.ERR_NETWORK, config, {});
-    const response = {
-      data: reply.body,
-      status: reply.status ?? 200,
-      statusText: reply.statusText ?? '',
-      headers: {},
-      config,
-      request: {},
-    };
-    if (config.validateStatus && !config.validateStatus(response.status)) {
-      throw new AxiosError(`Request failed with status code ${response.status}`, AxiosError.ERR_BAD_RESPONSE, config, {}, response);
-    }
-    return response;
+    const handler = handlers.get(`${call.method} ${call.url}`);
+    const reply: FakeReply = handler ? await handler(call) : failure(404, `${call.method} ${call.url} not found`);
+    if (reply.networkError) throw new NoResponseError('Network Error');
+    return { data: reply.body ?? '', status: reply.status ?? 200, statusText: reply.statusText ?? '' };
   };
 
-  const previous = http.defaults.adapter;
-  http.defaults.adapter = adapter;
+  const previous = http.adapter;
+  http.adapter = adapter;
 
   return {
     calls,
@@ -92,7 +77,7 @@ export function fakeServer(http: AxiosInstance) {
     },
     callsTo: (url: string) => calls.filter((c) => c.url === url),
     restore() {
-      http.defaults.adapter = previous;
+      http.adapter = previous;
     },
   };
 }

@@ -1,23 +1,11 @@
-import { theme } from 'antd';
 import type { CSSProperties, ReactNode } from 'react';
+import '@/components/lite/lite.css';
+import './auth.css';
 
-/**
- * The surface the sign-in and registration forms sit on: what a borderless antd Card draws, without Card
- * itself, whose tabs, skeleton and menu code would otherwise ride along on the console's first load.
- */
-export function AuthPanel({ children, padding, style }: { children: ReactNode; padding: CSSProperties['padding']; style?: CSSProperties }) {
-  const { token } = theme.useToken();
+/** The surface the sign-in and registration forms sit on: what a borderless antd Card draws, without antd. */
+export function AuthPanel({ children, padding, className, style }: { children: ReactNode; padding?: CSSProperties['padding']; className?: string; style?: CSSProperties }) {
   return (
-    <div
-      style={{
-        padding,
-        background: token.colorBgContainer,
-        borderRadius: token.borderRadiusLG,
-        boxShadow: token.boxShadowTertiary,
-        color: token.colorText,
-        ...style,
-      }}
-    >
+    <div className={['lite', 'auth-panel', className].filter(Boolean).join(' ')} style={{ padding, ...style }}>
       {children}
     </div>
   );

@@ -1,27 +1,13 @@
-import { theme } from 'antd';
 import type { CSSProperties, ReactNode } from 'react';
+import './auth.css';
 
-/*
- * Headings and text of the public screens, drawn as antd's Typography draws them (same tokens). Typography
- * itself brings its editing, copying and ellipsis machinery, about 6 KiB gzip of the login page's first load
- * (issue 3: 180 KiB budget), for plain text.
- */
+/* Headings and text of the public screens, drawn as antd's Typography draws them, without antd (the sign-in
+   page's first load carries none of it: issue 3's budget). */
 
 export function AuthTitle({ level, children, style }: { level: 2 | 3; children: ReactNode; style?: CSSProperties }) {
-  const { token } = theme.useToken();
   const Heading = level === 2 ? 'h2' : 'h3';
   return (
-    <Heading
-      style={{
-        marginBottom: '0.5em',
-        color: token.colorTextHeading,
-        fontWeight: token.fontWeightStrong,
-        fontSize: level === 2 ? token.fontSizeHeading2 : token.fontSizeHeading3,
-        lineHeight: level === 2 ? token.lineHeightHeading2 : token.lineHeightHeading3,
-        wordBreak: 'break-word',
-        ...style,
-      }}
-    >
+    <Heading className={`auth-title auth-title-${level}`} style={style}>
       {children}
     </Heading>
   );
@@ -37,19 +23,9 @@ interface AuthTextProps {
 }
 
 export function AuthText({ children, paragraph = false, secondary = false, strong = false, style }: AuthTextProps) {
-  const { token } = theme.useToken();
   const Element = paragraph ? 'p' : 'span';
   return (
-    <Element
-      style={{
-        color: secondary ? token.colorTextDescription : token.colorText,
-        lineHeight: token.lineHeight,
-        wordBreak: 'break-word',
-        ...(paragraph && { marginBottom: '1em' }),
-        ...(strong && { fontWeight: 'bolder' }),
-        ...style,
-      }}
-    >
+    <Element className={['auth-text', secondary && 'is-secondary', strong && 'is-strong'].filter(Boolean).join(' ')} style={style}>
       {children}
     </Element>
   );

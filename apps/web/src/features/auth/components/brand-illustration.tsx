@@ -4,9 +4,9 @@ import type { CSSProperties } from 'react';
  * The brand panel's picture: a cloud linked to a printer and a terminal. Light shapes are drawn in
  * currentColor, details in `accent`, so it sits on any of the theme's primary colours (SPEC §2 lists nine).
  */
-export function BrandIllustration({ accent, ok, style }: { accent: string; ok: string; style?: CSSProperties }) {
+export function BrandIllustration({ accent, ok, className, style }: { accent: string; ok: string; className?: string; style?: CSSProperties }) {
   return (
-    <svg viewBox="0 0 480 340" role="img" aria-hidden style={{ width: '100%', height: 'auto', ...style }}>
+    <svg viewBox="0 0 480 340" role="img" aria-hidden className={className} style={{ width: '100%', height: 'auto', ...style }}>
       <ellipse cx="240" cy="318" rx="210" ry="16" fill="currentColor" opacity="0.1" />
       {/* cloud */}
       <path

@@ -1,37 +1,19 @@
-import { PrinterOutlined } from '@ant-design/icons';
-import { Flex, theme } from 'antd';
+import PrinterOutlined from '@ant-design/icons-svg/es/asn/PrinterOutlined';
 import { useTranslation } from 'react-i18next';
-import { AuthText } from './auth-typography';
+import { LiteIcon } from '@/components/lite/icon';
+import './auth.css';
 
 /** The product's mark: a printer in a rounded tile, with the title beside it. */
 export function BrandMark({ inverse = false, size = 40 }: { inverse?: boolean; size?: number }) {
   const { t } = useTranslation();
-  const { token } = theme.useToken();
   return (
-    <Flex align="center" gap={12}>
-      <span
-        aria-hidden
-        style={{
-          width: size,
-          height: size,
-          borderRadius: token.borderRadiusLG,
-          display: 'inline-flex',
-          alignItems: 'center',
-          justifyContent: 'center',
-          fontSize: size * 0.55,
-          color: inverse ? token.colorPrimary : token.colorTextLightSolid,
-          background: inverse ? token.colorTextLightSolid : token.colorPrimary,
-          boxShadow: token.boxShadowTertiary,
-        }}
-      >
-        <PrinterOutlined />
+    <span className={inverse ? 'auth-mark is-inverse' : 'auth-mark'}>
+      <span className="auth-mark-tile" aria-hidden style={{ width: size, height: size, fontSize: size * 0.55 }}>
+        <LiteIcon icon={PrinterOutlined} />
       </span>
-      <AuthText
-        strong
-        style={{ fontSize: size * 0.5, color: inverse ? token.colorTextLightSolid : token.colorText, letterSpacing: 0.5 }}
-      >
+      <span className="auth-mark-title" style={{ fontSize: size * 0.5 }}>
         {t('auth.brand.title')}
-      </AuthText>
-    </Flex>
+      </span>
+    </span>
   );
 }

@@ -1,9 +1,9 @@
-import { ReloadOutlined, SafetyCertificateOutlined } from '@ant-design/icons';
-import { Flex, Form, Input, Spin, Tooltip, theme } from 'antd';
+import { SafetyCertificateOutlined } from '@ant-design/icons';
+import { Flex, Form, Input, theme } from 'antd';
 import type { FormRule } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { CaptchaResult } from '@cpc/contracts';
-import { captchaSrc } from '../api/captcha';
+import { CaptchaImage } from './captcha-image';
 
 interface CaptchaFieldProps {
   captcha: CaptchaResult | undefined;
@@ -11,16 +11,15 @@ interface CaptchaFieldProps {
   failed: boolean;
   onRefresh: () => void;
   rules?: FormRule[];
-  /** Show the field's label (forms with vertical labels); the login form relies on placeholders. */
+  /** Show the field's label (forms with vertical labels). */
   label?: boolean;
   size?: 'middle' | 'large';
 }
 
-/** Graphic captcha input with its image beside it; click the image to get another one. */
+/** The graphic captcha of an antd form: its input with the image beside it. */
 export function CaptchaField({ captcha, loading, failed, onRefresh, rules, label, size = 'large' }: CaptchaFieldProps) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
-  const height = size === 'large' ? token.controlHeightLG : token.controlHeight;
 
   return (
     <Form.Item label={label ? t('auth.captcha.label') : undefined} required={label} style={{ marginBottom: 0 }}>
@@ -35,40 +34,7 @@ export function CaptchaField({ captcha, loading, failed, onRefresh, rules, label
             aria-label={t('auth.captcha.label')}
           />
         </Form.Item>
-        <Tooltip title={failed ? t('auth.captcha.loadFailed') : t('auth.captcha.refresh')}>
-          <button
-            type="button"
-            onClick={onRefresh}
-            aria-label={t('auth.captcha.refresh')}
-            style={{
-              flex: '0 0 120px',
-              height,
-              padding: 0,
-              border: `1px solid ${token.colorBorder}`,
-              borderRadius: token.borderRadiusLG,
-              background: token.colorFillQuaternary,
-              cursor: 'pointer',
-              overflow: 'hidden',
-              display: 'inline-flex',
-              alignItems: 'center',
-              justifyContent: 'center',
-              color: token.colorTextTertiary,
-            }}
-          >
-            {loading ? (
-              <Spin size="small" />
-            ) : captcha?.svg ? (
-              <img
-                src={captchaSrc(captcha.svg)}
-                alt={t('auth.captcha.image')}
-                draggable={false}
-                style={{ width: '100%', height: '100%', objectFit: 'contain', display: 'block' }}
-              />
-            ) : (
-              <ReloadOutlined />
-            )}
-          </button>
-        </Tooltip>
+        <CaptchaImage captcha={captcha} loading={loading} failed={failed} onRefresh={onRefresh} size={size} />
       </Flex>
     </Form.Item>
   );

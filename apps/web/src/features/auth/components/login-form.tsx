@@ -1,54 +1,93 @@
-import { LockOutlined, UserOutlined } from '@ant-design/icons';
-import { useMutation } from '@tanstack/react-query';
-import { Button, Flex, Form, Input, theme } from 'antd';
+import LockOutlined from '@ant-design/icons-svg/es/asn/LockOutlined';
+import SafetyCertificateOutlined from '@ant-design/icons-svg/es/asn/SafetyCertificateOutlined';
+import UserOutlined from '@ant-design/icons-svg/es/asn/UserOutlined';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { TOKEN_NAME } from '@cpc/contracts/constants';
-import { messageApi } from '@/lib/feedback';
+import { LiteButton } from '@/components/lite/button';
+import { LiteField, LiteInput } from '@/components/lite/input';
+import { messageApi, prepareMessages } from '@/lib/feedback';
 import { useSession } from '@/lib/session';
 import { login } from '../api/login';
-import { useCaptchaControl } from '../hooks/use-captcha-control';
+import { useCaptcha } from '../hooks/use-captcha';
 import { toFormFieldErrors } from '../utils/field-errors';
 import { safeRedirect } from '../utils/redirect';
-import { checks, toRule } from '../utils/rules';
+import { checks, type Check } from '../utils/rules';
 import { AuthText } from './auth-typography';
-import { CaptchaField } from './captcha-field';
+import { CaptchaImage } from './captcha-image';
 
-interface LoginValues {
-  username: string;
-  password: string;
-  captcha?: string;
-}
+type Field = 'username' | 'password' | 'captcha';
+type Values = Record<Field, string>;
+type Errors = Partial<Record<Field, string>>;
 
-/** The sign-in form shared by /login and /login88121. */
+const FIELD_CHECKS: Record<Field, Check> = { username: checks.loginUsername, password: checks.loginPassword, captcha: checks.captcha };
+
+/**
+ * The sign-in form shared by /login and /login88121. Plain elements rather than antd's Form: the sign-in page
+ * is the console's first load and carries no antd (issue 3: ≤ 180 KiB). The rules are the same checks the
+ * antd forms use; a field is checked when it is left and again on submit, as antd's form does.
+ */
 export function LoginForm() {
   const { t } = useTranslation();
-  const { token } = theme.useToken();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const applyLogin = useSession((s) => s.applyLogin);
-  const [form] = Form.useForm<LoginValues>();
-  const captcha = useCaptchaControl('login', form);
-  const mutation = useMutation({ mutationFn: login });
+  const captcha = useCaptcha();
+  const [values, setValues] = useState<Values>({ username: '', password: '', captcha: '' });
+  const [errors, setErrors] = useState<Errors>({});
+  const [touched, setTouched] = useState<Partial<Record<Field, boolean>>>({});
+  const [pending, setPending] = useState(false);
 
-  const onFinish = async (values: LoginValues) => {
-    let result: Awaited<ReturnType<typeof login>>;
-    try {
-      result = await mutation.mutateAsync({
-        username: values.username.trim(),
-        password: values.password,
-        ...captcha.payload(values.captcha),
-      });
-    } catch (err) {
-      // the request layer has already shown why; a wrong captcha is also marked on its field
-      captcha.refresh();
-      const errors = toFormFieldErrors(err, ['username', 'password', 'captcha'] as const, t);
-      if (errors.length) form.setFields(errors);
+  const fields: Field[] = captcha.enabled ? ['username', 'password', 'captcha'] : ['username', 'password'];
+  const problem = (field: Field, value = values[field]) => {
+    const key = FIELD_CHECKS[field](value);
+    return key ? t(key) : undefined;
+  };
+
+  const change = (field: Field, value: string) => {
+    setValues((v) => ({ ...v, [field]: value }));
+    // once a field has been judged, it is judged again as it is typed
+    if (touched[field] || errors[field]) setErrors((e) => ({ ...e, [field]: problem(field, value) }));
+  };
+  const leave = (field: Field) => {
+    setTouched((s) => ({ ...s, [field]: true }));
+    if (values[field]) setErrors((e) => ({ ...e, [field]: problem(field) }));
+  };
+
+  const refreshCaptcha = () => {
+    setValues((v) => ({ ...v, captcha: '' }));
+    captcha.refresh();
+  };
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (pending) return;
+    const found: Errors = {};
+    for (const field of fields) found[field] = problem(field);
+    setErrors(found);
+    const first = fields.find((f) => found[f]);
+    if (first) {
+      document.getElementById(first)?.focus();
       return;
     }
+    setPending(true);
+    prepareMessages();
+    let result: Awaited<ReturnType<typeof login>>;
+    try {
+      result = await login({ username: values.username.trim(), password: values.password, ...captcha.payload(values.captcha) });
+    } catch (err) {
+      // the request layer has already shown why; a wrong captcha is also marked on its field
+      setPending(false);
+      refreshCaptcha();
+      const fromServer = toFormFieldErrors(err, ['username', 'password', 'captcha'] as const, t);
+      if (fromServer.length) setErrors(Object.fromEntries(fromServer.map((f) => [f.name, f.errors[0]])));
+      return;
+    }
+    setPending(false);
     if (!result || !result[TOKEN_NAME]) {
       messageApi().error(t('auth.login.noToken'));
-      captcha.refresh();
+      refreshCaptcha();
       return;
     }
     applyLogin(result);
@@ -56,47 +95,65 @@ export function LoginForm() {
     navigate(safeRedirect(params.get('redirect')), { replace: true });
   };
 
-  const iconStyle = { color: token.colorTextTertiary };
+  const input = (field: Field) => ({
+    id: field,
+    name: field,
+    value: values[field],
+    invalid: !!errors[field],
+    onChange: (e: { target: { value: string } }) => change(field, e.target.value),
+    onBlur: () => leave(field),
+  });
 
   return (
-    <Form<LoginValues> form={form} size="large" onFinish={onFinish} autoComplete="on" requiredMark={false}>
-      <Form.Item name="username" rules={[toRule(checks.loginUsername, t)]}>
-        <Input
-          prefix={<UserOutlined style={iconStyle} />}
+    <form noValidate autoComplete="on" onSubmit={(e) => void onSubmit(e)}>
+      <LiteField id="username" error={errors.username}>
+        <LiteInput
+          {...input('username')}
+          prefix={UserOutlined}
           placeholder={t('auth.login.usernamePlaceholder')}
           aria-label={t('auth.login.username')}
           autoComplete="username"
           maxLength={32}
           autoFocus
         />
-      </Form.Item>
-      <Form.Item name="password" rules={[toRule(checks.loginPassword, t)]}>
-        <Input.Password
-          prefix={<LockOutlined style={iconStyle} />}
+      </LiteField>
+      <LiteField id="password" error={errors.password}>
+        <LiteInput
+          {...input('password')}
+          prefix={LockOutlined}
+          password={{ show: t('auth.login.showPassword'), hide: t('auth.login.hidePassword') }}
           placeholder={t('auth.login.passwordPlaceholder')}
           aria-label={t('auth.login.password')}
           autoComplete="current-password"
           maxLength={64}
         />
-      </Form.Item>
+      </LiteField>
       {captcha.visible && (
-        <CaptchaField
-          captcha={captcha.data}
-          loading={captcha.loading}
-          failed={captcha.failed}
-          onRefresh={captcha.refresh}
-          rules={[toRule(checks.captcha, t)]}
-        />
+        <div className="auth-captcha">
+          <LiteField id="captcha" error={errors.captcha}>
+            <LiteInput
+              {...input('captcha')}
+              prefix={SafetyCertificateOutlined}
+              placeholder={t('auth.captcha.placeholder')}
+              aria-label={t('auth.captcha.label')}
+              autoComplete="off"
+              maxLength={16}
+            />
+          </LiteField>
+          <CaptchaImage captcha={captcha.data} loading={captcha.loading} failed={captcha.failed} onRefresh={refreshCaptcha} />
+        </div>
       )}
-      <Form.Item style={{ marginBottom: 16 }}>
-        <Button type="primary" htmlType="submit" block loading={mutation.isPending}>
+      <LiteField id="submit" className="auth-submit">
+        <LiteButton type="submit" primary block loading={pending}>
           {t('auth.login.submit')}
-        </Button>
-      </Form.Item>
-      <Flex justify="center" gap={4}>
+        </LiteButton>
+      </LiteField>
+      <div style={{ display: 'flex', justifyContent: 'center', gap: 4 }}>
         <AuthText secondary>{t('auth.login.noAccount')}</AuthText>
-        <Link to="/register">{t('auth.login.toRegister')}</Link>
-      </Flex>
-    </Form>
+        <Link className="auth-link" to="/register">
+          {t('auth.login.toRegister')}
+        </Link>
+      </div>
+    </form>
   );
 }

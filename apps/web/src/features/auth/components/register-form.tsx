@@ -37,7 +37,7 @@ export function RegisterForm() {
   const navigate = useNavigate();
   const applyLogin = useSession((s) => s.applyLogin);
   const [form] = Form.useForm<RegisterValues>();
-  const captcha = useCaptchaControl('register', form);
+  const captcha = useCaptchaControl(form);
   const countdown = useCountdown();
   const [sending, setSending] = useState(false);
   const type = Form.useWatch('type', form) ?? 'individual';
