@@ -50,6 +50,17 @@ describe('app keys', () => {
     expect((await get('/integration/key/list?keyword=nothing-like-it', A.token)).body_.data.total).toBe(0);
   });
 
+  it('sets a key its own rate limit, shows the one in effect, and goes back to the server default', async () => {
+    const k = await createKey(h, A.token, { rateLimit: 20 });
+    expect(k).toMatchObject({ rateLimit: 20, effectiveRateLimit: 20 });
+    const listed = (await get('/integration/key/list', A.token)).body_.data.list.find((x: AppKeyView) => x.id === k.id);
+    expect(listed).toMatchObject({ rateLimit: 20, effectiveRateLimit: 20 });
+    const reset = await post('/integration/key/update', A.token, { id: k.id, rateLimit: null });
+    // this harness runs with OPEN_RATE_LIMIT=100000
+    expect(reset.body_.data).toMatchObject({ rateLimit: null, effectiveRateLimit: 100_000 });
+    expect((await createKey(h, A.token)).rateLimit).toBeNull();
+  });
+
   it('renames a key, sets and clears its callback and allow-list', async () => {
     const k = await createKey(h, A.token);
     const res = await post('/integration/key/update', A.token, { id: k.id, name: 'Renamed', callbackUrl: 'http://10.0.0.5:8080/hook', ipAllowList: ['10.0.0.0/8'] });
@@ -72,6 +83,10 @@ describe('app keys', () => {
     ['an IPv6 CIDR of /129', '/integration/key/create', { name: 'k', ipAllowList: ['2001:db8::/129'] }, 'ipAllowList.0'],
     ['a repeated address', '/integration/key/create', { name: 'k', ipAllowList: ['10.0.0.1', '10.0.0.1'] }, 'ipAllowList'],
     ['an unknown field', '/integration/key/create', { name: 'k', secret: 'mine' }, 'secret'],
+    ['a rate limit of 0', '/integration/key/create', { name: 'k', rateLimit: 0 }, 'rateLimit'],
+    ['a rate limit over 100,000', '/integration/key/create', { name: 'k', rateLimit: 100_001 }, 'rateLimit'],
+    ['a rate limit of 1.5', '/integration/key/create', { name: 'k', rateLimit: 1.5 }, 'rateLimit'],
+    ['a rate limit as text', '/integration/key/update', { id: 1, rateLimit: '20' }, 'rateLimit'],
     ['an update with nothing to change', '/integration/key/update', { id: 1 }, 'name'],
     ['an unknown state', '/integration/key/state', { id: 1, state: 'paused' }, 'state'],
     ['an id that is not a number', '/integration/key/rotate', { id: 'x' }, 'id'],
