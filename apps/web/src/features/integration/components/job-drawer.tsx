@@ -1,12 +1,13 @@
 import { Alert, Button, Collapse, Descriptions, Drawer, Flex, Grid, Skeleton, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { CANCELABLE_PRINT_JOB_STATES, type PrintJobState } from '@cpc/contracts/integration-constants';
+import { isCancelablePrintJob } from '@cpc/contracts/integration-constants';
 import { useJob } from '../api/integration';
 import { JOB_STATE_COLOR, formatSeconds } from '../utils/format';
 import { CodeBlock } from './code-block';
 import { Receipt } from './receipt';
 
-export const isCancelable = (state: PrintJobState) => (CANCELABLE_PRINT_JOB_STATES as readonly string[]).includes(state);
+/** Only a job never sent can be canceled (the server refuses the rest: they may print). */
+export const isCancelable = isCancelablePrintJob;
 
 interface JobDrawerProps {
   jobId: string | null;
@@ -30,7 +31,7 @@ export function JobDrawer({ jobId, onClose, onCancel }: JobDrawerProps) {
       destroyOnHidden
       data-testid="job-drawer"
       extra={
-        d && onCancel && isCancelable(d.state) ? (
+        d && onCancel && isCancelable(d) ? (
           <Button danger size="small" onClick={() => onCancel(d.id)}>
             {t('integration.jobs.cancel')}
           </Button>

@@ -112,7 +112,7 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
           <Button type="link" size="small" onClick={() => setOpen(r.id)}>
             {t('integration.jobs.detail')}
           </Button>
-          {canManage && isCancelable(r.state) && (
+          {canManage && isCancelable(r) && (
             <Button type="link" size="small" danger onClick={() => confirmCancel(r.id)}>
               {t('integration.jobs.cancel')}
             </Button>

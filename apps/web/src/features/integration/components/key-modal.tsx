@@ -1,19 +1,21 @@
-import { App, Form, Input, Modal } from 'antd';
+import { App, Form, Input, InputNumber, Modal } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AppKeyView, AppKeyWithSecret } from '@cpc/contracts/integration';
 import { CALLBACK_URL_MAX } from '@cpc/contracts/integration-constants';
 import { useCreateKey, useUpdateKey } from '../api/integration';
-import { LIMITS, checkCallbackUrl, checkIpAllowList, checkKeyName, fieldErrors, splitIpList, toRule } from '../utils/rules';
+import { LIMITS, checkCallbackUrl, checkIpAllowList, checkKeyName, checkRateLimit, fieldErrors, splitIpList, toRule } from '../utils/rules';
 
 interface Values {
   name: string;
   callbackUrl: string;
   /** One address or block a line (commas and spaces separate too). */
   ipAllowList: string;
+  /** Calls per second; empty follows the server's default. */
+  rateLimit: number | null;
 }
-const FIELDS = ['name', 'callbackUrl', 'ipAllowList'] as const;
-const DEFAULTS: Values = { name: '', callbackUrl: '', ipAllowList: '' };
+const FIELDS = ['name', 'callbackUrl', 'ipAllowList', 'rateLimit'] as const;
+const DEFAULTS: Values = { name: '', callbackUrl: '', ipAllowList: '', rateLimit: null };
 
 interface KeyModalProps {
   open: boolean;
@@ -24,7 +26,7 @@ interface KeyModalProps {
   onSaved: (key: AppKeyView) => void;
 }
 
-/** Create or edit an app key: its name, callback URL and IP allow-list. */
+/** Create or edit an app key: its name, callback URL, IP allow-list and rate limit. */
 export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModalProps) {
   const { t } = useTranslation();
   const { message } = App.useApp();
@@ -35,7 +37,7 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    form.setFieldsValue(record ? { name: record.name, callbackUrl: record.callbackUrl, ipAllowList: record.ipAllowList.join('\n') } : DEFAULTS);
+    form.setFieldsValue(record ? { name: record.name, callbackUrl: record.callbackUrl, ipAllowList: record.ipAllowList.join('\n'), rateLimit: record.rateLimit } : DEFAULTS);
   }, [open, record, form]);
 
   const submit = async () => {
@@ -45,7 +47,8 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
     } catch {
       return;
     }
-    const body = { name: values.name.trim(), callbackUrl: (values.callbackUrl ?? '').trim(), ipAllowList: splitIpList(values.ipAllowList) };
+    // an emptied field is null: the key follows the server's default again
+    const body = { name: values.name.trim(), callbackUrl: (values.callbackUrl ?? '').trim(), ipAllowList: splitIpList(values.ipAllowList), rateLimit: values.rateLimit ?? null };
     try {
       if (record) onSaved(await update.mutateAsync({ id: record.id, ...body }));
       else onCreated(await create.mutateAsync(body));
@@ -81,6 +84,14 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
           rules={[toRule((v: string | undefined) => checkIpAllowList(splitIpList(v)), t)]}
         >
           <Input.TextArea autoSize={{ minRows: 2, maxRows: 6 }} placeholder={t('integration.form.ipAllowListPlaceholder')} spellCheck={false} />
+        </Form.Item>
+        <Form.Item name="rateLimit" label={t('integration.form.rateLimit')} extra={t('integration.form.rateLimitHint', LIMITS)} rules={[toRule(checkRateLimit, t)]}>
+          <InputNumber<number>
+            style={{ width: '100%' }}
+            precision={0}
+            placeholder={record && record.rateLimit === null ? t('integration.form.rateLimitDefault', { n: record.effectiveRateLimit }) : t('integration.form.rateLimitPlaceholder')}
+            suffix={t('integration.form.rateLimitUnit')}
+          />
         </Form.Item>
         {/* Enter in a field submits the form */}
         <button type="submit" hidden aria-hidden tabIndex={-1} />

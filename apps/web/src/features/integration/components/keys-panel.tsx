@@ -137,6 +137,14 @@ export function KeysPanel() {
           <Typography.Text type="secondary">{t('integration.column.anyIp')}</Typography.Text>
         ),
     },
+    {
+      key: 'rateLimit',
+      dataIndex: 'effectiveRateLimit',
+      title: t('integration.column.rateLimit'),
+      width: 120,
+      render: (v: number, r) =>
+        r.rateLimit === null ? <Typography.Text type="secondary">{t('integration.column.rateLimitDefault', { n: v })}</Typography.Text> : t('integration.column.rateLimitValue', { n: v }),
+    },
     { key: 'createdAt', dataIndex: 'createdAt', title: t('integration.column.createdAt'), width: 150, render: (v: string) => formatDateTime(v) },
     {
       key: 'lastUsedAt',
@@ -196,7 +204,7 @@ export function KeysPanel() {
         columns={columns}
         dataSource={list.data?.list ?? []}
         loading={list.isPending}
-        scroll={{ x: 1300 }}
+        scroll={{ x: 1420 }}
         onRow={(r) => ({ 'data-app-id': r.appId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>}
         locale={{ emptyText: t('integration.keys.empty') }}
         pagination={{

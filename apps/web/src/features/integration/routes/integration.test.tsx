@@ -17,6 +17,8 @@ const key: AppKeyView = {
   state: 'active',
   callbackUrl: '',
   ipAllowList: [],
+  rateLimit: null,
+  effectiveRateLimit: 50,
   secretHint: '…x7Qa',
   createdAt: '2026-01-05T02:00:00Z',
   secretRotatedAt: '2026-01-05T02:00:00Z',
@@ -74,13 +76,35 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
     const secretDialog = await dialogOf('密钥已创建');
     expect(within(secretDialog).getByTestId('secret-value').textContent).toBe(SECRET);
     expect(within(secretDialog).getByText('密钥只在此显示这一次，关闭后无法再次查看。如果遗失，只能轮换生成新密钥。')).toBeTruthy();
-    expect(callsTo('/integration/key/create')[0].body).toEqual({ name: '小程序', callbackUrl: 'https://shop.example.com/cb', ipAllowList: ['10.0.0.1', '2001:db8::/32'] });
+    expect(callsTo('/integration/key/create')[0].body).toEqual({ name: '小程序', callbackUrl: 'https://shop.example.com/cb', ipAllowList: ['10.0.0.1', '2001:db8::/32'], rateLimit: null });
 
     fireEvent.click(buttonIn(secretDialog, '我已保存，关闭'));
     await waitFor(() => expect(screen.queryByText(SECRET)).toBeNull());
     expect(document.body.textContent).not.toContain(SECRET);
     // the list is asked again, and it never carries a secret
     await waitFor(() => expect(callsTo('/integration/key/list').length).toBeGreaterThan(1));
+  });
+
+  it("sets a key's own rate limit in its form and checks it; the list shows the one in effect", async () => {
+    server.on('POST', `${API}/integration/key/update`, (call) => {
+      const body = call.body as { rateLimit: number | null };
+      return envelope({ ...key, ...(call.body as object), effectiveRateLimit: body.rateLimit ?? 50 } satisfies AppKeyView);
+    });
+    renderPage(<IntegrationPage />);
+    const row = (await screen.findByText('门店收银')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('默认 50 次/秒')).toBeTruthy();
+    fireEvent.click(within(row).getByTestId('key-more'));
+    fireEvent.click(await screen.findByText('编辑'));
+    const dialog = await dialogOf('编辑密钥 门店收银');
+    const limit = within(dialog).getByPlaceholderText('留空使用默认值（50）');
+    fireEvent.change(limit, { target: { value: '0' } });
+    fireEvent.click(buttonIn(dialog, /^保\s*存$/));
+    await waitFor(() => expect(fieldError(limit)).toBe('请输入 1 到 100000 之间的整数，或留空使用默认值'));
+    expect(callsTo('/integration/key/update')).toHaveLength(0);
+    fireEvent.change(limit, { target: { value: '20' } });
+    fireEvent.click(buttonIn(dialog, /^保\s*存$/));
+    await waitFor(() => expect(callsTo('/integration/key/update')).toHaveLength(1));
+    expect(callsTo('/integration/key/update')[0].body).toEqual({ id: 4, name: '门店收银', callbackUrl: '', ipAllowList: [], rateLimit: 20 });
   });
 
   it('rotates a key after a warning and shows the new secret once', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCallbackUrl, checkIpAllowList, checkKeyName, fieldErrors, splitIpList } from './rules';
+import { checkCallbackUrl, checkIpAllowList, checkKeyName, checkRateLimit, fieldErrors, splitIpList } from './rules';
 
 const t = (key: string) => key;
 
@@ -34,6 +34,16 @@ describe('app key form rules (the server schema, checked before sending)', () =>
     ['10.0.0.1\n10.0.0.1', 'integration.validation.ipRepeat'],
     [Array.from({ length: 51 }, (_, i) => `10.0.0.${i}`).join('\n'), 'integration.validation.ipMax'],
   ])('IP allow-list %j → %s', (text, expected) => expect(checkIpAllowList(splitIpList(text))).toBe(expected));
+
+  it.each([
+    [null, null],
+    [undefined, null],
+    [1, null],
+    [100_000, null],
+    [0, 'integration.validation.rateLimit'],
+    [100_001, 'integration.validation.rateLimit'],
+    [2.5, 'integration.validation.rateLimit'],
+  ])('rate limit %j → %s', (v, expected) => expect(checkRateLimit(v)).toBe(expected));
 
   it('splits an allow-list on lines, commas and spaces and drops blanks', () => {
     expect(splitIpList(' 1.2.3.4,5.6.7.8\n\n 10.0.0.0/8 ，::1 ')).toEqual(['1.2.3.4', '5.6.7.8', '10.0.0.0/8', '::1']);

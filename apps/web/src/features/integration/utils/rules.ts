@@ -1,9 +1,9 @@
-import { APP_KEY_NAME_MAX, IP_ALLOW_MAX, isCallbackUrl, isIpOrCidr } from '@cpc/contracts/integration-constants';
+import { APP_KEY_NAME_MAX, APP_KEY_RATE_LIMIT_MAX, APP_KEY_RATE_LIMIT_MIN, IP_ALLOW_MAX, isCallbackUrl, isIpOrCidr } from '@cpc/contracts/integration-constants';
 
 type T = (key: string, options?: Record<string, unknown>) => string;
 
 /** The numbers the validation messages name. */
-export const LIMITS = { nameMax: APP_KEY_NAME_MAX, ipMax: IP_ALLOW_MAX };
+export const LIMITS = { nameMax: APP_KEY_NAME_MAX, ipMax: IP_ALLOW_MAX, rateMin: APP_KEY_RATE_LIMIT_MIN, rateMax: APP_KEY_RATE_LIMIT_MAX };
 
 /** The same rules as the server's schema (contracts/integration.ts, appKeyCreateBody), checked before sending. */
 export function checkKeyName(v: string | undefined): string | null {
@@ -23,6 +23,12 @@ export function checkIpAllowList(v: string[] | undefined): string | null {
   if (list.length > IP_ALLOW_MAX) return 'integration.validation.ipMax';
   if (list.some((s) => !isIpOrCidr(s))) return 'integration.validation.ip';
   return new Set(list).size === list.length ? null : 'integration.validation.ipRepeat';
+}
+
+/** Empty follows the server's default; otherwise a whole number of calls per second within the bounds. */
+export function checkRateLimit(v: number | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  return Number.isInteger(v) && v >= APP_KEY_RATE_LIMIT_MIN && v <= APP_KEY_RATE_LIMIT_MAX ? null : 'integration.validation.rateLimit';
 }
 
 /** The entries of an allow-list as typed: split on commas, spaces and line breaks, blanks dropped. */
@@ -48,6 +54,8 @@ const KNOWN: Array<[RegExp | string, string]> = [
   ['each must be an IPv4 or IPv6 address or CIDR block', 'integration.validation.ip'],
   [/^at most \d+ entries$/, 'integration.validation.ipMax'],
   ['must not repeat an entry', 'integration.validation.ipRepeat'],
+  [/calls per second$/, 'integration.validation.rateLimit'],
+  ['must be a whole number', 'integration.validation.rateLimit'],
 ];
 
 export function translateServerMessage(message: string, t: T): string {
