@@ -242,6 +242,14 @@ describe('docs/open-api.md', () => {
     const body = /exactly these bytes\):\n\n```\n(.+)\n```/.exec(doc)![1];
     const [postSig, webhookSig] = [...doc.matchAll(/X-CPC-Signature: ([0-9a-f]{64})/g)].map((m) => m[1]);
     expect(doc).toContain(`body SHA-256: \`${sha256Hex(body)}\``);
+    expect(doc).toContain(`X-CPC-Content-Sha256: ${sha256Hex(body)}`);
+    expect(signOpenRequest({ appId: 'ak3f9c2e71d05b4a88', secret, method: 'POST', url: '/open/v1/print', body, timestamp: 1767225600, nonce: 'n7Kq2xWb9LmP4sTz' })).toEqual({
+      'x-cpc-app-id': 'ak3f9c2e71d05b4a88',
+      'x-cpc-timestamp': '1767225600',
+      'x-cpc-nonce': 'n7Kq2xWb9LmP4sTz',
+      'x-cpc-signature': postSig,
+      'x-cpc-content-sha256': sha256Hex(body),
+    });
     expect(openSignature(secret, { method: 'POST', path: '/open/v1/print', query: '', timestamp: '1767225600', nonce: 'n7Kq2xWb9LmP4sTz', bodySha256: sha256Hex(body) })).toBe(postSig);
     const getSig = openSignature(secret, { method: 'GET', path: '/open/v1/print', query: 'state=printed&pageSize=5&deviceSn=CP58-00001', timestamp: '1767225600', nonce: 'Qm3vR8tY1kXa5NpD', bodySha256: sha256Hex(undefined) });
     expect(doc).toContain(`signature \`${getSig}\``);
