@@ -14,6 +14,8 @@ export const SIM_LOW_RATIO = 0.1;
 /** Wrong bind keys allowed per serial number in the window, then 429 (counted across all accounts). */
 export const BIND_MAX_FAILS = 5;
 export const BIND_FAIL_WINDOW_S = 15 * 60;
+/** The furthest page a list goes to (its offset must stay a number the database takes). */
+export const PAGE_NO_MAX = 1_000_000;
 /** Largest CSV import: rows and bytes. */
 export const IMPORT_MAX_ROWS = 10_000;
 export const IMPORT_MAX_BYTES = 2 * 1024 * 1024;

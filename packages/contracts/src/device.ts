@@ -8,12 +8,14 @@ import {
   MODEL_CODE_RULE,
   MODEL_KINDS,
   MSG,
+  PAGE_NO_MAX,
   PAPER_STATES,
   SECRET_RULE,
   SIM_STATES,
   SN_RULE,
   isImei,
 } from './device-constants.ts';
+import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './validators.ts';
 
 /**
  * Devices (DESIGN §4, §6): the platform's model catalogue and factory registration (staff), binding, groups,
@@ -55,13 +57,16 @@ export type ModelKind = z.infer<typeof modelKind>;
 export type SimState = z.infer<typeof simState>;
 
 const snField = z.string().trim().regex(SN_RULE, MSG.sn);
-const id = z.number().int().positive();
-const queryId = z.coerce.number().int().positive();
+// ids are bigint in the database: a larger number would be refused there, so it is refused here
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const queryId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const pageFields = {
-  pageNo: z.coerce.number().int().min(1).default(1),
+  pageNo: z.coerce.number().int().min(1).max(PAGE_NO_MAX).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
-const keywordField = z.string().trim().max(50).optional();
+/** One line of text (a name, a search): trimmed, no control characters (PostgreSQL refuses NUL; the rest is invisible). */
+const textLine = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).refine(hasNoControl, NO_CONTROL_MSG);
+const keywordField = textLine(50).optional();
 
 // ---------------------------------------------------------------------------------------------------------------
 // Device models (staff catalogue; `device:model:manage`)
@@ -69,7 +74,7 @@ const keywordField = z.string().trim().max(50).optional();
 export const deviceModelBody = z
   .object({
     code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode),
-    name: z.string().trim().min(1, 'name cannot be empty').max(50),
+    name: textLine(50).min(1, 'name cannot be empty'),
     kind: modelKind,
     /** Paper roll width in mm; 0 for a terminal without a printer. */
     paperWidthMm: z.number().int().min(0).max(300).default(58),
@@ -86,7 +91,7 @@ export const deviceModelEditBody = z
   .object({
     id,
     code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode).optional(),
-    name: z.string().trim().min(1, 'name cannot be empty').max(50).optional(),
+    name: textLine(50).min(1, 'name cannot be empty').optional(),
     kind: modelKind.optional(),
     paperWidthMm: z.number().int().min(0).max(300).optional(),
     capabilities: z
@@ -128,7 +133,7 @@ export const deviceRegisterBody = z
   .object({
     sn: snField,
     /** A model code of the catalogue. */
-    model: z.string().trim().min(1, 'model cannot be empty').max(32),
+    model: textLine(32).min(1, 'model cannot be empty'),
     /** Generated when absent (12 characters, no look-alike letters). */
     bindKey: z.string().trim().regex(BIND_KEY_RULE, MSG.bindKey).optional(),
     /** Generated when absent. */
@@ -195,8 +200,9 @@ export type RegistryItem = z.infer<typeof registryItem>;
 // ---------------------------------------------------------------------------------------------------------------
 // Binding and editing (customers)
 
-const nameField = z.string().trim().max(30, 'must be at most 30 characters');
-const remarkField = z.string().trim().max(200, 'must be at most 200 characters');
+const nameField = textLine(30);
+/** A remark may span lines (a text area); other control characters are refused. */
+const remarkField = z.string().trim().max(200, 'must be at most 200 characters').refine(hasNoControlButLineBreaks, NO_CONTROL_MSG);
 
 /**
  * `POST /device/bind`. The key is checked before anything else is said about the device: an unknown serial
@@ -205,7 +211,7 @@ const remarkField = z.string().trim().max(200, 'must be at most 200 characters')
 export const deviceBindBody = z
   .object({
     sn: snField,
-    bindKey: z.string().trim().min(1, 'bind key cannot be empty').max(64),
+    bindKey: textLine(64).min(1, 'bind key cannot be empty'),
     name: nameField.optional(),
     groupId: id.nullable().optional(),
   })
@@ -239,7 +245,7 @@ export const moveResult = z.object({ moved: z.number().int() });
 
 export const groupAddBody = z
   .object({
-    name: z.string().trim().min(1, 'name cannot be empty').max(30, 'must be at most 30 characters'),
+    name: textLine(30).min(1, 'name cannot be empty'),
     parentId: id.nullable().default(null),
     sort: z.number().int().min(0).max(9999).default(0),
   })
@@ -249,7 +255,7 @@ export type GroupAddBody = z.input<typeof groupAddBody>;
 export const groupEditBody = z
   .object({
     id,
-    name: z.string().trim().min(1, 'name cannot be empty').max(30, 'must be at most 30 characters').optional(),
+    name: textLine(30).min(1, 'name cannot be empty').optional(),
     /** null moves the group to the top level. */
     parentId: id.nullable().optional(),
     sort: z.number().int().min(0).max(9999).optional(),
@@ -301,7 +307,7 @@ export const deviceListQuery = z
     ...pageFields,
     status: deviceStatus.optional(),
     /** A group and every group below it; 0 = devices in no group. */
-    groupId: z.coerce.number().int().min(0).optional(),
+    groupId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     modelId: queryId.optional(),
     /** Part of the serial number or the name. */
     keyword: keywordField,
@@ -398,7 +404,7 @@ export const telemetrySeries = z.object({
 export type TelemetrySeries = z.infer<typeof telemetrySeries>;
 
 export const deviceMapQuery = z
-  .object({ status: deviceStatus.optional(), groupId: z.coerce.number().int().min(0).optional() })
+  .object({ status: deviceStatus.optional(), groupId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() })
   .strict();
 export type DeviceMapQuery = z.input<typeof deviceMapQuery>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAGE_NO_MAX } from './device-constants.ts';
 
 /**
  * Device tasks (DESIGN §4, §6): commands sent to devices, one row per device, a batch for many; and the live
@@ -26,8 +27,9 @@ export const COMMAND_MAX_DEVICES = 500;
 export const COMMAND_EXPIRE_DEFAULT_S = 24 * 3600;
 export const COMMAND_EXPIRE_MAX_S = 7 * 24 * 3600;
 
-const id = z.number().int().positive();
-const queryId = z.coerce.number().int().positive();
+// ids are bigint in the database: a larger number would be refused there, so it is refused here
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const queryId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const commandBody = z
   .object({
@@ -53,7 +55,7 @@ export type CommandResult = z.infer<typeof commandResult>;
 
 export const taskListQuery = z
   .object({
-    pageNo: z.coerce.number().int().min(1).default(1),
+    pageNo: z.coerce.number().int().min(1).max(PAGE_NO_MAX).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
     deviceId: queryId.optional(),
     batchId: queryId.optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EMAIL_MAX, NICKNAME_MAX, isChineseName, isCreditCode, isEmail, isIdCard, isPhone, isStrongPassword, isUsername } from './validators.ts';
+import { EMAIL_MAX, NICKNAME_MAX, NO_CONTROL_MSG, hasNoControl, isChineseName, isCreditCode, isEmail, isIdCard, isPhone, isStrongPassword, isUsername } from './validators.ts';
 import { pageQuery } from './envelope.ts';
 import { TOKEN_NAME } from './constants.ts';
 
@@ -183,10 +183,7 @@ export { isChineseName };
 
 const STRONG_PASSWORD_MESSAGE = 'must be 8-16 characters with upper and lower case letters and digits';
 const MOBILE_MESSAGE = 'must be 11 digits starting with 1';
-// control characters (tabs, newlines, NUL…) never belong in a name shown in a header or a table
-const hasNoControl = (v: string) => !/[\u0000-\u001f\u007f]/.test(v);
-
-const nickname = z.string().trim().max(NICKNAME_MAX, `must be at most ${NICKNAME_MAX} characters`).refine(hasNoControl, 'must not contain control characters');
+const nickname = z.string().trim().max(NICKNAME_MAX, `must be at most ${NICKNAME_MAX} characters`).refine(hasNoControl, NO_CONTROL_MSG);
 /** An e-mail address, or '' for none. */
 const email = z
   .string()

@@ -69,5 +69,14 @@ export const isCreditCode = (v: string): boolean => {
   return USCC_CHARS[check] === v[17];
 };
 
+/**
+ * Control characters (NUL, tabs, newlines, escape…) never belong in a name or a search: they are invisible in a
+ * table, and PostgreSQL refuses NUL in text. One rule for every text field, with its message.
+ */
+export const hasNoControl = (v: string): boolean => !/[\u0000-\u001f\u007f]/.test(v);
+/** The same for multi-line text (a remark typed in a text area): line breaks are allowed, nothing else. */
+export const hasNoControlButLineBreaks = (v: string): boolean => !/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/.test(v);
+export const NO_CONTROL_MSG = 'must not contain control characters';
+
 /** User names: 4–20 letters, digits or underscores, starting with a letter. */
 export const isUsername = (v: string): boolean => /^[A-Za-z][A-Za-z0-9_]{3,19}$/.test(v);

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import pg from 'pg';
 import { CODE_TEXTS, type AppCode, type FieldError } from '@cpc/contracts';
 
 /** A failure the caller should see: carries a code of SPEC §8, sent as both HTTP status and body code. */
@@ -23,9 +24,34 @@ function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: stri
   return (instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || 'body';
 }
 
+/** What PostgreSQL's data exceptions (SQLSTATE class 22) say about a value, in the words of a validation error. */
+const DATA_ERRORS: Record<string, string> = {
+  '22021': 'contains a character that cannot be stored',
+  '22P05': 'contains a character that cannot be stored',
+  '22P02': 'has an invalid format',
+  '22003': 'is out of range',
+  '22001': 'is too long',
+  '22007': 'is not a valid date or time',
+  '22008': 'is not a valid date or time',
+  '22012': 'is out of range',
+};
+
+/**
+ * A value the database refused as data (class 22: NUL in text, a number out of range, a malformed uuid, …) is a
+ * bad request, not a server error. The schemas should have refused it first: this is the safety net behind them.
+ */
+function dataError(err: unknown, req: FastifyRequest): AppError | null {
+  if (!(err instanceof pg.DatabaseError) || !err.code?.startsWith('22')) return null;
+  const field = req.body !== undefined && req.body !== null ? 'body' : req.params && Object.keys(req.params).length ? 'params' : 'query';
+  const message = `a value ${DATA_ERRORS[err.code] ?? 'is invalid'}`;
+  req.log.warn({ sqlState: err.code, err: err.message, url: req.url }, 'a value the schema let through was refused by the database');
+  return badRequest(field, message);
+}
+
 /** The one place that builds error responses: everything becomes `{ code, msg, data }`. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((thrown: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
+    const err = dataError(thrown, req) ?? thrown;
     if (err instanceof AppError) {
       if (err.code >= 500) req.log.error({ err }, 'application error');
       return reply.code(err.code).headers(err.headers).send({ code: err.code, msg: err.message, data: err.data });

@@ -12,6 +12,7 @@ import {
   type ImportRowError,
   type RegisteredDevice,
 } from '@cpc/contracts/device';
+import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
 import { sha256 } from '../../lib/tokens.ts';
@@ -49,6 +50,7 @@ function formatErrors(r: RegisterRow): Array<{ field: string; message: string }>
   if (!r.sn) out.push({ field: 'sn', message: 'cannot be empty' });
   else if (!SN_RULE.test(r.sn)) out.push({ field: 'sn', message: MSG.sn });
   if (!r.model) out.push({ field: 'model', message: 'cannot be empty' });
+  else if (!hasNoControl(r.model)) out.push({ field: 'model', message: NO_CONTROL_MSG });
   if (r.bindKey !== undefined && !BIND_KEY_RULE.test(r.bindKey)) out.push({ field: 'bind_key', message: MSG.bindKey });
   if (r.secret !== undefined && !SECRET_RULE.test(r.secret)) out.push({ field: 'secret', message: MSG.secret });
   if (r.iccid !== undefined && !ICCID_RULE.test(r.iccid)) out.push({ field: 'iccid', message: MSG.iccid });
@@ -67,7 +69,7 @@ export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number 
   const codes = [...new Set(rows.map((r) => r.model.toLowerCase()).filter(Boolean))];
   const modelRows = codes.length ? await db.selectFrom('device_models').select(['id', 'code']).where(sql<boolean>`lower(code) = any(${codes}::text[])`).execute() : [];
   const models = new Map(modelRows.map((m) => [m.code.toLowerCase(), m]));
-  for (const r of rows) if (r.model && !models.has(r.model.toLowerCase())) errors.push({ row: r.row, field: 'model', message: `unknown model code "${r.model}"` });
+  for (const r of rows) if (r.model && hasNoControl(r.model) && !models.has(r.model.toLowerCase())) errors.push({ row: r.row, field: 'model', message: `unknown model code "${r.model}"` });
 
   const repeats = (field: string, key: (r: RegisterRow) => string | undefined) => {
     const first = new Map<string, number>();
