@@ -53,7 +53,8 @@ describe('dashboard', () => {
     await set(2, { status: 'online', last_seen_at: new Date(), firmware: '1.9.0', province: '北京' });
     await set(3, { status: 'offline', last_seen_at: ago(HOUR) });
     await set(4, { status: 'offline', last_seen_at: null, bound_at: ago(72 * HOUR) });
-    await h.db.updateTable('sims').set({ state: 'low' }).where('iccid', '=', d[2].iccid).execute();
+    // suspended by the carrier (the one state set by hand), and low from the data left (50 of 1000 MB: under 10 %)
+    await h.db.updateTable('sims').set({ state: 'suspended' }).where('iccid', '=', d[2].iccid).execute();
     await h.db.updateTable('sims').set({ plan_total_mb: 1000, used_mb: 950 }).where('iccid', '=', d[3].iccid).execute();
 
     const east = (await post('/device/group/add', a.token, { name: 'East' })).body_.data.id;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, createHarness, multipart, registerCustomer, type Harness } from './harness.ts';
+import { BIND_KEY_RULE } from '@cpc/contracts/device';
 import { hashPassword } from '../src/lib/password.ts';
+import { Presence } from '../src/plugins/mqtt/presence.ts';
 
 let h: Harness;
 let staff: string;
@@ -323,6 +325,7 @@ describe('list', () => {
       signal: 40,
       firmware: '1.2.0',
       simDataLeftMb: 1000,
+      simPlanMb: 1024,
       simState: 'active',
       province: '上海',
     });
@@ -334,6 +337,36 @@ describe('list', () => {
     const raw = (await get('/device/list', a.token)).body;
     for (const x of d) expect(raw).not.toContain(x.secret);
     expect(raw).not.toMatch(/bind_?key|secret/i);
+  });
+
+  it("keeps each SIM's state from the data left: low under 10 % or 50 MB, active after a top-up; no plan is not low", async () => {
+    const c = await registerCustomer(h);
+    const [x, y, z] = await bound(c.token, 3);
+    const presence = new Presence(h.db, { publish: () => {} }, { heartbeatS: 30, telemetrySampleS: 60 });
+    const plan = (m: Made, total: number) => h.db.updateTable('sims').set({ plan_total_mb: total }).where('iccid', '=', m.iccid).execute();
+    const row = async (m: Made) => (await listOf(c.token, `&keyword=${m.sn}`)).list[0];
+    await plan(x, 1000);
+    await plan(y, 100);
+    // the counter as devices report it (the gateway's write)
+    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 850 });
+    await presence.traffic(y.id, { iccid: y.iccid, usedMb: 20 });
+    expect(await row(x)).toMatchObject({ simState: 'active', simDataLeftMb: 150, simPlanMb: 1000 });
+    // 80 of 100 MB left: above 50 MB and above 10 % of the plan
+    expect(await row(y)).toMatchObject({ simState: 'active', simDataLeftMb: 80, simPlanMb: 100 });
+    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 905 }); // 95 MB left: under 10 % of the plan
+    await presence.traffic(y.id, { iccid: y.iccid, usedMb: 55 }); // 45 MB left: under 50 MB
+    expect(await row(x)).toMatchObject({ simState: 'low', simDataLeftMb: 95 });
+    expect(await row(y)).toMatchObject({ simState: 'low', simDataLeftMb: 45 });
+    expect((await get(`/device/${x.id}`, c.token)).body_.data.sim).toMatchObject({ state: 'low', leftMb: 95 });
+    // a top-up (more plan) makes it active again; a suspended SIM stays suspended whatever is left
+    await plan(x, 2000);
+    expect(await row(x)).toMatchObject({ simState: 'active', simDataLeftMb: 1095 });
+    await h.db.updateTable('sims').set({ state: 'suspended' }).where('iccid', '=', y.iccid).execute();
+    await plan(y, 5000);
+    expect((await row(y)).simState).toBe('suspended');
+    // no plan at all: not low, and the list says so (0 MB of plan), whatever the counter
+    await presence.traffic(z.id, { iccid: z.iccid, usedMb: 12 });
+    expect(await row(z)).toMatchObject({ simState: 'active', simPlanMb: 0 });
   });
 
   it('filters by status, paper, model, keyword (sn or name) and group', async () => {

@@ -93,7 +93,7 @@ export const dashboardOverview = z.object({
     paper: remindList,
     /** Offline (or never connected) for more than OFFLINE_REMIND_HOURS. */
     offline: remindList,
-    /** SIM marked low or suspended, or with less than SIM_LOW_RATIO of its plan left. */
+    /** SIM low (less than SIM_LOW_MB or SIM_LOW_RATIO of its plan left) or suspended. */
     simLow: remindList,
   }),
   versions: z.array(versionCount),

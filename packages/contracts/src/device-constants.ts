@@ -9,8 +9,12 @@ export const PAPER_STATES = ['ok', 'out', 'cover-open', 'overheat'] as const;
 export const MODEL_KINDS = ['printer', 'android-terminal'] as const;
 export const SIM_STATES = ['active', 'low', 'suspended'] as const;
 
-/** A SIM counts as low when the carrier marked it so, or when less than this share of its plan is left. */
+/**
+ * A SIM with a plan is `low` when less than this share of the plan, or less than SIM_LOW_MB, is left; `active`
+ * again after a top-up. The database keeps the state (a trigger of migration 0008-devices-2 applies these values).
+ */
 export const SIM_LOW_RATIO = 0.1;
+export const SIM_LOW_MB = 50;
 /** Wrong bind keys allowed per serial number in the window, then 429 (counted across all accounts). */
 export const BIND_MAX_FAILS = 5;
 export const BIND_FAIL_WINDOW_S = 15 * 60;

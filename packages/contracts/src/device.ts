@@ -340,6 +340,8 @@ export const deviceListItem = z.object({
   firmware: z.string(),
   /** Plan total minus used, MB (2 decimals); null without a SIM. */
   simDataLeftMb: z.number().nullable(),
+  /** The SIM's data plan, MB; 0 when it has none (the console says "no plan"); null without a SIM. */
+  simPlanMb: z.number().nullable(),
   simState: simState.nullable(),
   lastSeenAt: z.string().nullable(),
   /** Since when the current connection is up; null while offline. */

@@ -8,6 +8,7 @@ import * as m0004 from './migrations/0004-gateway.ts';
 import * as m0005 from './migrations/0005-device-api.ts';
 import * as m0006 from './migrations/0006-printing.ts';
 import * as m0007 from './migrations/0007-printing-2.ts';
+import * as m0008 from './migrations/0008-devices-2.ts';
 
 export type Db = Kysely<Database>;
 
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0005-device-api': m0005,
   '0006-printing': m0006,
   '0007-printing-2': m0007,
+  '0008-devices-2': m0008,
 };
 
 export function createDb(url: string, max = 20): Db {

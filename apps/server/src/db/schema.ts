@@ -194,6 +194,8 @@ export interface DevicesTable {
   created_at: Generated<Date>;
   /** The current MQTT connection's id (from its hello and last will); 0004-gateway */
   conn_id: string | null;
+  /** When its client was provisioned on the external broker's dynamic security; null: still to do (0008-devices-2) */
+  broker_synced_at: Timestamp | null;
 }
 export interface SimsTable {
   iccid: string;
@@ -204,6 +206,7 @@ export interface SimsTable {
   plan_total_mb: Numeric;
   used_mb: Numeric;
   expires_at: Timestamp | null;
+  /** Set by the sims_data_state trigger from the data left (0008-devices-2); only `suspended` is written by hand. */
   state: Generated<'active' | 'low' | 'suspended'>;
 }
 export interface TaskBatchesTable {

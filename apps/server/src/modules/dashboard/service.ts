@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { SIM_LOW_RATIO } from '@cpc/contracts/device';
 import {
   INSTALL_DAYS,
   OFFLINE_REMIND_HOURS,
@@ -223,7 +222,8 @@ export class DashboardService {
       offline: base()
         .where('devices.status', '=', 'offline')
         .where(sql<boolean>`coalesce(devices.last_seen_at, devices.bound_at) < ${staleBefore}`),
-      simLow: base().where(sql<boolean>`(s.state in ('low', 'suspended') or (s.plan_total_mb > 0 and s.plan_total_mb - s.used_mb < s.plan_total_mb * ${SIM_LOW_RATIO}))`),
+      // the state follows the data left (a trigger of 0008-devices-2): one rule for the list, the detail and here
+      simLow: base().where('s.state', 'in', ['low', 'suspended']),
     };
     const toDevice = (r: { id: number; sn: string; name: string; status: 'online' | 'offline'; paper: 'ok' | 'out' | 'cover-open' | 'overheat'; last_seen_at: Date | null; left: number | null }): RemindDevice => ({
       id: r.id,
