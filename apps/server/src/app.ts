@@ -113,7 +113,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));
   app.addHook('onReady', () => events.start());
   app.addHook('onClose', () => events.stop());
-  const tasks = new TaskService(db, events, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
+  const tasks = new TaskService(db, events, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, resultTimeoutS: config.TASK_RESULT_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
   const queue = new JobQueue({ databaseUrl: config.DATABASE_URL, pollMs: config.JOB_QUEUE_POLL_MS, log: app.log.child({ module: 'job-queue' }) });
   const printContent = new PrintContent(db, storage, { maxBytes: config.PRINT_IMAGE_MAX_BYTES, timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS, maxHeight: 2400, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' });

@@ -42,6 +42,11 @@ const schema = z.object({
   /** A sent task without an ack for this long times out; it is sent again after a back-off doubling from TASK_RETRY_BACKOFF_S. */
   TASK_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
   TASK_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(10),
+  /**
+   * A taken task (delivered, running) of an online device with no progress or result for this long times out and
+   * goes again (a finished one is reported again), within the same bounded attempts.
+   */
+  TASK_RESULT_TIMEOUT_S: z.coerce.number().int().min(1).max(86400).default(300),
   /** The open API (docs/open-api.md): calls per app key per second, and how far a call's timestamp may be off. */
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(50),
   OPEN_CLOCK_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { TaskState } from '@cpc/contracts';
+import { TASK_STATES, type TaskState } from '@cpc/contracts';
 import { TaskService } from '../src/modules/task/service.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, subAccountWith, taskRow, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, openEvents, subAccountWith, taskRow, type Customer } from './device-helpers.ts';
 
 /** The task API (DESIGN §6): validation, permissions, tenants, batches, cancel, and the guarded state machine. */
 let h: Harness;
@@ -43,6 +43,8 @@ describe('bad input answers 400 naming the field', () => {
     ['an unknown state', () => get('/device/task/list?state=bogus', A.token), 'state'],
     ['a device id that is not a number (list)', () => get('/device/task/list?deviceId=abc', A.token), 'deviceId'],
     ['a batch id that is not a number', () => get('/device/task/batch/abc', A.token), 'id'],
+    ['a batch page size over 100', () => get('/device/task/batch/list?pageSize=101', A.token), 'pageSize'],
+    ['an unknown batch list filter', () => get('/device/task/batch/list?tenantId=1', A.token), 'tenantId'],
     ['a task id that is not a uuid', () => post('/device/task/not-a-uuid/cancel', A.token), 'id'],
     ['an event stream without a ticket', () => get('/device/events', undefined), 'ticket'],
   ];
@@ -78,6 +80,9 @@ describe('permissions', () => {
       ['reboot only', 'shutdown', () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'shutdown' }), 403],
       ['viewer', 'event ticket', () => post('/device/events/ticket', viewer), 200],
       ['viewer', 'cancel', () => post(`/device/task/${randomUUID()}/cancel`, viewer), 403],
+      ['viewer', 'batch list', () => get('/device/task/batch/list', viewer), 403],
+      ['no roles', 'batch list', () => get('/device/task/batch/list', none), 403],
+      ['main', 'batch list', () => get('/device/task/batch/list', A.token), 200],
     ];
     for (const [who, what, call, status] of table) expect((await call()).statusCode, `${who}: ${what}`).toBe(status);
   });
@@ -113,6 +118,29 @@ describe('commands and tasks', () => {
     expect(list.body_.data.total).toBe(2);
     expect(list.body_.data.list).toHaveLength(1);
     expect(list.body_.data.list[0]).toMatchObject({ batchId, state: 'queued', type: 'shutdown', attempts: 0, maxAttempts: 3, sentAt: null });
+  });
+
+  it("lists the account's batches newest first, each with its counts by state, and never another account's", async () => {
+    const first = (await post('/device/command', A.token, { deviceIds: [idOf(1), idOf(2)], type: 'reboot' })).body_.data;
+    const second = (await post('/device/command', A.token, { deviceIds: [idOf(3), idOf(4), idOf(5)], type: 'shutdown' })).body_.data;
+    // a single device makes no batch
+    await post('/device/command', A.token, { deviceIds: [idOf(1)], type: 'reboot' });
+    await post(`/device/task/${second.taskIds[1]}/cancel`, A.token);
+    const theirs = (await post('/device/command', B.token, { deviceIds: [ids.get(specs[6].sn)!, ids.get(specs[7].sn)!], type: 'reboot' })).body_.data;
+
+    const page = await get('/device/task/batch/list?pageSize=2', A.token);
+    expect(page.statusCode).toBe(200);
+    const all = (await get('/device/task/batch/list?pageSize=100', A.token)).body_.data;
+    expect(page.body_.data.total).toBe(all.total);
+    expect(page.body_.data.list.map((b: { id: number }) => b.id)).toEqual([second.batchId, first.batchId]);
+    expect(page.body_.data.list[0]).toMatchObject({ id: second.batchId, type: 'shutdown', total: 3, counts: { queued: 2, canceled: 1, succeeded: 0, running: 0 } });
+    expect(page.body_.data.list[1]).toMatchObject({ id: first.batchId, type: 'reboot', total: 2, counts: { queued: 2 } });
+    expect(Object.keys(page.body_.data.list[0].counts).sort()).toEqual([...TASK_STATES].sort());
+    expect(all.list.map((b: { id: number }) => b.id)).not.toContain(theirs.batchId);
+    const next = await get('/device/task/batch/list?pageSize=2&pageNo=2', A.token);
+    expect(next.body_.data.list.map((b: { id: number }) => b.id)).not.toContain(second.batchId);
+    const b = (await get('/device/task/batch/list', B.token)).body_.data;
+    expect(b.list.map((x: { id: number }) => x.id)).toEqual([theirs.batchId]);
   });
 
   it('answers 404 for devices, batches and tasks of another account (the platform admin included) and creates nothing', async () => {
@@ -160,7 +188,7 @@ describe('the state machine', () => {
     ['sent', 0, { kind: 'foreign-ack' }, 'sent', 0],
   ];
   it.each(table)('%s (%i%%) + %o → %s', async (from, progress, msg, to, progressAfter) => {
-    const service = new TaskService(h.db, { publish: () => {} }, { ackTimeoutS: 30, retryBackoffS: 10 });
+    const service = new TaskService(h.db, { publish: () => {} }, { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 });
     const deviceId = idOf(0);
     const row = await h.db
       .insertInto('device_tasks')
@@ -181,4 +209,47 @@ it('documents the task and event routes in the OpenAPI document', async () => {
   const paths = r.json().paths;
   expect(paths['/apiAdmin/device/command'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['deviceIds', 'type']));
   for (const p of ['/apiAdmin/device/task/list', '/apiAdmin/device/task/batch/{id}', '/apiAdmin/device/task/{id}/cancel', '/apiAdmin/device/events', '/apiAdmin/device/events/ticket']) expect(paths[p], p).toBeDefined();
+});
+
+describe('live task events', () => {
+  let base: string;
+  beforeAll(async () => {
+    base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  it('go only to those who may read tasks: a viewer without device:task gets device events, never task events', async () => {
+    const viewer = await subAccount(['device:view']);
+    const tasker = await subAccount(['device:view', 'device:task']);
+    const [ev, evTasks] = [await openEvents(h, base, viewer), await openEvents(h, base, tasker)];
+    try {
+      const res = await post('/device/command', A.token, { deviceIds: [idOf(2)], type: 'reboot' });
+      const [taskId] = res.body_.data.taskIds;
+      await evTasks.waitFor('the task event', (e) => e.type === 'task' && e.data.id === taskId);
+      // a device event after it: once the viewer has that, it would have had the task event too
+      await h.db.updateTable('devices').set({ status: 'online', conn_id: 'c-live' }).where('id', '=', idOf(2)).execute();
+      await h.app.gateway.presence.offline(idOf(2), 'c-live', 'test');
+      await ev.waitFor('the device event', (e) => e.type === 'device' && e.data.id === idOf(2));
+      expect(ev.events.filter((e) => e.type === 'task')).toEqual([]);
+    } finally {
+      ev.close();
+      evTasks.close();
+    }
+  });
+
+  it('tells open consoles about the tasks an unbinding cancels', async () => {
+    const c = await customer(h);
+    const [spec] = makeSpecs(1, { seed: 33, prefix: 'TSKU' });
+    const id = (await devicesOf(h, c.tenantId, [spec])).get(spec.sn)!;
+    const ev = await openEvents(h, base, c.token);
+    try {
+      const [taskId] = (await post('/device/command', c.token, { deviceIds: [id], type: 'reboot' })).body_.data.taskIds;
+      await ev.waitFor('the queued event', (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'queued');
+      expect((await post('/device/unbind', c.token, { id })).statusCode).toBe(200);
+      const canceled = await ev.waitFor('the canceled event', (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'canceled');
+      expect(canceled.data).toMatchObject({ deviceId: id, error: 'device unbound' });
+      expect((await taskRow(h, taskId)).state).toBe('canceled');
+    } finally {
+      ev.close();
+    }
+  });
 });

@@ -101,6 +101,15 @@ export const batchView = z.object({
 });
 export type BatchView = z.infer<typeof batchView>;
 
+/** `GET /device/task/batch/list`: the account's batches, newest first, each a BatchView with its counts. */
+export const batchListQuery = z
+  .object({
+    pageNo: z.coerce.number().int().min(1).max(PAGE_NO_MAX).default(1),
+    pageSize: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .strict();
+export type BatchListQuery = z.input<typeof batchListQuery>;
+
 export const cancelResult = z.object({ id: z.string(), state: taskState });
 
 // ---------------------------------------------------------------------------------------------------------------

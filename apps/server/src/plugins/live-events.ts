@@ -192,7 +192,8 @@ const KEEPALIVE_MS = 20_000;
 
 /**
  * `POST /device/events/ticket` (bearer) → a ticket valid for EVENTS_TICKET_TTL_S;
- * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant: `event: device` and `event: task`.
+ * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant: `event: device` (device:view) and
+ * `event: task` (only with device:task too).
  * The ticket may be reused until it expires (EventSource reconnects with the same URL); after that the
  * stream answers 401 and the console asks for a new ticket.
  */
@@ -232,11 +233,20 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         'x-accel-buffering': 'no',
       });
       res.write(`retry: 3000\n: connected\n\n`);
-      const unsubscribe = events.subscribe(user.tenantId, (e) => res.write(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`));
-      // the keep-alive also re-checks the session: a logout or a disabled user ends the stream
+      // task events only for those who may read tasks (device:task), as GET /device/task/list would answer them
+      let seesTasks = hasPermission(user, PERMISSIONS.deviceTask);
+      const unsubscribe = events.subscribe(user.tenantId, (e) => {
+        if (e.type === 'task' && !seesTasks) return;
+        res.write(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+      });
+      // the keep-alive also re-checks the session and the permissions: a logout, a disabled user or a role that
+      // lost device:view ends the stream; one that lost or gained device:task stops or starts the task events
       const keepalive = setInterval(() => {
         res.write(`: ping\n\n`);
-        loadAuthUser(db, user.id, user.tenantId, user.sessionId).catch(() => end());
+        loadAuthUser(db, user.id, user.tenantId, user.sessionId).then((u) => {
+          if (!hasPermission(u, PERMISSIONS.deviceView)) return end();
+          seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
+        }, () => end());
       }, KEEPALIVE_MS);
       const end = () => {
         if (!streams.delete(end)) return;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   PERMISSIONS,
   batchIdParams,
+  batchListQuery,
   batchView,
   cancelResult,
   commandBody,
@@ -37,6 +38,15 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
     '/device/task/list',
     { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'Tasks of the account, newest first', querystring: taskListQuery, response: { 200: pagedEnvelope(taskItem) } } },
     async (req) => ok(await tasks.list(caller(req).scope, req.query)),
+  );
+
+  app.get(
+    '/device/task/batch/list',
+    {
+      config: { permission: PERMISSIONS.deviceTask },
+      schema: { tags, summary: 'Batches of the account, newest first, each with how many of its tasks are in each state', querystring: batchListQuery, response: { 200: pagedEnvelope(batchView) } },
+    },
+    async (req) => ok(await tasks.batches(caller(req).scope, req.query)),
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import {
   COMMAND_EXPIRE_DEFAULT_S,
+  OPEN_TASK_STATES,
   TASK_STATES,
   type BatchView,
   type CommandBody,
@@ -33,6 +34,8 @@ export interface TaskCaller {
 export interface TaskOptions {
   /** A sent task without an ack for this long times out. */
   ackTimeoutS: number;
+  /** A taken task (delivered, running) of an online device without a word (progress, result) for this long times out. */
+  resultTimeoutS: number;
   /** Back-off before the n-th resend: base × 2^(n−1) seconds. */
   retryBackoffS: number;
 }
@@ -57,9 +60,33 @@ interface TaskRow {
   expire_at: Date;
 }
 type SentRow = TaskRow & { sn: string };
+/** A task changed inside a caller's transaction, to announce to the consoles once it committed. */
+export type ChangedTask = TaskRow;
 
 const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
+
+/** Tasks of a batch (or of each of several batches) in each state: every state present, 0 when none. */
+function stateCounts(rows: Array<{ state: TaskState; n: number | string }>): { total: number; counts: Record<TaskState, number> } {
+  const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
+  for (const r of rows) counts[r.state] = Number(r.n);
+  return { total: rows.reduce((a, r) => a + Number(r.n), 0), counts };
+}
 const ids = (a: string[]) => sql`${a}::uuid[]`;
+
+/**
+ * Cancels every unfinished task of a device inside the caller's transaction (the device leaves the account);
+ * the caller announces the answered rows (TaskService.announce) once the transaction committed.
+ */
+export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reason: string): Promise<ChangedTask[]> {
+  const rows = await scope
+    .updateTable('device_tasks')
+    .set({ state: 'canceled', error: reason, finished_at: new Date(), updated_at: new Date() })
+    .where('device_tasks.device_id', '=', deviceId)
+    .where('device_tasks.state', 'in', OPEN_TASK_STATES)
+    .returningAll()
+    .execute();
+  return rows as unknown as ChangedTask[];
+}
 
 /**
  * Device tasks (DESIGN §6): queued → sent → delivered (ack) → running (progress) → succeeded | failed,
@@ -149,9 +176,34 @@ export class TaskService {
       .where('device_tasks.batch_id', '=', id)
       .groupBy('device_tasks.state')
       .execute();
-    const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
-    for (const r of rows) counts[r.state] = Number(r.n);
-    return { id: batch.id, type: batch.type, createdAt: batch.created_at.toISOString(), total: rows.reduce((a, r) => a + Number(r.n), 0), counts };
+    return { id: batch.id, type: batch.type, createdAt: batch.created_at.toISOString(), ...stateCounts(rows) };
+  }
+
+  /** The account's batches, newest first, each with its counts by state (one grouped query for the page). */
+  async batches(scope: TenantScope, q: { pageNo: number; pageSize: number }): Promise<Paged<BatchView>> {
+    const [page, total] = await Promise.all([
+      scope
+        .selectFrom('task_batches')
+        .select(['task_batches.id', 'task_batches.type', 'task_batches.created_at'])
+        .orderBy('task_batches.id', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      scope.selectFrom('task_batches').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    const ids = page.map((b) => b.id);
+    const rows = ids.length
+      ? await scope
+          .selectFrom('device_tasks')
+          .select(['device_tasks.batch_id', 'device_tasks.state', sql<number>`count(*)`.as('n')])
+          .where('device_tasks.batch_id', 'in', ids)
+          .groupBy(['device_tasks.batch_id', 'device_tasks.state'])
+          .execute()
+      : [];
+    return {
+      list: page.map((b) => ({ id: b.id, type: b.type, createdAt: b.created_at.toISOString(), ...stateCounts(rows.filter((r) => Number(r.batch_id) === b.id)) })),
+      total: Number(total.n),
+    };
   }
 
   /** Cancels an unfinished task: it is never sent again and a late result from the device is ignored. */
@@ -160,7 +212,7 @@ export class TaskService {
       .updateTable('device_tasks')
       .set({ state: 'canceled', error: 'canceled by the user', finished_at: new Date(), updated_at: new Date() })
       .where('device_tasks.id', '=', id)
-      .where('device_tasks.state', 'in', ['queued', 'sent', 'delivered', 'running', 'timeout'])
+      .where('device_tasks.state', 'in', OPEN_TASK_STATES)
       .returningAll()
       .executeTakeFirst();
     if (row) {
@@ -170,6 +222,11 @@ export class TaskService {
     const existing = await scope.selectFrom('device_tasks').select('device_tasks.state').where('device_tasks.id', '=', id).executeTakeFirst();
     if (!existing) throw notFound('task');
     throw new AppError(400, `id: the task is already ${existing.state} and cannot be canceled`, { fields: [{ field: 'id', message: `the task is already ${existing.state}` }] });
+  }
+
+  /** Tells the consoles of the tasks' account about tasks changed elsewhere (after the change committed). */
+  announce(rows: ChangedTask[]): void {
+    rows.forEach((r) => this.emit(r));
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -187,16 +244,28 @@ export class TaskService {
     await this.send(rows);
   }
 
-  /** On hello: everything still pending for the device goes again (at-least-once; the device drops repeats). */
+  /**
+   * On hello: everything unfinished goes again, oldest first (at-least-once; the device drops repeats). What the
+   * device has not taken is a new delivery (`sent`, one more attempt); what it took but never reported
+   * (`delivered`, `running`: the result may have been lost with the connection) goes again as it was, without a
+   * state change, and the device acknowledges it and reports its result again.
+   */
   async resendPending(deviceId: number): Promise<number> {
-    const { rows } = await sql<SentRow>`
-      UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
-      FROM devices d
-      WHERE t.device_id = ${deviceId} AND d.id = t.device_id
-        AND t.state IN ('queued', 'sent', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
-      RETURNING t.*, d.sn`.execute(this.db);
-    await this.send(rows.sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at)));
-    return rows.length;
+    const [fresh, taken] = await Promise.all([
+      sql<SentRow>`
+        UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
+        FROM devices d
+        WHERE t.device_id = ${deviceId} AND d.id = t.device_id
+          AND t.state IN ('queued', 'sent', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
+        RETURNING t.*, d.sn`.execute(this.db),
+      sql<SentRow>`
+        SELECT t.*, d.sn FROM device_tasks t JOIN devices d ON d.id = t.device_id
+        WHERE t.device_id = ${deviceId} AND t.state IN ('delivered', 'running') AND t.expire_at > now()`.execute(this.db),
+    ]);
+    fresh.rows.forEach((r) => this.emit(r));
+    const all = [...fresh.rows, ...taken.rows].sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at));
+    await this.publish(all);
+    return all.length;
   }
 
   async onAck(deviceId: number, m: AckMsg): Promise<void> {
@@ -254,6 +323,20 @@ export class TaskService {
       RETURNING *`.execute(this.db);
     timedOut.rows.forEach((r) => this.emit(r));
 
+    // taken by a device that is online but has said nothing of it since (or since it came back): the result is
+    // lost or the device is stuck; timeout sends it again (the device reports a finished one again), within max_attempts
+    const silent = await sql<TaskRow>`
+      UPDATE device_tasks t SET
+        state = CASE WHEN t.attempts >= t.max_attempts THEN 'failed' ELSE 'timeout' END,
+        error = CASE WHEN t.attempts >= t.max_attempts THEN 'no result from the device after ' || t.attempts || ' attempts' ELSE '' END,
+        finished_at = CASE WHEN t.attempts >= t.max_attempts THEN now() END,
+        updated_at = now()
+      FROM devices d
+      WHERE d.id = t.device_id AND t.state IN ('delivered', 'running') AND d.status = 'online'
+        AND greatest(t.updated_at, d.connected_at) <= now() - make_interval(secs => ${this.opts.resultTimeoutS}::float8)
+      RETURNING t.*`.execute(this.db);
+    silent.rows.forEach((r) => this.emit(r));
+
     // SKIP LOCKED: when two nodes sweep at once, each resend is claimed by one of them
     const resent = await sql<SentRow>`
       WITH due AS (
@@ -272,8 +355,12 @@ export class TaskService {
   }
 
   private async send(rows: SentRow[]): Promise<void> {
+    rows.forEach((r) => this.emit(r));
+    await this.publish(rows);
+  }
+
+  private async publish(rows: SentRow[]): Promise<void> {
     for (const r of rows) {
-      this.emit(r);
       // a failed publish is not an error here: the task times out and goes again
       await this.downlink
         ?.command(r.sn, { id: r.id, type: r.type, params: r.params ?? {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
