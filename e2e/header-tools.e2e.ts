@@ -345,6 +345,36 @@ describe('old-browser notice', () => {
     await context.close();
   });
 
+  it('tells the visitor on the sign-in page already, in the chosen language', async () => {
+    const s = server('plain');
+    const { context, page } = await newPage(browser, { lang: 'zh' });
+    await context.addInitScript(() => {
+      delete (window as { structuredClone?: unknown }).structuredClone;
+    });
+    await page.goto(`${s.url}/#/login`);
+    const notice = page.locator('#old-browser-notice');
+    await notice.getByText('您的浏览器版本过低').waitFor();
+    await notice.getByText('structuredClone', { exact: false }).waitFor();
+    expect(await page.locator('#username').isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it('shows a browser that cannot run the console at all a message in both languages instead of a blank page', async () => {
+    const s = server('plain');
+    const { context, page } = await newPage(browser, { lang: 'en' });
+    await context.addInitScript(() => {
+      delete (window as { structuredClone?: unknown }).structuredClone;
+    });
+    // what an old engine does with modern code: it cannot parse the entry script
+    await page.route(/\/assets\/index-[^/]+\.js$/, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: 'const x = a ?.. b;' }));
+    await page.goto(`${s.url}/#/login`);
+    const message = page.locator('#old-browser-page');
+    await message.getByText('您的浏览器版本过低').waitFor();
+    await message.getByText('Your browser is out of date').waitFor();
+    await shot(page, 'old-browser-page');
+    await context.close();
+  });
+
   it('says nothing in a modern browser', async () => {
     const { context, page } = await signIn('zh');
     expect(await page.locator('#old-browser-notice').count()).toBe(0);

@@ -65,6 +65,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // dist/.vite/manifest.json: which chunks each page pulls in, for bench/shell.ts (not served: a dot folder)
+    manifest: true,
     chunkSizeWarningLimit: 800,
     rolldownOptions: {
       output: {

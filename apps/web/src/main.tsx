@@ -8,6 +8,8 @@ import { App } from './app/app';
 import { installCallProgressBar } from './app/call-progress-bar';
 import { installErrorListeners } from './app/error-listeners';
 
+// index.html's fallback for browsers too old to run this file looks for it
+(window as { __cpcBooted?: boolean }).__cpcBooted = true;
 installErrorListeners();
 installCallProgressBar();
 

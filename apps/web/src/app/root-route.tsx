@@ -5,6 +5,7 @@ import { Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { PROGRESS_SPEED, PROGRESS_TRICKLE, TITLE_KEY } from '../config/settings';
 import { findRoute } from '../lib/menu-routes';
 import { useSession } from '../lib/session';
+import { OldBrowserNotice } from '../layout/header/old-browser-notice';
 import { useLayoutSettings } from '../layout/layout-settings';
 
 /** Static routes name their title here; the user's pages take theirs from the route records. */
@@ -40,5 +41,10 @@ export function RootRoute() {
     else if (showProgressBar) NProgress.start();
   }, [navigation.state, showProgressBar]);
 
-  return <Outlet />;
+  return (
+    <>
+      <Outlet />
+      <OldBrowserNotice />
+    </>
+  );
 }

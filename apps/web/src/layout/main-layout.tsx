@@ -5,7 +5,6 @@ import type { LayoutName } from '../config/settings';
 import { headerOnMenuSurface, shellColors } from '../config/theme';
 import { AppFooter } from './app-footer';
 import { LockScreen } from './header/lock-screen';
-import { OldBrowserNotice } from './header/old-browser-notice';
 import type { Arrangement, ArrangementContext } from './layouts/arrangement';
 import { columnLayout } from './layouts/column-layout';
 import { commonLayout } from './layouts/common-layout';
@@ -114,7 +113,6 @@ export function MainLayout({ tabs, children }: { tabs?: ReactNode; children: Rea
         {(s.showThemeSetting || !s.showTheme) && <ThemeSettingTab />}
         <ThemeDrawer />
         <LockScreen />
-        <OldBrowserNotice />
       </Layout>
     </ShellContext>
   );

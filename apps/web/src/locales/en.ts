@@ -4,6 +4,11 @@ export default {
     title: 'cloud printing',
     documentTitle: '{{page}} - {{title}}',
     loading: 'Loading…',
+    oldBrowser: {
+      title: 'Your browser is out of date',
+      description: 'This browser lacks features the console needs ({{features}}), so some pages may not work. Please switch to the latest Chrome, Edge, Firefox or Safari.',
+      close: 'Close',
+    },
     crash: {
       title: 'Something went wrong',
       subTitle: 'Sorry, this page failed while running. The error has been logged.',

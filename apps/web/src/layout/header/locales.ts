@@ -55,10 +55,6 @@ export default {
           dismiss: '暂不显示',
           close: '关闭',
         },
-        oldBrowser: {
-          title: '您的浏览器版本过低',
-          description: '当前浏览器缺少本系统需要的功能（{{features}}），部分页面可能无法正常使用。请更换为最新版的 Chrome、Edge、Firefox 或 Safari。',
-        },
         time: {
           justNow: '刚刚',
         },
@@ -119,11 +115,6 @@ export default {
           stack: 'Stack',
           dismiss: 'Do not show',
           close: 'Close',
-        },
-        oldBrowser: {
-          title: 'Your browser is out of date',
-          description:
-            'This browser lacks features the console needs ({{features}}), so some pages may not work. Please switch to the latest Chrome, Edge, Firefox or Safari.',
         },
         time: {
           justNow: 'just now',
