@@ -142,7 +142,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(subAccountRoutes, { subAccounts: new SubAccountService(db, users) });
-      await api.register(deviceRoutes, { db });
+      await api.register(deviceRoutes, { db, tasks });
       await api.register(deviceModelRoutes, { db });
       await api.register(dashboardRoutes, { db });
       await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });

@@ -284,6 +284,34 @@ describe('registry', () => {
   });
 });
 
+describe('bind keys', () => {
+  it('lets staff issue a new bind key (shown once, only its hash kept): the old key stops working', async () => {
+    const m = await newModel();
+    const p = uniq();
+    const [d] = (await upload(staff, 'key.csv', `sn,model\nKY-${p},${m.code}\n`)).body_.data.devices as Array<{ id: number; sn: string; bindKey: string }>;
+    const res = await post('/system/deviceRegistry/bindKey', staff, { id: d.id });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.body_.data).toEqual({ id: d.id, sn: d.sn, bindKey: expect.stringMatching(/^[A-HJ-NP-Z2-9]{12}$/) });
+    const { bindKey } = res.body_.data;
+    const row = await h.db.selectFrom('devices').select('bind_key_hash').where('id', '=', d.id).executeTakeFirstOrThrow();
+    expect(row.bind_key_hash).toBe(sha256(bindKey));
+    const c = await registerCustomer(h);
+    expect((await post('/device/bind', c.token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(400);
+    expect((await post('/device/bind', c.token, { sn: d.sn, bindKey })).statusCode).toBe(200);
+    const audit = await h.db.selectFrom('audit_log').select(['action', 'details']).where('action', '=', 'device.bindKey.reissue').where('resource_id', '=', String(d.id)).execute();
+    expect(audit).toHaveLength(1);
+    expect(JSON.stringify(audit[0].details)).not.toContain(bindKey);
+  });
+
+  it('refuses customers (403), unknown devices (404) and bad ids (400)', async () => {
+    expect((await post('/system/deviceRegistry/bindKey', customer, { id: 1 })).statusCode).toBe(403);
+    expect((await post('/system/deviceRegistry/bindKey', staff, { id: 987654321 })).statusCode).toBe(404);
+    const bad = await post('/system/deviceRegistry/bindKey', staff, { id: 'x' });
+    expect(bad.statusCode).toBe(400);
+    expect(fields(bad)).toContain('id');
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the device, model, registry and dashboard routes', async () => {
     const res = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });

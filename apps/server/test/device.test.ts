@@ -93,14 +93,11 @@ describe('binding', () => {
     }
   });
 
-  it('throttles: after 5 wrong keys for a serial number, even the right key answers 429 for 15 minutes', async () => {
+  it('throttles per account and serial number: after 5 wrong keys even the right key answers 429 for 15 minutes', async () => {
     const a = await registerCustomer(h);
     const b = await registerCustomer(h);
     const [d, other] = await make(2);
-    for (let i = 0; i < 5; i++) {
-      const who = i % 2 ? a.token : b.token; // counted per serial number, whoever tries
-      expect((await post('/device/bind', who, { sn: d.sn, bindKey: `WRONG${i}XX` })).statusCode).toBe(400);
-    }
+    for (let i = 0; i < 5; i++) expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: `WRONG${i}XX` })).statusCode).toBe(400);
     const blocked = await post('/device/bind', a.token, { sn: d.sn.toLowerCase(), bindKey: d.bindKey });
     expect(blocked.statusCode).toBe(429);
     expect(blocked.body_.msg).toBe('too many wrong bind keys for this device, try again in 15 minutes');
@@ -110,6 +107,21 @@ describe('binding', () => {
     // once the failures are older than the window, the right key works
     await h.db.updateTable('audit_log').set({ at: new Date(Date.now() - 16 * 60_000) }).where('subject', '=', d.sn.toLowerCase()).where('action', '=', 'device.bind').execute();
     expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(200);
+    expect((await post('/device/bind', b.token, { sn: other.sn, bindKey: 'WRONG0XX' })).statusCode).toBe(400);
+  });
+
+  it('never lets a stranger guessing keys lock the owner out', async () => {
+    const owner = await registerCustomer(h);
+    const strangers = [await registerCustomer(h), await registerCustomer(h)];
+    const [d] = await make();
+    // two strangers, 5 wrong keys each: each is locked out of this serial number
+    for (const s of strangers) {
+      for (let i = 0; i < 5; i++) expect((await post('/device/bind', s.token, { sn: d.sn, bindKey: `GUESS${i}XX` })).statusCode).toBe(400);
+      expect((await post('/device/bind', s.token, { sn: d.sn, bindKey: 'GUESS9XX' })).statusCode).toBe(429);
+    }
+    // the owner holding the label binds at the first try
+    const res = await post('/device/bind', owner.token, { sn: d.sn, bindKey: d.bindKey });
+    expect(res.statusCode, res.body).toBe(200);
   });
 
   it('binds straight into a group of the account, and refuses a group of another account with 404', async () => {
@@ -143,7 +155,7 @@ describe('binding', () => {
 });
 
 describe('unbinding and editing', () => {
-  it('unbinds: back to the pool with name, remark and group cleared, open tasks canceled; the same key binds again', async () => {
+  it('unbinds: back to the pool with name, remark and group cleared, open tasks canceled; a new key binds it again, the old one no more', async () => {
     const a = await registerCustomer(h);
     const b = await registerCustomer(h);
     const g = (await post('/device/group/add', a.token, { name: 'Kitchen' })).body_.data;
@@ -160,6 +172,10 @@ describe('unbinding and editing', () => {
     expect((await post('/device/unbind', b.token, { id: d.id })).statusCode).toBe(404);
     const res = await post('/device/unbind', a.token, { id: d.id });
     expect(res.statusCode).toBe(200);
+    // the new key, shown this once to the owner who unbinds, for the next owner
+    expect(res.body_.data).toEqual({ sn: d.sn, bindKey: expect.stringMatching(BIND_KEY_RULE) });
+    const newKey: string = res.body_.data.bindKey;
+    expect(newKey).not.toBe(d.bindKey);
     expect((await get(`/device/${d.id}`, a.token)).statusCode).toBe(404);
     expect((await listOf(a.token)).total).toBe(0);
     const row = await h.db.selectFrom('devices').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
@@ -170,9 +186,17 @@ describe('unbinding and editing', () => {
     expect(states.find((t) => t.id === running.id)!.state).toBe('canceled');
     expect(states.find((t) => t.id === done.id)!.state).toBe('succeeded');
 
-    const rebind = await post('/device/bind', b.token, { sn: d.sn, bindKey: d.bindKey });
+    // the key on the label was used once: it binds nothing any more
+    const old = await post('/device/bind', b.token, { sn: d.sn, bindKey: d.bindKey });
+    expect(old.statusCode).toBe(400);
+    expect(old.body_.msg).toBe('bindKey: bind key is wrong');
+    const rebind = await post('/device/bind', b.token, { sn: d.sn, bindKey: newKey });
     expect(rebind.statusCode).toBe(200);
     expect(rebind.body_.data).toMatchObject({ name: '', remark: '', groupId: null });
+    // and that one too is used once: unbound again, a further new key
+    const again = await post('/device/unbind', b.token, { id: d.id });
+    expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: newKey })).statusCode).toBe(400);
+    expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: again.body_.data.bindKey })).statusCode).toBe(200);
   });
 
   it('renames and remarks; 404 for a device of another account; 400 naming the field', async () => {

@@ -31,7 +31,7 @@ import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './valid
  * | GET /device/map | device:view | deviceMapQuery | DeviceMapData |
  * | GET /device/model/options | device:view | – | DeviceModelOption[] |
  * | POST /device/bind | device:bind | deviceBindBody | DeviceListItem |
- * | POST /device/unbind | device:bind | { id } | null |
+ * | POST /device/unbind | device:bind | { id } | DeviceUnbindResult (the new bind key, shown once) |
  * | POST /device/edit | device:edit | deviceEditBody | DeviceListItem |
  * | POST /device/move | device:edit | deviceMoveBody | { moved } |
  * | GET /device/group/tree | device:view | – | GroupTree |
@@ -43,6 +43,7 @@ import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './valid
  * | GET /system/deviceRegistry/list | device:register (staff) | registryListQuery | { list: RegistryItem[], total } |
  * | POST /system/deviceRegistry/register | device:register (staff) | deviceRegisterBody | RegisterResult |
  * | POST /system/deviceRegistry/import | device:register (staff) | multipart `file` (CSV) | RegisterResult; 400 with `data.rows: ImportRowError[]` |
+ * | POST /system/deviceRegistry/bindKey | device:register (staff) | { id } | ReissueBindKeyResult (shown once) |
  */
 
 export * from './device-constants.ts';
@@ -159,6 +160,10 @@ export const registeredDevice = z.object({
 export type RegisteredDevice = z.infer<typeof registeredDevice>;
 
 export const registerResult = z.object({ imported: z.number().int(), devices: z.array(registeredDevice) });
+
+/** `POST /system/deviceRegistry/bindKey`: a new bind key for a device (the old one stops working), shown this once. */
+export const reissueBindKeyResult = z.object({ id: z.number().int(), sn: z.string(), bindKey: z.string() });
+export type ReissueBindKeyResult = z.infer<typeof reissueBindKeyResult>;
 export type RegisterResult = z.infer<typeof registerResult>;
 
 /**
@@ -220,9 +225,12 @@ export type DeviceBindBody = z.input<typeof deviceBindBody>;
 
 /**
  * `POST /device/unbind`: the device goes back to the unbound pool with its name, remark and group cleared and
- * its unfinished tasks canceled. The same bind key (the one on its label) binds it again.
+ * its unfinished tasks canceled. A bind key is used once: the one that bound it stops working and the answer
+ * carries a new one, shown this once, for the owner to hand to the next owner.
  */
 export const deviceUnbindBody = idBody;
+export const deviceUnbindResult = z.object({ sn: z.string(), bindKey: z.string() });
+export type DeviceUnbindResult = z.infer<typeof deviceUnbindResult>;
 
 export const deviceEditBody = z
   .object({ id, name: nameField.optional(), remark: remarkField.optional() })

@@ -123,6 +123,17 @@ export function rowErrors(errors: ImportRowError[]): AppError {
   });
 }
 
+/**
+ * A new bind key for a registered device, bound or not (a label lost, or the key an unbinding owner was given
+ * lost on the way): the previous key stops working. Answered this once; only its hash is kept.
+ */
+export async function reissueBindKey(db: Db, id: number): Promise<{ id: number; sn: string; bindKey: string }> {
+  const bindKey = newBindKey();
+  const row = await db.updateTable('devices').set({ bind_key_hash: sha256(bindKey) }).where('id', '=', id).returning(['id', 'sn']).executeTakeFirst();
+  if (!row) throw new AppError(404, 'device does not exist');
+  return { id: row.id, sn: row.sn, bindKey };
+}
+
 const CHUNK = 1000;
 
 /**

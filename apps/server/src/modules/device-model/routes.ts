@@ -14,13 +14,14 @@ import {
   registerResult,
   registryItem,
   registryListQuery,
+  reissueBindKeyResult,
 } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { DeviceModelService } from './service.ts';
-import { checkRows, registerDevices, rowErrors, sortRowErrors } from './registry.ts';
+import { checkRows, registerDevices, reissueBindKey, rowErrors, sortRowErrors } from './registry.ts';
 import { parseDeviceCsv } from './csv.ts';
 
 const CSV_FIELD: Record<string, string> = { bind_key: 'bindKey' };
@@ -72,6 +73,12 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
       const devices = await registerDevices(db, [row]);
       await audit(db, { tenantId: caller(req).tenantId, userId: caller(req).id, ip: req.ip, action: 'device.register', result: 'ok', resource: 'device', resourceId: devices[0].id, details: { sn: devices[0].sn } });
       return ok({ imported: 1, devices });
+    });
+
+    staff.post('/system/deviceRegistry/bindKey', { config: register, schema: { tags: ['device-model'], summary: 'Issue a new bind key for a device (the old one stops working); shown in this answer only (staff)', body: idBody, response: { 200: envelopeSchema(reissueBindKeyResult) } } }, async (req) => {
+      const result = await reissueBindKey(db, req.body.id);
+      await audit(db, { tenantId: caller(req).tenantId, userId: caller(req).id, ip: req.ip, action: 'device.bindKey.reissue', result: 'ok', resource: 'device', resourceId: result.id, details: { sn: result.sn } });
+      return ok(result);
     });
 
     staff.post(

@@ -12,6 +12,7 @@ import {
   deviceMapQuery,
   deviceMoveBody,
   deviceUnbindBody,
+  deviceUnbindResult,
   groupAddBody,
   groupDeleteResult,
   groupEditBody,
@@ -25,12 +26,13 @@ import {
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
+import type { TaskService } from '../task/service.ts';
 import { DeviceService } from './service.ts';
 import { GroupService } from './group-service.ts';
 
 /** A customer's devices and groups (DESIGN §4); everything through the caller's tenant scope. */
-export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
-  const devices = new DeviceService(db);
+export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }> = async (app, { db, tasks }) => {
+  const devices = new DeviceService(db, tasks);
   const groups = new GroupService(db);
   const view = { permission: PERMISSIONS.deviceView };
   const edit = { permission: PERMISSIONS.deviceEdit };
@@ -45,13 +47,12 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
     ok(await devices.map(caller(req), req.query)),
   );
 
-  app.post('/device/bind', { config: bind, schema: { tags, summary: 'Bind a device with the key on its label; 5 wrong keys per serial number in 15 minutes → 429', body: deviceBindBody, response: { 200: envelopeSchema(deviceListItem) } } }, async (req) =>
+  app.post('/device/bind', { config: bind, schema: { tags, summary: 'Bind a device with the key on its label; 5 wrong keys per account and serial number in 15 minutes → 429', body: deviceBindBody, response: { 200: envelopeSchema(deviceListItem) } } }, async (req) =>
     ok(await devices.bind(caller(req), req.body, req.ip)),
   );
-  app.post('/device/unbind', { config: bind, schema: { tags, summary: 'Unbind: back to the unbound pool, open tasks canceled; the same bind key binds it again', body: deviceUnbindBody, response: { 200: envelopeSchema(z.null()) } } }, async (req) => {
-    await devices.unbind(caller(req), req.body.id, req.ip);
-    return ok(null);
-  });
+  app.post('/device/unbind', { config: bind, schema: { tags, summary: 'Unbind: back to the unbound pool, open tasks canceled; answers the new bind key (shown once), the old one stops working', body: deviceUnbindBody, response: { 200: envelopeSchema(deviceUnbindResult) } } }, async (req) =>
+    ok(await devices.unbind(caller(req), req.body.id, req.ip)),
+  );
   app.post('/device/edit', { config: edit, schema: { tags, summary: 'Rename a device or change its remark', body: deviceEditBody, response: { 200: envelopeSchema(deviceListItem) } } }, async (req) =>
     ok(await devices.edit(caller(req), req.body)),
   );

@@ -22,6 +22,8 @@ import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { sha256 } from '../../lib/tokens.ts';
+import { newBindKey } from '../device-model/registry.ts';
+import { cancelOpenTasks, type TaskService } from '../task/service.ts';
 
 export interface DeviceListQuery {
   pageNo: number;
@@ -38,8 +40,6 @@ export interface DeviceListQuery {
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v) * 100) / 100);
 const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
-/** Unfinished task states: what unbinding cancels. */
-const OPEN_TASK_STATES = ['queued', 'sent', 'delivered', 'running', 'timeout'] as const;
 
 /**
  * ORDER BY of each sort key. Empty values go last, except that a device never seen counts as the longest silent
@@ -134,7 +134,11 @@ function listItem(r: ListRow): DeviceListItem {
 
 /** Customers' devices (DESIGN §4): binding, editing, the fleet list, detail, telemetry and map data. */
 export class DeviceService {
-  constructor(private db: Db) {}
+  /** `tasks` tells open consoles about the tasks an unbinding cancels (absent in tools that only read). */
+  constructor(
+    private db: Db,
+    private tasks?: Pick<TaskService, 'announce'>,
+  ) {}
 
   async list(user: AuthUser, q: DeviceListQuery): Promise<Paged<DeviceListItem>> {
     const filter = <QB extends SelectQueryBuilder<any, any, any>>(qb: QB): QB => {
@@ -184,7 +188,6 @@ export class DeviceService {
         's.iccid as sim_iccid',
         's.msisdn',
         's.carrier',
-        sql<number | null>`s.plan_total_mb::float8`.as('plan_total'),
         sql<number | null>`s.used_mb::float8`.as('plan_used'),
         's.expires_at as sim_expires_at',
       ])
@@ -268,14 +271,18 @@ export class DeviceService {
   // -------------------------------------------------------------------------------------------------------------
   // Binding
 
-  /** Wrong keys are counted per serial number across every account, in the audit log (shared by all nodes). */
-  private async checkBindThrottle(subject: string): Promise<void> {
+  /**
+   * Wrong keys are counted per account and serial number, in the audit log (shared by all nodes): a stranger
+   * guessing keys locks out only themselves, never the owner holding the label.
+   */
+  private async checkBindThrottle(tenantId: number, subject: string): Promise<void> {
     const since = new Date(Date.now() - BIND_FAIL_WINDOW_S * 1000);
     const row = await this.db
       .selectFrom('audit_log')
       .select(sql<number>`count(*)`.as('n'))
       .where('action', '=', 'device.bind')
       .where('result', '=', 'fail')
+      .where('tenant_id', '=', tenantId)
       .where('subject', '=', subject)
       .where('at', '>', since)
       .executeTakeFirstOrThrow();
@@ -291,7 +298,7 @@ export class DeviceService {
 
   async bind(user: AuthUser, body: DeviceBindBody, ip: string): Promise<DeviceListItem> {
     const subject = body.sn.toLowerCase();
-    await this.checkBindThrottle(subject);
+    await this.checkBindThrottle(user.tenantId, subject);
     // Unbound devices belong to no tenant yet, so this lookup is the one read outside a TenantScope.
     const device = await this.db.selectFrom('devices').select(['id', 'tenant_id', 'bind_key_hash', 'iccid']).where(sql<string>`lower(sn)`, '=', subject).executeTakeFirst();
     const given = Buffer.from(sha256(body.bindKey));
@@ -320,25 +327,28 @@ export class DeviceService {
   }
 
   /**
-   * Back to the unbound pool: name, remark and group cleared, unfinished tasks canceled, the SIM released.
-   * The bind key on the label stays valid, so the next owner binds it the same way (a new key would need staff).
+   * Back to the unbound pool: name, remark and group cleared, unfinished tasks canceled (and the consoles told),
+   * the SIM released. A bind key is used once: the key on the label (or the last one issued) stops working and a
+   * new one is answered, shown to the owner who unbinds this once, to hand to the next owner (staff can issue
+   * another in the registry).
    */
-  async unbind(user: AuthUser, id: number, ip: string): Promise<void> {
-    const canceled = await this.db.transaction().execute(async (trx) => {
+  async unbind(user: AuthUser, id: number, ip: string): Promise<{ sn: string; bindKey: string }> {
+    const bindKey = newBindKey();
+    const { sn, canceled } = await this.db.transaction().execute(async (trx) => {
       const scope = new TenantScope(trx, user.tenantId);
-      const d = await scope.selectFrom('devices').select(['devices.id', 'devices.iccid']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
+      const d = await scope.selectFrom('devices').select(['devices.id', 'devices.sn', 'devices.iccid']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
       if (!d) throw notFound('device');
-      await scope.updateTable('devices').set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null }).where('devices.id', '=', id).execute();
+      await scope
+        .updateTable('devices')
+        .set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null, bind_key_hash: sha256(bindKey) })
+        .where('devices.id', '=', id)
+        .execute();
       if (d.iccid) await scope.updateTable('sims').set({ tenant_id: null }).where('sims.iccid', '=', d.iccid).execute();
-      const tasks = await scope
-        .updateTable('device_tasks')
-        .set({ state: 'canceled', error: 'device unbound', finished_at: new Date(), updated_at: new Date() })
-        .where('device_tasks.device_id', '=', id)
-        .where('device_tasks.state', 'in', OPEN_TASK_STATES)
-        .executeTakeFirst();
-      return Number(tasks.numUpdatedRows);
+      return { sn: d.sn, canceled: await cancelOpenTasks(scope, id, 'device unbound') };
     });
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.unbind', result: 'ok', resource: 'device', resourceId: id, details: { canceledTasks: canceled } });
+    this.tasks?.announce(canceled);
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.unbind', result: 'ok', resource: 'device', resourceId: id, details: { canceledTasks: canceled.length, newBindKey: true } });
+    return { sn, bindKey };
   }
 
   async edit(user: AuthUser, body: DeviceEditBody): Promise<DeviceListItem> {
