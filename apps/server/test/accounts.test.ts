@@ -226,6 +226,28 @@ describe('tokens and sessions', () => {
     const bad = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/checkPassword', token: c.token, payload: { password: 'nope' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.body_.msg).toBe('password: please enter the correct password');
+    expect(bad.body_.data.attemptsLeft).toBe(4);
+  });
+
+  it('signs a session out after five wrong passwords, on the lock screen or in a password change', async () => {
+    const c = await registerCustomer(h);
+    for (let i = 0; i < 3; i++) {
+      const r = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/checkPassword', token: c.token, payload: { password: `Wrong${i}` } });
+      expect(r.statusCode).toBe(400);
+    }
+    // the right password still opens before the limit
+    expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/checkPassword', token: c.token, payload: { password: c.password } })).statusCode).toBe(200);
+    const fourth = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/changePassword', token: c.token, payload: { oldPassword: 'Wrong3', password: 'NewPassw0rd', confirmPassword: 'NewPassw0rd' } });
+    expect(fourth.statusCode).toBe(400);
+    expect(fourth.body_.data.attemptsLeft).toBe(1);
+    const fifth = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/checkPassword', token: c.token, payload: { password: 'Wrong4' } });
+    expect(fifth.statusCode).toBe(401);
+    expect(fifth.body_.msg).toMatch(/too many wrong passwords/);
+    // the session is over: even the right password and every other call answer 401
+    expect((await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/userInfo', token: c.token })).statusCode).toBe(401);
+    // a new login (through the login's own captcha and throttling) starts a new count
+    const again = await h.login(c.username, c.password);
+    expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/checkPassword', token: again.token, payload: { password: c.password } })).statusCode).toBe(200);
   });
 });
 

@@ -82,7 +82,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; captcha: Ca
   app.get('/user/v1/user/userInfo', { schema: { tags: ['account'], summary: 'The current user', response: { 200: envelopeSchema(userInfo) } } }, async (req) => ok(await users.userInfo(caller(req))));
 
   app.post('/user/v1/user/checkPassword', { schema: { tags: ['account'], summary: 'Check the current user password (screen-lock unlock)', body: checkPasswordBody, response: { 200: empty } } }, async (req) => {
-    await users.checkPassword(caller(req), req.body.password);
+    await users.checkPassword(caller(req), req.body.password, clientOf(req));
     return ok(null);
   });
 

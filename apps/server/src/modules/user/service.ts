@@ -254,15 +254,44 @@ export class UserService {
     };
   }
 
-  async checkPassword(user: AuthUser, password: string): Promise<void> {
+  /**
+   * Checks the signed-in user's own password (the lock screen, a password change). Wrong answers count like
+   * failed logins: at LOGIN_MAX_FAILS_ACCOUNT within the window (and this session) the session ends, so a stolen
+   * session cannot be used to guess the password; the user signs in again, behind the login's captcha and
+   * throttling.
+   */
+  async checkPassword(user: AuthUser, password: string, client: ClientInfo, field: 'password' | 'oldPassword' = 'password'): Promise<void> {
+    const since = new Date(Date.now() - this.config.LOGIN_FAIL_WINDOW * 1000);
+    const fails = async () =>
+      Number(
+        (
+          await this.db
+            .selectFrom('audit_log')
+            .select(sql<number>`count(*)`.as('n'))
+            .where('user_id', '=', user.id)
+            .where('action', '=', 'password.check')
+            .where('result', '=', 'fail')
+            // counted within this session: a new one comes only through a full login, with its own throttling
+            .where('at', '>', sql<Date>`greatest(${since}::timestamptz, (SELECT created_at FROM sessions WHERE id = ${user.sessionId}))`)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const signOut = async () => {
+      await this.db.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: 'too many wrong passwords' }).where('id', '=', user.sessionId).execute();
+      return new AppError(401, 'too many wrong passwords: signed out, please log in again');
+    };
+    if ((await fails()) >= this.config.LOGIN_MAX_FAILS_ACCOUNT) throw await signOut();
     const row = await user.scope.selectFrom('users').select('password_hash').where('users.id', '=', user.id).executeTakeFirstOrThrow();
-    if (!(await verifyPassword(row.password_hash, password))) throw badRequest('password', 'please enter the correct password');
+    if (await verifyPassword(row.password_hash, password)) return;
+    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.check', result: 'fail', subject: user.username.toLowerCase() });
+    const left = this.config.LOGIN_MAX_FAILS_ACCOUNT - (await fails());
+    if (left <= 0) throw await signOut();
+    const message = field === 'password' ? 'please enter the correct password' : 'the old password is wrong';
+    throw new AppError(400, `${field}: ${message}`, { fields: [{ field, message }], attemptsLeft: left });
   }
 
   async changePassword(user: AuthUser, oldPassword: string, password: string, client: ClientInfo): Promise<void> {
-    await this.checkPassword(user, oldPassword).catch(() => {
-      throw badRequest('oldPassword', 'the old password is wrong');
-    });
+    await this.checkPassword(user, oldPassword, client, 'oldPassword');
     await user.scope.updateTable('users').set({ password_hash: await hashPassword(password) }).where('users.id', '=', user.id).execute();
     await this.endSessions(user.id, 'password changed', user.sessionId);
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.change', result: 'ok' });

@@ -41,6 +41,7 @@ export default {
           unlock: '解锁',
           required: '请输入密码',
           wrong: '请输入正确的密码',
+          attemptsLeft: '再错 {{count}} 次将退出登录',
           logout: '退出登录',
         },
         errorLog: {
@@ -102,6 +103,7 @@ export default {
           unlock: 'Unlock',
           required: 'Please enter your password',
           wrong: 'please enter the correct password',
+          attemptsLeft: 'attempts left before you are signed out: {{count}}',
           logout: 'Log out',
         },
         errorLog: {

@@ -63,5 +63,14 @@ describe('the screen lock', () => {
     await submit('wrong');
     await screen.findByText('请输入正确的密码');
     expect(useLayoutSettings.getState().lock).toBe(true);
+    expect(screen.queryByText(/再错/)).toBeNull();
+  });
+
+  it('warns before the last tries that the server will sign the session out', async () => {
+    vi.mocked(checkPassword).mockRejectedValue(new RequestError('password: please enter the correct password', 400, 400, { attemptsLeft: 2 }));
+    renderLock();
+    await submit('wrong');
+    await screen.findByText('再错 2 次将退出登录');
+    expect(screen.getByText('请输入正确的密码')).toBeTruthy();
   });
 });

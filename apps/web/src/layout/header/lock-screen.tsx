@@ -46,7 +46,10 @@ function LockPanel() {
       setBusy(false);
       // 400 is the server's "wrong password"; anything else (no network, …) says what it is
       const wrong = error instanceof RequestError && Number(error.code) === 400;
-      form.setFields([{ name: 'password', value: '', errors: [wrong ? t('layout.header.lock.wrong') : (error as Error).message] }]);
+      // the server signs the session out after a few wrong passwords: the last ones say so
+      const left = wrong ? Number((error.data as { attemptsLeft?: number } | null)?.attemptsLeft) : NaN;
+      const errors = wrong ? [t('layout.header.lock.wrong'), ...(left <= 2 ? [t('layout.header.lock.attemptsLeft', { count: left })] : [])] : [(error as Error).message];
+      form.setFields([{ name: 'password', value: '', errors }]);
       return;
     }
     await sleep(UNLOCK_DELAY);
