@@ -147,9 +147,16 @@ describe('system integration', () => {
     await moreAction(page, '门店收银', '编辑');
     const edit = visibleModal(page, '编辑密钥 门店收银');
     await edit.locator('#appKey_callbackUrl').fill(callbackUrl);
+    // its own rate limit: checked in the form, then saved and shown in the list (the default shows until then)
+    await row.getByText('默认 50 次/秒').waitFor();
+    await edit.locator('#appKey_rateLimit').fill('0');
+    await edit.getByRole('button', { name: /保\s*存/ }).click();
+    await edit.getByText('请输入 1 到 100000 之间的整数，或留空使用默认值').waitFor();
+    await edit.locator('#appKey_rateLimit').fill('20');
     await edit.getByRole('button', { name: /保\s*存/ }).click();
     await page.getByText('密钥 门店收银 已保存').waitFor();
     await row.getByText(callbackUrl).waitFor();
+    await row.getByText('20 次/秒').waitFor();
     await settle(page);
     await shot(page, 'integration-keys-zh');
 
