@@ -132,7 +132,7 @@ describe('webhook callbacks', () => {
       });
       expect(retrying.attempts).toBe(1);
       // nothing is queued for it; the row says when the next try was due, and time passes
-      const queued = await h.db.selectFrom(sql<{ id: string }>`pgboss.job`.as('j')).select('id').where(sql`data->>'deliveryId'`, '=', retrying.id).where('state', 'in', ['created', 'retry']).execute();
+      const { rows: queued } = await sql<{ id: string }>`SELECT id FROM pgboss.job WHERE data->>'deliveryId' = ${retrying.id} AND state IN ('created', 'retry')`.execute(h.db);
       expect(queued).toEqual([]);
       await h.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 60_000) }).where('id', '=', retrying.id).execute();
       const done = await waitUntil(
