@@ -274,11 +274,11 @@ export interface AppKeysTable {
   created_at: Generated<Date>;
   secret_rotated_at: Generated<Date>;
   last_used_at: Timestamp | null;
+  /** Calls per second (0007-printing-2); null follows OPEN_RATE_LIMIT. */
+  rate_limit: number | null;
 }
 export interface OpenNoncesTable {
   app_key_id: number;
-  /** Calls per second (0007-printing-2); null follows OPEN_RATE_LIMIT. */
-  rate_limit: number | null;
   nonce: string;
   expires_at: Timestamp;
 }
@@ -327,11 +327,11 @@ export interface PrintJobsTable {
   error: Generated<string>;
   attempts: Generated<number>;
   max_attempts: Generated<number>;
+  /** Deliveries an online printer left unacknowledged (0007-printing-2); max_attempts bounds these. */
+  ack_timeouts: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   sent_at: Timestamp | null;
-  /** Deliveries an online printer left unacknowledged (0007-printing-2); max_attempts bounds these. */
-  ack_timeouts: Generated<number>;
   delivered_at: Timestamp | null;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
