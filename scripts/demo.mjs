@@ -87,7 +87,7 @@ process.stdout.write(
     `  Demo customer: ${DEMO_USER} / ${DEMO_PASSWORD}   (${DEVICES} simulated devices in ${groupIds.size} groups, ${provinces.size} provinces; ${SWITCHED_OFF} switched off)`,
     admin.password ? `  Platform admin: ${admin.username} / ${admin.password}` : `  Platform admin: ${admin.username} (password as printed on the first start of the demo)`,
     `  Device broker: ${mqttUrl}`,
-    `  Devices: ${specs[0].sn} … ${specs.at(-1).sn}. Type \`power-on ${specs[0].sn}\`, \`kill <sn>\`, \`paper-out <sn>\`, \`list\` or \`help\` here.`,
+    `  Devices: ${specs[0].sn} … ${specs.at(-1).sn}. Type \`power-on ${specs[0].sn}\`, \`kill <sn>\`, \`paper-out <sn>\`, \`cover-open <sn>\`, \`overheat <sn>\`, \`list\` or \`help\` here.`,
     '',
   ].join('\n') + '\n',
 );

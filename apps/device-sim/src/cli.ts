@@ -23,7 +23,8 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --show-prints          print each receipt a device prints, as the text lines it put on paper
   --control-port P       a local HTTP control (GET /devices, POST /devices/{sn}/power-on, …)
 
-stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, silence <sn>, resume <sn>, list, stats, help`;
+stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, cover-open <sn>, cover-close <sn>, overheat <sn>,
+  cool-down <sn>, silence <sn>, resume <sn>, list, stats, help`;
 
 const { values } = parseArgs({
   options: {

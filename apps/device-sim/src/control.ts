@@ -8,6 +8,10 @@ const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | u
   kill: (f, sn) => f.get(sn).kill(),
   'paper-out': (f, sn) => f.get(sn).runOutOfPaper(),
   'paper-ok': (f, sn) => f.get(sn).refillPaper(),
+  'cover-open': (f, sn) => f.get(sn).setFault('cover-open'),
+  'cover-close': (f, sn) => f.get(sn).clearFault('cover-open'),
+  overheat: (f, sn) => f.get(sn).setFault('overheat'),
+  'cool-down': (f, sn) => f.get(sn).clearFault('overheat'),
   silence: (f, sn) => void (f.get(sn).silent = true),
   resume: (f, sn) => void (f.get(sn).silent = false),
 };

@@ -58,6 +58,8 @@ export interface PrintedJob {
 
 /** What the printer did with a job id: kept so that a repeat of the id is answered, never printed again. */
 type PrintOutcome = { state: 'queued' | 'printing' } | { state: 'done'; ok: boolean; error?: string };
+/** What the device did with a command id: a repeat is acknowledged again and, once done, its result reported again. */
+type CommandOutcome = { state: 'running' } | { state: 'done'; ok: boolean; error?: string } | { state: 'refused'; error: string };
 
 export interface ExecutedCommand {
   id: string;
@@ -101,6 +103,8 @@ export class VirtualDevice extends EventEmitter {
   dropAcks = false;
   /** When true the device keeps its connection but sends nothing (for missed-heartbeat tests). */
   silent = false;
+  /** Results of this many next commands are lost on the way (tests of the result reported again on a repeat). */
+  loseResults = 0;
   /** Every print message received, repeats included. */
   readonly printsReceived: PrintMsg[] = [];
   /** Jobs printed to the end, once per job id, in the order they came out. */
@@ -112,11 +116,12 @@ export class VirtualDevice extends EventEmitter {
   private printQueue: PrintMsg[] = [];
   private printOutcomes = new Map<string, PrintOutcome>();
   private printerBusy = false;
-  private handled = new Set<string>();
+  private handled = new Map<string, CommandOutcome>();
   private client: MqttClient | undefined;
   private conn = '';
   private timers: NodeJS.Timeout[] = [];
   private ticks = 0;
+  /** Heartbeat intervals until a random fault (paper out, cover open, overheat) is seen to; Infinity: set by hand. */
   private paperOutTicks = 0;
   private lastReported = { paper: '', battery: -1, signal: -1, lat: 0, lng: 0 };
   private heartbeatS: number;
@@ -165,6 +170,21 @@ export class VirtualDevice extends EventEmitter {
     this.paper = 'ok';
     this.paperOutTicks = 0;
     this.paperLines = Number.POSITIVE_INFINITY;
+    this.reportStatus(true);
+  }
+
+  /** The cover is opened or the head overheats now (reported at once); it stays until clearFault(). */
+  setFault(fault: 'cover-open' | 'overheat'): void {
+    this.paper = fault;
+    this.paperOutTicks = Number.POSITIVE_INFINITY;
+    this.reportStatus(true);
+  }
+
+  /** The cover is closed or the head has cooled down; another fault (paper out) stays. One fault shows at a time. */
+  clearFault(fault: 'cover-open' | 'overheat'): void {
+    if (this.paper !== fault) return;
+    this.paper = 'ok';
+    this.paperOutTicks = 0;
     this.reportStatus(true);
   }
 
@@ -329,11 +349,15 @@ export class VirtualDevice extends EventEmitter {
     if (this.battery <= 15) this.charging = true;
     if (this.battery >= 98) this.charging = false;
     if (chance(r, 0.3)) this.signal = Math.max(5, Math.min(100, this.signal + intBetween(r, -6, 6)));
-    // paper runs out now and then; someone refills it a few intervals later
-    if (this.paper === 'ok' && this.opts.randomFaults !== false && chance(r, 0.003)) {
-      this.paper = 'out';
-      this.paperOutTicks = intBetween(r, 3, 10);
-    } else if (this.paper === 'out' && --this.paperOutTicks <= 0) {
+    // now and then the paper runs out, the cover is left open or the head overheats; someone sees to it a few
+    // intervals later (a fault set through the control stays until it is cleared there)
+    if (this.paper === 'ok' && this.opts.randomFaults !== false) {
+      const fault = randomFault(r);
+      if (fault) {
+        this.paper = fault;
+        this.paperOutTicks = intBetween(r, 3, 10);
+      }
+    } else if (this.paper !== 'ok' && --this.paperOutTicks <= 0) {
       this.paper = 'ok';
     }
     if (chance(r, 0.2)) {
@@ -479,21 +503,23 @@ export class VirtualDevice extends EventEmitter {
     this.received.push(m);
     this.emit('command', m);
     if (this.ignoreCommands) return;
-    // at-least-once delivery: a repeat is acknowledged again (the first ack may have been lost), never run again
-    if (this.handled.has(m.id)) {
+    // at-least-once delivery: a repeat is acknowledged again (the first ack may have been lost), never run again;
+    // a finished one has its result reported again too (the first may have been lost with the connection)
+    const known = this.handled.get(m.id);
+    if (known) {
+      if (known.state === 'refused') return this.publish('ack', { id: m.id, ok: false, error: known.error });
       await this.publish('ack', { id: m.id, ok: true });
-      return;
-    }
-    this.remember(m.id);
-    if (Date.parse(m.expireAt) < Date.now()) {
-      await this.publish('ack', { id: m.id, ok: false, error: 'expired before it arrived' });
+      if (known.state === 'done') await this.publish('result', { id: m.id, ok: known.ok, ...(known.error ? { error: known.error } : {}) });
       return;
     }
     const supported = ['reboot', 'shutdown', 'install_app', 'uninstall_app', 'upgrade', 'apply_profile', 'fetch_file', 'push_message', 'deploy_model'];
-    if (!supported.includes(m.type)) {
-      await this.publish('ack', { id: m.id, ok: false, error: `unsupported task type ${m.type}` });
+    const refusal = Date.parse(m.expireAt) < Date.now() ? 'expired before it arrived' : !supported.includes(m.type) ? `unsupported task type ${m.type}` : null;
+    if (refusal) {
+      this.remember(m.id, { state: 'refused', error: refusal });
+      await this.publish('ack', { id: m.id, ok: false, error: refusal });
       return;
     }
+    this.remember(m.id, { state: 'running' });
     await this.publish('ack', { id: m.id, ok: true });
     this.executed.push({ id: m.id, type: m.type, at: Date.now() });
     this.emit('executed', m);
@@ -502,18 +528,18 @@ export class VirtualDevice extends EventEmitter {
       case 'reboot':
         await this.publish('progress', { id: m.id, progress: 50 });
         await sleep(this.opts.stepMs ?? 100);
-        await this.publish('result', { id: m.id, ok: true });
+        await this.finish(m.id);
         await this.leave('reboot');
         setTimeout(() => this.powered && this.phase === 'off' && this.connect(), this.opts.rebootDelayMs ?? 3000);
         return;
       case 'shutdown':
-        await this.publish('result', { id: m.id, ok: true });
+        await this.finish(m.id);
         this.powered = false;
         await this.leave('shutdown');
         return;
       case 'uninstall_app':
       case 'push_message':
-        await this.publish('result', { id: m.id, ok: true });
+        await this.finish(m.id);
         return;
       default:
         for (const p of [0, 25, 50, 75, 100]) {
@@ -521,13 +547,24 @@ export class VirtualDevice extends EventEmitter {
           await sleep(work / 5);
         }
         if (m.type === 'upgrade' && typeof m.params.version === 'string') this.firmware = m.params.version;
-        await this.publish('result', { id: m.id, ok: true });
+        await this.finish(m.id);
     }
   }
 
-  private remember(id: string): void {
-    this.handled.add(id);
-    if (this.handled.size > HANDLED_MEMORY) this.handled.delete(this.handled.values().next().value!);
+  /** A command done: remembered first, so that a repeat reports it again, then reported (unless lost on purpose). */
+  private async finish(id: string): Promise<void> {
+    this.remember(id, { state: 'done', ok: true });
+    if (this.loseResults > 0) {
+      this.loseResults--;
+      return;
+    }
+    await this.publish('result', { id, ok: true });
+  }
+
+  private remember(id: string, outcome: CommandOutcome): void {
+    this.handled.delete(id);
+    this.handled.set(id, outcome);
+    if (this.handled.size > HANDLED_MEMORY) this.handled.delete(this.handled.keys().next().value!);
   }
 
   /** A deliberate disconnect: `offline` first (the broker sends no will on a clean disconnect), then DISCONNECT. */
@@ -549,6 +586,20 @@ export class VirtualDevice extends EventEmitter {
     if (p === 'online' && was !== 'online') this.emit('online');
     if (was === 'online' && p !== 'online') this.emit('offline');
   }
+}
+
+/** Chances per heartbeat interval of each printer fault, for a printer without one (paper out is the common one). */
+export const FAULT_CHANCE = { out: 0.003, 'cover-open': 0.001, overheat: 0.0005 } as const satisfies Record<Exclude<Paper, 'ok'>, number>;
+
+/** At most one fault per interval, drawn with one random number. */
+export function randomFault(r: Rng): Exclude<Paper, 'ok'> | null {
+  const x = r();
+  let below = 0;
+  for (const [fault, p] of Object.entries(FAULT_CHANCE) as Array<[Exclude<Paper, 'ok'>, number]>) {
+    below += p;
+    if (x < below) return fault;
+  }
+  return null;
 }
 
 const round = (x: number) => Math.round(x * 1e5) / 1e5;
