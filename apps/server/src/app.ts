@@ -27,6 +27,7 @@ import { noticeRoutes } from './modules/notice/routes.ts';
 import { uploadRoutes } from './modules/upload/routes.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
+import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
 import { TaskService } from './modules/task/service.ts';
 import { taskRoutes } from './modules/task/routes.ts';
 import { SubAccountService } from './modules/sub-account/service.ts';
@@ -127,7 +128,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(mqttGateway, { db, config, events, tasks, prints });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
-  await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) });
+  const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
+  await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url) });
+  await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, gateway: () => app.gateway });
   await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
 
   await app.register(

@@ -31,6 +31,13 @@ const schema = z.object({
   MQTT_SHARED_GROUP: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _').default('cpc'),
   /** Seconds a device's timed credential may be off the server clock. */
   MQTT_AUTH_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),
+  /**
+   * The shared secret of the external broker's HTTP hooks (POST /mqtt/v1/auth, /mqtt/v1/acl: EMQX, mosquitto-go-auth):
+   * they check device credentials and topics for the broker. Unset: the hooks do not exist.
+   */
+  MQTT_AUTH_HOOK_SECRET: z.string().min(24, 'must be at least 24 characters').max(256).optional(),
+  /** `on`: the server provisions every device on the external broker's dynamic-security plugin (Mosquitto 2). */
+  MQTT_DYNSEC: z.enum(['on', 'off']).default('off'),
   /** A device's heartbeat interval when its hello does not say; it is offline after 2.5 intervals without a message. */
   HEARTBEAT_S: z.coerce.number().int().min(1).max(3600).default(30),
   /** How often last-seen times are written (one UPDATE for every device heard since); keep it well under 1.5 heartbeats. */
@@ -91,6 +98,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  if (c.MQTT_DYNSEC === 'on' && !c.MQTT_URL) {
+    throw new Error('Invalid configuration:\n  MQTT_DYNSEC: "on" provisions devices on an external broker and needs MQTT_URL');
+  }
   if (c.CAPTCHA_PROVIDER === 'off' && c.NODE_ENV === 'production') {
     throw new Error('Invalid configuration:\n  CAPTCHA_PROVIDER: "off" is for automated tests and is refused when NODE_ENV=production');
   }

@@ -4,23 +4,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceCredential, staticDeviceCredential } from '@cpc/contracts/device-protocol';
 import { buildApp } from '../src/app.ts';
 import { createDb } from '../src/db/database.ts';
+import type { AddressInfo } from 'node:net';
 import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
+import { httpControl } from '../../device-sim/src/control.ts';
+import { registerInDb } from '../../device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../../device-sim/src/specs.ts';
-import type { VirtualDevice } from '../../device-sim/src/device.ts';
+import { FAULT_CHANCE, randomFault, type VirtualDevice } from '../../device-sim/src/device.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { startMosquitto, type Mosquitto } from './mosquitto.ts';
 import { customer, deviceRow, devicesOf, openEvents, taskRow, waitUntil, type Customer, type EventStream } from './device-helpers.ts';
 
 /**
  * The device gateway end to end (DESIGN §6): real devices (the fleet simulator) over real MQTT, against the
- * embedded Aedes broker and against Debian's Mosquitto with the server on a shared subscription.
+ * embedded Aedes broker and against Debian's Mosquitto with the server on a shared subscription — with devices
+ * in a password file (provisioned by hand), and with the dynamic-security plugin (provisioned by the server).
  */
-describe.each(['aedes', 'mosquitto'] as const)('device gateway on %s', (broker) => {
-  const seed = broker === 'aedes' ? 21 : 22;
-  const specs = makeSpecs(20, { seed, prefix: broker === 'aedes' ? 'GWA' : 'GWM' });
-  const mine = specs.slice(0, 18);
-  const theirs = specs.slice(18);
-  const credential = broker === 'mosquitto' ? 'static' : 'timed';
+const BROKERS = {
+  aedes: { seed: 21, prefix: 'GWA' },
+  mosquitto: { seed: 22, prefix: 'GWM' },
+  'mosquitto-dynsec': { seed: 23, prefix: 'GWD' },
+} as const;
+describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gateway on %s', (broker) => {
+  const { seed, prefix } = BROKERS[broker];
+  const specs = makeSpecs(30, { seed, prefix });
+  const mine = specs.slice(0, 27);
+  const theirs = specs.slice(27);
+  const credential = broker === 'aedes' ? 'timed' : 'static';
   const password = (s: DeviceSpec) => (credential === 'static' ? staticDeviceCredential(s.secret, s.sn) : deviceCredential(s.secret, s.sn));
   let h: Harness;
   let mosq: Mosquitto | undefined;
@@ -72,15 +81,20 @@ describe.each(['aedes', 'mosquitto'] as const)('device gateway on %s', (broker) 
         users: Object.fromEntries(specs.map((s) => [s.sn, staticDeviceCredential(s.secret, s.sn)])),
       });
     }
+    if (broker === 'mosquitto-dynsec') mosq = await startMosquitto({ mode: 'dynsec', serverUsers: { 'cpc-server': 'Server-Passw0rd' } });
     h = await createHarness({
       SWEEP_INTERVAL_MS: '200',
       LAST_SEEN_FLUSH_MS: '100',
       TASK_ACK_TIMEOUT_S: '1',
+      TASK_RESULT_TIMEOUT_S: '2',
       TASK_RETRY_BACKOFF_S: '0',
       ...(mosq ? { MQTT_URL: mosq.urlFor('cpc-server') } : {}),
+      ...(broker === 'mosquitto-dynsec' ? { MQTT_DYNSEC: 'on' } : {}),
     });
     [A, B] = [await customer(h), await customer(h)];
     ids = new Map([...(await devicesOf(h, A.tenantId, mine)), ...(await devicesOf(h, B.tenantId, theirs))]);
+    // with dynamic security the server itself puts every registered device on the broker, within a sweep
+    if (broker === 'mosquitto-dynsec') await waitUntil('the devices provisioned', async () => (await h.db.selectFrom('devices').select('id').where('broker_synced_at', 'is', null).execute()).length === 0);
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
     url = mosq?.url ?? h.app.gateway.deviceUrl;
   });
@@ -302,6 +316,151 @@ describe.each(['aedes', 'mosquitto'] as const)('device gateway on %s', (broker) 
     expect((await taskRow(h, taskId)).state).toBe('canceled');
   });
 
+  it("never lets a device with valid credentials take another device's client id: the other stays connected and online", async () => {
+    const victim = fresh();
+    const me = fresh();
+    const d = await device(victim);
+    const offlineSeen: string[] = [];
+    d.on('offline', () => offlineSeen.push('offline'));
+    await d.powerOn();
+    await online(victim.sn);
+    const log0 = await statusLog(victim.sn);
+    // my own valid credentials and the victim's serial number as client id (taking a client id over ends the
+    // session that holds it, and fires its last will)
+    const attempt = await mqtt
+      .connectAsync(url, {
+        clientId: victim.sn,
+        username: me.sn,
+        password: password(me),
+        protocolVersion: 4,
+        reconnectPeriod: 0,
+        connectTimeout: 5000,
+        will: { topic: `cp/v1/${me.sn}/up/offline`, payload: Buffer.from(JSON.stringify({ reason: 'lost' })), qos: 1, retain: false },
+      })
+      .then(
+        (c) => {
+          raws.push(c);
+          return c;
+        },
+        () => null,
+      );
+    // Aedes refuses a client id that is not the user name; Mosquitto's device listener makes the user name the id
+    if (broker === 'aedes') expect(attempt).toBeNull();
+    else expect(attempt).not.toBeNull();
+    attempt?.stream.destroy();
+    await new Promise((r) => setTimeout(r, 800));
+    const events0 = h.app.gateway.stats().received.event ?? 0;
+    await d.publishRaw('event', JSON.stringify({ kind: 'marker' }));
+    await waitUntil('the marker', () => (h.app.gateway.stats().received.event ?? 0) > events0);
+    await h.app.gateway.settled();
+    expect(offlineSeen).toEqual([]);
+    expect(d.online).toBe(true);
+    expect((await deviceRow(h, victim.sn)).status).toBe('online');
+    expect(await statusLog(victim.sn)).toEqual(log0);
+  });
+
+  it('ignores an offline message or a last will that does not name the current connection', async () => {
+    const s = fresh();
+    const d = await device(s);
+    await d.powerOn();
+    const { conn_id } = await online(s.sn);
+    const stale = h.app.gateway.stats().staleOffline;
+    await d.publishRaw('offline', JSON.stringify({ reason: 'lost' }));
+    await d.publishRaw('offline', JSON.stringify({ conn: 'an-older-connection', reason: 'lost' }));
+    await waitUntil('both ignored', () => h.app.gateway.stats().staleOffline >= stale + 2);
+    expect((await deviceRow(h, s.sn)).status).toBe('online');
+    // the one of the current connection counts
+    await d.publishRaw('offline', JSON.stringify({ conn: conn_id, reason: 'lost' }));
+    await offline(s.sn);
+    expect((await statusLog(s.sn)).at(-1)).toEqual({ status: 'offline', reason: 'lost' });
+  });
+
+  it('sends a task the device took but never reported again on hello, without a new attempt; the device reports it again', async () => {
+    const s = fresh();
+    const d = await device(s);
+    await d.powerOn();
+    await online(s.sn);
+    // the reboot's result is lost with the connection the reboot ends
+    d.loseResults = 1;
+    const [taskId] = (await command(A.token, { deviceIds: [ids.get(s.sn)], type: 'reboot' })).body_.data.taskIds;
+    await waitUntil('the task taken', async () => ['delivered', 'running'].includes((await taskRow(h, taskId)).state));
+    await waitUntil('the task succeeded', async () => (await taskRow(h, taskId)).state === 'succeeded');
+    // the hello after the reboot brought it again as the same delivery, and the device answered with its result
+    expect(d.received.filter((m) => m.id === taskId).map((m) => m.attempt)).toEqual([1, 1]);
+    expect(await taskRow(h, taskId)).toMatchObject({ attempts: 1, error: '' });
+    expect(d.executed.filter((e) => e.id === taskId)).toHaveLength(1);
+  });
+
+  it('times out a task taken but never reported while the device stays online, sends it again, then fails it', async () => {
+    const s = fresh();
+    const ev = await events(A.token);
+    // a device that acknowledges every delivery and never says more
+    const c = await raw(s);
+    await c.subscribeAsync(`cp/v1/${s.sn}/down/#`, { qos: 1 });
+    const deliveries: number[] = [];
+    c.on('message', (_topic, payload) => {
+      const m = JSON.parse(payload.toString()) as { id?: string; attempt?: number };
+      if (!m.id) return;
+      deliveries.push(m.attempt!);
+      void c.publishAsync(`cp/v1/${s.sn}/up/ack`, JSON.stringify({ id: m.id, ok: true }), { qos: 1 });
+    });
+    await c.publishAsync(`cp/v1/${s.sn}/up/hello`, JSON.stringify({ conn: 'raw-1', fw: '1.0.0' }), { qos: 1 });
+    await online(s.sn);
+    const [taskId] = (await command(A.token, { deviceIds: [ids.get(s.sn)], type: 'reboot' })).body_.data.taskIds;
+    await waitUntil('the task failed', async () => (await taskRow(h, taskId)).state === 'failed', 30_000);
+    expect((await taskRow(h, taskId)).error).toBe('no result from the device after 3 attempts');
+    expect(deliveries).toEqual([1, 2, 3]);
+    await ev.waitFor('the failed event', (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'failed');
+    const states = ev.events.flatMap((e) => (e.type === 'task' && e.data.id === taskId ? [e.data.state] : []));
+    expect(states).toEqual(['queued', 'sent', 'delivered', 'timeout', 'sent', 'delivered', 'timeout', 'sent', 'delivered', 'failed']);
+    expect((await deviceRow(h, s.sn)).status).toBe('online');
+  });
+
+  it("reports a cover left open and an overheated head from the simulator's control, and their clearing", async () => {
+    const s = fresh();
+    const f = await createFleet({ url, specs: [s], seed, credential, start: false, randomFaults: false });
+    fleets.push(f);
+    await f.powerOn(s.sn);
+    await online(s.sn);
+    const control = await httpControl(f, 0);
+    try {
+      const port = (control.address() as AddressInfo).port;
+      const act = async (action: string) => expect((await fetch(`http://127.0.0.1:${port}/devices/${s.sn}/${action}`, { method: 'POST' })).status).toBe(200);
+      const paper = (p: string) => waitUntil(`paper ${p}`, async () => (await deviceRow(h, s.sn)).paper === p);
+      await act('cover-open');
+      await paper('cover-open');
+      await act('cool-down'); // not what is wrong: nothing changes
+      await act('cover-close');
+      await paper('ok');
+      await act('overheat');
+      await paper('overheat');
+      await act('cool-down');
+      await paper('ok');
+      const telemetry = await h.db.selectFrom('device_telemetry').select('paper').where('device_id', '=', ids.get(s.sn)!).execute();
+      expect(telemetry.map((t) => t.paper)).toEqual(expect.arrayContaining(['cover-open', 'overheat']));
+    } finally {
+      await new Promise((r) => control.close(r));
+    }
+  });
+
+  it.runIf(broker === 'mosquitto-dynsec')('puts a device registered while the server runs on the broker: it connects, confined to its own topics', async () => {
+    const [late] = makeSpecs(1, { seed: 99, prefix: 'GWDLATE' });
+    await registerInDb(h.db, [late]);
+    await waitUntil('provisioned', async () => (await deviceRow(h, late.sn)).broker_synced_at);
+    const c = await raw(late);
+    const granted = await Promise.all([`cp/v1/${late.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${mine[0].sn}/down/#`].map((f) => c.subscribeAsync(f, { qos: 1 }).then((g) => g[0].qos, () => 128)));
+    expect(granted).toEqual([1, 128, 128]);
+    // its client is pinned to its own client id, also on a listener that does not take the user name for it
+    const serverListener = mosq!.urlFor('cpc-server').replace(/\/\/[^@]*@/, '//');
+    const pinned = (clientId: string) =>
+      mqtt.connectAsync(serverListener, { clientId, username: late.sn, password: password(late), protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 }).then(
+        (x) => (x.end(true), 'accepted'),
+        () => 'refused',
+      );
+    expect(await pinned(mine[0].sn)).toBe('refused');
+    expect(await pinned(late.sn)).toBe('accepted');
+  });
+
   it("keeps tenants apart: B can neither command nor see A's devices and tasks (404)", async () => {
     const s = fresh();
     const a = await command(A.token, { deviceIds: [ids.get(s.sn), ids.get(mine[0].sn)], type: 'reboot' });
@@ -394,5 +553,23 @@ describe.each(['aedes', 'mosquitto'] as const)('device gateway on %s', (broker) 
       await node2.close();
       await db2.destroy();
     }
+  });
+});
+
+describe('simulated printer faults', () => {
+  it('draws at most one fault per interval, each with its own chance, paper out the commonest', () => {
+    expect(randomFault(() => 0)).toBe('out');
+    expect(randomFault(() => FAULT_CHANCE.out + 0.0001)).toBe('cover-open');
+    expect(randomFault(() => FAULT_CHANCE.out + FAULT_CHANCE['cover-open'] + 0.0001)).toBe('overheat');
+    expect(randomFault(() => 0.5)).toBeNull();
+    let seed = 7;
+    const rng = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const seen = new Map<string, number>();
+    for (let i = 0; i < 200_000; i++) {
+      const f = randomFault(rng);
+      if (f) seen.set(f, (seen.get(f) ?? 0) + 1);
+    }
+    expect([...seen.keys()].sort()).toEqual(['cover-open', 'out', 'overheat']);
+    expect(seen.get('out')!).toBeGreaterThan(seen.get('cover-open')!);
   });
 });

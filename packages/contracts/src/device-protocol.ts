@@ -39,6 +39,27 @@ export function parseTopic(topic: string): ParsedTopic | null {
   return { sn, dir, kind };
 }
 
+/** What a device may subscribe to under its down topics: everything, or one kind. */
+const DOWN_LEAF = /^(#|\+|command|print|config)$/;
+
+/** A device (user name = client id = sn) may publish only its own up messages. */
+export function mayPublish(sn: string, topic: string): boolean {
+  const t = parseTopic(topic);
+  return !!t && t.dir === 'up' && t.sn === sn;
+}
+
+/** …and subscribe only to its own down topics (all of them, or one kind): never a wildcard over devices. */
+export function maySubscribe(sn: string, filter: string): boolean {
+  const prefix = `${TOPIC_PREFIX}/${sn}/down/`;
+  return TOPIC_SN_RULE.test(sn) && filter.startsWith(prefix) && DOWN_LEAF.test(filter.slice(prefix.length));
+}
+
+/** …and receive only messages sent to it. */
+export function mayReceive(sn: string, topic: string): boolean {
+  const t = parseTopic(topic);
+  return !!t && t.dir === 'down' && t.sn === sn;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The MQTT credential: client id = user name = sn; password derived from the device secret.
 
@@ -194,3 +215,39 @@ export function parseUp(kind: string, payload: Buffer | string): UpMessage | nul
   const r = schema.safeParse(json);
   return r.success ? ({ kind, msg: r.data } as UpMessage) : null;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The external broker's hooks (docs/device-protocol.md, "Running on Mosquitto or EMQX"): POST /mqtt/v1/auth and
+// /mqtt/v1/acl with the shared secret MQTT_AUTH_HOOK_SECRET as a bearer token. The bodies follow EMQX's HTTP
+// authenticator and authorizer (placeholders rendered as strings) and mosquitto-go-auth's HTTP backend (JSON
+// parameters); the answer carries both readings: `result` (EMQX) and `ok` (go-auth's JSON response mode).
+
+const hookText = z.string().max(256);
+export const brokerAuthBody = z.object({ clientid: hookText, username: hookText, password: hookText.default('') });
+export type BrokerAuthBody = z.infer<typeof brokerAuthBody>;
+
+/** go-auth's access levels: 1 read (receive), 2 write (publish), 3 read and write, 4 subscribe. */
+export const BROKER_ACC = { read: 1, write: 2, readwrite: 3, subscribe: 4 } as const;
+export const brokerAclBody = z
+  .object({
+    clientid: hookText,
+    username: hookText,
+    topic: z.string().min(1).max(1024),
+    /** EMQX: `publish` or `subscribe`. */
+    action: z.enum(['publish', 'subscribe']).optional(),
+    /** go-auth: 1, 2, 3 or 4 (BROKER_ACC), as a number or a string. */
+    acc: z.coerce.number().int().min(1).max(4).optional(),
+    /** EMQX's `${retain}` (a string): devices never publish retained messages. */
+    retain: z.union([z.boolean(), z.enum(['true', 'false', '0', '1'])]).optional(),
+  })
+  .refine((b) => b.action !== undefined || b.acc !== undefined, { path: ['action'], message: 'give action (publish, subscribe) or acc (1-4)' });
+export type BrokerAclBody = z.infer<typeof brokerAclBody>;
+
+export const brokerHookResult = z.object({
+  result: z.enum(['allow', 'deny']),
+  ok: z.boolean(),
+  /** EMQX: a server node may do anything (it is also checked by the ACL hook, which allows it). */
+  is_superuser: z.boolean().optional(),
+  error: z.string().optional(),
+});
+export type BrokerHookResult = z.infer<typeof brokerHookResult>;

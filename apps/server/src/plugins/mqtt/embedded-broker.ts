@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
-import { TOPIC_SN_RULE, UP_FILTER, helloMsg, parseTopic } from '@cpc/contracts/device-protocol';
+import { TOPIC_SN_RULE, UP_FILTER, helloMsg, mayPublish, maySubscribe, parseTopic } from '@cpc/contracts/device-protocol';
 import type { Transport, TransportHandlers } from './transport.ts';
 
 // The connection id a client announced in its hello, kept on the client object for its disconnect.
@@ -9,7 +9,6 @@ type DeviceClient = Client & { [CONN]?: string };
 
 // Aedes' AuthErrorCode.BAD_USERNAME_OR_PASSWORD (a const enum, which isolated modules cannot import)
 const BAD_CREDENTIALS = 4;
-const DOWN_LEAF = /^(#|\+|command|print|config)$/;
 
 export interface EmbeddedOptions {
   port: number;
@@ -57,7 +56,7 @@ export class EmbeddedBroker implements Transport {
         const t = parseTopic(packet.topic);
         // a client is null only for the stored will of a client that is gone: its topic was checked at connect
         if (!client) return done(t?.dir === 'up' && t.kind === 'offline' ? null : new Error('not allowed'));
-        if (!t || t.dir !== 'up' || t.sn !== client.id) return done(new Error(`${client.id} may not publish to ${packet.topic}`));
+        if (!t || !mayPublish(client.id, packet.topic)) return done(new Error(`${client.id} may not publish to ${packet.topic}`));
         if (t.kind === 'hello') {
           try {
             const hello = helloMsg.safeParse(JSON.parse(packet.payload.toString()));
@@ -69,10 +68,8 @@ export class EmbeddedBroker implements Transport {
         done(null);
       },
       authorizeSubscribe: (client, sub, done) => {
-        const prefix = `cp/v1/${client.id}/down/`;
-        const allowed = sub.topic.startsWith(prefix) && DOWN_LEAF.test(sub.topic.slice(prefix.length));
         // null refuses this one subscription (granted 128) without dropping the connection
-        done(null, allowed ? sub : null);
+        done(null, maySubscribe(client.id, sub.topic) ? sub : null);
       },
     });
     this.aedes = aedes;

@@ -7,8 +7,23 @@ import type { Transport, TransportHandlers } from './transport.ts';
 export interface ExternalOptions {
   url: string;
   sharedGroup: string;
+  /** Listen to the answers of Mosquitto's dynamic-security plugin (MQTT_DYNSEC=on), for control(). */
+  dynsec?: boolean;
   onError?(err: Error): void;
 }
+
+/** One command to Mosquitto's dynamic-security plugin (`createClient`, `listClients`, …) and its answer. */
+export type DynsecCommand = { command: string } & Record<string, unknown>;
+export interface DynsecResponse {
+  command: string;
+  error?: string;
+  data?: Record<string, unknown>;
+  correlationData?: string;
+}
+
+export const DYNSEC_TOPIC = '$CONTROL/dynamic-security/v1';
+const DYNSEC_RESPONSE = `${DYNSEC_TOPIC}/response`;
+const CONTROL_TIMEOUT_MS = 10_000;
 
 /**
  * The server as a client of an external broker (Mosquitto, EMQX: DESIGN §2 "at scale"). Every node subscribes
@@ -18,6 +33,10 @@ export interface ExternalOptions {
 export class ExternalBroker implements Transport {
   readonly kind = 'external' as const;
   private client: MqttClient | undefined;
+  /** Control calls awaiting their answers, by the correlation prefix of their commands. */
+  private pending = new Map<string, { resolve(r: DynsecResponse[]): void; responses: DynsecResponse[]; expected: number }>();
+  private callSeq = 0;
+  private readonly callPrefix = randomBytes(4).toString('hex');
 
   constructor(private opts: ExternalOptions) {}
 
@@ -28,6 +47,7 @@ export class ExternalBroker implements Transport {
 
   async start(handlers: TransportHandlers): Promise<void> {
     const filter = `$share/${this.opts.sharedGroup}/${UP_FILTER}`;
+    const filters = this.opts.dynsec ? [filter, DYNSEC_RESPONSE] : [filter];
     const client = mqtt.connect(this.opts.url, {
       clientId: `cpc-server-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
       protocolVersion: 5,
@@ -38,9 +58,9 @@ export class ExternalBroker implements Transport {
     this.client = client;
     // subscribe on every (re)connect: a clean session forgets subscriptions
     client.on('connect', () => {
-      client.subscribe(filter, { qos: 1 }, (err) => err && this.opts.onError?.(err));
+      client.subscribe(filters, { qos: 1 }, (err) => err && this.opts.onError?.(err));
     });
-    client.on('message', (topic, payload) => handlers.message(topic, payload));
+    client.on('message', (topic, payload) => (topic === DYNSEC_RESPONSE ? this.onControlAnswer(payload) : handlers.message(topic, payload)));
     client.on('error', (err) => this.opts.onError?.(err));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -60,7 +80,58 @@ export class ExternalBroker implements Transport {
       });
     });
     // the subscription must be in place before the server says it is ready
-    await client.subscribeAsync(filter, { qos: 1 });
+    const granted = await client.subscribeAsync(filters, { qos: 1 });
+    if (this.opts.dynsec && granted.some((g) => g.qos > 2)) throw new Error(`MQTT_DYNSEC: the broker refused the server's subscription to ${DYNSEC_RESPONSE}: give its role subscribePattern and publishClientReceive on $CONTROL/dynamic-security/#`);
+  }
+
+  /**
+   * Sends commands to Mosquitto's dynamic-security plugin and resolves with their answers, in order. The plugin
+   * answers every subscriber, so each command carries a correlation id of this node and this call.
+   */
+  control(commands: DynsecCommand[]): Promise<DynsecResponse[]> {
+    const client = this.client;
+    if (!client) return Promise.reject(new Error('broker not started'));
+    if (!commands.length) return Promise.resolve([]);
+    const key = `${this.callPrefix}.${++this.callSeq}`;
+    return new Promise<DynsecResponse[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        reject(new Error(`the broker's dynamic-security plugin did not answer within ${CONTROL_TIMEOUT_MS / 1000} s (is it loaded, and may the server's user publish to ${DYNSEC_TOPIC}?)`));
+      }, CONTROL_TIMEOUT_MS);
+      this.pending.set(key, {
+        responses: [],
+        expected: commands.length,
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+      });
+      const payload = JSON.stringify({ commands: commands.map((c, i) => ({ ...c, correlationData: `${key}.${i}` })) });
+      client.publishAsync(DYNSEC_TOPIC, payload, { qos: 1 }).catch((err) => {
+        clearTimeout(timer);
+        this.pending.delete(key);
+        reject(err);
+      });
+    });
+  }
+
+  private onControlAnswer(payload: Buffer): void {
+    let responses: DynsecResponse[];
+    try {
+      responses = (JSON.parse(payload.toString()) as { responses?: DynsecResponse[] }).responses ?? [];
+    } catch {
+      return;
+    }
+    for (const r of responses) {
+      const at = r.correlationData?.lastIndexOf('.') ?? -1;
+      const call = at > 0 ? this.pending.get(r.correlationData!.slice(0, at)) : undefined;
+      if (!call) continue;
+      call.responses[Number(r.correlationData!.slice(at + 1))] = r;
+      if (call.responses.filter(Boolean).length === call.expected) {
+        this.pending.delete(r.correlationData!.slice(0, at));
+        call.resolve(call.responses);
+      }
+    }
   }
 
   async publish(topic: string, payload: Buffer): Promise<void> {

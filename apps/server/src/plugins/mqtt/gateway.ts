@@ -6,6 +6,7 @@ import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/service.ts';
 import type { PrintService } from '../../modules/print/service.ts';
 import { DeviceDirectory } from './device-directory.ts';
+import { DynsecProvisioner } from './dynsec.ts';
 import { EmbeddedBroker } from './embedded-broker.ts';
 import { ExternalBroker } from './external-broker.ts';
 import { Presence } from './presence.ts';
@@ -17,6 +18,8 @@ export interface GatewayStats {
   /** Messages dropped: bad topic, bad JSON or fields, unknown device. */
   dropped: number;
   unknownDevice: number;
+  /** `offline` messages and last wills ignored: not of the current connection, or the device was already offline. */
+  staleOffline: number;
   authFailures: number;
   /** Messages sent to devices. */
   published: number;
@@ -36,7 +39,9 @@ export class DeviceGateway {
   readonly transport: Transport;
   readonly directory: DeviceDirectory;
   readonly presence: Presence;
-  private counters = { dropped: 0, unknownDevice: 0, authFailures: 0, published: 0, received: {} as Record<string, number> };
+  /** Devices provisioned on the external broker's dynamic security (MQTT_DYNSEC=on). */
+  readonly dynsec: DynsecProvisioner | undefined;
+  private counters = { dropped: 0, unknownDevice: 0, staleOffline: 0, authFailures: 0, published: 0, received: {} as Record<string, number> };
   private chains = new Map<string, Promise<void>>();
   private helloAsked = new Map<number, number>();
   private timers: NodeJS.Timeout[] = [];
@@ -54,17 +59,18 @@ export class DeviceGateway {
   ) {
     this.directory = new DeviceDirectory(db);
     this.presence = new Presence(db, events, { heartbeatS: config.HEARTBEAT_S, telemetrySampleS: config.TELEMETRY_SAMPLE_S });
-    this.transport = config.MQTT_URL
-      ? new ExternalBroker({ url: config.MQTT_URL, sharedGroup: config.MQTT_SHARED_GROUP, onError: (err) => log.warn({ err: err.message }, 'mqtt: external broker') })
-      : new EmbeddedBroker({
-          port: config.MQTT_PORT,
-          host: config.MQTT_HOST ?? config.HOST,
-          authenticate: async (sn, password) => {
-            const d = await this.directory.get(sn);
-            return !!d && checkDeviceCredential(d.secret, sn, password, Date.now() / 1000, config.MQTT_AUTH_WINDOW_S);
-          },
-          onAuthFailure: () => this.counters.authFailures++,
-        });
+    if (config.MQTT_URL) {
+      const external = new ExternalBroker({ url: config.MQTT_URL, sharedGroup: config.MQTT_SHARED_GROUP, dynsec: config.MQTT_DYNSEC === 'on', onError: (err) => log.warn({ err: err.message }, 'mqtt: external broker') });
+      this.transport = external;
+      if (config.MQTT_DYNSEC === 'on') this.dynsec = new DynsecProvisioner(db, external);
+    } else {
+      this.transport = new EmbeddedBroker({
+        port: config.MQTT_PORT,
+        host: config.MQTT_HOST ?? config.HOST,
+        authenticate: (sn, password) => this.checkDevice(sn, sn, password),
+        onAuthFailure: () => this.counters.authFailures++,
+      });
+    }
     tasks.downlink = { command: (sn, msg) => this.send(sn, 'command', msg) };
     if (prints) {
       prints.downlink = {
@@ -75,14 +81,24 @@ export class DeviceGateway {
     }
   }
 
+  /**
+   * A device's connection: client id = user name = a registered sn, and its timed credential within
+   * MQTT_AUTH_WINDOW_S of this clock (the embedded broker, and an external one through the HTTP hook).
+   */
+  async checkDevice(clientId: string, username: string, password: string): Promise<boolean> {
+    if (clientId !== username || !password) return false;
+    const d = await this.directory.get(username);
+    return !!d && checkDeviceCredential(d.secret, username, password, Date.now() / 1000, this.config.MQTT_AUTH_WINDOW_S);
+  }
+
   /** Where devices connect. */
   get deviceUrl(): string {
     return this.transport.deviceUrl;
   }
 
   stats(): GatewayStats {
-    const { dropped, unknownDevice, authFailures, published, received } = this.counters;
-    return { received: { ...received }, dropped, unknownDevice, authFailures, published, connected: this.transport.connectedDevices() };
+    const { dropped, unknownDevice, staleOffline, authFailures, published, received } = this.counters;
+    return { received: { ...received }, dropped, unknownDevice, staleOffline, authFailures, published, connected: this.transport.connectedDevices() };
   }
 
   async start(): Promise<void> {
@@ -97,6 +113,18 @@ export class DeviceGateway {
     };
     every(this.config.LAST_SEEN_FLUSH_MS, () => this.flushSeen());
     every(this.config.SWEEP_INTERVAL_MS, () => this.sweep());
+    if (this.dynsec) {
+      const dynsec = this.dynsec;
+      await dynsec.reconcile();
+      await dynsec.sync();
+      // devices registered since, by any node or tool, within a sweep interval (one run at a time)
+      let running = false;
+      every(this.config.SWEEP_INTERVAL_MS, async () => {
+        if (running || this.stopped) return;
+        running = true;
+        await dynsec.sync().finally(() => (running = false));
+      });
+    }
     this.log.info({ url: this.deviceUrl, kind: this.transport.kind }, 'mqtt: device gateway ready');
   }
 
@@ -199,7 +227,8 @@ export class DeviceGateway {
         }
         return;
       case 'offline':
-        await this.presence.offline(id, parsed.msg.conn, parsed.msg.reason);
+        // one that does not name the current connection is ignored (and counted): see Presence.offline
+        if (!(await this.presence.offline(id, parsed.msg.conn, parsed.msg.reason))) this.counters.staleOffline++;
         return;
       case 'status':
         return this.presence.status(id, parsed.msg);

@@ -108,13 +108,18 @@ export class Presence {
     return row;
   }
 
-  /** Offline because of a last will, an explicit `offline`, or a disconnect; a stale connection id changes nothing. */
+  /**
+   * Offline because of a last will, an explicit `offline`, or a disconnect — only when it names the current
+   * connection (the id of its hello): a late will of an older connection, or a message of another client
+   * that got hold of the device's topics, changes nothing. Without a connection id nothing is known, so nothing changes.
+   */
   async offline(deviceId: number, conn: string | undefined, reason: string): Promise<boolean> {
+    if (!conn) return false;
     this.touched.delete(deviceId);
     const { rows } = await sql<DeviceRow>`
       WITH u AS (
         UPDATE devices d SET status = 'offline', connected_at = NULL
-        WHERE d.id = ${deviceId} AND d.status = 'online' AND (${n(conn)}::text IS NULL OR d.conn_id IS NOT DISTINCT FROM ${n(conn)}::text)
+        WHERE d.id = ${deviceId} AND d.status = 'online' AND d.conn_id = ${conn}::text
         RETURNING ${RETURNING}
       ), logged AS (
         INSERT INTO device_status_log (device_id, tenant_id, status, reason) SELECT id, tenant_id, 'offline', ${reason}::text FROM u
