@@ -11,6 +11,7 @@ export default {
       action: {
         register: '登记设备',
         import: '导入 CSV',
+        reissue: '新绑定码',
       },
       filter: {
         all: '全部',
@@ -37,6 +38,16 @@ export default {
         status: '状态',
         ids: 'SIM 与模块',
         createdAt: '登记时间',
+        actions: '操作',
+      },
+      reissue: {
+        title: '为设备 {{sn}} 生成新的绑定码？',
+        content: '当前的绑定码（包括设备标签上的）将立即失效。设备已绑定时不受影响，新绑定码在解绑后用于下一次绑定。',
+        ok: '生成',
+        cancel: '取消',
+        doneTitle: '设备 {{sn}} 的新绑定码',
+        doneNote: '只显示这一次，请交给设备的使用者。',
+        close: '我已记下',
       },
       form: {
         title: '登记设备',
@@ -112,6 +123,7 @@ export default {
       action: {
         register: 'Register device',
         import: 'Import CSV',
+        reissue: 'New bind key',
       },
       filter: {
         all: 'All',
@@ -138,6 +150,16 @@ export default {
         status: 'Status',
         ids: 'SIM and modem',
         createdAt: 'Registered at',
+        actions: 'Actions',
+      },
+      reissue: {
+        title: 'Issue a new bind key for {{sn}}?',
+        content: 'The current bind key (the one on the label too) stops working at once. A bound device stays bound; the new key binds it after it is unbound.',
+        ok: 'Issue',
+        cancel: 'Cancel',
+        doneTitle: 'New bind key of {{sn}}',
+        doneNote: 'Shown only this once: give it to the user of the device.',
+        close: 'I have noted it',
       },
       form: {
         title: 'Register a device',

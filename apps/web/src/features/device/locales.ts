@@ -11,6 +11,8 @@ export default {
       never: '从未上线',
       ungrouped: '未分组',
       noSim: '无 SIM 卡',
+      noPlan: '无流量套餐',
+      noControl: '不能包含控制字符（如换行、制表符）',
       percent: '{{value}}%',
       list: {
         title: '我的设备',
@@ -105,12 +107,18 @@ export default {
       unbind: {
         title: '解绑设备“{{name}}”？',
         titleMany: '解绑选中的 {{count}} 台设备？',
-        content: '解绑后设备将从您的账号移除，名称、备注和分组被清空，未完成的任务将被取消。可使用设备标签上的绑定码重新绑定。',
+        content: '解绑后设备将从您的账号移除，名称、备注和分组被清空，未完成的任务将被取消。原绑定码随即失效，系统会生成新的绑定码，仅显示一次。',
         ok: '解绑',
         cancel: '取消',
         done: '设备已解绑',
         doneMany: '已解绑 {{count}} 台设备',
         partial: '已解绑 {{done}} 台，{{failed}} 台失败',
+        keys: {
+          title: '新的绑定码',
+          titleMany: '{{count}} 个新的绑定码',
+          note: '原绑定码（包括设备标签上的）已失效。请把新的绑定码交给设备的下一位使用者，它只显示这一次。',
+          ok: '我已记下',
+        },
       },
       groups: {
         title: '设备分组',
@@ -141,6 +149,14 @@ export default {
         saved: '分组已重命名',
         empty: '还没有分组',
       },
+      batches: {
+        button: '批量任务',
+        title: '批量任务',
+        help: '一次向多台设备下发的指令。点击“查看”打开该批任务，状态实时更新。',
+        open: '查看',
+        empty: '还没有批量任务',
+        columns: { createdAt: '下发时间', type: '类型', progress: '进度', actions: '操作' },
+      },
       command: {
         title: { reboot: '重启设备', shutdown: '关闭设备' },
         confirm: {
@@ -157,7 +173,7 @@ export default {
         sent: '指令已下发',
       },
       task: {
-        drawerTitle: { reboot: '重启任务', shutdown: '关机任务' },
+        drawerTitle: { reboot: '重启任务', shutdown: '关机任务', other: '{{type}}任务' },
         listTitle: '任务记录',
         type: {
           reboot: '重启',
@@ -323,6 +339,8 @@ export default {
       never: 'Never seen',
       ungrouped: 'Ungrouped',
       noSim: 'No SIM',
+      noPlan: 'No plan',
+      noControl: 'Must not contain control characters (such as line breaks or tabs)',
       percent: '{{value}}%',
       list: {
         title: 'My devices',
@@ -417,12 +435,18 @@ export default {
       unbind: {
         title: 'Unbind "{{name}}"?',
         titleMany: 'Unbind the {{count}} selected devices?',
-        content: 'The device leaves your account: its name, remark and group are cleared and its unfinished tasks are canceled. The bind key on its label binds it again.',
+        content: 'The device leaves your account: its name, remark and group are cleared and its unfinished tasks are canceled. Its bind key stops working and a new one is made, shown only once.',
         ok: 'Unbind',
         cancel: 'Cancel',
         done: 'Device unbound',
         doneMany: '{{count}} devices unbound',
         partial: '{{done}} unbound, {{failed}} failed',
+        keys: {
+          title: 'New bind key',
+          titleMany: '{{count}} new bind keys',
+          note: 'The old bind key (the one on the label too) no longer works. Give the new key to the next user of the device: it is shown only this once.',
+          ok: 'I have noted it',
+        },
       },
       groups: {
         title: 'Device groups',
@@ -453,6 +477,14 @@ export default {
         saved: 'Group renamed',
         empty: 'No groups yet',
       },
+      batches: {
+        button: 'Task batches',
+        title: 'Task batches',
+        help: 'Commands sent to several devices at once. Choose "View" to open a batch; its states follow live.',
+        open: 'View',
+        empty: 'No task batches yet',
+        columns: { createdAt: 'Sent', type: 'Type', progress: 'Progress', actions: 'Actions' },
+      },
       command: {
         title: { reboot: 'Reboot devices', shutdown: 'Shut down devices' },
         confirm: {
@@ -469,7 +501,7 @@ export default {
         sent: 'Command sent',
       },
       task: {
-        drawerTitle: { reboot: 'Reboot tasks', shutdown: 'Shutdown tasks' },
+        drawerTitle: { reboot: 'Reboot tasks', shutdown: 'Shutdown tasks', other: '{{type}} tasks' },
         listTitle: 'Tasks',
         type: {
           reboot: 'Reboot',

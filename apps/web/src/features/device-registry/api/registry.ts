@@ -1,6 +1,6 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Paged } from '@cpc/contracts';
-import type { DeviceModelOption, DeviceRegisterBody, RegisterResult, RegistryItem } from '@cpc/contracts/device';
+import type { DeviceModelOption, DeviceRegisterBody, RegisterResult, RegistryItem, ReissueBindKeyResult } from '@cpc/contracts/device';
 import { request } from '@/lib/request';
 
 export interface RegistryListParams {
@@ -24,6 +24,9 @@ export function importDevices(file: Blob, fileName: string): Promise<RegisterRes
   form.append('file', file, fileName);
   return request<RegisterResult>({ url: '/system/deviceRegistry/import', method: 'post', data: form, silent: true });
 }
+
+/** A new bind key for a device (the old one stops working), answered this once. */
+export const reissueBindKey = (id: number) => request<ReissueBindKeyResult>({ url: '/system/deviceRegistry/bindKey', method: 'post', data: { id } });
 
 export const getModelOptions = () => request<DeviceModelOption[]>({ url: '/device/model/options', method: 'get' });
 
@@ -54,6 +57,8 @@ export const useRegisterDevice = () => {
   const refresh = useRefreshAfterRegistration();
   return useMutation({ mutationFn: registerDevice, onSuccess: refresh });
 };
+
+export const useReissueBindKey = () => useMutation({ mutationFn: reissueBindKey });
 
 export const useImportDevices = () => {
   const refresh = useRefreshAfterRegistration();

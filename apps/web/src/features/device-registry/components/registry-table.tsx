@@ -1,4 +1,4 @@
-import { Badge, Flex, Table, Tag, Typography } from 'antd';
+import { Badge, Button, Flex, Table, Tag, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { RegistryItem } from '@cpc/contracts/device';
@@ -11,12 +11,14 @@ interface RegistryTableProps {
   pageSize: number;
   loading: boolean;
   onPageChange: (pageNo: number, pageSize: number) => void;
+  /** Issue a new bind key for a device (a lost label, a key an unbinding owner lost); absent: no such action. */
+  onReissue?: (item: RegistryItem) => void;
 }
 
 const dateOrDash = (v: string | null) => (v ? formatDateTime(v) : '-');
 
 /** Every device made, bound or not, with its owner. */
-export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageChange }: RegistryTableProps) {
+export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageChange, onReissue }: RegistryTableProps) {
   const { t } = useTranslation();
   const columns: TableProps<RegistryItem>['columns'] = [
     { key: 'sn', dataIndex: 'sn', title: t('deviceRegistry.column.sn'), width: 170, fixed: 'left', render: (v: string) => <Typography.Text strong copyable={{ text: v }}>{v}</Typography.Text> },
@@ -66,6 +68,21 @@ export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageCh
       ),
     },
     { key: 'createdAt', dataIndex: 'createdAt', title: t('deviceRegistry.column.createdAt'), width: 150, render: (v: string) => formatDateTime(v) },
+    ...(onReissue
+      ? [
+          {
+            key: 'actions',
+            title: t('deviceRegistry.column.actions'),
+            width: 130,
+            fixed: 'right' as const,
+            render: (_: unknown, r: RegistryItem) => (
+              <Button type="link" size="small" onClick={() => onReissue(r)}>
+                {t('deviceRegistry.action.reissue')}
+              </Button>
+            ),
+          },
+        ]
+      : []),
   ];
   return (
     <Table<RegistryItem>
@@ -73,7 +90,7 @@ export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageCh
       columns={columns}
       dataSource={data}
       loading={loading}
-      scroll={{ x: 1240 }}
+      scroll={{ x: onReissue ? 1370 : 1240 }}
       locale={{ emptyText: t('deviceRegistry.empty') }}
       pagination={{
         current: pageNo,

@@ -68,6 +68,8 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
           return [{ id: 1, code: 'CP-58A', name: '58mm 云打印机', kind: 'printer', paperWidthMm: 58 }] as never;
         case '/system/deviceRegistry/import':
           return importAnswers.shift()!() as never;
+        case '/system/deviceRegistry/bindKey':
+          return { id: 7, sn: 'CP58-0007', bindKey: 'NEWKEY234567' } as never;
         default:
           throw new Error(`unexpected call ${config.url}`);
       }
@@ -86,6 +88,18 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
     fireEvent.change(search, { target: { value: ' CP58 ' } });
     fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
     await waitFor(() => expect(calls('/system/deviceRegistry/list').at(-1)?.params).toMatchObject({ keyword: 'CP58' }));
+  });
+
+  it('issues a new bind key for a device after a confirmation, and shows it once', async () => {
+    renderPage(<DeviceRegistryPage />);
+    const row = (await screen.findByText('CP58-0007')).closest('tr') as HTMLElement;
+    fireEvent.click(buttonIn(row, /新绑定码/));
+    const confirm = (await screen.findByText('为设备 CP58-0007 生成新的绑定码？', { selector: '.ant-modal-confirm-title' })).closest('.ant-modal') as HTMLElement;
+    expect(calls('/system/deviceRegistry/bindKey')).toHaveLength(0);
+    fireEvent.click(buttonIn(confirm, /生\s*成/));
+    await screen.findByText('NEWKEY234567');
+    expect(calls('/system/deviceRegistry/bindKey')).toEqual([expect.objectContaining({ method: 'post', data: { id: 7 } })]);
+    await screen.findByText('设备 CP58-0007 的新绑定码', { selector: '.ant-modal-confirm-title' });
   });
 
   it('names every bad row of a refused import, then shows the keys of an accepted one once', async () => {

@@ -2,10 +2,10 @@ import { ImportOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons'
 import { App, Button, Card, Flex, Input, Segmented, Select, Tooltip, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { RegisteredDevice } from '@cpc/contracts/device';
+import type { RegisteredDevice, RegistryItem } from '@cpc/contracts/device';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { usePermission } from '@/lib/session';
-import { useModelOptions, useRegistryList } from '../api/registry';
+import { useModelOptions, useRegistryList, useReissueBindKey } from '../api/registry';
 import { ImportModal } from '../components/import-modal';
 import { KeysModal } from '../components/keys-modal';
 import { RegisterModal } from '../components/register-modal';
@@ -16,7 +16,7 @@ type BoundFilter = 'all' | 'true' | 'false';
 /** Factory registration (staff): every device made, one registered by hand or many from a CSV. */
 export default function DeviceRegistryPage() {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   // the catalogue is read through the customers' options call, which needs device:view
   const canReadModels = usePermission(PERMISSIONS.deviceView);
   const models = useModelOptions(canReadModels);
@@ -29,6 +29,34 @@ export default function DeviceRegistryPage() {
 
   const list = useRegistryList({ ...page, bound: bound === 'all' ? undefined : bound, modelId, keyword: keyword || undefined });
   const toFirstPage = () => setPage((p) => ({ ...p, pageNo: 1 }));
+
+  const reissue = useReissueBindKey();
+  const confirmReissue = (item: RegistryItem) =>
+    modal.confirm({
+      title: t('deviceRegistry.reissue.title', { sn: item.sn }),
+      content: t('deviceRegistry.reissue.content'),
+      okText: t('deviceRegistry.reissue.ok'),
+      cancelText: t('deviceRegistry.reissue.cancel'),
+      onOk: async () => {
+        const r = await reissue.mutateAsync(item.id).catch(() => null);
+        if (!r) return;
+        // shown this once: only its hash is kept
+        modal.success({
+          title: t('deviceRegistry.reissue.doneTitle', { sn: r.sn }),
+          content: (
+            <Flex vertical gap={8} data-testid="reissued-key">
+              <Typography.Text type="secondary">{t('deviceRegistry.reissue.doneNote')}</Typography.Text>
+              <Typography.Text code copyable={{ text: r.bindKey }} style={{ fontSize: 16 }}>
+                {r.bindKey}
+              </Typography.Text>
+            </Flex>
+          ),
+          okText: t('deviceRegistry.reissue.close'),
+          maskClosable: false,
+          keyboard: false,
+        });
+      },
+    });
 
   const done = (devices: RegisteredDevice[]) => {
     setDialog(null);
@@ -101,6 +129,7 @@ export default function DeviceRegistryPage() {
           </Flex>
         </Flex>
         <RegistryTable
+          onReissue={confirmReissue}
           data={list.data?.list ?? []}
           total={list.data?.total ?? 0}
           pageNo={page.pageNo}

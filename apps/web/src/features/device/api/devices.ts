@@ -9,6 +9,7 @@ import type {
   DeviceMapData,
   DeviceMapQuery,
   DeviceModelOption,
+  DeviceUnbindResult,
   TelemetrySeries,
 } from '@cpc/contracts/device';
 import { get, post } from '@/lib/request';
@@ -24,7 +25,8 @@ export const getModelOptions = () => get<DeviceModelOption[]>('/device/model/opt
 
 /** The form answers a refused bind itself (wrong key, bound elsewhere, too many tries): no global message. */
 export const bindDevice = (body: DeviceBindBody) => post<DeviceListItem>('/device/bind', body, { silent: true });
-export const unbindDevice = (id: number) => post<null>('/device/unbind', { id });
+/** Answers the device's new bind key: the one that bound it stops working (shown to the user this once). */
+export const unbindDevice = (id: number) => post<DeviceUnbindResult>('/device/unbind', { id });
 export const editDevice = (body: DeviceEditBody) => post<DeviceListItem>('/device/edit', body, { silent: true });
 export const moveDevices = (body: { ids: number[]; groupId: number | null }) => post<{ moved: number }>('/device/move', body);
 

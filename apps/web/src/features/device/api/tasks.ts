@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { BatchView, CommandBody, CommandResult, Paged, TaskItem, TaskListQuery } from '@cpc/contracts';
+import type { BatchListQuery, BatchView, CommandBody, CommandResult, Paged, TaskItem, TaskListQuery } from '@cpc/contracts';
 import { get, post } from '@/lib/request';
 import { DEVICE_KEY } from './devices';
 
@@ -8,9 +8,11 @@ import { DEVICE_KEY } from './devices';
 export const sendCommand = (body: CommandBody) => post<CommandResult>('/device/command', body);
 export const getTasks = (q: TaskListQuery) => get<Paged<TaskItem>>('/device/task/list', { ...q });
 export const getBatch = (id: number) => get<BatchView>(`/device/task/batch/${id}`);
+export const getBatches = (q: BatchListQuery) => get<Paged<BatchView>>('/device/task/batch/list', { ...q });
 export const cancelTask = (id: string) => post<{ id: string; state: string }>(`/device/task/${encodeURIComponent(id)}/cancel`);
 
 export const TASKS_KEY = [...DEVICE_KEY, 'tasks'] as const;
+export const BATCHES_KEY = [...DEVICE_KEY, 'batches'] as const;
 
 export const useTasks = (q: TaskListQuery, enabled = true) =>
   useQuery({ queryKey: [...TASKS_KEY, q], queryFn: () => getTasks(q), enabled, placeholderData: keepPreviousData });
@@ -19,9 +21,16 @@ export const useTasks = (q: TaskListQuery, enabled = true) =>
 export const useBatch = (id: number | null, poll: boolean) =>
   useQuery({ queryKey: [...DEVICE_KEY, 'batch', id], queryFn: () => getBatch(id!), enabled: id !== null, refetchInterval: poll ? 3000 : false });
 
+/** The account's batches with their counts; the list follows its tasks' events (use-live-devices), read again then. */
+export const useBatches = (q: BatchListQuery, enabled: boolean) =>
+  useQuery({ queryKey: [...BATCHES_KEY, q], queryFn: () => getBatches(q), enabled, placeholderData: keepPreviousData });
+
 export const useSendCommand = () => {
   const client = useQueryClient();
-  return useMutation({ mutationFn: sendCommand, onSuccess: () => client.invalidateQueries({ queryKey: TASKS_KEY }) });
+  return useMutation({
+    mutationFn: sendCommand,
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: TASKS_KEY }), client.invalidateQueries({ queryKey: BATCHES_KEY })]),
+  });
 };
 
 export const useCancelTask = () => {

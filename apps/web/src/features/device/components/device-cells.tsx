@@ -66,12 +66,13 @@ export function formatMb(mb: number): string {
   return v < 1024 ? `${Math.round(v * 100) / 100} MB` : formatSize(v * MB);
 }
 
-export function DataLeftCell({ mb, state }: { mb: number | null; state: SimState | null }) {
+/** Data left on the SIM; "no SIM" without one, "no plan" when its plan is 0 MB (nothing to count down from). */
+export function DataLeftCell({ mb, plan, state }: { mb: number | null; plan: number | null; state: SimState | null }) {
   const { t } = useTranslation();
   if (mb === null) return <Typography.Text type="secondary">{t('device.noSim')}</Typography.Text>;
   return (
     <Flex align="center" gap={4} wrap>
-      <span>{formatMb(mb)}</span>
+      {plan === 0 ? <Typography.Text type="secondary">{t('device.noPlan')}</Typography.Text> : <span>{formatMb(mb)}</span>}
       {state && state !== 'active' && <Tag color={state === 'low' ? 'warning' : 'error'}>{t(`device.simState.${state}`)}</Tag>}
     </Flex>
   );

@@ -118,7 +118,7 @@ export function DeviceTable(props: DeviceTableProps) {
       responsive: ['lg'],
       sorter: true,
       sortOrder: sortOrder('simLeft'),
-      render: (_, r) => <DataLeftCell mb={r.simDataLeftMb} state={r.simState} />,
+      render: (_, r) => <DataLeftCell mb={r.simDataLeftMb} plan={r.simPlanMb} state={r.simState} />,
     },
     {
       key: 'lastSeen',

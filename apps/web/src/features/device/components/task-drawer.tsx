@@ -1,7 +1,7 @@
 import { Drawer, Flex, Grid, Progress, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CommandType, TaskItem, TaskState } from '@cpc/contracts';
+import type { TaskItem, TaskState, TaskType } from '@cpc/contracts';
 import { useBatch, useTasks } from '../api/tasks';
 import { useNow } from '../hooks/use-now';
 import { isOpenTask, TASK_STATE_ORDER } from '../utils/task-states';
@@ -10,9 +10,10 @@ import { TaskTable } from './task-table';
 
 /** What one reboot or shutdown made: a batch for several devices, a single task for one. */
 export interface CommandRun {
-  type: CommandType;
+  type: TaskType;
   batchId: number | null;
-  taskIds: string[];
+  /** The tasks the command made; absent for a batch opened again from the batch list (all its tasks). */
+  taskIds?: string[];
   deviceIds: number[];
 }
 
@@ -35,9 +36,9 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
   // one device: its newest tasks, of which this command's is the first
   const deviceTasks = useTasks({ deviceId: run?.deviceIds[0], pageSize: 10 }, !!run && batchId === null);
   const source = batchId !== null ? batchTasks : deviceTasks;
-  const ids = new Set(run?.taskIds ?? []);
-  const tasks = (source.data?.list ?? []).filter((task) => ids.has(task.id));
-  const total = run?.taskIds.length ?? 0;
+  const ids = run?.taskIds ? new Set(run.taskIds) : null;
+  const tasks = (source.data?.list ?? []).filter((task) => !ids || ids.has(task.id));
+  const total = run?.taskIds?.length ?? source.data?.total ?? 0;
 
   // a batch larger than one page is summed up by the server
   const large = batchId !== null && total > PAGE_SIZE;
@@ -51,7 +52,7 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
     <Drawer
       open={!!run}
       onClose={onClose}
-      title={run ? t(`device.task.drawerTitle.${run.type}`) : ''}
+      title={run ? (run.type === 'reboot' || run.type === 'shutdown' ? t(`device.task.drawerTitle.${run.type}`) : t('device.task.drawerTitle.other', { type: t(`device.task.type.${run.type}`) })) : ''}
       size={screens.md ? 640 : '100%'}
       afterOpenChange={(open) => !open && setPageNo(1)}
       data-testid="task-drawer"

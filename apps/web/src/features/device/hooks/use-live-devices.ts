@@ -5,11 +5,13 @@ import type { DeviceDetail, DeviceListItem, DeviceMapData } from '@cpc/contracts
 import { useLiveEvents } from '@/lib/live-events';
 import { DETAIL_KEY, LIST_KEY, MAP_KEY, invalidateDevices } from '../api/devices';
 import { GROUP_TREE_KEY } from '../api/groups';
-import { TASKS_KEY } from '../api/tasks';
+import { BATCHES_KEY, TASKS_KEY } from '../api/tasks';
 import { changesStatus, mergeDeviceIntoDetail, mergeDeviceIntoMap, mergeDeviceIntoPage, mergeTaskIntoPage } from '../utils/live-merge';
 
 /** Group counts and status histories are re-read at most this often while devices come and go. */
 const RECOUNT_DELAY_MS = 1500;
+/** The batch list's counts are re-read at most this often while its tasks move. */
+const BATCHES_DELAY_MS = 1000;
 
 /** Applies a device event to every cached list page, detail and map; answers whether a device changed status. */
 export function applyDeviceEventToCache(client: QueryClient, e: LiveDeviceEvent): boolean {
@@ -48,11 +50,14 @@ export function useLiveDevices(): void {
   const client = useQueryClient();
   const opens = useRef(0);
   const recount = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const rebatch = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   useEffect(
     () => () => {
       clearTimeout(recount.current);
+      clearTimeout(rebatch.current);
       recount.current = undefined;
+      rebatch.current = undefined;
     },
     [],
   );
@@ -67,7 +72,15 @@ export function useLiveDevices(): void {
         void client.invalidateQueries({ queryKey: DETAIL_KEY });
       }, RECOUNT_DELAY_MS);
     },
-    task: (e) => applyTaskEventToCache(client, e),
+    task: (e) => {
+      applyTaskEventToCache(client, e);
+      // a batch's counts are the server's to tell: the open batch list is read again, a moment later
+      if (e.batchId === null || rebatch.current) return;
+      rebatch.current = setTimeout(() => {
+        rebatch.current = undefined;
+        void client.invalidateQueries({ queryKey: BATCHES_KEY });
+      }, BATCHES_DELAY_MS);
+    },
     onOpen: () => {
       // the first opening comes with the page's first fetch
       if (opens.current++ > 0) void invalidateDevices(client);

@@ -3,7 +3,7 @@ import { App, Button, Card, Col, Descriptions, Empty, Flex, Grid, Progress, Resu
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
-import type { DeviceDetail, SimView, StatusChange } from '@cpc/contracts/device';
+import type { DeviceDetail, DeviceUnbindResult, SimView, StatusChange } from '@cpc/contracts/device';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { usePermission } from '@/lib/session';
@@ -14,6 +14,7 @@ import { EditModal } from '../components/edit-modal';
 import { LiveIndicator } from '../components/live-indicator';
 import { LocationMap } from '../components/location-map';
 import { MoveModal } from '../components/move-modal';
+import { useShowNewBindKeys } from '../components/new-bind-keys';
 import { TaskTable } from '../components/task-table';
 import { TelemetryChart } from '../components/telemetry-chart';
 import { useDeviceCommand } from '../hooks/use-device-command';
@@ -78,6 +79,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
   const [taskPage, setTaskPage] = useState(1);
   const command = useDeviceCommand();
   const unbind = useUnbindDevice();
+  const showNewBindKeys = useShowNewBindKeys();
   const tasks = useTasks({ deviceId: device.id, pageNo: taskPage, pageSize: TASK_PAGE_SIZE });
   const allowed = {
     reboot: usePermission(PERMISSIONS.deviceReboot),
@@ -97,13 +99,15 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
       cancelText: t('device.unbind.cancel'),
       okButtonProps: { danger: true },
       onOk: async () => {
+        let result: DeviceUnbindResult;
         try {
-          await unbind.mutateAsync(device.id);
+          result = await unbind.mutateAsync(device.id);
         } catch {
           return;
         }
         message.success(t('device.unbind.done'));
         navigate(LIST_PATH);
+        showNewBindKeys([result]);
       },
     });
 
@@ -228,7 +232,7 @@ function SimCard({ sim }: { sim: SimView | null }) {
           <Flex align="center" gap={8}>
             <Typography.Text type="secondary">{t('device.detail.sim.left')}</Typography.Text>
             <Typography.Text strong style={{ fontSize: 16 }}>
-              <DataLeftCell mb={sim.leftMb} state={sim.state} />
+              <DataLeftCell mb={sim.leftMb} plan={sim.planTotalMb} state={sim.state} />
             </Typography.Text>
           </Flex>
           <Typography.Text type="secondary">{t('device.detail.sim.usage', { percent })}</Typography.Text>
@@ -242,7 +246,7 @@ function SimCard({ sim }: { sim: SimView | null }) {
           { key: 'iccid', label: t('device.detail.sim.iccid'), children: <Typography.Text copyable>{sim.iccid}</Typography.Text>, span: 'filled' },
           { key: 'msisdn', label: t('device.detail.sim.msisdn'), children: sim.msisdn || t('device.none') },
           { key: 'carrier', label: t('device.detail.sim.carrier'), children: i18n.exists(carrierKey) ? t(carrierKey) : sim.carrier },
-          { key: 'plan', label: t('device.detail.sim.plan'), children: formatMb(sim.planTotalMb) },
+          { key: 'plan', label: t('device.detail.sim.plan'), children: sim.planTotalMb > 0 ? formatMb(sim.planTotalMb) : t('device.noPlan') },
           { key: 'used', label: t('device.detail.sim.used'), children: formatMb(sim.usedMb) },
           { key: 'expiry', label: t('device.detail.sim.expiry'), children: sim.expiresAt ? formatDateTime(sim.expiresAt) : t('device.none') },
           { key: 'state', label: t('device.detail.sim.state'), children: <Tag color={sim.state === 'active' ? 'success' : sim.state === 'low' ? 'warning' : 'error'}>{t(`device.simState.${sim.state}`)}</Tag> },

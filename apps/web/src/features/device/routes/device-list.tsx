@@ -1,20 +1,22 @@
-import { ApartmentOutlined, ClearOutlined, DeleteOutlined, DragOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, ClearOutlined, DeleteOutlined, DragOutlined, OrderedListOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Card, Col, Drawer, Empty, Flex, Grid, Input, Row, Select, Space, Tooltip, Typography } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { DEVICE_STATUSES, PAPER_STATES } from '@cpc/contracts/device-constants';
-import type { DeviceListItem, DeviceStatus } from '@cpc/contracts/device';
+import type { DeviceListItem, DeviceStatus, DeviceUnbindResult } from '@cpc/contracts/device';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { useTableHeight } from '@/lib/format/table-height';
 import { usePermission } from '@/lib/session';
 import { useDevices, useModelOptions, useUnbindDevice } from '../api/devices';
+import { BatchListDrawer } from '../components/batch-list-drawer';
 import { BindModal } from '../components/bind-modal';
 import { DeviceTable, type DeviceAction } from '../components/device-table';
 import { EditModal } from '../components/edit-modal';
 import { GroupTreePanel } from '../components/group-tree-panel';
 import { LiveIndicator } from '../components/live-indicator';
 import { MoveModal } from '../components/move-modal';
+import { useShowNewBindKeys } from '../components/new-bind-keys';
 import { useDeviceCommand } from '../hooks/use-device-command';
 import { useLiveDevices } from '../hooks/use-live-devices';
 import { useNow } from '../hooks/use-now';
@@ -43,6 +45,7 @@ export default function DeviceListPage() {
   const [editing, setEditing] = useState<DeviceListItem | null>(null);
   const [moving, setMoving] = useState<{ ids: number[]; groupId: number | null } | null>(null);
   const [groupsOpen, setGroupsOpen] = useState(false);
+  const [batchesOpen, setBatchesOpen] = useState(false);
   const now = useNow();
   const scrollY = useTableHeight(EXTRA_ROWS, MIN_TABLE_HEIGHT);
 
@@ -52,6 +55,7 @@ export default function DeviceListPage() {
     group: usePermission(PERMISSIONS.deviceGroup),
     reboot: usePermission(PERMISSIONS.deviceReboot),
     shutdown: usePermission(PERMISSIONS.deviceShutdown),
+    tasks: usePermission(PERMISSIONS.deviceTask),
   };
 
   useLiveDevices();
@@ -59,6 +63,7 @@ export default function DeviceListPage() {
   const models = useModelOptions();
   const unbind = useUnbindDevice();
   const command = useDeviceCommand();
+  const showNewBindKeys = useShowNewBindKeys();
 
   // a keyword typed in the address bar, or cleared by "clear filters", shows in the box
   useEffect(() => setKeyword(filters.keyword ?? ''), [filters.keyword]);
@@ -88,12 +93,20 @@ export default function DeviceListPage() {
       okButtonProps: { danger: true },
       onOk: async () => {
         let failed = 0;
+        const keys: DeviceUnbindResult[] = [];
         // one call per device: a refusal of one does not stop the others
-        for (const d of devices) await unbind.mutateAsync(d.id).catch(() => failed++);
+        for (const d of devices) {
+          await unbind.mutateAsync(d.id).then(
+            (r) => keys.push(r),
+            () => failed++,
+          );
+        }
         const done = devices.length - failed;
         if (failed) message.warning(t('device.unbind.partial', { done, failed }));
         else message.success(one ? t('device.unbind.done') : t('device.unbind.doneMany', { count: done }));
         clearSelection();
+        // each device's new key, shown this once, for its next owner
+        showNewBindKeys(keys);
       },
     });
   };
@@ -144,11 +157,18 @@ export default function DeviceListPage() {
             </Flex>
             <Typography.Text type="secondary">{t('device.list.subtitle')}</Typography.Text>
           </div>
-          {allowed.bind && (
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setBinding(true)}>
-              {t('device.list.bind')}
-            </Button>
-          )}
+          <Space wrap>
+            {allowed.tasks && (
+              <Button icon={<OrderedListOutlined />} onClick={() => setBatchesOpen(true)} data-testid="open-batches">
+                {t('device.batches.button')}
+              </Button>
+            )}
+            {allowed.bind && (
+              <Button type="primary" icon={<PlusOutlined />} onClick={() => setBinding(true)}>
+                {t('device.list.bind')}
+              </Button>
+            )}
+          </Space>
         </Flex>
         <Row gutter={[16, 16]} wrap={false}>
           {wide && (
@@ -276,6 +296,14 @@ export default function DeviceListPage() {
       <BindModal open={binding} defaultGroupId={filters.groupId} onClose={() => setBinding(false)} onBound={() => setBinding(false)} />
       <EditModal device={editing} onClose={() => setEditing(null)} />
       <MoveModal ids={moving?.ids ?? null} currentGroupId={moving?.groupId} onClose={() => setMoving(null)} onMoved={clearSelection} />
+      <BatchListDrawer
+        open={batchesOpen}
+        onClose={() => setBatchesOpen(false)}
+        onOpenBatch={(b) => {
+          setBatchesOpen(false);
+          command.openRun({ type: b.type, batchId: b.id, deviceIds: [] });
+        }}
+      />
       {command.drawer}
     </Card>
   );

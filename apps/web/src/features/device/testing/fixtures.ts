@@ -19,6 +19,7 @@ export const deviceRow = (over: Partial<DeviceListItem> = {}): DeviceListItem =>
   signal: 70,
   firmware: '1.4.2',
   simDataLeftMb: 512.5,
+  simPlanMb: 1024,
   simState: 'active',
   lastSeenAt: '2026-01-01T08:00:00.000Z',
   connectedAt: null,

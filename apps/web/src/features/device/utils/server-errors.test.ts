@@ -32,6 +32,18 @@ describe('the server answers to a bind, in the user language', () => {
     expect(splitErrors(explainError(refused(400, 'x: odd', [{ field: 'body.x', message: 'odd' }])), bindFields, zh).general).toEqual(['odd']);
   });
 
+  it('says the same of control characters on every text field, in the user language', () => {
+    const err = refused(400, 'name: must not contain control characters; remark: must not contain control characters', [
+      { field: 'name', message: 'must not contain control characters' },
+      { field: 'remark', message: 'must not contain control characters' },
+    ]);
+    expect(splitErrors(explainError(err), ['name', 'remark'], zh).fields).toEqual([
+      { name: 'name', errors: ['不能包含控制字符（如换行、制表符）'] },
+      { name: 'remark', errors: ['不能包含控制字符（如换行、制表符）'] },
+    ]);
+    expect(splitErrors(explainError(err), ['name'], en).fields).toEqual([{ name: 'name', errors: ['Must not contain control characters (such as line breaks or tabs)'] }]);
+  });
+
   it('knows a taken group name and a vanished parent', () => {
     const taken = refused(400, 'name: a group with this name already exists here', [{ field: 'name', message: 'a group with this name already exists here' }]);
     expect(splitErrors(explainError(taken), ['name', 'parentId'], en).fields).toEqual([{ name: 'name', errors: ['A group of this name already exists at this level'] }]);

@@ -1,4 +1,5 @@
 import { BIND_FAIL_WINDOW_S, MSG } from '@cpc/contracts/device-constants';
+import { NO_CONTROL_MSG } from '@cpc/contracts/validators';
 
 /**
  * The server explains a refused call in en (`msg`, and `data.fields` for a 400). The answers this section
@@ -57,7 +58,9 @@ export function explainError(err: unknown): ExplainedError[] {
   if (fields.length) {
     return fields.map(({ field, message }) => {
       const name = field.split('.').pop() ?? field;
-      return { field: name, key: KNOWN[name]?.[message] ?? null, text: message };
+      // the same rule on every text field (names, remarks, keys): one message
+      const key = KNOWN[name]?.[message] ?? (message === NO_CONTROL_MSG ? 'device.noControl' : null);
+      return { field: name, key, text: message };
     });
   }
   return [{ key: null, text: messageOf(err) }];
