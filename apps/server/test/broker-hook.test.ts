@@ -93,6 +93,11 @@ describe('the hooks themselves', () => {
       expect(res.statusCode, String(secret)).toBe(401);
       expect(res.body_.code).toBe(401);
     }
+    // mosquitto-go-auth cannot send an Authorization header: its User-Agent carries the secret instead
+    const agent = (ua: string) => h.call({ method: 'POST', url: '/mqtt/v1/auth', payload: body, headers: { 'user-agent': ua } });
+    expect((await agent(`cpc-broker-hook/${SECRET}`)).body_).toMatchObject({ result: 'allow', ok: true });
+    expect((await agent('cpc-broker-hook/wrong')).statusCode).toBe(401);
+    expect((await agent(`mosquitto-go-auth-2.1 ${SECRET}`)).statusCode).toBe(401);
     const noTopic = await hook('acl', { clientid: dev.sn, username: dev.sn, action: 'publish' });
     expect(noTopic.statusCode).toBe(400);
     expect(noTopic.body_.data.fields.map((f: { field: string }) => f.field)).toContain('topic');

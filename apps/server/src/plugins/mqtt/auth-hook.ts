@@ -17,6 +17,11 @@ import type { DeviceGateway } from './gateway.ts';
 
 /** Where the hooks are: outside /apiAdmin (no console session, no payload encryption), for the broker only. */
 export const BROKER_HOOK_PREFIX = '/mqtt/v1';
+/**
+ * mosquitto-go-auth sends no header of the operator's choosing but its User-Agent (auth_opt_http_user_agent):
+ * `cpc-broker-hook/<secret>` stands in for the bearer token there (a header, so it stays out of the request log).
+ */
+const AGENT_SECRET = /^cpc-broker-hook\/(.+)$/;
 
 const allow = (superuser?: boolean): BrokerHookResult => ({ result: 'allow', ok: true, ...(superuser !== undefined ? { is_superuser: superuser } : {}) });
 const deny = (why: string): BrokerHookResult => ({ result: 'deny', ok: false, is_superuser: false, error: why });
@@ -59,8 +64,8 @@ export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; gateway: 
 
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!given || !same(given, secret)) throw new AppError(401, 'broker hook: send MQTT_AUTH_HOOK_SECRET as a bearer token');
+    const given = header.startsWith('Bearer ') ? header.slice(7) : (AGENT_SECRET.exec(req.headers['user-agent'] ?? '')?.[1] ?? '');
+    if (!given || !same(given, secret)) throw new AppError(401, 'broker hook: send MQTT_AUTH_HOOK_SECRET as a bearer token (or in the User-Agent cpc-broker-hook/<secret>)');
   });
 
   app.post(
