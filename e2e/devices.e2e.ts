@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createDb } from '../apps/server/src/db/database.ts';
@@ -114,20 +115,23 @@ describe('my devices, with the fleet simulator', () => {
     account = { username: reg.username, password: reg.password };
     await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [reg.username]);
 
-    // The factory registers four devices (as platform staff would); two of them are bound here, two in the UI.
+    // The factory registers five devices (as platform staff would); two of them are bound here, two in the UI,
+    // and one to another account (the platform's own, for want of another customer).
     const prefix = `E2E${Date.now().toString(36).toUpperCase().slice(-6)}`;
-    specs = makeSpecs(4, { seed: 7, prefix });
+    specs = makeSpecs(5, { seed: 7, prefix });
     const db = createDb(s.databaseUrl, 2);
     try {
       await registerInDb(db, specs);
       const [{ id: tenantId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT tenant_id AS id FROM users WHERE username = $1', [reg.username]);
       await bindInDb(db, Number(tenantId), [specs[2].sn, specs[3].sn], { name: (sn) => (sn === specs[2].sn ? '后厨打印机' : '') });
+      const [{ id: otherTenant }] = await query<{ id: number }>(s.databaseUrl, "SELECT tenant_id AS id FROM users WHERE username = 'admin'");
+      await bindInDb(db, Number(otherTenant), [specs[4].sn]);
     } finally {
       await db.destroy();
     }
-    fleet = await createFleet({ url: s.mqttUrl, specs, start: false, rebootDelayMs: 1_500, stepMs: 200 });
+    fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 4), start: false, rebootDelayMs: 1_500, stepMs: 200 });
     await fleet.powerOn(specs[2].sn);
-    const [front, second, kitchen, spare] = specs;
+    const [front, second, kitchen, spare, elsewhere] = specs;
 
     await page.reload();
     await page.goto(`${s.url}/#/device/index`);
@@ -143,6 +147,13 @@ describe('my devices, with the fleet simulator', () => {
     await bind.getByRole('button', { name: /绑\s*定/ }).click();
     await bind.getByText('序列号或绑定码不正确，请核对设备标签').waitFor();
     await shot(page, 'device-bind-error-zh');
+    // the right key of a device another account holds: refused on the serial number, saying why
+    await bind.locator('#bind_sn').fill(elsewhere.sn);
+    await bind.locator('#bind_bindKey').fill(elsewhere.bindKey);
+    await bind.getByRole('button', { name: /绑\s*定/ }).click();
+    await bind.getByText('该设备已绑定到其他账号，请先由原账号解绑').waitFor();
+    await shot(page, 'device-bind-elsewhere-zh');
+    await bind.locator('#bind_sn').fill(front.sn);
     await bind.locator('#bind_bindKey').fill(front.bindKey);
     await bind.locator('#bind_name').fill('前台打印机');
     await bind.getByRole('button', { name: /绑\s*定/ }).click();
@@ -181,6 +192,42 @@ describe('my devices, with the fleet simulator', () => {
     await shot(page, 'device-task-drawer-zh');
     await taskDrawer(page).locator('.ant-drawer-close').click();
     await expect.poll(() => rowStatuses(page), { timeout: 30_000 }).toEqual(['online', 'offline', 'online']);
+
+    // Reboot two devices at once: a batch. Its drawer is closed at once; the batch list opens it again and
+    // both tasks are followed to succeeded there.
+    await row(page, front.sn).locator('.ant-checkbox-input').check();
+    await row(page, kitchen.sn).locator('.ant-checkbox-input').check();
+    const selection = page.locator('[data-testid="selection-bar"]').filter({ visible: true });
+    await selection.getByText('已选择 2 台').waitFor();
+    await selection.getByRole('button', { name: /重\s*启/ }).click();
+    await confirmModal(page).getByText(/2 台设备将于 .* 重启，是否继续？/).waitFor();
+    await confirmModal(page).getByRole('button', { name: /确\s*定/ }).click();
+    await taskDrawer(page).getByText('共 2 个任务').waitFor();
+    await taskDrawer(page).locator('.ant-drawer-close').click();
+    await taskDrawer(page).waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: '批量任务' }).filter({ visible: true }).click();
+    const batches = page.locator('[data-testid="batch-list-drawer"]').filter({ visible: true });
+    const [{ id: batchId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT batch_id AS id FROM device_tasks t JOIN devices d ON d.id = t.device_id WHERE d.sn = $1 AND t.batch_id IS NOT NULL ORDER BY t.created_at DESC LIMIT 1', [kitchen.sn]);
+    const batchRow = page.locator(`tr[data-batch-id="${batchId}"]`).filter({ visible: true });
+    await batchRow.getByText('重启').waitFor();
+    await settle(page);
+    await shot(page, 'device-batch-list-zh');
+    await batchRow.getByRole('button', { name: /查\s*看/ }).click();
+    await batches.waitFor({ state: 'hidden' });
+    await taskDrawer(page).getByText('重启任务').waitFor();
+    await expect.poll(() => taskDrawer(page).locator('tr[data-task-id]').count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => taskDrawer(page).locator('tr[data-state="succeeded"]').count(), { timeout: 30_000 }).toBe(2);
+    await taskDrawer(page).getByText('共 2 个任务，已结束 2 个').waitFor();
+    expect(fleet.get(front.sn).executed.map((c) => c.type)).toEqual(['reboot', 'reboot']);
+    expect(fleet.get(kitchen.sn).executed.map((c) => c.type)).toEqual(['reboot']);
+    await shot(page, 'device-batch-drawer-zh');
+    await taskDrawer(page).locator('.ant-drawer-close').click();
+    // the batch list follows: the batch is done there too
+    await page.getByRole('button', { name: '批量任务' }).filter({ visible: true }).click();
+    await expect.poll(() => batchRow.getAttribute('data-done'), { timeout: 15_000 }).toBe('true');
+    await batches.locator('.ant-drawer-close').click();
+    await expect.poll(() => rowStatus(page, front.sn), { timeout: 30_000 }).toBe('online');
+    await expect.poll(() => rowStatus(page, kitchen.sn), { timeout: 30_000 }).toBe('online');
 
     // A second device bound in the UI stays offline: the filters tell them apart.
     await fleet.powerOn(second.sn);
@@ -260,8 +307,8 @@ describe('my devices, with the fleet simulator', () => {
     await detail.getByText('前台打印机').first().waitFor();
     await detail.getByText('SIM 卡').waitFor();
     await detail.getByText('中国移动').waitFor();
-    // the reboot is in the device's task list and its status history
-    await detail.locator('tr[data-task-id][data-state="succeeded"]').waitFor();
+    // the reboots (alone and in the batch) are in the device's task list, and in its status history
+    await expect.poll(() => detail.locator('tr[data-task-id][data-state="succeeded"]').count()).toBe(2);
     await detail.getByText('在线 · 设备上线').first().waitFor();
     await page.locator('[data-testid="location-map"] canvas').first().waitFor();
     // the telemetry history is drawn from the samples the device reported, over each range
@@ -304,8 +351,18 @@ describe('my devices, with the fleet simulator', () => {
     await confirmModal(page).getByRole('button', { name: /解\s*绑/ }).click();
     await page.getByText('设备已解绑').waitFor();
     await row(page, spare.sn).waitFor({ state: 'detached' });
-    const [unbound] = await query<{ tenant_id: number | null }>(s.databaseUrl, 'SELECT tenant_id FROM devices WHERE sn = $1', [spare.sn]);
+    const [unbound] = await query<{ tenant_id: number | null; bind_key_hash: string }>(s.databaseUrl, 'SELECT tenant_id, bind_key_hash FROM devices WHERE sn = $1', [spare.sn]);
     expect(unbound.tenant_id).toBeNull();
+    // the new bind key, shown once for the next owner: the label's key no longer binds the device
+    const keys = page.locator('[data-testid="new-bind-keys"]').filter({ visible: true });
+    const newKey = await keys.locator(`[data-sn="${spare.sn}"] [data-bind-key]`).getAttribute('data-bind-key');
+    expect(newKey).toMatch(/^[A-HJ-NP-Z2-9]{12}$/);
+    expect(createHash('sha256').update(newKey!).digest('hex')).toBe(unbound.bind_key_hash);
+    expect(newKey).not.toBe(spare.bindKey);
+    await settle(page);
+    await shot(page, 'device-unbind-key-zh');
+    await page.getByRole('button', { name: '我已记下' }).click();
+    await keys.waitFor({ state: 'hidden' });
 
     // back on for the screenshots
     await fleet.powerOn(front.sn);
