@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceCredential, staticDeviceCredential } from '@cpc/contracts/device-protocol';
+import { deviceCredential, staticDeviceCredential, type BrokerHookResult } from '@cpc/contracts/device-protocol';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { registerInDb } from '../../device-sim/src/register-db.ts';
 import { createHarness, type Harness } from './harness.ts';
@@ -28,6 +28,8 @@ afterAll(async () => {
 const hook = (path: 'auth' | 'acl', payload: Record<string, unknown>, secret: string | null = SECRET) =>
   h.call({ method: 'POST', url: `/mqtt/v1/${path}`, payload, headers: secret === null ? {} : { authorization: `Bearer ${secret}` } });
 const now = () => Math.floor(Date.now() / 1000);
+/** The hooks answer the broker's own shape, not the console's envelope. */
+const decision = (res: { json(): unknown }) => res.json() as BrokerHookResult;
 
 describe('POST /mqtt/v1/auth', () => {
   it.each<[string, () => Record<string, unknown>, 'allow' | 'deny', boolean?]>([
@@ -45,8 +47,8 @@ describe('POST /mqtt/v1/auth', () => {
   ])('%s → %s', async (_name, body, result, superuser) => {
     const res = await hook('auth', body());
     expect(res.statusCode).toBe(200);
-    expect(res.body_).toMatchObject({ result, ok: result === 'allow' });
-    if (superuser !== undefined) expect(res.body_.is_superuser).toBe(superuser);
+    expect(decision(res)).toMatchObject({ result, ok: result === 'allow' });
+    if (superuser !== undefined) expect(decision(res).is_superuser).toBe(superuser);
   });
 });
 
@@ -74,13 +76,13 @@ describe('POST /mqtt/v1/acl', () => {
   ])('a device: %s → %s', async (_name, body, result) => {
     const res = await hook('acl', { clientid: dev.sn, username: dev.sn, ...body });
     expect(res.statusCode).toBe(200);
-    expect(res.body_).toMatchObject({ result, ok: result === 'allow' });
+    expect(decision(res)).toMatchObject({ result, ok: result === 'allow' });
   });
 
   it('ties a device to its client id, and lets the server nodes use every device topic', async () => {
-    expect((await hook('acl', { clientid: other.sn, username: dev.sn, action: 'publish', topic: `cp/v1/${dev.sn}/up/hello` })).body_.result).toBe('deny');
+    expect(decision(await hook('acl', { clientid: other.sn, username: dev.sn, action: 'publish', topic: `cp/v1/${dev.sn}/up/hello` })).result).toBe('deny');
     for (const topic of [`cp/v1/${dev.sn}/down/command`, '$share/cpc/cp/v1/+/up/#']) {
-      expect((await hook('acl', { clientid: 'cpc-server-node-1', username: 'cpc-server', action: topic.startsWith('$share') ? 'subscribe' : 'publish', topic })).body_.result).toBe('allow');
+      expect(decision(await hook('acl', { clientid: 'cpc-server-node-1', username: 'cpc-server', action: topic.startsWith('$share') ? 'subscribe' : 'publish', topic })).result).toBe('allow');
     }
   });
 });
@@ -95,7 +97,7 @@ describe('the hooks themselves', () => {
     }
     // mosquitto-go-auth cannot send an Authorization header: its User-Agent carries the secret instead
     const agent = (ua: string) => h.call({ method: 'POST', url: '/mqtt/v1/auth', payload: body, headers: { 'user-agent': ua } });
-    expect((await agent(`cpc-broker-hook/${SECRET}`)).body_).toMatchObject({ result: 'allow', ok: true });
+    expect(decision(await agent(`cpc-broker-hook/${SECRET}`))).toMatchObject({ result: 'allow', ok: true });
     expect((await agent('cpc-broker-hook/wrong')).statusCode).toBe(401);
     expect((await agent(`mosquitto-go-auth-2.1 ${SECRET}`)).statusCode).toBe(401);
     const noTopic = await hook('acl', { clientid: dev.sn, username: dev.sn, action: 'publish' });
