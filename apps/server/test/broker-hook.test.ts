@@ -42,6 +42,7 @@ describe('POST /mqtt/v1/auth', () => {
     ['a wrong password', () => ({ clientid: dev.sn, username: dev.sn, password: 'not-the-password' }), 'deny'],
     ['no password', () => ({ clientid: dev.sn, username: dev.sn }), 'deny'],
     ['an unknown serial number', () => ({ clientid: 'NOSUCH-0001', username: 'NOSUCH-0001', password: deviceCredential(dev.secret, 'NOSUCH-0001') }), 'deny'],
+    ['a user name that cannot be a serial number', () => ({ clientid: 'a/b\u0000', username: 'a/b\u0000', password: 'x' }), 'deny'],
     ["the server nodes' user from MQTT_URL, any client id", () => ({ clientid: 'cpc-server-node-7', username: 'cpc-server', password: 'Server-Passw0rd' }), 'allow', true],
     ["the server nodes' user with a wrong password", () => ({ clientid: 'cpc-server-node-7', username: 'cpc-server', password: 'guess' }), 'deny'],
   ])('%s → %s', async (_name, body, result, superuser) => {

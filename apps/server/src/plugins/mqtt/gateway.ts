@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { checkDeviceCredential, downTopic, parseTopic, parseUp, type CommandMsg, type ConfigMsg, type DownKind, type PrintMsg } from '@cpc/contracts/device-protocol';
+import { TOPIC_SN_RULE, checkDeviceCredential, downTopic, parseTopic, parseUp, type CommandMsg, type ConfigMsg, type DownKind, type PrintMsg } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/service.ts';
@@ -86,7 +86,8 @@ export class DeviceGateway {
    * MQTT_AUTH_WINDOW_S of this clock (the embedded broker, and an external one through the HTTP hook).
    */
   async checkDevice(clientId: string, username: string, password: string): Promise<boolean> {
-    if (clientId !== username || !password) return false;
+    // a user name that cannot be a serial number is not looked up at all
+    if (clientId !== username || !password || !TOPIC_SN_RULE.test(username)) return false;
     const d = await this.directory.get(username);
     return !!d && checkDeviceCredential(d.secret, username, password, Date.now() / 1000, this.config.MQTT_AUTH_WINDOW_S);
   }
