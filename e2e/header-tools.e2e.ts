@@ -198,6 +198,23 @@ describe('screen lock', () => {
     await context.close();
   });
 
+  it('locks and opens every tab of the console together', async () => {
+    const { s, context, page } = await signIn('en');
+    const other = await context.newPage();
+    // a tab has its own session (the token lives in sessionStorage); the lock is the browser's
+    await login(other, s, 'admin', s.adminPassword);
+    await expectHash(other, /^#\/device\/index/);
+    await other.getByTestId('header-tools').waitFor();
+    await page.getByTestId('lock-button').click();
+    await page.getByTestId('lock-screen').waitFor();
+    await other.getByTestId('lock-screen').waitFor();
+    await other.getByTestId('lock-screen').locator('input[type=password]').fill(s.adminPassword);
+    await other.getByTestId('lock-screen').getByRole('button', { name: 'Unlock' }).click();
+    await other.getByTestId('lock-screen').waitFor({ state: 'detached' });
+    await page.getByTestId('lock-screen').waitFor({ state: 'detached' });
+    await context.close();
+  });
+
   it('logs out from the lock screen; the next login starts unlocked', async () => {
     const { s, context, page } = await signIn('zh');
     await page.getByTestId('lock-button').click();
@@ -429,6 +446,13 @@ describe('screenshots in both languages and both colour schemes', () => {
 
   it('at phone width (375 px)', async () => {
     const { context, page } = await signIn('zh', { width: 375, height: 740 });
+    // the menu search is there at phone width too
+    await page.getByTestId('search-button').click();
+    await page.locator('.menu-search input').pressSequentially(T.zh.search, { delay: 40 });
+    await page.locator('.menu-search [role=option]', { hasText: T.zh.review }).waitFor();
+    await settledShot(page, 'header-search-zh-375');
+    await page.keyboard.press('Escape');
+    await page.locator('.menu-search input').waitFor({ state: 'detached' });
     await openNoticePopover(page);
     await page.getByTestId('notice-item').first().waitFor();
     await settledShot(page, 'header-notice-zh-375');

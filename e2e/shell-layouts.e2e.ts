@@ -111,6 +111,12 @@ async function useSettings(page: Page, settings: Record<string, unknown>): Promi
   await page.locator('[data-layout]').waitFor();
 }
 
+/** The breadcrumbs in the bar `testId` end with the page `title`. */
+async function breadcrumbsSay(page: Page, testId: 'header' | 'nav-bar', title: string): Promise<void> {
+  const crumbs = page.getByTestId(testId).locator('.ant-breadcrumb li:not(.ant-breadcrumb-separator)');
+  await expect.poll(async () => (await crumbs.last().textContent())?.trim()).toBe(title);
+}
+
 describe('the layouts', () => {
   it('switches every layout from the drawer, each with its own arrangement', async () => {
     const { context, page, errors } = await newPage(browser, { lang: 'en', width: 1440, height: 900 });
@@ -133,6 +139,8 @@ describe('the layouts', () => {
     await (await topMenuItem(page, 'Error pages')).hover();
     await page.locator('.ant-menu-submenu-popup:visible').getByText('404').first().waitFor();
     await page.mouse.move(700, 600);
+    // the header is the menu's: the breadcrumbs have a bar of their own below it
+    await breadcrumbsSay(page, 'nav-bar', 'My devices');
 
     // column: the icon column of the first level, the selected group's children in a second column
     await chooseLayout(page, 'column');
@@ -145,6 +153,7 @@ describe('the layouts', () => {
     expect(await bar.locator('[data-key="/error"]').getAttribute('aria-current')).toBe('page');
     await second.getByText('404').click();
     await expectHash(page, /^#\/error\/404/);
+    await breadcrumbsSay(page, 'header', '404');
     // a group marked noColumn goes straight to its first page, with no second column
     await bar.locator('[data-key="/e2eDirect"]').click();
     await expectHash(page, /^#\/e2eDirect\/first/);
@@ -177,6 +186,8 @@ describe('the layouts', () => {
     await (await topMenuItem(page, 'System')).click();
     await side.getByText('Identity review').waitFor();
     expect(await side.getByText('404').count()).toBe(0);
+    await side.getByText('Identity review').click();
+    await breadcrumbsSay(page, 'nav-bar', 'Identity review');
 
     // common: header across the top with the logo, side menu below it, no fixed header
     await chooseLayout(page, 'common');
@@ -186,6 +197,7 @@ describe('the layouts', () => {
     const [top, sideBox] = [await topBar.boundingBox(), await page.getByTestId('side-bar').boundingBox()];
     expect(sideBox!.y).toBeGreaterThanOrEqual(top!.y + top!.height - 1);
     expect(await page.getByTestId('main-head').getAttribute('data-fixed')).toBe('false');
+    await breadcrumbsSay(page, 'nav-bar', 'Identity review');
     await openDrawer(page);
     expect(await page.getByTestId('setting-fixedHeader').isDisabled()).toBe(true);
     await closeDrawer(page);
@@ -196,6 +208,7 @@ describe('the layouts', () => {
     expect(await floating.getAttribute('class')).toContain('cpc-side-bar--float');
     expect(await css(page, '[data-testid="side-bar"]', 'border-top-left-radius')).toBe('12px');
     expect((await floating.boundingBox())!.x).toBeGreaterThanOrEqual(10);
+    await breadcrumbsSay(page, 'header', 'Identity review');
     await openDrawer(page);
     // no menu background art in the float (and horizontal) layout
     expect(await page.getByTestId('setting-background').isDisabled()).toBe(true);

@@ -78,3 +78,25 @@ describe('sanitizeSettings', () => {
     expect(store().saved).toEqual(live());
   });
 });
+
+describe('the lock across tabs', () => {
+  const fromOtherTab = (state: unknown) =>
+    window.dispatchEvent(new StorageEvent('storage', { key: LAYOUT_SETTINGS_KEY, newValue: JSON.stringify({ state, version: 1 }) }));
+
+  it('locks and unlocks with another tab, and takes nothing else from it', () => {
+    useLayoutSettings.getState().setLock(false);
+    useLayoutSettings.getState().update({ themeName: 'blue-black' });
+    fromOtherTab({ ...DEFAULT_SETTINGS, themeName: 'red-white', lock: true });
+    expect(useLayoutSettings.getState().lock).toBe(true);
+    expect(useLayoutSettings.getState().themeName).toBe('blue-black');
+    fromOtherTab({ ...DEFAULT_SETTINGS, lock: false });
+    expect(useLayoutSettings.getState().lock).toBe(false);
+  });
+
+  it('ignores other keys and unreadable values', () => {
+    useLayoutSettings.getState().setLock(false);
+    window.dispatchEvent(new StorageEvent('storage', { key: 'something-else', newValue: JSON.stringify({ state: { lock: true } }) }));
+    window.dispatchEvent(new StorageEvent('storage', { key: LAYOUT_SETTINGS_KEY, newValue: '{not json' }));
+    expect(useLayoutSettings.getState().lock).toBe(false);
+  });
+});

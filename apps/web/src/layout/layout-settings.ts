@@ -135,3 +135,24 @@ export const useLayoutSettings = create<LayoutSettings>()(
     },
   ),
 );
+
+/**
+ * The screen lock holds in every tab of the console at once: locking one tab locks the others, unlocking (with
+ * the password) opens them all. Only the lock follows another tab; the look stays this tab's until it saves.
+ */
+export function followLockOfOtherTabs(target: Window = window): () => void {
+  const onStorage = (e: StorageEvent) => {
+    if (e.key !== LAYOUT_SETTINGS_KEY || e.newValue === null) return;
+    let lock: unknown;
+    try {
+      lock = (JSON.parse(e.newValue) as { state?: { lock?: unknown } }).state?.lock;
+    } catch {
+      return;
+    }
+    if (typeof lock === 'boolean' && lock !== useLayoutSettings.getState().lock) useLayoutSettings.setState((st) => ({ lock, saved: { ...st.saved, lock } }));
+  };
+  target.addEventListener('storage', onStorage);
+  return () => target.removeEventListener('storage', onStorage);
+}
+
+if (typeof window !== 'undefined') followLockOfOtherTabs();

@@ -3,6 +3,7 @@ import type { Access } from '@cpc/contracts';
 import { normalizeRoutes } from '../lib/menu-routes';
 import { MENU } from '../lib/testing/fixtures';
 import { buildMenu, findNode, groupsOf, landingKey, opensColumn, selectedKey, topKeyOf, type MenuNode } from './menu-model';
+import { initialOpenKeys } from './side-menu';
 
 const routes = normalizeRoutes(MENU);
 const admin: Access = { admin: true, roles: ['Admin'], permissions: [] };
@@ -107,5 +108,18 @@ describe('column and comprehensive helpers', () => {
   it('marks external links', () => {
     expect(findNode(nodes, 'https://docs.example/traffic')?.external).toBe(true);
     expect(findNode(nodes, '/flowRate/log')?.external).toBe(false);
+  });
+});
+
+describe('initialOpenKeys (SPEC §9: default-opened groups, the first menu opens)', () => {
+  const node = (key: string, children?: MenuNode[]): MenuNode => ({ key, meta: { title: key }, external: false, ...(children && { children }) });
+  const tree = [node('/home'), node('/flowRate', [node('/flowRate/search')]), node('/device', [node('/device/index')]), node('/systemCustom', [node('/systemCustom/wallpaper')]), node('/other', [node('/other/a')])];
+
+  it('opens the first group and the configured groups that exist, nothing else', () => {
+    expect(initialOpenKeys(tree, undefined).sort()).toEqual(['/device', '/flowRate', '/systemCustom']);
+  });
+
+  it('also opens the groups around the page on screen', () => {
+    expect(initialOpenKeys(tree, '/other/a')).toContain('/other');
   });
 });

@@ -2,7 +2,7 @@ import { Typography } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLanguage } from '../../lib/i18n';
-import { localeOf } from './relative-time';
+import { localeOf } from './intl-locale';
 import { useNow } from './use-now';
 
 /** Date and time in the header, in the user's language (SPEC §9: refreshed every second). */

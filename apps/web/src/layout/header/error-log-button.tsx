@@ -4,7 +4,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useErrorLog, type ErrorLogEntry } from '../../lib/error-log';
 import { useLanguage } from '../../lib/i18n';
-import { localeOf } from './relative-time';
+import { localeOf } from './intl-locale';
 
 function Block({ title, text }: { title: string; text: string }) {
   const { token } = theme.useToken();

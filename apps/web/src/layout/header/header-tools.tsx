@@ -15,7 +15,7 @@ import { SearchButton } from './search-button';
 
 /**
  * The header's tools, right-aligned, each behind its setting (SPEC §2, §3). At phone width the clock,
- * search, full screen and the language switch (also in the theme drawer) step aside so the row fits.
+ * full screen and the language switch (also in the theme drawer) step aside so the row fits.
  */
 export function HeaderTools() {
   const isMobile = useIsMobile();
@@ -31,7 +31,7 @@ export function HeaderTools() {
   );
   return (
     <Flex align="center" gap={4} className="cpc-header-tools" data-testid="header-tools">
-      {s.showSearch && !isMobile && <SearchButton />}
+      {s.showSearch && <SearchButton />}
       {s.showNotice && <NoticePopover />}
       {s.showFullScreen && !isMobile && <FullScreenButton />}
       {s.showRefresh && <RefreshButton />}

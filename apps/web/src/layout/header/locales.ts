@@ -56,9 +56,6 @@ export default {
           dismiss: '暂不显示',
           close: '关闭',
         },
-        time: {
-          justNow: '刚刚',
-        },
       },
     },
   },
@@ -117,9 +114,6 @@ export default {
           stack: 'Stack',
           dismiss: 'Do not show',
           close: 'Close',
-        },
-        time: {
-          justNow: 'just now',
         },
       },
     },

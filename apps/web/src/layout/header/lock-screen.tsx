@@ -8,7 +8,7 @@ import { RequestError } from '../../lib/request';
 import { onSessionReset, useSession } from '../../lib/session';
 import { useLayoutSettings } from '../layout-settings';
 import { checkPassword } from './lock-api';
-import { localeOf } from './relative-time';
+import { localeOf } from './intl-locale';
 import { useNow } from './use-now';
 import { useSignOut } from './sign-out';
 

@@ -11,9 +11,9 @@ import { useSession } from '../../lib/session';
 import { readStorage, writeStorage } from '../../lib/storage';
 import { useLayoutSettings } from '../layout-settings';
 import { useStableNavigate } from '../use-stable-navigate';
-import { relativeTime } from './relative-time';
 import { sanitizeHtml } from './sanitize-html';
 import { useNow } from './use-now';
+import { formatRelativeTime } from '../../lib/format/relative-time';
 
 type TabKey = 'notice' | 'email';
 
@@ -36,11 +36,11 @@ const clamp = (lines: number): CSSProperties => ({
 
 const isImageUrl = (src: string) => /^(https?:\/\/|\/)/i.test(src);
 
+/** SPEC §9's relative time, the same as in every list of the console, kept current while the popover is open. */
 function useTimeAgo(): (when: string) => string {
-  const { t } = useTranslation();
   const { language } = useLanguage();
   const now = useNow(TIME_REFRESH);
-  return (when) => relativeTime(when, now, language, t('layout.header.time.justNow'));
+  return (when) => formatRelativeTime(when, language, now.getTime());
 }
 
 function Failed({ onRetry }: { onRetry: () => void }) {

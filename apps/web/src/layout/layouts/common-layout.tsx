@@ -1,8 +1,7 @@
-import { Breadcrumbs } from '../breadcrumbs';
 import { Logo } from '../logo';
 import type { Arrangement } from './arrangement';
 import { useShell } from './shell-context';
-import { FoldButton, ShellHeader, SideBar } from './shell-parts';
+import { NavBar, ShellHeader, SideBar } from './shell-parts';
 
 function CommonTopBar() {
   const { colors } = useShell();
@@ -22,10 +21,5 @@ function CommonTopBar() {
 export const commonLayout = (): Arrangement => ({
   top: <CommonTopBar />,
   side: <SideBar logo={false} />,
-  header: (
-    <ShellHeader surface="plain" tools={false} className="cpc-header--nav">
-      <FoldButton />
-      <Breadcrumbs />
-    </ShellHeader>
-  ),
+  header: <NavBar fold />,
 });

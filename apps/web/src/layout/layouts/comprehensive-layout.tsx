@@ -3,7 +3,7 @@ import { TopMenu } from '../top-menu';
 import { useMenu } from '../use-menu';
 import type { Arrangement } from './arrangement';
 import { useShell } from './shell-context';
-import { FoldButton, ShellHeader, SideBar } from './shell-parts';
+import { FoldButton, NavBar, ShellHeader, SideBar } from './shell-parts';
 
 /** The side bar holds the children of the first-level item the header has selected. */
 function ComprehensiveSideBar() {
@@ -22,8 +22,13 @@ function ComprehensiveHeader() {
   );
 }
 
-/** Comprehensive: the first level across the header, the selected one's children in the side menu. */
+/** Comprehensive: the first level across the header, the selected one's children in the side menu, the breadcrumbs below. */
 export const comprehensiveLayout = (): Arrangement => ({
   side: <ComprehensiveSideBar />,
-  header: <ComprehensiveHeader />,
+  header: (
+    <>
+      <ComprehensiveHeader />
+      <NavBar />
+    </>
+  ),
 });

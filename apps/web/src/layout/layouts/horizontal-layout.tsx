@@ -2,7 +2,7 @@ import { Logo } from '../logo';
 import { TopMenu } from '../top-menu';
 import type { Arrangement } from './arrangement';
 import { useShell } from './shell-context';
-import { ShellHeader } from './shell-parts';
+import { NavBar, ShellHeader } from './shell-parts';
 
 function HorizontalBar() {
   const { colors } = useShell();
@@ -16,5 +16,12 @@ function HorizontalBar() {
   );
 }
 
-/** Horizontal: logo and the whole menu across the header, no side bar. */
-export const horizontalLayout = (): Arrangement => ({ header: <HorizontalBar /> });
+/** Horizontal: logo and the whole menu across the header, the breadcrumbs below it, no side bar. */
+export const horizontalLayout = (): Arrangement => ({
+  header: (
+    <>
+      <HorizontalBar />
+      <NavBar />
+    </>
+  ),
+});

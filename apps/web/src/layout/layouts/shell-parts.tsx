@@ -3,6 +3,7 @@ import { Button, Drawer, Layout } from 'antd';
 import { useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'react-router';
+import { Breadcrumbs } from '../breadcrumbs';
 import { HeaderTools } from '../header/header-tools';
 import { useLayoutSettings } from '../layout-settings';
 import { Logo } from '../logo';
@@ -67,6 +68,19 @@ interface SideBarProps {
   nodes?: MenuNode[];
   logo?: boolean;
   float?: boolean;
+}
+
+/**
+ * The slim bar above the page with the breadcrumbs (SPEC §2: the header shows them), for the layouts whose
+ * header is taken by the logo or the menu (common, horizontal, comprehensive).
+ */
+export function NavBar({ fold = false }: { fold?: boolean }) {
+  return (
+    <ShellHeader surface="plain" tools={false} className="cpc-header--nav" testId="nav-bar">
+      {fold && <FoldButton />}
+      <Breadcrumbs />
+    </ShellHeader>
+  );
 }
 
 /** The side bar: logo and inline menu on the theme's menu surface, folding to its icons. */
