@@ -70,8 +70,12 @@ describe('a customer from registration to the console', () => {
 });
 
 describe('login', () => {
-  it('shows the generic message for a wrong password and stays on the login page', async () => {
+  it('shows the generic message for a wrong password, in the chosen language, and stays on the login page', async () => {
     const s = server('plain');
+    const zh = await newPage(browser, { lang: 'zh' });
+    await login(zh.page, s, 'admin', 'WrongPassword1');
+    await zh.page.getByText('用户名或密码错误').first().waitFor({ timeout: 10_000 });
+    await zh.context.close();
     const { context, page } = await newPage(browser, { lang: 'en' });
     await login(page, s, 'admin', 'WrongPassword1');
     await page.getByText('wrong user name or password').first().waitFor({ timeout: 10_000 });

@@ -251,6 +251,24 @@ describe('tokens and sessions', () => {
   });
 });
 
+describe('messages in the console’s language', () => {
+  it('says msg in zh when the console asks for zh, and keeps data.fields in en for programs', async () => {
+    const zh = { 'accept-language': 'zh-CN' };
+    const refused = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', headers: zh, payload: { username: 'nobody_here', password: 'Whatever123' } });
+    expect(refused.body_.code).toBe(401);
+    expect(refused.body_.msg).toBe('用户名或密码错误');
+    const invalid = await h.call({ method: 'POST', url: '/apiAdmin/sms/send', headers: zh, payload: { mobile: '123', purpose: 'register' } });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.body_.msg).toContain('手机号：请输入以 1 开头的 11 位手机号');
+    expect(invalid.body_.data.fields).toContainEqual({ field: 'mobile', message: 'must be 11 digits starting with 1' });
+    const unknown = await h.call({ method: 'GET', url: '/apiAdmin/no/such/call', headers: zh });
+    expect(unknown.body_.msg).toBe('GET /apiAdmin/no/such/call：访问的资源不存在');
+    // no language asked for (a script, an integrator): en, as before
+    const en = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: 'nobody_here', password: 'Whatever123' } });
+    expect(en.body_.msg).toBe('wrong user name or password');
+  });
+});
+
 describe('menu and public endpoints', () => {
   it('gives a customer the device menu without the staff and error sections', async () => {
     const c = await registerCustomer(h);

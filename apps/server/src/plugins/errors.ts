@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import pg from 'pg';
 import { CODE_TEXTS, type AppCode, type FieldError } from '@cpc/contracts';
+import { fieldLabel, localizeMessage, requestLanguage, zodIssueZh } from '../lib/i18n/localize.ts';
 
 /** A failure the caller should see: carries a code of SPEC §8, sent as both HTTP status and body code. */
 export class AppError extends Error {
@@ -17,7 +18,8 @@ export class AppError extends Error {
 
 export const badRequest = (field: string, message: string) =>
   new AppError(400, `${field}: ${message}`, { fields: [{ field, message }] satisfies FieldError[] });
-export const notFound = (what = 'resource') => new AppError(404, `${what} does not exist`);
+/** `data.resource` names what is missing for programs (the msg is said in the caller's language). */
+export const notFound = (what = 'resource') => new AppError(404, `${what} does not exist`, { resource: what });
 
 function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: string): string {
   if (path && path.length) return path.map(String).join('.');
@@ -54,10 +56,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const err = dataError(thrown, req) ?? thrown;
     if (err instanceof AppError) {
       if (err.code >= 500) req.log.error({ err }, 'application error');
-      return reply.code(err.code).headers(err.headers).send({ code: err.code, msg: err.message, data: err.data });
+      return reply.code(err.code).headers(err.headers).send({ code: err.code, msg: localizeMessage(err.message, requestLanguage(req)), data: err.data });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
+      const zh = requestLanguage(req) === 'zh';
+      const said: string[] = [];
       const fields: FieldError[] = err.validation.map((v) => {
         // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
         const params = v.params as { issue?: { path?: PropertyKey[]; code?: string; keys?: string[] }; keys?: string[] };
@@ -65,23 +69,27 @@ export function registerErrorHandling(app: FastifyInstance): void {
         let field = fieldName(issue?.path, v.instancePath);
         const unknownKeys = (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
         if (unknownKeys?.length) field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
-        return { field: field === 'body' ? where : field, message: v.message ?? 'is invalid' };
+        const named = field === 'body' ? where : field;
+        const message = v.message ?? 'is invalid';
+        said.push(zh ? `${fieldLabel(named)}：${zodIssueZh({ code: issue?.code ?? v.keyword, message, params: (issue ?? v.params) as Record<string, unknown> })}` : `${named}: ${message}`);
+        return { field: named, message };
       });
-      const msg = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+      // data.fields stays en (programs match it); msg is for people, in their language
+      const msg = said.join(zh ? '；' : '; ');
       return reply.code(400).send({ code: 400, msg, data: { fields } });
     }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       req.log.error({ err }, 'unhandled error');
-      return reply.code(500).send({ code: 500, msg: CODE_TEXTS[500], data: null });
+      return reply.code(500).send({ code: 500, msg: localizeMessage(CODE_TEXTS[500], requestLanguage(req)), data: null });
     }
     // Fastify's own client errors (bad JSON, wrong content type, body too large, …): keep the message, map the code.
     const code = (status in CODE_TEXTS ? status : 400) as AppCode;
-    return reply.code(code).send({ code, msg: err.message || CODE_TEXTS[code], data: null });
+    return reply.code(code).send({ code, msg: localizeMessage(err.message || CODE_TEXTS[code], requestLanguage(req)), data: null });
   });
 
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({ code: 404, msg: `${req.method} ${req.url.split('?')[0]}: ${CODE_TEXTS[404]}`, data: null });
+    reply.code(404).send({ code: 404, msg: localizeMessage(`${req.method} ${req.url.split('?')[0]}: ${CODE_TEXTS[404]}`, requestLanguage(req)), data: null });
   });
 }
 

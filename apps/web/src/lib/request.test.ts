@@ -72,6 +72,16 @@ describe('success', () => {
   });
 });
 
+describe('language', () => {
+  it('asks the server for its messages in the console language', async () => {
+    server.on('GET', `${API}/lang`, (call) => envelope(call.headers['Accept-Language']));
+    await expect(get('/lang')).resolves.toBe('en');
+    await setLanguage('zh');
+    await expect(get('/lang')).resolves.toBe('zh-CN');
+    await setLanguage('en');
+  });
+});
+
 describe('token', () => {
   it('sends the Bearer token', async () => {
     signIn('abc');

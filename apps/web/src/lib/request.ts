@@ -20,7 +20,7 @@ import { trackCall } from './call-progress';
 import { http, NoResponseError, type HttpResponse, type UploadProgress } from './http';
 import { currentRouteUrl, logError } from './error-log';
 import { messageApi } from './feedback';
-import { i18n, t } from './i18n';
+import { getLanguage, i18n, t } from './i18n';
 import { navigateTo } from './navigation';
 import { createPayloadCipher, type PayloadCipher } from './payload-crypto';
 import { getToken, useSession } from './session';
@@ -242,7 +242,8 @@ const baseFor = (url: string): string =>
 async function send(config: RequestConfig, token: string): Promise<HttpResponse> {
   const method = (config.method ?? 'post').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const headers: Record<string, string> = { ...config.headers };
+  // the server says its messages in the console's language (SPEC §1: zh by default)
+  const headers: Record<string, string> = { 'Accept-Language': getLanguage() === 'zh' ? 'zh-CN' : 'en', ...config.headers };
   if (!config.noToken && token) headers.Authorization = `Bearer ${token}`;
 
   let data = hasBody ? config.data : undefined;

@@ -6,7 +6,8 @@ import { explainError, splitErrors } from './server-errors';
 // en is loaded on demand in the console; its strings must be in before they are asked for
 beforeAll(() => i18n.loadLanguages('en'));
 
-const refused = (code: number, msg: string, fields?: Array<{ field: string; message: string }>) => new RequestError(msg, code, code, fields ? { fields } : null);
+const refused = (code: number, msg: string, fields?: Array<{ field: string; message: string }>) =>
+  new RequestError(msg, code, code, fields ? { fields } : code === 404 ? { resource: msg.replace(/ does not exist$/, '') } : null);
 
 describe('the server answers to a bind, in the user language', () => {
   const zh = i18n.getFixedT('zh');
@@ -18,6 +19,8 @@ describe('the server answers to a bind, in the user language', () => {
     [refused(400, 'sn: device is bound to another account', [{ field: 'sn', message: 'device is bound to another account' }]), 'sn', '该设备已绑定到其他账号，请先由原账号解绑'],
     [refused(400, 'sn: the device is already bound to this account', [{ field: 'sn', message: 'the device is already bound to this account' }]), 'sn', '该设备已在您的设备列表中'],
     [refused(404, 'group does not exist'), 'groupId', '所选分组已不存在，请重新选择'],
+    // the msg in zh (as the server says it to a zh console): the resource still names it
+    [new RequestError('分组不存在', 404, 404, { resource: 'group' }), 'groupId', '所选分组已不存在，请重新选择'],
   ])('puts a known refusal on its field', (err, field, text) => {
     expect(splitErrors(explainError(err), bindFields, zh)).toEqual({ fields: [{ name: field, errors: [text] }], general: [] });
   });

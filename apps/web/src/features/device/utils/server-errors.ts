@@ -51,8 +51,10 @@ export function explainError(err: unknown): ExplainedError[] {
   if (code === 429) return [{ key: 'device.bind.error.throttled', params: { minutes: Math.round(BIND_FAIL_WINDOW_S / 60) }, text: messageOf(err) }];
   if (code === 404) {
     const text = messageOf(err);
-    if (/^parent group/.test(text)) return [{ field: 'parentId', key: 'device.groups.parentMissing', text }];
-    if (/^group/.test(text)) return [{ field: 'groupId', key: 'device.bind.error.groupMissing', text }];
+    // what is missing, as the server names it for programs (its msg is in the user's language)
+    const resource = isRecord(err) && isRecord(err.data) ? err.data.resource : undefined;
+    if (resource === 'parent group') return [{ field: 'parentId', key: 'device.groups.parentMissing', text }];
+    if (resource === 'group') return [{ field: 'groupId', key: 'device.bind.error.groupMissing', text }];
   }
   const fields = fieldsOf(err);
   if (fields.length) {
