@@ -299,6 +299,7 @@ function pageCosts(): { shell: number; pages: PageCost[] } | null {
     if (!sizes.has(f)) sizes.set(f, gzipSize(fs.readFileSync(path.join(WEB_DIST, f))));
     return sizes.get(f)!;
   };
+  let known = new Set<string>();
   const closure = (keys: string[], follow: 'imports' | 'dynamicImports' = 'imports', into = new Set<string>()) => {
     const seen = new Set<string>();
     const walk = (key: string) => {
@@ -309,9 +310,18 @@ function pageCosts(): { shell: number; pages: PageCost[] } | null {
       for (const css of chunk.css ?? []) into.add(css);
       for (const next of chunk.imports ?? []) walk(next);
     };
-    for (const key of keys) {
-      if (follow === 'imports') walk(key);
-      else for (const dyn of manifest[key]?.dynamicImports ?? []) walk(dyn);
+    if (follow === 'imports') for (const key of keys) walk(key);
+    else {
+      // what any module of the page (or of what it imports) loads later on
+      const statics = new Set<string>();
+      // the page's own modules: the shared ones' lazy parts (other languages, antd's message) are not the page's
+      const gather = (key: string) => {
+        if (statics.has(key) || !manifest[key] || known.has(manifest[key].file)) return;
+        statics.add(key);
+        for (const next of manifest[key].imports ?? []) gather(next);
+      };
+      for (const key of keys) gather(key);
+      for (const key of statics) for (const dyn of manifest[key]?.dynamicImports ?? []) walk(dyn);
     }
     return into;
   };
@@ -320,7 +330,7 @@ function pageCosts(): { shell: number; pages: PageCost[] } | null {
   const firstLoad = closure(entry);
   const shell = closure(shellKeys);
   for (const f of firstLoad) shell.delete(f);
-  const known = new Set([...firstLoad, ...shell]);
+  known = new Set([...firstLoad, ...shell]);
   const pages: PageCost[] = [];
   for (const key of Object.keys(manifest).filter((k) => /src\/features\/[^/]+\/routes\/[^/]+\.tsx$/.test(k) && manifest[k].isDynamicEntry)) {
     const own = [...closure([key])].filter((f) => !known.has(f));

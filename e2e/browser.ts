@@ -30,7 +30,14 @@ export async function newPage(browser: Browser, opts: { lang?: 'zh' | 'en'; widt
 export async function shot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  try {
+    await page.screenshot({ path: file, fullPage: true, timeout: 20_000 });
+  } catch (error) {
+    // a busy machine can starve the frame a full-page capture waits for (seen once on CI, beside live charts):
+    // one more try with animations stopped, then the failure stands
+    if (!/Timeout/i.test(String(error))) throw error;
+    await page.screenshot({ path: file, fullPage: true, animations: 'disabled', timeout: 30_000 });
+  }
   return file;
 }
 

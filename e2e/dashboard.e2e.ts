@@ -117,8 +117,9 @@ describe('the home dashboard', () => {
     }
     // The fourth was bound days ago and never came online: it is the one offline for more than 24 h.
     await query(s.databaseUrl, `UPDATE devices SET bound_at = now() - interval '3 days' WHERE id = $1`, [ids[3]]);
-    // The carrier flagged the third one's SIM as low.
-    await query(s.databaseUrl, `UPDATE sims SET state = 'low', plan_total_mb = 1024 WHERE iccid = $1`, [specs[2].iccid]);
+    // The third one's SIM has a plan of 40 MB: less than 50 MB left, it is low by itself (whatever the device reports using).
+    await query(s.databaseUrl, `UPDATE sims SET plan_total_mb = 40 WHERE iccid = $1`, [specs[2].iccid]);
+    expect((await query<{ state: string }>(s.databaseUrl, 'SELECT state FROM sims WHERE iccid = $1', [specs[2].iccid]))[0].state).toBe('low');
 
     // Three of them power on (the simulator speaks the real device protocol); one runs out of paper.
     fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 3), heartbeatS: 30 });

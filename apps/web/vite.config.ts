@@ -17,6 +17,15 @@ const API_PROXY = { '/apiAdmin': { target: 'http://localhost:8080', changeOrigin
 const vendorGroups = [
   { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 30 },
   { name: 'vendor', test: /node_modules[\\/]/, priority: 10, tags: ['$initial' as const], includeDependenciesRecursively: false },
+  // antd's Table on its own: the automatic split put modules other pages share into its chunk, so pages that
+  // show no table (the device detail above the fold) downloaded it anyway
+  {
+    name: 'antd-table',
+    // the Tooltip every page has imports one tiny context from Table's folder: it stays with the Tooltip
+    test: (id: string) => /node_modules[\\/](antd[\\/]es[\\/]table|@rc-component[\\/]table)[\\/]/.test(id) && !id.includes('TableMeasureRowContext'),
+    priority: 20,
+    includeDependenciesRecursively: false,
+  },
 ];
 
 const gzip = promisify(zlib.gzip);

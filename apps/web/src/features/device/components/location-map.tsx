@@ -1,11 +1,11 @@
 import { Empty, Flex, Skeleton, Typography } from 'antd';
-import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DeviceStatus } from '@cpc/contracts/device';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { useChartColors } from '../charts/chart-colors';
-import { CHINA_MAP, echarts, useChinaMap } from '../charts/echarts-geo';
+import { CHINA_MAP, useChinaMap } from '../charts/china-map';
+import { EChart } from './echart';
 import { provinceNameMap } from '../utils/provinces';
 
 /** Close enough to see the city, far enough to see where in China it is. */
@@ -48,7 +48,7 @@ export function LocationMap({ location, status, province }: { location: { lat: n
   return (
     <Flex vertical gap={8}>
       {map.ready && option ? (
-        <ReactEChartsCore echarts={echarts} option={option} style={{ height: 220 }} data-testid="location-map" />
+        <EChart option={option} style={{ height: 220 }} data-testid="location-map" />
       ) : map.failed ? (
         <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.map.failed')} />
       ) : (

@@ -1,11 +1,10 @@
 import { Empty, Flex, Segmented, Skeleton } from 'antd';
-import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { useTelemetry } from '../api/devices';
 import { tooltipStyle, useChartColors } from '../charts/chart-colors';
-import { echarts } from '../charts/echarts-lines';
+import { EChart } from './echart';
 
 const RANGES = [24, 168, 720] as const;
 type Range = (typeof RANGES)[number];
@@ -67,7 +66,7 @@ export function TelemetryChart({ deviceId }: { deviceId: number }) {
       {series.isPending ? (
         <Skeleton active paragraph={{ rows: 5 }} title={false} />
       ) : points.length ? (
-        <ReactEChartsCore echarts={echarts} option={option} notMerge style={{ height: 260 }} data-testid="telemetry-chart" />
+        <EChart option={option} notMerge style={{ height: 260 }} data-testid="telemetry-chart" />
       ) : (
         <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.telemetry.empty')} style={{ height: 230, margin: 0, paddingTop: 60 }} />
       )}

@@ -1,10 +1,14 @@
 import { App, Flex, Typography } from 'antd';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { CommandType } from '@cpc/contracts';
 import { useSendCommand } from '../api/tasks';
-import { TaskDrawer, type CommandRun } from '../components/task-drawer';
+import type { CommandRun } from '../components/task-drawer';
+import { withChunkTimeout } from '@/lib/lazy-chunk';
 import { commandConfirm, type CommandTarget } from '../utils/command-confirm';
+
+// the drawer (with antd's Table) loads with the first command, not with the pages that offer one
+const TaskDrawer = lazy(withChunkTimeout(() => import('../components/task-drawer').then((m) => ({ default: m.TaskDrawer }))));
 
 /**
  * Reboot and shutdown, from the list (one or many) and the detail page: a confirmation naming the time the
@@ -14,7 +18,13 @@ export function useDeviceCommand(): { confirm: (type: CommandType, targets: Comm
   const { t } = useTranslation();
   const { modal, message } = App.useApp();
   const send = useSendCommand();
-  const [run, setRun] = useState<CommandRun | null>(null);
+  const [run, setRunState] = useState<CommandRun | null>(null);
+  // mounted from the first run on, so that closing it still animates
+  const [opened, setOpened] = useState(false);
+  const setRun = (next: CommandRun | null) => {
+    if (next) setOpened(true);
+    setRunState(next);
+  };
 
   const confirm = (type: CommandType, targets: CommandTarget[], onSent?: () => void) => {
     if (!targets.length) return;
@@ -45,5 +55,10 @@ export function useDeviceCommand(): { confirm: (type: CommandType, targets: Comm
     });
   };
 
-  return { confirm, drawer: <TaskDrawer run={run} onClose={() => setRun(null)} />, openRun: setRun };
+  const drawer = opened ? (
+    <Suspense fallback={null}>
+      <TaskDrawer run={run} onClose={() => setRun(null)} />
+    </Suspense>
+  ) : null;
+  return { confirm, drawer, openRun: setRun };
 }

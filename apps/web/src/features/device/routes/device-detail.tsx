@@ -1,6 +1,6 @@
 import { DeleteOutlined, DragOutlined, EditOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
 import { App, Button, Card, Col, Descriptions, Empty, Flex, Grid, Progress, Result, Row, Skeleton, Space, Tag, Timeline, Typography } from 'antd';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { DeviceDetail, DeviceUnbindResult, SimView, StatusChange } from '@cpc/contracts/device';
@@ -15,13 +15,16 @@ import { LiveIndicator } from '../components/live-indicator';
 import { LocationMap } from '../components/location-map';
 import { MoveModal } from '../components/move-modal';
 import { useShowNewBindKeys } from '../components/new-bind-keys';
-import { TaskTable } from '../components/task-table';
 import { TelemetryChart } from '../components/telemetry-chart';
 import { useDeviceCommand } from '../hooks/use-device-command';
 import { useLiveDevices } from '../hooks/use-live-devices';
 import { useNow } from '../hooks/use-now';
 import { deviceLabel } from '../utils/command-confirm';
 import { provinceLabel } from '../utils/provinces';
+import { withChunkTimeout } from '@/lib/lazy-chunk';
+
+// the task list sits below the fold: antd's Table comes with it, after the device itself is on screen
+const TaskTable = lazy(withChunkTimeout(() => import('../components/task-table').then((m) => ({ default: m.TaskTable }))));
 
 const LIST_PATH = '/device/index';
 const TASK_PAGE_SIZE = 10;
@@ -203,14 +206,16 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
       </Row>
       {allowed.tasks && (
         <Card variant="borderless" title={t('device.task.listTitle')}>
-          <TaskTable
-            tasks={tasks.data?.list ?? []}
-            loading={tasks.isPending}
-            now={now}
-            show="type"
-            compact={!screens.md}
-            pagination={{ current: taskPage, pageSize: TASK_PAGE_SIZE, total: tasks.data?.total ?? 0, onChange: setTaskPage, hideOnSinglePage: true, size: 'small' }}
-          />
+          <Suspense fallback={<Skeleton active paragraph={{ rows: 3 }} />}>
+            <TaskTable
+              tasks={tasks.data?.list ?? []}
+              loading={tasks.isPending}
+              now={now}
+              show="type"
+              compact={!screens.md}
+              pagination={{ current: taskPage, pageSize: TASK_PAGE_SIZE, total: tasks.data?.total ?? 0, onChange: setTaskPage, hideOnSinglePage: true, size: 'small' }}
+            />
+          </Suspense>
         </Card>
       )}
       <EditModal device={editing ? device : null} onClose={() => setEditing(false)} />
@@ -235,9 +240,10 @@ function SimCard({ sim }: { sim: SimView | null }) {
               <DataLeftCell mb={sim.leftMb} plan={sim.planTotalMb} state={sim.state} />
             </Typography.Text>
           </Flex>
-          <Typography.Text type="secondary">{t('device.detail.sim.usage', { percent })}</Typography.Text>
+          {sim.planTotalMb > 0 && <Typography.Text type="secondary">{t('device.detail.sim.usage', { percent })}</Typography.Text>}
         </Flex>
-        <Progress percent={percent} showInfo={false} status={sim.state === 'active' ? 'normal' : 'exception'} />
+        {/* without a plan there is nothing to be a share of */}
+        {sim.planTotalMb > 0 && <Progress percent={percent} showInfo={false} status={sim.state === 'active' ? 'normal' : 'exception'} />}
       </Flex>
       <Descriptions
         size="small"

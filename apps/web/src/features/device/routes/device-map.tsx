@@ -1,6 +1,6 @@
 import { AimOutlined } from '@ant-design/icons';
 import { Button, Card, Col, Empty, Flex, Grid, List, Progress, Row, Segmented, Skeleton, Tooltip, TreeSelect, Typography } from 'antd';
-import ReactEChartsCore from 'echarts-for-react/esm/core';
+import type ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -8,8 +8,9 @@ import type { DeviceStatus, MapDevice } from '@cpc/contracts/device';
 import { useDeviceMap } from '../api/devices';
 import { useGroupTree } from '../api/groups';
 import { tooltipStyle, useChartColors } from '../charts/chart-colors';
-import { CHINA_CENTER, CHINA_MAP, MAX_ZOOM, MIN_ZOOM, echarts, useChinaMap } from '../charts/echarts-geo';
+import { CHINA_CENTER, CHINA_MAP, MAX_ZOOM, MIN_ZOOM, escapeHtml, useChinaMap } from '../charts/china-map';
 import { detailPath } from '../components/device-table';
+import { EChart } from '../components/echart';
 import { LiveIndicator } from '../components/live-indicator';
 import { useLiveDevices } from '../hooks/use-live-devices';
 import { deviceLabel } from '../utils/command-confirm';
@@ -32,8 +33,6 @@ const ALL_GROUPS = -1;
 
 type MarkerDatum = { value: [number, number]; kind: 'device'; id: number; label: string; sn: string; status: DeviceStatus };
 type ClusterDatum = { value: [number, number, number]; kind: 'cluster'; count: number; online: number };
-
-const escapeHtml = (s: string) => echarts.format.encodeHTML(s);
 
 /**
  * The device map (DESIGN §4): an offline map of China from the shipped provinces, devices coloured by status
@@ -225,7 +224,7 @@ export default function DeviceMapPage() {
               </Flex>
               <div style={{ height: mapHeight, position: 'relative' }} data-testid="device-map" data-zoom={view.zoom.toFixed(2)}>
                 {map.ready ? (
-                  <ReactEChartsCore ref={chart} echarts={echarts} option={option} onEvents={events} style={{ height: '100%' }} lazyUpdate />
+                  <EChart chartRef={chart} option={option} onEvents={events} style={{ height: '100%' }} lazyUpdate />
                 ) : map.failed ? (
                   <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.map.failed')} />
                 ) : (

@@ -25,7 +25,9 @@ export function VersionChart({ versions, loading, chart }: { versions: Dashboard
           center: ['50%', '44%'],
           avoidLabelOverlap: true,
           itemStyle: { borderColor: chart.tokens.colorBgContainer, borderWidth: 2 },
-          label: { show: true, formatter: '{b}\n{d}%', color: chart.tokens.colorTextSecondary },
+          // shares inside the ring, names in the legend: outer labels did not fit a narrow card and showed "…"
+          label: { show: true, position: 'inside', formatter: '{d}%', color: '#fff', fontWeight: 600 },
+          labelLine: { show: false },
           data: slices.map((s) => ({ name: nameOf(s.firmware), value: s.count, online: s.online })),
         },
       ],
