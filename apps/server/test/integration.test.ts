@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '@cpc/contracts';
 import type { AppKeyView, AppKeyWithSecret, PrintJobItem, RequestLogItem } from '@cpc/contracts/integration';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
+import { buildApp } from '../src/app.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 import { createKey, nextOrigin, openCall } from './open-helpers.ts';
@@ -121,6 +122,39 @@ describe('app keys', () => {
     expect(Date.parse(rotated.secretRotatedAt)).toBeGreaterThanOrEqual(Date.parse(k.secretRotatedAt));
     expect((await openCall(h, k, { url: '/devices' })).body_.data.reason).toBe('bad_signature');
     expect((await openCall(h, rotated, { url: '/devices' })).statusCode).toBe(200);
+  });
+
+  it('sees a key changed on another server node at its next call (each node keeps its copy of a key a second at most)', async () => {
+    // a second node on the same database, with its own copy of the key's row
+    const other = await buildApp(h.config, h.db);
+    await other.ready();
+    const nodeB: Harness = {
+      ...h,
+      async call(opts) {
+        const res = await other.inject(opts);
+        return Object.assign(res, { body_: res.json() });
+      },
+    };
+    try {
+      const k = await createKey(h, A.token);
+      expect((await openCall(nodeB, k, { url: '/devices' })).statusCode).toBe(200);
+      // rotated on node A: node B refuses the old secret at once and takes the new one
+      const rotated = (await post('/integration/key/rotate', A.token, { id: k.id })).body_.data as AppKeyWithSecret;
+      expect((await openCall(nodeB, k, { url: '/devices' })).body_.data.reason).toBe('bad_signature');
+      expect((await openCall(nodeB, rotated, { url: '/devices' })).statusCode).toBe(200);
+      // a new limit of 1 a second holds on node B from its next call
+      expect((await post('/integration/key/update', A.token, { id: k.id, rateLimit: 1 })).statusCode).toBe(200);
+      const answers = await Promise.all([0, 1, 2].map(() => openCall(nodeB, rotated, { url: '/devices' })));
+      expect(answers.filter((r) => r.statusCode === 429).length).toBeGreaterThanOrEqual(1);
+      // disabled on node A: node B refuses it
+      await post('/integration/key/state', A.token, { id: k.id, state: 'disabled' });
+      expect((await openCall(nodeB, rotated, { url: '/devices' })).body_.data.reason).toBe('app_disabled');
+      // deleted on node A: node B no longer knows it
+      await post('/integration/key/delete', A.token, { id: k.id });
+      expect((await openCall(nodeB, rotated, { url: '/devices' })).body_.data.reason).toBe('unknown_app');
+    } finally {
+      await other.close();
+    }
   });
 
   it('deletes a key: its calls stop, its jobs stay without a key', async () => {

@@ -71,6 +71,11 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
   const manage = { permission: PERMISSIONS.integrationManage };
   const view = { permission: PERMISSIONS.printView };
 
+  // this node's copy of the key's row goes at once (the others re-read it at their next call's check)
+  const forget = <T extends { appId: string }>(key: T): T => {
+    openAuth.forgetKey(key.appId);
+    return key;
+  };
   app.get('/integration/key/list', { config: manage, schema: { tags, summary: 'App keys of the account (no secrets)', querystring: appKeyListQuery, response: { 200: pagedEnvelope(appKeyView) } } }, async (req) =>
     ok(await integration.keys(caller(req).scope, req.query)),
   );
@@ -78,16 +83,16 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     ok(await integration.createKey(caller(req), req.body, req.ip)),
   );
   app.post('/integration/key/update', { config: manage, schema: { tags, summary: 'Rename a key, set its callback URL, IP allow-list or rate limit', body: appKeyUpdateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
-    ok(await integration.updateKey(caller(req), req.body, req.ip)),
+    ok(forget(await integration.updateKey(caller(req), req.body, req.ip))),
   );
   app.post('/integration/key/state', { config: manage, schema: { tags, summary: 'Disable or enable a key', body: appKeyStateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
-    ok(await integration.setKeyState(caller(req), req.body.id, req.body.state, req.ip)),
+    ok(forget(await integration.setKeyState(caller(req), req.body.id, req.body.state, req.ip))),
   );
   app.post('/integration/key/rotate', { config: manage, schema: { tags, summary: 'A new secret (in this answer only); the old one stops working at once', body: appKeyIdBody, response: { 200: envelopeSchema(appKeyWithSecret) } } }, async (req) =>
-    ok(await integration.rotateKey(caller(req), req.body.id, req.ip)),
+    ok(forget(await integration.rotateKey(caller(req), req.body.id, req.ip))),
   );
   app.post('/integration/key/delete', { config: manage, schema: { tags, summary: 'Delete a key: its calls stop; its jobs stay', body: appKeyIdBody, response: { 200: envelopeSchema(z.null()) } } }, async (req) => {
-    await integration.deleteKey(caller(req), req.body.id, req.ip);
+    forget(await integration.deleteKey(caller(req), req.body.id, req.ip));
     return ok(null);
   });
   app.get(

@@ -212,7 +212,7 @@ export class IntegrationService {
     return this.view(row);
   }
 
-  /** A new secret; every signature check reads the key's row, so the old secret fails from the next call on. */
+  /** A new secret; every signature check reads the key's row as it is now, so the old secret fails from the next call on. */
   async rotateKey(u: AuthUser, id: number, ip: string): Promise<AppKeyWithSecret> {
     const row = await u.scope.updateTable('app_keys').set({ secret: newSecret(), secret_rotated_at: new Date() }).where('app_keys.id', '=', id).returning([...KEY_COLS]).executeTakeFirst();
     if (!row) throw notFound('app key');
@@ -221,10 +221,11 @@ export class IntegrationService {
   }
 
   /** Deletes a key: its calls stop at once; its jobs stay (without a key); its log, usage and deliveries go. */
-  async deleteKey(u: AuthUser, id: number, ip: string): Promise<void> {
+  async deleteKey(u: AuthUser, id: number, ip: string): Promise<{ appId: string }> {
     const row = await u.scope.deleteFrom('app_keys').where('app_keys.id', '=', id).returning(['app_keys.app_id']).executeTakeFirst();
     if (!row) throw notFound('app key');
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.delete', resource: 'app_key', resourceId: id, result: 'ok', details: { appId: row.app_id } });
+    return { appId: row.app_id };
   }
 
   // -------------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { NONCE_RULE, OPEN_HEADERS, OPEN_RATE_WINDOW_S, OPEN_REQUIRED_HEADERS, RATE_LIMITED_REASON, type OpenAuthReason } from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
@@ -9,13 +9,27 @@ import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
 
 /** What the header check (before the body is read) found, for the signature check after it. */
 interface HeaderCheck {
-  key: { id: number; secret: string; rateLimit: number | null };
+  key: KeyRow;
   timestamp: string;
   nonce: string;
   signature: string;
   /** The X-CPC-Content-Sha256 header (lower case), when sent. */
   contentSha256: string | undefined;
 }
+
+/** The key's row as the checks read it. */
+interface KeyRow {
+  id: number;
+  tenant_id: number;
+  app_id: string;
+  secret: string;
+  state: string;
+  ip_allow: string[];
+  rate_limit: number | null;
+}
+
+/** The parts of a key row that decide a check: a change of any makes the checks run again on the fresh row. */
+const keyVersion = (k: KeyRow) => `${k.secret}|${k.state}|${k.ip_allow.join(',')}|${k.rate_limit ?? ''}`;
 
 /** What a signed call carries through its handler and into the request log. */
 export interface OpenContext {
@@ -35,7 +49,15 @@ export interface OpenContext {
   headers: HeaderCheck | null;
   /** The nonce, recorded with an asynchronous commit: made durable before the answer unless a new job's commit did it. */
   nonceToPersist: { keyId: number; nonce: string; expiresAt: Date } | null;
+  /** What the route asked `verify` to read in its round trip (`OpenLookups`), once verified. */
+  lookups: Record<string, unknown> | null;
 }
+
+/**
+ * Columns a route adds to the signature's own round trip (the rate count and the nonce), read for the key
+ * the call is signed with: a submit's originId and device look-ups ride along instead of costing their own.
+ */
+export type OpenLookups = (req: FastifyRequest, key: { id: number; tenantId: number }) => RawBuilder<unknown> | null;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,6 +81,10 @@ export const TEST_PRINT_HEADER = 'x-cpc-console-test';
 const refuse = (reason: OpenAuthReason, msg: string, extra: Record<string, unknown> = {}) => new AppError(401, msg, { reason, ...extra });
 const unmap = (ip: string) => (ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip);
 const HEX64 = /^[0-9a-fA-F]{64}$/;
+const BAD_SIGNATURE = 'the signature does not match: see docs/open-api.md for the string to sign';
+/** How long a node reuses a key's row for the checks before the body (the checks after it read it again). */
+const KEY_CACHE_MS = 1000;
+const KEY_CACHE_MAX = 10_000;
 
 function blockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
@@ -82,6 +108,13 @@ const allows = (list: net.BlockList, ip: string) => list.check(ip, net.isIPv6(ip
  */
 export class OpenAuth {
   private proxies: net.BlockList;
+  /**
+   * Key rows by app id, read at most once a second per node for the checks before the body. Never trusted
+   * alone: `verify` reads the row again in its own round trip and, when it changed (a rotation, disabling, a
+   * new allow-list or limit, on any node), runs every check again on the fresh row — so an old secret fails
+   * from the next call on, everywhere.
+   */
+  private keys = new Map<string, { row: KeyRow | null; at: number }>();
 
   constructor(
     private db: Db,
@@ -124,17 +157,48 @@ export class OpenAuth {
     if (!HEX64.test(signature)) throw refuse('malformed_header', `${OPEN_HEADERS.signature} must be 64 hex digits`);
     if (contentSha256 !== undefined && !HEX64.test(contentSha256)) throw refuse('malformed_header', `${OPEN_HEADERS.contentSha256} must be 64 hex digits (the SHA-256 of the body)`);
 
-    const key = await this.db
-      .selectFrom('app_keys')
-      .select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit'])
-      .where('app_id', '=', appId)
-      .executeTakeFirst();
-    if (!key) throw refuse('unknown_app', `unknown app id ${appId.length > 40 ? `${appId.slice(0, 40)}…` : appId}`);
-    ctx.key = { id: key.id, tenantId: key.tenant_id, appId: key.app_id };
-    if (key.state !== 'active') throw refuse('app_disabled', 'this app key is disabled');
-
     const marker = value(TEST_PRINT_HEADER);
     ctx.testPrint = !!marker && signatureMatches(this.testPrintMarker(nonce), marker);
+    const unknown = () => refuse('unknown_app', `unknown app id ${appId.length > 40 ? `${appId.slice(0, 40)}…` : appId}`);
+    const key = await this.keyRow(appId);
+    if (!key) throw unknown();
+    ctx.key = { id: key.id, tenantId: key.tenant_id, appId: key.app_id };
+    ctx.headers = { key, timestamp, nonce, signature, contentSha256: contentSha256?.toLowerCase() };
+    try {
+      this.checkKey(ctx);
+    } catch (refusal) {
+      // a refusal is said on the row as it is now, not on this node's copy (enabled again, or deleted, meanwhile)
+      const fresh = await this.keyRow(appId, true);
+      if (!fresh) throw unknown();
+      if (keyVersion(fresh) === keyVersion(key)) throw refusal;
+      ctx.headers.key = fresh;
+      this.checkKey(ctx);
+    }
+  }
+
+  /** The key row of an app id, from this node's cache when read within the last second. */
+  private async keyRow(appId: string, fresh = false): Promise<KeyRow | null> {
+    const cached = this.keys.get(appId);
+    if (!fresh && cached && Date.now() - cached.at < KEY_CACHE_MS) return cached.row;
+    const row =
+      (await this.db.selectFrom('app_keys').select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit']).where('app_id', '=', appId).executeTakeFirst()) ?? null;
+    // only keys that exist are kept: made-up app ids must not fill the cache
+    if (row) {
+      if (this.keys.size >= KEY_CACHE_MAX) this.keys.clear();
+      this.keys.set(appId, { row, at: Date.now() });
+    } else this.keys.delete(appId);
+    return row;
+  }
+
+  /** Forgets a key's row on this node at once (a change made here); other nodes see it at their next call's check. */
+  forgetKey(appId: string): void {
+    this.keys.delete(appId);
+  }
+
+  /** The checks of the key itself: active, the caller's address allowed, the timestamp within the window. */
+  private checkKey(ctx: OpenContext): void {
+    const { key, timestamp } = ctx.headers!;
+    if (key.state !== 'active') throw refuse('app_disabled', 'this app key is disabled');
     if (key.ip_allow.length && !ctx.testPrint && !allows(blockList(key.ip_allow), ctx.ip)) {
       throw refuse('ip_not_allowed', `calls from ${ctx.ip} are not allowed for this key`);
     }
@@ -142,23 +206,9 @@ export class OpenAuth {
     if (Math.abs(skew) > this.opts.clockWindowS) {
       throw refuse('stale_timestamp', `the timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'old' : 'ahead'}; at most ${this.opts.clockWindowS} s either way`);
     }
-    ctx.headers = { key: { id: key.id, secret: key.secret, rateLimit: key.rate_limit }, timestamp, nonce, signature, contentSha256: contentSha256?.toLowerCase() };
   }
 
-  /**
-   * The checks that need the body (preValidation), then the rate count and the nonce in one round trip.
-   * `deferNonceDurability`: the call's own durable write follows (a submit's job insert), so the nonce is
-   * committed without waiting for the disk — the job's commit flushes the log up to and past it — and
-   * `persistNonce` makes it durable when no such write came.
-   */
-  async verify(req: FastifyRequest, ctx: OpenContext, opts: { deferNonceDurability: boolean }): Promise<void> {
-    const c = ctx.headers;
-    if (!c) throw new AppError(401, 'not signed');
-    const bodySha256 = sha256Hex(ctx.rawBody);
-    // the declared hash is checked before the signature: a body changed in transit is told apart from a wrong secret
-    if (c.contentSha256 !== undefined && c.contentSha256 !== bodySha256) {
-      throw refuse('body_mismatch', `the body received is not the one whose SHA-256 ${OPEN_HEADERS.contentSha256} gives: it was changed on its way (check proxies that rewrite bodies)`);
-    }
+  private signatureOk(req: FastifyRequest, c: HeaderCheck, bodySha256: string): boolean {
     const q = req.url.indexOf('?');
     const expected = openSignature(c.key.secret, {
       method: req.method,
@@ -168,17 +218,43 @@ export class OpenAuth {
       nonce: c.nonce,
       bodySha256,
     });
-    if (!signatureMatches(expected, c.signature)) throw refuse('bad_signature', 'the signature does not match: see docs/open-api.md for the string to sign');
+    return signatureMatches(expected, c.signature);
+  }
 
-    // Counted and recorded on every node's shared tables in one round trip. The counter is an unlogged table (a
-    // crash only resets a window's count); the nonce is durable before any answer, so a crash of PostgreSQL
-    // never forgets one and never takes a replay.
-    const limit = c.key.rateLimit ?? this.opts.rateLimit;
+  /**
+   * The checks that need the body (preValidation), then the rate count and the nonce in one round trip.
+   * `deferNonceDurability`: the call's own durable write follows (a submit's job insert), so the nonce is
+   * committed without waiting for the disk — the job's commit flushes the log up to and past it — and
+   * `persistNonce` makes it durable when no such write came.
+   */
+  async verify(req: FastifyRequest, ctx: OpenContext, opts: { deferNonceDurability: boolean; lookups?: OpenLookups }): Promise<void> {
+    const c = ctx.headers;
+    if (!c) throw new AppError(401, 'not signed');
+    const bodySha256 = sha256Hex(ctx.rawBody);
+    // the declared hash is checked before the signature: a body changed in transit is told apart from a wrong secret
+    if (c.contentSha256 !== undefined && c.contentSha256 !== bodySha256) {
+      throw refuse('body_mismatch', `the body received is not the one whose SHA-256 ${OPEN_HEADERS.contentSha256} gives: it was changed on its way (check proxies that rewrite bodies)`);
+    }
+    if (!this.signatureOk(req, c, bodySha256)) {
+      // signed with a secret this node has not seen yet (rotated in the last second): once more on the fresh row
+      const fresh = await this.keyRow(c.key.app_id, true);
+      if (!fresh || keyVersion(fresh) === keyVersion(c.key)) throw refuse('bad_signature', BAD_SIGNATURE);
+      c.key = fresh;
+      this.checkKey(ctx);
+      if (!this.signatureOk(req, c, bodySha256)) throw refuse('bad_signature', BAD_SIGNATURE);
+    }
+
+    // Counted and recorded on every node's shared tables in one round trip, which also reads the key's row as it
+    // is now and whatever the route looks up. The counter is an unlogged table (a crash only resets a window's
+    // count); the nonce is durable before any answer, so a crash of PostgreSQL never forgets one and never takes
+    // a replay.
+    const limit = c.key.rate_limit ?? this.opts.rateLimit;
     const nowMs = Date.now();
     const windowS = Math.floor(nowMs / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
     const expiresAt = new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
     const async = opts.deferNonceDurability ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``;
-    const { rows } = await sql<{ hits: number; fresh: boolean }>`
+    const extra = opts.lookups?.(req, { id: c.key.id, tenantId: c.key.tenant_id }) ?? null;
+    const { rows } = await sql<{ hits: number; fresh: boolean; key: KeyRow | null } & Record<string, unknown>>`
       WITH r AS (
         INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.key.id}, ${windowS}, 1)
         ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + 1
@@ -189,19 +265,34 @@ export class OpenAuth {
         ON CONFLICT DO NOTHING
         RETURNING 1
       )
-      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh${async} FROM r`.execute(this.db);
-    const { hits, fresh } = rows[0];
-    if (hits > limit) {
+      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh,
+        (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ${c.key.id}) k) AS key
+        ${extra ? sql`, ${extra}` : sql``}${async} FROM r`.execute(this.db);
+    const { hits, fresh, key: now } = rows[0];
+    if (!now || keyVersion(now) !== keyVersion(c.key)) {
+      // the key changed since this node read it (on any node): every check again on the row as it is now
+      if (!now) {
+        this.keys.delete(c.key.app_id);
+        throw refuse('unknown_app', `unknown app id ${c.key.app_id}`);
+      }
+      this.keys.set(now.app_id, { row: now, at: Date.now() });
+      c.key = now;
+      this.checkKey(ctx);
+      if (!this.signatureOk(req, c, bodySha256)) throw refuse('bad_signature', BAD_SIGNATURE);
+    }
+    const nowLimit = c.key.rate_limit ?? this.opts.rateLimit;
+    if (hits > nowLimit) {
       const retryAfterS = Math.max(1, Math.ceil(((windowS + OPEN_RATE_WINDOW_S) * 1000 - Date.now()) / 1000));
       throw new AppError(
         429,
-        `too many calls: at most ${limit} per second for this key; try again in ${retryAfterS} s`,
-        { reason: RATE_LIMITED_REASON, limit, retryAfterS },
+        `too many calls: at most ${nowLimit} per second for this key; try again in ${retryAfterS} s`,
+        { reason: RATE_LIMITED_REASON, limit: nowLimit, retryAfterS },
         { 'retry-after': String(retryAfterS) },
       );
     }
     if (!fresh) throw refuse('nonce_reused', 'this nonce was used before: every call needs a new one');
     if (opts.deferNonceDurability) ctx.nonceToPersist = { keyId: c.key.id, nonce: c.nonce, expiresAt };
+    ctx.lookups = extra ? rows[0] : null;
     ctx.authenticated = true;
   }
 

@@ -14,7 +14,7 @@ import {
 } from '@cpc/contracts/open-api';
 import { AppError, ok } from '../../plugins/errors.ts';
 import { toOpenJob, type PrintService } from '../print/service.ts';
-import type { OpenAuth, OpenContext } from './auth.ts';
+import type { OpenAuth, OpenContext, OpenLookups } from './auth.ts';
 import type { RequestLog } from './request-log.ts';
 
 declare module 'fastify' {
@@ -23,6 +23,8 @@ declare module 'fastify' {
     openAuth?: false;
     /** The call's own durable write (a new job) makes its nonce durable: no wait for the disk before it. */
     nonceDurableWithWrite?: true;
+    /** Look-ups read in the signature check's own round trip (see OpenLookups). */
+    openLookups?: OpenLookups;
   }
 }
 
@@ -67,6 +69,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
       startedAt: Date.now(),
       headers: null,
       nonceToPersist: null,
+      lookups: null,
     };
     req.open = ctx;
     if (req.routeOptions.config?.openAuth === false) return;
@@ -74,7 +77,8 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   });
   app.addHook('preValidation', async (req) => {
     if (req.routeOptions.config?.openAuth === false || !req.open) return;
-    await auth.verify(req, req.open, { deferNonceDurability: req.routeOptions.config?.nonceDurableWithWrite === true });
+    const config = req.routeOptions.config;
+    await auth.verify(req, req.open, { deferNonceDurability: config?.nonceDurableWithWrite === true, lookups: config?.openLookups });
     if (req.open.bodyError) throw req.open.bodyError;
   });
   // before any answer leaves: the nonce of a submit that made no job (a duplicate, a refusal) is made durable
@@ -118,7 +122,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   app.post(
     '/print',
     {
-      config: { nonceDurableWithWrite: true },
+      config: { nonceDurableWithWrite: true, openLookups: (req, key) => prints.submitLookups(key, req.body) },
       schema: {
         tags,
         summary: 'Submit a print job; the same originId answers the first job (duplicate: true), never a second one',
@@ -127,7 +131,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
       },
     },
     async (req) => {
-      const { job, duplicate } = await prints.submit(keyOf(req), req.body);
+      const { job, duplicate } = await prints.submit(keyOf(req), req.body, req.open!.lookups);
       req.open!.jobId = job.id;
       req.open!.newJob = !duplicate;
       return ok({ ...toOpenJob(job), duplicate });

@@ -47,6 +47,14 @@ export interface SubmitInput {
   expireInSec?: number;
 }
 
+/** The columns submitLookups adds. */
+interface SubmitLookup {
+  origin_id: string;
+  device_sn: string;
+  earlier_id: string | null;
+  device: { id: number; kind: 'printer' | 'android-terminal'; paper_width_mm: number } | null;
+}
+
 export interface JobRow {
   id: string;
   seq: number;
@@ -129,16 +137,23 @@ export class PrintService {
    * concurrent identical submits produce exactly one row. The job is sent in the same statement when the
    * printer is online (state `sent`), and published after the commit.
    */
-  async submit(key: PrintKey, body: SubmitInput): Promise<{ job: JobRow; duplicate: boolean }> {
-    const earlier = await this.byOrigin(key.id, body.originId);
-    if (earlier) return { job: earlier, duplicate: true };
-    const device = await this.db
-      .selectFrom('devices as d')
-      .innerJoin('device_models as m', 'm.id', 'd.model_id')
-      .select(['d.id', 'm.kind', 'm.paper_width_mm'])
-      .where(sql<string>`lower(d.sn)`, '=', body.deviceSn.toLowerCase())
-      .where('d.tenant_id', '=', key.tenantId)
-      .executeTakeFirst();
+  async submit(key: PrintKey, body: SubmitInput, pre?: Record<string, unknown> | null): Promise<{ job: JobRow; duplicate: boolean }> {
+    // read beforehand in the signature check's round trip (submitLookups), else here
+    const looked = pre && pre.origin_id === body.originId && pre.device_sn === body.deviceSn.toLowerCase() ? (pre as unknown as SubmitLookup) : null;
+    const earlierId = looked ? looked.earlier_id : (await this.byOrigin(key.id, body.originId))?.id;
+    if (earlierId) {
+      const earlier = await this.byOrigin(key.id, body.originId);
+      if (earlier) return { job: earlier, duplicate: true };
+    }
+    const device = looked
+      ? looked.device
+      : await this.db
+          .selectFrom('devices as d')
+          .innerJoin('device_models as m', 'm.id', 'd.model_id')
+          .select(['d.id', 'm.kind', 'm.paper_width_mm'])
+          .where(sql<string>`lower(d.sn)`, '=', body.deviceSn.toLowerCase())
+          .where('d.tenant_id', '=', key.tenantId)
+          .executeTakeFirst();
     if (!device) throw notFound('device');
     const prepared = await this.content.prepare(key.tenantId, body.content, { kind: device.kind, paperWidthMm: device.paper_width_mm });
     const expireS = body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S;
@@ -161,6 +176,21 @@ export class PrintService {
     const first = await this.byOrigin(key.id, body.originId);
     if (first) return { job: first, duplicate: true };
     throw notFound('device');
+  }
+
+  /**
+   * What a submit needs to know before it prepares the content — an earlier job of the same originId and the
+   * device (kind, paper width) — read in the signature check's round trip rather than in two of its own. The
+   * body is not validated yet: anything that is not as the schema wants is left to the submit itself.
+   */
+  submitLookups(key: PrintKey, body: unknown) {
+    const b = body as { originId?: unknown; deviceSn?: unknown } | null;
+    if (!b || typeof b.originId !== 'string' || typeof b.deviceSn !== 'string' || b.originId.length > 64 || b.deviceSn.length > 64) return null;
+    return sql`${b.originId}::text AS origin_id, ${b.deviceSn.toLowerCase()}::text AS device_sn,
+      (SELECT j.id FROM print_jobs j WHERE j.app_key_id = ${key.id} AND j.origin_id = ${b.originId}) AS earlier_id,
+      (SELECT json_build_object('id', d.id, 'kind', m.kind, 'paper_width_mm', m.paper_width_mm)
+        FROM devices d JOIN device_models m ON m.id = d.model_id
+        WHERE lower(d.sn) = ${b.deviceSn.toLowerCase()} AND d.tenant_id = ${key.tenantId}) AS device`;
   }
 
   private async byOrigin(keyId: number, originId: string): Promise<JobRow | undefined> {
