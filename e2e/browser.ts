@@ -27,6 +27,18 @@ export async function newPage(browser: Browser, opts: { lang?: 'zh' | 'en'; widt
   return { context, page, errors };
 }
 
+/**
+ * Waits until what moves has stopped before a screenshot: CSS and Web animations (a modal's zoom, a drawer's
+ * slide, a fade) that are running and not endless, and, on a page with a chart, ECharts' entry animation, which
+ * runs on its canvas out of reach of `getAnimations` (1 s by default).
+ */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
+  );
+  if (await page.locator('canvas').filter({ visible: true }).count()) await page.waitForTimeout(1_000);
+}
+
 export async function shot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);

@@ -4,7 +4,7 @@ import { createDb, type Db } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
-import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
+import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
 import { expectHash, login, registerThroughUi } from './flows.ts';
 
 type Server = ReturnType<typeof server>;
@@ -89,8 +89,6 @@ async function openDashboard(page: Page, s: Server) {
   await page.getByTestId('dashboard').filter({ visible: true }).waitFor();
 }
 
-/** Lets charts finish their entry animation before a screenshot. */
-const settle = (page: Page) => page.waitForTimeout(1_500);
 
 async function darkContext(context: BrowserContext) {
   await context.addInitScript(() => {

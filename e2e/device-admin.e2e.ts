@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
+import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
 import { expectHash, login } from './flows.ts';
 
 type Server = ReturnType<typeof server>;
@@ -12,8 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-/** Lets the dialogs' and toasts' animations end before a screenshot. */
-const settle = (page: Page) => page.waitForTimeout(1_200);
 
 async function signInAsAdmin(page: Page, s: Server) {
   await login(page, s, 'admin', s.adminPassword);

@@ -5,7 +5,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
-import { launch, newPage, query, server, shot } from './browser.ts';
+import { launch, newPage, query, server, shot, settle } from './browser.ts';
 import { expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
@@ -21,8 +21,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Lets the page transition and the toasts finish, for a screenshot that shows the page itself. */
-const settle = (page: Page) => page.waitForTimeout(1_500);
 const row = (page: Page, sn: string) => page.locator(`tr[data-device-sn="${sn}"]`).filter({ visible: true });
 const rowStatus = (page: Page, sn: string) => row(page, sn).getAttribute('data-status');
 const confirmModal = (page: Page) => page.locator('.ant-modal-confirm').filter({ visible: true });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
+import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
 import { expectHash, login } from './flows.ts';
 
 let browser: Browser;
@@ -37,9 +37,7 @@ const T = {
 
 /** A screenshot once opening animations (a modal's zoom, a popover's fade) are over; endless ones (a pulsing dot) do not count. */
 async function settledShot(page: Page, name: string) {
-  await page.waitForFunction(() =>
-    document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
-  );
+  await settle(page);
   await shot(page, name);
 }
 

@@ -11,7 +11,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
-import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
+import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
 import { expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
@@ -44,7 +44,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const settle = (page: Page) => page.waitForTimeout(1_200);
 const visibleModal = (page: Page, title: string | RegExp) => page.locator('.ant-modal').filter({ visible: true, hasText: title });
 const confirmModal = (page: Page) => page.locator('.ant-modal-confirm').filter({ visible: true });
 /** The open drawer (one at a time on this page); `title` tells which. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, newPage, query, server, shot, uniqueName } from './browser.ts';
+import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
 import { FIXTURES, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
@@ -10,8 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-/** Lets the page transition and the success toasts finish, for a screenshot that shows the page itself. */
-const settle = (page: Page) => page.waitForTimeout(1_500);
 
 const headerAvatar = (page: Page) => page.locator('[data-testid="avatar-menu"] img');
 

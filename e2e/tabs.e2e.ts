@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, newPage, server, shot } from './browser.ts';
+import { launch, newPage, server, shot, settle } from './browser.ts';
 import { expectHash, login } from './flows.ts';
 
 /**
@@ -69,12 +69,6 @@ const areaScrollTop = (page: Page, path: string) =>
     }
     return (document.scrollingElement ?? document.documentElement).scrollTop;
   }, path);
-
-/** Waits for running transitions and animations (menus fading in, tabs sliding) before a screenshot. */
-const settle = (page: Page) =>
-  page.waitForFunction(() =>
-    document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
-  );
 
 async function picture(page: Page, name: string): Promise<void> {
   await settle(page);
