@@ -84,19 +84,42 @@ async function brokerRoundTrip(url: string, n: number): Promise<number[]> {
   return out;
 }
 
-async function bareAedes(n: number): Promise<number[]> {
+/** How many QoS 1 messages a second a broker carries from one publisher to one subscriber (100 on the wire at once). */
+async function brokerThroughput(url: string, n = 20_000): Promise<number> {
+  const sub = await mqtt.connectAsync(url, { protocolVersion: 4, clientId: `bench-tsub-${process.pid}` });
+  const pub = await mqtt.connectAsync(url, { protocolVersion: 4, clientId: `bench-tpub-${process.pid}` });
+  await sub.subscribeAsync('bench/tp', { qos: 1 });
+  let received = 0;
+  const all = new Promise<void>((resolve) => sub.on('message', () => ++received === n && resolve()));
+  const payload = JSON.stringify({ t: 'heartbeat', battery: 80, signal: 70, paper: 'ok' });
+  const t0 = performance.now();
+  for (let i = 0; i < n; i += 100) await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => pub.publishAsync('bench/tp', payload, { qos: 1 })));
+  await all;
+  const perSecond = n / ((performance.now() - t0) / 1000);
+  await Promise.all([sub.endAsync(), pub.endAsync()]);
+  return perSecond;
+}
+
+interface BrokerRef {
+  latency: number[];
+  throughput: number;
+}
+
+const measureBroker = async (url: string, n: number): Promise<BrokerRef> => ({ latency: await brokerRoundTrip(url, n), throughput: await brokerThroughput(url) });
+
+async function bareAedes(n: number): Promise<BrokerRef> {
   const aedes = await Aedes.createBroker();
   const server = net.createServer(aedes.handle);
   const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
   try {
-    return await brokerRoundTrip(`mqtt://127.0.0.1:${port}`, n);
+    return await measureBroker(`mqtt://127.0.0.1:${port}`, n);
   } finally {
     await new Promise<void>((r) => aedes.close(() => r()));
     await new Promise<void>((r) => server.close(() => r()));
   }
 }
 
-async function bareMosquitto(n: number): Promise<number[] | null> {
+async function bareMosquitto(n: number): Promise<BrokerRef | null> {
   if (!fs.existsSync('/usr/sbin/mosquitto')) return null;
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mosquitto-'));
@@ -109,7 +132,7 @@ async function bareMosquitto(n: number): Promise<number[] | null> {
       if (ok) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    return await brokerRoundTrip(`mqtt://127.0.0.1:${port}`, n);
+    return await measureBroker(`mqtt://127.0.0.1:${port}`, n);
   } finally {
     child.kill('SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -239,8 +262,10 @@ async function main(): Promise<void> {
     // steady state: heartbeats, status reports
     log(`steady state for ${STEADY} s …`);
     const cpu1 = cpuSeconds(srv.child.pid!);
+    const sent1 = fleet.stats().sent;
     await new Promise((r) => setTimeout(r, STEADY * 1000));
     const steadyCpu = (cpuSeconds(srv.child.pid!) - cpu1) / STEADY;
+    const steadyRate = (fleet.stats().sent - sent1) / STEADY;
     const steadyRss = rssKb(srv.child.pid!);
     const stillOnline = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)).rows[0].n);
     const loadedApi = await httpLatency(`${srv.url}/apiAdmin/device/task/list?pageSize=1`, 300, auth);
@@ -303,8 +328,11 @@ async function main(): Promise<void> {
     log(`| devices connected | ${online} of ${N} online in the database after ${rampS.toFixed(0)} s (ramp ${RAMP}/s); ${stillOnline} still online after ${STEADY} s of heartbeats | ${N} asked for |`);
     log(`| server RSS | ${mb(steadyRss)} with the fleet (${mb(peakRss)} after the commands) | ${mb(idleRss)} before the fleet |`);
     log(`| server CPU | ${(steadyCpu * 100).toFixed(0)} % of one core steady (${((rampCpu / rampS) * 100).toFixed(0)} % during the ramp) | the fleet's own process: ${((fleetRampCpu / rampS) * 100).toFixed(0)} % during the ramp |`);
+    log(
+      `| device messages, steady (heartbeats, status, location, traffic) | ${steadyRate.toFixed(0)}/s taken by the server at ${(steadyCpu * 100).toFixed(0)} % of one core: ${(steadyRate / Math.max(steadyCpu, 0.001)).toFixed(0)}/s a core | raw broker throughput, QoS 1, one publisher → one subscriber: bare Aedes ${refAedes.throughput.toFixed(0)}/s${refMosquitto ? `, bare Mosquitto ${refMosquitto.throughput.toFixed(0)}/s` : ''} |`,
+    );
     log(`| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`);
-    log(`| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes publish → deliver ${pp(refAedes)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto)}` : ''} |`);
+    log(`| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes publish → deliver ${pp(refAedes.latency)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto.latency)}` : ''} |`);
     log(`| API call (GET /device/task/list) under the fleet | ${pp(loadedApi)} (${pp(idleApi)} before the fleet) | bare Fastify route ${pp(refFastify)} |`);
   } finally {
     await fleet?.stop().catch(() => {});

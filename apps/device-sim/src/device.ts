@@ -95,6 +95,8 @@ export class VirtualDevice extends EventEmitter {
   firmware: string;
   /** Every command message received, repeats included. */
   readonly received: CommandMsg[] = [];
+  /** Messages this device has published and the broker acknowledged (QoS 1), for the benchmarks' rates. */
+  sent = 0;
   /** Commands actually carried out, once per task id. */
   readonly executed: ExecutedCommand[] = [];
   /** When true the device takes commands in but never answers them (for time-out tests). */
@@ -314,7 +316,9 @@ export class VirtualDevice extends EventEmitter {
     const client = this.client;
     if (!client) return Promise.resolve();
     return client.publishAsync(upTopic(this.sn, kind), JSON.stringify(body), { qos: 1 }).then(
-      () => {},
+      () => {
+        this.sent++;
+      },
       (e) => this.opts.log?.(`${this.sn}: publish ${kind} failed: ${(e as Error).message}`),
     );
   }

@@ -36,6 +36,8 @@ export interface FleetStats {
   commandsExecuted: number;
   printsReceived: number;
   printed: number;
+  /** Messages the devices published (QoS 1, acknowledged). */
+  sent: number;
 }
 
 export interface Fleet {
@@ -118,6 +120,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         commandsExecuted: devices.reduce((a, d) => a + d.executed.length, 0),
         printsReceived: devices.reduce((a, d) => a + d.printsReceived.length, 0),
         printed: devices.reduce((a, d) => a + d.printed.length, 0),
+        sent: devices.reduce((a, d) => a + d.sent, 0),
       };
     },
     async stop() {
