@@ -292,6 +292,17 @@ describe('avatar menu', () => {
     for (const label of ['Personal info', 'Personal centre', 'Sub-accounts', 'Log out']) await menu.getByText(label, { exact: true }).waitFor();
     await menu.getByText('Personal info', { exact: true }).click();
     await expectHash(page, /^#\/person\/info/);
+    await page.getByTestId('profile-name').filter({ visible: true }).waitFor();
+    // each entry opens its page (SPEC §2: /setting/personalCenter and /person/subAccount)
+    for (const [label, hash, ready] of [
+      ['Personal centre', /^#\/setting\/personalCenter/, '[data-testid="profile-name"]'],
+      ['Sub-accounts', /^#\/person\/subAccount/, '[data-page-path="/person/subAccount"] .ant-table'],
+    ] as const) {
+      await page.getByTestId('avatar-menu').click();
+      await page.locator('.ant-dropdown-menu').filter({ visible: true }).getByText(label, { exact: true }).click();
+      await expectHash(page, hash);
+      await page.locator(ready).filter({ visible: true }).first().waitFor();
+    }
     await context.close();
   });
 });

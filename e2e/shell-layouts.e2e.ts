@@ -348,6 +348,81 @@ describe('saving the settings', () => {
     await context.close();
   });
 
+  it('keeps the drawer 285 px wide, each header tool behind its switch, the header fixed while the page scrolls, and the menu lit for a page of its activeMenu', async () => {
+    const { context, page, errors } = await newPage(browser, { lang: 'en', width: 1440, height: 600 });
+    await signIn(page);
+    await openDrawer(page);
+    expect(Math.round((await drawer(page).boundingBox())!.width)).toBe(285);
+    await closeDrawer(page);
+
+    // every tool is there by default; each switch of SPEC §3 takes its own away and leaves the others
+    const tools = page.getByTestId('header-tools');
+    const TOOLS = { showSearch: 'search-button', showNotice: 'notice-bell', showFullScreen: 'full-screen', showRefresh: 'refresh-page', showLanguage: 'language-toggle', showTheme: 'theme-drawer-button' } as const;
+    for (const testId of Object.values(TOOLS)) await tools.getByTestId(testId).waitFor();
+    for (const [setting, testId] of Object.entries(TOOLS)) {
+      await useSettings(page, { [setting]: false });
+      await page.getByTestId('header-tools').waitFor();
+      expect(await tools.getByTestId(testId).count(), setting).toBe(0);
+      const others = Object.values(TOOLS).filter((t) => t !== testId);
+      for (const other of others) expect(await tools.getByTestId(other).count(), `${other} without ${setting}`).toBe(1);
+    }
+
+    // a fixed header stays at the top while a long page scrolls under it; without it, it scrolls away
+    await useSettings(page, { fixedHeader: true });
+    await page.goto(`${s.url}/#/e2eDirect/first`);
+    await page.evaluate(() => {
+      const filler = document.createElement('div');
+      filler.style.height = '3000px';
+      document.querySelector('.cpc-content')!.appendChild(filler);
+      window.scrollTo(0, 1200);
+    });
+    await expect.poll(async () => Math.round((await page.getByTestId('header').boundingBox())!.y)).toBe(0);
+    await useSettings(page, { fixedHeader: false });
+    await page.evaluate(() => {
+      const filler = document.createElement('div');
+      filler.style.height = '3000px';
+      document.querySelector('.cpc-content')!.appendChild(filler);
+      window.scrollTo(0, 1200);
+    });
+    await expect.poll(async () => (await page.getByTestId('header').boundingBox())!.y).toBeLessThan(-100);
+
+    // a page hidden from the menu lights the item its activeMenu names (the device detail → My devices)
+    await useSettings(page, {});
+    await page.goto(`${s.url}/#/device/detail?id=1`);
+    await expectHash(page, /^#\/device\/detail/);
+    await expect.poll(() => page.getByTestId('side-bar').locator('.ant-menu-item-selected').innerText()).toBe('My devices');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('paints each of the nine themes with its own primary colour', async () => {
+    const { context, page, errors } = await newPage(browser, { lang: 'en', width: 1440, height: 900 });
+    await signIn(page);
+    const PRIMARY: Record<string, string> = {
+      'blue-black': 'rgb(78, 136, 243)',
+      'blue-white': 'rgb(78, 136, 243)',
+      'green-black': 'rgb(65, 181, 132)',
+      'green-white': 'rgb(65, 181, 132)',
+      'purple-black': 'rgb(105, 84, 240)',
+      'purple-white': 'rgb(105, 84, 240)',
+      'red-black': 'rgb(245, 108, 108)',
+      'red-white': 'rgb(245, 108, 108)',
+      ocean: 'rgb(62, 141, 247)',
+    };
+    await openDrawer(page);
+    for (const [theme, colour] of Object.entries(PRIMARY)) {
+      await page.getByTestId(`theme-option-${theme}`).click();
+      await expectShell(page, 'data-theme', theme);
+      await expect.poll(() => css(page, '[data-testid="theme-save"]', 'background-color'), { message: theme }).toBe(colour);
+      // the menu: dark for "-black" and ocean, light for "-white"
+      const dark = !theme.endsWith('-white');
+      expect(await page.getByTestId('side-bar').getAttribute('class'), theme).toMatch(dark ? /cpc-on-dark/ : /^(?!.*cpc-on-dark)/);
+    }
+    await closeDrawer(page);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('is vertical and folded below 992px, and the chosen layout returns when the window widens', async () => {
     const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1440, height: 900 });
     await signIn(page);
@@ -373,6 +448,11 @@ describe('saving the settings', () => {
     // the header still fits at 375px
     const tools = await page.getByTestId('header-tools').boundingBox();
     expect(tools!.x + tools!.width).toBeLessThanOrEqual(375);
+    // the edge itself: 991 px is a phone's layout, 992 px a desktop's (SPEC §9)
+    await page.setViewportSize({ width: 991, height: 800 });
+    await expectShell(page, 'data-mobile', 'true');
+    await page.setViewportSize({ width: 992, height: 800 });
+    await expectShell(page, 'data-mobile', 'false');
     await page.setViewportSize({ width: 1440, height: 900 });
     await expectShell(page, 'data-layout', 'column');
     await page.getByTestId('column-bar').waitFor();

@@ -18,6 +18,14 @@ const s = server('plain');
 const GROUP = 'E2eRules';
 const SELF_LINK = 'E2eRulesSelfLink';
 const SELF_URL = `${s.url}/?e2e-self=1#/404`;
+/** Records behind a guard object of each mode (SPEC §6), seen by a viewer (device:view only) and the main account. */
+const GUARDED: Array<[name: string, path: string, title: string, guard: Record<string, unknown>]> = [
+  ['E2eGuardAllOf', '/e2eAllOf', 'e2e allOf', { permission: ['device:view', 'device:reboot'], mode: 'allOf' }],
+  ['E2eGuardOneOf', '/e2eOneOf', 'e2e oneOf', { permission: ['device:view', 'device:reboot'], mode: 'oneOf' }],
+  ['E2eGuardExcept', '/e2eExcept', 'e2e except', { permission: ['device:reboot'], mode: 'except' }],
+  ['E2eGuardExceptView', '/e2eExceptView', 'e2e not for viewers', { permission: ['device:view'], mode: 'except' }],
+];
+const GUARDED_NAMES = GUARDED.map(([name]) => name);
 const FILLERS = Array.from({ length: 14 }, (_, i) => `filler${String(i + 1).padStart(2, '0')}`);
 
 let browser: Browser;
@@ -26,7 +34,10 @@ let customer: { username: string; password: string; deviceIds: number[] } | unde
 
 beforeAll(async () => {
   browser = await launch();
-  await query(s.databaseUrl, `DELETE FROM menus WHERE name = ANY($1)`, [[GROUP, SELF_LINK]]);
+  await query(s.databaseUrl, `DELETE FROM menus WHERE name = ANY($1)`, [[GROUP, SELF_LINK, ...GUARDED_NAMES]]);
+  for (const [i, [name, path, title, guard]] of GUARDED.entries()) {
+    await query(s.databaseUrl, `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, $2, 'error/404', $3, $4)`, [path, name, JSON.stringify({ title, icon: 'file', guard }), 80 + i]);
+  }
   // first in the menu (sort -1), so it is "the first menu" that opens by default
   const [group] = await query<{ id: string }>(
     s.databaseUrl,
@@ -60,7 +71,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await query(s.databaseUrl, `DELETE FROM menus WHERE name = ANY($1)`, [[GROUP, SELF_LINK]]);
+  await query(s.databaseUrl, `DELETE FROM menus WHERE name = ANY($1)`, [[GROUP, SELF_LINK, ...GUARDED_NAMES]]);
   await browser?.close();
 });
 
@@ -75,6 +86,7 @@ const group = (page: Page, title: string) => sideBar(page).locator('li.ant-menu-
 const tabPaths = (page: Page) => page.locator('[data-tab-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-tab-path')));
 const keptPaths = (page: Page) => page.locator('[data-page-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-page-path')));
 const pageShown = (page: Page, path: string) => page.locator(`[data-page-path="${path}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+const menuTitles = (page: Page) => sideBar(page).locator('.ant-menu-item, .ant-menu-submenu-title').evaluateAll((els) => els.map((el) => el.textContent?.trim() ?? ''));
 const breadcrumb = (page: Page) => page.locator('.ant-breadcrumb').filter({ visible: true }).first().innerText();
 
 /** Signs in through the API (a fresh session of its own, so the browser's refresh cookie is left alone). */
@@ -213,6 +225,10 @@ describe('a customer and a sub-account', () => {
     await page.goto(`${s.url}/#/device/index`);
     await expectHash(page, /^#\/device\/index/);
     await expect.poll(() => page.locator('.ant-layout-footer').filter({ visible: true }).first().innerText()).toBe(`版权所有 © ${new Date().getFullYear()} 云打印`);
+    // guard objects: the main account holds every device permission
+    expect(await menuTitles(page)).toEqual(expect.arrayContaining(['e2e allOf', 'e2e oneOf']));
+    expect(await menuTitles(page)).not.toContain('e2e except');
+    expect(await menuTitles(page)).not.toContain('e2e not for viewers');
 
     // a viewer sub-account (the tenant's default "Viewer" role: device:view only)
     const token = await apiLogin(reg.username, reg.password);
@@ -230,6 +246,13 @@ describe('a customer and a sub-account', () => {
     // no bind button, no integration in the menu: and the server refuses what the page does not offer
     expect(await other.page.getByRole('button', { name: '绑定设备' }).count()).toBe(0);
     expect(await sideBar(other.page).getByText('系统集成').count()).toBe(0);
+    // guard objects for a viewer: oneOf passes with device:view, allOf does not without device:reboot, except(reboot) passes, except(view) does not
+    const seen = await menuTitles(other.page);
+    expect(seen).toEqual(expect.arrayContaining(['e2e oneOf', 'e2e except']));
+    expect(seen).not.toContain('e2e allOf');
+    expect(seen).not.toContain('e2e not for viewers');
+    await other.page.goto(`${s.url}/#/e2eAllOf`);
+    await expectHash(other.page, /^#\/404/);
     const bind = await api(await apiLogin(sub.username, sub.password), 'POST', '/device/bind', { sn: specs[0].sn, bindKey: 'ABCDEF' });
     expect(bind.code).toBe(403);
     await other.page.goto(`${s.url}/#/integration/index`);
