@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isTimeZone, DEFAULT_TIME_ZONE } from './device-constants.ts';
+import { hasNoControl, NO_CONTROL_MSG } from './validators.ts';
 import {
   APP_KEY_NAME_MAX,
   APP_KEY_RATE_LIMIT_MAX,
@@ -62,13 +63,12 @@ export const webhookDeliveryState = z.enum(WEBHOOK_DELIVERY_STATES);
 // App keys
 
 // control characters (newlines, NUL…) never belong in a name shown in a table, and PostgreSQL refuses NUL
-const hasNoControl = (v: string) => !/[\u0000-\u001f\u007f]/.test(v);
 const nameField = z
   .string()
   .trim()
   .min(1, 'name cannot be empty')
   .max(APP_KEY_NAME_MAX, `must be at most ${APP_KEY_NAME_MAX} characters`)
-  .refine(hasNoControl, 'must not contain control characters');
+  .refine(hasNoControl, NO_CONTROL_MSG);
 /** '' means no callbacks. */
 const callbackField = z
   .string()
@@ -112,7 +112,7 @@ export type AppKeyStateBody = z.input<typeof appKeyStateBody>;
 export const appKeyIdBody = z.object({ id }).strict();
 export const appKeyIdParams = z.object({ id: queryId }).strict();
 
-export const appKeyListQuery = z.object({ ...pageFields, keyword: z.string().trim().max(50).refine(hasNoControl, 'must not contain control characters').optional() }).strict();
+export const appKeyListQuery = z.object({ ...pageFields, keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional() }).strict();
 export type AppKeyListQuery = z.input<typeof appKeyListQuery>;
 
 export const appKeyView = z.object({
