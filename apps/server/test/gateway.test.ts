@@ -443,23 +443,25 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     }
   });
 
-  it.runIf(broker === 'mosquitto-dynsec')('puts a device registered while the server runs on the broker: it connects, confined to its own topics', async () => {
-    const [late] = makeSpecs(1, { seed: 99, prefix: 'GWDLATE' });
-    await registerInDb(h.db, [late]);
-    await waitUntil('provisioned', async () => (await deviceRow(h, late.sn)).broker_synced_at);
-    const c = await raw(late);
-    const granted = await Promise.all([`cp/v1/${late.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${mine[0].sn}/down/#`].map((f) => c.subscribeAsync(f, { qos: 1 }).then((g) => g[0].qos, () => 128)));
-    expect(granted).toEqual([1, 128, 128]);
-    // its client is pinned to its own client id, also on a listener that does not take the user name for it
-    const serverListener = mosq!.urlFor('cpc-server').replace(/\/\/[^@]*@/, '//');
-    const pinned = (clientId: string) =>
-      mqtt.connectAsync(serverListener, { clientId, username: late.sn, password: password(late), protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 }).then(
-        (x) => (x.end(true), 'accepted'),
-        () => 'refused',
-      );
-    expect(await pinned(mine[0].sn)).toBe('refused');
-    expect(await pinned(late.sn)).toBe('accepted');
-  });
+  // only dynamic security has the server put devices on the broker: the other brokers have no such test (not a skipped one)
+  if (broker === 'mosquitto-dynsec')
+    it('puts a device registered while the server runs on the broker: it connects, confined to its own topics', async () => {
+      const [late] = makeSpecs(1, { seed: 99, prefix: 'GWDLATE' });
+      await registerInDb(h.db, [late]);
+      await waitUntil('provisioned', async () => (await deviceRow(h, late.sn)).broker_synced_at);
+      const c = await raw(late);
+      const granted = await Promise.all([`cp/v1/${late.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${mine[0].sn}/down/#`].map((f) => c.subscribeAsync(f, { qos: 1 }).then((g) => g[0].qos, () => 128)));
+      expect(granted).toEqual([1, 128, 128]);
+      // its client is pinned to its own client id, also on a listener that does not take the user name for it
+      const serverListener = mosq!.urlFor('cpc-server').replace(/\/\/[^@]*@/, '//');
+      const pinned = (clientId: string) =>
+        mqtt.connectAsync(serverListener, { clientId, username: late.sn, password: password(late), protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 }).then(
+          (x) => (x.end(true), 'accepted'),
+          () => 'refused',
+        );
+      expect(await pinned(mine[0].sn)).toBe('refused');
+      expect(await pinned(late.sn)).toBe('accepted');
+    });
 
   it("keeps tenants apart: B can neither command nor see A's devices and tasks (404)", async () => {
     const s = fresh();
