@@ -122,7 +122,7 @@ describe('session end: 401, 501, 201', () => {
     expect(useSession.getState().routes).toBeNull();
     expect(sessionStorage.getItem(TOKEN_KEY)).toBeNull();
     expect(navigations).toEqual(['/login']);
-    expect(messages.error).toHaveBeenCalledWith(expect.objectContaining({ content: 'login expired' }));
+    expect(messages.error).toHaveBeenCalledWith(expect.objectContaining({ content: 'login expired', duration: 3 }));
   });
 
   it('also when the code is only in the body of an HTTP 200', async () => {
