@@ -203,7 +203,7 @@ export default {
         empty: 'No device was online and no task was sent in the last {{days}} days.',
       },
       deviceRank: {
-        title: 'Device ranking (this month)',
+        title: 'Top devices (month)',
         byTasks: 'Tasks',
         byData: 'Data',
         tasks: 'Tasks: {{n}}',

@@ -26,8 +26,9 @@ export function TrendChart({ daily, loading, chart }: TrendChartProps) {
   const option = useMemo(
     () => ({
       tooltip: { trigger: 'axis' },
-      legend: { top: 0, right: 0 },
-      grid: { left: 8, right: 8, top: 36, bottom: 8 },
+      // below the plot: the axes' names take the top corners
+      legend: { bottom: 0 },
+      grid: { left: 8, right: 8, top: 36, bottom: 56 },
       xAxis: { type: 'category', data: series?.labels ?? [], boundaryGap: unit === 'day', axisLabel: { hideOverlap: true } },
       yAxis: [
         { type: 'value', minInterval: 1, name: t('home.trend.online') },
