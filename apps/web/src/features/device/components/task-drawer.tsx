@@ -53,7 +53,7 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
       open={!!run}
       onClose={onClose}
       title={run ? (run.type === 'reboot' || run.type === 'shutdown' ? t(`device.task.drawerTitle.${run.type}`) : t('device.task.drawerTitle.other', { type: t(`device.task.type.${run.type}`) })) : ''}
-      size={screens.md ? 640 : '100%'}
+      size={screens.lg ? 800 : screens.md ? 640 : '100%'}
       afterOpenChange={(open) => !open && setPageNo(1)}
       data-testid="task-drawer"
     >
