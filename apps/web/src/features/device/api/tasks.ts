@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import type { BatchListQuery, BatchView, CommandBody, CommandResult, Paged, TaskItem, TaskListQuery } from '@cpc/contracts';
 import { get, post } from '@/lib/request';
 import { DEVICE_KEY } from './devices';
+import { isOpenTask } from '../utils/task-states';
 
 /** Commands (reboot, shutdown) and the tasks they make, one per device (contracts/task.ts). */
 
@@ -14,8 +15,22 @@ export const cancelTask = (id: string) => post<{ id: string; state: string }>(`/
 export const TASKS_KEY = [...DEVICE_KEY, 'tasks'] as const;
 export const BATCHES_KEY = [...DEVICE_KEY, 'batches'] as const;
 
-export const useTasks = (q: TaskListQuery, enabled = true) =>
-  useQuery({ queryKey: [...TASKS_KEY, q], queryFn: () => getTasks(q), enabled, placeholderData: keepPreviousData });
+/**
+ * Tasks, kept current by their live events. `followOpen`: also read again every few seconds while a task on the
+ * page is unfinished — an event that arrives before the page's first answer has nothing to apply to, and a drawer
+ * watching a command must not wait on it.
+ */
+export const useTasks = (q: TaskListQuery, enabled = true, followOpen = false) =>
+  useQuery({
+    queryKey: [...TASKS_KEY, q],
+    queryFn: () => getTasks(q),
+    enabled,
+    placeholderData: keepPreviousData,
+    refetchInterval: followOpen ? (query) => (query.state.data?.list.some((t) => isOpenTask(t.state)) ? OPEN_TASKS_POLL_MS : false) : false,
+  });
+
+/** How often a drawer reads its unfinished tasks again (a safety net under the live events). */
+const OPEN_TASKS_POLL_MS = 3000;
 
 /** A large batch's counts by state; its tasks' events only reach the rows on screen, so it is polled while open. */
 export const useBatch = (id: number | null, poll: boolean) =>

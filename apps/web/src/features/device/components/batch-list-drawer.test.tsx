@@ -84,4 +84,18 @@ describe('the task batches of My devices', { timeout: 20_000 }, () => {
     expect(mockedGet).toHaveBeenCalledWith('/device/task/list', { batchId: 7, pageNo: 1, pageSize: 50 });
     screen.getByText('共 2 个任务，已结束 1 个');
   });
+
+  it('reads its unfinished tasks again until they end (an event can pass before the first answer)', async () => {
+    const running = taskRow({ id: 'b', batchId: 7, deviceId: 2, deviceSn: 'CP58-00002', state: 'running', progress: 50 });
+    tasks = { list: [running], total: 1 };
+    renderPage(<TaskDrawer run={{ type: 'reboot', batchId: 7, deviceIds: [2], taskIds: ['b'] }} onClose={() => {}} />);
+    await waitFor(() => expect(document.querySelector('.ant-drawer tr[data-task-id="b"]')?.getAttribute('data-state')).toBe('running'));
+    // no event comes: the task ended on the device meanwhile
+    tasks = { list: [{ ...running, state: 'succeeded', progress: 100 }], total: 1 };
+    await waitFor(() => expect(document.querySelector('.ant-drawer tr[data-task-id="b"]')?.getAttribute('data-state')).toBe('succeeded'), { timeout: 6000 });
+    const calls = mockedGet.mock.calls.filter(([url]) => url === '/device/task/list').length;
+    // finished: no more reading
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(mockedGet.mock.calls.filter(([url]) => url === '/device/task/list').length).toBe(calls);
+  });
 });

@@ -32,9 +32,9 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
   const now = useNow(10_000);
   const [pageNo, setPageNo] = useState(1);
   const batchId = run?.batchId ?? null;
-  const batchTasks = useTasks({ batchId: batchId ?? undefined, pageNo, pageSize: PAGE_SIZE }, batchId !== null);
+  const batchTasks = useTasks({ batchId: batchId ?? undefined, pageNo, pageSize: PAGE_SIZE }, batchId !== null, true);
   // one device: its newest tasks, of which this command's is the first
-  const deviceTasks = useTasks({ deviceId: run?.deviceIds[0], pageSize: 10 }, !!run && batchId === null);
+  const deviceTasks = useTasks({ deviceId: run?.deviceIds[0], pageSize: 10 }, !!run && batchId === null, true);
   const source = batchId !== null ? batchTasks : deviceTasks;
   const ids = run?.taskIds ? new Set(run.taskIds) : null;
   const tasks = (source.data?.list ?? []).filter((task) => !ids || ids.has(task.id));
