@@ -167,7 +167,10 @@ export class OpenAuth {
     try {
       this.checkKey(ctx);
     } catch (refusal) {
-      // a refusal is said on the row as it is now, not on this node's copy (enabled again, or deleted, meanwhile)
+      // a refusal that the key's row decides is said on the row as it is now, not on this node's copy (enabled
+      // again, a new allow-list, or deleted, meanwhile); a stale timestamp needs no second look
+      const reason = refusal instanceof AppError ? (refusal.data as { reason?: string } | null)?.reason : undefined;
+      if (reason !== 'app_disabled' && reason !== 'ip_not_allowed') throw refusal;
       const fresh = await this.keyRow(appId, true);
       if (!fresh) throw unknown();
       if (keyVersion(fresh) === keyVersion(key)) throw refusal;
