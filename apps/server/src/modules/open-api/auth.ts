@@ -79,6 +79,7 @@ export interface OpenAuthOptions {
 export const TEST_PRINT_HEADER = 'x-cpc-console-test';
 
 const refuse = (reason: OpenAuthReason, msg: string, extra: Record<string, unknown> = {}) => new AppError(401, msg, { reason, ...extra });
+const unknownApp = (appId: string) => refuse('unknown_app', `unknown app id ${appId.length > 40 ? `${appId.slice(0, 40)}…` : appId}`);
 const unmap = (ip: string) => (ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip);
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const BAD_SIGNATURE = 'the signature does not match: see docs/open-api.md for the string to sign';
@@ -114,7 +115,7 @@ export class OpenAuth {
    * new allow-list or limit, on any node), runs every check again on the fresh row — so an old secret fails
    * from the next call on, everywhere.
    */
-  private keys = new Map<string, { row: KeyRow | null; at: number }>();
+  private keys = new Map<string, { row: KeyRow; at: number }>();
 
   constructor(
     private db: Db,
@@ -159,9 +160,8 @@ export class OpenAuth {
 
     const marker = value(TEST_PRINT_HEADER);
     ctx.testPrint = !!marker && signatureMatches(this.testPrintMarker(nonce), marker);
-    const unknown = () => refuse('unknown_app', `unknown app id ${appId.length > 40 ? `${appId.slice(0, 40)}…` : appId}`);
     const key = await this.keyRow(appId);
-    if (!key) throw unknown();
+    if (!key) throw unknownApp(appId);
     ctx.key = { id: key.id, tenantId: key.tenant_id, appId: key.app_id };
     ctx.headers = { key, timestamp, nonce, signature, contentSha256: contentSha256?.toLowerCase() };
     try {
@@ -172,7 +172,7 @@ export class OpenAuth {
       const reason = refusal instanceof AppError ? (refusal.data as { reason?: string } | null)?.reason : undefined;
       if (reason !== 'app_disabled' && reason !== 'ip_not_allowed') throw refusal;
       const fresh = await this.keyRow(appId, true);
-      if (!fresh) throw unknown();
+      if (!fresh) throw unknownApp(appId);
       if (keyVersion(fresh) === keyVersion(key)) throw refusal;
       ctx.headers.key = fresh;
       this.checkKey(ctx);
@@ -186,11 +186,21 @@ export class OpenAuth {
     const row =
       (await this.db.selectFrom('app_keys').select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit']).where('app_id', '=', appId).executeTakeFirst()) ?? null;
     // only keys that exist are kept: made-up app ids must not fill the cache
-    if (row) {
-      if (this.keys.size >= KEY_CACHE_MAX) this.keys.clear();
-      this.keys.set(appId, { row, at: Date.now() });
-    } else this.keys.delete(appId);
+    if (row) this.remember(row);
+    else this.keys.delete(appId);
     return row;
+  }
+
+  private remember(row: KeyRow): void {
+    if (this.keys.size >= KEY_CACHE_MAX) this.keys.clear();
+    this.keys.set(row.app_id, { row, at: Date.now() });
+  }
+
+  /** Every check of the call again, on the key's row as it is now (it changed since this node read it). */
+  private recheck(req: FastifyRequest, ctx: OpenContext, row: KeyRow, bodySha256: string): void {
+    ctx.headers!.key = row;
+    this.checkKey(ctx);
+    if (!this.signatureOk(req, ctx.headers!, bodySha256)) throw refuse('bad_signature', BAD_SIGNATURE);
   }
 
   /** Forgets a key's row on this node at once (a change made here); other nodes see it at their next call's check. */
@@ -242,9 +252,7 @@ export class OpenAuth {
       // signed with a secret this node has not seen yet (rotated in the last second): once more on the fresh row
       const fresh = await this.keyRow(c.key.app_id, true);
       if (!fresh || keyVersion(fresh) === keyVersion(c.key)) throw refuse('bad_signature', BAD_SIGNATURE);
-      c.key = fresh;
-      this.checkKey(ctx);
-      if (!this.signatureOk(req, c, bodySha256)) throw refuse('bad_signature', BAD_SIGNATURE);
+      this.recheck(req, ctx, fresh, bodySha256);
     }
 
     // Counted and recorded on every node's shared tables in one round trip, which also reads the key's row as it
@@ -252,8 +260,7 @@ export class OpenAuth {
     // count); the nonce is durable before any answer, so a crash of PostgreSQL never forgets one and never takes
     // a replay.
     const limit = c.key.rate_limit ?? this.opts.rateLimit;
-    const nowMs = Date.now();
-    const windowS = Math.floor(nowMs / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
+    const windowS = Math.floor(Date.now() / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
     const expiresAt = new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
     const async = opts.deferNonceDurability ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``;
     const extra = opts.lookups?.(req, { id: c.key.id, tenantId: c.key.tenant_id }) ?? null;
@@ -276,12 +283,10 @@ export class OpenAuth {
       // the key changed since this node read it (on any node): every check again on the row as it is now
       if (!now) {
         this.keys.delete(c.key.app_id);
-        throw refuse('unknown_app', `unknown app id ${c.key.app_id}`);
+        throw unknownApp(c.key.app_id);
       }
-      this.keys.set(now.app_id, { row: now, at: Date.now() });
-      c.key = now;
-      this.checkKey(ctx);
-      if (!this.signatureOk(req, c, bodySha256)) throw refuse('bad_signature', BAD_SIGNATURE);
+      this.remember(now);
+      this.recheck(req, ctx, now, bodySha256);
     }
     const nowLimit = c.key.rate_limit ?? this.opts.rateLimit;
     if (hits > nowLimit) {

@@ -140,11 +140,9 @@ export class PrintService {
   async submit(key: PrintKey, body: SubmitInput, pre?: Record<string, unknown> | null): Promise<{ job: JobRow; duplicate: boolean }> {
     // read beforehand in the signature check's round trip (submitLookups), else here
     const looked = pre && pre.origin_id === body.originId && pre.device_sn === body.deviceSn.toLowerCase() ? (pre as unknown as SubmitLookup) : null;
-    const earlierId = looked ? looked.earlier_id : (await this.byOrigin(key.id, body.originId))?.id;
-    if (earlierId) {
-      const earlier = await this.byOrigin(key.id, body.originId);
-      if (earlier) return { job: earlier, duplicate: true };
-    }
+    // a retry: its first job is the answer (read whole only when the look-up says there is one)
+    const earlier = !looked || looked.earlier_id ? await this.byOrigin(key.id, body.originId) : undefined;
+    if (earlier) return { job: earlier, duplicate: true };
     const device = looked
       ? looked.device
       : await this.db
