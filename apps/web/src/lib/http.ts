@@ -51,14 +51,18 @@ export class NoResponseError extends Error {
 
 const paramValue = (v: unknown): string => (v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-export function queryString(params: QueryParams | undefined): string {
-  if (!params) return '';
+/** `a=1&b=x&b=y`: null and undefined are left out, arrays repeat their key, objects go as JSON, dates as ISO. */
+export function encodeParams(params: QueryParams): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== null) search.append(key, paramValue(item));
   }
-  const s = search.toString();
+  return search.toString();
+}
+
+export function queryString(params: QueryParams | undefined): string {
+  const s = params ? encodeParams(params) : '';
   return s ? `?${s}` : '';
 }
 

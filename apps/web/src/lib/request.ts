@@ -17,7 +17,7 @@ import {
   UPLOAD_TIMEOUT,
 } from '../config/settings';
 import { trackCall } from './call-progress';
-import { http, NoResponseError, type HttpResponse, type UploadProgress } from './http';
+import { encodeParams, http, NoResponseError, type HttpResponse, type UploadProgress } from './http';
 import { currentRouteUrl, logError } from './error-log';
 import { messageApi } from './feedback';
 import { getLanguage, i18n, t } from './i18n';
@@ -221,19 +221,8 @@ const isSealedBody = (v: unknown): v is { payload: string } =>
 // ---------------------------------------------------------------------------------------------------------------
 // one attempt
 
-function formBody(data: unknown): string {
-  if (typeof data === 'string') return data;
-  const params = new URLSearchParams();
-  if (isRecord(data)) {
-    for (const [key, value] of Object.entries(data)) {
-      if (value === undefined || value === null) continue;
-      for (const item of Array.isArray(value) ? value : [value]) {
-        params.append(key, isRecord(item) ? JSON.stringify(item) : String(item));
-      }
-    }
-  }
-  return params.toString();
-}
+/** A form-encoded body, written as a query string is (SPEC §7: form-encoded bodies are serialised). */
+const formBody = (data: unknown): string => (typeof data === 'string' ? data : isRecord(data) ? encodeParams(data) : '');
 
 /** Site-relative URLs that already carry the base (an upload URL handed out by the server) skip it. */
 const baseFor = (url: string): string =>
