@@ -41,3 +41,14 @@ export const messageApi = (): MessageInstance => current ?? deferred;
 
 /** Starts loading the static API ahead of a likely message (a form about to be sent). */
 export const prepareMessages = (): void => void staticMessage().catch(() => undefined);
+
+/**
+ * Removes every message the static API shows, if it was ever loaded (answers whether it was). Test set-up calls it after each test: a
+ * message left on screen closes on its own 3 s timer, and that timer firing after a file's jsdom is gone made
+ * React fail with "window is not defined".
+ */
+export async function clearStaticMessages(): Promise<boolean> {
+  const api = await fallback?.catch(() => null);
+  api?.destroy();
+  return !!api;
+}

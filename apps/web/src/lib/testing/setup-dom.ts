@@ -1,4 +1,7 @@
-import { afterAll } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
+import { clearStaticMessages } from '../feedback';
+
+const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Browser APIs antd relies on that jsdom does not implement. Inert stand-ins: tests that care about
@@ -27,6 +30,16 @@ if (typeof window !== 'undefined') {
  * React may still have work queued when a file's last test ends (an antd animation's timer setting state after
  * its unmount); run it while jsdom's window still exists, instead of letting it fail after the teardown.
  */
+afterEach(async () => {
+  if (!(await clearStaticMessages())) return;
+  // jsdom never ends a CSS transition, so a closing message would stay mounted with its 3 s close timer running
+  // past the file's teardown; end each leave motion as a browser would once it reaches its active step (a frame)
+  for (let i = 0; i < 30 && document.querySelector('.ant-message-notice'); i++) {
+    await tick(16);
+    for (const el of document.querySelectorAll('[class*="-leave-active"]')) el.dispatchEvent(new Event('transitionend'));
+  }
+});
+
 afterAll(async () => {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; i < 5; i++) await tick(20);
 });
