@@ -25,10 +25,10 @@ import { hashPassword } from '../apps/server/src/lib/password.ts';
 import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
+import { ensureServerBuilt, serverEntry } from '../scripts/server-build.mjs';
 
 const { values: args } = parseArgs({
   options: {
-    serve: { type: 'boolean', default: false },
     devices: { type: 'string', default: '10000' },
     ramp: { type: 'string', default: '250' },
     heartbeat: { type: 'string', default: '30' },
@@ -181,7 +181,9 @@ interface Started {
 
 async function startServerProcess(): Promise<Started> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-devices-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--serve'], {
+  // compiled, as `npm start` runs it
+  await ensureServerBuilt();
+  const child = spawn(process.execPath, [serverEntry('supervised')], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -343,18 +345,5 @@ async function main(): Promise<void> {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// The server process: `--serve` starts it and prints where it listens as one JSON line.
-
-if (args.serve) {
-  const { startServer } = await import('../apps/server/src/server.ts');
-  const r = await startServer(process.env);
-  process.stdout.write(`${JSON.stringify({ url: r.url, mqttUrl: r.mqttUrl, databaseUrl: r.databaseUrl })}\n`);
-  // stopped by a line on stdin: a SIGTERM would also reach the embedded PostgreSQL's own exit hook at once
-  // (and when stdin closes: the benchmark is gone, whatever happened to it)
-  const stop = () => r.stop().then(() => process.exit(0), () => process.exit(1));
-  readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
-} else {
-  await main();
-  process.exit(0);
-}
+await main();
+process.exit(0);

@@ -26,10 +26,10 @@ import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { signedFetch, type OpenKey } from '../apps/server/test/open-client.ts';
+import { ensureServerBuilt, serverEntry } from '../scripts/server-build.mjs';
 
 const { values: args } = parseArgs({
   options: {
-    serve: { type: 'boolean', default: false },
     bare: { type: 'boolean', default: false },
     printers: { type: 'string', default: '1000' },
     submits: { type: 'string', default: '5000' },
@@ -171,10 +171,13 @@ interface Child {
 }
 
 /** This file again in a child process with `flag`; resolves with the JSON line it prints when ready. */
-async function startChild(flag: string, env: Record<string, string>): Promise<Child> {
+async function startChild(flag: '--serve' | '--bare', env: Record<string, string>): Promise<Child> {
   // BENCH_CPU_PROF=<dir>: the server writes a CPU profile there when it stops (open it in Chrome's DevTools)
   const prof = flag === '--serve' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', import.meta.filename, flag], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  // the server compiled, as `npm start` runs it; the bare route from this file
+  if (flag === '--serve') await ensureServerBuilt();
+  const argv = flag === '--serve' ? [...prof, serverEntry('supervised')] : ['--import', 'tsx', import.meta.filename, flag];
+  const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });
     rl.on('line', (l) => l.startsWith('{') && resolve(l));
@@ -404,16 +407,10 @@ async function main(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The child processes: `--serve` (the real server) and `--bare` (the reference route) print one JSON line when
-// ready and stop on a line on stdin (or when it closes: the benchmark is gone).
+// The reference's child process: `--bare` prints one JSON line when ready and stops on a line on stdin (or when it
+// closes: the benchmark is gone), as the compiled server's `supervised` entry does.
 
-if (args.serve) {
-  const { startServer } = await import('../apps/server/src/server.ts');
-  const r = await startServer(process.env);
-  process.stdout.write(`${JSON.stringify({ url: r.url.replace('localhost', '127.0.0.1'), mqttUrl: r.mqttUrl, databaseUrl: r.databaseUrl })}\n`);
-  const stop = () => r.stop().then(() => process.exit(0), () => process.exit(1));
-  readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
-} else if (args.bare) {
+if (args.bare) {
   const app = Fastify();
   app.post('/open/v1/print', async () => ({ code: 200, msg: 'ok', data: { id: '00000000-0000-0000-0000-000000000000', duplicate: false } }));
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,0 +1,23 @@
+import readline from 'node:readline';
+import { startServer } from './server.ts';
+
+/**
+ * The server as a child of another program (the benchmarks): the same start as `npm start`, with a machine
+ * reading instead of a person. Once listening it prints one JSON line (`url`, `mqttUrl`, `databaseUrl`); a line
+ * on stdin, or stdin closing (the parent is gone), stops it cleanly. A SIGTERM would also reach the embedded
+ * PostgreSQL's own exit hook at once, so the parent asks through stdin.
+ */
+try {
+  const running = await startServer();
+  process.stdout.write(`${JSON.stringify({ url: running.url.replace('localhost', '127.0.0.1'), mqttUrl: running.mqttUrl, databaseUrl: running.databaseUrl })}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    running.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
+} catch (e) {
+  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+}
