@@ -25,7 +25,7 @@ import { hashPassword } from '../apps/server/src/lib/password.ts';
 import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
-import { ensureServerBuilt, serverEntry } from '../scripts/server-build.mjs';
+import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../scripts/server-build.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -183,7 +183,9 @@ async function startServerProcess(): Promise<Started> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-devices-'));
   // compiled, as `npm start` runs it
   await ensureServerBuilt();
-  const child = spawn(process.execPath, [serverEntry('supervised')], {
+  // BENCH_SERVER_FLAGS: Node flags to try on the server (V8 heap settings, say), beside the ones npm start uses
+  const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, serverEntry('supervised')], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

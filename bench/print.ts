@@ -26,7 +26,7 @@ import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { signedFetch, type OpenKey } from '../apps/server/test/open-client.ts';
-import { ensureServerBuilt, serverEntry } from '../scripts/server-build.mjs';
+import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../scripts/server-build.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -176,7 +176,7 @@ async function startChild(flag: '--serve' | '--bare', env: Record<string, string
   const prof = flag === '--serve' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // the server compiled, as `npm start` runs it; the bare route from this file
   if (flag === '--serve') await ensureServerBuilt();
-  const argv = flag === '--serve' ? [...prof, serverEntry('supervised')] : ['--import', 'tsx', import.meta.filename, flag];
+  const argv = flag === '--serve' ? [...SERVER_NODE_FLAGS, ...prof, serverEntry('supervised')] : ['--import', 'tsx', import.meta.filename, flag];
   const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });

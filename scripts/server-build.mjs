@@ -8,6 +8,9 @@ const outdir = path.join(root, 'apps/server/dist');
 const entries = ['main', 'supervised'];
 const sources = ['apps/server/src', 'packages/contracts/src', 'package-lock.json', 'scripts/server-build.mjs'];
 
+/** The Node flags `npm start` runs the compiled server with (the benchmarks too). */
+export const SERVER_NODE_FLAGS = ['--enable-source-maps'];
+
 /** The files `npm start` and the benchmarks run: `node apps/server/dist/<entry>.mjs`. */
 export const serverEntry = (name = 'main') => path.join(outdir, `${name}.mjs`);
 

@@ -1,11 +1,11 @@
 // `npm start`: build the console and compile the server when missing or older than their sources, then run one
 // server process from the compiled code.
 import { spawn } from 'node:child_process';
-import { ensureServerBuilt, serverEntry } from './server-build.mjs';
+import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from './server-build.mjs';
 import { ensureWebBuilt } from './web-build.mjs';
 
 ensureWebBuilt();
 await ensureServerBuilt();
-const child = spawn(process.execPath, ['--enable-source-maps', serverEntry('main')], { stdio: 'inherit', env: process.env });
+const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry('main')], { stdio: 'inherit', env: process.env });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

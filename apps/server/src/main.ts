@@ -21,7 +21,13 @@ try {
     process.on(sig, () => {
       if (stopping) return;
       stopping = true;
-      running.stop().then(() => process.exit(0), () => process.exit(1));
+      running.stop().then(
+        () => process.exit(0),
+        (e: unknown) => {
+          process.stderr.write(`stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
+          process.exit(1);
+        },
+      );
     });
   }
 } catch (e) {

@@ -46,9 +46,16 @@ export async function startServer(env: Record<string, string | undefined> = proc
       url: `http://localhost:${port}`,
       mqttUrl: app.gateway.deviceUrl,
       async stop() {
-        await started.close();
-        await db.destroy();
-        await embedded?.stop();
+        // the embedded database stops even when closing the app or the pool failed: it would outlive the process
+        try {
+          await started.close();
+        } finally {
+          try {
+            await db.destroy();
+          } finally {
+            await embedded?.stop();
+          }
+        }
       },
     };
   } catch (e) {

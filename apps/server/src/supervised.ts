@@ -14,7 +14,13 @@ try {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    running.stop().then(() => process.exit(0), () => process.exit(1));
+    running.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exit(1);
+      },
+    );
   };
   readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
 } catch (e) {

@@ -14,7 +14,7 @@ import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../../device-sim/src/register-db.ts';
 import { waitUntil } from './device-helpers.ts';
 import { signedFetch, type OpenKey } from './open-client.ts';
-import { ensureServerBuilt, serverEntry } from '../../../scripts/server-build.mjs';
+import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../../../scripts/server-build.mjs';
 
 /**
  * The exactly-once promise of printing under a crash (issue 5): the server runs as its own process, is killed
@@ -74,7 +74,7 @@ async function freshDatabase(): Promise<string> {
 async function startServer(env: Record<string, string>): Promise<Server> {
   await ensureServerBuilt({ quiet: true });
   const { NODE_OPTIONS: _, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--enable-source-maps', serverEntry('main')], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry('main')], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
