@@ -1,6 +1,11 @@
 import { afterAll, afterEach } from 'vitest';
 import { clearStaticMessages } from '../feedback';
 
+// Node 20's require(esm) can fail with "Cannot read properties of undefined (reading 'getStatus')" when a CommonJS
+// module requires an ES module that a dynamic import() is still loading (nodejs/node#59366); the ten frames V8
+// keeps by default end inside Node's loader, so keep enough to name the module that required it
+Error.stackTraceLimit = 50;
+
 const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
