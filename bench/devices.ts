@@ -177,6 +177,8 @@ interface Started {
   mqttUrl: string;
   databaseUrl: string;
   dataDir: string;
+  /** The server's `process.memoryUsage()`, asked on its stdin. */
+  memory(): Promise<NodeJS.MemoryUsage>;
 }
 
 async function startServerProcess(): Promise<Started> {
@@ -198,12 +200,27 @@ async function startServerProcess(): Promise<Started> {
     },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = readline.createInterface({ input: child.stdout! });
-    rl.on('line', (l) => l.startsWith('{') && resolve(l));
+  // its stdout carries its log lines too (JSON as well): each answer is told by its key
+  const waiting: { url?: (l: Record<string, unknown>) => void; memory?: (l: Record<string, unknown>) => void } = {};
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(l) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    for (const key of ['url', 'memory'] as const) if (key in parsed) waiting[key]?.(parsed);
+  });
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    waiting.url = resolve;
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
   });
-  return { child, dataDir, ...JSON.parse(line) };
+  const memory = () =>
+    new Promise<NodeJS.MemoryUsage>((resolve) => {
+      waiting.memory = (l) => resolve(l.memory as NodeJS.MemoryUsage);
+      child.stdin!.write('memory\n');
+    });
+  return { child, dataDir, memory, ...(ready as { url: string; mqttUrl: string; databaseUrl: string }) };
 }
 
 async function main(): Promise<void> {
@@ -239,6 +256,7 @@ async function main(): Promise<void> {
 
     await new Promise((r) => setTimeout(r, 2000));
     const idleRss = rssKb(srv.child.pid!);
+    const idleMem = await srv.memory();
     const idleApi = await httpLatency(`${srv.url}/apiAdmin/device/task/list?pageSize=1`, 300, auth);
 
     // the ramp
@@ -271,6 +289,7 @@ async function main(): Promise<void> {
     const steadyCpu = (cpuSeconds(srv.child.pid!) - cpu1) / STEADY;
     const steadyRate = (fleet.stats().sent - sent1) / STEADY;
     const steadyRss = rssKb(srv.child.pid!);
+    const steadyMem = await srv.memory();
     const stillOnline = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)).rows[0].n);
     const loadedApi = await httpLatency(`${srv.url}/apiAdmin/device/task/list?pageSize=1`, 300, auth);
 
@@ -325,12 +344,15 @@ async function main(): Promise<void> {
       log(`not back within 10 s: ${states.map((t) => `${t.state} after ${t.attempts} deliveries`).join(', ')}`);
     }
     const peakRss = rssKb(srv.child.pid!);
+    const peakMem = await srv.memory();
 
     log('');
     log('| figure | this run | reference (same run) |');
     log('|---|---|---|');
     log(`| devices connected | ${online} of ${N} online in the database after ${rampS.toFixed(0)} s (ramp ${RAMP}/s); ${stillOnline} still online after ${STEADY} s of heartbeats | ${N} asked for |`);
+    const heap = (m: NodeJS.MemoryUsage) => `V8 heap ${mb(m.heapUsed / 1024)} used of ${mb(m.heapTotal / 1024)}, external ${mb(m.external / 1024)}`;
     log(`| server RSS | ${mb(steadyRss)} with the fleet (${mb(peakRss)} after the commands) | ${mb(idleRss)} before the fleet |`);
+    log(`| of which | ${heap(steadyMem)} (${heap(peakMem)} after the commands) | ${heap(idleMem)} before the fleet |`);
     log(`| server CPU | ${(steadyCpu * 100).toFixed(0)} % of one core steady (${((rampCpu / rampS) * 100).toFixed(0)} % during the ramp) | the fleet's own process: ${((fleetRampCpu / rampS) * 100).toFixed(0)} % during the ramp |`);
     log(
       `| device messages, steady (heartbeats, status, location, traffic) | ${steadyRate.toFixed(0)}/s taken by the server at ${(steadyCpu * 100).toFixed(0)} % of one core: ${(steadyRate / Math.max(steadyCpu, 0.001)).toFixed(0)}/s a core | raw broker throughput, QoS 1, one publisher → one subscriber: bare Aedes ${refAedes.throughput.toFixed(0)}/s${refMosquitto ? `, bare Mosquitto ${refMosquitto.throughput.toFixed(0)}/s` : ''} |`,

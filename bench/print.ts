@@ -176,7 +176,9 @@ async function startChild(flag: '--serve' | '--bare', env: Record<string, string
   const prof = flag === '--serve' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // the server compiled, as `npm start` runs it; the bare route from this file
   if (flag === '--serve') await ensureServerBuilt();
-  const argv = flag === '--serve' ? [...SERVER_NODE_FLAGS, ...prof, serverEntry('supervised')] : ['--import', 'tsx', import.meta.filename, flag];
+  // BENCH_SERVER_FLAGS: Node flags to try on the server, beside the ones npm start uses
+  const tried = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  const argv = flag === '--serve' ? [...SERVER_NODE_FLAGS, ...tried, ...prof, serverEntry('supervised')] : ['--import', 'tsx', import.meta.filename, flag];
   const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });

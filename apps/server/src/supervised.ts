@@ -3,8 +3,9 @@ import { startServer } from './server.ts';
 
 /**
  * The server as a child of another program (the benchmarks): the same start as `npm start`, with a machine
- * reading instead of a person. Once listening it prints one JSON line (`url`, `mqttUrl`, `databaseUrl`); a line
- * on stdin, or stdin closing (the parent is gone), stops it cleanly. A SIGTERM would also reach the embedded
+ * reading instead of a person. Once listening it prints one JSON line (`url`, `mqttUrl`, `databaseUrl`). On stdin,
+ * the line `memory` answers one JSON line with `process.memoryUsage()` (what of the RSS is V8's heap); any other
+ * line, or stdin closing (the parent is gone), stops it cleanly. A SIGTERM would also reach the embedded
  * PostgreSQL's own exit hook at once, so the parent asks through stdin.
  */
 try {
@@ -22,7 +23,10 @@ try {
       },
     );
   };
-  readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
+  readline
+    .createInterface({ input: process.stdin })
+    .on('line', (line) => (line.trim() === 'memory' ? process.stdout.write(`${JSON.stringify({ memory: process.memoryUsage() })}\n`) : stop()))
+    .on('close', stop);
 } catch (e) {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);
