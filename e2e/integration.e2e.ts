@@ -303,10 +303,13 @@ describe('system integration', () => {
 /** A tab by name; at phone width the tabs that do not fit are under the tab bar's "more" menu. */
 async function openTab(page: Page, name: string) {
   const t = page.getByRole('tab', { name }).filter({ visible: true });
+  const more = page.locator('.ant-tabs-nav-more').filter({ visible: true });
+  // the page may still be drawing its tabs: wait for the tab, or for the "more" menu that holds it
+  await t.or(more).first().waitFor();
   const box = (await t.count()) ? await t.boundingBox() : null;
   const width = page.viewportSize()?.width ?? 0;
   if (box && box.x >= 0 && box.x + box.width <= width) return t.click();
-  await page.locator('.ant-tabs-nav-more').filter({ visible: true }).hover();
+  await more.hover();
   await page.locator('.ant-tabs-dropdown-menu-item').filter({ visible: true, hasText: name }).click();
 }
 
