@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceCredential, staticDeviceCredential } from '@cpc/contracts/device-protocol';
 import { buildApp } from '../src/app.ts';
@@ -524,6 +525,40 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     await waitUntil('the valid status', async () => (await deviceRow(h, s.sn)).battery === 42);
     expect(h.app.gateway.stats().dropped - dropped).toBe(4);
     expect((await deviceRow(h, s.sn)).status).toBe('online');
+  });
+
+  it('lets a sweep under way finish before the server closes, so its queries never meet a closed pool', async () => {
+    const db2 = createDb(h.config.DATABASE_URL!, 3);
+    const node2 = await buildApp(h.config, db2);
+    await node2.ready();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    // another session holds the devices table, so the second node's presence sweep waits in PostgreSQL
+    const holder = h.db.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE devices IN ACCESS EXCLUSIVE MODE`.execute(trx);
+      locked();
+      await held;
+    });
+    try {
+      await lockTaken;
+      let swept = false;
+      const sweep = node2.gateway.sweep().then(() => (swept = true));
+      let closed = false;
+      const closing = node2.close().then(() => (closed = true));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(closed).toBe(false);
+      release();
+      await closing;
+      expect(swept).toBe(true);
+      await sweep;
+    } finally {
+      release();
+      await holder;
+      await node2.close();
+      await db2.destroy();
+    }
   });
 
   it('fans live events out across server nodes through PostgreSQL', async () => {

@@ -15,8 +15,16 @@ const REQUEUE_EVERY_MS = 5000;
 export const printUpkeep = fp<{ auth: OpenAuth; requestLog: RequestLog; webhooks: WebhookSender }>(
   async (app: FastifyInstance, { auth, requestLog, webhooks }) => {
     const timers: NodeJS.Timeout[] = [];
+    // each step's run under way, which closing waits for before the database goes; one run of a step at a time
+    const running = new Map<string, Promise<unknown>>();
     const every = (ms: number, what: string, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => fn().catch((err) => app.log.warn({ err }, `printing: ${what} failed`)), ms);
+      const t = setInterval(() => {
+        if (running.has(what)) return;
+        const run = fn()
+          .catch((err) => app.log.warn({ err }, `printing: ${what} failed`))
+          .finally(() => running.delete(what));
+        running.set(what, run);
+      }, ms);
       t.unref();
       timers.push(t);
     };
@@ -29,6 +37,7 @@ export const printUpkeep = fp<{ auth: OpenAuth; requestLog: RequestLog; webhooks
     });
     app.addHook('onClose', async () => {
       timers.forEach(clearInterval);
+      await Promise.all(running.values());
       await requestLog.flush();
       await webhooks.flush();
     });

@@ -45,7 +45,9 @@ export class DeviceGateway {
   private chains = new Map<string, Promise<void>>();
   private helloAsked = new Map<number, number>();
   private timers: NodeJS.Timeout[] = [];
-  private sweeping = false;
+  /** The sweep under way, which stop() waits for before the database goes. */
+  private sweeping: Promise<void> | null = null;
+  private syncing: Promise<unknown> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
 
@@ -119,11 +121,10 @@ export class DeviceGateway {
       await dynsec.reconcile();
       await dynsec.sync();
       // devices registered since, by any node or tool, within a sweep interval (one run at a time)
-      let running = false;
-      every(this.config.SWEEP_INTERVAL_MS, async () => {
-        if (running || this.stopped) return;
-        running = true;
-        await dynsec.sync().finally(() => (running = false));
+        every(this.config.SWEEP_INTERVAL_MS, async () => {
+        if (this.syncing || this.stopped) return;
+        this.syncing = dynsec.sync().finally(() => (this.syncing = null));
+        await this.syncing;
       });
     }
     this.log.info({ url: this.deviceUrl, kind: this.transport.kind }, 'mqtt: device gateway ready');
@@ -132,6 +133,8 @@ export class DeviceGateway {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timers.forEach(clearInterval);
+    // a sweep or dynamic-security sync already running finishes before the database and broker go
+    await Promise.allSettled([this.sweeping, this.syncing]);
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await Promise.allSettled([...this.chains.values()]);
     await this.flushSeen().catch(() => {});
@@ -155,16 +158,16 @@ export class DeviceGateway {
   /** One presence and task sweep; run periodically, and by tests when they want it now. */
   async sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return;
-    this.sweeping = true;
-    try {
-      // this node's pending last-seen times first, so a device heard a moment ago is not taken for silent
-      await this.flushSeen();
-      await this.presence.sweep();
-      await this.tasks.sweep();
-      await this.prints?.sweep();
-    } finally {
-      this.sweeping = false;
-    }
+    this.sweeping = this.sweepOnce().finally(() => (this.sweeping = null));
+    await this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    // this node's pending last-seen times first, so a device heard a moment ago is not taken for silent
+    await this.flushSeen();
+    await this.presence.sweep();
+    await this.tasks.sweep();
+    await this.prints?.sweep();
   }
 
   private flushSeen(): Promise<void> {
