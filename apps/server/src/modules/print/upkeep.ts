@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { OpenAuth } from '../open-api/auth.ts';
 import type { RequestLog } from '../open-api/request-log.ts';
 import type { WebhookSender } from '../integration/webhooks.ts';
+import { Periodic } from '../../lib/periodic.ts';
 
 const PRUNE_EVERY_MS = 10 * 60_000;
 const REQUEUE_EVERY_MS = 5000;
@@ -14,30 +15,17 @@ const REQUEUE_EVERY_MS = 5000;
  */
 export const printUpkeep = fp<{ auth: OpenAuth; requestLog: RequestLog; webhooks: WebhookSender }>(
   async (app: FastifyInstance, { auth, requestLog, webhooks }) => {
-    const timers: NodeJS.Timeout[] = [];
-    // each step's run under way, which closing waits for before the database goes; one run of a step at a time
-    const running = new Map<string, Promise<unknown>>();
-    const every = (ms: number, what: string, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => {
-        if (running.has(what)) return;
-        const run = fn()
-          .catch((err) => app.log.warn({ err }, `printing: ${what} failed`))
-          .finally(() => running.delete(what));
-        running.set(what, run);
-      }, ms);
-      t.unref();
-      timers.push(t);
-    };
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `printing: ${job} failed`));
     app.addHook('onReady', async () => {
-      every(PRUNE_EVERY_MS, 'pruning', async () => {
+      periodic.every(PRUNE_EVERY_MS, 'pruning', async () => {
         await auth.prune();
         await requestLog.prune();
       });
-      every(REQUEUE_EVERY_MS, 'requeuing webhooks', () => webhooks.sweep());
+      periodic.every(REQUEUE_EVERY_MS, 'requeuing webhooks', () => webhooks.sweep());
     });
     app.addHook('onClose', async () => {
-      timers.forEach(clearInterval);
-      await Promise.all(running.values());
+      // steps under way finish before the database goes
+      await periodic.stop();
       await requestLog.flush();
       await webhooks.flush();
     });

@@ -9,6 +9,7 @@ import { DeviceDirectory } from './device-directory.ts';
 import { DynsecProvisioner } from './dynsec.ts';
 import { EmbeddedBroker } from './embedded-broker.ts';
 import { ExternalBroker } from './external-broker.ts';
+import { Periodic } from '../../lib/periodic.ts';
 import { Presence } from './presence.ts';
 import type { Transport } from './transport.ts';
 
@@ -44,10 +45,9 @@ export class DeviceGateway {
   private counters = { dropped: 0, unknownDevice: 0, staleOffline: 0, authFailures: 0, published: 0, received: {} as Record<string, number> };
   private chains = new Map<string, Promise<void>>();
   private helloAsked = new Map<number, number>();
-  private timers: NodeJS.Timeout[] = [];
-  /** The sweep under way, which stop() waits for before the database goes. */
+  private periodic = new Periodic((err, job) => this.log.error({ err, job }, 'mqtt: periodic work failed'));
+  /** The sweep under way (run by the timer or called), which stop() waits for before the database goes. */
   private sweeping: Promise<void> | null = null;
-  private syncing: Promise<unknown> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
 
@@ -109,32 +109,23 @@ export class DeviceGateway {
       message: (topic, payload) => this.onMessage(topic, payload),
       disconnect: (sn, conn) => this.inOrder(sn, () => this.onDisconnect(sn, conn)),
     });
-    const every = (ms: number, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => fn().catch((err) => this.log.error({ err }, 'mqtt: periodic work failed')), ms);
-      t.unref();
-      this.timers.push(t);
-    };
-    every(this.config.LAST_SEEN_FLUSH_MS, () => this.flushSeen());
-    every(this.config.SWEEP_INTERVAL_MS, () => this.sweep());
+    this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'last-seen flush', () => this.flushSeen());
+    this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'sweep', () => this.sweep());
     if (this.dynsec) {
       const dynsec = this.dynsec;
       await dynsec.reconcile();
       await dynsec.sync();
-      // devices registered since, by any node or tool, within a sweep interval (one run at a time)
-        every(this.config.SWEEP_INTERVAL_MS, async () => {
-        if (this.syncing || this.stopped) return;
-        this.syncing = dynsec.sync().finally(() => (this.syncing = null));
-        await this.syncing;
-      });
+      // devices registered since, by any node or tool, within a sweep interval
+      this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'dynamic-security sync', () => dynsec.sync());
     }
     this.log.info({ url: this.deviceUrl, kind: this.transport.kind }, 'mqtt: device gateway ready');
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.timers.forEach(clearInterval);
-    // a sweep or dynamic-security sync already running finishes before the database and broker go
-    await Promise.allSettled([this.sweeping, this.syncing]);
+    // the periodic work and a sweep already running finish before the broker and the database go
+    await this.periodic.stop();
+    await this.sweeping?.catch(() => {});
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await Promise.allSettled([...this.chains.values()]);
     await this.flushSeen().catch(() => {});
