@@ -4,14 +4,13 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { envelopeSchema, publicKeyResult, UPLOAD_MAX_BYTES } from '@cpc/contracts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import { registerErrorHandling, ok } from './plugins/errors.ts';
 import { registerAuth } from './plugins/auth.ts';
+import { registerApiDocs } from './plugins/api-docs.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
 import { AccessTokens } from './lib/tokens.ts';
 import { ensureSecret } from './lib/secrets.ts';
@@ -46,7 +45,6 @@ import { integrationRoutes } from './modules/integration/routes.ts';
 import { OpenAuth } from './modules/open-api/auth.ts';
 import { RequestLog } from './modules/open-api/request-log.ts';
 import { openApiRoutes } from './modules/open-api/routes.ts';
-import { withOpenErrorResponses } from './modules/open-api/docs.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
@@ -82,34 +80,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
+  await registerApiDocs(app, API_PREFIX);
   const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Cloud Print Console API', version: '1.0.0', description: 'Console API under /apiAdmin. Every response is `{ code, msg, data }`.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-    // the open API has its own document (/open/v1/docs/json)
-    transform: (t) => (isOpen(t.url) ? { schema: { hide: true }, url: t.url } : jsonSchemaTransform(t)),
-  });
-  await app.register(swagger, {
-    decorator: 'openSwagger',
-    openapi: {
-      info: { title: 'Cloud Print open API', version: '1.0.0', description: 'Signed calls of your own software: see docs/open-api.md. Every response is `{ code, msg, data }`.' },
-      components: {
-        securitySchemes: {
-          appId: { type: 'apiKey', in: 'header', name: 'X-CPC-App-Id' },
-          timestamp: { type: 'apiKey', in: 'header', name: 'X-CPC-Timestamp' },
-          nonce: { type: 'apiKey', in: 'header', name: 'X-CPC-Nonce' },
-          signature: { type: 'apiKey', in: 'header', name: 'X-CPC-Signature' },
-        },
-      },
-      security: [{ appId: [], timestamp: [], nonce: [], signature: [] }],
-    },
-    transform: (t) => (isOpen(t.url) ? jsonSchemaTransform(t) : { schema: { hide: true }, url: t.url }),
-    transformObject: (o) => ('openapiObject' in o ? withOpenErrorResponses(o.openapiObject) : o.swaggerObject),
-  });
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
   // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
   const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));
   app.addHook('onReady', () => events.start());

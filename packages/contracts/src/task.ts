@@ -97,7 +97,7 @@ export const batchView = z.object({
   createdAt: z.string(),
   total: z.number().int(),
   /** Tasks of the batch in each state (every state is present, 0 when none). */
-  counts: z.record(taskState, z.number().int()),
+  counts: z.object(Object.fromEntries(TASK_STATES.map((s) => [s, z.number().int()])) as { [K in TaskState]: z.ZodNumber }),
 });
 export type BatchView = z.infer<typeof batchView>;
 

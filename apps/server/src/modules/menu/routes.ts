@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 
-const routeRecord: z.ZodType<RouteRecord> = z.lazy(() =>
+export const routeRecord: z.ZodType<RouteRecord> = z.lazy(() =>
   z.object({
     path: z.string(),
     name: z.string(),

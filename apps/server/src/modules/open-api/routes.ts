@@ -125,6 +125,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
       config: { nonceDurableWithWrite: true, openLookups: (req, key) => prints.submitLookups(key, req.body) },
       schema: {
         tags,
+        operationId: 'submitPrintJob',
         summary: 'Submit a print job; the same originId answers the first job (duplicate: true), never a second one',
         body: openPrintBody,
         response: { 200: envelopeSchema(openPrintSubmitted) },
@@ -137,17 +138,17 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
       return ok({ ...toOpenJob(job), duplicate });
     },
   );
-  app.get('/print/:id', { schema: { tags, summary: 'One job of this key', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } }, async (req) => {
+  app.get('/print/:id', { schema: { tags, operationId: 'getPrintJob', summary: 'One job of this key', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } }, async (req) => {
     const job = await prints.get(keyOf(req), req.params.id);
     req.open!.jobId = job.id;
     return ok(toOpenJob(job));
   });
-  app.get('/print', { schema: { tags, summary: 'Jobs of this key, newest first', querystring: openPrintListQuery, response: { 200: pagedEnvelope(openPrintJob) } } }, async (req) =>
+  app.get('/print', { schema: { tags, operationId: 'listPrintJobs', summary: 'Jobs of this key, newest first', querystring: openPrintListQuery, response: { 200: pagedEnvelope(openPrintJob) } } }, async (req) =>
     ok(await prints.list(keyOf(req), req.query)),
   );
   app.post(
     '/print/:id/cancel',
-    { schema: { tags, summary: 'Cancel a job never sent to the printer (queued, no delivery yet); 400 not_cancelable otherwise', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } },
+    { schema: { tags, operationId: 'cancelPrintJob', summary: 'Cancel a job never sent to the printer (queued, no delivery yet); 400 not_cancelable otherwise', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } },
     async (req) => {
       req.open!.jobId = req.params.id;
       return ok(toOpenJob(await prints.cancel(keyOf(req), req.params.id)));
@@ -155,15 +156,15 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   );
   app.post(
     '/devices/:sn/clear',
-    { schema: { tags, summary: "Cancel the device's queued jobs of this account", params: openDeviceParams, response: { 200: envelopeSchema(openClearResult) } } },
+    { schema: { tags, operationId: 'clearDeviceQueue', summary: "Cancel the device's queued jobs of this account", params: openDeviceParams, response: { 200: envelopeSchema(openClearResult) } } },
     async (req) => ok(await prints.clearDevice(keyOf(req), req.params.sn)),
   );
   app.get(
     '/devices/:sn/status',
-    { schema: { tags, summary: 'offline, online and ready, or online with a fault (paper out, cover open, overheat)', params: openDeviceParams, response: { 200: envelopeSchema(openDeviceStatus) } } },
+    { schema: { tags, operationId: 'getDeviceStatus', summary: 'offline, online and ready, or online with a fault (paper out, cover open, overheat)', params: openDeviceParams, response: { 200: envelopeSchema(openDeviceStatus) } } },
     async (req) => ok(await prints.deviceStatus(keyOf(req), req.params.sn)),
   );
-  app.get('/devices', { schema: { tags, summary: "The account's devices", querystring: openDevicesQuery, response: { 200: pagedEnvelope(openDevice) } } }, async (req) =>
+  app.get('/devices', { schema: { tags, operationId: 'listDevices', summary: "The account's devices", querystring: openDevicesQuery, response: { 200: pagedEnvelope(openDevice) } } }, async (req) =>
     ok(await prints.devices(keyOf(req), req.query)),
   );
   app.get('/docs/json', { config: { openAuth: false }, schema: { hide: true } }, async () => app.openSwagger());

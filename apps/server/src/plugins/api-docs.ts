@@ -1,0 +1,166 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { z } from 'zod';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { groupNode } from '@cpc/contracts/device';
+import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
+import { routeRecord } from '../modules/menu/routes.ts';
+import { withOpenErrorResponses } from '../modules/open-api/docs.ts';
+
+type Operation = { operationId?: string; responses?: Record<string, unknown>; parameters?: { name: string; in: string }[] };
+type PathItem = Record<string, Operation>;
+type Document = {
+  servers?: { url: string; description?: string }[];
+  info: { license?: { name: string; url?: string } };
+  paths?: Record<string, PathItem>;
+  components?: { schemas?: Record<string, unknown> };
+};
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * Schemas the documents name as components: the recursive ones (a menu record holds menu records, a group holds
+ * groups) cannot be written inline, so they are referenced by name. A registry of the documents' own, so that
+ * nothing another part of the code registers with zod's global one lands in them.
+ */
+const consoleSchemas = z.registry<{ id: string }>();
+consoleSchemas.add(routeRecord, { id: 'RouteRecord' });
+consoleSchemas.add(groupNode, { id: 'GroupNode' });
+const openSchemas = z.registry<{ id: string }>();
+
+/** `GET /apiAdmin/device/task/batch/{id}` → `getDeviceTaskBatchById`: stable, unique, readable by client generators. */
+export function operationIdOf(method: string, path: string, prefix: string): string {
+  const words = path
+    .slice(prefix.length)
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => (seg.startsWith('{') ? `by-${seg.slice(1, -1)}` : seg))
+    .flatMap((seg) => seg.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return [method, ...words].map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1))).join('');
+}
+
+const ERROR_ENVELOPE = {
+  type: 'object',
+  required: ['code', 'msg', 'data'],
+  properties: {
+    code: { type: 'integer', description: 'The same code as the HTTP status (SPEC §8)' },
+    msg: { type: 'string', description: "For people, in the caller's language (Accept-Language)" },
+    data: { type: 'object', nullable: true, additionalProperties: true, description: 'For programs: `fields` of a validation error, `resource` of a 404, `retryAfter` of a 429' },
+  },
+};
+const CONSOLE_ERRORS: Record<string, string> = {
+  '400': 'The request is wrong: `msg` names the field and why, `data.fields` lists them',
+  '401': 'No valid session (token missing, invalid or ended)',
+  '402': 'The access token expired: exchange the refresh cookie at GET /refreshToken and call again',
+  '403': 'Signed in, but this account may not do this',
+  '404': "The resource does not exist or is another account's",
+  '429': 'Too many requests: `Retry-After` says when to call again',
+};
+
+/**
+ * What the generated documents need beyond the route schemas to pass a standard linter (redocly's recommended
+ * rules) and feed client generators: servers, a licence, an operationId per operation, error answers, the wildcard
+ * object path named, and no component nobody references.
+ */
+function finish(doc: Document, prefix: string, errors: Record<string, string> | null): Document {
+  doc.servers = [{ url: '/', description: 'This server' }];
+  doc.info.license = { name: 'Proprietary', url: 'https://example.invalid/cloud-print-console/license' };
+  const paths: Record<string, PathItem> = {};
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    // `/objects/*` is the object's key (it may hold slashes)
+    const named = path.replace('{*}', '{key}');
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      op.operationId ??= operationIdOf(method, named, prefix);
+      for (const p of op.parameters ?? []) if (p.in === 'path' && p.name === '*') p.name = 'key';
+      if (errors) {
+        const own = { ...op.responses };
+        for (const code of Object.keys(errors)) own[code] ??= { $ref: `#/components/responses/Error${code}` };
+        op.responses = own;
+      }
+    }
+    paths[named] = item;
+  }
+  doc.paths = paths;
+  if (errors) {
+    const d = doc as Document & { components: { responses?: Record<string, unknown> } };
+    d.components ??= {};
+    d.components.schemas = { ...d.components.schemas, ErrorEnvelope: ERROR_ENVELOPE };
+    d.components.responses = Object.fromEntries(
+      Object.entries(errors).map(([code, description]) => [
+        `Error${code}`,
+        {
+          description,
+          ...(code === '429' ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } } } } : {}),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
+      ]),
+    );
+  }
+  pruneComponents(doc);
+  return doc;
+}
+
+/** Drops component schemas that nothing reaches (the zod registry writes an input and an output variant of each). */
+function pruneComponents(doc: Document): void {
+  const schemas = doc.components?.schemas;
+  if (!schemas) return;
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
+        const name = v.slice('#/components/schemas/'.length);
+        if (!used.has(name)) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(v);
+    }
+  };
+  const { schemas: _own, ...rest } = doc.components!;
+  visit(doc.paths);
+  visit(rest);
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+/** The two OpenAPI documents: the console API's (`/apiAdmin/docs/json`, with a UI) and the open API's (`/open/v1/docs/json`). */
+export async function registerApiDocs(app: FastifyInstance, consolePrefix: string): Promise<void> {
+  const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
+  const consoleTransform = createJsonSchemaTransform({ schemaRegistry: consoleSchemas });
+  const consoleObject = createJsonSchemaTransformObject({ schemaRegistry: consoleSchemas, zodToJsonConfig: { target: 'openapi-3.0' } });
+  const openTransform = createJsonSchemaTransform({ schemaRegistry: openSchemas });
+  const openObject = createJsonSchemaTransformObject({ schemaRegistry: openSchemas, zodToJsonConfig: { target: 'openapi-3.0' } });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Cloud Print Console API', version: '1.0.0', description: 'Console API under /apiAdmin. Every response is `{ code, msg, data }`.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    // the open API has its own document (/open/v1/docs/json)
+    transform: (t) => (isOpen(t.url) ? { schema: { hide: true }, url: t.url } : consoleTransform(t)),
+    transformObject: (o) => finish(consoleObject(o) as Document, consolePrefix, CONSOLE_ERRORS) as never,
+  });
+  await app.register(swagger, {
+    decorator: 'openSwagger',
+    openapi: {
+      info: { title: 'Cloud Print open API', version: '1.0.0', description: 'Signed calls of your own software: see docs/open-api.md. Every response is `{ code, msg, data }`.' },
+      components: {
+        securitySchemes: {
+          appId: { type: 'apiKey', in: 'header', name: 'X-CPC-App-Id' },
+          timestamp: { type: 'apiKey', in: 'header', name: 'X-CPC-Timestamp' },
+          nonce: { type: 'apiKey', in: 'header', name: 'X-CPC-Nonce' },
+          signature: { type: 'apiKey', in: 'header', name: 'X-CPC-Signature' },
+        },
+      },
+      security: [{ appId: [], timestamp: [], nonce: [], signature: [] }],
+    },
+    transform: (t) => (isOpen(t.url) ? openTransform(t) : { schema: { hide: true }, url: t.url }),
+    transformObject: (o) => finish(withOpenErrorResponses(openObject(o) as Document), OPEN_API_PREFIX, null) as never,
+  });
+  await app.register(swaggerUi, { routePrefix: `${consolePrefix}/docs` });
+}
