@@ -68,7 +68,7 @@ const log = (line: string) => process.stdout.write(`${new Date().toISOString()} 
 
 if (values.register) {
   if (values['database-url']) {
-    const { createDb } = await import('../../server/src/db/database.ts');
+    const { createDb } = await import('../../server/src/public.ts');
     const { registerInDb } = await import('./register-db.ts');
     const db = createDb(values['database-url'], 2);
     await registerInDb(db, specs);

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../server/src/db/database.ts';
-import { registerDevices } from '../../server/src/modules/device-model/registry.ts';
+import { registerDevices, type Db } from '../../server/src/public.ts';
 import { SIM_MODEL, type DeviceSpec } from './specs.ts';
 
 /**
