@@ -132,6 +132,27 @@ describe('upload size', () => {
   });
 });
 
+describe('temporary files', () => {
+  it('removes what an interrupted upload left hours ago, and leaves a recent one alone', async () => {
+    // a fresh app: the sweep runs at its first upload
+    const other = await createHarness();
+    try {
+      const tmp = path.join(other.dataDir, 'objects', '.tmp');
+      fs.mkdirSync(tmp, { recursive: true });
+      fs.writeFileSync(path.join(tmp, 'old'), 'x');
+      fs.writeFileSync(path.join(tmp, 'recent'), 'x');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      fs.utimesSync(path.join(tmp, 'old'), twoHoursAgo, twoHoursAgo);
+      const c = await registerCustomer(other);
+      const t = (await other.call({ method: 'GET', url: '/apiAdmin/user/v1/user/getQnToken?bucket=permanentfile', token: c.token })).body_.data.token;
+      expect((await other.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token: t }, { name: 'a.png', bytes: PNG_1x1 }) })).statusCode).toBe(200);
+      expect(fs.readdirSync(tmp)).toEqual(['recent']);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('what is checked before anything is written', () => {
   it("refuses a deleted sub-account's token with 401 and keeps no file", async () => {
     const main = await registerCustomer(h);
@@ -167,7 +188,7 @@ describe('what is checked before anything is written', () => {
     await keptNothing(before);
   });
 
-  it('refuses a staff user disabled after getting a token', async () => {
+  it('refuses the token of a user disabled after getting it', async () => {
     const c = await registerCustomer(h);
     const token = await uploadToken(c.token);
     const user = await h.db.selectFrom('users').select('id').where('username', '=', c.username).executeTakeFirstOrThrow();
@@ -215,6 +236,22 @@ describe('signed object URLs', () => {
     const res = await h.call({ method: 'GET', url });
     expect(res.statusCode).toBeGreaterThanOrEqual(400);
     expect(res.statusCode).toBeLessThan(500);
+    expect(res.body_.code).toBe(res.statusCode);
+  });
+
+  it.each([
+    '/apiAdmin/device/%ZZ',
+    '/apiAdmin/device/%25ZZ',
+    '/apiAdmin/device/%E0%A4%A/telemetry',
+    '/apiAdmin/print/%C0%AF',
+    '/apiAdmin/integration/job/%ZZ',
+    '/apiAdmin/system/deviceRegistry/list?keyword=%ZZ',
+    '/apiAdmin/system/deviceRegistry/list?keyword=%E0%A4%A&page=%',
+    '/apiAdmin/%ZZ',
+  ])('%s (a bad escape in a path or query) answers a 4xx envelope', async (url) => {
+    const res = await h.call({ method: 'GET', url, token: staff });
+    expect(res.statusCode).toBeGreaterThanOrEqual(200);
+    expect(res.statusCode).not.toBeGreaterThanOrEqual(500);
     expect(res.body_.code).toBe(res.statusCode);
   });
 

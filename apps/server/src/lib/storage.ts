@@ -73,6 +73,10 @@ export class ObjectStorage {
   async receive(stream: Readable): Promise<{ temp: string; size: number }> {
     const dir = path.join(this.root, '.tmp');
     await fs.mkdir(dir, { recursive: true });
+    if (!this.swept) {
+      this.swept = true;
+      await this.sweepTemp(dir).catch(() => undefined);
+    }
     const temp = path.join(dir, randomBytes(12).toString('hex'));
     let size = 0;
     stream.on('data', (chunk: Buffer) => (size += chunk.length));
@@ -91,6 +95,16 @@ export class ObjectStorage {
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.link(temp, file);
     await this.discard(temp);
+  }
+
+  private swept = false;
+  /** What a crash mid-upload left, once per process; only old files, as another node may share the folder. */
+  private async sweepTemp(dir: string, maxAgeMs = 3_600_000): Promise<void> {
+    for (const name of await fs.readdir(dir)) {
+      const file = path.join(dir, name);
+      const st = await fs.stat(file).catch(() => null);
+      if (st && Date.now() - st.mtimeMs > maxAgeMs) await this.discard(file);
+    }
   }
 
   discard(temp: string): Promise<void> {
