@@ -1,6 +1,17 @@
 import fs from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** What an upload token carries: the session it was minted from is checked again when the file arrives. */
+export interface UploadClaims {
+  tenantId: number;
+  userId: number;
+  sessionId: string;
+  bucket: string;
+}
 
 /**
  * The server's own object storage (DESIGN §2): files on disk under DATA_DIR/objects, written only with an
@@ -22,18 +33,20 @@ export class ObjectStorage {
     return want.length === got.length && timingSafeEqual(want, got);
   }
 
-  uploadToken(claims: { tenantId: number; userId: number; bucket: string }, ttlSeconds: number): string {
+  uploadToken(claims: UploadClaims, ttlSeconds: number): string {
     const body = Buffer.from(JSON.stringify({ ...claims, exp: Math.floor(Date.now() / 1000) + ttlSeconds })).toString('base64url');
     return `${body}.${this.sign(`upload:${body}`)}`;
   }
 
-  readUploadToken(token: string): { tenantId: number; userId: number; bucket: string } | null {
+  readUploadToken(token: string): UploadClaims | null {
     const [body, sig] = token.split('.');
     if (!body || !sig || !this.verifySig(`upload:${body}`, sig)) return null;
     try {
       const c = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
       if (typeof c.exp !== 'number' || c.exp < Date.now() / 1000) return null;
-      return { tenantId: c.tenantId, userId: c.userId, bucket: c.bucket };
+      // a token minted before tokens named their session cannot be checked against one: refused
+      if (typeof c.sessionId !== 'string' || !Number.isSafeInteger(c.tenantId) || !Number.isSafeInteger(c.userId)) return null;
+      return { tenantId: c.tenantId, userId: c.userId, sessionId: c.sessionId, bucket: c.bucket };
     } catch {
       return null;
     }
@@ -53,14 +66,59 @@ export class ObjectStorage {
     return p;
   }
 
-  async put(key: string, bytes: Buffer): Promise<void> {
-    const file = this.fileOf(key);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, bytes, { flag: 'wx' });
+  /**
+   * Writes an incoming file under `.tmp` (same disk, so `commit` is a rename). The caller moves it into place
+   * once its row is committed, or discards it; a failed or aborted stream leaves nothing behind.
+   */
+  async receive(stream: Readable): Promise<{ temp: string; size: number }> {
+    const dir = path.join(this.root, '.tmp');
+    await fs.mkdir(dir, { recursive: true });
+    if (!this.swept) {
+      this.swept = true;
+      await this.sweepTemp(dir).catch(() => undefined);
+    }
+    const temp = path.join(dir, randomBytes(12).toString('hex'));
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => (size += chunk.length));
+    try {
+      await pipeline(stream, createWriteStream(temp, { flags: 'wx' }));
+    } catch (e) {
+      await this.discard(temp);
+      throw e;
+    }
+    return { temp, size };
   }
 
-  read(key: string): Promise<Buffer> {
-    return fs.readFile(this.fileOf(key));
+  /** Moves a received file to its key; it never replaces a file already there. */
+  async commit(temp: string, key: string): Promise<void> {
+    const file = this.fileOf(key);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.link(temp, file);
+    await this.discard(temp);
+  }
+
+  private swept = false;
+  /** What a crash mid-upload left, once per process; only old files, as another node may share the folder. */
+  private async sweepTemp(dir: string, maxAgeMs = 3_600_000): Promise<void> {
+    for (const name of await fs.readdir(dir)) {
+      const file = path.join(dir, name);
+      const st = await fs.stat(file).catch(() => null);
+      if (st && Date.now() - st.mtimeMs > maxAgeMs) await this.discard(file);
+    }
+  }
+
+  discard(temp: string): Promise<void> {
+    return fs.rm(temp, { force: true });
+  }
+
+  /** The object's bytes, or null when its file is not on disk. */
+  async read(key: string): Promise<Buffer | null> {
+    try {
+      return await fs.readFile(this.fileOf(key));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
   }
 
   signedUrl(key: string, ttlSeconds = 3600): string {

@@ -20,6 +20,7 @@ import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
+import { wholeFile } from '../../lib/multipart.ts';
 import { DeviceModelService } from './service.ts';
 import { checkRows, registerDevices, reissueBindKey, rowErrors, sortRowErrors } from './registry.ts';
 import { parseDeviceCsv } from './csv.ts';
@@ -96,12 +97,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
         if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
         const part = await req.file({ limits: { fileSize: IMPORT_MAX_BYTES, files: 1 } });
         if (!part) throw badRequest('file', 'file required');
-        let bytes: Buffer;
-        try {
-          bytes = await part.toBuffer();
-        } catch {
-          throw badRequest('file', `file must not exceed ${IMPORT_MAX_BYTES / 1024 / 1024} MB`);
-        }
+        const bytes = await wholeFile(part, badRequest('file', `file must not exceed ${IMPORT_MAX_BYTES / 1024 / 1024} MB`));
         const { rows, shapeErrors } = parseDeviceCsv(bytes);
         const { errors } = await checkRows(db, rows);
         const all = sortRowErrors([...shapeErrors, ...errors]);

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeFromFile } from 'file-type';
 import { UPLOAD_ACCEPT, UPLOAD_MAX_BYTES, envelopeSchema, uploadResult, uploadTokenQuery, uploadTokenResult } from '@cpc/contracts';
-import { caller } from '../../plugins/auth.ts';
+import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
+import { caller, loadAuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
-import type { ObjectStorage } from '../../lib/storage.ts';
+import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
+import { assertWhole, cutShort } from '../../lib/multipart.ts';
 import type { Db } from '../../db/database.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 
@@ -14,7 +16,7 @@ const TOKEN_TTL = 3600;
 export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: Db }> = async (app, { storage, db }) => {
   const tokenFor = (req: Parameters<typeof caller>[0], bucket: string) => {
     const u = caller(req);
-    return ok({ token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, bucket }, TOKEN_TTL), uploadUrl: '/apiAdmin/upload', maxSize: UPLOAD_MAX_BYTES, accept: UPLOAD_ACCEPT, expiresIn: TOKEN_TTL });
+    return ok({ token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, sessionId: u.sessionId, bucket }, TOKEN_TTL), uploadUrl: '/apiAdmin/upload', maxSize: UPLOAD_MAX_BYTES, accept: UPLOAD_ACCEPT, expiresIn: TOKEN_TTL });
   };
 
   app.get('/user/v1/user/getQnToken', { schema: { tags: ['upload'], summary: 'An upload token', querystring: uploadTokenQuery, response: { 200: envelopeSchema(uploadTokenResult) } } }, async (req) => tokenFor(req, req.query.bucket));
@@ -24,34 +26,58 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
     if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
     const part = await req.file({ limits: { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: 5 } });
     if (!part) throw badRequest('file', 'file required');
-    const tokenField = part.fields.token as { value?: unknown } | undefined;
-    const token = typeof tokenField?.value === 'string' ? tokenField.value : String((req.query as { token?: string }).token ?? '');
-    const claims = storage.readUploadToken(token);
-    if (!claims) {
-      part.file.resume();
-      throw new AppError(401, 'upload token invalid or expired');
-    }
-    let bytes: Buffer;
+    // Everything that can refuse the upload is checked before a byte is written; a refused file is drained.
+    let claims: UploadClaims;
+    const name = part.filename ?? '';
     try {
-      bytes = await part.toBuffer();
-    } catch {
-      throw badRequest('file', 'file must not exceed 10MB');
+      const tokenField = part.fields.token as { value?: unknown } | undefined;
+      const token = typeof tokenField?.value === 'string' ? tokenField.value : String((req.query as { token?: string }).token ?? '');
+      const read = storage.readUploadToken(token);
+      if (!read) throw new AppError(401, 'upload token invalid or expired');
+      // the session it was minted from must still be live and its user enabled, as for any bearer call
+      await loadAuthUser(db, read.userId, read.tenantId, read.sessionId);
+      claims = read;
+      if (!hasNoControl(name)) throw badRequest('filename', NO_CONTROL_MSG);
+    } catch (e) {
+      part.file.resume();
+      throw e;
     }
-    if (bytes.length === 0) throw badRequest('file', 'file is empty');
-    const type = await fileTypeFromBuffer(bytes);
-    if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'uploads must be jpg or png');
-    const key = storage.newKey(part.filename || `upload.${type.ext}`);
-    await storage.put(key, bytes);
-    await new TenantScope(db, claims.tenantId).insertInto('objects', { key, user_id: claims.userId, bucket: claims.bucket, size: bytes.length, mime: type.mime, original_name: (part.filename || '').slice(0, 200) }).execute();
-    return ok({ key, url: storage.signedUrl(key), size: bytes.length, mime: type.mime });
+
+    const { temp, size } = await storage.receive(part.file).catch(cutShort);
+    try {
+      assertWhole(part, badRequest('file', 'file must not exceed 10MB'));
+      if (size === 0) throw badRequest('file', 'file is empty');
+      const type = await fileTypeFromFile(temp);
+      if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'uploads must be jpg or png');
+      const key = storage.newKey(name || `upload.${type.ext}`);
+      await new TenantScope(db, claims.tenantId)
+        .insertInto('objects', { key, user_id: claims.userId, bucket: claims.bucket, size, mime: type.mime, original_name: name.slice(0, 200) })
+        .execute()
+        .catch((e: unknown) => {
+          // the user was deleted between the check above and this row
+          if ((e as { code?: string }).code === '23503') throw new AppError(401, 'login expired, please log in again');
+          throw e;
+        });
+      try {
+        await storage.commit(temp, key);
+      } catch (e) {
+        await db.deleteFrom('objects').where('key', '=', key).execute();
+        throw e;
+      }
+      return ok({ key, url: storage.signedUrl(key), size, mime: type.mime });
+    } finally {
+      await storage.discard(temp);
+    }
   });
 
   app.get('/objects/*', { config: { auth: false }, schema: { tags: ['upload'], summary: 'Read an object through a signed URL', querystring: z.object({ exp: z.coerce.number().int(), sig: z.string().max(100) }).strict() } }, async (req, reply) => {
-    const key = decodeURIComponent((req.params as { '*': string })['*']);
+    // the router has already decoded the path once; decoding again would read '%25ZZ' as a bad escape
+    const key = (req.params as { '*': string })['*'];
     if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'link invalid or expired');
     const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
-    if (!row) throw new AppError(404, 'object does not exist');
+    const bytes = row ? await storage.read(key) : null;
+    if (!row || !bytes) throw new AppError(404, 'object does not exist');
     reply.header('content-type', row.mime).header('cache-control', 'private, max-age=3600').header('x-content-type-options', 'nosniff');
-    return reply.send(await storage.read(key));
+    return reply.send(bytes);
   });
 };

@@ -1,0 +1,28 @@
+import type { MultipartFile } from '@fastify/multipart';
+import { type AppError, badRequest } from '../plugins/errors.ts';
+
+/**
+ * @fastify/multipart stops a file at its size limit and ends the stream as if it were whole; only
+ * `file.truncated` says it was cut. Every multipart route refuses such a file whole, with its own message.
+ */
+export function assertWhole(part: MultipartFile, tooLarge: AppError): void {
+  if (part.file.truncated) throw tooLarge;
+}
+
+/** A stream error while reading a part: a failing disk is the server's, a body that stops early the caller's. */
+export function cutShort(e: unknown): never {
+  if ((e as NodeJS.ErrnoException).syscall) throw e;
+  throw badRequest('file', 'the file did not arrive whole');
+}
+
+/** The bytes of a file part, refused whole when cut at its limit or cut short (never a truncated prefix). */
+export async function wholeFile(part: MultipartFile, tooLarge: AppError): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of part.file) chunks.push(chunk as Buffer);
+  } catch (e) {
+    cutShort(e);
+  }
+  assertWhole(part, tooLarge);
+  return Buffer.concat(chunks);
+}
