@@ -3,6 +3,18 @@ import { z } from 'zod';
 import { PAYLOAD_SCHEMES } from '@cpc/contracts';
 import { WEBHOOK_BACKOFF_DEFAULT_S, isIpOrCidr } from '@cpc/contracts/integration-constants';
 
+/** A URL whose user name and password decode (the broker hook compares the decoded ones). */
+function decodableCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    decodeURIComponent(u.username);
+    decodeURIComponent(u.password);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Configuration is read and validated once, at start; every bad value is named. */
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -26,7 +38,11 @@ const schema = z.object({
   MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1883),
   MQTT_HOST: z.string().optional(),
   /** An external broker (Mosquitto, EMQX) instead of the embedded one, credentials in the URL: mqtt://user:pass@host:1883 */
-  MQTT_URL: z.string().regex(/^mqtts?:\/\/[^/]+/, 'must be an mqtt:// or mqtts:// URL').optional(),
+  MQTT_URL: z
+    .string()
+    .regex(/^mqtts?:\/\/[^/]+/, 'must be an mqtt:// or mqtts:// URL')
+    .refine(decodableCredentials, 'the user name and password must be URL-encoded (a % must be followed by two hex digits)')
+    .optional(),
   /** The shared-subscription group of all server nodes on the external broker: each device message is handled once. */
   MQTT_SHARED_GROUP: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _').default('cpc'),
   /** Seconds a device's timed credential may be off the server clock. */

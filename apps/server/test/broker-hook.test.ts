@@ -125,5 +125,8 @@ describe('the hooks themselves', () => {
     const { loadConfig } = await import('../src/config.ts');
     expect(() => loadConfig({ MQTT_AUTH_HOOK_SECRET: 'short' })).toThrow(/MQTT_AUTH_HOOK_SECRET: must be at least 24 characters/);
     expect(() => loadConfig({ MQTT_DYNSEC: 'on' })).toThrow(/MQTT_DYNSEC: "on" provisions devices on an external broker and needs MQTT_URL/);
+    // a bad escape in the broker's credentials is named at start, not a URIError when the first device connects
+    expect(() => loadConfig({ MQTT_URL: 'mqtt://cpc:pass%zz@127.0.0.1:1883' })).toThrow(/MQTT_URL: the user name and password must be URL-encoded/);
+    expect(loadConfig({ MQTT_URL: 'mqtt://cpc:p%40ss@127.0.0.1:1883' }).MQTT_URL).toBe('mqtt://cpc:p%40ss@127.0.0.1:1883');
   });
 });
