@@ -11,7 +11,7 @@ import { useSession } from '../../lib/session';
 import { readStorage, writeStorage } from '../../lib/storage';
 import { useLayoutSettings } from '../layout-settings';
 import { useStableNavigate } from '../use-stable-navigate';
-import { sanitizeHtml } from './sanitize-html';
+import { sanitizeHtml } from '../../lib/sanitize-html';
 import { useNow } from './use-now';
 import { formatRelativeTime } from '../../lib/format/relative-time';
 

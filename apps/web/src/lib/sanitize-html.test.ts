@@ -21,6 +21,9 @@ describe('sanitizeHtml', () => {
     ['an inline style', '<p style="position:fixed;inset:0">x</p>', '<p>x</p>'],
     ['a comment', '<!-- secret -->x', 'x'],
     ['an image relative to the page', '<img src="x" onerror="alert(1)">', ''],
+    ['an entity-encoded javascript: link', '<a href="&#106;avascript:alert(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
+    ['a mutation through noscript', '<noscript><p title="</noscript><img src=x onerror=alert(1)>">', '<p></p>'],
+    ['a mutation through math and style', '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>', ''],
   ])('removes %s', (_, html, expected) => {
     expect(sanitizeHtml(html)).toBe(expected);
   });
