@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatRelativeTime } from './relative-time';
+import { fileStamp, formatDateTime, formatRelativeTime, formatSeconds } from './relative-time';
 
 const NOW = new Date(2024, 5, 15, 12, 0, 0).getTime();
 const ago = (s: number) => NOW - s * 1000;
@@ -45,4 +45,18 @@ describe('formatDateTime', () => {
     [new Date(2024, 11, 31, 23, 59, 59), '2024-12-31 23:59'],
     ['garbage', '-'],
   ])('%s → %s', (input, want) => expect(formatDateTime(input)).toBe(want));
+});
+
+describe('formatSeconds', () => {
+  it.each([
+    [new Date(2024, 4, 1, 9, 3, 5), '2024-05-01 09:03:05'],
+    [null, '-'],
+    [undefined, '-'],
+    ['', '-'],
+    ['not a date', '-'],
+  ])('%s → %s', (input, want) => expect(formatSeconds(input)).toBe(want));
+});
+
+describe('fileStamp', () => {
+  it('sorts as text and holds the seconds', () => expect(fileStamp(new Date(2024, 11, 31, 23, 59, 7))).toBe('20241231-235907'));
 });

@@ -1,3 +1,4 @@
+import dayjs from 'dayjs';
 import type { Language } from '../../config/settings';
 
 /** SPEC §9: under this many seconds a time reads "just now". */
@@ -28,14 +29,21 @@ const PHRASES: Record<Language, Phrases> = {
   },
 };
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** `YYYY-MM-DD HH:mm` in local time: one unambiguous form for both languages. */
 export function formatDateTime(time: Date | number | string): string {
-  const d = time instanceof Date ? time : new Date(time);
-  if (Number.isNaN(d.getTime())) return '-';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const d = dayjs(time);
+  return d.isValid() ? d.format('YYYY-MM-DD HH:mm') : '-';
 }
+
+/** `YYYY-MM-DD HH:mm:ss` in local time, '-' for none: logs and job times need the seconds. */
+export function formatSeconds(time: Date | number | string | null | undefined): string {
+  if (time === null || time === undefined || time === '') return '-';
+  const d = dayjs(time);
+  return d.isValid() ? d.format('YYYY-MM-DD HH:mm:ss') : '-';
+}
+
+/** `20240501-093005`: a moment in a file name, sortable, so that downloads of a day never overwrite each other. */
+export const fileStamp = (at: Date): string => dayjs(at).format('YYYYMMDD-HHmmss');
 
 /**
  * How long ago `time` was (SPEC §9), counting whole units elapsed as a reader expects:

@@ -1,3 +1,4 @@
+import { fileStamp } from '../../../lib/format/relative-time';
 import type { RegisteredDevice } from '@cpc/contracts/device';
 import { IMPORT_COLUMNS } from '@cpc/contracts/device-constants';
 
@@ -22,11 +23,8 @@ export function keysCsv(devices: RegisteredDevice[]): string {
   return BOM + [csvLine([...IMPORT_COLUMNS]), ...rows].join(EOL) + EOL;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** `device-keys-20240501-093005.csv`: several downloads of a day never overwrite each other. */
-export const keysFileName = (at: Date): string =>
-  `device-keys-${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}-${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}.csv`;
+export const keysFileName = (at: Date): string => `device-keys-${fileStamp(at)}.csv`;
 
 export const TEMPLATE_FILE_NAME = 'device-import-template.csv';
 

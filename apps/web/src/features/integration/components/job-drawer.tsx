@@ -2,7 +2,8 @@ import { Alert, Button, Collapse, Descriptions, Drawer, Flex, Grid, Skeleton, Ta
 import { useTranslation } from 'react-i18next';
 import { isCancelablePrintJob } from '@cpc/contracts/integration-constants';
 import { useJob } from '../api/integration';
-import { JOB_STATE_COLOR, formatSeconds } from '../utils/format';
+import { JOB_STATE_COLOR } from '../utils/format';
+import { formatSeconds } from '../../../lib/format/relative-time';
 import { CodeBlock } from './code-block';
 import { Receipt } from './receipt';
 

@@ -5,7 +5,8 @@ import { useTranslation } from 'react-i18next';
 import type { AppKeyView, RequestLogItem } from '@cpc/contracts/integration';
 import { REQUEST_LOG_DAYS } from '@cpc/contracts/integration-constants';
 import { useRequests, useUsage } from '../api/integration';
-import { formatSeconds, shortId } from '../utils/format';
+import { shortId } from '../utils/format';
+import { formatSeconds } from '../../../lib/format/relative-time';
 import { LiveBadge, usePagination } from './live-list';
 
 const UsageChart = lazy(() => import('./usage-chart'));

@@ -6,7 +6,8 @@ import { useTranslation } from 'react-i18next';
 import type { WebhookAttempt, WebhookDeliveryItem } from '@cpc/contracts/integration';
 import { WEBHOOK_DELIVERY_STATES, WEBHOOK_EVENT, type WebhookDeliveryState } from '@cpc/contracts/integration-constants';
 import { useDeliveries, useDelivery, useKeys, useResendDelivery } from '../api/integration';
-import { DELIVERY_STATE_COLOR, JOB_STATE_COLOR, formatSeconds, shortId } from '../utils/format';
+import { DELIVERY_STATE_COLOR, JOB_STATE_COLOR, shortId } from '../utils/format';
+import { formatSeconds } from '../../../lib/format/relative-time';
 import { CodeBlock } from './code-block';
 import { LiveRefresh, usePagination } from './live-list';
 

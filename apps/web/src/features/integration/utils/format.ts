@@ -1,14 +1,5 @@
 import type { AppKeyState, PrintJobState, WebhookDeliveryState } from '@cpc/contracts/integration-constants';
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DD HH:mm:ss` in local time: the request log and job times need the seconds. */
-export function formatSeconds(time: string | null | undefined): string {
-  if (!time) return '-';
-  const d = new Date(time);
-  if (Number.isNaN(d.getTime())) return '-';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
 
 /** antd Tag colours (preset names follow the theme in light and dark). */
 export const JOB_STATE_COLOR: Record<PrintJobState, string> = {
