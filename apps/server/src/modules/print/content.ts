@@ -63,7 +63,7 @@ export class PrintContent {
       first.map(async (b) => {
         try {
           const bytes = await fetchImage(b.src, readObject, this.limits);
-          out.set(b.src, rasterize(bytes, dots, this.limits.maxHeight));
+          out.set(b.src, await rasterize(bytes, dots, this.limits.maxHeight));
         } catch (e) {
           if (!(e instanceof ImageError)) throw e;
           throw markupError(markupErrorAt(content, 'bad_image', 'IMG', b.at, e.message));

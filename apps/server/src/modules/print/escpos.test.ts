@@ -56,10 +56,10 @@ describe('ESC/POS encoding, read back by an independent interpreter', () => {
     expect(preview[preview.length - 1]).toBe('[CUT]');
   });
 
-  it('rasterises PNG images to the paper and prints them as GS v 0', () => {
+  it('rasterises PNG images to the paper and prints them as GS v 0', async () => {
     const png = new PNG({ width: 500, height: 100 });
     for (let i = 0; i < png.data.length; i += 4) png.data.set([i % 7 === 0 ? 0 : 255, 0, 0, 255], i);
-    const img = rasterize(PNG.sync.write(png), 384, 2400);
+    const img = await rasterize(PNG.sync.write(png), 384, 2400);
     expect(img).toMatchObject({ width: 384, height: 77 });
     const { preview, printed } = both('<C><IMG>https://x.cn/logo.png</IMG></C>\nThanks', 58, new Map([['https://x.cn/logo.png', img]]));
     expect(preview).toEqual(['[IMAGE 384x77]', 'Thanks']);

@@ -1,5 +1,5 @@
-import { PNG } from 'pngjs';
-import jpeg from 'jpeg-js';
+import { createHash } from 'node:crypto';
+import sharp, { type Metadata } from 'sharp';
 import { OBJECT_KEY_RULE } from '@cpc/contracts/print-markup';
 import { OutboundError, outboundRequest } from '../../lib/outbound-http.ts';
 import type { RasterImage } from './escpos.ts';
@@ -51,64 +51,65 @@ export async function fetchImage(src: string, readObject: ObjectReader, limits: 
   }
 }
 
-/** Largest picture decoded, in pixels (RGBA: 100 MB of memory). */
-const MAX_PIXELS = 25_000_000;
+/** Largest picture decoded, in pixels: a 48-megapixel phone photo passes (libvips shrinks a JPEG while decoding). */
+const MAX_PIXELS = 50_000_000;
 const TOO_MANY_PIXELS = `the image has more than ${MAX_PIXELS / 1e6} million pixels`;
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** PNG or JPEG (told by their bytes) → RGBA. */
-function decode(bytes: Buffer): { width: number; height: number; data: Uint8Array } {
-  try {
-    if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
-      // a few KB of PNG can declare a picture of gigabytes: its size is read from the header before decoding
-      if (bytes.length >= 24 && bytes.readUInt32BE(16) * bytes.readUInt32BE(20) > MAX_PIXELS) throw new ImageError(TOO_MANY_PIXELS);
-      const png = PNG.sync.read(bytes);
-      return { width: png.width, height: png.height, data: png.data };
-    }
-    if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
-      const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_PIXELS / 1e6, maxMemoryUsageInMB: 256 });
-      return { width: img.width, height: img.height, data: img.data };
-    }
-  } catch (e) {
-    if (e instanceof ImageError) throw e;
-    throw new ImageError(/maxResolutionInMP|maxMemoryUsage/.test((e as Error).message) ? TOO_MANY_PIXELS : 'the image is damaged');
-  }
-  throw new ImageError('the image is neither PNG nor JPEG');
-}
+/** Rasters made lately, by source bytes and paper: a logo printed on every receipt is decoded once. */
+const cache = new Map<string, RasterImage>();
+const CACHE_ENTRIES = 64;
 
 /**
  * Scales an image to the paper (never up), a width a multiple of 8 dots and at most `maxHeight` tall, to
- * grey on white (transparency is paper), then to black and white with Floyd–Steinberg dithering.
+ * grey on white (transparency is paper), then to black and white with Floyd–Steinberg dithering. Decoding and
+ * scaling run in libvips' threads (sharp), off the event loop; only the small raster is dithered here.
  */
-export function rasterize(bytes: Buffer, maxWidth: number, maxHeight: number): RasterImage {
-  const src = decode(bytes);
-  if (!src.width || !src.height) throw new ImageError('the image is empty');
-  const scale = Math.min(1, maxWidth / src.width, maxHeight / src.height);
-  const width = Math.max(8, Math.floor((src.width * scale) / 8) * 8);
-  const height = Math.max(1, Math.round(src.height * scale));
-  // box filter: each target pixel averages the source pixels it covers
-  const grey = new Float32Array(width * height);
-  const sx = src.width / width;
-  const sy = src.height / height;
-  for (let y = 0; y < height; y++) {
-    const y0 = Math.floor(y * sy);
-    const y1 = Math.max(y0 + 1, Math.floor((y + 1) * sy));
-    for (let x = 0; x < width; x++) {
-      const x0 = Math.floor(x * sx);
-      const x1 = Math.max(x0 + 1, Math.floor((x + 1) * sx));
-      let sum = 0;
-      let n = 0;
-      for (let yy = y0; yy < y1 && yy < src.height; yy++) {
-        for (let xx = x0; xx < x1 && xx < src.width; xx++) {
-          const i = (yy * src.width + xx) * 4;
-          const a = src.data[i + 3] / 255;
-          const lum = 0.299 * src.data[i] + 0.587 * src.data[i + 1] + 0.114 * src.data[i + 2];
-          sum += lum * a + 255 * (1 - a);
-          n++;
-        }
-      }
-      grey[y * width + x] = n ? sum / n : 255;
-    }
+export async function rasterize(bytes: Buffer, maxWidth: number, maxHeight: number): Promise<RasterImage> {
+  const isPng = bytes.subarray(0, 8).equals(PNG_MAGIC);
+  const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+  if (!isPng && !isJpeg) throw new ImageError('the image is neither PNG nor JPEG');
+  const key = `${createHash('sha256').update(bytes).digest('hex')}:${maxWidth}:${maxHeight}`;
+  const known = cache.get(key);
+  if (known) {
+    cache.delete(key);
+    cache.set(key, known);
+    return known;
   }
+  let meta: Metadata;
+  try {
+    meta = await sharp(bytes, { limitInputPixels: MAX_PIXELS }).metadata();
+  } catch (e) {
+    throw new ImageError(/pixel limit/i.test((e as Error).message) ? TOO_MANY_PIXELS : 'the image is damaged');
+  }
+  // a few KB of PNG can declare a picture of gigabytes: its size is read from the header before decoding
+  if (!meta.width || !meta.height) throw new ImageError('the image is empty');
+  if (meta.width * meta.height > MAX_PIXELS) throw new ImageError(TOO_MANY_PIXELS);
+  // EXIF orientation first: a phone photo prints the way it was taken
+  const [w0, h0] = (meta.orientation ?? 1) >= 5 ? [meta.height, meta.width] : [meta.width, meta.height];
+  const scale = Math.min(1, maxWidth / w0, maxHeight / h0);
+  const width = Math.max(8, Math.floor((w0 * scale) / 8) * 8);
+  const height = Math.max(1, Math.round(h0 * scale));
+  let grey: Buffer;
+  try {
+    grey = await sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .resize(width, height, { fit: 'fill', kernel: 'cubic' })
+      .greyscale()
+      .raw()
+      .toBuffer();
+  } catch {
+    throw new ImageError('the image is damaged');
+  }
+  const raster = dither(Float32Array.from(grey), width, height);
+  cache.set(key, raster);
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  return raster;
+}
+
+/** Floyd–Steinberg: grey (0 black … 255 white) to one bit a dot, rows of width/8 bytes, MSB first. */
+function dither(grey: Float32Array, width: number, height: number): RasterImage {
   const rowBytes = width / 8;
   const data = new Uint8Array(rowBytes * height);
   for (let y = 0; y < height; y++) {
