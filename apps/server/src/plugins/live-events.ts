@@ -27,6 +27,8 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 15_000;
 /** Half-received chunked messages kept at most; they complete at once (one transaction) unless the link drops. */
 const MAX_PARTIAL = 64;
+/** Node ids remembered at most, with the last number heard from each. */
+const MAX_NODES = 1000;
 
 type Wire = [tenantId: number, type: LiveEvent['type'], data: LiveEvent['data']];
 /** Why a console must read its live lists again: this node's NOTIFY failed, its LISTEN dropped, or a node's message never came. */
@@ -270,6 +272,8 @@ export class LiveEvents {
       body = p.pieces.join('');
     }
     const last = this.heard.get(node);
+    // every restart of a node is a new id: forget them all now and then (each starts afresh at its next message)
+    if (last === undefined && this.heard.size >= MAX_NODES) this.heard.clear();
     this.heard.set(node, seq);
     if (last !== undefined && seq !== last + 1) {
       this.log.warn({ node, expected: last + 1, got: seq }, 'live events: messages of a node never arrived, consoles told to resync');
