@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { SignJWT, jwtVerify } from 'jose';
@@ -10,27 +11,112 @@ import { AppError, ok } from './errors.ts';
 
 /** One channel for every node: the payload names the tenant, each node hands it to its own consoles. */
 export const LIVE_CHANNEL = 'cpc_live_events';
-// NOTIFY payloads must stay under 8000 bytes; events are packed into arrays up to this size.
-const MAX_PAYLOAD = 7000;
+/**
+ * PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (BLCKSZ - NAMEDATALEN - 128); every payload we send,
+ * header included, stays at or under this many UTF-8 bytes, with room to spare.
+ */
+export const MAX_PAYLOAD_BYTES = 7800;
+/** Room kept for a payload's header (`c1|node|seq|part|parts|`: about 50 ASCII bytes at most). */
+const HEADER_BYTES = 100;
+const BODY_BYTES = MAX_PAYLOAD_BYTES - HEADER_BYTES;
+const FRAME = 'c1';
 const FLUSH_MS = 10;
+/** After a failed NOTIFY, how soon the node tries again to tell the others (by its next sequence number). */
+const MARKER_RETRY_MS = 1000;
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 15_000;
+/** Half-received chunked messages kept at most; they complete at once (one transaction) unless the link drops. */
+const MAX_PARTIAL = 64;
+/** Node ids remembered at most, with the last number heard from each. */
+const MAX_NODES = 1000;
 
 type Wire = [tenantId: number, type: LiveEvent['type'], data: LiveEvent['data']];
-type Listener = (e: LiveEvent) => void;
+/** Why a console must read its live lists again: this node's NOTIFY failed, its LISTEN dropped, or a node's message never came. */
+export type ResyncReason = 'publish-failed' | 'listen-lost' | 'missed';
+/** What a console's stream carries: an event, or word that events were lost and what it shows must be read again. */
+export type StreamEvent = LiveEvent | { type: 'resync'; data: { reason: ResyncReason } };
+type Listener = (e: StreamEvent) => void;
+
+/** Cuts text into pieces of at most `maxBytes` UTF-8 bytes, never inside a character. */
+export function splitUtf8(text: string, maxBytes: number): string[] {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < buf.length) {
+    let end = Math.min(start + maxBytes, buf.length);
+    // a continuation byte (10xxxxxx) belongs to the character before it: cut before that character instead
+    while (end < buf.length && (buf[end] & 0xc0) === 0x80) end--;
+    pieces.push(buf.toString('utf8', start, end));
+    start = end;
+  }
+  return pieces;
+}
+
+/** Packs wires into JSON arrays of at most `budget` bytes each; a wire larger than that is an array of its own. */
+function pack(wires: Wire[], budget: number): string[] {
+  const bodies: string[] = [];
+  let current: string[] = [];
+  let size = 2;
+  for (const w of wires) {
+    const s = JSON.stringify(w);
+    const n = Buffer.byteLength(s);
+    if (current.length && size + n + 1 > budget) {
+      bodies.push(`[${current.join(',')}]`);
+      current = [];
+      size = 2;
+    }
+    current.push(s);
+    size += n + 1;
+  }
+  if (current.length) bodies.push(`[${current.join(',')}]`);
+  return bodies;
+}
+
+/**
+ * The NOTIFY payloads for a node's messages, numbered from `firstSeq`: `c1|<node>|<seq>|<part>|<parts>|<piece>`.
+ * A message over the byte limit goes as several parts of one sequence number, joined again by the listeners.
+ */
+export function encodePayloads(node: string, firstSeq: number, bodies: string[]): string[] {
+  const payloads: string[] = [];
+  bodies.forEach((body, i) => {
+    const pieces = splitUtf8(body, BODY_BYTES);
+    pieces.forEach((piece, part) => payloads.push(`${FRAME}|${node}|${firstSeq + i}|${part}|${pieces.length}|${piece}`));
+  });
+  return payloads;
+}
 
 /**
  * Live events for consoles, fanned out through PostgreSQL LISTEN/NOTIFY so a console connected to node A
  * sees a device that talks to node B. Every event goes through NOTIFY, also on one node: one path, one order.
  * Device events of the same device within a flush are coalesced (each is a full snapshot); task events are not.
+ *
+ * Nothing is lost silently: each node numbers its messages (a random node id and a sequence), a listener that
+ * sees a number skipped, a node whose NOTIFY failed and a node whose LISTEN connection came back all tell their
+ * consoles to `resync` (read their lists again). Lost events are not sent again: device events are snapshots, and
+ * a late one would overwrite what the console has just read.
  */
 export class LiveEvents {
+  /** This node's id in its messages; a restarted node is a new one. */
+  readonly node = randomBytes(6).toString('hex');
   private listeners = new Map<number, Set<Listener>>();
   private queue = new Map<string, Wire>();
   private seq = 0;
+  /** The last message number sent by this node (taken also by messages whose NOTIFY failed). */
+  private sent = 0;
+  /** Set after a failed NOTIFY until a later one goes through and the other nodes can see the skipped numbers. */
+  private owesMarker = false;
+  private markerTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private client: pg.Client | undefined;
+  private listened = false;
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnects = 0;
+  /** The last message number heard from each node, and messages of several parts still being put together. */
+  private heard = new Map<string, number>();
+  private partial = new Map<string, { pieces: string[]; got: number }>();
   /** Events handed to local consoles, for the gateway's statistics. */
   delivered = 0;
 
@@ -46,28 +132,53 @@ export class LiveEvents {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('notification', (n) => n.channel === LIVE_CHANNEL && n.payload && this.dispatch(n.payload));
-    client.on('error', (err) => {
-      this.log.warn({ err }, 'live events: LISTEN connection lost');
-      this.client = undefined;
+    // named, so an operator (or a test) can find it in pg_stat_activity; keepAlive notices a link gone dead
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'cpc-live-events', keepAlive: true });
+    let live = false;
+    const lost = (err?: Error) => {
+      if (!live) return;
+      live = false;
+      if (this.client === client) this.client = undefined;
       client.end().catch(() => {});
+      if (this.stopped) return;
+      this.log.warn({ err }, 'live events: LISTEN connection lost, reconnecting');
       this.scheduleReconnect();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    };
+    client.on('notification', (n) => n.channel === LIVE_CHANNEL && n.payload && this.receive(n.payload));
+    // an idle connection that is killed may emit 'error', 'end' or both
+    client.on('error', lost);
+    client.on('end', () => lost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    } catch (err) {
+      client.end().catch(() => {});
+      throw err;
+    }
+    if (this.stopped) return void client.end().catch(() => {});
+    live = true;
     this.client = client;
+    this.reconnects = 0;
+    // what was sent while nobody listened here is gone: numbering starts afresh, consoles read their lists again
+    this.heard.clear();
+    this.partial.clear();
+    if (this.listened) {
+      this.log.info('live events: LISTEN connection back, consoles told to resync');
+      this.resync(null, 'listen-lost');
+    }
+    this.listened = true;
   }
 
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
+    const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** this.reconnects++);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.listen().catch((err) => {
         this.log.warn({ err }, 'live events: LISTEN reconnect failed');
         this.scheduleReconnect();
       });
-    }, 1000);
+    }, delay);
   }
 
   /** Queues an event for the consoles of a tenant; events of unbound devices (no tenant) go nowhere. */
@@ -88,38 +199,95 @@ export class LiveEvents {
   }
 
   private async send(): Promise<void> {
-    if (!this.queue.size) return;
+    if (!this.queue.size && !this.owesMarker) return;
     const wires = [...this.queue.values()];
     this.queue.clear();
     if (!this.databaseUrl) {
       for (const w of wires) this.deliver(w);
       return;
     }
-    const chunks: string[] = [];
-    let current: string[] = [];
-    let size = 2;
-    for (const w of wires) {
-      const s = JSON.stringify(w);
-      if (current.length && size + s.length + 1 > MAX_PAYLOAD) {
-        chunks.push(`[${current.join(',')}]`);
-        current = [];
-        size = 2;
-      }
-      current.push(s);
-      size += s.length + 1;
-    }
-    if (current.length) chunks.push(`[${current.join(',')}]`);
-    for (const payload of chunks) {
-      await sql`select pg_notify(${LIVE_CHANNEL}, ${payload})`.execute(this.db).catch((err) => this.log.warn({ err }, 'live events: NOTIFY failed'));
+    // an empty message after a failure carries the next number, so the other nodes see the skipped ones
+    const bodies = wires.length ? pack(wires, BODY_BYTES) : ['[]'];
+    const payloads = encodePayloads(this.node, this.sent + 1, bodies);
+    this.sent += bodies.length;
+    try {
+      // one statement, one transaction: the parts go out all together, in order, or not at all
+      await sql`select pg_notify(${LIVE_CHANNEL}, p) from unnest(${payloads}::text[]) as p`.execute(this.db);
+      this.owesMarker = false;
+    } catch (err) {
+      this.lost(wires, err);
     }
   }
 
-  private dispatch(payload: string): void {
+  /** A failed NOTIFY: logged with what was lost (never the events' content), the tenants' consoles told to resync. */
+  private lost(wires: Wire[], err: unknown): void {
+    if (!wires.length) this.log.warn({ err }, 'live events: NOTIFY still failing, other nodes not yet told of the lost events');
+    else this.logLost(wires, err);
+    this.owesMarker = true;
+    if (!this.stopped && !this.markerTimer) {
+      this.markerTimer = setTimeout(() => {
+        this.markerTimer = undefined;
+        if (this.owesMarker) void this.flush();
+      }, MARKER_RETRY_MS);
+    }
+  }
+
+  private logLost(wires: Wire[], err: unknown): void {
+    const kinds: Record<string, number> = {};
+    const tenants = new Set<number>();
+    for (const [tenantId, type] of wires) {
+      kinds[type] = (kinds[type] ?? 0) + 1;
+      tenants.add(tenantId);
+    }
+    this.log.error(
+      { err, lost: { events: wires.length, kinds, tenants: [...tenants] } },
+      `live events: NOTIFY failed, ${wires.length} events lost; consoles told to resync`,
+    );
+    for (const t of tenants) this.resync(t, 'publish-failed');
+  }
+
+  /** A NOTIFY payload: one message, or one part of it, from some node. */
+  private receive(payload: string): void {
+    // a node that predates the framing sends a bare JSON array (during a rolling update)
+    if (payload.startsWith('[')) return this.dispatch(payload);
+    const head = /^c1\|([0-9a-z]+)\|(\d+)\|(\d+)\|(\d+)\|/.exec(payload);
+    if (!head) return this.log.warn({ bytes: Buffer.byteLength(payload) }, 'live events: unreadable NOTIFY payload ignored');
+    const [prefix, node, seqText, partText, partsText] = head;
+    const seq = Number(seqText);
+    const parts = Number(partsText);
+    const piece = payload.slice(prefix.length);
+    let body = piece;
+    if (parts > 1) {
+      const key = `${node}|${seq}`;
+      let p = this.partial.get(key);
+      if (!p) {
+        if (this.partial.size >= MAX_PARTIAL) this.partial.delete(this.partial.keys().next().value!);
+        this.partial.set(key, (p = { pieces: [], got: 0 }));
+      }
+      const part = Number(partText);
+      if (p.pieces[part] === undefined) p.got++;
+      p.pieces[part] = piece;
+      if (p.got < parts) return;
+      this.partial.delete(key);
+      body = p.pieces.join('');
+    }
+    const last = this.heard.get(node);
+    // every restart of a node is a new id: forget them all now and then (each starts afresh at its next message)
+    if (last === undefined && this.heard.size >= MAX_NODES) this.heard.clear();
+    this.heard.set(node, seq);
+    if (last !== undefined && seq !== last + 1) {
+      this.log.warn({ node, expected: last + 1, got: seq }, 'live events: messages of a node never arrived, consoles told to resync');
+      this.resync(null, 'missed');
+    }
+    this.dispatch(body);
+  }
+
+  private dispatch(body: string): void {
     let wires: Wire[];
     try {
-      wires = JSON.parse(payload);
+      wires = JSON.parse(body);
     } catch {
-      return;
+      return this.log.warn({ bytes: Buffer.byteLength(body) }, 'live events: unreadable message ignored');
     }
     for (const w of wires) this.deliver(w);
   }
@@ -134,7 +302,14 @@ export class LiveEvents {
     }
   }
 
-  /** Calls `fn` with every event of the tenant from now on; returns the unsubscribe function. */
+  /** Tells the consoles of a tenant (or of all tenants: null) to read their live lists again. */
+  private resync(tenantId: number | null, reason: ResyncReason): void {
+    const event: StreamEvent = { type: 'resync', data: { reason } };
+    const sets = tenantId === null ? [...this.listeners.values()] : [this.listeners.get(tenantId) ?? new Set<Listener>()];
+    for (const set of sets) for (const fn of [...set]) fn(event);
+  }
+
+  /** Calls `fn` with every event of the tenant from now on, and with `resync` when some were lost; returns the unsubscribe function. */
   subscribe(tenantId: number, fn: Listener): () => void {
     let set = this.listeners.get(tenantId);
     if (!set) this.listeners.set(tenantId, (set = new Set()));
@@ -155,6 +330,7 @@ export class LiveEvents {
     await this.flush();
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
+    clearTimeout(this.markerTimer);
     await this.client?.end().catch(() => {});
     this.client = undefined;
   }
@@ -189,11 +365,14 @@ export class EventTickets {
 }
 
 const KEEPALIVE_MS = 20_000;
+/** Bytes waiting for a console's socket beyond which its events are skipped (and a resync sent when it drains). */
+const SSE_BUFFER_MAX = 1 << 20;
 
 /**
  * `POST /device/events/ticket` (bearer) → a ticket valid for EVENTS_TICKET_TTL_S;
- * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant: `event: device` (device:view) and
- * `event: task` (only with device:task too).
+ * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant: `event: device` (device:view),
+ * `event: task` (only with device:task too) and `event: resync` (events were lost: read the live lists again),
+ * each with `id:` numbered from 1 on every stream.
  * The ticket may be reused until it expires (EventSource reconnects with the same URL); after that the
  * stream answers 401 and the console asks for a new ticket.
  */
@@ -235,9 +414,25 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
       res.write(`retry: 3000\n: connected\n\n`);
       // task events only for those who may read tasks (device:task), as GET /device/task/list would answer them
       let seesTasks = hasPermission(user, PERMISSIONS.deviceTask);
+      // numbered events: a console that sees a number skipped knows it missed some and reads its lists again
+      let id = 0;
+      let behind = false;
+      const write = (type: string, data: unknown) => res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
         if (e.type === 'task' && !seesTasks) return;
-        res.write(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+        // a console that does not read (a stalled link) is not buffered for without end: its events are skipped
+        // (their numbers too) and it is told to resync once it reads again
+        if (res.writableLength > SSE_BUFFER_MAX) {
+          id++;
+          behind = true;
+          return;
+        }
+        write(e.type, e.data);
+      });
+      res.on('drain', () => {
+        if (!behind) return;
+        behind = false;
+        write('resync', { reason: 'missed' });
       });
       // the keep-alive also re-checks the session and the permissions: a logout, a disabled user or a role that
       // lost device:view ends the stream; one that lost or gained device:task stops or starts the task events

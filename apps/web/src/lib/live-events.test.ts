@@ -21,8 +21,8 @@ class FakeSource implements EventSourceLike {
     this.readyState = 1;
     this.onopen?.(new Event('open'));
   }
-  emit(type: string, data: unknown) {
-    for (const l of this.listeners.get(type) ?? []) l(new MessageEvent(type, { data: typeof data === 'string' ? data : JSON.stringify(data) }));
+  emit(type: string, data: unknown, lastEventId = '') {
+    for (const l of this.listeners.get(type) ?? []) l(new MessageEvent(type, { data: typeof data === 'string' ? data : JSON.stringify(data), lastEventId }));
   }
   fail() {
     this.onerror?.(new Event('error'));
@@ -95,6 +95,36 @@ describe('the live event stream', () => {
     client.subscribe({ onEvent: (e) => got.push(e) });
     sources[0].emit('device', device);
     expect(got).toEqual([]);
+  });
+
+  it('tells subscribers of a gap when the server says resync or skips a number, not while numbers follow on', async () => {
+    const { client, sources } = setup();
+    const got: LiveEvent[] = [];
+    const gap = vi.fn();
+    client.subscribe({ onEvent: (e) => got.push(e), onGap: gap });
+    await flush();
+    sources[0].open();
+    sources[0].emit('device', device, '1');
+    sources[0].emit('device', device, '2');
+    expect(gap).not.toHaveBeenCalled();
+    sources[0].emit('resync', { reason: 'listen-lost' }, '3');
+    expect(gap).toHaveBeenCalledTimes(1);
+    sources[0].emit('device', device, '4');
+    expect(gap).toHaveBeenCalledTimes(1);
+    // event 5 never came: the event that did is still applied, and the lists are read again
+    sources[0].emit('task', { id: 't1', deviceId: 7, batchId: null, type: 'reboot', state: 'sent', progress: 0, error: '' }, '6');
+    expect(gap).toHaveBeenCalledTimes(2);
+    expect(got.map((e) => e.type)).toEqual(['device', 'device', 'device', 'task']);
+
+    // a new stream numbers from 1 again; its opening is the subscriber's cue, not a gap
+    sources[0].fail();
+    await vi.advanceTimersByTimeAsync(1000);
+    sources[1].open();
+    sources[1].emit('device', device, '1');
+    expect(gap).toHaveBeenCalledTimes(2);
+    // a dead stream's resync is ignored
+    sources[0].emit('resync', { reason: 'missed' }, '7');
+    expect(gap).toHaveBeenCalledTimes(2);
   });
 
   it('keeps trying when the ticket cannot be had', async () => {

@@ -11,6 +11,8 @@ export interface LiveHandlers {
   onEvent(event: LiveEvent): void;
   /** Every time the stream (re)opens: what happened while it was down has to be read again. */
   onOpen?(): void;
+  /** Events were lost while the stream stayed open (the server said `resync`, or a number was skipped): read again. */
+  onGap?(): void;
 }
 
 /** The part of EventSource this client uses, so tests can stand in for it. */
@@ -70,6 +72,9 @@ export function createLiveEvents(deps: LiveEventsDeps): LiveEventsClient {
   const dispatch = (event: LiveEvent) => {
     for (const s of [...subscribers]) s.onEvent(event);
   };
+  const gap = () => {
+    for (const s of [...subscribers]) s.onGap?.();
+  };
 
   function close(next: LiveStatus = 'idle') {
     generation++;
@@ -112,18 +117,35 @@ export function createLiveEvents(deps: LiveEventsDeps): LiveEventsClient {
     es.onerror = () => {
       if (gen === generation) retry();
     };
+    // the server numbers a stream's events from 1: a number skipped is an event this console never got
+    let lastId = 0;
+    const skipped = (ev: MessageEvent) => {
+      const id = Number(ev.lastEventId);
+      if (!ev.lastEventId || !Number.isSafeInteger(id)) return false;
+      const missed = id !== lastId + 1;
+      lastId = id;
+      return missed;
+    };
     for (const type of EVENT_TYPES) {
       es.addEventListener(type, (ev) => {
         if (gen !== generation) return;
+        const missed = skipped(ev);
         let data: unknown;
         try {
           data = JSON.parse(ev.data);
         } catch {
-          return;
+          data = null;
         }
         if (typeof data === 'object' && data !== null) dispatch({ type, data } as LiveEvent);
+        if (missed) gap();
       });
     }
+    // the server lost events on their way here (its database link dropped, a NOTIFY failed)
+    es.addEventListener('resync', (ev) => {
+      if (gen !== generation) return;
+      skipped(ev);
+      gap();
+    });
   }
 
   return {
@@ -160,9 +182,13 @@ onSessionReset(() => liveEvents.reset());
 
 /**
  * Live device and task events while the calling component is mounted (a kept-alive page that is hidden
- * stops listening). `onOpen` runs each time the stream opens, and also right away when it already is.
+ * stops listening). `onOpen` runs each time the stream opens, and also right away when it already is; `onGap` when
+ * events were lost while it stayed open.
  */
-export function useLiveEvents(handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; onOpen?: () => void }, enabled = true): void {
+export function useLiveEvents(
+  handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; onOpen?: () => void; onGap?: () => void },
+  enabled = true,
+): void {
   const latest = useRef(handlers);
   latest.current = handlers;
   useEffect(() => {
@@ -170,6 +196,7 @@ export function useLiveEvents(handlers: { device?: (e: LiveDeviceEvent) => void;
     return liveEvents.subscribe({
       onEvent: (e) => (e.type === 'device' ? latest.current.device?.(e.data) : latest.current.task?.(e.data)),
       onOpen: () => latest.current.onOpen?.(),
+      onGap: () => latest.current.onGap?.(),
     });
   }, [enabled]);
 }

@@ -43,8 +43,8 @@ export function applyTaskEventToCache(client: QueryClient, e: LiveTaskEvent): vo
 
 /**
  * Keeps the device section's cached data live while the page using it is on screen: rows, details, map markers
- * and tasks change in place as events arrive. When the stream comes back after a drop, or the page comes back
- * on screen after being hidden in its tab, everything it shows is read again (events may have been missed).
+ * and tasks change in place as events arrive. When the stream comes back after a drop, when events were lost on
+ * the way, or the page comes back on screen after being hidden in its tab, everything it shows is read again.
  */
 export function useLiveDevices(): void {
   const client = useQueryClient();
@@ -85,5 +85,7 @@ export function useLiveDevices(): void {
       // the first opening comes with the page's first fetch
       if (opens.current++ > 0) void invalidateDevices(client);
     },
+    // events lost on the way (the server said resync, or skipped a number): lists, details, map and tasks again
+    onGap: () => void invalidateDevices(client),
   });
 }
