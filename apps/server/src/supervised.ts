@@ -1,5 +1,5 @@
 import readline from 'node:readline';
-import { startServer } from './server.ts';
+import { startFailure, startServer } from './server.ts';
 
 /**
  * The server as a child of another program (the benchmarks): the same start as `npm start`, with a machine
@@ -28,6 +28,6 @@ try {
     .on('line', (line) => (line.trim() === 'memory' ? process.stdout.write(`${JSON.stringify({ memory: process.memoryUsage() })}\n`) : stop()))
     .on('close', stop);
 } catch (e) {
-  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`${startFailure(e)}\n`);
   process.exit(1);
 }
