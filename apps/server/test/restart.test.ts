@@ -159,8 +159,33 @@ describe('restart and stop with the embedded PostgreSQL', () => {
   it('stops `npm start` on Ctrl-C in order: exit code 0, no error logged, its PostgreSQL gone', async () => {
     const dataDir = path.join(tmp, 'start');
     const run = launch(['scripts/start.mjs'], env(dataDir), true);
-    await within(60_000, 'the start', run.ready);
-    await ctrlC(run, dataDir);
+    const url = await within(60_000, 'the start', run.ready);
+    // sign-ins under way when Ctrl-C comes: each is answered before the database goes, or refused once closed
+    const statuses: number[] = [];
+    let going = true;
+    const load = Array.from({ length: 6 }, async () => {
+      while (going) {
+        try {
+          const res = await fetch(`${url}/apiAdmin/user/v1/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ username: `nobody${statuses.length}`, password: 'Wrong12345' }),
+          });
+          statuses.push(res.status);
+          await res.arrayBuffer();
+        } catch {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    });
+    while (statuses.length < 20) await new Promise((r) => setTimeout(r, 10));
+    try {
+      await ctrlC(run, dataDir);
+    } finally {
+      going = false;
+      await Promise.all(load);
+    }
+    expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
   }, 150_000);
 
   it('stops `npm run demo` on Ctrl-C in order: exit code 0, no error logged, its PostgreSQL gone', async () => {
