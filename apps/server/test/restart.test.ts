@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../../../scripts/server-build.mjs';
+import { startFailure } from '../src/server.ts';
 
 /**
  * Crash and restart, and a clean stop on Ctrl-C, with the embedded PostgreSQL (issue 10): the server runs as its
@@ -194,4 +195,24 @@ describe('restart and stop with the embedded PostgreSQL', () => {
     await within(90_000, 'the demo start', run.ready);
     await ctrlC(run, dataDir);
   }, 180_000);
+
+  it('prints why a start failed and what to do, never `undefined`', async () => {
+    // a data folder PostgreSQL refuses: a PG_VERSION without the cluster it names
+    const dataDir = path.join(tmp, 'broken');
+    fs.mkdirSync(path.join(dataDir, 'db', 'pg'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'db', 'pg', 'PG_VERSION'), '9\n');
+    const run = server(dataDir);
+    expect(await within(30_000, 'the failed start', run.exited)).toEqual({ code: 1, signal: null });
+    const out = run.lines.join('\n');
+    expect(out).toContain(`Cloud Print Console could not start: the embedded PostgreSQL on ${path.join(dataDir, 'db', 'pg')} stopped while starting`);
+    expect(out).toContain('set DATA_DIR to another folder');
+    expect(out).toContain('PostgreSQL said:');
+    expect(run.lines).not.toContain('undefined');
+  });
+
+  it('describes a failure without a message by what it has', () => {
+    expect(startFailure(undefined)).not.toMatch(/undefined/);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(startFailure(new AggregateError([refused, refused]))).toBe('Cloud Print Console could not start: connect ECONNREFUSED 127.0.0.1:5432');
+  });
 });

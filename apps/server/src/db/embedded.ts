@@ -96,7 +96,8 @@ async function spawnPostgres(dbDir: string, port: number, isRoot: boolean, log: 
     const fail = (why: string) => {
       clearTimeout(timer);
       const said = output.trim().split('\n').slice(-6).join('\n    ');
-      reject(new Error(`The embedded PostgreSQL ${why} (data folder ${dbDir}).${said ? `\n  It said:\n    ${said}` : ''}`));
+      const hint = 'Fix what it names, or set DATA_DIR to another folder (or DATABASE_URL to a PostgreSQL of your own).';
+      reject(new Error(`the embedded PostgreSQL on ${dbDir} ${why}. ${hint}${said ? `\n  PostgreSQL said:\n    ${said}` : ''}`));
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
