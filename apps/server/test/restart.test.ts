@@ -196,6 +196,23 @@ describe('restart and stop with the embedded PostgreSQL', () => {
     await ctrlC(run, dataDir);
   }, 180_000);
 
+  it('stops the embedded PostgreSQL of a program without a stop of its own on Ctrl-C (a bench, a script)', async () => {
+    const dataDir = path.join(tmp, 'bare');
+    const embedded = path.join(ROOT, 'apps/server/src/db/embedded.ts');
+    const script = `import { startEmbeddedPostgres } from ${JSON.stringify(embedded)};
+      const db = await startEmbeddedPostgres(${JSON.stringify(path.join(dataDir, 'db'))});
+      console.log('running at http://127.0.0.1/');
+      setTimeout(() => {}, 600_000);`;
+    const run = launch(['--import', 'tsx', '--input-type=module', '-e', script], {}, true);
+    await within(60_000, 'the start', run.ready);
+    const pgPid = postgresPid(dataDir);
+    process.kill(-run.child.pid!, 'SIGINT');
+    // ended as SIGINT ends a program (128 + 2), its database stopped first
+    expect(await within(45_000, 'stopping', run.exited)).toEqual({ code: 130, signal: null });
+    expect(alive(pgPid)).toBe(false);
+    expect(fs.existsSync(lockFile(dataDir))).toBe(false);
+  }, 120_000);
+
   it('prints why a start failed and what to do, never `undefined`', async () => {
     // a data folder PostgreSQL refuses: a PG_VERSION without the cluster it names
     const dataDir = path.join(tmp, 'broken');
