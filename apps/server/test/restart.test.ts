@@ -125,7 +125,7 @@ afterAll(() => {
 });
 
 describe('restart and stop with the embedded PostgreSQL', () => {
-  it('starts again at once after kill -9 of the server, with its data, and stops its PostgreSQL left running', async () => {
+  it('starts again at once after kill -9 of the server, with its data, and stops its PostgreSQL left running, not a live one', async () => {
     const dataDir = path.join(tmp, 'crash');
     const first = server(dataDir);
     const url = await within(60_000, 'the first start', first.ready);
@@ -142,6 +142,10 @@ describe('restart and stop with the embedded PostgreSQL', () => {
     const url2 = await within(30_000, 'the start after kill -9', second.ready);
     expect(url2).not.toBe(url);
     expect(alive(orphan)).toBe(false);
+    // a second server on the same data while this one runs is refused, and leaves this one's database alone
+    const third = server(dataDir);
+    expect(await within(30_000, 'the refused start', third.exited)).toEqual({ code: 1, signal: null });
+    expect(third.lines.join('\n')).toContain(`Cloud Print Console could not start: the data folder ${path.join(dataDir, 'db', 'pg')} is in use by another running server (process ${second.child.pid}`);
     // the same database: the admin keeps the password printed on the first start
     expect(second.lines.join('\n')).toContain('password as printed on first start');
     const res = await fetch(`${url2}/apiAdmin/user/v1/login`, {

