@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../../../scripts/server-build.mjs';
 import { startFailure } from '../src/server.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 
 /**
  * Crash and restart, and a clean stop on Ctrl-C, with the embedded PostgreSQL (issue 10): the server runs as its
@@ -107,8 +108,18 @@ async function ctrlC(run: Launched, dataDir: string): Promise<void> {
   expect(fs.existsSync(lockFile(dataDir))).toBe(false);
 }
 
+const template = path.join(tmp, 'template');
+/** A data folder of its own whose PostgreSQL is initialised: a copy (owners kept) saves each test an initdb. */
+function dataFolder(name: string): string {
+  const dir = path.join(tmp, name);
+  execFileSync('cp', ['-a', template, dir]);
+  return dir;
+}
+
 beforeAll(async () => {
   await ensureServerBuilt({ quiet: true });
+  const pg = await startEmbeddedPostgres(path.join(template, 'db'));
+  await pg.stop();
 }, 120_000);
 
 afterAll(() => {
@@ -126,7 +137,7 @@ afterAll(() => {
 
 describe('restart and stop with the embedded PostgreSQL', () => {
   it('starts again at once after kill -9 of the server, with its data, and stops its PostgreSQL left running, not a live one', async () => {
-    const dataDir = path.join(tmp, 'crash');
+    const dataDir = dataFolder('crash');
     const first = server(dataDir);
     const url = await within(60_000, 'the first start', first.ready);
     const password = /Platform admin: admin \/ (\S+)/.exec(first.lines.join('\n'))?.[1];
@@ -162,7 +173,7 @@ describe('restart and stop with the embedded PostgreSQL', () => {
   }, 150_000);
 
   it('stops `npm start` on Ctrl-C in order: exit code 0, no error logged, its PostgreSQL gone', async () => {
-    const dataDir = path.join(tmp, 'start');
+    const dataDir = dataFolder('start');
     const run = launch(['scripts/start.mjs'], env(dataDir), true);
     const url = await within(60_000, 'the start', run.ready);
     // sign-ins under way when Ctrl-C comes: each is answered before the database goes, or refused once closed
@@ -194,14 +205,14 @@ describe('restart and stop with the embedded PostgreSQL', () => {
   }, 150_000);
 
   it('stops `npm run demo` on Ctrl-C in order: exit code 0, no error logged, its PostgreSQL gone', async () => {
-    const dataDir = path.join(tmp, 'demo');
+    const dataDir = dataFolder('demo');
     const run = launch(['--import', 'tsx', 'scripts/demo.mjs'], { ...env(dataDir), DEMO_DEVICES: '8' }, true);
     await within(90_000, 'the demo start', run.ready);
     await ctrlC(run, dataDir);
   }, 180_000);
 
   it('stops the embedded PostgreSQL of a program without a stop of its own on Ctrl-C (a bench, a script)', async () => {
-    const dataDir = path.join(tmp, 'bare');
+    const dataDir = dataFolder('bare');
     const embedded = path.join(ROOT, 'apps/server/src/db/embedded.ts');
     const script = `import { startEmbeddedPostgres } from ${JSON.stringify(embedded)};
       const db = await startEmbeddedPostgres(${JSON.stringify(path.join(dataDir, 'db'))});
