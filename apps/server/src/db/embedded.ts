@@ -88,7 +88,6 @@ export async function startEmbeddedPostgres(dir: string, log: (m: string) => voi
   }
   const port = await freePort();
   const child = await spawnPostgres(dbDir, port, isRoot, log);
-  track(child);
   return {
     url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
     async stop() {
@@ -108,7 +107,10 @@ async function spawnPostgres(dbDir: string, port: number, isRoot: boolean, log: 
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
+  // tracked from the spawn on: a process ending while PostgreSQL starts still asks it to stop
+  if (child.pid) track(child);
   let output = '';
+  let ready = false;
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
       clearTimeout(timer);
@@ -123,8 +125,11 @@ async function spawnPostgres(dbDir: string, port: number, isRoot: boolean, log: 
     // read to the end: a full pipe would block PostgreSQL's next log line
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       log(chunk.trim());
-      if (output.length < 64_000) output += chunk;
-      if (chunk.includes('database system is ready to accept connections')) {
+      if (ready) return;
+      output += chunk;
+      if (output.includes('database system is ready to accept connections')) {
+        ready = true;
+        output = '';
         clearTimeout(timer);
         resolve(child);
       }
@@ -177,7 +182,7 @@ async function stopOrphan(dbDir: string, log: (m: string) => void): Promise<void
     await stopProcess(lock.pid, () => !isAlive(lock.pid), log);
   } catch (e) {
     throw new Error(
-      `The embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
+      `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
     );
   }
 }
