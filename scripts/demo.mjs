@@ -2,7 +2,7 @@
 // fleet of 50 devices bound to it across several provinces and groups. Run through `node --import tsx`.
 import { sql } from 'kysely';
 import { ensureWebBuilt } from './web-build.mjs';
-import { startServer } from '../apps/server/src/server.ts';
+import { startFailure, startServer } from '../apps/server/src/server.ts';
 import { hashPassword } from '../apps/server/src/lib/password.ts';
 import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
@@ -25,8 +25,43 @@ const REGIONS = [
 ];
 const SUBGROUP = { name: '上海旗舰店', parent: '华东门店', cities: ['Shanghai'] };
 
+// A stop asked for while the demo is still being set up waits until it is (the setup's queries would fail on a
+// closed pool): the embedded PostgreSQL runs in its own process group and would outlive a process ended by the
+// signal's default action.
+let running;
+let fleet;
+let ready = false;
+let stopping = false;
+let stopAsked = false;
+async function stop() {
+  if (stopping || !ready) return;
+  stopping = true;
+  // in order: the simulated devices, then the server (it closes its pools before PostgreSQL stops)
+  await fleet?.stop().catch(() => {});
+  try {
+    await running.stop();
+  } catch (e) {
+    process.stderr.write(`stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    // a second Ctrl-C ends at once; the database is still asked to stop as the process exits
+    if (stopping) process.exit(1);
+    stopAsked = true;
+    void stop();
+  });
+}
+
 if (!process.env.WEB_DIST) ensureWebBuilt();
-const running = await startServer({ DATA_DIR: 'data/demo', ...process.env });
+try {
+  running = await startServer({ DATA_DIR: 'data/demo', ...process.env });
+} catch (e) {
+  process.stderr.write(`${startFailure(e)}\n`);
+  process.exit(1);
+}
 const { db } = running;
 
 // The demo customer: an authenticated enterprise whose main account has known credentials.
@@ -74,7 +109,7 @@ for (const [name, id] of groupIds) {
 await sql`UPDATE sims SET plan_total_mb = 1024, expires_at = now() + interval '1 year' WHERE tenant_id = ${tenantId} AND plan_total_mb = 0`.execute(db);
 await sql`UPDATE sims SET plan_total_mb = 220 WHERE iccid IN (${specs[5].iccid}, ${specs[6].iccid})`.execute(db);
 
-const fleet = await createFleet({ url: running.mqttUrl, specs, seed: 7, heartbeatS: 30, rampPerSecond: 25, start: false });
+fleet = await createFleet({ url: running.mqttUrl, specs, seed: 7, heartbeatS: 30, rampPerSecond: 25, start: false });
 await Promise.all(fleet.devices.slice(SWITCHED_OFF).map((d) => d.powerOn()));
 fleet.devices[SWITCHED_OFF].runOutOfPaper();
 
@@ -93,13 +128,5 @@ process.stdout.write(
 );
 stdinControl(fleet, (line) => process.stdout.write(`${line}\n`));
 
-let stopping = false;
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    await fleet.stop().catch(() => {});
-    await running.stop().catch(() => {});
-    process.exit(0);
-  });
-}
+ready = true;
+if (stopAsked) void stop();

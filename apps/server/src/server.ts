@@ -66,3 +66,22 @@ export async function startServer(env: Record<string, string | undefined> = proc
     throw e;
   }
 }
+
+/**
+ * The line printed when a start fails: the error's own words, never `undefined` (a rejection without a reason)
+ * nor an empty line (a connection's AggregateError has no message of its own, its attempts have).
+ */
+export function startFailure(e: unknown): string {
+  return `Cloud Print Console could not start: ${describe(e)}`;
+}
+
+function describe(e: unknown): string {
+  if (e instanceof AggregateError && !e.message) return [...new Set(e.errors.map(describe))].join('; ');
+  if (e instanceof Error) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const text = e.message || e.name;
+    return code && !text.includes(String(code)) ? `${text} (${code})` : text;
+  }
+  if (e === undefined || e === null || e === '') return 'an error without a description was raised; run again with LOG_LEVEL=debug to see more';
+  return String(e);
+}

@@ -1,12 +1,12 @@
 import readline from 'node:readline';
-import { startServer } from './server.ts';
+import { startFailure, startServer } from './server.ts';
 
 /**
  * The server as a child of another program (the benchmarks): the same start as `npm start`, with a machine
  * reading instead of a person. Once listening it prints one JSON line (`url`, `mqttUrl`, `databaseUrl`). On stdin,
  * the line `memory` answers one JSON line with `process.memoryUsage()` (what of the RSS is V8's heap); any other
- * line, or stdin closing (the parent is gone), stops it cleanly. A SIGTERM would also reach the embedded
- * PostgreSQL's own exit hook at once, so the parent asks through stdin.
+ * line, or stdin closing (the parent is gone), stops it cleanly; so do SIGINT (a Ctrl-C on the benchmark reaches
+ * its whole process group), SIGTERM and SIGHUP.
  */
 try {
   const running = await startServer();
@@ -23,11 +23,12 @@ try {
       },
     );
   };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, stop);
   readline
     .createInterface({ input: process.stdin })
     .on('line', (line) => (line.trim() === 'memory' ? process.stdout.write(`${JSON.stringify({ memory: process.memoryUsage() })}\n`) : stop()))
     .on('close', stop);
 } catch (e) {
-  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`${startFailure(e)}\n`);
   process.exit(1);
 }

