@@ -15,6 +15,11 @@ export const MESSAGES_ZH: Record<string, string> = {
   'token expired': '令牌过期',
   'authorized but forbidden': '用户得到授权，但是访问是被禁止的',
   'resource does not exist': '访问的资源不存在',
+  'method not allowed on this path': '该地址不支持此请求方法',
+  'request timed out': '请求超时',
+  'request body too large': '请求体过大',
+  'unsupported media type': '不支持的内容类型',
+  'request header or URL too large': '请求头或地址过长',
   'format not available': '请求的格式不可得',
   'resource permanently deleted': '请求的资源被永久删除',
   'too many requests': '请求过于频繁',
@@ -30,6 +35,11 @@ export const MESSAGES_ZH: Record<string, string> = {
   "Body cannot be empty when content-type is set to 'application/json'": '请求体不能为空',
   'Request body is too large': '请求体过大',
   'Unsupported Media Type: {type}': '不支持的内容类型：{type}',
+  'Unsupported Media Type': '不支持的内容类型',
+  'Request body size did not match Content-Length': '请求体长度与 Content-Length 不符',
+  // what Node's HTTP parser refuses before Fastify sees a request
+  'malformed HTTP request': 'HTTP 请求格式错误',
+  '{method} {path}: method not allowed, use {allowed}': '{method} {path}：不支持该请求方法，请使用 {allowed}',
 
   // sessions and accounts
   'token invalid': '令牌无效，请重新登录',
