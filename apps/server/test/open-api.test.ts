@@ -414,7 +414,7 @@ describe('submitting print jobs', () => {
     const odd: Array<[string, () => ReturnType<typeof openCall>, number]> = [
       ['a NUL in the content', () => submit({ content: 'a\u0000b' }), 400],
       ['copies of 1e308', () => openCall(h, key, { url: '/print', body: `{"deviceSn":"${a0}","content":"x","originId":"odd-1","copies":1e308}` }), 400],
-      ['a body over 256 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000) }), 400],
+      ['a body over 256 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000) }), 413],
       ['a body sent as text/plain', () => openCall(h, key, { url: '/print', body: 'hello', headers: { 'content-type': 'text/plain' } }), 401],
       ['a path it cannot decode', () => openCall(h, key, { url: '/print/%ZZ' }), 400],
       ['a query it cannot decode', () => openCall(h, key, { url: '/print?state=%ZZ' }), 400],
@@ -439,6 +439,11 @@ describe('submitting print jobs', () => {
     ['an empty QR', '<QR></QR>', 'QR', 0, 'empty_block'],
     ['a barcode with Chinese', 'x\n<BAR>条码</BAR>', 'BAR', 2, 'bad_data'],
     ['an image that is neither URL nor key', '<IMG>ftp://x/y.png</IMG>', 'IMG', 0, 'bad_data'],
+    // C1 is a control character too (docs/open-api.md: only line breaks are allowed); U+009B is a terminal's CSI
+    ['a C1 control character (NEL)', 'Total\u0085 12.00', null, 5, 'control_char'],
+    ['a C1 control character in QR data', '<QR>a\u009bb</QR>', 'QR', 5, 'control_char'],
+    ['a tab in QR data', '<QR>a\tb</QR>', 'QR', 5, 'control_char'],
+    ['an emoji', 'Thanks 😀', null, 7, 'unprintable_char'],
   ];
   it.each(markup)('refuses markup with %s, naming the tag and position', async (_name, content, tag, position, reason) => {
     const res = await submit({ content });

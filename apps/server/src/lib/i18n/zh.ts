@@ -156,6 +156,8 @@ export const MESSAGES_ZH: Record<string, string> = {
   'control character {code} in the data': '数据中有控制字符 {code}',
   'control character {code}': '控制字符 {code}',
   'a tab: use spaces': '制表符：请使用空格',
+  "U+{code} cannot be printed: emoji and other characters beyond U+FFFF are not in the printer's font": 'U+{code} 无法打印：打印机字库中没有表情符号等 U+FFFF 以外的字符',
+  'U+{code} is half of a character (a lone surrogate)': 'U+{code} 是半个字符（孤立的代理项）',
   'QR data is longer than {n} bytes': '二维码数据超过 {n} 字节',
   'barcode data must be 1-{n} printable ASCII characters': '条码数据必须是 1-{n} 个可打印 ASCII 字符',
   'an image is an http(s) URL or an object key of your storage (YYYYMMDD/<16 hex>/<name>)': '图片必须是 http(s) 地址或存储中的对象键（YYYYMMDD/<16位十六进制>/<文件名>）',

@@ -277,6 +277,7 @@ export default {
           bad_data: '标签里的数据无效',
           bad_image: '图片无法使用',
           control_char: '含有控制字符（如制表符），请改用空格',
+          unprintable_char: '含有打印机无法打印的字符（如表情符号）',
         },
       },
       ref: {
@@ -625,6 +626,7 @@ export default {
           bad_data: 'the data in the tag is not valid',
           bad_image: 'the image cannot be used',
           control_char: 'a control character (such as a tab): use spaces',
+          unprintable_char: 'a character the printer cannot print (such as an emoji)',
         },
       },
       ref: {
