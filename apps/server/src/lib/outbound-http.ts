@@ -92,8 +92,8 @@ export async function resolvesPrivate(hostname: string, timeoutMs: number): Prom
     (all) => all.find((a) => isPrivateAddress(a.address))?.address ?? null,
     () => undefined,
   );
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((r) => (timer = setTimeout(r, timeoutMs)));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), timeoutMs)));
   try {
     return await Promise.race([lookup, late]);
   } finally {
