@@ -150,7 +150,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceRoutes, { db, tasks });
       await api.register(deviceModelRoutes, { db });
       await api.register(dashboardRoutes, { db });
-      await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
+      await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
       api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
         ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
       );

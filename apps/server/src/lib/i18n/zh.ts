@@ -156,6 +156,8 @@ export const MESSAGES_ZH: Record<string, string> = {
   'control character {code} in the data': '数据中有控制字符 {code}',
   'control character {code}': '控制字符 {code}',
   'a tab: use spaces': '制表符：请使用空格',
+  'must not point at an internal address (loopback, private network, link-local or reserved)': '不能指向内部地址（本机、内网、链路本地或保留地址）',
+  '{host} resolves to {ip}, an internal address': '{host} 解析为内部地址 {ip}',
   "U+{code} cannot be printed: emoji and other characters beyond U+FFFF are not in the printer's font": 'U+{code} 无法打印：打印机字库中没有表情符号等 U+FFFF 以外的字符',
   'U+{code} is half of a character (a lone surrogate)': 'U+{code} 是半个字符（孤立的代理项）',
   'QR data is longer than {n} bytes': '二维码数据超过 {n} 字节',
