@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
@@ -10,7 +10,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { envelopeSchema, publicKeyResult, UPLOAD_MAX_BYTES } from '@cpc/contracts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
-import { clientErrorHandler, registerErrorHandling, ok } from './plugins/errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, ok } from './plugins/errors.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
 import { AccessTokens } from './lib/tokens.ts';
@@ -66,11 +66,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     trustProxy: true,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false } },
-    // a URL the router cannot decode (`/open/v1/print/%ZZ`) fails before routing, where the error handler is not
-    // reached yet: it answers the same envelope as any bad input
-    // what Node's parser refuses (a URL or header over its 16 KB, a garbled request line) answers the envelope too
+    // what Node's parser refuses (a URL or header over its 16 KB, a garbled request line) and what fails before
+    // routing (a URL the router cannot decode) answer the envelope too
     clientErrorHandler,
-    frameworkErrors: (err, _req, reply) => (reply as FastifyReply).code(400).send({ code: 400, msg: `url: ${err.message}`, data: { fields: [{ field: 'url', message: err.message }] } }),
+    frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

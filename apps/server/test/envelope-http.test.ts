@@ -48,6 +48,8 @@ const cases: Array<{ name: string; request: () => string | Buffer; status: numbe
   { name: 'a header line with garbage', request: () => 'GET / HTTP/1.1\r\nHost localhost no colon\r\n\r\n', status: 400 },
   { name: 'a URL the router cannot decode', request: () => get('/open/v1/print/%ZZ'), status: 400 },
   { name: 'an unknown path', request: () => get('/nowhere'), status: 404 },
+  { name: 'an Expect the server does not meet', request: () => get('/apiAdmin/publicKey', 'Expect: tea\r\n'), status: 417 },
+  { name: 'a body length that is no number', request: () => `POST ${LOGIN} HTTP/1.1\r\nHost: localhost\r\nContent-Length: ten\r\nConnection: close\r\n\r\n`, status: 400 },
 ];
 
 describe('every answer is the envelope, also the ones made before a route runs', () => {
@@ -66,6 +68,8 @@ describe('every answer is the envelope, also the ones made before a route runs',
     expect(JSON.parse(big.body).msg).toMatch(/[\u4e00-\u9fff]/);
     const xml = await raw(post(LOGIN, '<login/>', 'text/xml', 'Accept-Language: zh-CN\r\n'));
     expect(JSON.parse(xml.body).msg).toMatch(/[\u4e00-\u9fff]/);
+    const badUrl = await raw(get('/open/v1/print/%ZZ', 'Accept-Language: zh-CN\r\n'));
+    expect(JSON.parse(badUrl.body).msg).toMatch(/[\u4e00-\u9fff]/);
     const patch = await raw(`PATCH /apiAdmin/publicKey HTTP/1.1\r\nHost: localhost\r\nAccept-Language: zh\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
     expect(JSON.parse(patch.body).msg).toMatch(/[\u4e00-\u9fff]/);
   });

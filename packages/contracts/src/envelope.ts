@@ -28,6 +28,7 @@ export const CODE_TEXTS = {
   410: 'resource permanently deleted',
   413: 'request body too large',
   415: 'unsupported media type',
+  417: 'the Expect header cannot be met',
   429: 'too many requests',
   431: 'request header or URL too large',
   500: 'server error',

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
@@ -52,13 +53,24 @@ function dataError(err: unknown, req: FastifyRequest): AppError | null {
   return badRequest(field, message);
 }
 
+const sendAppError = (err: AppError, req: FastifyRequest, reply: FastifyReply) =>
+  reply.code(err.code).headers(err.headers).send({ code: err.code, msg: localizeMessage(err.message, requestLanguage(req)), data: err.data });
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (`/open/v1/print/%ZZ`) fails before routing, where
+ * the error handler is not reached yet; it answers the same envelope as any bad input, in the caller's language.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  void sendAppError(badRequest('url', err.message), req, reply);
+}
+
 /** The one place that builds error responses: everything becomes `{ code, msg, data }`. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
     const err = dataError(thrown, req) ?? thrown;
     if (err instanceof AppError) {
       if (err.code >= 500) req.log.error({ err }, 'application error');
-      return reply.code(err.code).headers(err.headers).send({ code: err.code, msg: localizeMessage(err.message, requestLanguage(req)), data: err.data });
+      return sendAppError(err, req, reply);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
@@ -91,6 +103,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // Fastify's 415 no longer names the type it refused: the caller needs it to see their mistake
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && req.headers['content-type']) message = `Unsupported Media Type: ${req.headers['content-type'].slice(0, 100)}`;
     return reply.code(code).send({ code, msg: localizeMessage(message, requestLanguage(req)), data: null });
+  });
+
+  // Node answers an Expect other than 100-continue itself, with an empty 417, unless the server listens for it
+  app.server?.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ code: 417, msg: localizeMessage(CODE_TEXTS[417], requestLanguage({ headers: req.headers } as FastifyRequest)), data: null });
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
   });
 
   // The routes by method, to tell "no such path" (404) from "not with this method" (405 with Allow)

@@ -48,6 +48,7 @@ export default {
       '410': 'The resource was permanently deleted',
       '413': 'The request body is too large',
       '415': 'The content type is not supported',
+      '417': 'The Expect header of the request cannot be met',
       '429': 'Too many requests, please try again later',
       '431': 'The request header or address is too large',
       '500': 'Server error',

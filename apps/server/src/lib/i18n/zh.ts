@@ -19,6 +19,7 @@ export const MESSAGES_ZH: Record<string, string> = {
   'request timed out': '请求超时',
   'request body too large': '请求体过大',
   'unsupported media type': '不支持的内容类型',
+  'the Expect header cannot be met': '无法满足请求的 Expect 条件',
   'request header or URL too large': '请求头或地址过长',
   'format not available': '请求的格式不可得',
   'resource permanently deleted': '请求的资源被永久删除',
@@ -39,6 +40,7 @@ export const MESSAGES_ZH: Record<string, string> = {
   'Request body size did not match Content-Length': '请求体长度与 Content-Length 不符',
   // what Node's HTTP parser refuses before Fastify sees a request
   'malformed HTTP request': 'HTTP 请求格式错误',
+  "'{url}' is not a valid url component": '“{url}”不是有效的网址',
   '{method} {path}: method not allowed, use {allowed}': '{method} {path}：不支持该请求方法，请使用 {allowed}',
 
   // sessions and accounts
