@@ -276,8 +276,12 @@ describe('a server with strict settings', () => {
     // or saved before the server was set to deny: the delivery checks the address it connects to
     const k = await createKey(r, c.token);
     await r.db.updateTable('app_keys').set({ callback_url: 'http://localhost:9/hook' }).where('app_id', '=', k.appId).execute();
-    for (const src of ['http://127.0.0.1/logo.png', 'http://169.254.169.254/latest/logo.png', 'http://localhost/logo.png', 'http://[::1]/logo.png']) {
-      const res = await openCall(r, k, { url: '/print', body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() } });
+    // the other spellings of internal addresses go through two more keys: each key may make 5 calls a second here
+    const more = [await createKey(r, c.token), await createKey(r, c.token)];
+    const spellings = ['http://0x7f.1/logo.png', 'http://2130706433/logo.png', 'http://[::ffff:127.0.0.1]/logo.png', 'http://[::127.0.0.1]/logo.png', 'http://192.0.2.1/logo.png', 'http://[64:ff9b::a9fe:a9fe]/logo.png'];
+    const sources = ['http://127.0.0.1/logo.png', 'http://169.254.169.254/latest/logo.png', 'http://localhost/logo.png', 'http://[::1]/logo.png'].map((src) => [src, k] as const);
+    for (const [src, by] of [...sources, ...spellings.map((src, i) => [src, more[i % 2]] as const)]) {
+      const res = await openCall(r, by, { url: '/print', body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() } });
       expect(res.statusCode, src).toBe(400);
       expect(res.body_.data.markup, src).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
       expect(res.body_.msg, src).toContain('internal address');
