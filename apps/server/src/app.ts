@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
@@ -8,7 +8,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { envelopeSchema, publicKeyResult, UPLOAD_MAX_BYTES } from '@cpc/contracts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
-import { registerErrorHandling, ok } from './plugins/errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, ok } from './plugins/errors.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerApiDocs } from './plugins/api-docs.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
@@ -64,9 +64,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     trustProxy: true,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false } },
-    // a URL the router cannot decode (`/open/v1/print/%ZZ`) fails before routing, where the error handler is not
-    // reached yet: it answers the same envelope as any bad input
-    frameworkErrors: (err, _req, reply) => (reply as FastifyReply).code(400).send({ code: 400, msg: `url: ${err.message}`, data: { fields: [{ field: 'url', message: err.message }] } }),
+    // what Node's parser refuses (a URL or header over its 16 KB, a garbled request line) and what fails before
+    // routing (a URL the router cannot decode) answer the envelope too
+    clientErrorHandler,
+    frameworkErrors: frameworkErrors as FastifyServerOptions['frameworkErrors'],
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -120,7 +121,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceRoutes, { db, tasks });
       await api.register(deviceModelRoutes, { db });
       await api.register(dashboardRoutes, { db });
-      await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
+      await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
       api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
         ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
       );

@@ -272,9 +272,16 @@ describe('a server with strict settings', () => {
     const c = await customer(r);
     const spec = makeSpecs(1, { seed: 52, prefix: 'OPS' })[0];
     await devicesOf(r, c.tenantId, [spec]);
-    const k = await createKey(r, c.token, { callbackUrl: 'http://localhost:9/hook' });
-    for (const src of ['http://127.0.0.1/logo.png', 'http://169.254.169.254/latest/logo.png', 'http://localhost/logo.png', 'http://[::1]/logo.png']) {
-      const res = await openCall(r, k, { url: '/print', body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() } });
+    // a key saved with a public callback whose name resolves to an internal address when delivered (rebinding),
+    // or saved before the server was set to deny: the delivery checks the address it connects to
+    const k = await createKey(r, c.token);
+    await r.db.updateTable('app_keys').set({ callback_url: 'http://localhost:9/hook' }).where('app_id', '=', k.appId).execute();
+    // the other spellings of internal addresses go through two more keys: each key may make 5 calls a second here
+    const more = [await createKey(r, c.token), await createKey(r, c.token)];
+    const spellings = ['http://0x7f.1/logo.png', 'http://2130706433/logo.png', 'http://[::ffff:127.0.0.1]/logo.png', 'http://[::127.0.0.1]/logo.png', 'http://192.0.2.1/logo.png', 'http://[64:ff9b::a9fe:a9fe]/logo.png'];
+    const sources = ['http://127.0.0.1/logo.png', 'http://169.254.169.254/latest/logo.png', 'http://localhost/logo.png', 'http://[::1]/logo.png'].map((src) => [src, k] as const);
+    for (const [src, by] of [...sources, ...spellings.map((src, i) => [src, more[i % 2]] as const)]) {
+      const res = await openCall(r, by, { url: '/print', body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() } });
       expect(res.statusCode, src).toBe(400);
       expect(res.body_.data.markup, src).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
       expect(res.body_.msg, src).toContain('internal address');
@@ -414,7 +421,7 @@ describe('submitting print jobs', () => {
     const odd: Array<[string, () => ReturnType<typeof openCall>, number]> = [
       ['a NUL in the content', () => submit({ content: 'a\u0000b' }), 400],
       ['copies of 1e308', () => openCall(h, key, { url: '/print', body: `{"deviceSn":"${a0}","content":"x","originId":"odd-1","copies":1e308}` }), 400],
-      ['a body over 256 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000) }), 400],
+      ['a body over 256 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000) }), 413],
       ['a body sent as text/plain', () => openCall(h, key, { url: '/print', body: 'hello', headers: { 'content-type': 'text/plain' } }), 401],
       ['a path it cannot decode', () => openCall(h, key, { url: '/print/%ZZ' }), 400],
       ['a query it cannot decode', () => openCall(h, key, { url: '/print?state=%ZZ' }), 400],
@@ -439,6 +446,11 @@ describe('submitting print jobs', () => {
     ['an empty QR', '<QR></QR>', 'QR', 0, 'empty_block'],
     ['a barcode with Chinese', 'x\n<BAR>条码</BAR>', 'BAR', 2, 'bad_data'],
     ['an image that is neither URL nor key', '<IMG>ftp://x/y.png</IMG>', 'IMG', 0, 'bad_data'],
+    // C1 is a control character too (docs/open-api.md: only line breaks are allowed); U+009B is a terminal's CSI
+    ['a C1 control character (NEL)', 'Total\u0085 12.00', null, 5, 'control_char'],
+    ['a C1 control character in QR data', '<QR>a\u009bb</QR>', 'QR', 5, 'control_char'],
+    ['a tab in QR data', '<QR>a\tb</QR>', 'QR', 5, 'control_char'],
+    ['an emoji', 'Thanks 😀', null, 7, 'unprintable_char'],
   ];
   it.each(markup)('refuses markup with %s, naming the tag and position', async (_name, content, tag, position, reason) => {
     const res = await submit({ content });

@@ -4,6 +4,8 @@
  * without bundling zod; `integration.ts` and `open-api.ts` re-export them beside their schemas.
  */
 
+import { hasNoControl } from './validators.ts';
+
 // ---------------------------------------------------------------------------------------------------------------
 // Print jobs (DESIGN §6: the task machine, with `running` named printing and `succeeded` named printed)
 
@@ -160,7 +162,7 @@ export function isIpOrCidr(v: string): boolean {
 /** A callback URL: http or https with a host, at most CALLBACK_URL_MAX characters, no credentials in it. */
 export function isCallbackUrl(v: string): boolean {
   // the URL parser would quietly percent-encode control characters; a pasted one is a mistake
-  if (v.length > CALLBACK_URL_MAX || /[\u0000-\u001f\u007f]/.test(v)) return false;
+  if (v.length > CALLBACK_URL_MAX || !hasNoControl(v)) return false;
   try {
     const u = new URL(v);
     return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0 && !u.username && !u.password;

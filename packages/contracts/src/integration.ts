@@ -129,6 +129,8 @@ export const appKeyView = z.object({
   effectiveRateLimit: z.number().int(),
   /** The last 4 characters of the secret, to tell keys apart (`…x7Qa`). */
   secretHint: z.string(),
+  /** The callback URL names an internal address or a local name: delivered only where OUTBOUND_PRIVATE=allow. */
+  callbackPrivate: z.boolean(),
   createdAt: z.string(),
   secretRotatedAt: z.string(),
   lastUsedAt: z.string().nullable(),

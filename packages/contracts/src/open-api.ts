@@ -74,8 +74,8 @@ export function canonicalQuery(rawQuery: string): string {
   for (const part of q.split('&')) {
     if (!part) continue;
     const eq = part.indexOf('=');
+    // an empty name (`?=x`) is a pair like any other, as docs/open-api.md signs it
     const name = rfc3986(decode(eq < 0 ? part : part.slice(0, eq)));
-    if (!name) continue;
     pairs.push([name, rfc3986(decode(eq < 0 ? '' : part.slice(eq + 1)))]);
   }
   pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));

@@ -20,6 +20,8 @@
  * lines of their own: text before them ends its line, and one line break right after them is absorbed.
  */
 
+import { CONTROL_BUT_LINE_BREAKS, isControlCode } from './validators.ts';
+
 export const MARKUP_TAGS = ['BR', 'HR', 'CUT', 'C', 'R', 'B', 'L', 'QR', 'BAR', 'IMG'] as const;
 export type MarkupTag = (typeof MARKUP_TAGS)[number];
 
@@ -63,6 +65,7 @@ export const MARKUP_ERROR_REASONS = [
   'bad_data',
   'bad_image',
   'control_char',
+  'unprintable_char',
 ] as const;
 export type MarkupErrorReason = (typeof MARKUP_ERROR_REASONS)[number];
 
@@ -238,7 +241,7 @@ export function parseMarkup(content: string): MarkupResult {
         const raw = rest.slice(0, close.index);
         const inner = /<\/?[A-Za-z]{1,8}\s*\/?>/.exec(raw);
         if (inner) return fail('nested', name, tagEnd + inner.index, `<${name}> holds data only, not ${inner[0]}`);
-        const ctl = /[\u0000-\u0008\u000b-\u001f\u007f]/.exec(raw);
+        const ctl = CONTROL_BUT_LINE_BREAKS.exec(raw);
         if (ctl) return fail('control_char', name, tagEnd + ctl.index, `control character U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()} in the data`);
         const data = decodeEntities(raw).replace(/\r\n?/g, '\n');
         const trimmed = data.trim();
@@ -312,7 +315,7 @@ export function parseMarkup(content: string): MarkupResult {
     }
     if (closedAlignAt >= 0) return fail('align_mid_line', closedAlignTag, closedAlignAt, 'text follows the closing tag on the same line: end the line after it');
     const code = content.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) {
+    if (isControlCode(code)) {
       return fail('control_char', null, i, code === 9 ? 'a tab: use spaces' : `control character U+${code.toString(16).padStart(4, '0').toUpperCase()}`);
     }
     if (c === '&') {
@@ -326,6 +329,9 @@ export function parseMarkup(content: string): MarkupResult {
     }
     // a whole code point (a surrogate pair stays together)
     const cp = content.codePointAt(i)!;
+    // printers' fonts hold GB18030's BMP characters: an emoji would print as a blank or garbage (QR data may hold it)
+    if (cp > 0xffff) return fail('unprintable_char', null, i, `U+${cp.toString(16).toUpperCase()} cannot be printed: emoji and other characters beyond U+FFFF are not in the printer's font`);
+    if (cp >= 0xd800 && cp <= 0xdfff) return fail('unprintable_char', null, i, `U+${cp.toString(16).toUpperCase()} is half of a character (a lone surrogate)`);
     const ch = String.fromCodePoint(cp);
     afterBlock = false;
     pushText(ch);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAmount, isChineseName, isCreditCode, isEmail, isIP, isIdCard, isPassword, isPhone, isPort, isStrongPassword, isUrl, isUsername } from './validators.ts';
+import { hasNoControl, hasNoControlButLineBreaks, isAmount, isChineseName, isCreditCode, isEmail, isIP, isIdCard, isPassword, isPhone, isPort, isStrongPassword, isUrl, isUsername } from './validators.ts';
 
 const table: Array<[string, (v: string) => boolean, string[], string[]]> = [
   ['isPassword (≥ 6)', isPassword, ['123456', 'abcdefgh', 'a b c ', '密码密码密码'], ['', '12345', 'abcde']],
@@ -31,4 +31,25 @@ describe('validators taking numbers', () => {
     [isAmount, 1.234, false],
     [isAmount, -3, false],
   ] as const)('%o(%s) is %s', (fn, v, want) => expect(fn(v)).toBe(want));
+});
+
+describe('the one control-character rule', () => {
+  const cases: Array<[string, string, boolean, boolean]> = [
+    ['plain text', 'Kitchen 厨房 ，。😀', true, true],
+    ['a line break', 'a\nb', false, true],
+    ['CR LF', 'a\r\nb', false, true],
+    ['a tab', 'a\tb', false, false],
+    ['NUL', 'a\u0000', false, false],
+    ['ESC', '\u001b[2J', false, false],
+    ['DEL', '\u007f', false, false],
+    ['C1 U+0080', '\u0080', false, false],
+    ['C1 NEL', 'a\u0085b', false, false],
+    ['C1 CSI', '\u009b2J', false, false],
+    ['C1 U+009F', '\u009f', false, false],
+    ['NBSP after C1', 'a\u00a0b', true, true],
+  ];
+  it.each(cases)('%s', (_name, v, oneLine, multiLine) => {
+    expect(hasNoControl(v)).toBe(oneLine);
+    expect(hasNoControlButLineBreaks(v)).toBe(multiLine);
+  });
 });

@@ -73,9 +73,16 @@ export const isCreditCode = (v: string): boolean => {
  * Control characters (NUL, tabs, newlines, escape…) never belong in a name or a search: they are invisible in a
  * table, and PostgreSQL refuses NUL in text. One rule for every text field, with its message.
  */
-export const hasNoControl = (v: string): boolean => !/[\u0000-\u001f\u007f]/.test(v);
+export const hasNoControl = (v: string): boolean => !CONTROL_CHAR.test(v);
 /** The same for multi-line text (a remark typed in a text area): line breaks are allowed, nothing else. */
-export const hasNoControlButLineBreaks = (v: string): boolean => !/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/.test(v);
+export const hasNoControlButLineBreaks = (v: string): boolean => !CONTROL_BUT_LINE_BREAKS.test(v);
+/**
+ * The control characters (Unicode's Cc): C0, DEL and C1 (U+0080–U+009F). C1 looks like nothing on screen, and a
+ * printer or terminal may take it as a command (U+009B is CSI), so it is refused wherever C0 is.
+ */
+export const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+export const isControlCode = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
 export const NO_CONTROL_MSG = 'must not contain control characters';
 
 /** User names: 4–20 letters, digits or underscores, starting with a letter. */

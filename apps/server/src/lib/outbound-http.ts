@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * HTTP requests to addresses a customer chose (webhook callbacks, `<IMG>` URLs). With `allowPrivate: false`
@@ -39,41 +40,70 @@ export class OutboundError extends Error {
   }
 }
 
-const BLOCKED = new net.BlockList();
-for (const [addr, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  BLOCKED.addSubnet(addr, bits, 'ipv4');
-}
-for (const [addr, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  BLOCKED.addSubnet(addr, bits, 'ipv6');
+/**
+ * The range of an address in the IANA special-purpose registries (ipaddr.js's names: `unicast`, `loopback`,
+ * `private`, `reserved`, `uniqueLocal`, …). An IPv6 address that carries an IPv4 one (mapped `::ffff:a.b.c.d`,
+ * NAT64 `64:ff9b::/96`, 6to4 `2002::/16`, the deprecated compatible `::a.b.c.d`) is the range of that IPv4; IPv6
+ * outside 2000::/3, the global unicast block, is `reserved`. Text that is no address is `invalid`.
+ */
+export function addressRange(text: string): string {
+  if (!ipaddr.isValid(text)) return 'invalid';
+  const addr = ipaddr.parse(text);
+  if (addr.kind() === 'ipv4') return addr.range();
+  const v6 = addr as ipaddr.IPv6;
+  const range = v6.range();
+  const p = v6.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]).range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return v4(p[6], p[7]);
+  if (range === 'rfc6052' && p[2] === 0) return v4(p[6], p[7]);
+  if (range === '6to4') return v4(p[1], p[2]);
+  if (range === 'unspecified' || range === 'loopback') return range;
+  if (p.slice(0, 6).every((x) => x === 0)) return v4(p[6], p[7]);
+  if (range === 'unicast' && (p[0] & 0xe000) !== 0x2000) return 'reserved';
+  return range;
 }
 
-/** Loopback, private, link-local, shared, multicast and reserved addresses (IPv4-mapped IPv6 as its IPv4). */
-export function isPrivateAddress(ip: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return BLOCKED.check(mapped[1], 'ipv4');
-  const type = net.isIP(ip);
-  if (!type) return true;
-  return BLOCKED.check(ip, type === 6 ? 'ipv6' : 'ipv4');
+/** Anything but a public unicast address: loopback, private, link-local, shared, documentation, multicast, reserved. */
+export const isPrivateAddress = (ip: string): boolean => addressRange(ip) !== 'unicast';
+
+/** Names that never leave the local network, told without asking DNS (RFC 6761 localhost, mDNS, one label). */
+export function isLocalName(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return !h.includes('.') || /(^|\.)(localhost|local|internal|lan|home\.arpa)$/.test(h);
+}
+
+/**
+ * Whether a URL's host is internal as far as can be told without a lookup: an address written in any form
+ * (`0x7f.1`, `[::ffff:127.0.0.1]` — the URL parser normalises them) or a local name. Not a URL: true.
+ */
+export function urlHostIsPrivate(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return true;
+  }
+  return net.isIP(host) ? isPrivateAddress(host) : isLocalName(host);
+}
+
+/** The first internal address a name resolves to now; null when all are public, undefined when it does not resolve in time. */
+export async function resolvesPrivate(hostname: string, timeoutMs: number): Promise<string | null | undefined> {
+  const lookup = dns.promises.lookup(hostname, { all: true }).then(
+    (all) => all.find((a) => isPrivateAddress(a.address))?.address ?? null,
+    () => undefined,
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), timeoutMs)));
+  try {
+    return await Promise.race([lookup, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const refused = (ip: string) => new OutboundError(`${ip} is an internal address (loopback, private network or link-local): refused`, 'EPRIVATE');
+// the address connected to is checked in the socket's lookup below, so a name that resolves to a public address
+// when saved and to an internal one when used (DNS rebinding) is still refused
 
 /** dns.lookup that refuses internal addresses, in both the one-address and the `all` form net.connect uses. */
 const guardedLookup: net.LookupFunction = (hostname, options, callback) => {

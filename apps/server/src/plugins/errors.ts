@@ -1,8 +1,11 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import pg from 'pg';
 import { CODE_TEXTS, type AppCode, type FieldError } from '@cpc/contracts';
-import { fieldLabel, localizeMessage, requestLanguage, zodIssueZh } from '../lib/i18n/localize.ts';
+import { fieldLabel, localizeMessage, requestLanguage, zodIssueZh, type Language } from '../lib/i18n/localize.ts';
 
 /** A failure the caller should see: carries a code of SPEC §8, sent as both HTTP status and body code. */
 export class AppError extends Error {
@@ -50,13 +53,24 @@ function dataError(err: unknown, req: FastifyRequest): AppError | null {
   return badRequest(field, message);
 }
 
+const sendAppError = (err: AppError, req: FastifyRequest, reply: FastifyReply) =>
+  reply.code(err.code).headers(err.headers).send({ code: err.code, msg: localizeMessage(err.message, requestLanguage(req)), data: err.data });
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (`/open/v1/print/%ZZ`) fails before routing, where
+ * the error handler is not reached yet; it answers the same envelope as any bad input, in the caller's language.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  void sendAppError(badRequest('url', err.message), req, reply);
+}
+
 /** The one place that builds error responses: everything becomes `{ code, msg, data }`. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
     const err = dataError(thrown, req) ?? thrown;
     if (err instanceof AppError) {
       if (err.code >= 500) req.log.error({ err }, 'application error');
-      return reply.code(err.code).headers(err.headers).send({ code: err.code, msg: localizeMessage(err.message, requestLanguage(req)), data: err.data });
+      return sendAppError(err, req, reply);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
@@ -85,12 +99,68 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     // Fastify's own client errors (bad JSON, wrong content type, body too large, …): keep the message, map the code.
     const code = (status in CODE_TEXTS ? status : 400) as AppCode;
-    return reply.code(code).send({ code, msg: localizeMessage(err.message || CODE_TEXTS[code], requestLanguage(req)), data: null });
+    let message = err.message || CODE_TEXTS[code];
+    // Fastify's 415 no longer names the type it refused: the caller needs it to see their mistake
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && req.headers['content-type']) message = `Unsupported Media Type: ${req.headers['content-type'].slice(0, 100)}`;
+    return reply.code(code).send({ code, msg: localizeMessage(message, requestLanguage(req)), data: null });
+  });
+
+  // Node answers an Expect other than 100-continue itself, with an empty 417, unless the server listens for it
+  app.server?.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ code: 417, msg: localizeMessage(CODE_TEXTS[417], requestLanguage({ headers: req.headers } as FastifyRequest)), data: null });
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+  });
+
+  // The routes by method, to tell "no such path" (404) from "not with this method" (405 with Allow)
+  const known = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      try {
+        known.on(method as HTTPMethod, route.url, () => {});
+      } catch {
+        // the same method and path under another constraint: one entry says enough
+      }
+    }
   });
 
   app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allowed = ALLOW_ORDER.filter((m) => m !== req.method && known.find(m, path));
+    if (allowed.length) throw new AppError(405, `${req.method} ${path}: method not allowed, use ${allowed.join(', ')}`, null, { allow: allowed.join(', ') });
     reply.code(404).send({ code: 404, msg: localizeMessage(`${req.method} ${req.url.split('?')[0]}: ${CODE_TEXTS[404]}`, requestLanguage(req)), data: null });
   });
+}
+
+const ALLOW_ORDER: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** What Node's HTTP parser refuses (no request exists yet): its code as the envelope's code. */
+const CLIENT_ERRORS: Record<string, { code: AppCode; msg: string }> = {
+  HPE_HEADER_OVERFLOW: { code: 431, msg: CODE_TEXTS[431] },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 408, msg: CODE_TEXTS[408] },
+  HPE_HEADER_TIMEOUT: { code: 408, msg: CODE_TEXTS[408] },
+};
+const STATUS_LINES: Partial<Record<AppCode, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node could not parse (a URL or header over maxHeaderSize, garbage in
+ * the request line, a timeout) is answered with the same envelope as any other error, written on the socket
+ * since there is no reply. The language is read from the bytes received, when they got that far.
+ */
+export function clientErrorHandler(this: { log: FastifyBaseLogger }, err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { code: 400 as AppCode, msg: 'malformed HTTP request' };
+  // at run time rawPacket is the Buffer Node was parsing (Fastify's type says its JSON form)
+  const received: unknown = err.rawPacket;
+  const language: Language = Buffer.isBuffer(received) && /\r\naccept-language:[ \t]*zh/i.test(received.toString('latin1')) ? 'zh' : 'en';
+  const body = JSON.stringify({ code: known.code, msg: localizeMessage(known.msg, language), data: null });
+  // the bytes received are not logged: they may hold a token
+  this.log.debug({ code: err.code }, 'HTTP request refused by the parser');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${known.code} ${STATUS_LINES[known.code] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export const ok = <T>(data: T) => ({ code: 200, msg: 'ok', data });

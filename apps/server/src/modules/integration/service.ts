@@ -20,7 +20,8 @@ import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
-import { AppError, notFound } from '../../plugins/errors.ts';
+import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { resolvesPrivate, urlHostIsPrivate } from '../../lib/outbound-http.ts';
 import { webhookBody } from './webhooks.ts';
 
 const iso = (d: Date | string | null | undefined) => (d == null ? null : new Date(d).toISOString());
@@ -63,6 +64,8 @@ const keyView = (r: KeyRow, defaultRateLimit: number): AppKeyView => ({
   rateLimit: r.rate_limit,
   effectiveRateLimit: r.rate_limit ?? defaultRateLimit,
   secretHint: `…${r.secret.slice(-4)}`,
+  // told from the URL alone (an address in any spelling, localhost, a one-label name): no lookup on every list
+  callbackPrivate: r.callback_url !== '' && urlHostIsPrivate(r.callback_url),
   createdAt: iso(r.created_at)!,
   secretRotatedAt: iso(r.secret_rotated_at)!,
   lastUsedAt: iso(r.last_used_at),
@@ -154,7 +157,7 @@ const deliveryItem = (r: DeliveryListRow): WebhookDeliveryItem => ({
 export class IntegrationService {
   constructor(
     private db: Db,
-    private opts: { defaultRateLimit: number },
+    private opts: { defaultRateLimit: number; allowPrivate: boolean },
   ) {}
 
   private view = (r: KeyRow) => keyView(r, this.opts.defaultRateLimit);
@@ -181,7 +184,21 @@ export class IntegrationService {
     return row;
   }
 
+  /**
+   * With OUTBOUND_PRIVATE=deny a callback to an internal address is refused when saved, not only at delivery
+   * (which still checks the address it connects to: a name may resolve elsewhere by then).
+   */
+  private async checkCallback(url: string): Promise<void> {
+    if (url === '' || this.opts.allowPrivate) return;
+    if (urlHostIsPrivate(url)) throw badRequest('callbackUrl', 'must not point at an internal address (loopback, private network, link-local or reserved)');
+    const host = new URL(url).hostname;
+    if (host.startsWith('[') || /^[\d.]+$/.test(host)) return;
+    const bad = await resolvesPrivate(host, 2000);
+    if (bad) throw badRequest('callbackUrl', `${host} resolves to ${bad}, an internal address`);
+  }
+
   async createKey(u: AuthUser, body: Required<AppKeyCreateBody>, ip: string): Promise<AppKeyWithSecret> {
+    await this.checkCallback(body.callbackUrl);
     const count = await u.scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
     if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
     const row = await u.scope
@@ -194,6 +211,7 @@ export class IntegrationService {
 
   /** Changes what is given; `rateLimit: null` makes the key follow the server's default again. */
   async updateKey(u: AuthUser, body: { id: number; name?: string; callbackUrl?: string; ipAllowList?: string[]; rateLimit?: number | null }, ip: string): Promise<AppKeyView> {
+    if (body.callbackUrl !== undefined) await this.checkCallback(body.callbackUrl);
     const set: Record<string, unknown> = {};
     if (body.name !== undefined) set.name = body.name;
     if (body.callbackUrl !== undefined) set.callback_url = body.callbackUrl;

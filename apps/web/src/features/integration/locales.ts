@@ -33,6 +33,7 @@ export default {
         state: '状态',
         callbackUrl: '回调地址',
         noCallback: '未设置',
+        callbackPrivate: '指向内部地址：仅开发环境投递，正式环境会拒绝',
         ipAllowList: 'IP 白名单',
         anyIp: '不限',
         rateLimit: '频率上限',
@@ -63,6 +64,7 @@ export default {
         namePlaceholder: '例如：门店收银系统',
         callbackUrl: '回调地址',
         callbackUrlHint: '任务状态变化时向这个地址 POST 通知；留空则不回调。',
+        callbackPrivate: '这个回调地址指向内部地址（本机、内网、链路本地或保留地址）。当前服务器允许投递（开发环境），正式环境会拒绝保存和投递，请改用公网地址。',
         ipAllowList: 'IP 白名单',
         ipAllowListHint: '每行一个 IPv4/IPv6 地址或 CIDR 网段，最多 {{ipMax}} 个；留空则不限来源。',
         ipAllowListPlaceholder: '203.0.113.10\n10.0.0.0/8',
@@ -277,6 +279,7 @@ export default {
           bad_data: '标签里的数据无效',
           bad_image: '图片无法使用',
           control_char: '含有控制字符（如制表符），请改用空格',
+          unprintable_char: '含有打印机无法打印的字符（如表情符号）',
         },
       },
       ref: {
@@ -381,6 +384,7 @@ export default {
         state: 'State',
         callbackUrl: 'Callback URL',
         noCallback: 'Not set',
+        callbackPrivate: 'An internal address: delivered in development only, refused in production',
         ipAllowList: 'IP allow-list',
         anyIp: 'Any address',
         rateLimit: 'Rate limit',
@@ -411,6 +415,8 @@ export default {
         namePlaceholder: 'e.g. Shop checkout',
         callbackUrl: 'Callback URL',
         callbackUrlHint: 'Job state changes are POSTed to this address; leave it empty for no callbacks.',
+        callbackPrivate:
+          'This callback points at an internal address (loopback, private network, link-local or reserved). This server delivers to it (development); in production it is refused when saved and when delivered: use a public address.',
         ipAllowList: 'IP allow-list',
         ipAllowListHint: 'One IPv4/IPv6 address or CIDR block a line, at most {{ipMax}}; empty allows calls from anywhere.',
         ipAllowListPlaceholder: '203.0.113.10\n10.0.0.0/8',
@@ -625,6 +631,7 @@ export default {
           bad_data: 'the data in the tag is not valid',
           bad_image: 'the image cannot be used',
           control_char: 'a control character (such as a tab): use spaces',
+          unprintable_char: 'a character the printer cannot print (such as an emoji)',
         },
       },
       ref: {

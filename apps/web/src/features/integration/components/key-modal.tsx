@@ -1,4 +1,4 @@
-import { App, Form, Input, InputNumber, Modal } from 'antd';
+import { Alert, App, Form, Input, InputNumber, Modal } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AppKeyView, AppKeyWithSecret } from '@cpc/contracts/integration';
@@ -33,6 +33,9 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
   const [form] = Form.useForm<Values>();
   const create = useCreateKey();
   const update = useUpdateKey();
+  const callbackUrl = Form.useWatch('callbackUrl', form);
+  // the server tells an internal address (in any spelling) from the saved URL: shown while that URL is kept
+  const privateCallback = !!record?.callbackPrivate && (callbackUrl ?? '').trim() === record.callbackUrl;
 
   useEffect(() => {
     if (!open) return;
@@ -77,6 +80,7 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
         <Form.Item name="callbackUrl" label={t('integration.form.callbackUrl')} extra={t('integration.form.callbackUrlHint')} rules={[toRule(checkCallbackUrl, t)]}>
           <Input maxLength={CALLBACK_URL_MAX + 10} placeholder="https://example.com/cpc/callback" autoComplete="off" inputMode="url" />
         </Form.Item>
+        {privateCallback && <Alert type="warning" showIcon title={t('integration.form.callbackPrivate')} style={{ marginBottom: 16 }} data-testid="callback-private-warning" />}
         <Form.Item
           name="ipAllowList"
           label={t('integration.form.ipAllowList')}

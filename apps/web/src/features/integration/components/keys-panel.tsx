@@ -1,4 +1,4 @@
-import { DeleteOutlined, DownOutlined, EditOutlined, PlusOutlined, ReloadOutlined, StopOutlined, SyncOutlined, CheckCircleOutlined, UnorderedListOutlined } from '@ant-design/icons';
+import { DeleteOutlined, DownOutlined, EditOutlined, PlusOutlined, ReloadOutlined, StopOutlined, SyncOutlined, CheckCircleOutlined, UnorderedListOutlined, WarningOutlined } from '@ant-design/icons';
 import { App, Button, Dropdown, Flex, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useState, type HTMLAttributes } from 'react';
@@ -114,7 +114,19 @@ export function KeysPanel() {
       title: t('integration.column.callbackUrl'),
       width: 220,
       ellipsis: { showTitle: false },
-      render: (v: string) => (v ? <Tooltip title={v}>{v}</Tooltip> : <Typography.Text type="secondary">{t('integration.column.noCallback')}</Typography.Text>),
+      render: (v: string, r: AppKeyView) =>
+        !v ? (
+          <Typography.Text type="secondary">{t('integration.column.noCallback')}</Typography.Text>
+        ) : r.callbackPrivate ? (
+          // an internal address is delivered only where the server allows it (development): say so beside it
+          <Tooltip title={`${v} — ${t('integration.column.callbackPrivate')}`}>
+            <Typography.Text type="warning" data-testid="callback-private">
+              <WarningOutlined aria-label={t('integration.column.callbackPrivate')} /> {v}
+            </Typography.Text>
+          </Tooltip>
+        ) : (
+          <Tooltip title={v}>{v}</Tooltip>
+        ),
     },
     {
       key: 'ipAllowList',

@@ -20,6 +20,7 @@ const key: AppKeyView = {
   rateLimit: null,
   effectiveRateLimit: 50,
   secretHint: '…x7Qa',
+  callbackPrivate: false,
   createdAt: '2026-01-05T02:00:00Z',
   secretRotatedAt: '2026-01-05T02:00:00Z',
   lastUsedAt: null,
@@ -105,6 +106,23 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
     fireEvent.click(buttonIn(dialog, /^保\s*存$/));
     await waitFor(() => expect(callsTo('/integration/key/update')).toHaveLength(1));
     expect(callsTo('/integration/key/update')[0].body).toEqual({ id: 4, name: '门店收银', callbackUrl: '', ipAllowList: [], rateLimit: 20 });
+  });
+
+  it('warns in the list and the form when a callback points at an internal address, until it is changed', async () => {
+    const local = { ...key, callbackUrl: 'http://192.168.1.20:8080/hook', callbackPrivate: true };
+    server.on('GET', `${API}/integration/key/list`, envelope({ list: [local, { ...key, id: 6, name: '公网回调', callbackUrl: 'https://example.com/hook' }], total: 2 }));
+    renderPage(<IntegrationPage />);
+    const row = (await screen.findByText('门店收银')).closest('tr') as HTMLElement;
+    expect(within(row).getByTestId('callback-private').textContent).toContain('http://192.168.1.20:8080/hook');
+    const other = screen.getByText('公网回调').closest('tr') as HTMLElement;
+    expect(within(other).queryByTestId('callback-private')).toBeNull();
+    fireEvent.click(within(row).getByTestId('key-more'));
+    fireEvent.click(await screen.findByText('编辑'));
+    const dialog = await dialogOf('编辑密钥 门店收银');
+    const warning = await within(dialog).findByTestId('callback-private-warning');
+    expect(warning.textContent).toContain('内部地址');
+    fireEvent.change(within(dialog).getByDisplayValue('http://192.168.1.20:8080/hook'), { target: { value: 'https://example.com/hook' } });
+    await waitFor(() => expect(within(dialog).queryByTestId('callback-private-warning')).toBeNull());
   });
 
   it('rotates a key after a warning and shows the new secret once', async () => {
