@@ -18,6 +18,8 @@ import { createKey } from './open-helpers.ts';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const PER_SLOT = Number(process.env.FUZZ_PER_SLOT ?? 7);
 const CALL_TIMEOUT_MS = 15_000;
+/** A longer run (FUZZ_PER_SLOT=100 sends every value to every field) gets the time it needs. */
+const TEST_TIMEOUT_MS = PER_SLOT > 10 ? 3_600_000 : 300_000;
 
 /** mulberry32: small, seedable, deterministic. */
 function prng(seed: number) {
@@ -180,6 +182,14 @@ const WHOLE_BODIES: Array<{ label: string; payload?: string | Buffer; type?: str
   { label: 'form-urlencoded', payload: 'a=1&__proto__[x]=1', type: 'application/x-www-form-urlencoded' },
   { label: 'XML', payload: '<?xml version="1.0"?><a/>', type: 'application/xml' },
   { label: 'multipart without boundary', payload: 'x', type: 'multipart/form-data' },
+  { label: 'multipart of junk', payload: 'junk', type: 'multipart/form-data; boundary=fz' },
+  { label: 'multipart cut off', payload: '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nsn,model\n', type: 'multipart/form-data; boundary=fz' },
+  { label: 'multipart with a __proto__ field', payload: '--fz\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\nx\r\n--fz--\r\n', type: 'multipart/form-data; boundary=fz' },
+  {
+    label: 'multipart with two files',
+    payload: '--fz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\na\r\n--fz\r\nContent-Disposition: form-data; name="file"; filename="b"\r\n\r\nb\r\n--fz--\r\n',
+    type: 'multipart/form-data; boundary=fz',
+  },
   { label: 'content type of junk', payload: '{}', type: '\u00ff/\u00ff; ;;=' },
   { label: '__proto__ body', payload: '{"__proto__":{"isAdmin":true}}', type: 'application/json' },
   { label: 'deep body', payload: deepArray(20_000), type: 'application/json' },
@@ -208,25 +218,28 @@ const PATTERN_CANDIDATES = ['FUZZ-0001', 'abcd1234', 'fuzz_code', '123456', '138
 const known: Record<string, unknown> = {};
 
 /** A valid-looking value for a schema (the baseline every hostile value replaces one part of). */
-function valid(s: Schema | undefined, name = ''): unknown {
+function valid(s: Schema | undefined, name = '', op = ''): unknown {
   if (!s) return 'x';
+  if (`${op}:${name}` in known) return known[`${op}:${name}`];
   if (name in known) return known[name];
-  if (s.oneOf || s.anyOf) return valid((s.oneOf ?? s.anyOf)[0], name);
-  if (s.allOf) return valid(s.allOf[0], name);
+  if (s.oneOf || s.anyOf) return valid((s.oneOf ?? s.anyOf)[0], name, op);
+  if (s.allOf) return valid(s.allOf[0], name, op);
   if (s.const !== undefined) return s.const;
   if (s.enum) return s.enum[0];
   if (s.default !== undefined && s.default !== null) return s.default;
   switch (s.type) {
     case 'integer':
     case 'number':
-      return s.minimum ?? (s.exclusiveMinimum !== undefined ? Number(s.exclusiveMinimum) + 1 : 1);
+      // OpenAPI 3.0 says an exclusive minimum as `exclusiveMinimum: true` beside `minimum`
+      if (s.minimum !== undefined) return s.exclusiveMinimum === true ? s.minimum + 1 : Math.max(s.minimum, Math.min(1, s.maximum ?? 1));
+      return typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 1;
     case 'boolean':
       return true;
     case 'array':
-      return Array.from({ length: s.minItems ?? 1 }, () => valid(s.items, name));
+      return Array.from({ length: s.minItems ?? 1 }, () => valid(s.items, name, op));
     case 'object': {
       const o: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries<Schema>(s.properties ?? {})) o[k] = valid(v, k);
+      for (const [k, v] of Object.entries<Schema>(s.properties ?? {})) o[k] = valid(v, k, op);
       return o;
     }
     default: {
@@ -302,11 +315,13 @@ interface Failure {
 }
 
 let h: Harness;
+const STATS = !!process.env.FUZZ_STATS;
+const stats: Record<string, Record<string, number>> = {};
+const opMs: Record<string, number> = {};
 const failures: Failure[] = [];
 let calls = 0;
 let unsendable = 0;
 
-type Actor = { name: string; token: () => string; relogin: () => Promise<void> } | { name: 'signed' | 'hostile-signature'; token: null; relogin: () => Promise<void> };
 
 const short = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
 
@@ -340,7 +355,13 @@ async function send(op: Op, actor: string, c: Case, method = op.method): Promise
     body = null;
   }
   const envelope = body !== null && typeof body === 'object' && !Array.isArray(body) && typeof body.code === 'number' && typeof body.msg === 'string' && 'data' in body;
+  if (STATS) {
+    const k = `${op.method} ${op.path} ${actor}`;
+    (stats[k] ??= {})[res.statusCode] = (stats[k][res.statusCode] ?? 0) + 1;
+    if (res.statusCode === 200 && c.what.startsWith('whole body')) stats[k][`ok:${c.what}`] = 1;
+  }
   if (res.statusCode >= 500 || !envelope || body.code !== res.statusCode) {
+    if (STATS) console.log('bad answer:', op.method, op.path, actor, c.what, res.statusCode, short(res.body, 200));
     failures.push({ op: `${op.method} ${op.path}`, actor, what: c.what, status: res.statusCode, body: short(res.body) });
   }
 }
@@ -351,8 +372,8 @@ function urlOf(op: Op, replace: { name: string; in: string; part: string } | nul
   const query: string[] = [];
   for (const p of op.params) {
     const given = replace && replace.name === p.name && replace.in === p.in ? replace.part : null;
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, given ?? encodeURIComponent(String(valid(p.schema, `${op.path}:${p.name}`))));
-    else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${given ?? encodeURIComponent(String(valid(p.schema, p.name)))}`);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, given ?? encodeURIComponent(String(valid(p.schema, p.name, op.path))));
+    else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${given ?? encodeURIComponent(String(valid(p.schema, p.name, op.path)))}`);
   }
   if (oddQuery) query.push(oddQuery);
   return query.length ? `${path}?${query.join('&')}` : path;
@@ -361,9 +382,8 @@ function urlOf(op: Op, replace: { name: string; in: string; part: string } | nul
 /** The hostile cases of one operation: each parameter, each body place, the body as a whole, odd queries. */
 function casesOf(op: Op): Case[] {
   const out: Case[] = [];
-  const headerParams = op.params.filter((p) => p.in === 'header');
-  const base = op.body ? valid(op.body) : undefined;
-  const json = (payload: string | Buffer | undefined) => (payload !== undefined ? { 'content-type': 'application/json' } : {});
+  const base = op.body ? valid(op.body, '', op.path) : undefined;
+  const json = (payload: string | Buffer | undefined): Record<string, string> => (payload !== undefined ? { 'content-type': 'application/json' } : {});
   const basePayload = base !== undefined ? JSON.stringify(base) : undefined;
   for (const p of op.params) {
     if (p.in === 'header') {
@@ -373,7 +393,8 @@ function casesOf(op: Op): Case[] {
       }
       continue;
     }
-    for (const v of sample(URL_VALUES, PER_SLOT)) out.push({ what: `${p.in} ${p.name} = ${v.label}`, url: urlOf(op, { name: p.name, in: p.in, part: urlPart(v) }), payload: basePayload, headers: json(basePayload) });
+    // path parameters are few: each gets every value; query parameters a sample
+    for (const v of p.in === 'path' ? URL_VALUES : sample(URL_VALUES, PER_SLOT)) out.push({ what: `${p.in} ${p.name} = ${v.label}`, url: urlOf(op, { name: p.name, in: p.in, part: urlPart(v) }), payload: basePayload, headers: json(basePayload) });
   }
   if (op.params.some((p) => p.in === 'query') || op.method === 'GET') {
     for (const q of sample(ODD_QUERIES, 3)) out.push({ what: `odd query ${short(q, 40)}`, url: urlOf(op, null, q), payload: basePayload, headers: json(basePayload) });
@@ -385,11 +406,11 @@ function casesOf(op: Op): Case[] {
         out.push({ what: `body ${at.join('.')} = ${v.label}`, url: urlOf(op, null), payload, headers: { 'content-type': 'application/json' } });
       }
     }
-    // an unknown property, and a body that is the hostile value itself
+    // a property the schema does not know
     out.push({ what: 'body with an unknown property', url: urlOf(op, null), payload: JSON.stringify({ ...(base as object), fuzz: 1 }), headers: { 'content-type': 'application/json' } });
   }
-  for (const b of WHOLE_BODIES) out.push({ what: `whole body: ${b.label}`, url: urlOf(op, null), payload: b.payload, headers: b.type ? { 'content-type': b.type } : {} });
-  void headerParams;
+  // an operation without a body gets a sample of them (it reads none); one with a body gets them all
+  for (const b of op.body || op.method !== 'GET' ? WHOLE_BODIES : sample(WHOLE_BODIES, 5)) out.push({ what: `whole body: ${b.label}`, url: urlOf(op, null), payload: b.payload, headers: b.type ? { 'content-type': b.type } : {} });
   return out;
 }
 
@@ -404,7 +425,7 @@ let openKey: { appId: string; secret: string };
 beforeAll(async () => {
   // limits high enough that the hostile values reach the handlers instead of a throttle
   h = await createHarness({ OPEN_RATE_LIMIT: '100000', LOGIN_MAX_FAILS_ACCOUNT: '100000', LOGIN_MAX_FAILS_IP: '100000' });
-  const c = await registerCustomer(h, 'enterprise');
+  const c = await registerCustomer(h);
   customer = { username: c.username, password: c.password, token: c.token };
   staffToken = (await h.login('admin', ADMIN_PASSWORD)).token;
 
@@ -416,18 +437,23 @@ beforeAll(async () => {
   const group = await h.call({ method: 'POST', url: '/apiAdmin/device/group/add', token: customer.token, payload: { name: 'Fuzz' } });
   openKey = await createKey(h, customer.token);
   const consoleKey = await createKey(h, customer.token);
+  const sub = await h.call({ method: 'POST', url: '/apiAdmin/system/subAccount/create', token: customer.token, payload: { username: 'fuzzsub1', password: 'Fuzz12345x', confirmPassword: 'Fuzz12345x', roleIds: [] } });
+  const ids: Record<string, number> = { device: d.id, group: group.body_.data.id, model: model.body_.data?.id ?? 1, key: consoleKey.id, sub: sub.body_.data?.id ?? 1 };
+  const A = '/apiAdmin';
   Object.assign(known, {
     sn: spare.sn,
     bindKey: spare.bindKey,
     deviceSn: d.sn,
-    deviceId: d.id,
-    deviceIds: [d.id],
-    ids: [d.id],
-    groupId: group.body_.data.id,
+    deviceId: ids.device,
+    deviceIds: [ids.device],
+    ids: [ids.device],
+    groupId: ids.group,
     parentId: null,
-    modelId: model.body_.data?.id ?? 1,
-    keyId: consoleKey.id,
+    modelId: ids.model,
+    keyId: ids.key,
     mobile: '13800138000',
+    email: 'fuzz@example.com',
+    imei: '490154203237518',
     smsCode: '123456',
     password: 'Fuzz12345x',
     confirmPassword: 'Fuzz12345x',
@@ -435,20 +461,41 @@ beforeAll(async () => {
     content: '<C>fuzz</C>',
     idNumber: '11010519491231002X',
     tz: 'Asia/Shanghai',
+    from: new Date(Date.now() - 3600_000).toISOString(),
+    to: new Date().toISOString(),
     callbackUrl: '',
     ipAllowList: [],
-    '/apiAdmin/device/{id}:id': d.id,
-    '/apiAdmin/device/{id}/telemetry:id': d.id,
-    '/apiAdmin/integration/key/{id}/requests:id': consoleKey.id,
-    '/apiAdmin/integration/key/{id}/usage:id': consoleKey.id,
+    roleIds: [],
+    [`${A}/system/identity/list:status`]: 1,
+    [`${A}/device/{id}:id`]: ids.device,
+    [`${A}/device/{id}/telemetry:id`]: ids.device,
+    [`${A}/device/unbind:id`]: ids.device,
+    [`${A}/device/edit:id`]: ids.device,
+    [`${A}/device/group/edit:id`]: ids.group,
+    [`${A}/device/group/delete:id`]: ids.group,
+    [`${A}/system/deviceModel/edit:id`]: ids.model,
+    [`${A}/system/deviceModel/delete:id`]: ids.model,
+    [`${A}/system/deviceRegistry/bindKey:id`]: ids.device,
+    [`${A}/system/subAccount/update:id`]: ids.sub,
+    [`${A}/system/subAccount/state:id`]: ids.sub,
+    [`${A}/system/subAccount/resetPassword:id`]: ids.sub,
+    [`${A}/system/subAccount/delete:id`]: ids.sub,
+    [`${A}/integration/key/update:id`]: ids.key,
+    [`${A}/integration/key/state:id`]: ids.key,
+    [`${A}/integration/key/rotate:id`]: ids.key,
+    [`${A}/integration/key/delete:id`]: ids.key,
+    [`${A}/integration/key/{id}/requests:id`]: ids.key,
+    [`${A}/integration/key/{id}/usage:id`]: ids.key,
     '/open/v1/devices/{sn}/status:sn': d.sn,
     '/open/v1/devices/{sn}/clear:sn': d.sn,
-    '/apiAdmin/objects/{*}:*': 'permanentfile/x.png',
+    [`${A}/objects/{*}:*`]: 'permanentfile/x.png',
   });
 
   const consoleDoc = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });
   const openDoc = await h.call({ method: 'GET', url: '/open/v1/docs/json' });
-  consoleOps = operations(JSON.parse(consoleDoc.body), 'console');
+  // what ends the session or removes the run's own data goes last, so the operations before it reach their handlers
+  const last = (o: Op) => (/\/(delete|unbind|rotate|logout|expireToken|revokeSession)$/.test(o.path) ? 1 : 0);
+  consoleOps = operations(JSON.parse(consoleDoc.body), 'console').sort((a, b) => last(a) - last(b));
   openOps = operations(JSON.parse(openDoc.body), 'open');
 }, 120_000);
 afterAll(() => h?.close());
@@ -490,12 +537,13 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
       await stillUp(op);
     }
     expect(failures, report()).toEqual([]);
-  }, 300_000);
+  }, TEST_TIMEOUT_MS);
 
   it('console API: hostile values as a customer main account and as platform staff', async () => {
     const start = failures.length;
     for (const op of consoleOps) {
       if (SKIPPED[`${op.method} ${op.path}`]) continue;
+      const t0 = Date.now();
       for (const c of casesOf(op)) {
         for (const who of ['customer', 'staff'] as const) {
           const token = who === 'customer' ? customer.token : staffToken;
@@ -505,12 +553,14 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
         if (/\/(logout|expireToken)$/.test(op.path)) await stillUp(op);
       }
       await stillUp(op);
+      opMs[`${op.method} ${op.path}`] = Date.now() - t0;
     }
     expect(failures.slice(start), report()).toEqual([]);
-  }, 300_000);
+  }, TEST_TIMEOUT_MS);
 
   it('sent enough calls', () => {
     // eslint-disable-next-line no-console
+    if (STATS) console.log(JSON.stringify(stats, null, 0).replace(/\},/g, '},\n'), Object.entries(opMs).sort((a, b) => b[1] - a[1]).slice(0, 15));
     console.log(`fuzz: ${calls} calls (${unsendable} refused by the client before sending), seed ${SEED}`);
     expect(calls).toBeGreaterThan(2000);
   });
@@ -519,7 +569,7 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
 /** Hostile values in each signature header of a call that is otherwise signed right. */
 function hostileSignatures(op: Op): Case[] {
   const url = urlOf(op, null);
-  const base = op.body ? JSON.stringify(valid(op.body)) : undefined;
+  const base = op.body ? JSON.stringify(valid(op.body, '', op.path)) : undefined;
   const good = () => signOpenRequest({ appId: openKey.appId, secret: openKey.secret, method: op.method, url, body: base });
   const values = ['', ' ', 'x'.repeat(10_000), '-1', '0', '99999999999999999999', '1e10', '1.5', 'NaN', "' OR 1=1 --", 'é', '\u00ff\u00fe', 'ABCDEF'.repeat(11).slice(0, 64), 'g'.repeat(64), '__proto__'];
   const out: Case[] = [];
