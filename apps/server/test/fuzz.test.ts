@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
+import { CRYPTO_HEADER, CRYPTO_KEY_HEADER } from '@cpc/contracts';
 import { OPEN_HEADERS } from '@cpc/contracts/open-api';
+import { legacyDecryptPublic, legacyEncryptPublic, modernCreateKey, modernDecrypt, modernEncrypt, modernImportPublicKey } from '../src/plugins/payload-crypto.ts';
 import { signOpenRequest } from '../src/modules/open-api/signature.ts';
 import { ADMIN_PASSWORD, createHarness, multipart, registerCustomer, type Harness } from './harness.ts';
 import { createKey } from './open-helpers.ts';
@@ -306,6 +308,8 @@ interface Case {
   url: string;
   /** Another method than the operation's. */
   method?: string;
+  /** Opens an answer sealed with the payload encryption, to check the envelope inside. */
+  unseal?: (sealed: string) => Promise<string>;
   payload?: string | Buffer;
   headers: Record<string, string | string[]>;
 }
@@ -356,6 +360,7 @@ async function send(op: Op, actor: string, c: Case): Promise<void> {
   let body: any = null;
   try {
     body = JSON.parse(res.body);
+    if (c.unseal && res.headers[CRYPTO_HEADER]) body = JSON.parse(await c.unseal(body.payload));
   } catch {
     body = null;
   }
@@ -561,6 +566,64 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
       }
       await stillUp(op);
       opMs[`${op.method} ${op.path}`] = Date.now() - t0;
+    }
+    expect(failures.slice(start), report()).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it('console API with payload encryption on (staff): hostile crypto headers, sealed bodies and sealed hostile values', async () => {
+    const start = failures.length;
+    for (const scheme of ['modern', 'legacy'] as const) {
+      const e = await createHarness({ PAYLOAD_CRYPTO: scheme, OPEN_RATE_LIMIT: '100000', LOGIN_MAX_FAILS_ACCOUNT: '100000', LOGIN_MAX_FAILS_IP: '100000' });
+      const saved = h;
+      h = e;
+      try {
+        // registering needs sealed calls itself; staff log in unsealed (login is exempt) and pass the same parsing
+        const token = (await e.login('admin', ADMIN_PASSWORD)).token;
+        const pem = JSON.parse((await e.app.inject({ method: 'GET', url: '/apiAdmin/publicKey' })).body).data.publicKey as string;
+        const publicKey = scheme === 'modern' ? await modernImportPublicKey(pem) : null;
+        /** The body sealed as the console seals it, with the headers that go with it. */
+        const seal = async (plain: Buffer | string): Promise<Pick<Case, 'payload' | 'headers' | 'unseal'>> => {
+          if (scheme === 'legacy') {
+            const unseal = async (sealed: string) => legacyDecryptPublic(sealed, pem).toString('utf8');
+            return { payload: JSON.stringify({ payload: legacyEncryptPublic(plain, pem) }), headers: { [CRYPTO_HEADER]: 'legacy', 'content-type': 'application/json' }, unseal };
+          }
+          const { key, wrappedKey } = await modernCreateKey(publicKey!);
+          const unseal = async (sealed: string) => (await modernDecrypt(key, sealed)).toString('utf8');
+          return { payload: JSON.stringify({ payload: await modernEncrypt(key, plain) }), headers: { [CRYPTO_HEADER]: 'modern', [CRYPTO_KEY_HEADER]: wrappedKey, 'content-type': 'application/json' }, unseal };
+        };
+        const junkHeaders: Array<Record<string, string>> = [
+          { [CRYPTO_HEADER]: '' },
+          { [CRYPTO_HEADER]: 'MODERN ' },
+          { [CRYPTO_HEADER]: 'rot13' },
+          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: '' },
+          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: 'not base64 at all!' },
+          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: 'A'.repeat(100_000) },
+          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: Buffer.alloc(256, 1).toString('base64') },
+        ];
+        const junkBodies = ['{"payload":""}', '{"payload":"%%%"}', `{"payload":"${'A'.repeat(400_000)}"}`, '{"payload":1}', '{"payload":"AAAA","x":1}', '[]', 'null', '{'];
+        const ops = consoleOps.filter((o) => o.body && !/\/(logout|expireToken)$/.test(o.path));
+        for (const op of ops) {
+          const url = urlOf(op, null);
+          const auth = { authorization: `Bearer ${token}` };
+          for (const hd of sample(junkHeaders, 1)) await send(op, `staff, ${scheme} crypto`, { what: `crypto headers ${short(JSON.stringify(hd), 60)}`, url, payload: '{"payload":"AAAA"}', headers: { ...auth, ...hd, 'content-type': 'application/json' } });
+          for (const b of sample(junkBodies, 1)) {
+            const sealed = await seal('{}');
+            await send(op, `staff, ${scheme} crypto`, { what: `sealed-looking body ${short(b, 40)}`, url, payload: b, headers: { ...auth, ...sealed.headers }, unseal: sealed.unseal });
+          }
+          await send(op, `staff, ${scheme} crypto`, { what: 'an unsealed JSON body', url, payload: '{}', headers: { ...auth, 'content-type': 'application/json' } });
+          // hostile values sealed properly reach the schemas and handlers through the decryption
+          // (small ones: the legacy scheme decrypts 117-byte blocks in pure JS, ~8 ms each)
+          for (const c of sample(casesOf(op).filter((x) => x.payload !== undefined && x.payload.length < 2000), 2)) {
+            const sealed = await seal(c.payload!);
+            await send(op, `staff, ${scheme} crypto`, { what: `sealed ${c.what}`, url: c.url, ...sealed, headers: { ...auth, ...sealed.headers } });
+          }
+          const replay = await seal('{}');
+          for (const n of [1, 2]) await send(op, `staff, ${scheme} crypto`, { what: `the same sealed body twice (${n})`, url, ...replay, headers: { ...auth, ...replay.headers } });
+        }
+      } finally {
+        h = saved;
+        await e.close();
+      }
     }
     expect(failures.slice(start), report()).toEqual([]);
   }, TEST_TIMEOUT_MS);
