@@ -89,23 +89,27 @@ export const userInfo = z.object({
 });
 export type UserInfo = z.infer<typeof userInfo>;
 
+// names and image keys are stored and shown to reviewers: no control characters (PostgreSQL refuses NUL in text)
+const identityText = (min: number, max: number) => z.string().trim().min(min).max(max).refine(hasNoControl, NO_CONTROL_MSG);
+const imageKey = (required: string) => z.string().min(1, required).max(300).refine(hasNoControl, NO_CONTROL_MSG);
+
 export const individualIdentity = z
   .object({
     type: z.literal('individual'),
-    realName: z.string().trim().min(2).max(30),
+    realName: identityText(2, 30),
     idNumber: z.string().refine(isIdCard, 'ID number format must be correct'),
-    idFrontKey: z.string().min(1, 'front ID photo required').max(300),
-    idBackKey: z.string().min(1, 'back ID photo required').max(300),
+    idFrontKey: imageKey('front ID photo required'),
+    idBackKey: imageKey('back ID photo required'),
   })
   .strict();
 
 export const enterpriseIdentity = z
   .object({
     type: z.literal('enterprise'),
-    companyName: z.string().trim().min(2).max(100),
+    companyName: identityText(2, 100),
     creditCode: z.string().refine(isCreditCode, 'unified social credit code format must be correct'),
-    legalPerson: z.string().trim().min(2).max(30),
-    licenceKey: z.string().min(1, 'business licence image required').max(300),
+    legalPerson: identityText(2, 30),
+    licenceKey: imageKey('business licence image required'),
   })
   .strict();
 
