@@ -17,7 +17,7 @@ export const captchaFields = {
 export const loginBody = z
   .object({
     /** A user name or a mobile number. */
-    username: z.string().trim().min(1, 'user name cannot be empty').max(32),
+    username: z.string().trim().min(1, 'user name cannot be empty').max(32).refine(hasNoControl, NO_CONTROL_MSG),
     password: z.string().min(6, 'password cannot be less than 6 characters').max(64),
     ...captchaFields,
   })
@@ -148,7 +148,7 @@ export const identityListQuery = z
     pageNo: z.coerce.number().int().min(1).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
     status: z.coerce.number().int().refine((s) => [1, 2, 3].includes(s), 'must be 1, 2 or 3').optional(),
-    keyword: z.string().max(50).optional(),
+    keyword: z.string().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
   })
   .strict();
 
@@ -224,7 +224,7 @@ export const profileUpdateBody = z.object({ nickname, email }).strict();
 export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
 
 /** The object key an upload returned; it must be the caller's own jpg/png. */
-export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload the image first').max(300) }).strict();
+export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload the image first').max(300).refine(hasNoControl, NO_CONTROL_MSG) }).strict();
 export type AvatarBody = z.infer<typeof avatarBody>;
 
 export const sessionView = z.object({
@@ -261,7 +261,7 @@ export const subAccountView = z.object({
 export type SubAccountView = z.infer<typeof subAccountView>;
 
 export const subAccountListQuery = pageQuery
-  .extend({ keyword: z.string().trim().max(50).optional(), state: subAccountState.optional() })
+  .extend({ keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(), state: subAccountState.optional() })
   .strict();
 export type SubAccountListQuery = z.infer<typeof subAccountListQuery>;
 
