@@ -48,6 +48,9 @@ const cases: Array<{ name: string; url: string; method?: 'POST' | 'GET'; auth?: 
   { name: 'changePassword: weak', url: '/apiAdmin/user/v1/user/changePassword', auth: true, payload: { oldPassword: 'x', password: 'weak', confirmPassword: 'weak' }, field: /^password/ },
   { name: 'notice list: page size', url: '/apiAdmin/notice/getList?pageSize=1000', method: 'GET', auth: true, field: /^pageSize/ },
   { name: 'notice list: page number', url: '/apiAdmin/notice/getList?pageNo=abc', method: 'GET', auth: true, field: /^pageNo/ },
+  { name: 'login: NUL in the user name', url: '/apiAdmin/user/v1/login', payload: { username: 'ab\u0000cd', password: 'secret12' }, field: /^username: must not contain control characters/ },
+  { name: 'avatar: NUL in the key', url: '/apiAdmin/user/v1/user/updateAvatar', auth: true, payload: { avatarKey: 'a\u0000' }, field: /^avatarKey: must not contain control characters/ },
+  { name: 'sub-account list: NUL in the keyword', url: '/apiAdmin/system/subAccount/list?keyword=a%00b', method: 'GET', auth: true, field: /^keyword: must not contain control characters/ },
   { name: 'login: malformed JSON', url: '/apiAdmin/user/v1/login', raw: '{"username": "abc', field: /JSON|body/i },
 ];
 

@@ -257,6 +257,21 @@ describe('CSV import', () => {
     expect(notMultipart.statusCode).toBe(400);
     expect(notMultipart.body_.msg).toMatch(/^file: /);
   });
+
+  it('refuses a form the parser cannot read (no boundary, cut off) with 400 on file, not 500', async () => {
+    const broken: Array<[string, string]> = [
+      ['multipart/form-data', 'sn,model'],
+      ['multipart/form-data; boundary=fz', '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nsn,model\n'],
+    ];
+    for (const [type, payload] of broken) {
+      const before = await deviceCount();
+      const res = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staff, payload, headers: { 'content-type': type } });
+      expect(res.statusCode, type).toBe(400);
+      expect(res.body_.code).toBe(400);
+      expect(res.body_.data.fields[0].field).toBe('file');
+      expect(await deviceCount()).toBe(before);
+    }
+  });
 });
 
 describe('registry', () => {

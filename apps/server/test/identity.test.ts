@@ -133,6 +133,28 @@ describe('identity authentication', () => {
     expect(missing.body_.data.fields[0].field).toBe('idBackKey');
   });
 
+  it('refuses NUL and other control characters in names and image keys, naming the field', async () => {
+    const c = await registerCustomer(h);
+    const key = await uploadImage(h, c.token);
+    const individual = { type: 'individual', realName: '张三', idNumber: ID_NUMBER, idFrontKey: key, idBackKey: key };
+    const enterprise = { type: 'enterprise', companyName: '云打印有限公司', creditCode: CREDIT_CODE, legalPerson: '李四', licenceKey: key };
+    const cases: Array<[Record<string, string>, string, string]> = [
+      [individual, 'realName', '张\u0000三'],
+      [individual, 'idFrontKey', `${key}\u0000`],
+      [individual, 'idBackKey', `\u001b${key}`],
+      [enterprise, 'companyName', '云打印\u0000有限公司'],
+      [enterprise, 'legalPerson', '李\t四'],
+      [enterprise, 'licenceKey', `${key}\u0000`],
+    ];
+    for (const [base, field, value] of cases) {
+      const res = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/authenticate', token: c.token, payload: { ...base, [field]: value } });
+      expect(res.statusCode, field).toBe(400);
+      expect(res.body_.data.fields.map((f: { field: string }) => f.field), field).toEqual([field]);
+    }
+    const state = await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/authenticate', token: c.token });
+    expect(state.body_.data.status).toBe(0);
+  });
+
   it('keeps the review to staff: customers get 403, unknown ids 404', async () => {
     const c = await registerCustomer(h);
     for (const [method, url, payload] of [

@@ -377,6 +377,14 @@ describe('submitting print jobs', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('names the field for NUL in originId or deviceSn (refused by the schema, not by the database)', async () => {
+    for (const [field, body] of [['originId', { originId: 'o-\u0000' }], ['deviceSn', { deviceSn: `${a0}\u0000` }]] as const) {
+      const res = await submit(body);
+      expect(res.statusCode, field).toBe(400);
+      expect(res.body_.data.fields.map((f: { field: string }) => f.field), field).toEqual([field]);
+    }
+  });
+
   it('keeps originIds apart per key: the same originId on another key is another job', async () => {
     const k2 = await createKey(h, A.token);
     const originId = nextOrigin();

@@ -17,7 +17,7 @@ export const captchaFields = {
 export const loginBody = z
   .object({
     /** A user name or a mobile number. */
-    username: z.string().trim().min(1, 'user name cannot be empty').max(32),
+    username: z.string().trim().min(1, 'user name cannot be empty').max(32).refine(hasNoControl, NO_CONTROL_MSG),
     password: z.string().min(6, 'password cannot be less than 6 characters').max(64),
     ...captchaFields,
   })
@@ -89,23 +89,27 @@ export const userInfo = z.object({
 });
 export type UserInfo = z.infer<typeof userInfo>;
 
+// names and image keys are stored and shown to reviewers: no control characters (PostgreSQL refuses NUL in text)
+const identityText = (min: number, max: number) => z.string().trim().min(min).max(max).refine(hasNoControl, NO_CONTROL_MSG);
+const imageKey = (required: string) => z.string().min(1, required).max(300).refine(hasNoControl, NO_CONTROL_MSG);
+
 export const individualIdentity = z
   .object({
     type: z.literal('individual'),
-    realName: z.string().trim().min(2).max(30),
+    realName: identityText(2, 30),
     idNumber: z.string().refine(isIdCard, 'ID number format must be correct'),
-    idFrontKey: z.string().min(1, 'front ID photo required').max(300),
-    idBackKey: z.string().min(1, 'back ID photo required').max(300),
+    idFrontKey: imageKey('front ID photo required'),
+    idBackKey: imageKey('back ID photo required'),
   })
   .strict();
 
 export const enterpriseIdentity = z
   .object({
     type: z.literal('enterprise'),
-    companyName: z.string().trim().min(2).max(100),
+    companyName: identityText(2, 100),
     creditCode: z.string().refine(isCreditCode, 'unified social credit code format must be correct'),
-    legalPerson: z.string().trim().min(2).max(30),
-    licenceKey: z.string().min(1, 'business licence image required').max(300),
+    legalPerson: identityText(2, 30),
+    licenceKey: imageKey('business licence image required'),
   })
   .strict();
 
@@ -144,7 +148,7 @@ export const identityListQuery = z
     pageNo: z.coerce.number().int().min(1).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
     status: z.coerce.number().int().refine((s) => [1, 2, 3].includes(s), 'must be 1, 2 or 3').optional(),
-    keyword: z.string().max(50).optional(),
+    keyword: z.string().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
   })
   .strict();
 
@@ -220,7 +224,7 @@ export const profileUpdateBody = z.object({ nickname, email }).strict();
 export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
 
 /** The object key an upload returned; it must be the caller's own jpg/png. */
-export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload the image first').max(300) }).strict();
+export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload the image first').max(300).refine(hasNoControl, NO_CONTROL_MSG) }).strict();
 export type AvatarBody = z.infer<typeof avatarBody>;
 
 export const sessionView = z.object({
@@ -257,7 +261,7 @@ export const subAccountView = z.object({
 export type SubAccountView = z.infer<typeof subAccountView>;
 
 export const subAccountListQuery = pageQuery
-  .extend({ keyword: z.string().trim().max(50).optional(), state: subAccountState.optional() })
+  .extend({ keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(), state: subAccountState.optional() })
   .strict();
 export type SubAccountListQuery = z.infer<typeof subAccountListQuery>;
 

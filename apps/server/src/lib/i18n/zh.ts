@@ -84,6 +84,7 @@ export const MESSAGES_ZH: Record<string, string> = {
   'file required': '请选择文件',
   'the file did not arrive whole': '文件未完整上传，请重试',
   'must be sent as multipart/form-data': '必须以 multipart/form-data 上传',
+  'the multipart form cannot be read': '无法读取 multipart 表单',
   'link invalid or expired': '链接无效或已过期',
   'object does not exist': '文件不存在',
   'upload token invalid or expired': '上传凭证无效或已过期',

@@ -95,7 +95,14 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
       },
       async (req) => {
         if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
-        const part = await req.file({ limits: { fileSize: IMPORT_MAX_BYTES, files: 1 } });
+        let part: Awaited<ReturnType<typeof req.file>>;
+        try {
+          part = await req.file({ limits: { fileSize: IMPORT_MAX_BYTES, files: 1 } });
+        } catch (err) {
+          // the form parser's own errors (no boundary, a form cut off) carry no status: the caller sent a broken form
+          if ((err as { statusCode?: number }).statusCode) throw err;
+          throw badRequest('file', 'the multipart form cannot be read');
+        }
         if (!part) throw badRequest('file', 'file required');
         const bytes = await wholeFile(part, badRequest('file', `file must not exceed ${IMPORT_MAX_BYTES / 1024 / 1024} MB`));
         const { rows, shapeErrors } = parseDeviceCsv(bytes);

@@ -113,6 +113,11 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
     });
   });
 
+  // the look-ups run before validation: a value the schema refuses (NUL in originId) must reach the schema, which
+  // names the field, not PostgreSQL
+  const lookupFields = openPrintBody.pick({ deviceSn: true, originId: true }).strip();
+  const lookupable = (body: unknown) => lookupFields.safeParse(body).success;
+
   const keyOf = (req: { open: OpenContext | null }) => {
     const k = req.open?.key;
     if (!k || !req.open?.authenticated) throw new AppError(401, 'not signed');
@@ -122,7 +127,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   app.post(
     '/print',
     {
-      config: { nonceDurableWithWrite: true, openLookups: (req, key) => prints.submitLookups(key, req.body) },
+      config: { nonceDurableWithWrite: true, openLookups: (req, key) => (lookupable(req.body) ? prints.submitLookups(key, req.body) : null) },
       schema: {
         tags,
         operationId: 'submitPrintJob',
