@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
 import { type AppError, badRequest } from '../plugins/errors.ts';
 
@@ -25,4 +26,21 @@ export async function wholeFile(part: MultipartFile, tooLarge: AppError): Promis
   }
   assertWhole(part, tooLarge);
   return Buffer.concat(chunks);
+}
+
+/**
+ * The form's file part, or 400 on `file` when the request is no multipart form, the form cannot be read (no
+ * boundary, junk, cut off: the parser's own errors carry no status) or holds no file.
+ */
+export async function firstFile(req: FastifyRequest, limits: { fileSize: number; fields?: number }): Promise<MultipartFile> {
+  if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
+  let part: MultipartFile | undefined;
+  try {
+    part = await req.file({ limits: { files: 1, ...limits } });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode) throw err;
+    throw badRequest('file', 'the multipart form cannot be read');
+  }
+  if (!part) throw badRequest('file', 'file required');
+  return part;
 }

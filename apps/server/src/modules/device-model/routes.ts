@@ -20,7 +20,7 @@ import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
-import { wholeFile } from '../../lib/multipart.ts';
+import { firstFile, wholeFile } from '../../lib/multipart.ts';
 import { DeviceModelService } from './service.ts';
 import { checkRows, registerDevices, reissueBindKey, rowErrors, sortRowErrors } from './registry.ts';
 import { parseDeviceCsv } from './csv.ts';
@@ -94,16 +94,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
         },
       },
       async (req) => {
-        if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
-        let part: Awaited<ReturnType<typeof req.file>>;
-        try {
-          part = await req.file({ limits: { fileSize: IMPORT_MAX_BYTES, files: 1 } });
-        } catch (err) {
-          // the form parser's own errors (no boundary, a form cut off) carry no status: the caller sent a broken form
-          if ((err as { statusCode?: number }).statusCode) throw err;
-          throw badRequest('file', 'the multipart form cannot be read');
-        }
-        if (!part) throw badRequest('file', 'file required');
+        const part = await firstFile(req, { fileSize: IMPORT_MAX_BYTES });
         const bytes = await wholeFile(part, badRequest('file', `file must not exceed ${IMPORT_MAX_BYTES / 1024 / 1024} MB`));
         const { rows, shapeErrors } = parseDeviceCsv(bytes);
         const { errors } = await checkRows(db, rows);

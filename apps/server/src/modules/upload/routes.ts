@@ -6,7 +6,7 @@ import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
 import { caller, loadAuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
-import { assertWhole, cutShort } from '../../lib/multipart.ts';
+import { assertWhole, cutShort, firstFile } from '../../lib/multipart.ts';
 import type { Db } from '../../db/database.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 
@@ -23,9 +23,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
   app.post('/admin/admin/getQiniuToken', { schema: { tags: ['upload'], summary: 'An upload token (alternative path)', body: z.object({ bucket: z.enum(['permanentfile']).default('permanentfile') }).strict().optional(), response: { 200: envelopeSchema(uploadTokenResult) } } }, async (req) => tokenFor(req, req.body?.bucket ?? 'permanentfile'));
 
   app.post('/upload', { config: { auth: false }, schema: { tags: ['upload'], summary: 'Upload a jpg or png (≤ 10 MB) with an upload token: multipart fields `token` then `file`', consumes: ['multipart/form-data'], response: { 200: envelopeSchema(uploadResult) } } }, async (req) => {
-    if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
-    const part = await req.file({ limits: { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: 5 } });
-    if (!part) throw badRequest('file', 'file required');
+    const part = await firstFile(req, { fileSize: UPLOAD_MAX_BYTES, fields: 5 });
     // Everything that can refuse the upload is checked before a byte is written; a refused file is drained.
     let claims: UploadClaims;
     const name = part.filename ?? '';
