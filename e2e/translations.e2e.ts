@@ -119,10 +119,19 @@ describe('translations', () => {
     await anon.page.locator('.ant-form-item-explain-error, .lite-field-error, [role=alert]').first().waitFor();
     await anon.page.locator('.auth-lang button').filter({ hasText: 'EN' }).click();
     await anon.page.waitForTimeout(500);
-    const login88 = hanIn(await visibleText(anon.page));
-    if (login88.length) found['login en after switch'] = login88;
+    const switched = hanIn(await visibleText(anon.page));
+    if (switched.length) found['login en after switch'] = switched;
     await settle(anon.page);
     await shot(anon.page, 'translations-login-switched');
+    // the same on the register form (antd's form)
+    await anon.page.locator('.auth-lang button').filter({ hasText: '中文' }).click();
+    await anon.page.goto(`${s.url}/#/register`);
+    await anon.page.locator('form button[type=submit]').click();
+    await anon.page.locator('.ant-form-item-explain-error').first().waitFor();
+    await anon.page.locator('.auth-lang button').filter({ hasText: 'EN' }).click();
+    await anon.page.waitForTimeout(800);
+    const register = hanIn(await visibleText(anon.page));
+    if (register.length) found['register en after switch'] = register;
     await anon.context.close();
 
     expect(found).toEqual({});
