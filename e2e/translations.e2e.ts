@@ -126,6 +126,7 @@ describe('translations', () => {
     // the same on the register form (antd's form)
     await anon.page.locator('.auth-lang button').filter({ hasText: '中文' }).click();
     await anon.page.goto(`${s.url}/#/register`);
+    await anon.page.locator('#mobile').waitFor();
     await anon.page.locator('form button[type=submit]').click();
     await anon.page.locator('.ant-form-item-explain-error').first().waitFor();
     await anon.page.locator('.auth-lang button').filter({ hasText: 'EN' }).click();

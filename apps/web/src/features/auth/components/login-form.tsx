@@ -1,7 +1,7 @@
 import LockOutlined from '@ant-design/icons-svg/es/asn/LockOutlined';
 import SafetyCertificateOutlined from '@ant-design/icons-svg/es/asn/SafetyCertificateOutlined';
 import UserOutlined from '@ant-design/icons-svg/es/asn/UserOutlined';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { TOKEN_NAME } from '@cpc/contracts/constants';
@@ -53,6 +53,10 @@ export function LoginForm() {
     setTouched((s) => ({ ...s, [field]: true }));
     if (values[field]) setErrors((e) => ({ ...e, [field]: problem(field) }));
   };
+
+  // an answer typed for the image before a renewal would be wrong for the new one
+  const captchaId = captcha.data?.captchaId;
+  useEffect(() => setValues((v) => (v.captcha ? { ...v, captcha: '' } : v)), [captchaId]);
 
   const refreshCaptcha = () => {
     setValues((v) => ({ ...v, captcha: '' }));
