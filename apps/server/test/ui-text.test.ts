@@ -108,3 +108,15 @@ describe('validation of a query string', () => {
     expect(res.body_.msg).not.toMatch(/body/);
   });
 });
+
+describe('system messages', () => {
+  it("show an identity review's title in the reader's language", async () => {
+    const c = await registerCustomer(h);
+    const user = await h.db.selectFrom('users').select(['id', 'tenant_id']).where('username', '=', c.username).executeTakeFirstOrThrow();
+    await h.db.insertInto('messages').values({ tenant_id: user.tenant_id, user_id: user.id, kind: 'identity.reviewed', title: 'Identity authentication approved', body: '', read_at: null }).execute();
+    const zh = await h.call({ method: 'GET', url: '/apiAdmin/message/getList', token: c.token, headers: { 'accept-language': 'zh-CN' } });
+    expect(zh.body_.data.list[0].title).toBe('实名认证已通过');
+    const en = await h.call({ method: 'GET', url: '/apiAdmin/message/getList', token: c.token, headers: { 'accept-language': 'en' } });
+    expect(en.body_.data.list[0].title).toBe('Identity authentication approved');
+  });
+});
