@@ -40,7 +40,7 @@ export interface RequestConfig {
   onUploadProgress?: (event: UploadProgress) => void;
   /** Send `data` as application/x-www-form-urlencoded instead of JSON. */
   form?: boolean;
-  /** Show no error message (the call still rejects, is logged and redirects as usual). */
+  /** Show no error message (the call still rejects and redirects as usual; an unexpected failure is logged). */
   silent?: boolean;
   /** A background call whose failure is nobody's business: no message, no log, no redirect. */
   quiet?: boolean;
