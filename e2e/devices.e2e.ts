@@ -26,7 +26,7 @@ const rowStatus = (page: Page, sn: string) => row(page, sn).getAttribute('data-s
 const confirmModal = (page: Page) => page.locator('.ant-modal-confirm').filter({ visible: true });
 const visibleModal = (page: Page, title: string | RegExp) => page.locator('.ant-modal').filter({ visible: true, hasText: title });
 const taskDrawer = (page: Page) => page.locator('.ant-drawer-section').filter({ visible: true });
-// the confirmation names the moment the devices act: "… 将于 2026-01-05 09:03:07 重启 …"
+// the confirmation names the moment the command is sent: "… 指令发出时间：2026-01-05 09:03:07"
 const TIME = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/;
 
 /** Records every state the rows of the task drawer pass through, as the page shows them. */
@@ -171,7 +171,7 @@ describe('my devices, with the fleet simulator', () => {
     await recordRowStatus(page, front.sn);
     await row(page, front.sn).getByRole('button', { name: /^重\s*启$/ }).click();
     const confirm = confirmModal(page);
-    await confirm.getByText(/设备“前台打印机”将于 .* 重启，是否继续？/).waitFor();
+    await confirm.getByText(/立即重启设备“前台打印机”？指令发出时间：.*/).waitFor();
     expect(await confirm.textContent()).toMatch(TIME);
     await shot(page, 'device-reboot-confirm-zh');
     await recordTaskStates(page);
@@ -198,7 +198,7 @@ describe('my devices, with the fleet simulator', () => {
     const selection = page.locator('[data-testid="selection-bar"]').filter({ visible: true });
     await selection.getByText('已选择 2 台').waitFor();
     await selection.getByRole('button', { name: /重\s*启/ }).click();
-    await confirmModal(page).getByText(/2 台设备将于 .* 重启，是否继续？/).waitFor();
+    await confirmModal(page).getByText(/立即重启这 2 台设备？指令发出时间：.*/).waitFor();
     await confirmModal(page).getByRole('button', { name: /确\s*定/ }).click();
     await taskDrawer(page).getByText('共 2 个任务').waitFor();
     await taskDrawer(page).locator('.ant-drawer-close').click();
@@ -331,7 +331,7 @@ describe('my devices, with the fleet simulator', () => {
     // Shutdown from the detail: the device goes offline and stays off.
     await recordTaskStates(page);
     await detail.getByRole('button', { name: /关\s*机/ }).click();
-    await confirmModal(page).getByText(/设备“前台打印机”将于 .* 关机，是否继续？/).waitFor();
+    await confirmModal(page).getByText(/立即关闭设备“前台打印机”？指令发出时间：.*/).waitFor();
     await confirmModal(page).getByRole('button', { name: /确\s*定/ }).click();
     await taskDrawer(page).getByText('关机任务').waitFor();
     await expect.poll(() => taskDrawer(page).locator('tr[data-task-id]').getAttribute('data-state'), { timeout: 30_000 }).toBe('succeeded');

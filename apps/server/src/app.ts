@@ -15,6 +15,7 @@ import { payloadCrypto } from './plugins/payload-crypto.ts';
 import { AccessTokens } from './lib/tokens.ts';
 import { ensureSecret } from './lib/secrets.ts';
 import { createCaptchaProvider } from './lib/captcha.ts';
+import { systemRoutes } from './modules/system/routes.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { UserService } from './modules/user/service.ts';
@@ -76,7 +77,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const [jwtSecret, storageSecret] = await Promise.all([ensureSecret(db, 'jwt_secret'), ensureSecret(db, 'storage_secret')]);
   const tokens = new AccessTokens(jwtSecret, config.ACCESS_TOKEN_TTL);
   const storage = new ObjectStorage(path.join(config.dataDir, 'objects'), storageSecret);
-  const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db);
+  const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db, config.CAPTCHA_TTL_S);
   const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
 
   await app.register(cookie);
@@ -113,6 +114,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage) });
       await api.register(menuRoutes, { db });
+      await api.register(systemRoutes);
       await api.register(noticeRoutes, { db });
       await api.register(uploadRoutes, { storage, db });
       await api.register(taskRoutes, { tasks });

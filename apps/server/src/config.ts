@@ -25,6 +25,8 @@ const schema = z.object({
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   SMS_PROVIDER: z.enum(['log']).default('log'),
   CAPTCHA_PROVIDER: z.enum(['svg', 'off']).default('svg'),
+  /** Seconds a graphic captcha can be answered; the console draws a new one shortly before (tests shorten it). */
+  CAPTCHA_TTL_S: z.coerce.number().int().min(2).max(3600).default(300),
   PAYLOAD_CRYPTO: z.enum(PAYLOAD_SCHEMES).default('off'),
   ACCESS_TOKEN_TTL: z.coerce.number().int().min(5).max(86400).default(900),
   REFRESH_TOKEN_TTL: z.coerce.number().int().min(60).default(14 * 86400),

@@ -67,7 +67,7 @@ describe('the server speaks zh (the console’s default language)', () => {
     ['wrong user name or password', '用户名或密码错误'],
     ['device does not exist', '设备不存在'],
     ['parent group does not exist', '上级分组不存在'],
-    ['captcha: graphic captcha is wrong or expired', '图形验证码：图形验证码错误或已过期'],
+    ['graphic captcha is wrong or expired', '图形验证码错误或已过期'],
     ['too many failed logins, try again in 15 minutes', '登录失败次数过多，请 15 分钟后再试'],
     ['mobile: must be 11 digits starting with 1; password: must be 8-16 characters with upper and lower case letters and digits', '手机号：请输入以 1 开头的 11 位手机号；密码：密码必须是 8-16 位，且包含大小写字母和数字'],
     ['name: an account has at most 20 app keys; delete one first', '名称：每个账号最多 20 个应用密钥，请先删除一个'],

@@ -6,3 +6,4 @@ export * from './crypto.ts';
 export * from './notice.ts';
 export * from './permissions.ts';
 export * from './task.ts';
+export * from './system.ts';

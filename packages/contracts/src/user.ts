@@ -40,6 +40,8 @@ export const captchaResult = z.object({
   captchaId: z.string(),
   /** An SVG image (markup); empty when the captcha provider is `off`. */
   svg: z.string(),
+  /** Seconds the captcha can be answered: the console draws a new one before it lapses. */
+  expiresIn: z.number().int(),
 });
 export type CaptchaResult = z.infer<typeof captchaResult>;
 

@@ -77,9 +77,29 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
   };
 }
 
+/** A session's last-active time is written at most this often: the sessions list reads minutes, not requests. */
+export const LAST_ACTIVE_EVERY_MS = 60_000;
+/** Sessions whose last write this node remembers; the oldest is forgotten first. */
+const LAST_ACTIVE_REMEMBERED = 50_000;
+
 /** Authenticates every route unless it is marked `config: { auth: false }`, then checks its permission. */
 export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens): void {
   app.decorateRequest('user', null);
+  const lastWritten = new Map<string, number>();
+  const touch = async (sessionId: string) => {
+    const now = Date.now();
+    if (now - (lastWritten.get(sessionId) ?? 0) < LAST_ACTIVE_EVERY_MS) return;
+    lastWritten.delete(sessionId);
+    if (lastWritten.size >= LAST_ACTIVE_REMEMBERED) lastWritten.delete(lastWritten.keys().next().value!);
+    lastWritten.set(sessionId, now);
+    // the condition keeps other nodes (or a restart) from writing the same minute again
+    await db
+      .updateTable('sessions')
+      .set({ last_active_at: new Date(now) })
+      .where('id', '=', sessionId)
+      .where('last_active_at', '<', new Date(now - LAST_ACTIVE_EVERY_MS))
+      .execute();
+  };
   app.addHook('onRequest', async (req: FastifyRequest) => {
     const config = req.routeOptions.config ?? {};
     if (config.auth === false || !req.routeOptions.url) return;
@@ -88,6 +108,7 @@ export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens)
     if (!m) throw new AppError(401, 'token missing, please log in');
     const claims = await tokens.verify(m[1]);
     req.user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
+    await touch(claims.sessionId);
     if (config.permission && !hasPermission(req.user, config.permission)) {
       throw new AppError(403, `permission ${config.permission} required`);
     }

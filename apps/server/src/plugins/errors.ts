@@ -24,9 +24,10 @@ export const badRequest = (field: string, message: string) =>
 /** `data.resource` names what is missing for programs (the msg is said in the caller's language). */
 export const notFound = (what = 'resource') => new AppError(404, `${what} does not exist`, { resource: what });
 
-function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: string): string {
+function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: string, where = 'body'): string {
   if (path && path.length) return path.map(String).join('.');
-  return (instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || 'body';
+  // a whole-object issue names what was checked: the body, the querystring, the params
+  return (instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || where;
 }
 
 /** What PostgreSQL's data exceptions (SQLSTATE class 22) say about a value, in the words of a validation error. */
@@ -80,7 +81,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
         const params = v.params as { issue?: { path?: PropertyKey[]; code?: string; keys?: string[] }; keys?: string[] };
         const issue = params.issue;
-        let field = fieldName(issue?.path, v.instancePath);
+        let field = fieldName(issue?.path, v.instancePath, where);
         const unknownKeys = (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
         if (unknownKeys?.length) field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
         const named = field === 'body' ? where : field;

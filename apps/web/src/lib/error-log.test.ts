@@ -2,10 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_LOG_KEY, MAX_ENTRIES, logError, useErrorLog } from './error-log';
 import { RequestError } from './request';
 import { useSession } from './session';
+import { staff } from './testing/fixtures';
 
 const logs = () => useErrorLog.getState().logs;
 
 beforeEach(() => {
+  useSession.getState().setUserInfo(staff());
   useErrorLog.getState().clear();
   window.location.hash = '#/device/index';
 });

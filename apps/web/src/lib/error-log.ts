@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import { onSessionReset } from './session';
+import { ADMIN_ROLE } from '@cpc/contracts';
+import { getAccess, getToken, onSessionReset } from './session';
 
 /** An entry of the error-log panel (SPEC §3, §8): what failed and on which page. */
 export interface ErrorLogEntry {
@@ -88,6 +89,23 @@ function callDetails(error: Error): string | undefined {
   return stringify({ request: e.url || undefined, status: e.status, code: e.code, response: e.envelope });
 }
 
+/** Sends a customer's unexpected error to the server's log; set by the request layer, which sits above this module. */
+type ErrorReporter = (report: { message: string; stack?: string; url: string }) => void;
+let reporter: ErrorReporter | null = null;
+export function setErrorReporter(next: ErrorReporter | null): void {
+  reporter = next;
+}
+
+/** The panel is for staff (SPEC §6: the Admin role); what a customer meets goes to the server's log instead. */
+export const seesErrorLog = (): boolean => {
+  const access = getAccess();
+  return access.admin || access.roles.includes(ADMIN_ROLE);
+};
+
+/** Reports a page sends at most: a loop of failures must not turn into a loop of reports. */
+const MAX_REPORTS = 20;
+let reported = 0;
+
 export function logError(error: unknown, url: string = currentRouteUrl()): void {
   let entry: NewErrorLogEntry;
   if (error instanceof Error) {
@@ -99,5 +117,9 @@ export function logError(error: unknown, url: string = currentRouteUrl()): void 
     entry = { err: { message: typeof error === 'string' ? error : stringify(error) }, url };
   }
   if (entry.details === undefined) delete entry.details;
-  useErrorLog.getState().add(entry);
+  if (seesErrorLog()) useErrorLog.getState().add(entry);
+  else if (reporter && getToken() && reported < MAX_REPORTS) {
+    reported++;
+    reporter({ message: entry.err.message.slice(0, 500), stack: entry.err.stack?.slice(0, 4000), url: url.slice(0, 500) });
+  }
 }

@@ -8,6 +8,7 @@ import { setNavigate } from './navigation';
 import { get, http, post, request, RequestError, resetPayloadCipher, uploadFile } from './request';
 import { useSession } from './session';
 import { deferred, envelope, failure, fakeServer, type FakeCall } from './testing/fake-server';
+import { customer, staff } from './testing/fixtures';
 
 const API = '/apiAdmin';
 
@@ -282,19 +283,65 @@ describe('error messages', () => {
   });
 
   it('shows nothing for a silent call, which still rejects and is logged', async () => {
+    useSession.getState().setUserInfo(staff());
     server.on('GET', `${API}/e`, failure(500, 'boom'));
     await expect(get('/e', undefined, { silent: true })).rejects.toMatchObject({ code: 500 });
     expect(messages.error).not.toHaveBeenCalled();
     expect(useErrorLog.getState().logs).toHaveLength(1);
   });
 
-  it('logs every failure with the route it happened on', async () => {
+  it('logs an unexpected failure with the route it happened on', async () => {
+    useSession.getState().setUserInfo(staff());
     window.location.hash = '#/system/identity?page=2';
     server.on('GET', `${API}/e`, failure(500, 'server error'));
     await expect(get('/e')).rejects.toBeInstanceOf(RequestError);
     expect(useErrorLog.getState().logs).toEqual([
       expect.objectContaining({ err: { message: 'server error', stack: expect.any(String) }, url: '/system/identity?page=2' }),
     ]);
+  });
+});
+
+describe('the error log keeps unexpected failures only', () => {
+  it('does not log answers the page expects (4xx): a wrong captcha, a wrong bind key', async () => {
+    useSession.getState().setUserInfo(staff());
+    for (const status of [400, 401, 403, 404, 429]) {
+      server.on('POST', `${API}/e${status}`, failure(status, `said ${status}`));
+      await expect(post(`/e${status}`, {}, { noToken: true })).rejects.toMatchObject({ status });
+    }
+    expect(useErrorLog.getState().logs).toEqual([]);
+    // the 401 signed the user out
+    useSession.getState().setUserInfo(staff());
+    server.on('GET', `${API}/boom`, failure(503, 'down'));
+    await expect(get('/boom')).rejects.toMatchObject({ status: 503 });
+    expect(useErrorLog.getState().logs).toHaveLength(1);
+  });
+
+  it("sends a customer's unexpected failure to the server's log instead of the panel", async () => {
+    signIn('tok');
+    useSession.getState().setUserInfo(customer());
+    server.on('POST', `${API}/system/clientError`, envelope({ logged: true }));
+    server.on('GET', `${API}/boom`, failure(500, 'server error'));
+    await expect(get('/boom')).rejects.toMatchObject({ status: 500 });
+    expect(useErrorLog.getState().logs).toEqual([]);
+    await vi.waitFor(() => expect(server.callsTo(`${API}/system/clientError`)).toHaveLength(1));
+    const [report] = server.callsTo(`${API}/system/clientError`);
+    expect(bearer(report)).toBe('Bearer tok');
+    expect(report.body).toMatchObject({ message: 'server error', url: '/device' });
+  });
+
+  it('does not report a failing report (no loop), nor a 4xx of a customer', async () => {
+    signIn('tok');
+    useSession.getState().setUserInfo(customer());
+    server.on('POST', `${API}/system/clientError`, failure(500, 'also down'));
+    server.on('POST', `${API}/bind`, failure(400, 'bind key is wrong'));
+    await expect(post('/bind', {})).rejects.toMatchObject({ status: 400 });
+    expect(server.callsTo(`${API}/system/clientError`)).toHaveLength(0);
+    server.on('GET', `${API}/boom`, failure(500, 'server error'));
+    await expect(get('/boom')).rejects.toMatchObject({ status: 500 });
+    await vi.waitFor(() => expect(server.callsTo(`${API}/system/clientError`)).toHaveLength(1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(server.callsTo(`${API}/system/clientError`)).toHaveLength(1);
+    expect(messages.error).toHaveBeenCalledTimes(2);
   });
 });
 

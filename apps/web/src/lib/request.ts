@@ -18,7 +18,7 @@ import {
 } from '../config/settings';
 import { trackCall } from './call-progress';
 import { encodeParams, http, NoResponseError, type HttpResponse, type UploadProgress } from './http';
-import { currentRouteUrl, logError } from './error-log';
+import { currentRouteUrl, logError, setErrorReporter } from './error-log';
 import { messageApi } from './feedback';
 import { getLanguage, i18n, t } from './i18n';
 import { navigateTo } from './navigation';
@@ -40,8 +40,10 @@ export interface RequestConfig {
   onUploadProgress?: (event: UploadProgress) => void;
   /** Send `data` as application/x-www-form-urlencoded instead of JSON. */
   form?: boolean;
-  /** Show no error message (the call still rejects, is logged and redirects as usual). */
+  /** Show no error message (the call still rejects and redirects as usual; an unexpected failure is logged). */
   silent?: boolean;
+  /** A background call whose failure is nobody's business: no message, no log, no redirect. */
+  quiet?: boolean;
 }
 
 /** What a failed call rejects with. */
@@ -121,7 +123,26 @@ function expireSession(): void {
   if (!LOGIN_PAGES.includes(routePath())) navigateTo(LOGIN_PATH, { replace: true });
 }
 
+// calls cut off by a reload or a navigation away fail without a response: that is no fault to log
+let leaving = false;
+if (typeof window !== 'undefined') {
+  window.addEventListener('pagehide', () => (leaving = true));
+  window.addEventListener('beforeunload', () => (leaving = true));
+  window.addEventListener('pageshow', () => (leaving = false));
+}
+
+/**
+ * What the error log is for (SPEC §8): the server failing (5xx) or not answering. A 4xx is an answer the
+ * page expected and shows (a wrong captcha, a wrong bind key), not a fault.
+ */
+export function isUnexpected(error: RequestError): boolean {
+  if (error.status === null && error.code === null) return !leaving;
+  const code = Number(error.code);
+  return (error.status ?? 0) >= 500 || (Number.isFinite(code) && code >= 500);
+}
+
 function fail(config: RequestConfig, error: RequestError, sessionExpired = false): RequestError {
+  if (config.quiet) return error;
   const code = error.code === null ? null : Number(error.code);
   if (sessionExpired || code === 401 || code === 501 || code === 201) expireSession();
   else if (code === 403) navigateTo(FORBIDDEN_PATH);
@@ -129,7 +150,7 @@ function fail(config: RequestConfig, error: RequestError, sessionExpired = false
     // keyed by its text so the same failure of concurrent calls shows once
     messageApi().error({ content: error.message, key: `request:${error.message}`, duration: MESSAGE_DURATION / 1000 });
   }
-  logError(error);
+  if (isUnexpected(error)) logError(error);
   return error;
 }
 
@@ -334,6 +355,11 @@ export async function request<T = unknown>(config: RequestConfig): Promise<T> {
     if (loading) stopLoading();
   }
 }
+
+// a customer's unexpected errors go to the server's log (staff read theirs in the panel)
+setErrorReporter((report) => {
+  request({ url: '/system/clientError', method: 'post', data: report, quiet: true }).catch(() => {});
+});
 
 type ShortcutConfig = Omit<RequestConfig, 'url' | 'method' | 'params' | 'data'>;
 

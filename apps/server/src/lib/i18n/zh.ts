@@ -54,6 +54,10 @@ export const MESSAGES_ZH: Record<string, string> = {
   'the old password is wrong': '原密码错误',
   'graphic captcha is wrong or expired': '图形验证码错误或已过期',
   'graphic captcha required': '请输入图形验证码',
+
+  // titles of the messages identity reviews send (stored in en, shown in the reader's language)
+  'Identity authentication approved': '实名认证已通过',
+  'Identity authentication failed': '实名认证未通过',
   'verification code can be resent after {n} seconds': '{n} 秒后可重新发送验证码',
   'verification code expired, please get a new one': '验证码已过期，请重新获取',
   'verification code is wrong': '验证码错误',

@@ -25,12 +25,13 @@ export const MENU: RouteRecord[] = [
     ],
   },
   {
-    // the avatar dropdown's personal centre (SPEC §2): the same page as /person/info
+    // the avatar dropdown's personal centre (SPEC §2): the same page as /person/info, so it leads there (one tab)
     path: '/setting',
     name: 'Setting',
     component: 'Layout',
+    redirect: '/person/info',
     meta: { title: 'route.personalCenter', hidden: true },
-    children: [{ path: 'personalCenter', name: 'PersonalCenter', component: 'person/personal-center', meta: { title: 'route.personalCenter', hidden: true } }],
+    children: [{ path: 'personalCenter', name: 'PersonalCenter', component: 'person/personal-center', redirect: '/person/info', meta: { title: 'route.personalCenter', hidden: true } }],
   },
   {
     path: '/device',

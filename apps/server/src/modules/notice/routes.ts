@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
+import { localizeMessage, requestLanguage } from '../../lib/i18n/localize.ts';
 
 export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   app.get('/notice/getList', { schema: { tags: ['notice'], summary: 'Published notices, pinned first', querystring: pageQuery.strict(), response: { 200: pagedEnvelope(noticeItem) } } }, async (req) => {
@@ -27,7 +28,8 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
       mine.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
     ]);
     return ok({
-      list: rows.map((r) => ({ id: r.id, kind: r.kind, title: r.title, body: r.body, readAt: r.read_at ? new Date(r.read_at).toISOString() : null, createdAt: r.created_at.toISOString() })),
+      // a system message's title is stored as its en text, which is the key of its zh (lib/i18n/zh.ts)
+      list: rows.map((r) => ({ id: r.id, kind: r.kind, title: localizeMessage(r.title, requestLanguage(req)), body: r.body, readAt: r.read_at ? new Date(r.read_at).toISOString() : null, createdAt: r.created_at.toISOString() })),
       total: Number(total.n),
     });
   });

@@ -160,10 +160,10 @@ export default {
       command: {
         title: { reboot: '重启设备', shutdown: '关闭设备' },
         confirm: {
-          rebootOne: '设备“{{name}}”将于 {{time}} 重启，是否继续？',
-          rebootMany: '{{count}} 台设备将于 {{time}} 重启，是否继续？',
-          shutdownOne: '设备“{{name}}”将于 {{time}} 关机，是否继续？',
-          shutdownMany: '{{count}} 台设备将于 {{time}} 关机，是否继续？',
+          rebootOne: '立即重启设备“{{name}}”？指令发出时间：{{time}}',
+          rebootMany: '立即重启这 {{count}} 台设备？指令发出时间：{{time}}',
+          shutdownOne: '立即关闭设备“{{name}}”？指令发出时间：{{time}}',
+          shutdownMany: '立即关闭这 {{count}} 台设备？指令发出时间：{{time}}',
           offlineOne: '该设备当前离线，将在 {{hours}} 小时内重新上线时执行，超时作废。',
           offlineMany: '其中 {{count}} 台当前离线，将在 {{hours}} 小时内重新上线时执行，超时作废。',
           shutdownWarning: '关机后设备需要现场开机才能恢复。',
@@ -488,10 +488,10 @@ export default {
       command: {
         title: { reboot: 'Reboot devices', shutdown: 'Shut down devices' },
         confirm: {
-          rebootOne: '"{{name}}" will reboot at {{time}}. Continue?',
-          rebootMany: '{{count}} devices will reboot at {{time}}. Continue?',
-          shutdownOne: '"{{name}}" will shut down at {{time}}. Continue?',
-          shutdownMany: '{{count}} devices will shut down at {{time}}. Continue?',
+          rebootOne: 'Reboot "{{name}}" now? Sent at {{time}}.',
+          rebootMany: 'Reboot these {{count}} devices now? Sent at {{time}}.',
+          shutdownOne: 'Shut down "{{name}}" now? Sent at {{time}}.',
+          shutdownMany: 'Shut down these {{count}} devices now? Sent at {{time}}.',
           offlineOne: 'The device is offline: it will act if it comes back within {{hours}} hours.',
           offlineMany: 'Offline now: {{count}}. They act if they come back within {{hours}} hours.',
           shutdownWarning: 'A device that is shut down needs someone on site to power it on again.',

@@ -139,7 +139,8 @@ export default {
         },
         never: '从未登录',
         none: '-',
-        total: '共 {{total}} 个子账号',
+        total_one: '共 {{count}} 个子账号',
+        total_other: '共 {{count}} 个子账号',
         empty: '还没有子账号，点击“新建子账号”添加',
         action: {
           edit: '编辑',
@@ -349,7 +350,8 @@ export default {
         },
         never: 'Never',
         none: '-',
-        total: '{{total}} sub-accounts',
+        total_one: '{{count}} sub-account',
+        total_other: '{{count}} sub-accounts',
         empty: 'No sub-accounts yet. Choose "New sub-account" to add one.',
         action: {
           edit: 'Edit',

@@ -3,7 +3,9 @@ import { Badge, Button, Collapse, Flex, Modal, Tag, Tooltip, Typography, theme }
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useErrorLog, type ErrorLogEntry } from '../../lib/error-log';
+import { ADMIN_ROLE } from '@cpc/contracts';
 import { useLanguage } from '../../lib/i18n';
+import { usePermission } from '../../lib/session';
 import { localeOf } from './intl-locale';
 
 function Block({ title, text }: { title: string; text: string }) {
@@ -57,7 +59,8 @@ function EntryLabel({ entry, time }: { entry: ErrorLogEntry; time: string }) {
 }
 
 /**
- * The error-log panel (SPEC §8): uncaught UI errors and failed calls with the page they happened on.
+ * The error-log panel (SPEC §8), for staff: uncaught UI errors and calls the server failed (5xx) or never
+ * answered, with the page they happened on.
  * The button shows only while there is something to see; "do not show" empties the log, which hides it
  * until the next error.
  */
@@ -65,11 +68,13 @@ export function ErrorLogButton() {
   const { t } = useTranslation();
   const { language } = useLanguage();
   const logs = useErrorLog((s) => s.logs);
+  // staff only (SPEC §6: Admin); customers' errors go to the server's log
+  const staff = usePermission([ADMIN_ROLE]);
   const clear = useErrorLog((s) => s.clear);
   const [open, setOpen] = useState(false);
   const format = useMemo(() => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'short', timeStyle: 'medium' }), [language]);
 
-  if (!logs.length) return null;
+  if (!logs.length || !staff) return null;
 
   // newest first: the error the user just saw is on top
   const items = logs

@@ -11,6 +11,7 @@ import { checkPassword } from './lock-api';
 import { localeOf } from './intl-locale';
 import { useNow } from './use-now';
 import { useSignOut } from './sign-out';
+import { useFormLanguage } from '../../lib/use-form-language';
 
 /** SPEC §4: a right password unlocks after this pause. */
 export const UNLOCK_DELAY = 500;
@@ -31,6 +32,7 @@ function LockPanel() {
   const setLock = useLayoutSettings((s) => s.setLock);
   const signOut = useSignOut();
   const [form] = Form.useForm<{ password: string }>();
+  useFormLanguage(form);
   const [busy, setBusy] = useState(false);
 
   const [time, date] = useMemo(() => {

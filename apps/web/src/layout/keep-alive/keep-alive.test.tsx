@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { useEffect, useState } from 'react';
 import { useErrorLog } from '../../lib/error-log';
+import { useSession } from '../../lib/session';
+import { staff } from '../../lib/testing/fixtures';
 import { keptPageShown } from '../../lib/testing/kept-pages';
 import { COOL_DELAY, KeepAlive, WARM_TIME, type KeptPage } from './keep-alive';
 
@@ -103,6 +105,8 @@ describe('KeepAlive', () => {
   });
 
   it('keeps a page that throws to its own tab: the other pages stay, the error is logged, and the page can try again', async () => {
+    // the error log is staff's
+    useSession.getState().setUserInfo(staff());
     useErrorLog.getState().clear();
     let broken = true;
     function Fragile() {

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useLayoutSettings } from '../layout-settings';
 import { MenuIcon } from '../menu-icon';
 import { tabMenuItems, type TabMenuAction } from './tab-menu';
+import { usePageTitles } from '../../lib/page-title';
 import { isClosable, useTabs, type VisitedTab } from './tabs-store';
 import { useTabActions } from './use-tab-actions';
 import './tabs-bar.css';
@@ -45,7 +46,9 @@ interface TabProps {
 const Tab = memo(function Tab({ tab, active, showIcon, tabs, actions, onKeyDown }: TabProps) {
   const { t } = useTranslation();
   const menu = useTabMenu(tabs, tab.key, actions);
-  const title = t(tab.meta.title || tab.name);
+  const object = usePageTitles((s) => s.titles[tab.fullPath]);
+  const page = t(tab.meta.title || tab.name);
+  const title = object ? t('layout.tabs.objectTitle', { page, name: object }) : page;
   const closable = isClosable(tab);
   const icon = showIcon ? <MenuIcon name={tab.meta.icon ?? tab.parentIcon} /> : null;
   return (

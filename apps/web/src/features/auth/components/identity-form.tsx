@@ -7,6 +7,7 @@ import { toFormFieldErrors } from '../utils/field-errors';
 import { checks, checkUploaded, toRule } from '../utils/rules';
 import type { IdentityFormValues, ImageField } from '../utils/submission';
 import { ImageUpload } from './image-upload';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface IdentityFormProps {
   type: AccountType;
@@ -24,6 +25,7 @@ const trim = (v: string | undefined) => (v ?? '').trim();
 export function IdentityForm({ type, initialValues, previews = {}, onCancel }: IdentityFormProps) {
   const { t } = useTranslation();
   const [form] = Form.useForm<IdentityFormValues>();
+  useFormLanguage(form);
   const submit = useSubmitAuthentication();
 
   const onFinish = async (v: IdentityFormValues) => {

@@ -35,6 +35,34 @@ describe('LoginForm', { timeout: 20_000 }, () => {
   });
   afterEach(cleanup);
 
+  it('says its field errors again in the new language after a switch', async () => {
+    serve({ '/captcha': () => ({ enabled: true, captchaId: 'c1', svg: SVG }) });
+    renderScreen(<LoginForm />, { path: '/login' });
+    await screen.findByAltText('图形验证码');
+    submit();
+    expect(await screen.findByText('用户名不能为空')).toBeTruthy();
+    await act(() => i18n.changeLanguage('en'));
+    expect(screen.queryByText('用户名不能为空')).toBeNull();
+    expect(document.body.textContent).not.toMatch(/\p{Script=Han}/u);
+  });
+
+  it('draws a new captcha shortly before the one on screen lapses', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      serve({ '/captcha': () => ({ enabled: true, captchaId: `c${calls('/captcha').length}`, svg: SVG, expiresIn: 60 }) });
+      renderScreen(<LoginForm />, { path: '/login' });
+      await screen.findByAltText('图形验证码');
+      expect(calls('/captcha')).toHaveLength(1);
+      // a tenth of its life (6 s) before the 60 s are over
+      await act(() => vi.advanceTimersByTimeAsync(53_000));
+      expect(calls('/captcha')).toHaveLength(1);
+      await act(() => vi.advanceTimersByTimeAsync(1_500));
+      expect(calls('/captcha')).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('explains what is missing before calling the server', async () => {
     serve({ '/captcha': () => ({ enabled: true, captchaId: 'c1', svg: SVG }) });
     renderScreen(<LoginForm />, { path: '/login' });

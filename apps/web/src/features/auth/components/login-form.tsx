@@ -1,7 +1,7 @@
 import LockOutlined from '@ant-design/icons-svg/es/asn/LockOutlined';
 import SafetyCertificateOutlined from '@ant-design/icons-svg/es/asn/SafetyCertificateOutlined';
 import UserOutlined from '@ant-design/icons-svg/es/asn/UserOutlined';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { TOKEN_NAME } from '@cpc/contracts/constants';
@@ -29,7 +29,7 @@ const FIELD_CHECKS: Record<Field, Check> = { username: checks.loginUsername, pas
  * antd forms use; a field is checked when it is left and again on submit, as antd's form does.
  */
 export function LoginForm() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const applyLogin = useSession((s) => s.applyLogin);
@@ -40,10 +40,9 @@ export function LoginForm() {
   const [pending, setPending] = useState(false);
 
   const fields: Field[] = captcha.enabled ? ['username', 'password', 'captcha'] : ['username', 'password'];
-  const problem = (field: Field, value = values[field]) => {
-    const key = FIELD_CHECKS[field](value);
-    return key ? t(key) : undefined;
-  };
+  // errors are kept as keys and said at render time, so a switch of language says them again in the new one
+  const problem = (field: Field, value = values[field]) => FIELD_CHECKS[field](value) || undefined;
+  const say = (error: string | undefined) => (error && i18n.exists(error) ? t(error) : error);
 
   const change = (field: Field, value: string) => {
     setValues((v) => ({ ...v, [field]: value }));
@@ -54,6 +53,10 @@ export function LoginForm() {
     setTouched((s) => ({ ...s, [field]: true }));
     if (values[field]) setErrors((e) => ({ ...e, [field]: problem(field) }));
   };
+
+  // an answer typed for the image before a renewal would be wrong for the new one
+  const captchaId = captcha.data?.captchaId;
+  useEffect(() => setValues((v) => (v.captcha ? { ...v, captcha: '' } : v)), [captchaId]);
 
   const refreshCaptcha = () => {
     setValues((v) => ({ ...v, captcha: '' }));
@@ -80,7 +83,7 @@ export function LoginForm() {
       // the request layer has already shown why; a wrong captcha is also marked on its field
       setPending(false);
       refreshCaptcha();
-      const fromServer = toFormFieldErrors(err, ['username', 'password', 'captcha'] as const, t);
+      const fromServer = toFormFieldErrors(err, ['username', 'password', 'captcha'] as const, (key) => key);
       if (fromServer.length) setErrors(Object.fromEntries(fromServer.map((f) => [f.name, f.errors[0]])));
       return;
     }
@@ -106,7 +109,7 @@ export function LoginForm() {
 
   return (
     <form noValidate autoComplete="on" onSubmit={(e) => void onSubmit(e)}>
-      <LiteField id="username" error={errors.username}>
+      <LiteField id="username" error={say(errors.username)}>
         <LiteInput
           {...input('username')}
           prefix={UserOutlined}
@@ -117,7 +120,7 @@ export function LoginForm() {
           autoFocus
         />
       </LiteField>
-      <LiteField id="password" error={errors.password}>
+      <LiteField id="password" error={say(errors.password)}>
         <LiteInput
           {...input('password')}
           prefix={LockOutlined}
@@ -130,7 +133,7 @@ export function LoginForm() {
       </LiteField>
       {captcha.visible && (
         <div className="auth-captcha">
-          <LiteField id="captcha" error={errors.captcha}>
+          <LiteField id="captcha" error={say(errors.captcha)}>
             <LiteInput
               {...input('captcha')}
               prefix={SafetyCertificateOutlined}

@@ -18,6 +18,7 @@ import { checkConfirm, checks, toRule } from '../utils/rules';
 import { CaptchaField } from './captcha-field';
 import { PasswordStrength } from './password-strength';
 import { SmsCodeField } from './sms-code-field';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface RegisterValues {
   type: AccountType;
@@ -37,6 +38,7 @@ export function RegisterForm() {
   const navigate = useNavigate();
   const applyLogin = useSession((s) => s.applyLogin);
   const [form] = Form.useForm<RegisterValues>();
+  useFormLanguage(form);
   const captcha = useCaptchaControl(form);
   const countdown = useCountdown();
   const [sending, setSending] = useState(false);

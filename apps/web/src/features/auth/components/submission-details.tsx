@@ -4,6 +4,7 @@ import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { IdentityView } from '@cpc/contracts';
 import { imageUrl, type ImageField } from '../utils/submission';
+import { maskCreditCode, maskIdNumber } from '@/lib/format/mask';
 
 const when = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '-');
 
@@ -31,11 +32,11 @@ export function SubmissionDetails({ submission }: { submission: IdentityView }) 
     ...(individual
       ? [
           { key: 'realName', label: t('auth.authenticate.form.realName'), children: submission.realName ?? '-' },
-          { key: 'idNumber', label: t('auth.authenticate.form.idNumber'), children: submission.idNumber ?? '-' },
+          { key: 'idNumber', label: t('auth.authenticate.form.idNumber'), children: maskIdNumber(submission.idNumber) },
         ]
       : [
           { key: 'companyName', label: t('auth.authenticate.form.companyName'), children: submission.companyName ?? '-' },
-          { key: 'creditCode', label: t('auth.authenticate.form.creditCode'), children: submission.creditCode ?? '-' },
+          { key: 'creditCode', label: t('auth.authenticate.form.creditCode'), children: maskCreditCode(submission.creditCode) },
           { key: 'legalPerson', label: t('auth.authenticate.form.legalPerson'), children: submission.legalPerson ?? '-' },
         ]),
     { key: 'submittedAt', label: t('auth.authenticate.details.submittedAt'), children: when(submission.submittedAt) },

@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { useCallback, useEffect } from 'react';
 import type { FormInstance } from 'antd';
 import { useCaptcha } from './use-captcha';
 
@@ -10,5 +10,10 @@ export function useCaptchaControl(form: FormInstance) {
     form.setFieldValue('captcha', '');
     redraw();
   }, [form, redraw]);
+  // a renewal before the captcha lapses also empties the answer typed for the old image
+  const captchaId = captcha.data?.captchaId;
+  useEffect(() => {
+    if (form.getFieldValue('captcha')) form.setFieldValue('captcha', '');
+  }, [form, captchaId]);
   return { ...captcha, refresh };
 }

@@ -6,6 +6,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import type { DeviceDetail, DeviceUnbindResult, SimView, StatusChange } from '@cpc/contracts/device';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { formatDateTime } from '@/lib/format/relative-time';
+import { usePageTitle } from '@/lib/page-title';
 import { usePermission } from '@/lib/session';
 import { useDevice, useUnbindDevice } from '../api/devices';
 import { useTasks } from '../api/tasks';
@@ -92,6 +93,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
     tasks: usePermission(PERMISSIONS.deviceTask),
   };
   const label = deviceLabel(device);
+  usePageTitle(label);
   const none = t('device.none');
 
   const confirmUnbind = () =>

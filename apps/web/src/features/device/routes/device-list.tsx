@@ -57,6 +57,15 @@ export default function DeviceListPage() {
     shutdown: usePermission(PERMISSIONS.deviceShutdown),
     tasks: usePermission(PERMISSIONS.deviceTask),
   };
+  // `?bind=1` (the home page's "bind a device") opens the bind dialog once, then leaves the address
+  const bindAsked = search.get('bind') === '1';
+  useEffect(() => {
+    if (!bindAsked) return;
+    if (allowed.bind) setBinding(true);
+    const next = new URLSearchParams(search);
+    next.delete('bind');
+    setSearch(next, { replace: true });
+  }, [bindAsked, allowed.bind, search, setSearch]);
 
   useLiveDevices();
   const list = useDevices(listQueryOf(filters));

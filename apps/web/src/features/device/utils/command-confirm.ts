@@ -21,7 +21,8 @@ export function commandTime(at: Date): string {
 export const deviceLabel = (d: { name: string; sn: string }): string => d.name.trim() || d.sn;
 
 /**
- * The confirmation of a reboot or shutdown (SPEC §5): a message with the time the devices will act, and, when
+ * The confirmation of a reboot or shutdown (SPEC §5): the time placeholder is when the command is sent (it acts at
+ * once; no future time is claimed), and, when
  * some are offline, that they act when they come back (the command waits COMMAND_EXPIRE_DEFAULT_S for them).
  */
 export function commandConfirm(type: CommandType, targets: readonly CommandTarget[], at: Date, t: Translate): { title: string; content: string; note: string | null } {

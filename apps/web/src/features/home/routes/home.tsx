@@ -46,7 +46,7 @@ export default function HomePage() {
       return (
         <Card variant="borderless" data-testid="dashboard-empty">
           <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} style={{ margin: '48px 0' }} description={<Flex vertical gap={4}><Typography.Text strong>{t('home.empty.title')}</Typography.Text><Typography.Text type="secondary">{t('home.empty.description')}</Typography.Text></Flex>}>
-            <Button type="primary" onClick={() => navigate('/device/index')}>
+            <Button type="primary" onClick={() => navigate('/device/index?bind=1')}>
               {t('home.empty.bind')}
             </Button>
           </Empty>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useChangePassword, type ChangePasswordInput } from '../api/profile';
 import { toFormFieldErrors } from '../utils/field-errors';
 import { checkConfirm, checkNotSame, checks, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 const FIELDS = ['oldPassword', 'password', 'confirmPassword'] as const;
 
@@ -11,6 +12,7 @@ export function PasswordForm() {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<ChangePasswordInput>();
+  useFormLanguage(form);
   const change = useChangePassword();
 
   const submit = async (values: ChangePasswordInput) => {

@@ -6,6 +6,7 @@ import { EMAIL_MAX, NICKNAME_MAX } from '@cpc/contracts/validators';
 import { useUpdateProfile } from '../api/profile';
 import { toFormFieldErrors } from '../utils/field-errors';
 import { checks, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
   nickname: string;
@@ -18,6 +19,7 @@ export function ProfileForm({ profile }: { profile: ProfileView }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const save = useUpdateProfile();
 
   useEffect(() => {

@@ -5,6 +5,7 @@ import type { SubAccountView } from '@cpc/contracts';
 import { useResetSubAccountPassword } from '../api/sub-account';
 import { toFormFieldErrors } from '../utils/field-errors';
 import { checkConfirm, checks, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
   password: string;
@@ -16,6 +17,7 @@ const FIELDS = ['password', 'confirmPassword'] as const;
 export function ResetPasswordModal({ record, onClose, onDone }: { record: SubAccountView | null; onClose: () => void; onDone: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const reset = useResetSubAccountPassword();
 
   useEffect(() => {

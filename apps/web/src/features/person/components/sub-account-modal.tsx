@@ -7,6 +7,7 @@ import { useCreateSubAccount, useSubAccountRoles, useUpdateSubAccount } from '..
 import { toFormFieldErrors } from '../utils/field-errors';
 import { roleHint, roleLabel } from '../utils/role-label';
 import { checkConfirm, checks, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
   username: string;
@@ -31,6 +32,7 @@ interface SubAccountModalProps {
 export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountModalProps) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const roles = useSubAccountRoles();
   const create = useCreateSubAccount();
   const update = useUpdateSubAccount();

@@ -136,7 +136,7 @@ export function SubAccountTable({ data, total, pageNo, pageSize, loading, scroll
         pageSize,
         total,
         showSizeChanger: true,
-        showTotal: (n) => t('person.subAccount.total', { total: n }),
+        showTotal: (n) => t('person.subAccount.total', { count: n }),
         onChange: onPageChange,
       }}
     />
