@@ -235,8 +235,11 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
       res.write(`retry: 3000\n: connected\n\n`);
       // task events only for those who may read tasks (device:task), as GET /device/task/list would answer them
       let seesTasks = hasPermission(user, PERMISSIONS.deviceTask);
+      // identity events (published to the platform tenant) only for staff who review them
+      let seesIdentity = hasPermission(user, PERMISSIONS.identityReview);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
         if (e.type === 'task' && !seesTasks) return;
+        if (e.type === 'identity' && !seesIdentity) return;
         res.write(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
       });
       // the keep-alive also re-checks the session and the permissions: a logout, a disabled user or a role that
@@ -246,6 +249,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         loadAuthUser(db, user.id, user.tenantId, user.sessionId).then((u) => {
           if (!hasPermission(u, PERMISSIONS.deviceView)) return end();
           seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
+          seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
         }, () => end());
       }, KEEPALIVE_MS);
       const end = () => {

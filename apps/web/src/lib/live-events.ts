@@ -1,5 +1,5 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import type { LiveDeviceEvent, LiveEvent, LiveTaskEvent } from '@cpc/contracts';
+import type { LiveDeviceEvent, LiveEvent, LiveIdentityEvent, LiveTaskEvent } from '@cpc/contracts';
 import { BASE_URL } from '../config/settings';
 import { post } from './request';
 import { getToken, onSessionReset } from './session';
@@ -42,7 +42,7 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task'] as const;
+const EVENT_TYPES = ['device', 'task', 'identity'] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -162,13 +162,20 @@ onSessionReset(() => liveEvents.reset());
  * Live device and task events while the calling component is mounted (a kept-alive page that is hidden
  * stops listening). `onOpen` runs each time the stream opens, and also right away when it already is.
  */
-export function useLiveEvents(handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; onOpen?: () => void }, enabled = true): void {
+export function useLiveEvents(
+  handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; identity?: (e: LiveIdentityEvent) => void; onOpen?: () => void },
+  enabled = true,
+): void {
   const latest = useRef(handlers);
   latest.current = handlers;
   useEffect(() => {
     if (!enabled) return;
     return liveEvents.subscribe({
-      onEvent: (e) => (e.type === 'device' ? latest.current.device?.(e.data) : latest.current.task?.(e.data)),
+      onEvent: (e) => {
+        if (e.type === 'device') latest.current.device?.(e.data);
+        else if (e.type === 'task') latest.current.task?.(e.data);
+        else latest.current.identity?.(e.data);
+      },
       onOpen: () => latest.current.onOpen?.(),
     });
   }, [enabled]);
