@@ -265,6 +265,7 @@ export default {
           empty: '暂无状态变化',
           reason: {
             hello: '设备上线',
+            bound: '绑定时在线',
             lost: '连接丢失',
             disconnect: '断开连接',
             reboot: '重启',
@@ -593,6 +594,7 @@ export default {
           empty: 'No status changes yet',
           reason: {
             hello: 'Came online',
+            bound: 'Online when bound',
             lost: 'Connection lost',
             disconnect: 'Disconnected',
             reboot: 'Reboot',
