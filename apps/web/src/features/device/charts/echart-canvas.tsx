@@ -4,6 +4,7 @@ import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/esm/core';
 import type { CSSProperties, Ref } from 'react';
+import { FLUID_SIZE } from '@/lib/charts/fluid-size';
 import { CHINA_MAP, chinaMapLoaded } from './china-map';
 
 /** Only what this section draws: the maps (geo, scatter markers) and the telemetry (lines on a grid), on a canvas. */
@@ -31,5 +32,5 @@ export default function EChartCanvas({ chartRef, ...props }: EChartCanvasProps) 
     echarts.registerMap(CHINA_MAP, map.geo as unknown as Parameters<typeof echarts.registerMap>[1]);
     mapRegistered = true;
   }
-  return <ReactEChartsCore ref={chartRef} echarts={echarts} {...props} />;
+  return <ReactEChartsCore ref={chartRef} echarts={echarts} opts={FLUID_SIZE} {...props} />;
 }

@@ -4,6 +4,7 @@ import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart, PieChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
+import { FLUID_SIZE } from '@/lib/charts/fluid-size';
 
 // Only what the dashboard draws: this chunk is the charting code the home page waits for.
 echarts.use([BarChart, LineChart, MapChart, PieChart, GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent, CanvasRenderer]);
@@ -26,6 +27,8 @@ function loadChinaMap(): Promise<void> {
   );
   return chinaMap;
 }
+
+const SVG_OPTS = { renderer: 'svg', ...FLUID_SIZE } as const;
 
 export interface EChartProps {
   option: Record<string, unknown>;
@@ -52,7 +55,7 @@ export default function EChart({ option, theme, height, map, loading, onEvents, 
         showLoading={loading}
         loadingOption={{ text: '', color: (theme.color as string[] | undefined)?.[0], maskColor: 'rgba(127,127,127,0.08)' }}
         onEvents={onEvents}
-        opts={{ renderer: 'svg' }}
+        opts={SVG_OPTS}
         style={{ height, width: '100%', ...style }}
       />
     </div>

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { createDb } from '../apps/server/src/db/database.ts';
+import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
+import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
+import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
+import { launch, newPage, query, server, settle, shot } from './browser.ts';
+import { expectHash, login, registerThroughUi } from './flows.ts';
+
+let browser: Browser;
+let fleet: Fleet | undefined;
+let specs: DeviceSpec[] = [];
+let account: { username: string; password: string };
+
+/** A customer with six devices bound, five of them online (the simulator speaks the real device protocol). */
+beforeAll(async () => {
+  browser = await launch();
+  const s = server('plain');
+  const { context, page } = await newPage(browser, { lang: 'zh' });
+  account = await registerThroughUi(page, s, 'individual');
+  await context.close();
+  await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [account.username]);
+  specs = makeSpecs(6, { seed: 11, prefix: `SCR${Date.now().toString(36).toUpperCase().slice(-6)}` });
+  const db = createDb(s.databaseUrl, 2);
+  try {
+    await registerInDb(db, specs);
+    const [{ id: tenantId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT tenant_id AS id FROM users WHERE username = $1', [account.username]);
+    await bindInDb(db, Number(tenantId), specs.map((x) => x.sn), { name: (sn) => `门店打印机${specs.findIndex((x) => x.sn === sn) + 1}` });
+    // a day of samples for the first two: the telemetry chart has lines to draw
+    await query(
+      s.databaseUrl,
+      `INSERT INTO device_telemetry (device_id, tenant_id, at, battery, signal, used_mb)
+       SELECT d.id, d.tenant_id, now() - g * interval '40 minutes', 50 + (g % 40), 40 + (g % 50), g FROM devices d, generate_series(1, 34) g WHERE d.sn = ANY($1)`,
+      [[specs[0].sn, specs[1].sn]],
+    );
+  } finally {
+    await db.destroy();
+  }
+  fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 5), heartbeatS: 30 });
+  for (let i = 0; ; i++) {
+    const [{ n }] = await query<{ n: number }>(s.databaseUrl, `SELECT count(*)::int AS n FROM devices WHERE status = 'online' AND sn = ANY($1)`, [specs.map((x) => x.sn)]);
+    if (n === 5) break;
+    if (i > 150) throw new Error(`${n} of 5 devices online`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}, 120_000);
+afterAll(async () => {
+  await fleet?.stop().catch(() => {});
+  await browser?.close();
+});
+
+async function signIn(page: Page) {
+  const s = server('plain');
+  await login(page, s, account.username, account.password);
+  await expectHash(page, /^#\/device\/index/);
+}
+
+/** How many pixels of a chart's canvas are painted in a strong colour (the series' lines, not the grey axes). */
+const colouredPixels = (chart: Locator) =>
+  chart
+    .locator('canvas')
+    .first()
+    .evaluate((c: HTMLCanvasElement) => {
+      if (!c.width || !c.height) return 0;
+      const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+        if (a > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 80) n++;
+      }
+      return n;
+    })
+    .catch(() => 0);
+
+describe('the device detail', () => {
+  it('draws the telemetry when opened from the list, without a reload', { timeout: 120_000 }, async () => {
+    const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1440, height: 900 });
+    await signIn(page);
+    const row = page.locator(`tr[data-device-sn="${specs[0].sn}"]`).filter({ visible: true });
+    await row.waitFor({ timeout: 15_000 });
+    await row.getByTestId('device-link').click();
+    await expectHash(page, /^#\/device\/detail\?id=\d+$/);
+    const firstPath = new URL(page.url()).hash.slice(1);
+    const chart = page.getByTestId('telemetry-chart').filter({ visible: true });
+    await chart.waitFor({ timeout: 15_000 });
+    // the three lines over a day of samples: far more colour than the legend's three marks
+    await expect.poll(() => colouredPixels(chart), { timeout: 15_000 }).toBeGreaterThan(2_000);
+    await settle(page);
+    await shot(page, 'device-detail-from-list-zh');
+
+    // back to the list, another device: the same tab shows it, its lines drawn
+    await page.goto(`${server('plain').url}/#/device/index`);
+    const second = page.locator(`tr[data-device-sn="${specs[1].sn}"]`).filter({ visible: true });
+    await second.getByTestId('device-link').click();
+    await page.locator('[data-testid="device-detail"]').filter({ visible: true, hasText: specs[1].sn }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => colouredPixels(chart), { timeout: 15_000 }).toBeGreaterThan(2_000);
+    await shot(page, 'device-detail-second-zh');
+
+    // the detail's tab closed and the first device opened again: its telemetry is in the cache, so the chart
+    // mounts at once, with the page still behind the list; it must still draw once shown
+    await page.locator(`[data-tab-path="${firstPath}"] .cpc-tab__close`).click();
+    await page.goto(`${server('plain').url}/#/device/index`);
+    await row.getByTestId('device-link').click();
+    await page.locator('[data-testid="device-detail"]').filter({ visible: true, hasText: specs[0].sn }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => colouredPixels(chart), { timeout: 15_000 }).toBeGreaterThan(2_000);
+    await shot(page, 'device-detail-again-zh');
+
+    // a window made narrower: the chart follows it. A chart keeping the size it first measured would not, and
+    // one first measured in a page not yet shown stayed 0 × 0: empty until a reload
+    await page.setViewportSize({ width: 1000, height: 900 });
+    await expect.poll(() => chart.locator('canvas').first().evaluate((c) => Math.round(c.getBoundingClientRect().width)), { timeout: 10_000 }).toBe(await chart.evaluate((e) => Math.round(e.getBoundingClientRect().width)));
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
