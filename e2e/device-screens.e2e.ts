@@ -115,3 +115,89 @@ describe('the device detail', () => {
     await context.close();
   });
 });
+
+const HEADERS = {
+  zh: { status: '状态', device: '设备名称', paper: '纸张', battery: '电量', signal: '信号', simLeft: '剩余流量', lastSeen: '最后通信', actions: '操作' },
+  en: { status: 'Status', device: 'Name / serial', paper: 'Paper', battery: 'Battery', signal: 'Signal', simLeft: 'Data left', lastSeen: 'Last seen', actions: 'Actions' },
+};
+
+/** The header cells' boxes, the fixed ones apart, and whether the table scrolls sideways. */
+const tableLayout = (page: Page) =>
+  page.evaluate(() => {
+    const table = [...document.querySelectorAll<HTMLElement>('.ant-table-wrapper')].find((t) => t.offsetParent && t.querySelector('tr[data-device-sn]'))!;
+    const box = (e: Element) => {
+      const r = e.getBoundingClientRect();
+      return { left: r.left, right: r.right, text: (e.textContent ?? '').trim() };
+    };
+    const ths = [...table.querySelectorAll('.ant-table-thead th')].filter((th) => (th as HTMLElement).offsetWidth > 0);
+    const body = table.querySelector<HTMLElement>('.ant-table-body, .ant-table-content')!;
+    // pinned cells are sticky; the ones pinned to the right end sit in the right half
+    const pinned = (th: Element) => getComputedStyle(th).position === 'sticky';
+    const mid = table.getBoundingClientRect().left + table.getBoundingClientRect().width / 2;
+    return {
+      titles: ths.map((th) => (th.textContent ?? '').trim()),
+      headers: ths.filter((th) => !pinned(th)).map(box),
+      fixedRight: ths.filter((th) => pinned(th) && th.getBoundingClientRect().left > mid).map(box),
+      scrolls: body.scrollWidth > body.clientWidth + 1,
+    };
+  });
+
+describe('the device list', () => {
+  it('shows the columns that matter at 1440 × 900 without a sideways scroll, and keeps the columns a user chooses', { timeout: 300_000 }, async () => {
+    const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1440, height: 900 });
+    await signIn(page);
+    await page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
+    const layout = await tableLayout(page);
+    expect(layout.scrolls).toBe(false);
+    for (const title of Object.values(HEADERS.zh)) expect(layout.titles.some((h) => h.startsWith(title)), title).toBe(true);
+    // no header runs under the pinned actions column
+    const actions = layout.fixedRight.find((h) => h.text === HEADERS.zh.actions);
+    expect(actions).toBeDefined();
+    for (const h of layout.headers) expect(h.right, h.text).toBeLessThanOrEqual(actions!.left + 1);
+    await settle(page);
+    await shot(page, 'device-list-1440-zh-light');
+
+    // the chooser hides the battery column; it stays hidden after a reload, and shows again when chosen
+    await page.getByTestId('column-chooser-button').filter({ visible: true }).click();
+    const chooser = page.getByTestId('column-chooser').filter({ visible: true });
+    await chooser.getByRole('checkbox', { name: '电量' }).uncheck();
+    await expect.poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('电量'))).toBe(false);
+    await chooser.getByRole('checkbox', { name: '固件版本' }).check();
+    await expect.poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('固件版本'))).toBe(true);
+    await page.reload();
+    await page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
+    const after = await tableLayout(page);
+    expect(after.headers.some((h) => h.text.startsWith('电量'))).toBe(false);
+    expect(after.headers.some((h) => h.text.startsWith('固件版本'))).toBe(true);
+    await page.getByTestId('column-chooser-button').filter({ visible: true }).click();
+    await page.getByTestId('column-chooser').filter({ visible: true }).getByRole('button', { name: '恢复默认' }).click();
+    await expect.poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('电量'))).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+
+    for (const lang of ['zh', 'en'] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const other = await newPage(browser, { lang, width: 1440, height: 900 });
+        if (scheme === 'dark') {
+          await other.context.addInitScript(() => {
+            if (!localStorage.getItem('admin-plus-layout')) localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+          });
+        }
+        await signIn(other.page);
+        for (const [width, height] of [[1440, 900], [375, 780]] as const) {
+          await other.page.setViewportSize({ width, height });
+          await other.page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
+          if (width === 1440) {
+            const l = await tableLayout(other.page);
+            expect(l.scrolls, `${lang} ${scheme}`).toBe(false);
+            for (const title of Object.values(HEADERS[lang])) expect(l.titles.some((h) => h.startsWith(title)), title).toBe(true);
+          }
+          await settle(other.page);
+          await shot(other.page, `device-list-${width}-${lang}-${scheme}`);
+        }
+        expect(other.errors).toEqual([]);
+        await other.context.close();
+      }
+    }
+  });
+});
