@@ -201,3 +201,82 @@ describe('the device list', () => {
     }
   });
 });
+
+/** The smallest patch of the legend's online colour on the map canvas: a single device's dot (bubbles are bigger). */
+async function onlineDot(page: Page): Promise<{ x: number; y: number; size: number } | null> {
+  return page.evaluate(() => {
+    const legend = document.querySelector<HTMLElement>('[data-legend="online"]');
+    const rgb = legend ? getComputedStyle(legend).backgroundColor.match(/\d+/g)!.map(Number) : null;
+    if (!rgb) return null;
+    // the dots are drawn on a layer (canvas) of their own, above the map's
+    let best: { x: number; y: number; n: number; canvas: HTMLCanvasElement } | null = null;
+    for (const canvas of document.querySelectorAll<HTMLCanvasElement>('[data-testid="device-map"] canvas')) {
+      const { width, height } = canvas;
+      if (!width || !height) continue;
+      const px = canvas.getContext('2d')!.getImageData(0, 0, width, height).data;
+      const match = (i: number) => Math.abs(px[i * 4] - rgb[0]) < 12 && Math.abs(px[i * 4 + 1] - rgb[1]) < 12 && Math.abs(px[i * 4 + 2] - rgb[2]) < 12 && px[i * 4 + 3] > 200;
+      const seen = new Uint8Array(width * height);
+      for (let start = 0; start < width * height; start++) {
+        if (seen[start] || !match(start)) continue;
+        seen[start] = 1;
+        const queue = [start];
+        let [sx, sy, n] = [0, 0, 0];
+        while (queue.length) {
+          const i = queue.pop()!;
+          const x = i % width;
+          sx += x;
+          sy += (i - x) / width;
+          n++;
+          for (const j of [x > 0 ? i - 1 : -1, x < width - 1 ? i + 1 : -1, i - width, i + width]) {
+            if (j >= 0 && j < width * height && !seen[j] && match(j)) {
+              seen[j] = 1;
+              queue.push(j);
+            }
+          }
+        }
+        // specks of anti-aliasing apart
+        if (n > 4 && (!best || n < best.n)) best = { x: sx / n, y: sy / n, n, canvas };
+      }
+    }
+    if (!best) return null;
+    const rect = best.canvas.getBoundingClientRect();
+    const scale = best.canvas.width / rect.width;
+    return { x: rect.left + best.x / scale, y: rect.top + best.y / scale, size: (2 * Math.sqrt(best.n / Math.PI)) / scale };
+  });
+}
+
+/** Painted pixels in the bottom-right corner of the map's drawn area, where the South China Sea inset goes. */
+const insetPixels = (page: Page) =>
+  page.evaluate(() => {
+    const canvas = [...document.querySelectorAll<HTMLCanvasElement>('[data-testid="device-map"] canvas')].find((c) => c.width > 0)!;
+    const { width, height } = canvas;
+    const px = canvas.getContext('2d')!.getImageData(0, 0, width, height).data;
+    let [x0, y0, x1, y1] = [width, height, 0, 0];
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (px[(y * width + x) * 4 + 3] > 0) [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+    let n = 0;
+    for (let y = Math.round(y1 - (y1 - y0) * 0.25); y <= y1; y++) for (let x = Math.round(x1 - (x1 - x0) * 0.1); x <= x1; x++) if (px[(y * width + x) * 4 + 3] > 0) n++;
+    return n;
+  });
+
+describe('the device map', () => {
+  it('names a device when its dot is hovered, and shows the South China Sea inset', { timeout: 120_000 }, async () => {
+    const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1440, height: 900 });
+    await signIn(page);
+    await page.goto(`${server('plain').url}/#/device/map`);
+    await page.locator('[data-testid="device-map"] canvas').first().waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid="map-located"]').filter({ hasText: '已定位 5 台' }).waitFor({ timeout: 15_000 });
+    await settle(page);
+    expect(await insetPixels(page)).toBeGreaterThan(200);
+    await shot(page, 'device-map-zh-1440');
+    const dot = await onlineDot(page);
+    expect(dot).not.toBeNull();
+    // about 12 px across with its outline: big enough to point at
+    expect(dot!.size).toBeGreaterThanOrEqual(9);
+    await page.mouse.move(dot!.x, dot!.y);
+    const tooltip = page.locator('div').filter({ hasText: /^门店打印机\d/ }).filter({ visible: true });
+    await expect.poll(() => tooltip.last().textContent(), { timeout: 10_000 }).toMatch(/门店打印机\d · 在线SCR/);
+    await shot(page, 'device-map-tooltip-zh');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
