@@ -101,7 +101,7 @@ export default function DeviceMapPage() {
           id: 'devices',
           type: 'scatter',
           coordinateSystem: 'geo',
-          symbolSize: 12,
+          symbolSize: 14,
           cursor: 'pointer',
           tooltip: { show: true },
           itemStyle: { borderColor: c.containerBg, borderWidth: 1.5 },
