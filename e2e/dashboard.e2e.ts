@@ -107,6 +107,11 @@ describe('the home dashboard', () => {
     db = createDb(s.databaseUrl, 2);
     const specs: DeviceSpec[] = makeSpecs(4, { seed: Date.now() % 100_000, prefix: uniqueName('DASH').toUpperCase() });
     await registerInDb(db, specs);
+    // Three of them power on before they are bound (the simulator speaks the real device protocol): bound while online.
+    fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 3), heartbeatS: 30 });
+    await expect
+      .poll(async () => (await query<{ n: number }>(s.databaseUrl, `SELECT count(*)::int AS n FROM devices WHERE status = 'online' AND sn = ANY($1)`, [specs.map((x) => x.sn)]))[0].n, { timeout: 30_000 })
+      .toBe(3);
     const shop = await api<{ id: number }>('POST', '/device/group/add', { name: '一号门店' });
     const ids: number[] = [];
     for (const [i, spec] of specs.entries()) {
@@ -119,8 +124,7 @@ describe('the home dashboard', () => {
     await query(s.databaseUrl, `UPDATE sims SET plan_total_mb = 40 WHERE iccid = $1`, [specs[2].iccid]);
     expect((await query<{ state: string }>(s.databaseUrl, 'SELECT state FROM sims WHERE iccid = $1', [specs[2].iccid]))[0].state).toBe('low');
 
-    // Three of them power on (the simulator speaks the real device protocol); one runs out of paper.
-    fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 3), heartbeatS: 30 });
+    // One runs out of paper.
     fleet.get(specs[1].sn).runOutOfPaper();
     // A reboot for the offline one waits in the queue: the one task of today.
     await api('POST', '/device/command', { deviceIds: [ids[3]], type: 'reboot' });
@@ -132,11 +136,13 @@ describe('the home dashboard', () => {
 
     const overview = page.waitForResponse((r) => r.url().includes('/apiAdmin/dashboard/overview') && r.status() === 200);
     await openDashboard(page, s);
-    const shown = ((await (await overview).json()) as { data: { cards: { dataUsedMonthMb: number } } }).data;
+    const shown = ((await (await overview).json()) as { data: { cards: { dataUsedMonthMb: number }; trend: { points: Array<{ online: number }> } } }).data;
 
     await expect.poll(() => statistic(page, 'devices').textContent()).toBe('4');
     expect(await statistic(page, 'online').textContent()).toBe('3');
     expect(await card(page, 'online').getByText('在线率 75%').count()).toBe(1);
+    // the trend the page draws agrees with the card: the three were online when bound, and its latest point counts them
+    expect(shown.trend.points.at(-1)?.online).toBe(3);
     expect(await statistic(page, 'tasksToday').textContent()).toBe('1');
     // the data figure is the server's, in MB or GB
     expect(await statistic(page, 'dataMonth').textContent()).toMatch(shown.cards.dataUsedMonthMb > 0 ? /^[\d.]+ (KB|MB|GB)$/ : /^0 MB$/);

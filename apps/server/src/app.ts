@@ -112,7 +112,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       registerAuth(api, db, tokens);
       const users = new UserService(db, config, tokens, captcha, sms, storage);
       await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL });
-      await api.register(identityRoutes, { identity: new IdentityService(db, storage) });
+      await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
       await api.register(menuRoutes, { db });
       await api.register(systemRoutes);
       await api.register(noticeRoutes, { db });

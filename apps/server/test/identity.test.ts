@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEvents } from './device-helpers.ts';
 import { ADMIN_PASSWORD, JPEG_1x1, PNG_1x1, createHarness, multipart, registerCustomer, uploadImage, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -170,5 +171,33 @@ describe('identity authentication', () => {
     expect(r.statusCode).toBe(404);
     const noReason = await h.call({ method: 'POST', url: '/apiAdmin/system/identity/reject', token: staff, payload: { id: 1 } });
     expect(noReason.body_.data.fields[0].field).toBe('reason');
+  });
+});
+
+describe('live identity events', () => {
+  it('tell staff consoles of a submission, a rejection and an approval; never the customers', async () => {
+    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const c = await registerCustomer(h, 'individual');
+    const other = await registerCustomer(h, 'individual');
+    const [staffEv, customerEv] = [await openEvents(h, base, staff), await openEvents(h, base, other.token)];
+    try {
+      const front = await uploadImage(h, c.token, 'front.png');
+      const back = await uploadImage(h, c.token, 'back.png');
+      const submit = { type: 'individual', realName: '李四', idNumber: ID_NUMBER, idFrontKey: front, idBackKey: back };
+      expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/authenticate', token: c.token, payload: submit })).statusCode).toBe(200);
+      const waiting = await staffEv.waitFor('the submission', (e) => e.type === 'identity' && e.data.status === 2);
+      expect(waiting.data).toMatchObject({ tenantId: expect.any(Number), status: 2 });
+      const id = (waiting.data as { id: number }).id;
+      await h.call({ method: 'POST', url: '/apiAdmin/system/identity/reject', token: staff, payload: { id, reason: 'blurred' } });
+      await staffEv.waitFor('the rejection', (e) => e.type === 'identity' && e.data.id === id && e.data.status === 3);
+      await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/authenticate', token: c.token, payload: submit });
+      const again = await staffEv.waitFor('the second submission', (e) => e.type === 'identity' && e.data.id !== id && e.data.status === 2);
+      await h.call({ method: 'POST', url: '/apiAdmin/system/identity/approve', token: staff, payload: { id: again.data.id } });
+      await staffEv.waitFor('the approval', (e) => e.type === 'identity' && e.data.id === again.data.id && e.data.status === 1);
+      expect(customerEv.events.filter((e) => e.type === 'identity')).toEqual([]);
+    } finally {
+      staffEv.close();
+      customerEv.close();
+    }
   });
 });

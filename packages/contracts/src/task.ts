@@ -149,4 +149,13 @@ export const liveTaskEvent = z.object({
 });
 export type LiveTaskEvent = z.infer<typeof liveTaskEvent>;
 
-export type LiveEvent = { type: 'device'; data: LiveDeviceEvent } | { type: 'task'; data: LiveTaskEvent };
+/** `event: identity` — to staff consoles (identity:review): a submission was made, approved or rejected. */
+export const liveIdentityEvent = z.object({
+  id: z.number().int(),
+  tenantId: z.number().int(),
+  /** The submission's status after the change (AUTH_STATUS: 2 waiting, 1 approved, 3 rejected). */
+  status: z.number().int(),
+});
+export type LiveIdentityEvent = z.infer<typeof liveIdentityEvent>;
+
+export type LiveEvent = { type: 'device'; data: LiveDeviceEvent } | { type: 'task'; data: LiveTaskEvent } | { type: 'identity'; data: LiveIdentityEvent };

@@ -418,8 +418,11 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
       let id = 0;
       let behind = false;
       const write = (type: string, data: unknown) => res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      // identity events (published to the platform tenant) only for staff who review them
+      let seesIdentity = hasPermission(user, PERMISSIONS.identityReview);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
         if (e.type === 'task' && !seesTasks) return;
+        if (e.type === 'identity' && !seesIdentity) return;
         // a console that does not read (a stalled link) is not buffered for without end: its events are skipped
         // (their numbers too) and it is told to resync once it reads again
         if (res.writableLength > SSE_BUFFER_MAX) {
@@ -441,6 +444,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         loadAuthUser(db, user.id, user.tenantId, user.sessionId).then((u) => {
           if (!hasPermission(u, PERMISSIONS.deviceView)) return end();
           seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
+          seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
         }, () => end());
       }, KEEPALIVE_MS);
       const end = () => {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import type { LiveDeviceEvent, LiveEvent, LiveTaskEvent } from '@cpc/contracts';
+import type { LiveDeviceEvent, LiveEvent, LiveIdentityEvent, LiveTaskEvent } from '@cpc/contracts';
 import { BASE_URL } from '../config/settings';
 import { post } from './request';
 import { getToken, onSessionReset } from './session';
@@ -44,7 +44,7 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task'] as const;
+const EVENT_TYPES = ['device', 'task', 'identity'] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -186,7 +186,7 @@ onSessionReset(() => liveEvents.reset());
  * events were lost while it stayed open.
  */
 export function useLiveEvents(
-  handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; onOpen?: () => void; onGap?: () => void },
+  handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; identity?: (e: LiveIdentityEvent) => void; onOpen?: () => void; onGap?: () => void },
   enabled = true,
 ): void {
   const latest = useRef(handlers);
@@ -194,7 +194,11 @@ export function useLiveEvents(
   useEffect(() => {
     if (!enabled) return;
     return liveEvents.subscribe({
-      onEvent: (e) => (e.type === 'device' ? latest.current.device?.(e.data) : latest.current.task?.(e.data)),
+      onEvent: (e) => {
+        if (e.type === 'device') latest.current.device?.(e.data);
+        else if (e.type === 'task') latest.current.task?.(e.data);
+        else latest.current.identity?.(e.data);
+      },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),
     });

@@ -118,10 +118,13 @@ export class DashboardService {
       select b.local_b::text, b.b_start, p.peak, p.last_n, coalesce(k.n, 0) as tasks
       from buckets b left join per_bucket p using (local_b) left join tasks k using (local_b)
       order by b.local_b`.execute(this.db);
+    const live = await user.scope.selectFrom('devices').select(sql<number>`count(*) filter (where devices.status = 'online')`.as('n')).executeTakeFirstOrThrow();
     // A bucket without changes keeps the count the previous bucket ended with.
     let carried = 0;
-    const points = rows.map((r) => {
-      const online = Math.max(carried, Number(r.peak ?? 0));
+    const points = rows.map((r, i) => {
+      let online = Math.max(carried, Number(r.peak ?? 0));
+      // the bucket under way includes now: never fewer than the online card, whatever history is missing
+      if (i === rows.length - 1) online = Math.max(online, Number(live.n));
       if (r.last_n !== null) carried = Number(r.last_n);
       return { at: new Date(r.b_start).toISOString(), online, tasks: Number(r.tasks) };
     });

@@ -317,9 +317,12 @@ export class DeviceService {
         .set({ tenant_id: user.tenantId, bound_at: new Date(), name: body.name ?? '', remark: '', group_id: body.groupId ?? null })
         .where('id', '=', device.id)
         .where('tenant_id', 'is', null)
+        .returning('status')
         .executeTakeFirst();
       // Someone else bound it between the check and now.
-      if (Number(res.numUpdatedRows) !== 1) throw badRequest('sn', 'device is bound to another account');
+      if (!res) throw badRequest('sn', 'device is bound to another account');
+      // Already online: the account's history starts with it online, or its online trend misses it until a reconnect.
+      if (res.status === 'online') await trx.insertInto('device_status_log').values({ device_id: device.id, tenant_id: user.tenantId, status: 'online', reason: 'bound' }).execute();
       if (device.iccid) await trx.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
     });
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'ok', subject, resource: 'device', resourceId: device.id });
@@ -336,8 +339,10 @@ export class DeviceService {
     const bindKey = newBindKey();
     const { sn, canceled } = await this.db.transaction().execute(async (trx) => {
       const scope = new TenantScope(trx, user.tenantId);
-      const d = await scope.selectFrom('devices').select(['devices.id', 'devices.sn', 'devices.iccid']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
+      const d = await scope.selectFrom('devices').select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
       if (!d) throw notFound('device');
+      // It leaves the account online: close its online span there, or the account's trend counts it for the rest of the window.
+      if (d.status === 'online') await trx.insertInto('device_status_log').values({ device_id: id, tenant_id: user.tenantId, status: 'offline', reason: 'unbound' }).execute();
       await scope
         .updateTable('devices')
         .set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null, bind_key_hash: sha256(bindKey) })

@@ -7,6 +7,7 @@ import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { audit } from '../../lib/audit.ts';
+import type { LiveEvents } from '../../plugins/live-events.ts';
 
 type Row = Selectable<IdentitySubmissionsTable> & { username: string; mobile: string | null };
 
@@ -15,7 +16,15 @@ export class IdentityService {
   constructor(
     private db: Db,
     private storage: ObjectStorage,
+    private events?: LiveEvents,
   ) {}
+
+  /** Staff consoles live in the platform tenant: its review queue changes when a customer submits or staff decide. */
+  private async notifyStaff(data: { id: number; tenantId: number; status: number }): Promise<void> {
+    if (!this.events) return;
+    const platforms = await this.db.selectFrom('tenants').select('id').where('kind', '=', 'platform').execute();
+    for (const p of platforms) this.events.publish(p.id, { type: 'identity', data });
+  }
 
   private view(r: Row): IdentityView {
     const keys = { idFront: r.id_front_key, idBack: r.id_back_key, licence: r.licence_key };
@@ -61,11 +70,11 @@ export class IdentityService {
       const owned = await user.scope.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
       if (!owned) throw badRequest(field, 'upload the image first');
     }
-    await this.db.transaction().execute(async (trx) => {
+    const submissionId = await this.db.transaction().execute(async (trx) => {
       const tenant = await trx.selectFrom('tenants').select('auth_status').where('id', '=', user.tenantId).forUpdate().executeTakeFirstOrThrow();
       if (tenant.auth_status === AUTH_STATUS.waiting) throw new AppError(400, 'the identity authentication is already waiting for review');
       if (tenant.auth_status === AUTH_STATUS.authenticated) throw new AppError(400, 'the identity is already authenticated');
-      await trx
+      const inserted = await trx
         .insertInto('identity_submissions')
         .values({
           tenant_id: user.tenantId,
@@ -84,9 +93,12 @@ export class IdentityService {
           reviewed_by: null,
           reviewed_at: null,
         })
-        .execute();
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await trx.updateTable('tenants').set({ auth_status: AUTH_STATUS.waiting }).where('id', '=', user.tenantId).execute();
+      return inserted.id;
     });
+    await this.notifyStaff({ id: submissionId, tenantId: user.tenantId, status: AUTH_STATUS.waiting });
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'identity.submit', result: 'ok', resource: 'tenant', resourceId: user.tenantId });
     return this.state({ ...user, authStatus: AUTH_STATUS.waiting });
   }
@@ -110,7 +122,7 @@ export class IdentityService {
   }
 
   async review(staff: AuthUser, id: number, decision: 'approve' | 'reject', reason: string | null, ip: string): Promise<IdentityView> {
-    await this.db.transaction().execute(async (trx) => {
+    const decided = await this.db.transaction().execute(async (trx) => {
       const s = await trx.selectFrom('identity_submissions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!s) throw notFound('identity submission');
       if (s.status !== AUTH_STATUS.waiting) throw new AppError(400, 'only a submission waiting for review can be reviewed');
@@ -132,7 +144,9 @@ export class IdentityService {
           read_at: null,
         })
         .execute();
+      return { id, tenantId: s.tenant_id, status };
     });
+    await this.notifyStaff(decided);
     await audit(this.db, { tenantId: staff.tenantId, userId: staff.id, ip, action: `identity.${decision}`, result: 'ok', resource: 'identity_submission', resourceId: id });
     const row = await this.base().where('s.id', '=', id).executeTakeFirstOrThrow();
     return this.view(row);

@@ -4,6 +4,7 @@ export default {
     device: {
       status: { online: '在线', offline: '离线' },
       paper: { ok: '正常', out: '缺纸', 'cover-open': '纸仓盖打开', overheat: '打印头过热' },
+      paperShort: { ok: '正常', out: '缺纸', 'cover-open': '开盖', overheat: '过热' },
       simState: { active: '正常', low: '流量不足', suspended: '已停机' },
       kind: { printer: '云打印机', 'android-terminal': '安卓终端' },
       live: { open: '实时', connecting: '连接中', retrying: '重新连接中', idle: '未连接', tip: '设备状态实时推送；连接断开时自动重连' },
@@ -35,6 +36,7 @@ export default {
           lastSeen: '最后通信',
           actions: '操作',
         },
+        chooser: { title: '显示的列', reset: '恢复默认' },
         filter: {
           status: '状态',
           allStatus: '全部状态',
@@ -265,6 +267,7 @@ export default {
           empty: '暂无状态变化',
           reason: {
             hello: '设备上线',
+            bound: '绑定时在线',
             lost: '连接丢失',
             disconnect: '断开连接',
             reboot: '重启',
@@ -332,6 +335,7 @@ export default {
     device: {
       status: { online: 'Online', offline: 'Offline' },
       paper: { ok: 'OK', out: 'Out of paper', 'cover-open': 'Cover open', overheat: 'Overheated' },
+      paperShort: { ok: 'OK', out: 'Out', 'cover-open': 'Cover', overheat: 'Hot' },
       simState: { active: 'Active', low: 'Low data', suspended: 'Suspended' },
       kind: { printer: 'Cloud printer', 'android-terminal': 'Android terminal' },
       live: { open: 'Live', connecting: 'Connecting', retrying: 'Reconnecting', idle: 'Not connected', tip: 'Device states arrive live; the connection comes back by itself when it drops' },
@@ -363,6 +367,7 @@ export default {
           lastSeen: 'Last seen',
           actions: 'Actions',
         },
+        chooser: { title: 'Columns shown', reset: 'Back to default' },
         filter: {
           status: 'Status',
           allStatus: 'All states',
@@ -593,6 +598,7 @@ export default {
           empty: 'No status changes yet',
           reason: {
             hello: 'Came online',
+            bound: 'Online when bound',
             lost: 'Connection lost',
             disconnect: 'Disconnected',
             reboot: 'Reboot',

@@ -4,12 +4,11 @@ import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import ReactEChartsCore from 'echarts-for-react/esm/core';
 import type { CSSProperties, Ref } from 'react';
-import { CHINA_MAP, chinaMapLoaded } from './china-map';
+import { FLUID_SIZE } from '@/lib/charts/fluid-size';
+import { registerChinaMap } from '@/lib/charts/china-map';
 
 /** Only what this section draws: the maps (geo, scatter markers) and the telemetry (lines on a grid), on a canvas. */
 echarts.use([GeoComponent, ScatterChart, LineChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
-
-let mapRegistered = false;
 
 export interface EChartCanvasProps {
   option: object;
@@ -26,10 +25,6 @@ export interface EChartCanvasProps {
  * screen: issue 3's page budget). A map chart is drawn once `loadChinaMap` has the provinces.
  */
 export default function EChartCanvas({ chartRef, ...props }: EChartCanvasProps) {
-  const map = chinaMapLoaded();
-  if (map && !mapRegistered) {
-    echarts.registerMap(CHINA_MAP, map.geo as unknown as Parameters<typeof echarts.registerMap>[1]);
-    mapRegistered = true;
-  }
-  return <ReactEChartsCore ref={chartRef} echarts={echarts} {...props} />;
+  registerChinaMap(echarts);
+  return <ReactEChartsCore ref={chartRef} echarts={echarts} opts={FLUID_SIZE} {...props} />;
 }

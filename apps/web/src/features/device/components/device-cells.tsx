@@ -14,10 +14,12 @@ export function StatusBadge({ status }: { status: DeviceStatus }) {
   return <Badge status={status === 'online' ? 'success' : 'default'} text={t(`device.status.${status}`)} data-status={status} />;
 }
 
-export function PaperTag({ paper }: { paper: PaperState }) {
+/** `short`: a word for a narrow column, the full state on hover. */
+export function PaperTag({ paper, short }: { paper: PaperState; short?: boolean }) {
   const { t } = useTranslation();
-  if (paper === 'ok') return <Typography.Text type="secondary">{t('device.paper.ok')}</Typography.Text>;
-  return <Tag color={paper === 'out' ? 'error' : 'warning'}>{t(`device.paper.${paper}`)}</Tag>;
+  const label = t(`device.${short ? 'paperShort' : 'paper'}.${paper}`);
+  const tag = paper === 'ok' ? <Typography.Text type="secondary">{label}</Typography.Text> : <Tag color={paper === 'out' ? 'error' : 'warning'} style={{ marginInlineEnd: 0 }}>{label}</Tag>;
+  return short && paper !== 'ok' ? <Tooltip title={t(`device.paper.${paper}`)}>{tag}</Tooltip> : tag;
 }
 
 /** Battery as a bar and its percentage: red under 20 %, orange under 50 %. */

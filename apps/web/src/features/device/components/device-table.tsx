@@ -1,4 +1,4 @@
-import { DeleteOutlined, DragOutlined, EditOutlined, MoreOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
+import { DeleteOutlined, DragOutlined, EditOutlined, FileSearchOutlined, MoreOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
 import { Button, Dropdown, Flex, Grid, Space, Table, Tooltip, Typography, type MenuProps, type TableProps } from 'antd';
 import type { SortOrder } from 'antd/es/table/interface';
 import type { HTMLAttributes, ReactNode } from 'react';
@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { DeviceSort } from '@cpc/contracts/device-constants';
 import type { DeviceListItem } from '@cpc/contracts/device';
+import { OPTIONAL_COLUMNS, type OptionalColumn } from '../hooks/use-device-columns';
 import { PAGE_SIZES } from '../utils/list-query';
 import { BatteryCell, DataLeftCell, PaperTag, SeenAt, SignalCell, StatusBadge } from './device-cells';
 
@@ -29,6 +30,8 @@ interface DeviceTableProps {
   now: number;
   scrollY?: number;
   selected: number[];
+  /** The optional columns on show (the user's choice, or the priorities for the width). */
+  visible: Set<OptionalColumn>;
   allowed: DeviceAllowed;
   empty: ReactNode;
   onSelect: (ids: number[], rows: DeviceListItem[]) => void;
@@ -44,7 +47,7 @@ const SORT_OF_COLUMN: Record<string, DeviceSort> = { device: 'name', battery: 'b
 
 /** The fleet: one row per device with its live values, sorted and paged by the server. */
 export function DeviceTable(props: DeviceTableProps) {
-  const { data, total, pageNo, pageSize, loading, sort, order, now, scrollY, selected, allowed, empty, onSelect, onPageChange, onSortChange, onAction } = props;
+  const { data, total, pageNo, pageSize, loading, sort, order, now, scrollY, selected, visible, allowed, empty, onSelect, onPageChange, onSortChange, onAction } = props;
   const { t } = useTranslation();
   // a phone keeps status, name and actions; the rest is on the detail page
   const compact = !Grid.useBreakpoint().md;
@@ -68,11 +71,11 @@ export function DeviceTable(props: DeviceTableProps) {
     return items;
   };
 
-  const columns: TableProps<DeviceListItem>['columns'] = [
+  const all: NonNullable<TableProps<DeviceListItem>['columns']> = [
     {
       key: 'status',
       title: t('device.list.columns.status'),
-      width: compact ? 76 : 90,
+      width: compact ? 76 : 84,
       fixed: pin ? 'left' : undefined,
       render: (_, r) => <StatusBadge status={r.status} />,
     },
@@ -80,13 +83,13 @@ export function DeviceTable(props: DeviceTableProps) {
       key: 'device',
       title: t('device.list.columns.device'),
       fixed: pin ? 'left' : undefined,
-      width: compact ? undefined : 190,
+      width: compact ? undefined : 160,
       sorter: true,
       sortOrder: sortOrder('device'),
       render: (_, r) => (
         <Flex vertical style={{ minWidth: 0 }}>
           <Link to={detailPath(r.id)} data-testid="device-link">
-            <Typography.Text strong ellipsis style={{ maxWidth: compact ? 150 : 180, color: 'inherit' }}>
+            <Typography.Text strong ellipsis style={{ maxWidth: compact ? 150 : 144, color: 'inherit' }}>
               {r.name || r.sn}
             </Typography.Text>
           </Link>
@@ -98,24 +101,22 @@ export function DeviceTable(props: DeviceTableProps) {
         </Flex>
       ),
     },
-    { key: 'model', title: t('device.list.columns.model'), width: 150, responsive: ['lg'], ellipsis: true, render: (_, r) => r.modelName },
+    { key: 'model', title: t('device.list.columns.model'), width: 150, ellipsis: { showTitle: true }, render: (_, r) => r.modelName },
     {
       key: 'group',
       title: t('device.list.columns.group'),
       width: 120,
-      responsive: ['md'],
-      ellipsis: true,
+      ellipsis: { showTitle: true },
       render: (_, r) => r.groupName ?? <Typography.Text type="secondary">{t('device.ungrouped')}</Typography.Text>,
     },
-    { key: 'paper', title: t('device.list.columns.paper'), width: 110, responsive: ['sm'], render: (_, r) => <PaperTag paper={r.paper} /> },
-    { key: 'battery', title: t('device.list.columns.battery'), width: 100, responsive: ['md'], sorter: true, sortOrder: sortOrder('battery'), render: (_, r) => <BatteryCell value={r.battery} /> },
-    { key: 'signal', title: t('device.list.columns.signal'), width: 90, responsive: ['md'], sorter: true, sortOrder: sortOrder('signal'), render: (_, r) => <SignalCell value={r.signal} /> },
-    { key: 'firmware', title: t('device.list.columns.firmware'), width: 100, responsive: ['xl'], render: (_, r) => r.firmware || none },
+    { key: 'paper', title: t('device.list.columns.paper'), width: 76, render: (_, r) => <PaperTag paper={r.paper} short /> },
+    { key: 'battery', title: t('device.list.columns.battery'), width: 88, sorter: true, sortOrder: sortOrder('battery'), render: (_, r) => <BatteryCell value={r.battery} /> },
+    { key: 'signal', title: t('device.list.columns.signal'), width: 84, sorter: true, sortOrder: sortOrder('signal'), render: (_, r) => <SignalCell value={r.signal} /> },
+    { key: 'firmware', title: t('device.list.columns.firmware'), width: 100, ellipsis: { showTitle: true }, render: (_, r) => r.firmware || none },
     {
       key: 'simLeft',
       title: t('device.list.columns.simLeft'),
-      width: 120,
-      responsive: ['lg'],
+      width: 108,
       sorter: true,
       sortOrder: sortOrder('simLeft'),
       render: (_, r) => <DataLeftCell mb={r.simDataLeftMb} plan={r.simPlanMb} state={r.simState} />,
@@ -123,8 +124,7 @@ export function DeviceTable(props: DeviceTableProps) {
     {
       key: 'lastSeen',
       title: t('device.list.columns.lastSeen'),
-      width: 120,
-      responsive: ['sm'],
+      width: 104,
       sorter: true,
       sortOrder: sortOrder('lastSeen'),
       render: (_, r) => <SeenAt at={r.lastSeenAt} now={now} />,
@@ -133,22 +133,22 @@ export function DeviceTable(props: DeviceTableProps) {
       key: 'actions',
       title: t('device.list.columns.actions'),
       fixed: pin ? 'right' : undefined,
-      width: compact ? 52 : 170,
+      width: compact ? 52 : 100,
       render: (_, r) => {
         const items = menuFor(r);
         return (
           <Space size={0}>
             {!compact && (
-              <Link to={detailPath(r.id)}>
-                <Button type="link" size="small">
-                  {t('device.list.action.detail')}
-                </Button>
-              </Link>
+              <Tooltip title={t('device.list.action.detail')}>
+                <Link to={detailPath(r.id)} aria-label={t('device.list.action.detail')}>
+                  <Button type="link" size="small" icon={<FileSearchOutlined />} tabIndex={-1} />
+                </Link>
+              </Tooltip>
             )}
             {!compact && allowed.reboot && (
-              <Button type="link" size="small" onClick={() => onAction('reboot', r)}>
-                {t('device.list.action.reboot')}
-              </Button>
+              <Tooltip title={t('device.list.action.reboot')}>
+                <Button type="link" size="small" icon={<ReloadOutlined />} aria-label={t('device.list.action.reboot')} onClick={() => onAction('reboot', r)} />
+              </Tooltip>
             )}
             {!!items?.length && (
               <Dropdown trigger={['click']} menu={{ items, onClick: ({ key }) => onAction(key as DeviceAction, r) }}>
@@ -162,6 +162,7 @@ export function DeviceTable(props: DeviceTableProps) {
       },
     },
   ];
+  const columns = all.filter((c) => !(OPTIONAL_COLUMNS as readonly unknown[]).includes(c.key) || visible.has(c.key as OptionalColumn));
 
   return (
     <Table<DeviceListItem>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { DeviceStatus } from '@cpc/contracts/device';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { useChartColors } from '../charts/chart-colors';
-import { CHINA_MAP, useChinaMap } from '../charts/china-map';
+import { CHINA_MAP, useChinaMap } from '@/lib/charts/china-map';
 import { EChart } from './echart';
 import { provinceNameMap } from '../utils/provinces';
 

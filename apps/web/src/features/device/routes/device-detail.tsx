@@ -29,7 +29,7 @@ const TaskTable = lazy(withChunkTimeout(() => import('../components/task-table')
 
 const LIST_PATH = '/device/index';
 const TASK_PAGE_SIZE = 10;
-const REASONS = ['hello', 'lost', 'disconnect', 'reboot', 'shutdown'];
+const REASONS = ['hello', 'bound', 'lost', 'disconnect', 'reboot', 'shutdown'];
 
 const idOf = (v: string | null): number => (v && /^\d{1,15}$/.test(v) ? Number(v) : 0);
 

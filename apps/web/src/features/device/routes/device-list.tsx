@@ -11,12 +11,14 @@ import { usePermission } from '@/lib/session';
 import { useDevices, useModelOptions, useUnbindDevice } from '../api/devices';
 import { BatchListDrawer } from '../components/batch-list-drawer';
 import { BindModal } from '../components/bind-modal';
+import { ColumnChooser } from '../components/column-chooser';
 import { DeviceTable, type DeviceAction } from '../components/device-table';
 import { EditModal } from '../components/edit-modal';
 import { GroupTreePanel } from '../components/group-tree-panel';
 import { LiveIndicator } from '../components/live-indicator';
 import { MoveModal } from '../components/move-modal';
 import { useShowNewBindKeys } from '../components/new-bind-keys';
+import { useDeviceColumns } from '../hooks/use-device-columns';
 import { useDeviceCommand } from '../hooks/use-device-command';
 import { useLiveDevices } from '../hooks/use-live-devices';
 import { useNow } from '../hooks/use-now';
@@ -48,6 +50,7 @@ export default function DeviceListPage() {
   const [batchesOpen, setBatchesOpen] = useState(false);
   const now = useNow();
   const scrollY = useTableHeight(EXTRA_ROWS, MIN_TABLE_HEIGHT);
+  const columns = useDeviceColumns();
 
   const allowed = {
     bind: usePermission(PERMISSIONS.deviceBind),
@@ -237,6 +240,7 @@ export default function DeviceListPage() {
                 <Tooltip title={t('device.list.refresh')}>
                   <Button icon={<ReloadOutlined />} aria-label={t('device.list.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
                 </Tooltip>
+                <ColumnChooser visible={columns.visible} customised={columns.customised} onToggle={columns.toggle} onReset={columns.reset} />
               </Flex>
               {targets.length > 0 && (
                 <Alert
@@ -286,6 +290,7 @@ export default function DeviceListPage() {
                 now={now}
                 scrollY={data.length ? scrollY : undefined}
                 selected={[...selected.keys()]}
+                visible={columns.visible}
                 allowed={{ reboot: allowed.reboot, shutdown: allowed.shutdown, edit: allowed.edit, unbind: allowed.bind }}
                 empty={empty}
                 onSelect={(_ids, rows) => setSelected(new Map(rows.map((r) => [r.id, r])))}

@@ -8,7 +8,7 @@ import type { DeviceStatus, MapDevice } from '@cpc/contracts/device';
 import { useDeviceMap } from '../api/devices';
 import { useGroupTree } from '../api/groups';
 import { tooltipStyle, useChartColors } from '../charts/chart-colors';
-import { CHINA_CENTER, CHINA_MAP, MAX_ZOOM, MIN_ZOOM, escapeHtml, useChinaMap } from '../charts/china-map';
+import { CHINA_CENTER, CHINA_MAP, MAX_ZOOM, MIN_ZOOM, escapeHtml, useChinaMap } from '@/lib/charts/china-map';
 import { detailPath } from '../components/device-table';
 import { EChart } from '../components/echart';
 import { LiveIndicator } from '../components/live-indicator';
@@ -93,6 +93,7 @@ export default function DeviceMapPage() {
         label: { show: view.zoom >= 3, color: c.textSecondary, fontSize: 11, fontFamily: c.fontFamily },
         emphasis: { itemStyle: { areaColor: c.landHover }, label: { show: true, color: c.text } },
         select: { disabled: true },
+        // no tooltip over a province; the series below turn theirs back on (they inherit the geo's setting)
         tooltip: { show: false },
       },
       series: [
@@ -100,8 +101,9 @@ export default function DeviceMapPage() {
           id: 'devices',
           type: 'scatter',
           coordinateSystem: 'geo',
-          symbolSize: 12,
+          symbolSize: 14,
           cursor: 'pointer',
+          tooltip: { show: true },
           itemStyle: { borderColor: c.containerBg, borderWidth: 1.5 },
           emphasis: { scale: 1.4 },
           data: singles.map((d) => ({ ...d, itemStyle: { color: d.status === 'online' ? c.success : c.offline } })),
@@ -112,6 +114,7 @@ export default function DeviceMapPage() {
           type: 'scatter',
           coordinateSystem: 'geo',
           cursor: 'pointer',
+          tooltip: { show: true },
           itemStyle: { borderColor: c.containerBg, borderWidth: 2, opacity: 0.92 },
           label: { show: true, formatter: (p: { data: ClusterDatum }) => String(p.data.count), color: '#fff', fontWeight: 600, fontSize: 12, fontFamily: c.fontFamily },
           emphasis: { scale: 1.1 },

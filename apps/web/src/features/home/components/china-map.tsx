@@ -3,6 +3,7 @@ import { Col, Flex, Progress, Row, Typography } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ProvinceCount } from '@cpc/contracts/device';
+import { CHINA_MAP } from '@/lib/charts/china-map';
 import { mapScale } from '../utils/chart-theme';
 import { escapeHtml, provinceMapData, rankRows } from '../utils/dashboard-data';
 import { Chart, type ChartTheme } from './chart';
@@ -44,7 +45,7 @@ export function ChinaMap({ provinces, loading, chart }: ChinaMapProps) {
       series: [
         {
           type: 'map',
-          map: 'china',
+          map: CHINA_MAP,
           roam: false,
           layoutCenter: ['50%', '56%'],
           layoutSize: '118%',

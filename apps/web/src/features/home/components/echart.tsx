@@ -4,28 +4,13 @@ import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart, PieChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
+import { loadChinaMap, registerChinaMap } from '@/lib/charts/china-map';
+import { FLUID_SIZE } from '@/lib/charts/fluid-size';
 
 // Only what the dashboard draws: this chunk is the charting code the home page waits for.
 echarts.use([BarChart, LineChart, MapChart, PieChart, GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent, CanvasRenderer]);
 
-export const CHINA_MAP = 'china';
-
-let chinaMap: Promise<void> | null = null;
-
-/** The provinces' GeoJSON (≈80 KiB gzip) comes in its own chunk, the first time a map is drawn. */
-function loadChinaMap(): Promise<void> {
-  chinaMap ??= import('@cpc/contracts/geo/provinces').then(
-    ({ CHINA_PROVINCES }) => {
-      echarts.registerMap(CHINA_MAP, CHINA_PROVINCES as unknown as Parameters<typeof echarts.registerMap>[1]);
-    },
-    (error: unknown) => {
-      // a failed download may succeed when the widget is shown again
-      chinaMap = null;
-      throw error;
-    },
-  );
-  return chinaMap;
-}
+const SVG_OPTS = { renderer: 'svg', ...FLUID_SIZE } as const;
 
 export interface EChartProps {
   option: Record<string, unknown>;
@@ -41,7 +26,10 @@ export interface EChartProps {
 
 /** ECharts through the core build (SVG: crisp at any zoom and light on memory). */
 export default function EChart({ option, theme, height, map, loading, onEvents, style, 'aria-label': ariaLabel }: EChartProps) {
-  if (map) use(loadChinaMap());
+  if (map) {
+    use(loadChinaMap());
+    registerChinaMap(echarts);
+  }
   return (
     <div role="img" aria-label={ariaLabel} data-chart={map ? 'map' : 'chart'}>
       <ReactEChartsCore
@@ -52,7 +40,7 @@ export default function EChart({ option, theme, height, map, loading, onEvents, 
         showLoading={loading}
         loadingOption={{ text: '', color: (theme.color as string[] | undefined)?.[0], maskColor: 'rgba(127,127,127,0.08)' }}
         onEvents={onEvents}
-        opts={{ renderer: 'svg' }}
+        opts={SVG_OPTS}
         style={{ height, width: '100%', ...style }}
       />
     </div>

@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { IdentityView, Paged } from '@cpc/contracts';
+import { useLiveEvents } from '@/lib/live-events';
 import { request } from '@/lib/request';
 
 /** Review statuses a staff member filters by (DESIGN §3): 2 waiting, 1 approved, 3 rejected. */
@@ -33,9 +34,18 @@ export const identityListQueryOptions = (params: IdentityListParams) =>
     queryFn: () => getIdentityList(params),
     // keep the current page on screen while the next one loads
     placeholderData: keepPreviousData,
+    // a queue others add to: a staff member coming back to the tab sees what arrived meanwhile
+    refetchOnWindowFocus: 'always',
   });
 
 export const useIdentityList = (params: IdentityListParams) => useQuery(identityListQueryOptions(params));
+
+/** Reads the queue again whenever a submission is made or decided (also by another staff member), and when the stream reopens. */
+export const useLiveIdentityList = () => {
+  const client = useQueryClient();
+  const refetch = () => void client.invalidateQueries({ queryKey: LIST_KEY });
+  useLiveEvents({ identity: refetch, onOpen: refetch, onGap: refetch });
+};
 
 export const useApproveIdentity = () => {
   const client = useQueryClient();

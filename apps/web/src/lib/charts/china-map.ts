@@ -1,7 +1,11 @@
 import { useEffect, useState } from 'react';
+import type * as Echarts from 'echarts/core';
 
-/** Our own name for the map, so it cannot collide with a map another page registers. */
-export const CHINA_MAP = 'cpc-device-china';
+/**
+ * The one map of China of the console (the dashboard's and the device pages'). ECharts adds the South China
+ * Sea islands inset to a map registered under exactly this name, and a map of China is not published without it.
+ */
+export const CHINA_MAP = 'china';
 
 /** Centre of the whole map at zoom 1 (lng, lat), and the range the user may zoom over. */
 export const CHINA_CENTER: [number, number] = [104.5, 36];
@@ -40,6 +44,18 @@ export function loadChinaMap(): Promise<ChinaMapData> {
 
 /** The map's data once `loadChinaMap` has it. */
 export const chinaMapLoaded = (): ChinaMapData | null => loaded;
+
+let registered = false;
+
+/** Registers the map with ECharts once its data is in (every chart chunk shares one `echarts/core`); false before. */
+export function registerChinaMap(echarts: typeof Echarts): boolean {
+  if (!loaded) return false;
+  if (!registered) {
+    echarts.registerMap(CHINA_MAP, loaded.geo as unknown as Parameters<typeof echarts.registerMap>[1]);
+    registered = true;
+  }
+  return true;
+}
 
 /** Whether the map's data is in, and the provinces' label points once it is. */
 export function useChinaMap(): { ready: boolean; failed: boolean; centres: Map<string, [number, number]> | null } {
