@@ -11,6 +11,8 @@ import type { Db } from './db/database.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, ok } from './plugins/errors.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerApiDocs } from './plugins/api-docs.ts';
+import { rateLimits } from './plugins/rate-limit.ts';
+import { securityHeaders } from './plugins/security-headers.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
 import { AccessTokens } from './lib/tokens.ts';
 import { ensureSecret } from './lib/secrets.ts';
@@ -62,7 +64,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
             // Secrets never reach the logs.
             redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-payload-key"]', 'res.headers["set-cookie"]'],
           },
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the configured proxies: `req.ip` is the right-most address in it that
+    // is not one of them (the TCP peer when there are none), for every route, the throttles and the logs
+    trustProxy: config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false } },
     // what Node's parser refuses (a URL or header over its 16 KB, a garbled request line) and what fails before
@@ -80,6 +84,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db, config.CAPTCHA_TTL_S);
   const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
 
+  if (config.OPEN_TRUSTED_PROXIES.length) app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
+  const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
+  await app.register(securityHeaders, { webDist: dist });
+  await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
   await registerApiDocs(app, API_PREFIX);
@@ -95,7 +103,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const prints = new PrintService(db, printContent, { ackTimeoutS: config.PRINT_ACK_TIMEOUT_S, retryBackoffS: config.PRINT_RETRY_BACKOFF_S, maxAttempts: config.PRINT_MAX_ATTEMPTS });
   const webhooks = new WebhookSender(db, queue, { backoffS: config.WEBHOOK_BACKOFF_S, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }, app.log.child({ module: 'webhooks' }));
   prints.webhooks = webhooks;
-  const openAuth = new OpenAuth(db, { clockWindowS: config.OPEN_CLOCK_WINDOW_S, rateLimit: config.OPEN_RATE_LIMIT, trustedProxies: config.OPEN_TRUSTED_PROXIES, consoleSecret: await ensureSecret(db, 'console_test_print_secret') });
+  const openAuth = new OpenAuth(db, { clockWindowS: config.OPEN_CLOCK_WINDOW_S, rateLimit: config.OPEN_RATE_LIMIT, consoleSecret: await ensureSecret(db, 'console_test_print_secret') });
   const requestLog = new RequestLog(db, { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS }, app.log.child({ module: 'open-api' }));
   await app.register(jobQueue, { queue });
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
@@ -111,7 +119,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     async (api) => {
       registerAuth(api, db, tokens);
       const users = new UserService(db, config, tokens, captcha, sms, storage);
-      await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL });
+      await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL, limits: { captcha: config.RATE_LIMIT_CAPTCHA, sms: config.RATE_LIMIT_SMS, register: config.RATE_LIMIT_REGISTER } });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
       await api.register(menuRoutes, { db });
       await api.register(systemRoutes);
@@ -131,7 +139,6 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     { prefix: API_PREFIX },
   );
 
-  const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
   if (fs.existsSync(path.join(dist, 'index.html'))) {
     // preCompressed: the web build writes .br / .gz beside its scripts and styles (apps/web/vite.config.ts).
     // Cache headers are set here alone (send's maxAge would overwrite them): index.html is revalidated on every

@@ -15,6 +15,28 @@ function decodableCredentials(url: string): boolean {
   }
 }
 
+const proxyList = z
+  .string()
+  .default('')
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .refine((a) => a.every(isIpOrCidr), 'must be IP addresses or CIDR blocks, comma-separated');
+
+/** A rate limit: at most `max` requests per client address in `windowS` seconds, written `max/windowS`. */
+export interface RateLimit {
+  max: number;
+  windowS: number;
+}
+const rateLimit = (byDefault: string) =>
+  z
+    .string()
+    .regex(/^\s*\d{1,9}\s*\/\s*\d{1,7}\s*$/, 'must be requests/seconds, e.g. 30/60')
+    .default(byDefault)
+    .transform((s): RateLimit => {
+      const [max, windowS] = s.split('/').map((x) => Number(x.trim()));
+      return { max, windowS };
+    })
+    .refine((r) => r.max >= 1 && r.windowS >= 1, 'must be at least 1 request in at least 1 second');
+
 /** Configuration is read and validated once, at start; every bad value is named. */
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -35,6 +57,17 @@ const schema = z.object({
   LOGIN_MAX_FAILS_ACCOUNT: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILS_IP: z.coerce.number().int().min(1).default(20),
   LOGIN_FAIL_WINDOW: z.coerce.number().int().min(1).default(900),
+  /**
+   * Proxies (addresses or CIDR blocks, comma-separated) whose X-Forwarded-For (and -Proto, -Host) is believed,
+   * for the whole server: the client address is the right-most one in the header that is not a trusted proxy.
+   * Default none: the TCP peer is the client, whatever headers it sends.
+   */
+  TRUSTED_PROXIES: proxyList,
+  /** Per client address limits, `requests/seconds`: captchas, SMS codes, registrations, calls to no route (404). */
+  RATE_LIMIT_CAPTCHA: rateLimit('30/60'),
+  RATE_LIMIT_SMS: rateLimit('10/3600'),
+  RATE_LIMIT_REGISTER: rateLimit('10/3600'),
+  RATE_LIMIT_NOT_FOUND: rateLimit('60/60'),
   WEB_DIST: z.string().optional(),
   /** The embedded device broker (Aedes): its MQTT port (0 picks a free one) and address (default HOST). */
   MQTT_PORT: z.coerce.number().int().min(0).max(65535).default(1883),
@@ -75,12 +108,8 @@ const schema = z.object({
   /** The open API (docs/open-api.md): calls per app key per second, and how far a call's timestamp may be off. */
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(50),
   OPEN_CLOCK_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),
-  /** Proxies (addresses or CIDR blocks, comma-separated) whose X-Forwarded-For names the caller for IP allow-lists. */
-  OPEN_TRUSTED_PROXIES: z
-    .string()
-    .default('')
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
-    .refine((a) => a.every(isIpOrCidr), 'must be IP addresses or CIDR blocks, comma-separated'),
+  /** Deprecated: the open API's own list of proxies, now merged into TRUSTED_PROXIES (the one list of the server). */
+  OPEN_TRUSTED_PROXIES: proxyList,
   /** The request log is written in batches this often, and kept this many days. */
   OPEN_LOG_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   OPEN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
@@ -122,5 +151,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.CAPTCHA_PROVIDER === 'off' && c.NODE_ENV === 'production') {
     throw new Error('Invalid configuration:\n  CAPTCHA_PROVIDER: "off" is for automated tests and is refused when NODE_ENV=production');
   }
-  return { ...c, dataDir: path.resolve(c.DATA_DIR), OUTBOUND_PRIVATE: c.OUTBOUND_PRIVATE ?? (c.NODE_ENV === 'production' ? 'deny' : 'allow') };
+  return {
+    ...c,
+    dataDir: path.resolve(c.DATA_DIR),
+    OUTBOUND_PRIVATE: c.OUTBOUND_PRIVATE ?? (c.NODE_ENV === 'production' ? 'deny' : 'allow'),
+    // the deprecated alias is merged into the one list: the open API now uses the server's client address
+    TRUSTED_PROXIES: [...new Set([...c.TRUSTED_PROXIES, ...c.OPEN_TRUSTED_PROXIES])],
+  };
 }

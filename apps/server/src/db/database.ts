@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006-printing.ts';
 import * as m0007 from './migrations/0007-printing-2.ts';
 import * as m0008 from './migrations/0008-devices-2.ts';
 import * as m0009 from './migrations/0009-device-list.ts';
+import * as m0010 from './migrations/0010-rate-counters.ts';
 
 export type Db = Kysely<Database>;
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0007-printing-2': m0007,
   '0008-devices-2': m0008,
   '0009-device-list': m0009,
+  '0010-rate-counters': m0010,
 };
 
 export function createDb(url: string, max = 20): Db {

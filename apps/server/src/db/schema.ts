@@ -287,6 +287,13 @@ export interface OpenRateTable {
   window_s: number;
   hits: number;
 }
+/** Attempts per bucket and key in a fixed window (lib/counters.ts): logins, lock-screen passwords, rate limits. */
+export interface RateCountersTable {
+  bucket: string;
+  key: string;
+  hits: number;
+  reset_at: Timestamp;
+}
 export interface OpenRequestLogTable {
   id: Generated<number>;
   tenant_id: Id;
@@ -393,6 +400,7 @@ export interface Database {
   app_keys: AppKeysTable;
   open_nonces: OpenNoncesTable;
   open_rate: OpenRateTable;
+  rate_counters: RateCountersTable;
   open_request_log: OpenRequestLogTable;
   app_key_usage: AppKeyUsageTable;
   print_jobs: PrintJobsTable;

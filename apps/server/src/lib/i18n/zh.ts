@@ -49,6 +49,7 @@ export const MESSAGES_ZH: Record<string, string> = {
   'login expired, please log in again': '登录已过期，请重新登录',
   'wrong user name or password': '用户名或密码错误',
   'too many failed logins, try again in {n} minutes': '登录失败次数过多，请 {n} 分钟后再试',
+  'too many requests, try again in {n} seconds': '请求过于频繁，请 {n} 秒后再试',
   'too many wrong passwords: signed out, please log in again': '密码错误次数过多，已退出登录，请重新登录',
   'please enter the correct password': '请输入正确的密码',
   'the old password is wrong': '原密码错误',

@@ -69,8 +69,6 @@ export interface OpenAuthOptions {
   clockWindowS: number;
   /** Calls per key per second, for keys without a limit of their own. */
   rateLimit: number;
-  /** Proxies whose X-Forwarded-For is believed (addresses or CIDR blocks); otherwise the socket's address counts. */
-  trustedProxies: string[];
   /** Signs the marker of the console's own test print (which may come from outside the key's allow-list). */
   consoleSecret: string;
 }
@@ -108,7 +106,6 @@ const allows = (list: net.BlockList, ip: string) => list.check(ip, net.isIPv6(ip
  * its limit) and the nonce is recorded (401 when seen before). A refused call never reaches a handler.
  */
 export class OpenAuth {
-  private proxies: net.BlockList;
   /**
    * Key rows by app id, read at most once a second per node for the checks before the body. Never trusted
    * alone: `verify` reads the row again in its own round trip and, when it changed (a rotation, disabling, a
@@ -120,19 +117,14 @@ export class OpenAuth {
   constructor(
     private db: Db,
     private opts: OpenAuthOptions,
-  ) {
-    this.proxies = blockList(opts.trustedProxies);
-  }
+  ) {}
 
-  /** The caller's address: the socket's, or the last address a trusted proxy put in X-Forwarded-For. */
+  /**
+   * The caller's address: the server's one client address (`req.ip`: the TCP peer, or what a proxy of
+   * TRUSTED_PROXIES says), an IPv4-mapped IPv6 address written as IPv4 for the allow-lists.
+   */
   clientIp(req: FastifyRequest): string {
-    let ip = unmap(req.raw.socket?.remoteAddress ?? req.ip);
-    const xff = req.headers['x-forwarded-for'];
-    if (xff && allows(this.proxies, ip)) {
-      const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',').map((s) => unmap(s.trim())).filter((s) => net.isIP(s));
-      while (hops.length && allows(this.proxies, ip)) ip = hops.pop()!;
-    }
-    return ip;
+    return unmap(req.ip);
   }
 
   testPrintMarker(nonce: string): string {

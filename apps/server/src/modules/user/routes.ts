@@ -24,12 +24,21 @@ import { caller } from '../../plugins/auth.ts';
 import { badRequest, ok } from '../../plugins/errors.ts';
 import type { IssuedSession, UserService } from './service.ts';
 import type { CaptchaProvider } from '../../lib/captcha.ts';
+import type { RateLimit } from '../../config.ts';
+import { perAddress } from '../../plugins/rate-limit.ts';
 
 export const clientOf = (req: FastifyRequest) => ({ ip: req.ip, userAgent: String(req.headers['user-agent'] ?? '') });
 
 const empty = envelopeSchema(z.null());
 
-export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; captcha: CaptchaProvider; refreshTtl: number }> = async (app, { users, captcha, refreshTtl }) => {
+/** Per client address limits of the calls made before signing in (RATE_LIMIT_*). */
+export interface AccountLimits {
+  captcha: RateLimit;
+  sms: RateLimit;
+  register: RateLimit;
+}
+
+export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; captcha: CaptchaProvider; refreshTtl: number; limits: AccountLimits }> = async (app, { users, captcha, refreshTtl, limits }) => {
   const setRefreshCookie = (req: FastifyRequest, reply: FastifyReply, issued: IssuedSession) => {
     reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
       httpOnly: true,
@@ -41,13 +50,13 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; captcha: Ca
     return ok(issued.result);
   };
 
-  app.get('/captcha', { config: { auth: false }, schema: { tags: ['account'], summary: 'A graphic captcha', response: { 200: envelopeSchema(captchaResult) } } }, async () => ok(await captcha.create()));
+  app.get('/captcha', { config: { auth: false, rateLimit: perAddress(limits.captcha) }, schema: { tags: ['account'], summary: 'A graphic captcha', response: { 200: envelopeSchema(captchaResult) } } }, async () => ok(await captcha.create()));
 
-  app.post('/sms/send', { config: { auth: false }, schema: { tags: ['account'], summary: 'Send an SMS verification code', body: smsSendBody, response: { 200: envelopeSchema(smsSendResult) } } }, async (req) =>
+  app.post('/sms/send', { config: { auth: false, rateLimit: perAddress(limits.sms) }, schema: { tags: ['account'], summary: 'Send an SMS verification code', body: smsSendBody, response: { 200: envelopeSchema(smsSendResult) } } }, async (req) =>
     ok(await users.sendSms(req.body, clientOf(req))),
   );
 
-  app.post('/register', { config: { auth: false }, schema: { tags: ['account'], summary: 'Register an individual or enterprise customer', body: registerBody, response: { 200: envelopeSchema(loginResult) } } }, async (req, reply) =>
+  app.post('/register', { config: { auth: false, rateLimit: perAddress(limits.register) }, schema: { tags: ['account'], summary: 'Register an individual or enterprise customer', body: registerBody, response: { 200: envelopeSchema(loginResult) } } }, async (req, reply) =>
     setRefreshCookie(req, reply, await users.register(req.body, clientOf(req))),
   );
 

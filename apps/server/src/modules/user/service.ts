@@ -23,6 +23,7 @@ import type { SmsProvider } from '../../lib/sms.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import { newOpaqueToken, sha256, type AccessTokens } from '../../lib/tokens.ts';
+import { addressKey, hit, unhit, type Hit } from '../../lib/counters.ts';
 
 export interface ClientInfo {
   ip: string;
@@ -73,29 +74,37 @@ export class UserService {
     return { refreshToken, result: { token, status, username: user.username, is_super: user.is_super, expiresIn: this.tokens.ttlSeconds } };
   }
 
-  /** Throttles by account and by client address, counting recent failures in the audit log (shared by every node). */
-  private async checkThrottle(subject: string, ip: string): Promise<void> {
-    const since = new Date(Date.now() - this.config.LOGIN_FAIL_WINDOW * 1000);
-    const row = await this.db
-      .selectFrom('audit_log')
-      .select([
-        sql<number>`count(*) filter (where subject = ${subject})`.as('by_subject'),
-        sql<number>`count(*) filter (where ip = ${ip})`.as('by_ip'),
-      ])
-      .where('action', '=', 'login')
-      .where('result', '=', 'fail')
-      .where('at', '>', since)
-      .where((eb) => eb.or([eb('subject', '=', subject), eb('ip', '=', ip)]))
-      .executeTakeFirstOrThrow();
-    if (Number(row.by_subject) >= this.config.LOGIN_MAX_FAILS_ACCOUNT || Number(row.by_ip) >= this.config.LOGIN_MAX_FAILS_IP) {
-      const minutes = Math.ceil(this.config.LOGIN_FAIL_WINDOW / 60);
-      throw new AppError(429, `too many failed logins, try again in ${minutes} minutes`, null, { 'retry-after': String(this.config.LOGIN_FAIL_WINDOW) });
+  /**
+   * Takes one of the login's attempts before the password is checked: per account (the account the name typed
+   * resolves to, whichever of its names was typed; the name itself when it names no account, so probing unknown
+   * names is limited too) and per client address. Counting and checking are one statement on counters shared by
+   * every node (lib/counters.ts), so of any number of simultaneous attempts at most the limit reach the password
+   * check; an attempt refused here gives its counts back, and so does a successful login (`releaseAttempt`):
+   * the counts are failed and running checks.
+   */
+  private async takeAttempt(account: string, ip: string): Promise<Hit[]> {
+    const windowMs = this.config.LOGIN_FAIL_WINDOW * 1000;
+    const hits = await hit(this.db, windowMs, [
+      { bucket: 'login.account', key: account },
+      { bucket: 'login.ip', key: addressKey(ip) },
+    ]);
+    const [byAccount, byIp] = hits;
+    const over = [byAccount.hits > this.config.LOGIN_MAX_FAILS_ACCOUNT ? byAccount : null, byIp.hits > this.config.LOGIN_MAX_FAILS_IP ? byIp : null].filter((h) => h !== null);
+    if (over.length) {
+      await unhit(this.db, hits);
+      const seconds = Math.max(1, Math.ceil(Math.max(...over.map((h) => h.ttlMs)) / 1000));
+      throw new AppError(429, `too many failed logins, try again in ${Math.ceil(seconds / 60)} minutes`, null, { 'retry-after': String(seconds) });
     }
+    return hits;
+  }
+
+  private releaseAttempt(hits: Hit[]): Promise<void> {
+    return unhit(this.db, hits);
   }
 
   async login(body: LoginBody, client: ClientInfo): Promise<IssuedSession> {
     const subject = body.username.toLowerCase();
-    await this.checkThrottle(subject, client.ip);
+    // the captcha first: tries without a solved one never hold a count, so a flood of them cannot lock an account
     await this.captcha.verify(body.captchaId, body.captcha);
     const user = await this.db
       .selectFrom('users as u')
@@ -103,11 +112,13 @@ export class UserService {
       .select(['u.id', 'u.tenant_id', 'u.username', 'u.is_super', 'u.password_hash', 'u.state', 't.auth_status'])
       .where((eb) => eb.or([eb(sql`lower(u.username)`, '=', subject), eb('u.mobile', '=', body.username)]))
       .executeTakeFirst();
+    const attempt = await this.takeAttempt(user ? `user:${user.id}` : `name:${subject}`, client.ip);
     const good = await verifyPassword(user?.password_hash, body.password);
     if (!user || !good || user.state !== 'active') {
       await audit(this.db, { tenantId: user?.tenant_id, userId: user?.id, ip: client.ip, action: 'login', result: 'fail', subject, details: { reason: !user ? 'unknown account' : !good ? 'wrong password' : 'disabled' } });
       throw new AppError(401, 'wrong user name or password');
     }
+    await this.releaseAttempt(attempt);
     const issued = await this.issue(user, user.auth_status, client);
     await audit(this.db, { tenantId: user.tenant_id, userId: user.id, ip: client.ip, action: 'login', result: 'ok', subject });
     return issued;
@@ -119,16 +130,13 @@ export class UserService {
       const taken = await this.db.selectFrom('users').select('id').where('mobile', '=', body.mobile).executeTakeFirst();
       if (taken) throw badRequest('mobile', 'this mobile number is already registered');
     }
-    const last = await this.db
-      .selectFrom('sms_codes')
-      .select('created_at')
-      .where('mobile', '=', body.mobile)
-      .where('purpose', '=', body.purpose)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const wait = last ? SMS_RESEND_SECONDS - Math.floor((Date.now() - last.created_at.getTime()) / 1000) : 0;
-    if (wait > 0) throw new AppError(429, `verification code can be resent after ${wait} seconds`, { countdown: wait }, { 'retry-after': String(wait) });
+    // one code per number and purpose in the countdown, counted and checked in one step: simultaneous requests
+    // (on any node) send one SMS, not one each
+    const [sent] = await hit(this.db, SMS_RESEND_SECONDS * 1000, [{ bucket: 'sms.resend', key: `${body.purpose}:${body.mobile}` }]);
+    if (sent.hits > 1) {
+      const wait = Math.max(1, Math.ceil(sent.ttlMs / 1000));
+      throw new AppError(429, `verification code can be resent after ${wait} seconds`, { countdown: wait }, { 'retry-after': String(wait) });
+    }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await this.db.insertInto('sms_codes').values({ mobile: body.mobile, purpose: body.purpose, code_hash: sha256(`${body.mobile}:${code}`), expires_at: new Date(Date.now() + SMS_TTL_MS), used_at: null }).execute();
     await this.sms.send({ mobile: body.mobile, template: body.purpose, params: { code }, text: `【云打印】您的验证码是 ${code}，5 分钟内有效。Your cloud printing code is ${code}, valid for 5 minutes.` });
@@ -136,22 +144,24 @@ export class UserService {
     return { countdown: SMS_RESEND_SECONDS };
   }
 
-  /** Consumes the newest code for the number; wrong tries count, and five end it. */
+  /**
+   * Consumes the newest code for the number; every try counts, and five end it. The try is counted before the
+   * code is compared, in the statement that checks the count: simultaneous guesses get five comparisons in all.
+   */
   private async checkSmsCode(mobile: string, purpose: string, code: string): Promise<void> {
     const row = await this.db
-      .selectFrom('sms_codes')
-      .selectAll()
-      .where('mobile', '=', mobile)
-      .where('purpose', '=', purpose)
+      .updateTable('sms_codes')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', (eb) =>
+        eb.selectFrom('sms_codes').select('id').where('mobile', '=', mobile).where('purpose', '=', purpose).where('used_at', 'is', null).orderBy('created_at', 'desc').limit(1),
+      )
       .where('used_at', 'is', null)
-      .orderBy('created_at', 'desc')
-      .limit(1)
+      .where('attempts', '<', SMS_MAX_ATTEMPTS)
+      .where('expires_at', '>', new Date())
+      .returning(['id', 'code_hash'])
       .executeTakeFirst();
-    if (!row || row.expires_at < new Date() || row.attempts >= SMS_MAX_ATTEMPTS) throw badRequest('smsCode', 'verification code expired, please get a new one');
-    if (row.code_hash !== sha256(`${mobile}:${code}`)) {
-      await this.db.updateTable('sms_codes').set({ attempts: row.attempts + 1 }).where('id', '=', row.id).execute();
-      throw badRequest('smsCode', 'verification code is wrong');
-    }
+    if (!row) throw badRequest('smsCode', 'verification code expired, please get a new one');
+    if (row.code_hash !== sha256(`${mobile}:${code}`)) throw badRequest('smsCode', 'verification code is wrong');
     const used = await this.db.updateTable('sms_codes').set({ used_at: new Date() }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) throw badRequest('smsCode', 'verification code expired, please get a new one');
   }
@@ -255,36 +265,28 @@ export class UserService {
   }
 
   /**
-   * Checks the signed-in user's own password (the lock screen, a password change). Wrong answers count like
-   * failed logins: at LOGIN_MAX_FAILS_ACCOUNT within the window (and this session) the session ends, so a stolen
-   * session cannot be used to guess the password; the user signs in again, behind the login's captcha and
-   * throttling.
+   * Checks the signed-in user's own password (the lock screen, a password change). Wrong answers are counted
+   * per session: at LOGIN_MAX_FAILS_ACCOUNT within the window the session ends, so a stolen session cannot be
+   * used to guess the password; the user signs in again, behind the login's captcha and throttling, and the new
+   * session has its own count. As at the login, the try is counted before the password is checked, in the
+   * statement that checks the count, and a right password takes its count back: however many tries come at
+   * once, on however many nodes, at most the limit of them are checked.
    */
   async checkPassword(user: AuthUser, password: string, client: ClientInfo, field: 'password' | 'oldPassword' = 'password'): Promise<void> {
-    const since = new Date(Date.now() - this.config.LOGIN_FAIL_WINDOW * 1000);
-    const fails = async () =>
-      Number(
-        (
-          await this.db
-            .selectFrom('audit_log')
-            .select(sql<number>`count(*)`.as('n'))
-            .where('user_id', '=', user.id)
-            .where('action', '=', 'password.check')
-            .where('result', '=', 'fail')
-            // counted within this session: a new one comes only through a full login, with its own throttling
-            .where('at', '>', sql<Date>`greatest(${since}::timestamptz, (SELECT created_at FROM sessions WHERE id = ${user.sessionId}))`)
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const limit = this.config.LOGIN_MAX_FAILS_ACCOUNT;
     const signOut = async () => {
       await this.db.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: 'too many wrong passwords' }).where('id', '=', user.sessionId).execute();
       return new AppError(401, 'too many wrong passwords: signed out, please log in again');
     };
-    if ((await fails()) >= this.config.LOGIN_MAX_FAILS_ACCOUNT) throw await signOut();
+    const attempt = await hit(this.db, this.config.LOGIN_FAIL_WINDOW * 1000, [{ bucket: 'password.session', key: user.sessionId }]);
+    if (attempt[0].hits > limit) throw await signOut();
     const row = await user.scope.selectFrom('users').select('password_hash').where('users.id', '=', user.id).executeTakeFirstOrThrow();
-    if (await verifyPassword(row.password_hash, password)) return;
+    if (await verifyPassword(row.password_hash, password)) {
+      await unhit(this.db, attempt);
+      return;
+    }
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.check', result: 'fail', subject: user.username.toLowerCase() });
-    const left = this.config.LOGIN_MAX_FAILS_ACCOUNT - (await fails());
+    const left = limit - attempt[0].hits;
     if (left <= 0) throw await signOut();
     const message = field === 'password' ? 'please enter the correct password' : 'the old password is wrong';
     throw new AppError(400, `${field}: ${message}`, { fields: [{ field, message }], attemptsLeft: left });

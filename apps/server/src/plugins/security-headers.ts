@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import helmet from '@fastify/helmet';
+
+/** The CSP source of every inline `<script>` of a page (`'sha256-…'`): each may run, and nothing else inline. */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
+  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    if (/\bsrc\s*=/i.test(m[1]) || !m[2].trim()) continue;
+    hashes.push(`'sha256-${createHash('sha256').update(m[2], 'utf8').digest('base64')}'`);
+  }
+  return [...new Set(hashes)];
+}
+
+/**
+ * The Content-Security-Policy of every answer: the console (a Vite-built SPA served from `webDist`), the Swagger
+ * UI at /apiAdmin/docs and the JSON calls all work under it.
+ * - scripts: the server's own files, and the inline scripts of the console's index.html by their hash (read at
+ *   start; the old-browser notice), nothing else inline, no eval;
+ * - styles: the server's own and inline: antd's CSS-in-JS writes <style> elements, Swagger UI and the old-browser
+ *   notice write style attributes;
+ * - images: the server's own (avatars and identity images are signed same-origin links), data: (the captcha,
+ *   icons) and blob: (a picked image's preview), and https: for pictures in notices (the notice sanitizer lets
+ *   http(s) images through);
+ * - connections (fetch, server-sent events): the server's own; workers: own and blob:;
+ * - no plugins, no <base> elsewhere, forms post home, the console is framed by its own pages only.
+ * There is no upgrade-insecure-requests: a server on plain HTTP (a LAN) would have its own assets asked over
+ * HTTPS and load nothing.
+ */
+export function contentSecurityPolicy(webDist: string | undefined): Record<string, string[]> {
+  const index = webDist ? path.join(webDist, 'index.html') : undefined;
+  const scriptHashes = index && fs.existsSync(index) ? inlineScriptHashes(fs.readFileSync(index, 'utf8')) : [];
+  return {
+    'default-src': ["'self'"],
+    'base-uri': ["'self'"],
+    'script-src': ["'self'", ...scriptHashes],
+    'script-src-attr': ["'none'"],
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'data:', 'blob:', 'https:'],
+    'font-src': ["'self'", 'data:'],
+    'connect-src': ["'self'"],
+    'worker-src': ["'self'", 'blob:'],
+    'manifest-src': ["'self'"],
+    'object-src': ["'none'"],
+    'form-action': ["'self'"],
+    'frame-ancestors': ["'self'"],
+  };
+}
+
+/** The standard security headers on every answer (helmet), with the policy above. */
+export const securityHeaders = fp(
+  async (app: FastifyInstance, opts: { webDist: string | undefined }) => {
+    await app.register(helmet, {
+      global: true,
+      contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(opts.webDist) },
+      // the default (a year, subdomains too) once the console is reached over HTTPS; browsers ignore it over HTTP
+      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+    });
+  },
+  { name: 'cpc-security-headers' },
+);
