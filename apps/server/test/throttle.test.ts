@@ -106,6 +106,17 @@ describe('login throttle', () => {
   });
 });
 
+describe('typed names the database stores otherwise', () => {
+  it('counts a name with a lone surrogate (PostgreSQL stores U+FFFD) instead of failing with 500', async () => {
+    const typed = 'x\udc00y';
+    for (let i = 0; i < 2; i++) {
+      const r = await h.call({ method: 'POST', url: LOGIN, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username: typed, password: 'Wrong-Passw0rd' }) });
+      expect(r.statusCode).toBe(401);
+      expect(r.body_.code).toBe(401);
+    }
+  });
+});
+
 describe('lock screen', () => {
   it('checks no more than the limit of 30 simultaneous wrong passwords of one session, on two nodes, then ends it', async () => {
     const c = await registerCustomer(h);

@@ -26,6 +26,8 @@ export interface Hit extends CounterKey {
 
 /** Row keys are at most this long: a typed name is the caller's input. */
 const KEY_MAX = 200;
+/** A lone surrogate reaches PostgreSQL as U+FFFD: the key is made so first, or its row would not be found again. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * Counts one hit on each counter, in one statement, and returns every count (in the order given). The rows are
@@ -34,7 +36,7 @@ const KEY_MAX = 200;
  */
 export async function hit(db: Db, windowMs: number, counters: CounterKey[]): Promise<Hit[]> {
   if (!counters.length) return [];
-  const keys = counters.map((c) => ({ bucket: c.bucket, key: c.key.slice(0, KEY_MAX) }));
+  const keys = counters.map((c) => ({ bucket: c.bucket, key: c.key.slice(0, KEY_MAX).replace(LONE_SURROGATE, '\uFFFD') }));
   const sorted = [...new Map(keys.map((c) => [`${c.bucket}\u0000${c.key}`, c])).values()].sort((a, b) =>
     a.bucket === b.bucket ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.bucket < b.bucket ? -1 : 1,
   );
