@@ -21,6 +21,7 @@ import { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
+import { hit, unhit, type Hit } from '../../lib/counters.ts';
 import { sha256 } from '../../lib/tokens.ts';
 import { newBindKey } from '../device-model/registry.ts';
 import { cancelOpenTasks, type TaskService } from '../task/service.ts';
@@ -275,20 +276,19 @@ export class DeviceService {
    * Wrong keys are counted per account and serial number, in the audit log (shared by all nodes): a stranger
    * guessing keys locks out only themselves, never the owner holding the label.
    */
-  private async checkBindThrottle(tenantId: number, subject: string): Promise<void> {
-    const since = new Date(Date.now() - BIND_FAIL_WINDOW_S * 1000);
-    const row = await this.db
-      .selectFrom('audit_log')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('action', '=', 'device.bind')
-      .where('result', '=', 'fail')
-      .where('tenant_id', '=', tenantId)
-      .where('subject', '=', subject)
-      .where('at', '>', since)
-      .executeTakeFirstOrThrow();
-    if (Number(row.n) >= BIND_MAX_FAILS) {
-      throw new AppError(429, `too many wrong bind keys for this device, try again in ${BIND_FAIL_WINDOW_S / 60} minutes`, null, { 'retry-after': String(BIND_FAIL_WINDOW_S) });
+  /**
+   * Takes one of the account's bind tries for this serial number before the key is compared: counted and checked
+   * in one statement on the counters every node shares (lib/counters.ts), so of any number of simultaneous tries
+   * at most BIND_MAX_FAILS compare a key; a refused try and a successful bind give their count back.
+   */
+  private async takeBindTry(tenantId: number, subject: string): Promise<Hit[]> {
+    const hits = await hit(this.db, BIND_FAIL_WINDOW_S * 1000, [{ bucket: 'device.bind', key: `${tenantId}:${subject}` }]);
+    if (hits[0].hits > BIND_MAX_FAILS) {
+      await unhit(this.db, hits);
+      const seconds = Math.max(1, Math.ceil(hits[0].ttlMs / 1000));
+      throw new AppError(429, `too many wrong bind keys for this device, try again in ${BIND_FAIL_WINDOW_S / 60} minutes`, null, { 'retry-after': String(seconds) });
     }
+    return hits;
   }
 
   private async groupOf(scope: TenantScope, groupId: number): Promise<void> {
@@ -298,7 +298,7 @@ export class DeviceService {
 
   async bind(user: AuthUser, body: DeviceBindBody, ip: string): Promise<DeviceListItem> {
     const subject = body.sn.toLowerCase();
-    await this.checkBindThrottle(user.tenantId, subject);
+    const tried = await this.takeBindTry(user.tenantId, subject);
     // Unbound devices belong to no tenant yet, so this lookup is the one read outside a TenantScope.
     const device = await this.db.selectFrom('devices').select(['id', 'tenant_id', 'bind_key_hash', 'iccid']).where(sql<string>`lower(sn)`, '=', subject).executeTakeFirst();
     const given = Buffer.from(sha256(body.bindKey));
@@ -307,6 +307,8 @@ export class DeviceService {
       await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'fail', subject, resource: 'device', details: { reason: device ? 'wrong key' : 'unknown sn' } });
       throw badRequest('bindKey', 'bind key is wrong');
     }
+    // the right key: this try was no guess
+    await unhit(this.db, tried);
     if (device.tenant_id === user.tenantId) throw badRequest('sn', 'the device is already bound to this account');
     if (device.tenant_id !== null) throw badRequest('sn', 'device is bound to another account');
     if (body.groupId) await this.groupOf(user.scope, body.groupId);
