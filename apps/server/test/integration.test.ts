@@ -51,6 +51,14 @@ describe('app keys', () => {
     expect((await get('/integration/key/list?keyword=nothing-like-it', A.token)).body_.data.total).toBe(0);
   });
 
+  it('holds the cap of 20 keys an account when 30 are created at once', async () => {
+    const C = await customer(h);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/integration/key/create', C.token, { name: `Burst ${i}` })));
+    expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(20);
+    expect(answers.filter((r) => r.statusCode === 400).every((r) => r.body_.data.fields[0].field === 'name')).toBe(true);
+    expect((await get('/integration/key/list?pageSize=100', C.token)).body_.data.total).toBe(20);
+  });
+
   it('sets a key its own rate limit, shows the one in effect, and goes back to the server default', async () => {
     const k = await createKey(h, A.token, { rateLimit: 20 });
     expect(k).toMatchObject({ rateLimit: 20, effectiveRateLimit: 20 });

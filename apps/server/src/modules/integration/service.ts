@@ -16,7 +16,7 @@ import {
   type WebhookDeliveryItem,
 } from '@cpc/contracts/integration';
 import type { Db } from '../../db/database.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
+import { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -199,12 +199,18 @@ export class IntegrationService {
 
   async createKey(u: AuthUser, body: Required<AppKeyCreateBody>, ip: string): Promise<AppKeyWithSecret> {
     await this.checkCallback(body.callbackUrl);
-    const count = await u.scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-    if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
-    const row = await u.scope
-      .insertInto('app_keys', { app_id: newAppId(), secret: newSecret(), name: body.name, callback_url: body.callbackUrl, ip_allow: body.ipAllowList, rate_limit: body.rateLimit, created_by: u.id })
-      .returning([...KEY_COLS])
-      .executeTakeFirstOrThrow();
+    const row = await this.db.transaction().execute(async (trx) => {
+      // the account's row is locked while its keys are counted: simultaneous creations (on any node) queue here,
+      // so the cap holds
+      await trx.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
+      const scope = new TenantScope(trx, u.tenantId);
+      const count = await scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+      if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
+      return scope
+        .insertInto('app_keys', { app_id: newAppId(), secret: newSecret(), name: body.name, callback_url: body.callbackUrl, ip_allow: body.ipAllowList, rate_limit: body.rateLimit, created_by: u.id })
+        .returning([...KEY_COLS])
+        .executeTakeFirstOrThrow();
+    });
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.create', resource: 'app_key', resourceId: row.id, result: 'ok', details: { appId: row.app_id, name: row.name } });
     return { ...this.view(row), secret: row.secret };
   }
