@@ -1,30 +1,9 @@
-import { startFailure, startServer, type Running } from './server.ts';
+import { startFailure, startServer, stopInOrder } from './server.ts';
 
-// A stop asked for (Ctrl-C, SIGTERM, the terminal closing) waits for a start under way: the embedded PostgreSQL
-// runs in its own process group and would outlive a process ended by the signal's default action.
-let running: Running | undefined;
-let stopping = false;
-const stop = () => {
-  if (stopping || !running) return;
-  stopping = true;
-  running.stop().then(
-    () => process.exit(0),
-    (e: unknown) => {
-      process.stderr.write(`stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exit(1);
-    },
-  );
-};
-let stopAsked = false;
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(sig, () => {
-    stopAsked = true;
-    stop();
-  });
-}
+const lifecycle = stopInOrder();
 
 try {
-  running = await startServer();
+  const running = await startServer();
   const { admin, url } = running;
   const lines = [
     '',
@@ -39,7 +18,7 @@ try {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  if (stopAsked) stop();
+  lifecycle.started(running);
 } catch (e) {
   process.stderr.write(`${startFailure(e)}\n`);
   process.exit(1);

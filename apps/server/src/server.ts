@@ -85,3 +85,35 @@ function describe(e: unknown): string {
   if (e === undefined || e === null || e === '') return 'an error without a description was raised; run again with LOG_LEVEL=debug to see more';
   return String(e);
 }
+
+/**
+ * Stops the server in order (stop taking work, close, then its PostgreSQL) on SIGINT, SIGTERM and SIGHUP or when
+ * `stop()` is called, then exits 0 (1 when stopping failed). A signal that comes while the server is still starting
+ * waits for `started()`: the embedded PostgreSQL runs in its own process group and would outlive a process ended
+ * by the signal's default action.
+ */
+export function stopInOrder(): { started(running: Running): void; stop(): void } {
+  let running: Running | undefined;
+  let asked = false;
+  let stopping = false;
+  const stop = () => {
+    asked = true;
+    if (stopping || !running) return;
+    stopping = true;
+    running.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, stop);
+  return {
+    started(r) {
+      running = r;
+      if (asked) stop();
+    },
+    stop,
+  };
+}

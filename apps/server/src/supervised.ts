@@ -1,5 +1,5 @@
 import readline from 'node:readline';
-import { startFailure, startServer } from './server.ts';
+import { startFailure, startServer, stopInOrder } from './server.ts';
 
 /**
  * The server as a child of another program (the benchmarks): the same start as `npm start`, with a machine
@@ -8,22 +8,11 @@ import { startFailure, startServer } from './server.ts';
  * line, or stdin closing (the parent is gone), stops it cleanly; so do SIGINT (a Ctrl-C on the benchmark reaches
  * its whole process group), SIGTERM and SIGHUP.
  */
+const { started, stop } = stopInOrder();
 try {
   const running = await startServer();
   process.stdout.write(`${JSON.stringify({ url: running.url.replace('localhost', '127.0.0.1'), mqttUrl: running.mqttUrl, databaseUrl: running.databaseUrl })}\n`);
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    running.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        process.stderr.write(`stopping failed: ${e instanceof Error ? e.message : String(e)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, stop);
+  started(running);
   readline
     .createInterface({ input: process.stdin })
     .on('line', (line) => (line.trim() === 'memory' ? process.stdout.write(`${JSON.stringify({ memory: process.memoryUsage() })}\n`) : stop()))

@@ -51,7 +51,8 @@ export async function taskRow(h: Harness, id: string) {
 }
 
 export interface EventStream {
-  events: LiveEvent[];
+  /** Each event with its frame's `id:` (numbered from 1 on each stream); `resync` frames are kept too. */
+  events: Array<LiveEvent & { id: number }>;
   waitFor(what: string, pred: (e: LiveEvent) => boolean): Promise<LiveEvent>;
   close(): void;
 }
@@ -66,7 +67,7 @@ export async function openEvents(h: Harness, baseUrl: string, token: string): Pr
   const ac = new AbortController();
   const res = await fetch(`${baseUrl}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, { signal: ac.signal });
   if (res.status !== 200 || !res.body) throw new Error(`event stream: ${res.status} ${await res.text()}`);
-  const events: LiveEvent[] = [];
+  const events: Array<LiveEvent & { id: number }> = [];
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   void (async () => {
     let buf = '';
@@ -81,7 +82,7 @@ export async function openEvents(h: Harness, baseUrl: string, token: string): Pr
           buf = buf.slice(i + 2);
           const type = /^event: (.+)$/m.exec(frame)?.[1];
           const data = /^data: (.+)$/m.exec(frame)?.[1];
-          if (type && data) events.push({ type, data: JSON.parse(data) } as LiveEvent);
+          if (type && data) events.push({ id: Number(/^id: (\d+)$/m.exec(frame)?.[1]), type, data: JSON.parse(data) } as LiveEvent & { id: number });
         }
       }
     } catch {

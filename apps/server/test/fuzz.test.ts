@@ -9,6 +9,7 @@ import { legacyDecryptPublic, legacyEncryptPublic, modernCreateKey, modernDecryp
 import { signOpenRequest } from '../src/modules/open-api/signature.ts';
 import { ADMIN_PASSWORD, createHarness, multipart, registerCustomer, type Harness } from './harness.ts';
 import { createKey } from './open-helpers.ts';
+import { rng } from '../../device-sim/src/random.ts';
 
 /**
  * Hostile input on every operation of both OpenAPI documents (the console's and the open print API's), read
@@ -26,18 +27,8 @@ const CALL_TIMEOUT_MS = 15_000;
 /** A longer run (FUZZ_PER_SLOT=100 sends every value to every field) gets the time it needs. */
 const TEST_TIMEOUT_MS = PER_SLOT > 10 ? 3_600_000 : 300_000;
 
-/** mulberry32: small, seedable, deterministic. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(SEED);
+// the simulator's seeded generator (mulberry32): the same seed gives the same values
+const rand = rng(SEED);
 function sample<T>(list: readonly T[], n: number): T[] {
   const copy = [...list];
   for (let i = copy.length - 1; i > 0; i--) {

@@ -32,6 +32,21 @@ export const ADMIN_PASSWORD = 'Admin12345';
 export const UNLIMITED = { RATE_LIMIT_CAPTCHA: '1000000/60', RATE_LIMIT_SMS: '1000000/60', RATE_LIMIT_REGISTER: '1000000/60', RATE_LIMIT_NOT_FOUND: '1000000/60' };
 
 /** A fresh database on the shared real PostgreSQL, migrated and seeded, and the app built on it. */
+/** `inject` with an optional bearer token, the answer's JSON (or null) as `body_`. */
+export function caller(app: FastifyInstance): Harness['call'] {
+  return async (opts) => {
+    const { token, ...rest } = opts;
+    const res = await app.inject({ ...rest, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(rest.headers ?? {}) } });
+    let parsed: any = null;
+    try {
+      parsed = res.json();
+    } catch {
+      parsed = null;
+    }
+    return Object.assign(res, { body_: parsed });
+  };
+}
+
 export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
   const base = inject('pgUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
@@ -55,17 +70,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     config,
     dataDir,
     adminPassword: ADMIN_PASSWORD,
-    async call(opts) {
-      const { token, ...rest } = opts;
-      const res = await app.inject({ ...rest, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(rest.headers ?? {}) } });
-      let parsed: any = null;
-      try {
-        parsed = res.json();
-      } catch {
-        parsed = null;
-      }
-      return Object.assign(res, { body_: parsed });
-    },
+    call: caller(app),
     async login(username, password) {
       const res = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username, password } });
       if (res.statusCode !== 200) throw new Error(`login failed: ${res.body}`);

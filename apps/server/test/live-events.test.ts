@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { LiveEvent, LiveTaskEvent } from '@cpc/contracts';
 import { LiveEvents, MAX_PAYLOAD_BYTES, encodePayloads, splitUtf8, type StreamEvent } from '../src/plugins/live-events.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, openEvents, waitUntil, type Customer } from './device-helpers.ts';
 
 /** Live events across nodes (LISTEN/NOTIFY) and to consoles (SSE): nothing over the byte limit, nothing lost unseen. */
 let h: Harness;
@@ -48,35 +48,10 @@ interface Frame {
   data: any;
 }
 
-/** The console's event stream read over real HTTP, keeping each frame's `id:` too. */
+/** The console's event stream read over real HTTP, each frame with its `id:`. */
 async function openStream(token: string) {
-  const t = await h.call({ method: 'POST', url: '/apiAdmin/device/events/ticket', token });
-  const ac = new AbortController();
-  const res = await fetch(`${base}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, { signal: ac.signal });
-  expect(res.status).toBe(200);
-  const frames: Frame[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
-    let buf = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += value;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const type = /^event: (.+)$/m.exec(frame)?.[1];
-          const data = /^data: (.+)$/m.exec(frame)?.[1];
-          if (type && data) frames.push({ id: Number(/^id: (\d+)$/m.exec(frame)?.[1]), type, data: JSON.parse(data) });
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return { frames, close: () => ac.abort() };
+  const stream = await openEvents(h, base, token);
+  return { frames: stream.events as unknown as Frame[], close: stream.close };
 }
 
 const HAN = '打印机缺纸请检查纸仓盖是否关闭后重试'; // 18 characters, 3 bytes each in UTF-8

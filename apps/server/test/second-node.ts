@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { createDb } from '../src/db/database.ts';
-import type { Harness } from './harness.ts';
+import { caller, type Harness } from './harness.ts';
 
 export interface Node {
   app: FastifyInstance;
@@ -16,17 +16,7 @@ export async function secondNode(h: Harness): Promise<Node> {
   await app.ready();
   return {
     app,
-    async call(opts) {
-      const { token, ...rest } = opts;
-      const res = await app.inject({ ...rest, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(rest.headers ?? {}) } });
-      let parsed: any = null;
-      try {
-        parsed = res.json();
-      } catch {
-        parsed = null;
-      }
-      return Object.assign(res, { body_: parsed });
-    },
+    call: caller(app),
     async close() {
       await app.close();
       await db.destroy();
