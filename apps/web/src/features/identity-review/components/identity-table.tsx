@@ -5,7 +5,7 @@ import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import type { IdentityView } from '@cpc/contracts';
 import { AUTH_STATUS } from '@cpc/contracts/constants';
-import { maskCreditCode, maskIdNumber } from '../utils/mask';
+import { maskCreditCode, maskIdNumber } from '../../../lib/format/mask';
 import { IdentityStatusTag } from './status-tag';
 
 interface IdentityTableProps {
