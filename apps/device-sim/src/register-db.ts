@@ -4,7 +4,7 @@ import { SIM_MODEL, type DeviceSpec } from './specs.ts';
 
 /**
  * In-process registration for tests, the demo and the benchmark: the platform's own factory registration
- * (modules/device-model/registry.ts) on a database handle, skipping devices an earlier run registered.
+ * (modules/device-registry/service.ts) on a database handle, skipping devices an earlier run registered.
  * Answers sn → device id.
  */
 export async function registerInDb(db: Db, specs: DeviceSpec[]): Promise<Map<string, number>> {

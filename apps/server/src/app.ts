@@ -22,6 +22,8 @@ import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { UserService } from './modules/user/service.ts';
 import { userRoutes } from './modules/user/routes.ts';
+import { AuthService } from './modules/auth/service.ts';
+import { authRoutes } from './modules/auth/routes.ts';
 import { IdentityService } from './modules/identity/service.ts';
 import { identityRoutes } from './modules/identity/routes.ts';
 import { menuRoutes } from './modules/menu/routes.ts';
@@ -32,10 +34,11 @@ import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
 import { TaskService } from './modules/task/service.ts';
 import { taskRoutes } from './modules/task/routes.ts';
-import { SubAccountService } from './modules/sub-account/service.ts';
-import { subAccountRoutes } from './modules/sub-account/routes.ts';
+import { SubAccountService } from './modules/user/sub-account-service.ts';
+import { subAccountRoutes } from './modules/user/sub-account-routes.ts';
 import { deviceRoutes } from './modules/device/routes.ts';
 import { deviceModelRoutes } from './modules/device-model/routes.ts';
+import { deviceRegistryRoutes } from './modules/device-registry/routes.ts';
 import { dashboardRoutes } from './modules/dashboard/routes.ts';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { JobQueue, jobQueue } from './plugins/job-queue.ts';
@@ -118,8 +121,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       registerAuth(api, db, tokens);
-      const users = new UserService(db, config, tokens, captcha, sms, storage);
-      await api.register(userRoutes, { users, captcha, refreshTtl: config.REFRESH_TOKEN_TTL, limits: { captcha: config.RATE_LIMIT_CAPTCHA, sms: config.RATE_LIMIT_SMS, register: config.RATE_LIMIT_REGISTER } });
+      const auth = new AuthService(db, config, tokens, captcha, sms);
+      await api.register(authRoutes, { auth, captcha, refreshTtl: config.REFRESH_TOKEN_TTL, limits: { captcha: config.RATE_LIMIT_CAPTCHA, sms: config.RATE_LIMIT_SMS, register: config.RATE_LIMIT_REGISTER } });
+      await api.register(userRoutes, { users: new UserService(db, config, storage) });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
       await api.register(menuRoutes, { db });
       await api.register(systemRoutes);
@@ -127,9 +131,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(uploadRoutes, { storage, db });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
-      await api.register(subAccountRoutes, { subAccounts: new SubAccountService(db, users) });
+      await api.register(subAccountRoutes, { subAccounts: new SubAccountService(db) });
       await api.register(deviceRoutes, { db, tasks });
       await api.register(deviceModelRoutes, { db });
+      await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
       await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
       api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>

@@ -1,25 +1,10 @@
 import { z } from 'zod';
-import {
-  BIND_KEY_RULE,
-  CAPABILITY_RULE,
-  DEVICE_SORTS,
-  DEVICE_STATUSES,
-  ICCID_RULE,
-  MODEL_CODE_RULE,
-  MODEL_KINDS,
-  MSG,
-  PAGE_NO_MAX,
-  PAPER_STATES,
-  SECRET_RULE,
-  SIM_STATES,
-  SN_RULE,
-  isImei,
-} from './device-constants.ts';
+import { DEVICE_SORTS, DEVICE_STATUSES, MODEL_KINDS, MSG, PAGE_NO_MAX, PAPER_STATES, SIM_STATES, SN_RULE } from './device-constants.ts';
 import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './validators.ts';
 
+
 /**
- * Devices (DESIGN §4, §6): the platform's model catalogue and factory registration (staff), binding, groups,
- * the fleet list, detail, telemetry and map data (customers). Paths are under /apiAdmin; every answer is the
+ * Devices (DESIGN §4, §6): binding, groups, the fleet list, detail, telemetry and map data (customers). Paths are under /apiAdmin; every answer is the
  * `{ code, msg, data }` envelope and `data` is what the schema named here describes.
  * Every id a customer sends is checked against its tenant on the server; another tenant's id answers 404.
  *
@@ -29,7 +14,6 @@ import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './valid
  * | GET /device/:id | device:view | deviceIdParams | DeviceDetail |
  * | GET /device/:id/telemetry | device:view | telemetryQuery | TelemetrySeries |
  * | GET /device/map | device:view | deviceMapQuery | DeviceMapData |
- * | GET /device/model/options | device:view | – | DeviceModelOption[] |
  * | POST /device/bind | device:bind | deviceBindBody | DeviceListItem |
  * | POST /device/unbind | device:bind | { id } | DeviceUnbindResult (the new bind key, shown once) |
  * | POST /device/edit | device:edit | deviceEditBody | DeviceListItem |
@@ -37,14 +21,8 @@ import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './valid
  * | GET /device/group/tree | device:view | – | GroupTree |
  * | POST /device/group/add, /device/group/edit | device:group | groupAddBody, groupEditBody | GroupView |
  * | POST /device/group/delete | device:group | { id } | GroupDeleteResult |
- * | GET /system/deviceModel/list | device:model:manage (staff) | deviceModelListQuery | { list: DeviceModelView[], total } |
- * | POST /system/deviceModel/add, /edit | device:model:manage (staff) | deviceModelBody, deviceModelEditBody | DeviceModelView |
- * | POST /system/deviceModel/delete | device:model:manage (staff) | { id } | null (400 while devices use it) |
- * | GET /system/deviceRegistry/list | device:register (staff) | registryListQuery | { list: RegistryItem[], total } |
- * | POST /system/deviceRegistry/register | device:register (staff) | deviceRegisterBody | RegisterResult |
- * | POST /system/deviceRegistry/import | device:register (staff) | multipart `file` (CSV) | RegisterResult; 400 with `data.rows: ImportRowError[]` |
- * | POST /system/deviceRegistry/bindKey | device:register (staff) | { id } | ReissueBindKeyResult (shown once) |
  */
+
 
 export * from './device-constants.ts';
 
@@ -57,150 +35,20 @@ export type PaperState = z.infer<typeof paperState>;
 export type ModelKind = z.infer<typeof modelKind>;
 export type SimState = z.infer<typeof simState>;
 
-const snField = z.string().trim().regex(SN_RULE, MSG.sn);
+export const snField = z.string().trim().regex(SN_RULE, MSG.sn);
 // ids are bigint in the database: a larger number would be refused there, so it is refused here
-const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const queryId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const pageFields = {
+export const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const queryId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const pageFields = {
   pageNo: z.coerce.number().int().min(1).max(PAGE_NO_MAX).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
 /** One line of text (a name, a search): trimmed, no control characters (PostgreSQL refuses NUL; the rest is invisible). */
-const textLine = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).refine(hasNoControl, NO_CONTROL_MSG);
-const keywordField = textLine(50).optional();
-
-// ---------------------------------------------------------------------------------------------------------------
-// Device models (staff catalogue; `device:model:manage`)
-
-export const deviceModelBody = z
-  .object({
-    code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode),
-    name: textLine(50).min(1, 'name cannot be empty'),
-    kind: modelKind,
-    /** Paper roll width in mm; 0 for a terminal without a printer. */
-    paperWidthMm: z.number().int().min(0).max(300).default(58),
-    capabilities: z
-      .array(z.string().trim().regex(CAPABILITY_RULE, MSG.capability))
-      .max(30)
-      .default([])
-      .refine((c) => new Set(c).size === c.length, 'must not repeat a capability'),
-  })
-  .strict();
-export type DeviceModelBody = z.input<typeof deviceModelBody>;
-
-export const deviceModelEditBody = z
-  .object({
-    id,
-    code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode).optional(),
-    name: textLine(50).min(1, 'name cannot be empty').optional(),
-    kind: modelKind.optional(),
-    paperWidthMm: z.number().int().min(0).max(300).optional(),
-    capabilities: z
-      .array(z.string().trim().regex(CAPABILITY_RULE, MSG.capability))
-      .max(30)
-      .refine((c) => new Set(c).size === c.length, 'must not repeat a capability')
-      .optional(),
-  })
-  .strict();
-export type DeviceModelEditBody = z.input<typeof deviceModelEditBody>;
+export const textLine = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).refine(hasNoControl, NO_CONTROL_MSG);
+export const keywordField = textLine(50).optional();
 
 export const idBody = z.object({ id }).strict();
 export type IdBody = z.infer<typeof idBody>;
-
-export const deviceModelView = z.object({
-  id: z.number().int(),
-  code: z.string(),
-  name: z.string(),
-  kind: modelKind,
-  paperWidthMm: z.number().int(),
-  capabilities: z.array(z.string()),
-  /** Registered devices of this model (bound or not). */
-  deviceCount: z.number().int(),
-  createdAt: z.string(),
-});
-export type DeviceModelView = z.infer<typeof deviceModelView>;
-
-export const deviceModelListQuery = z.object({ ...pageFields, keyword: keywordField, kind: modelKind.optional() }).strict();
-export type DeviceModelListQuery = z.input<typeof deviceModelListQuery>;
-
-/** The catalogue as customers see it, for filters and forms (`GET /device/model/options`). */
-export const deviceModelOption = z.object({ id: z.number().int(), code: z.string(), name: z.string(), kind: modelKind, paperWidthMm: z.number().int() });
-export type DeviceModelOption = z.infer<typeof deviceModelOption>;
-
-// ---------------------------------------------------------------------------------------------------------------
-// Factory registration (staff; `device:register`)
-
-export const deviceRegisterBody = z
-  .object({
-    sn: snField,
-    /** A model code of the catalogue. */
-    model: textLine(32).min(1, 'model cannot be empty'),
-    /** Generated when absent (12 characters, no look-alike letters). */
-    bindKey: z.string().trim().regex(BIND_KEY_RULE, MSG.bindKey).optional(),
-    /** Generated when absent. */
-    secret: z.string().trim().regex(SECRET_RULE, MSG.secret).optional(),
-    /** Generated when absent (a China-issued number with a Luhn check digit). */
-    iccid: z.string().trim().regex(ICCID_RULE, MSG.iccid).optional(),
-    /** Generated when absent (with a Luhn check digit). */
-    imei: z.string().trim().refine(isImei, MSG.imei).optional(),
-  })
-  .strict();
-export type DeviceRegisterBody = z.input<typeof deviceRegisterBody>;
-
-/** One registered device as staff see it ONCE: the bind key and secret are never shown again. */
-export const registeredDevice = z.object({
-  id: z.number().int(),
-  sn: z.string(),
-  model: z.string(),
-  bindKey: z.string(),
-  secret: z.string(),
-  iccid: z.string(),
-  imei: z.string(),
-});
-export type RegisteredDevice = z.infer<typeof registeredDevice>;
-
-export const registerResult = z.object({ imported: z.number().int(), devices: z.array(registeredDevice) });
-
-/** `POST /system/deviceRegistry/bindKey`: a new bind key for a device (the old one stops working), shown this once. */
-export const reissueBindKeyResult = z.object({ id: z.number().int(), sn: z.string(), bindKey: z.string() });
-export type ReissueBindKeyResult = z.infer<typeof reissueBindKeyResult>;
-export type RegisterResult = z.infer<typeof registerResult>;
-
-/**
- * A refused CSV import answers 400 with `data.rows` (and `data.fields`, with `field` = `row <n>.<column>`).
- * `row` is the line of the file as a spreadsheet numbers it: the header is row 1.
- */
-export const importRowError = z.object({ row: z.number().int(), field: z.string(), message: z.string() });
-export type ImportRowError = z.infer<typeof importRowError>;
-
-export const registryListQuery = z
-  .object({
-    ...pageFields,
-    /** sn, ICCID, IMEI or the owner's account name. */
-    keyword: keywordField,
-    bound: z.enum(['true', 'false']).optional(),
-    modelId: queryId.optional(),
-  })
-  .strict();
-export type RegistryListQuery = z.input<typeof registryListQuery>;
-
-export const registryItem = z.object({
-  id: z.number().int(),
-  sn: z.string(),
-  modelId: z.number().int(),
-  modelCode: z.string(),
-  modelName: z.string(),
-  bound: z.boolean(),
-  tenantId: z.number().int().nullable(),
-  tenantName: z.string().nullable(),
-  boundAt: z.string().nullable(),
-  iccid: z.string().nullable(),
-  imei: z.string(),
-  status: deviceStatus,
-  lastSeenAt: z.string().nullable(),
-  createdAt: z.string(),
-});
-export type RegistryItem = z.infer<typeof registryItem>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Binding and editing (customers)

@@ -1,78 +1,10 @@
 import { z } from 'zod';
-import { EMAIL_MAX, NICKNAME_MAX, NO_CONTROL_MSG, hasNoControl, isChineseName, isCreditCode, isEmail, isIdCard, isPhone, isStrongPassword, isUsername } from './validators.ts';
+import { EMAIL_MAX, NICKNAME_MAX, NO_CONTROL_MSG, hasNoControl, isChineseName, isEmail, isPhone, isStrongPassword, isUsername } from './validators.ts';
 import { pageQuery } from './envelope.ts';
-import { TOKEN_NAME } from './constants.ts';
 
 export { AUTH_STATUS, SMS_RESEND_SECONDS, TOKEN_NAME, UPLOAD_ACCEPT, UPLOAD_MAX_BYTES, type AuthStatus } from './constants.ts';
 
-/** Accounts (SPEC §3–§7, DESIGN §3). Messages are i18n keys the console translates; the server sends them in en. */
-
-export const REFRESH_COOKIE = 'cpc_refresh';
-
-export const captchaFields = {
-  captchaId: z.string().max(64).optional(),
-  captcha: z.string().max(16).optional(),
-};
-
-export const loginBody = z
-  .object({
-    /** A user name or a mobile number. */
-    username: z.string().trim().min(1, 'user name cannot be empty').max(32).refine(hasNoControl, NO_CONTROL_MSG),
-    password: z.string().min(6, 'password cannot be less than 6 characters').max(64),
-    ...captchaFields,
-  })
-  .strict();
-export type LoginBody = z.infer<typeof loginBody>;
-
-export const loginResult = z.object({
-  [TOKEN_NAME]: z.string(),
-  status: z.number().int(),
-  username: z.string(),
-  is_super: z.number().int(),
-  expiresIn: z.number().int(),
-});
-export type LoginResult = z.infer<typeof loginResult>;
-
-export const tokenResult = z.object({ token: z.string(), expiresIn: z.number().int() });
-
-export const captchaResult = z.object({
-  enabled: z.boolean(),
-  captchaId: z.string(),
-  /** An SVG image (markup); empty when the captcha provider is `off`. */
-  svg: z.string(),
-  /** Seconds the captcha can be answered: the console draws a new one before it lapses. */
-  expiresIn: z.number().int(),
-});
-export type CaptchaResult = z.infer<typeof captchaResult>;
-
-export const smsPurpose = z.enum(['register']);
-
-export const smsSendBody = z
-  .object({
-    mobile: z.string().refine(isPhone, 'must be 11 digits starting with 1'),
-    purpose: smsPurpose.default('register'),
-    ...captchaFields,
-  })
-  .strict();
-export type SmsSendBody = z.infer<typeof smsSendBody>;
-
-export const smsSendResult = z.object({ countdown: z.number().int() });
-
-export const accountType = z.enum(['individual', 'enterprise']);
-export type AccountType = z.infer<typeof accountType>;
-
-export const registerBody = z
-  .object({
-    type: accountType,
-    username: z.string().refine(isUsername, 'must be 4-20 letters, digits or underscores, starting with a letter'),
-    mobile: z.string().refine(isPhone, 'must be 11 digits starting with 1'),
-    smsCode: z.string().regex(/^\d{6}$/, 'must be the 6-digit code'),
-    password: z.string().refine(isStrongPassword, 'must be 8-16 characters with upper and lower case letters and digits'),
-    confirmPassword: z.string(),
-  })
-  .strict()
-  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
-export type RegisterBody = z.infer<typeof registerBody>;
+/** The signed-in user (SPEC §2, DESIGN §3): who they are, password, the personal centre, sub-accounts. */
 
 export const userInfo = z.object({
   id: z.number().int(),
@@ -90,86 +22,6 @@ export const userInfo = z.object({
   permissions: z.array(z.string()),
 });
 export type UserInfo = z.infer<typeof userInfo>;
-
-// names and image keys are stored and shown to reviewers: no control characters (PostgreSQL refuses NUL in text)
-const identityText = (min: number, max: number) => z.string().trim().min(min).max(max).refine(hasNoControl, NO_CONTROL_MSG);
-const imageKey = (required: string) => z.string().min(1, required).max(300).refine(hasNoControl, NO_CONTROL_MSG);
-
-export const individualIdentity = z
-  .object({
-    type: z.literal('individual'),
-    realName: identityText(2, 30),
-    idNumber: z.string().refine(isIdCard, 'ID number format must be correct'),
-    idFrontKey: imageKey('front ID photo required'),
-    idBackKey: imageKey('back ID photo required'),
-  })
-  .strict();
-
-export const enterpriseIdentity = z
-  .object({
-    type: z.literal('enterprise'),
-    companyName: identityText(2, 100),
-    creditCode: z.string().refine(isCreditCode, 'unified social credit code format must be correct'),
-    legalPerson: identityText(2, 30),
-    licenceKey: imageKey('business licence image required'),
-  })
-  .strict();
-
-export const identityBody = z.discriminatedUnion('type', [individualIdentity, enterpriseIdentity]);
-export type IdentityBody = z.infer<typeof identityBody>;
-
-export const identityView = z.object({
-  id: z.number().int(),
-  tenantId: z.number().int(),
-  type: accountType,
-  status: z.number().int(),
-  reason: z.string().nullable(),
-  realName: z.string().nullable(),
-  idNumber: z.string().nullable(),
-  companyName: z.string().nullable(),
-  creditCode: z.string().nullable(),
-  legalPerson: z.string().nullable(),
-  /** Signed, short-lived URLs of the images. */
-  images: z.record(z.string(), z.string()),
-  username: z.string(),
-  mobile: z.string().nullable(),
-  submittedAt: z.string(),
-  reviewedAt: z.string().nullable(),
-});
-export type IdentityView = z.infer<typeof identityView>;
-
-export const authenticateState = z.object({
-  status: z.number().int(),
-  type: accountType,
-  submission: identityView.nullable(),
-});
-export type AuthenticateState = z.infer<typeof authenticateState>;
-
-export const identityListQuery = z
-  .object({
-    pageNo: z.coerce.number().int().min(1).default(1),
-    pageSize: z.coerce.number().int().min(1).max(100).default(20),
-    status: z.coerce.number().int().refine((s) => [1, 2, 3].includes(s), 'must be 1, 2 or 3').optional(),
-    keyword: z.string().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
-  })
-  .strict();
-
-export const identityApproveBody = z.object({ id: z.number().int().positive() }).strict();
-export const identityRejectBody = z
-  .object({ id: z.number().int().positive(), reason: z.string().trim().min(2).max(200) })
-  .strict();
-
-export const uploadTokenQuery = z.object({ bucket: z.enum(['permanentfile']).default('permanentfile') }).strict();
-export const uploadTokenResult = z.object({
-  token: z.string(),
-  uploadUrl: z.string(),
-  maxSize: z.number().int(),
-  accept: z.array(z.string()),
-  expiresIn: z.number().int(),
-});
-export type UploadTokenResult = z.infer<typeof uploadTokenResult>;
-export const uploadResult = z.object({ key: z.string(), url: z.string(), size: z.number().int(), mime: z.string() });
-export type UploadResult = z.infer<typeof uploadResult>;
 
 export const changePasswordBody = z
   .object({

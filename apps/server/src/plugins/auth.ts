@@ -120,3 +120,8 @@ export function caller(req: FastifyRequest): AuthUser {
   if (!req.user) throw new AppError(401);
   return req.user;
 }
+
+/** A preHandler for staff screens: staff permissions are never meant for customers, so a customer role that somehow holds one is still refused. */
+export async function staffOnly(req: FastifyRequest): Promise<void> {
+  if (caller(req).tenantKind !== 'platform') throw new AppError(403, 'platform staff only');
+}

@@ -10,14 +10,14 @@ type Page = LazyExoticComponent<ComponentType>;
  * A name the console does not know yet opens the 404 page rather than breaking the menu.
  */
 const loaders: Record<string, () => Promise<PageModule>> = {
-  'home/index': () => import('../features/home/routes/home'),
+  'home/index': () => import('../features/dashboard/routes/dashboard'),
   'device/index': () => import('../features/device/routes/device-list'),
   'device/detail': () => import('../features/device/routes/device-detail'),
   'device/map': () => import('../features/device/routes/device-map'),
-  'person/info': () => import('../features/person/routes/person-info'),
-  'person/personal-center': () => import('../features/person/routes/person-info'),
-  'person/sub-account': () => import('../features/person/routes/sub-account'),
-  'identity/review': () => import('../features/identity-review/routes/review'),
+  'person/info': () => import('../features/user/routes/person-info'),
+  'person/personal-center': () => import('../features/user/routes/person-info'),
+  'person/sub-account': () => import('../features/user/routes/sub-account'),
+  'identity/review': () => import('../features/identity/routes/review'),
   'device-model/index': () => import('../features/device-model/routes/device-model'),
   'device-registry/index': () => import('../features/device-registry/routes/device-registry'),
   'integration/index': () => import('../features/integration/routes/integration'),

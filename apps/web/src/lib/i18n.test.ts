@@ -6,7 +6,7 @@ import en from '../locales/en';
 import zh from '../locales/zh';
 import deviceLocales from '../features/device/locales';
 import errorLocales from '../features/error/locales';
-import homeLocales from '../features/home/locales';
+import homeLocales from '../features/dashboard/locales';
 import { getLanguage, i18n, loadDictionaries, setLanguage, type Dictionary } from './i18n';
 import { antdLocale } from './locale-sync';
 

@@ -1,19 +1,12 @@
 import { sql } from 'kysely';
-import type {
-  DeviceModelBody,
-  DeviceModelEditBody,
-  DeviceModelOption,
-  DeviceModelView,
-  RegistryItem,
-} from '@cpc/contracts/device';
+import type { DeviceModelBody, DeviceModelEditBody, DeviceModelOption, DeviceModelView } from '@cpc/contracts/device-model';
 import type { Paged } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 
 const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
-/** The platform's device model catalogue (DESIGN §4) and the registry of every device made (staff only). */
+/** The platform's device model catalogue (DESIGN §4). */
 export class DeviceModelService {
   constructor(private db: Db) {}
 
@@ -94,45 +87,6 @@ export class DeviceModelService {
     if (Number(res.numDeletedRows) === 0) throw notFound('device model');
   }
 
-  /** Every device made, bound or not, with its owner's account name. */
-  async registry(q: { pageNo: number; pageSize: number; keyword?: string; bound?: 'true' | 'false'; modelId?: number }): Promise<Paged<RegistryItem>> {
-    let query = this.db.selectFrom('devices as d').innerJoin('device_models as m', 'm.id', 'd.model_id').leftJoin('tenants as t', 't.id', 'd.tenant_id');
-    if (q.bound === 'true') query = query.where('d.tenant_id', 'is not', null);
-    if (q.bound === 'false') query = query.where('d.tenant_id', 'is', null);
-    if (q.modelId) query = query.where('d.model_id', '=', q.modelId);
-    if (q.keyword) {
-      const like = likeOf(q.keyword);
-      query = query.where((eb) => eb.or([eb('d.sn', 'ilike', like), eb('d.iccid', '=', q.keyword!), eb('d.imei', '=', q.keyword!), eb('t.name', 'ilike', like)]));
-    }
-    const [rows, total] = await Promise.all([
-      query
-        .select(['d.id', 'd.sn', 'd.model_id', 'm.code', 'm.name as model_name', 'd.tenant_id', 't.name as tenant_name', 'd.bound_at', 'd.iccid', 'd.imei', 'd.status', 'd.last_seen_at', 'd.created_at'])
-        .orderBy('d.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return {
-      list: rows.map((r) => ({
-        id: r.id,
-        sn: r.sn,
-        modelId: r.model_id,
-        modelCode: r.code,
-        modelName: r.model_name,
-        bound: r.tenant_id !== null,
-        tenantId: r.tenant_id,
-        tenantName: r.tenant_name,
-        boundAt: iso(r.bound_at),
-        iccid: r.iccid,
-        imei: r.imei,
-        status: r.status,
-        lastSeenAt: iso(r.last_seen_at),
-        createdAt: r.created_at.toISOString(),
-      })),
-      total: Number(total.n),
-    };
-  }
 }
 
 /** Two staff adding the same code at once: the unique index answers, as a field error. */

@@ -1,27 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { PERMISSIONS, envelopeSchema, pagedEnvelope } from '@cpc/contracts';
-import {
-  deviceBindBody,
-  deviceDetail,
-  deviceEditBody,
-  deviceIdParams,
-  deviceListItem,
-  deviceListQuery,
-  deviceMapData,
-  deviceMapQuery,
-  deviceMoveBody,
-  deviceUnbindBody,
-  deviceUnbindResult,
-  groupAddBody,
-  groupDeleteResult,
-  groupEditBody,
-  groupTree,
-  groupView,
-  idBody,
-  moveResult,
-  telemetryQuery,
-  telemetrySeries,
-} from '@cpc/contracts/device';
+import { deviceBindBody, deviceDetail, deviceEditBody, deviceIdParams, deviceListItem, deviceListQuery, deviceMapData, deviceMapQuery, deviceMoveBody, deviceUnbindBody, deviceUnbindResult, groupAddBody, groupDeleteResult, groupEditBody, groupTree, groupView, idBody, moveResult, telemetryQuery, telemetrySeries } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';

@@ -1,21 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Paged } from '@cpc/contracts';
-import {
-  BIND_FAIL_WINDOW_S,
-  BIND_MAX_FAILS,
-  TELEMETRY_MAX_DAYS,
-  TELEMETRY_MAX_POINTS,
-  type DeviceBindBody,
-  type DeviceDetail,
-  type DeviceEditBody,
-  type DeviceListItem,
-  type DeviceMapData,
-  type DeviceSort,
-  type DeviceStatus,
-  type PaperState,
-  type TelemetrySeries,
-} from '@cpc/contracts/device';
+import { BIND_FAIL_WINDOW_S, BIND_MAX_FAILS, TELEMETRY_MAX_DAYS, TELEMETRY_MAX_POINTS, type DeviceBindBody, type DeviceDetail, type DeviceEditBody, type DeviceListItem, type DeviceMapData, type DeviceSort, type DeviceStatus, type PaperState, type TelemetrySeries } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -23,7 +9,7 @@ import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { hit, unhit, type Hit } from '../../lib/counters.ts';
 import { sha256 } from '../../lib/tokens.ts';
-import { newBindKey } from '../device-model/registry.ts';
+import { newBindKey } from '../device-registry/service.ts';
 import { cancelOpenTasks, type TaskService } from '../task/service.ts';
 
 export interface DeviceListQuery {

@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Paged } from '@cpc/contracts';
-import type { DeviceModelBody, DeviceModelEditBody, DeviceModelView, ModelKind } from '@cpc/contracts/device';
+import type { ModelKind } from '@cpc/contracts/device';
+import type { DeviceModelBody, DeviceModelEditBody, DeviceModelView } from '@cpc/contracts/device-model';
 import { request } from '@/lib/request';
 
 export interface ModelListParams {

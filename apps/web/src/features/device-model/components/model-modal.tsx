@@ -1,7 +1,8 @@
 import { Form, Input, InputNumber, Modal, Radio, Select } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DeviceModelView, ModelKind } from '@cpc/contracts/device';
+import type { ModelKind } from '@cpc/contracts/device';
+import type { DeviceModelView } from '@cpc/contracts/device-model';
 import { MODEL_KINDS } from '@cpc/contracts/device-constants';
 import { useAddModel, useEditModel } from '../api/device-model';
 import { NAME_MAX, PAPER_WIDTH_MAX, SUGGESTED_CAPABILITIES, checkCapabilities, checkCode, checkName, formFieldErrors, toRule } from '../utils/rules';

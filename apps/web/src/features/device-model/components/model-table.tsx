@@ -2,7 +2,7 @@ import { DeleteOutlined, EditOutlined } from '@ant-design/icons';
 import { Button, Flex, Table, Tag, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { DeviceModelView } from '@cpc/contracts/device';
+import type { DeviceModelView } from '@cpc/contracts/device-model';
 import { formatDateTime } from '@/lib/format/relative-time';
 
 interface ModelTableProps {

@@ -1,5 +1,5 @@
 import type { UserInfo } from '@cpc/contracts';
-import type { DeviceModelView } from '@cpc/contracts/device';
+import type { DeviceModelView } from '@cpc/contracts/device-model';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/lib/i18n';

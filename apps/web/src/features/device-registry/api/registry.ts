@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Paged } from '@cpc/contracts';
-import type { DeviceModelOption, DeviceRegisterBody, RegisterResult, RegistryItem, ReissueBindKeyResult } from '@cpc/contracts/device';
+import type { DeviceModelOption } from '@cpc/contracts/device-model';
+import type { DeviceRegisterBody, RegisterResult, RegistryItem, ReissueBindKeyResult } from '@cpc/contracts/device-registry';
 import { request } from '@/lib/request';
 
 export interface RegistryListParams {

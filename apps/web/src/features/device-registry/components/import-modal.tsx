@@ -2,7 +2,7 @@ import { DownloadOutlined, InboxOutlined } from '@ant-design/icons';
 import { Alert, Button, Flex, Modal, Table, Typography, Upload } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ImportRowError, RegisteredDevice } from '@cpc/contracts/device';
+import type { ImportRowError, RegisteredDevice } from '@cpc/contracts/device-registry';
 import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '@cpc/contracts/device-constants';
 import { useImportDevices } from '../api/registry';
 import { TEMPLATE_FILE_NAME, downloadText, templateCsv } from '../utils/csv';

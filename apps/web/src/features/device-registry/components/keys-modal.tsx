@@ -2,7 +2,7 @@ import { DownloadOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Modal, Table, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { RegisteredDevice } from '@cpc/contracts/device';
+import type { RegisteredDevice } from '@cpc/contracts/device-registry';
 import { downloadText, keysCsv, keysFileName } from '../utils/csv';
 
 interface KeysModalProps {

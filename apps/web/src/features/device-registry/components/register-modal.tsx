@@ -1,7 +1,8 @@
 import { AutoComplete, Col, Divider, Form, Input, Modal, Row, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DeviceModelOption, RegisteredDevice } from '@cpc/contracts/device';
+import type { DeviceModelOption } from '@cpc/contracts/device-model';
+import type { RegisteredDevice } from '@cpc/contracts/device-registry';
 import { useRegisterDevice } from '../api/registry';
 import { registerFieldErrors, type RegisterField } from '../utils/messages';
 import { checks, registerBody, toRule } from '../utils/rules';

@@ -1,7 +1,7 @@
 import { Badge, Button, Flex, Table, Tag, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { RegistryItem } from '@cpc/contracts/device';
+import type { RegistryItem } from '@cpc/contracts/device-registry';
 import { formatDateTime } from '@/lib/format/relative-time';
 
 interface RegistryTableProps {

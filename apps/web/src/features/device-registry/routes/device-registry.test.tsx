@@ -1,5 +1,5 @@
 import type { UserInfo } from '@cpc/contracts';
-import type { RegistryItem } from '@cpc/contracts/device';
+import type { RegistryItem } from '@cpc/contracts/device-registry';
 import { MSG } from '@cpc/contracts/device-constants';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

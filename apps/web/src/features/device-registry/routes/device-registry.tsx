@@ -2,7 +2,7 @@ import { ImportOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons'
 import { App, Button, Card, Flex, Input, Segmented, Select, Tooltip, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { RegisteredDevice, RegistryItem } from '@cpc/contracts/device';
+import type { RegisteredDevice, RegistryItem } from '@cpc/contracts/device-registry';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { usePermission } from '@/lib/session';
 import { useModelOptions, useRegistryList, useReissueBindKey } from '../api/registry';

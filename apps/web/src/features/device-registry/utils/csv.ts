@@ -1,5 +1,5 @@
 import { fileStamp } from '../../../lib/format/relative-time';
-import type { RegisteredDevice } from '@cpc/contracts/device';
+import type { RegisteredDevice } from '@cpc/contracts/device-registry';
 import { IMPORT_COLUMNS } from '@cpc/contracts/device-constants';
 
 // A byte-order mark, so Excel opens the file as UTF-8 (the server strips it on import).

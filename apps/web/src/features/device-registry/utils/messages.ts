@@ -1,4 +1,4 @@
-import type { ImportRowError } from '@cpc/contracts/device';
+import type { ImportRowError } from '@cpc/contracts/device-registry';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, MSG } from '@cpc/contracts/device-constants';
 
 type T = (key: string, options?: Record<string, unknown>) => string;

@@ -1,17 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { Paged } from '@cpc/contracts';
-import type {
-  DeviceBindBody,
-  DeviceDetail,
-  DeviceEditBody,
-  DeviceListItem,
-  DeviceListQuery,
-  DeviceMapData,
-  DeviceMapQuery,
-  DeviceModelOption,
-  DeviceUnbindResult,
-  TelemetrySeries,
-} from '@cpc/contracts/device';
+import type { DeviceBindBody, DeviceDetail, DeviceEditBody, DeviceListItem, DeviceListQuery, DeviceMapData, DeviceMapQuery, DeviceUnbindResult, TelemetrySeries } from '@cpc/contracts/device';
+import type { DeviceModelOption } from '@cpc/contracts/device-model';
 import { get, post } from '@/lib/request';
 
 /** A customer's devices (contracts/device.ts): the fleet list, one device, its telemetry, the map, binding and editing. */

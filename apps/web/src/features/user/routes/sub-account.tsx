@@ -1,0 +1,190 @@
+import { PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import { App, Button, Card, Flex, Input, Result, Segmented, Tooltip, Typography } from 'antd';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import type { SubAccountState, SubAccountView } from '@cpc/contracts';
+import { useTableHeight } from '@/lib/format/table-height';
+import { useSession } from '@/lib/session';
+import { useDeleteSubAccount, useSetSubAccountState, useSubAccounts } from '../api/sub-account';
+import { ResetPasswordModal } from '../components/reset-password-modal';
+import { SubAccountModal } from '../components/sub-account-modal';
+import { SubAccountTable, type SubAccountAction } from '../components/sub-account-table';
+
+const PERSON_INFO_PATH = '/person/info';
+// the title and the filter bar take one row more than SPEC §9's base
+const EXTRA_ROWS = 1;
+const MIN_TABLE_HEIGHT = 240;
+
+type StateFilter = SubAccountState | 'all';
+
+/**
+ * Sub-accounts (DESIGN §3): the main account lists, creates, edits, disables, resets and deletes its
+ * tenant's sub-accounts. A sub-account is told plainly that only the main account may; the page never
+ * calls the server for it (the server would answer 403 anyway).
+ */
+export default function SubAccountPage() {
+  const isMain = useSession((s) => (s.userInfo?.is_super ?? s.is_super) === 1);
+  return isMain ? <SubAccountManager /> : <MainAccountOnly />;
+}
+
+function MainAccountOnly() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  return (
+    <Card variant="borderless">
+      <Result
+        status="403"
+        title={t('user.subAccount.forbidden.title')}
+        subTitle={t('user.subAccount.forbidden.description')}
+        extra={
+          <Button type="primary" onClick={() => navigate(PERSON_INFO_PATH)}>
+            {t('user.subAccount.forbidden.back')}
+          </Button>
+        }
+      />
+    </Card>
+  );
+}
+
+function SubAccountManager() {
+  const { t } = useTranslation();
+  const { message, modal } = App.useApp();
+  const [state, setState] = useState<StateFilter>('all');
+  const [keyword, setKeyword] = useState('');
+  const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
+  const [editing, setEditing] = useState<{ record: SubAccountView | null } | null>(null);
+  const [resetting, setResetting] = useState<SubAccountView | null>(null);
+  const scrollY = useTableHeight(EXTRA_ROWS, MIN_TABLE_HEIGHT);
+
+  const list = useSubAccounts({ ...page, keyword: keyword || undefined, state: state === 'all' ? undefined : state });
+  const toggle = useSetSubAccountState();
+  const remove = useDeleteSubAccount();
+
+  const data = list.data?.list ?? [];
+  const total = list.data?.total ?? 0;
+  const emptyPage = !!list.data && data.length === 0 && total > 0 && page.pageNo > 1 && !list.isPlaceholderData;
+  // the last row of a page was deleted: step back instead of showing an empty page
+  useEffect(() => {
+    if (emptyPage) setPage((p) => ({ ...p, pageNo: Math.max(1, Math.ceil(total / p.pageSize)) }));
+  }, [emptyPage, total]);
+
+  const confirmToggle = (r: SubAccountView) => {
+    const disabling = r.state === 'active';
+    modal.confirm({
+      title: t(disabling ? 'user.subAccount.confirm.disableTitle' : 'user.subAccount.confirm.enableTitle', { name: r.username }),
+      content: t(disabling ? 'user.subAccount.confirm.disableContent' : 'user.subAccount.confirm.enableContent'),
+      okText: t('user.subAccount.confirm.ok'),
+      cancelText: t('user.subAccount.confirm.cancel'),
+      okButtonProps: disabling ? { danger: true } : undefined,
+      onOk: async () => {
+        try {
+          await toggle.mutateAsync({ id: r.id, state: disabling ? 'disabled' : 'active' });
+        } catch {
+          return;
+        }
+        message.success(t(disabling ? 'user.subAccount.done.disabled' : 'user.subAccount.done.enabled'));
+      },
+    });
+  };
+
+  const confirmDelete = (r: SubAccountView) => {
+    modal.confirm({
+      title: t('user.subAccount.confirm.deleteTitle', { name: r.username }),
+      content: t('user.subAccount.confirm.deleteContent'),
+      okText: t('user.subAccount.action.delete'),
+      cancelText: t('user.subAccount.confirm.cancel'),
+      okButtonProps: { danger: true },
+      onOk: async () => {
+        try {
+          await remove.mutateAsync(r.id);
+        } catch {
+          return;
+        }
+        message.success(t('user.subAccount.done.deleted'));
+      },
+    });
+  };
+
+  const onAction = (action: SubAccountAction, r: SubAccountView) => {
+    if (action === 'edit') setEditing({ record: r });
+    else if (action === 'resetPassword') setResetting(r);
+    else if (action === 'toggle') confirmToggle(r);
+    else confirmDelete(r);
+  };
+
+  return (
+    <Card variant="borderless">
+      <Flex vertical gap={16}>
+        <Flex justify="space-between" align="flex-start" gap={12} wrap>
+          <div style={{ flex: '1 1 320px' }}>
+            <Typography.Title level={4} style={{ margin: 0 }}>
+              {t('user.subAccount.title')}
+            </Typography.Title>
+            <Typography.Text type="secondary">{t('user.subAccount.subtitle')}</Typography.Text>
+          </div>
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ record: null })}>
+            {t('user.subAccount.create')}
+          </Button>
+        </Flex>
+        <Flex gap={12} wrap justify="space-between" align="center">
+          <Segmented<StateFilter>
+            aria-label={t('user.subAccount.filter.state')}
+            value={state}
+            onChange={(v) => {
+              setState(v);
+              setPage((p) => ({ ...p, pageNo: 1 }));
+            }}
+            options={[
+              { value: 'all', label: t('user.subAccount.filter.all') },
+              { value: 'active', label: t('user.subAccount.state.active') },
+              { value: 'disabled', label: t('user.subAccount.state.disabled') },
+            ]}
+          />
+          <Flex gap={8} style={{ flex: '1 1 260px', maxWidth: 420 }}>
+            <Input.Search
+              allowClear
+              maxLength={50}
+              placeholder={t('user.subAccount.filter.keyword')}
+              onSearch={(v) => {
+                setKeyword(v.trim());
+                setPage((p) => ({ ...p, pageNo: 1 }));
+              }}
+            />
+            <Tooltip title={t('user.subAccount.filter.refresh')}>
+              <Button icon={<ReloadOutlined />} aria-label={t('user.subAccount.filter.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
+            </Tooltip>
+          </Flex>
+        </Flex>
+        <SubAccountTable
+          data={data}
+          total={total}
+          pageNo={page.pageNo}
+          pageSize={page.pageSize}
+          // a background refresh keeps the rows readable; a new page or filter shows the spinner
+          loading={list.isPending || list.isPlaceholderData}
+          scrollY={data.length ? scrollY : undefined}
+          onPageChange={(pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize })}
+          onAction={onAction}
+        />
+      </Flex>
+      <SubAccountModal
+        open={!!editing}
+        record={editing?.record ?? null}
+        onClose={() => setEditing(null)}
+        onSaved={(created) => {
+          message.success(t(created ? 'user.subAccount.done.created' : 'user.subAccount.done.updated'));
+          setEditing(null);
+        }}
+      />
+      <ResetPasswordModal
+        record={resetting}
+        onClose={() => setResetting(null)}
+        onDone={() => {
+          message.success(t('user.subAccount.done.passwordReset'));
+          setResetting(null);
+        }}
+      />
+    </Card>
+  );
+}
