@@ -418,7 +418,7 @@ if (args.bare) {
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`${JSON.stringify({ url })}\n`);
   const stop = () => app.close().then(() => process.exit(0));
-  readline.createInterface({ input: process.stdin }).on('line', stop).on('close', stop);
+  readline.createInterface({ input: process.stdin }).on('line', () => void stop()).on('close', () => void stop());
 } else {
   await main();
   process.exit(0);

@@ -25,7 +25,7 @@ function describe(fleet: Fleet) {
 /** Reads commands like `power-on SIM1-00003` from stdin. */
 export function stdinControl(fleet: Fleet, print: (line: string) => void): readline.Interface {
   const rl = readline.createInterface({ input: process.stdin });
-  rl.on('line', async (line) => {
+  const handle = async (line: string): Promise<void> => {
     const [cmd, sn] = line.trim().split(/\s+/);
     if (!cmd) return;
     try {
@@ -39,7 +39,8 @@ export function stdinControl(fleet: Fleet, print: (line: string) => void): readl
     } catch (e) {
       print(`${cmd} ${sn ?? ''}: ${(e as Error).message}`);
     }
-  });
+  };
+  rl.on('line', (line) => void handle(line));
   return rl;
 }
 
@@ -48,7 +49,7 @@ export function stdinControl(fleet: Fleet, print: (line: string) => void): readl
  * of the stdin control. Listens on loopback only.
  */
 export function httpControl(fleet: Fleet, port: number): Promise<http.Server> {
-  const server = http.createServer(async (req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -66,6 +67,7 @@ export function httpControl(fleet: Fleet, port: number): Promise<http.Server> {
     } catch (e) {
       send(400, { error: (e as Error).message });
     }
-  });
+  };
+  const server = http.createServer((req, res) => void handle(req, res));
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }

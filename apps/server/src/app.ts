@@ -154,7 +154,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       preCompressed: true,
       cacheControl: false,
       setHeaders: (res, file) => {
-        if (file.endsWith('index.html')) return res.setHeader('cache-control', 'no-cache');
+        if (file.endsWith('index.html')) {
+          res.setHeader('cache-control', 'no-cache');
+          return;
+        }
         res.setHeader('vary', 'accept-encoding');
         res.setHeader('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
       },

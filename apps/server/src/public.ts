@@ -3,4 +3,4 @@
  * devices in the factory registry as staff would. Everything else of the server is its own.
  */
 export { createDb, type Db } from './db/database.ts';
-export { registerDevices } from './modules/device-registry/service.ts';
+export { registerDevices } from './modules/device-registry/index.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ADMIN_ROLE, AUTH_STATUS, PERMISSIONS } from '@cpc/contracts';
 import type { Db } from './db/database.ts';
 import { hashPassword } from './lib/password.ts';
-import { seedMenus } from './modules/menu/seed.ts';
+import { seedMenus } from './modules/menu/index.ts';
 
 export interface AdminCredentials {
   username: string;

@@ -351,7 +351,7 @@ async function send(op: Op, actor: string, c: Case): Promise<void> {
     failures.push({ op: `${op.method} ${op.path}`, actor, what: c.what, url: `${method} ${short(c.url, 160)}`, status: 'no answer', body: short(msg) });
     return;
   }
-  let body: any = null;
+  let body: any;
   try {
     body = JSON.parse(res.body);
     if (c.unseal && res.headers[CRYPTO_HEADER]) body = JSON.parse(await c.unseal(body.payload));
@@ -653,7 +653,7 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
       const answer = await raw(bytes);
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
       const bodyText = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-      let body: any = null;
+      let body: any;
       try {
         body = JSON.parse(bodyText);
       } catch {
@@ -670,7 +670,6 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
   });
 
   it('sent enough calls', () => {
-    // eslint-disable-next-line no-console
     if (STATS) console.log(JSON.stringify(stats, null, 0).replace(/\},/g, '},\n'), Object.entries(opMs).sort((a, b) => b[1] - a[1]).slice(0, 15));
     console.log(`fuzz: ${calls} calls (${unsendable} refused by the client before sending), seed ${SEED}`);
     expect(calls).toBeGreaterThan(4000);

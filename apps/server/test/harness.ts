@@ -37,7 +37,7 @@ export function caller(app: FastifyInstance): Harness['call'] {
   return async (opts) => {
     const { token, ...rest } = opts;
     const res = await app.inject({ ...rest, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(rest.headers ?? {}) } });
-    let parsed: any = null;
+    let parsed: any;
     try {
       parsed = res.json();
     } catch {

@@ -19,7 +19,7 @@ export async function signedFetch(baseUrl: string, key: OpenKey, method: 'GET' |
   if (raw !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${baseUrl}${url}`, { method, headers, body: raw, signal });
   const text = await res.text();
-  let parsed: OpenAnswer['body'] = null;
+  let parsed: OpenAnswer['body'];
   try {
     parsed = JSON.parse(text);
   } catch {

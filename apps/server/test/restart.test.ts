@@ -129,7 +129,9 @@ afterAll(() => {
     if (fs.existsSync(lockFile(path.join(tmp, d)))) {
       try {
         process.kill(postgresPid(path.join(tmp, d)), 'SIGQUIT');
-      } catch {}
+      } catch {
+        // it has already gone
+      }
     }
   }
   fs.rmSync(tmp, { recursive: true, force: true });

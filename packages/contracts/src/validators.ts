@@ -80,7 +80,9 @@ export const hasNoControlButLineBreaks = (v: string): boolean => !CONTROL_BUT_LI
  * The control characters (Unicode's Cc): C0, DEL and C1 (U+0080–U+009F). C1 looks like nothing on screen, and a
  * printer or terminal may take it as a command (U+009B is CSI), so it is refused wherever C0 is.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what these match
 export const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex -- control characters are what these match
 export const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 export const isControlCode = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
 export const NO_CONTROL_MSG = 'must not contain control characters';

@@ -183,6 +183,7 @@ async function stopOrphan(dbDir: string, log: (m: string) => void): Promise<void
   } catch (e) {
     throw new Error(
       `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
+      { cause: e },
     );
   }
 }

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { groupNode } from '@cpc/contracts/device';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
-import { routeRecord } from '../modules/menu/routes.ts';
-import { withOpenErrorResponses } from '../modules/open-api/docs.ts';
+import { routeRecord } from '../modules/menu/index.ts';
+import { withOpenErrorResponses } from '../modules/open-api/index.ts';
 
 type Operation = { operationId?: string; responses?: Record<string, unknown>; parameters?: { name: string; in: string }[] };
 type PathItem = Record<string, Operation>;

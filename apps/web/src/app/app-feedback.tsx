@@ -103,7 +103,7 @@ function deferredModal(method: ModalMethod): ModalFuncWithPromise {
       },
       then: <T,>(resolve: (confirmed: boolean) => T, reject: VoidFunction) =>
         opened
-          .then(({ opening }) => (opening ? new Promise<boolean>((done) => opening.then(done, () => done(false))) : false))
+          .then(({ opening }) => (opening ? new Promise<boolean>((done) => void opening.then(done, () => done(false))) : false))
           .then(resolve, reject) as Promise<T>,
     };
   };

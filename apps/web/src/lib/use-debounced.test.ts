@@ -14,12 +14,18 @@ describe('useDebounced', () => {
   it('follows the typing only after the pause, and a keystroke in the pause starts it again', () => {
     const { result, rerender } = renderHook(({ v }) => useDebounced(v, SEARCH_DEBOUNCE), { initialProps: { v: '' } });
     rerender({ v: 'd' });
-    act(() => vi.advanceTimersByTime(SEARCH_DEBOUNCE - 1));
+    act(() => {
+      vi.advanceTimersByTime(SEARCH_DEBOUNCE - 1);
+    });
     expect(result.current).toBe('');
     rerender({ v: 'de' });
-    act(() => vi.advanceTimersByTime(SEARCH_DEBOUNCE - 1));
+    act(() => {
+      vi.advanceTimersByTime(SEARCH_DEBOUNCE - 1);
+    });
     expect(result.current).toBe('');
-    act(() => vi.advanceTimersByTime(1));
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
     expect(result.current).toBe('de');
   });
 });

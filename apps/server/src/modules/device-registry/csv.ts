@@ -33,7 +33,7 @@ export function parseDeviceCsv(bytes: Buffer): ParsedCsv {
 
   // The header alone first, so a file that is no CSV at all is named as such rather than by a quote error deep inside.
   const headerLine = text.split(/\r?\n/, 1)[0] ?? '';
-  let header: string[] = [];
+  let header: string[];
   try {
     header = (parse(headerLine, { trim: true }) as string[][])[0]?.map((h) => h.toLowerCase()) ?? [];
   } catch {

@@ -110,7 +110,10 @@ export class GroupService {
       const subtree = new Set([id]);
       for (let grew = true; grew; ) {
         grew = false;
-        for (const g of all) if (g.parent_id !== null && subtree.has(g.parent_id) && !subtree.has(g.id)) (subtree.add(g.id), (grew = true));
+        for (const g of all) if (g.parent_id !== null && subtree.has(g.parent_id) && !subtree.has(g.id)) {
+          subtree.add(g.id);
+          grew = true;
+        }
       }
       const ids = [...subtree];
       const moved = await scope.updateTable('devices').set({ group_id: null }).where('devices.group_id', 'in', ids).executeTakeFirst();

@@ -4,7 +4,7 @@ import { deviceBindBody, deviceDetail, deviceEditBody, deviceIdParams, deviceLis
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import type { TaskService } from '../task/service.ts';
+import type { TaskService } from '../task/index.ts';
 import { DeviceService } from './service.ts';
 import { GroupService } from './group-service.ts';
 

@@ -9,8 +9,8 @@ import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { hit, unhit, type Hit } from '../../lib/counters.ts';
 import { sha256 } from '../../lib/tokens.ts';
-import { newBindKey } from '../device-registry/service.ts';
-import { cancelOpenTasks, type TaskService } from '../task/service.ts';
+import { newBindKey } from '../device-registry/index.ts';
+import { cancelOpenTasks, type TaskService } from '../task/index.ts';
 
 export interface DeviceListQuery {
   pageNo: number;

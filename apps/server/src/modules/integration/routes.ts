@@ -32,10 +32,8 @@ import { OPEN_API_PREFIX, OPEN_HEADERS } from '@cpc/contracts/open-api';
 import { escapeMarkup } from '@cpc/contracts/print-markup';
 import { caller } from '../../plugins/auth.ts';
 import { AppError, notFound, ok } from '../../plugins/errors.ts';
-import type { PrintContent } from '../print/content.ts';
-import type { PrintService } from '../print/service.ts';
-import { TEST_PRINT_HEADER, type OpenAuth } from '../open-api/auth.ts';
-import { signOpenRequest } from '../open-api/signature.ts';
+import type { PrintContent, PrintService } from '../print/index.ts';
+import { TEST_PRINT_HEADER, signOpenRequest, type OpenAuth } from '../open-api/index.ts';
 import type { IntegrationService } from './service.ts';
 import type { WebhookSender } from './webhooks.ts';
 

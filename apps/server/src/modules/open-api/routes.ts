@@ -13,7 +13,7 @@ import {
   openPrintSubmitted,
 } from '@cpc/contracts/open-api';
 import { AppError, ok } from '../../plugins/errors.ts';
-import { toOpenJob, type PrintService } from '../print/service.ts';
+import { toOpenJob, type PrintService } from '../print/index.ts';
 import type { OpenAuth, OpenContext, OpenLookups } from './auth.ts';
 import type { RequestLog } from './request-log.ts';
 

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { OpenAuth } from '../open-api/auth.ts';
-import type { RequestLog } from '../open-api/request-log.ts';
-import type { WebhookSender } from '../integration/webhooks.ts';
+import type { OpenAuth, RequestLog } from '../open-api/index.ts';
+import type { WebhookSender } from '../integration/index.ts';
 import { Periodic } from '../../lib/periodic.ts';
 
 const PRUNE_EVERY_MS = 10 * 60_000;

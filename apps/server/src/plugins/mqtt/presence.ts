@@ -3,7 +3,7 @@ import { provinceAt } from '@cpc/contracts/geo/provinces';
 import type { LiveDeviceEvent } from '@cpc/contracts';
 import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
-import type { EventSink } from '../../modules/task/service.ts';
+import type { EventSink } from '../../modules/task/index.ts';
 
 interface DeviceRow {
   id: number;

@@ -95,7 +95,7 @@ export function LoginForm() {
     }
     applyLogin(result);
     messageApi().success(t('auth.login.success'));
-    navigate(safeRedirect(params.get('redirect')), { replace: true });
+    void navigate(safeRedirect(params.get('redirect')), { replace: true });
   };
 
   const input = (field: Field) => ({

@@ -99,7 +99,7 @@ export function RegisterForm() {
     }
     applyLogin(result);
     messageApi().success(t('auth.register.success'));
-    navigate(AUTHENTICATE_PATH, { replace: true });
+    void navigate(AUTHENTICATE_PATH, { replace: true });
   };
 
   const iconStyle = { color: token.colorTextTertiary };

@@ -18,7 +18,7 @@ export function useLogout() {
     } finally {
       setPending(false);
       reset();
-      navigate(LOGIN_PATH, { replace: true });
+      void navigate(LOGIN_PATH, { replace: true });
     }
   }, [navigate, reset]);
   return { logout: run, pending };

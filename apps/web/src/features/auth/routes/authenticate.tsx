@@ -42,7 +42,7 @@ export default function AuthenticatePage() {
     // The guard keeps the user info (and its status) it loaded; dropping it makes the guard load the
     // now-authenticated user and menu before showing the console.
     useSession.setState({ userInfo: null, routes: null });
-    navigate(HOME_PATH, { replace: true });
+    void navigate(HOME_PATH, { replace: true });
   };
 
   // the page is on the white list; without a session there is nothing to authenticate

@@ -56,7 +56,7 @@ export function DeviceTable(props: DeviceTableProps) {
 
   const sortOrder = (column: string): SortOrder | undefined => (SORT_OF_COLUMN[column] === sort ? (order === 'desc' ? 'descend' : 'ascend') : null);
 
-  const menuFor = (r: DeviceListItem): MenuProps['items'] => {
+  const menuFor = (): MenuProps['items'] => {
     const items: MenuProps['items'] = [];
     if (allowed.shutdown) items.push({ key: 'shutdown', icon: <PoweroffOutlined />, label: t('device.list.action.shutdown') });
     if (allowed.edit) {
@@ -135,7 +135,7 @@ export function DeviceTable(props: DeviceTableProps) {
       fixed: pin ? 'right' : undefined,
       width: compact ? 52 : 100,
       render: (_, r) => {
-        const items = menuFor(r);
+        const items = menuFor();
         return (
           <Space size={0}>
             {!compact && (

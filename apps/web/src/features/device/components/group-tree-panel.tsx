@@ -104,8 +104,7 @@ export function GroupTreePanel({ selected, onSelect, canManage }: GroupTreePanel
       ...data.tree.map(toNode),
       { key: UNGROUPED_KEY, title: <NodeTitle name={t('device.ungrouped')} total={data.ungrouped} />, isLeaf: true },
     ];
-    // confirmDelete only closes over stable values and `selected`
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- confirmDelete only closes over stable values and `selected`
   }, [data, canManage, t, selected]);
 
   const allGroupKeys = useMemo(() => {

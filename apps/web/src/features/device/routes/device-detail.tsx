@@ -111,7 +111,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
           return;
         }
         message.success(t('device.unbind.done'));
-        navigate(LIST_PATH);
+        void navigate(LIST_PATH);
         showNewBindKeys([result]);
       },
     });

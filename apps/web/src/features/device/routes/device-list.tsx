@@ -89,7 +89,7 @@ export default function DeviceListPage() {
   // the last row of a page was unbound: step back instead of showing an empty page
   useEffect(() => {
     if (emptyPage) setFilters({ ...filters, pageNo: Math.max(1, Math.ceil(total / filters.pageSize)) });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when the page empties, not on every filter change
   }, [emptyPage, total]);
 
   const targets = [...selected.values()];

@@ -140,7 +140,7 @@ export default function DeviceMapPage() {
     (p: { data?: MarkerDatum | ClusterDatum }) => {
       const d = p.data;
       if (!d || !('kind' in d)) return;
-      if (d.kind === 'device') navigate(detailPath(d.id));
+      if (d.kind === 'device') void navigate(detailPath(d.id));
       else setView((v) => ({ zoom: zoomInto(v.zoom), center: [d.value[0], d.value[1]] }));
     },
     [navigate],

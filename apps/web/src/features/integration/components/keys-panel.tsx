@@ -180,12 +180,12 @@ export function KeysPanel() {
             menu={{
               items: [
                 { key: 'edit', icon: <EditOutlined />, label: t('integration.action.edit'), onClick: () => openForm(r) },
-                { key: 'rotate', icon: <SyncOutlined />, label: t('integration.action.rotate'), onClick: () => confirmRotate(r) },
+                { key: 'rotate', icon: <SyncOutlined />, label: t('integration.action.rotate'), onClick: () => void confirmRotate(r) },
                 r.state === 'active'
                   ? { key: 'disable', icon: <StopOutlined />, label: t('integration.action.disable'), onClick: () => toggle(r) }
                   : { key: 'enable', icon: <CheckCircleOutlined />, label: t('integration.action.enable'), onClick: () => toggle(r) },
                 { type: 'divider' },
-                { key: 'delete', icon: <DeleteOutlined />, danger: true, label: t('integration.action.delete'), onClick: () => confirmDelete(r) },
+                { key: 'delete', icon: <DeleteOutlined />, danger: true, label: t('integration.action.delete'), onClick: () => void confirmDelete(r) },
               ],
             }}
           >

@@ -30,7 +30,7 @@ export function AvatarUpload({ src }: { src: string }) {
     return true;
   };
 
-  const customRequest: UploadProps['customRequest'] = async ({ file, onSuccess, onError }) => {
+  const send = async ({ file, onSuccess, onError }: Parameters<NonNullable<UploadProps['customRequest']>>[0]) => {
     setPercent(0);
     try {
       // at 100 % the bytes are sent but the server is still checking them: hold at 99 until it answers
@@ -46,6 +46,7 @@ export function AvatarUpload({ src }: { src: string }) {
       setPercent(null);
     }
   };
+  const customRequest: UploadProps['customRequest'] = (options) => void send(options);
 
   return (
     <Flex vertical align="center" gap={8}>

@@ -14,7 +14,7 @@ export const checks = {
   nickname: (v) => {
     const s = text(v).trim();
     if (s.length > NICKNAME_MAX) return `${V}nicknameMax`;
-    // eslint-disable-next-line no-control-regex
+    // eslint-disable-next-line no-control-regex -- control characters are what this refuses
     return /[\u0000-\u001f\u007f]/.test(s) ? `${V}nicknameChars` : null;
   },
   email: (v) => {

@@ -1,0 +1,2 @@
+/** The device module's public entry: binding, groups, the fleet list, detail and map. */
+export { deviceRoutes } from './routes.ts';

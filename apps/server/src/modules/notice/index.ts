@@ -1,0 +1,2 @@
+/** The notice module's public entry. */
+export { noticeRoutes } from './routes.ts';

@@ -1,0 +1,2 @@
+/** The system module's public entry. */
+export { systemRoutes } from './routes.ts';

@@ -1,0 +1,2 @@
+/** The upload module's public entry. */
+export { uploadRoutes } from './routes.ts';
