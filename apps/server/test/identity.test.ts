@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEvents } from './device-helpers.ts';
+import { openEvents, subAccountWith } from './device-helpers.ts';
 import { ADMIN_PASSWORD, JPEG_1x1, PNG_1x1, createHarness, multipart, registerCustomer, uploadImage, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -198,6 +198,23 @@ describe('live identity events', () => {
     } finally {
       staffEv.close();
       customerEv.close();
+    }
+  });
+
+  it('reach a reviewer who may not see devices, and no device events reach them', async () => {
+    const address = h.app.server.address();
+    const base = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const platform = await h.db.selectFrom('tenants').select('id').where('kind', '=', 'platform').executeTakeFirstOrThrow();
+    const reviewer = await subAccountWith(h, platform.id, ['identity:review']);
+    const ev = await openEvents(h, base, reviewer);
+    try {
+      const c = await registerCustomer(h, 'individual');
+      const submit = { type: 'individual', realName: '王五', idNumber: ID_NUMBER, idFrontKey: await uploadImage(h, c.token, 'f.png'), idBackKey: await uploadImage(h, c.token, 'b.png') };
+      expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/user/authenticate', token: c.token, payload: submit })).statusCode).toBe(200);
+      await ev.waitFor('the submission', (e) => e.type === 'identity' && e.data.status === 2);
+      expect(ev.events.filter((e) => e.type === 'device' || e.type === 'task')).toEqual([]);
+    } finally {
+      ev.close();
     }
   });
 });

@@ -369,9 +369,10 @@ const KEEPALIVE_MS = 20_000;
 const SSE_BUFFER_MAX = 1 << 20;
 
 /**
- * `POST /device/events/ticket` (bearer) → a ticket valid for EVENTS_TICKET_TTL_S;
- * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant: `event: device` (device:view),
- * `event: task` (only with device:task too) and `event: resync` (events were lost: read the live lists again),
+ * `POST /device/events/ticket` (bearer, any signed-in user) → a ticket valid for EVENTS_TICKET_TTL_S;
+ * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant, each kind of event only for those who
+ * may read what it is about: `event: device` (device:view), `event: task` (device:task), `event: identity`
+ * (identity:review, staff) and `event: resync` (events were lost: read the live lists again),
  * each with `id:` numbered from 1 on every stream.
  * The ticket may be reused until it expires (EventSource reconnects with the same URL); after that the
  * stream answers 401 and the console asks for a new ticket.
@@ -385,7 +386,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
 
   app.post(
     '/device/events/ticket',
-    { config: { permission: PERMISSIONS.deviceView }, schema: { tags: ['device'], summary: 'A short-lived ticket for the live event stream', response: { 200: envelopeSchema(eventsTicketResult) } } },
+    { schema: { tags: ['device'], summary: 'A short-lived ticket for the live event stream (any signed-in user; each event kind is sent by its permission)', response: { 200: envelopeSchema(eventsTicketResult) } } },
     async (req) => {
       const u = caller(req);
       return ok({ ticket: await tickets.sign({ userId: u.id, tenantId: u.tenantId, sessionId: u.sessionId }), expiresIn: EVENTS_TICKET_TTL_S });
@@ -401,7 +402,6 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
     async (req, reply) => {
       const claims = await tickets.verify(req.query.ticket);
       const user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
-      if (!hasPermission(user, PERMISSIONS.deviceView)) throw new AppError(403, `permission ${PERMISSIONS.deviceView} required`);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -412,15 +412,16 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         'x-accel-buffering': 'no',
       });
       res.write(`retry: 3000\n: connected\n\n`);
-      // task events only for those who may read tasks (device:task), as GET /device/task/list would answer them
+      // each kind of event only for those who may read what it is about, as the list calls would answer them
+      let seesDevices = hasPermission(user, PERMISSIONS.deviceView);
       let seesTasks = hasPermission(user, PERMISSIONS.deviceTask);
       // numbered events: a console that sees a number skipped knows it missed some and reads its lists again
       let id = 0;
       let behind = false;
       const write = (type: string, data: unknown) => res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-      // identity events (published to the platform tenant) only for staff who review them
       let seesIdentity = hasPermission(user, PERMISSIONS.identityReview);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
+        if (e.type === 'device' && !seesDevices) return;
         if (e.type === 'task' && !seesTasks) return;
         if (e.type === 'identity' && !seesIdentity) return;
         // a console that does not read (a stalled link) is not buffered for without end: its events are skipped
@@ -437,12 +438,12 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         behind = false;
         write('resync', { reason: 'missed' });
       });
-      // the keep-alive also re-checks the session and the permissions: a logout, a disabled user or a role that
-      // lost device:view ends the stream; one that lost or gained device:task stops or starts the task events
+      // the keep-alive also re-checks the session and the permissions: a logout or a disabled user ends the stream;
+      // a role that lost or gained a permission stops or starts the events it covers
       const keepalive = setInterval(() => {
         res.write(`: ping\n\n`);
         loadAuthUser(db, user.id, user.tenantId, user.sessionId).then((u) => {
-          if (!hasPermission(u, PERMISSIONS.deviceView)) return end();
+          seesDevices = hasPermission(u, PERMISSIONS.deviceView);
           seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
           seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
         }, () => end());
