@@ -30,3 +30,30 @@ export function itHasLocaleParity(namespace: string, locales: { zh: Dict; en: Di
     }
   });
 }
+
+/**
+ * Every literal key of the namespace that the feature's code asks for (`'ns.a.b'` in its sources, which the test
+ * file globs with `import.meta.glob(…, { query: '?raw', import: 'default', eager: true })`) exists in zh, as a text
+ * or as the parent of texts. `atLeast` guards the scan itself: a pattern that finds nothing would pass.
+ */
+export function itHasEveryKeyTheCodeAsksFor(
+  namespace: string,
+  locales: { zh: Dict },
+  sources: Record<string, string>,
+  atLeast: number,
+  more: (text: string) => Iterable<string> = () => [],
+): void {
+  it('has every literal key the code asks for', () => {
+    const zh = leaves(locales.zh);
+    const pattern = new RegExp(`['"\`](${namespace}\\.[A-Za-z0-9_.]*[A-Za-z0-9_])['"\`]`, 'g');
+    const used = new Set<string>();
+    for (const text of Object.values(sources)) {
+      for (const m of text.matchAll(pattern)) used.add(m[1]);
+      for (const key of more(text)) used.add(key);
+    }
+    expect(used.size).toBeGreaterThan(atLeast);
+    // a key is there as a text, as the parent of texts, or as plural forms (`key_one`, `key_other`)
+    const missing = [...used].filter((k) => !zh.has(k) && !zh.has(`${k}_other`) && ![...zh.keys()].some((z) => z.startsWith(`${k}.`)));
+    expect(missing).toEqual([]);
+  });
+}
