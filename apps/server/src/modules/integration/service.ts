@@ -16,7 +16,7 @@ import {
   type WebhookDeliveryItem,
 } from '@cpc/contracts/integration';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -199,11 +199,10 @@ export class IntegrationService {
 
   async createKey(u: AuthUser, body: Required<AppKeyCreateBody>, ip: string): Promise<AppKeyWithSecret> {
     await this.checkCallback(body.callbackUrl);
-    const row = await this.db.transaction().execute(async (trx) => {
+    const row = await u.scope.transaction(async (scope) => {
       // the account's row is locked while its keys are counted: simultaneous creations (on any node) queue here,
       // so the cap holds
-      await trx.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
-      const scope = new TenantScope(trx, u.tenantId);
+      await scope.db.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
       const count = await scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
       if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
       return scope

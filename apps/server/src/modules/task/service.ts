@@ -96,11 +96,11 @@ export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reas
  * sweep is safe to run on N nodes at once.
  */
 export class TaskService {
-  downlink: Downlink | undefined;
-
   constructor(
     private db: Db,
     private events: EventSink,
+    /** Where commands go: this node's link to the devices. */
+    private downlink: Downlink,
     private opts: TaskOptions,
   ) {}
 
@@ -112,18 +112,16 @@ export class TaskService {
     const found = await u.scope.selectFrom('devices').select('devices.id').where('devices.id', 'in', body.deviceIds).execute();
     if (found.length !== body.deviceIds.length) throw notFound('device');
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
-    const { batchId, tasks } = await this.db.transaction().execute(async (trx) => {
+    const { batchId, tasks } = await u.scope.transaction(async (tx) => {
       const batch =
         body.deviceIds.length > 1
-          ? await trx
-              .insertInto('task_batches')
-              .values({ tenant_id: u.tenantId, type: body.type, targets: JSON.stringify({ deviceIds: body.deviceIds }), created_by: u.id })
+          ? await tx
+              .insertInto('task_batches', { type: body.type, targets: JSON.stringify({ deviceIds: body.deviceIds }), created_by: u.id })
               .returning('id')
               .executeTakeFirstOrThrow()
           : null;
-      const rows = await trx
-        .insertInto('device_tasks')
-        .values(body.deviceIds.map((deviceId) => ({ tenant_id: u.tenantId, batch_id: batch?.id ?? null, device_id: deviceId, type: body.type, params: '{}', created_by: u.id, expire_at: expireAt })))
+      const rows = await tx
+        .insertInto('device_tasks', body.deviceIds.map((deviceId) => ({ batch_id: batch?.id ?? null, device_id: deviceId, type: body.type, params: '{}', created_by: u.id, expire_at: expireAt })))
         .returningAll()
         .execute();
       return { batchId: batch?.id ?? null, tasks: rows as unknown as TaskRow[] };
@@ -363,7 +361,7 @@ export class TaskService {
     for (const r of rows) {
       // a failed publish is not an error here: the task times out and goes again
       await this.downlink
-        ?.command(r.sn, { id: r.id, type: r.type, params: r.params ?? {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
+        .command(r.sn, { id: r.id, type: r.type, params: r.params ?? {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
         .catch(() => {});
     }
   }
