@@ -358,13 +358,13 @@ export class IntegrationService {
       )
       .execute();
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { list: page.map((p) => jobItem(byId.get(p.id) as JobListRow)), total: total.n };
+    return { list: page.map((p) => jobItem(byId.get(p.id)!)), total: total.n };
   }
 
   async jobItem(scope: TenantScope, id: string): Promise<PrintJobItem> {
     const row = await this.jobs(scope).where('print_jobs.id', '=', id).executeTakeFirst();
     if (!row) throw notFound('job');
-    return jobItem(row as JobListRow);
+    return jobItem(row);
   }
 
   async jobDetail(scope: TenantScope, id: string): Promise<PrintJobDetail> {
@@ -373,7 +373,7 @@ export class IntegrationService {
       .where('print_jobs.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound('job');
-    return { ...jobItem(row as JobListRow), content: row.content, preview: row.preview.split('\n'), columns: row.columns, format: row.format };
+    return { ...jobItem(row), content: row.content, preview: row.preview.split('\n'), columns: row.columns, format: row.format };
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ export class IntegrationService {
       )
       .execute();
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { list: page.map((p) => deliveryItem(byId.get(p.id) as DeliveryListRow)), total: total.n };
+    return { list: page.map((p) => deliveryItem(byId.get(p.id)!)), total: total.n };
   }
 
   async webhookDetail(scope: TenantScope, id: string): Promise<WebhookDeliveryDetail> {
@@ -442,7 +442,7 @@ export class IntegrationService {
       .execute();
     const attemptLog: WebhookAttempt[] = attempts.map((a) => ({ attempt: a.attempt, at: iso(a.at)!, manual: a.manual, status: a.status, durationMs: a.duration_ms, error: a.error, response: a.response }));
     return {
-      ...deliveryItem(row as DeliveryListRow),
+      ...deliveryItem(row),
       callbackUrl: row.callback_url,
       payload: webhookBody({ id: row.id, app_id: row.app_id, occurred_at: row.occurred_at, job_id: row.job_id, origin_id: row.origin_id, sn: row.sn, job_state: row.job_state, job_error: row.job_error, copies: row.copies }),
       attemptLog,
