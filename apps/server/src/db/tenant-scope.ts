@@ -23,18 +23,16 @@ export class TenantScope {
     return this.db.transaction().execute((trx) => work(new TenantScope(trx, this.tenantId)));
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- Kysely's own type of a query that selects nothing yet
   selectFrom<T extends TenantTable>(table: T): SelectQueryBuilder<Database, T, {}> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return (this.db.selectFrom(table) as any).where(`${table}.tenant_id`, '=', this.tenantId);
   }
 
   updateTable<T extends TenantTable>(table: T): UpdateQueryBuilder<Database, T, T, UpdateResult> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return (this.db.updateTable(table) as any).where(`${table}.tenant_id`, '=', this.tenantId);
   }
 
   deleteFrom<T extends TenantTable>(table: T): DeleteQueryBuilder<Database, T, DeleteResult> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return (this.db.deleteFrom(table) as any).where(`${table}.tenant_id`, '=', this.tenantId);
   }
 
