@@ -17,40 +17,29 @@ import { payloadCrypto } from './plugins/payload-crypto.ts';
 import { AccessTokens } from './lib/tokens.ts';
 import { ensureSecret } from './lib/secrets.ts';
 import { createCaptchaProvider } from './lib/captcha.ts';
-import { systemRoutes } from './modules/system/routes.ts';
+import { systemRoutes } from './modules/system/index.ts';
+import { subAccountRoutes, SubAccountService, userRoutes, UserService } from './modules/user/index.ts';
+import { authRoutes, AuthService } from './modules/auth/index.ts';
+import { identityRoutes, IdentityService } from './modules/identity/index.ts';
+import { menuRoutes } from './modules/menu/index.ts';
+import { noticeRoutes } from './modules/notice/index.ts';
+import { uploadRoutes } from './modules/upload/index.ts';
+import { taskRoutes, TaskService } from './modules/task/index.ts';
+import { deviceRoutes } from './modules/device/index.ts';
+import { deviceModelRoutes } from './modules/device-model/index.ts';
+import { deviceRegistryRoutes } from './modules/device-registry/index.ts';
+import { dashboardRoutes } from './modules/dashboard/index.ts';
+import { PrintContent, PrintService, printUpkeep } from './modules/print/index.ts';
+import { integrationRoutes, IntegrationService, WebhookSender } from './modules/integration/index.ts';
+import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
-import { UserService } from './modules/user/service.ts';
-import { userRoutes } from './modules/user/routes.ts';
-import { AuthService } from './modules/auth/service.ts';
-import { authRoutes } from './modules/auth/routes.ts';
-import { IdentityService } from './modules/identity/service.ts';
-import { identityRoutes } from './modules/identity/routes.ts';
-import { menuRoutes } from './modules/menu/routes.ts';
-import { noticeRoutes } from './modules/notice/routes.ts';
-import { uploadRoutes } from './modules/upload/routes.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
+import { DeviceLink } from './plugins/mqtt/device-link.ts';
 import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
-import { TaskService } from './modules/task/service.ts';
-import { taskRoutes } from './modules/task/routes.ts';
-import { SubAccountService } from './modules/user/sub-account-service.ts';
-import { subAccountRoutes } from './modules/user/sub-account-routes.ts';
-import { deviceRoutes } from './modules/device/routes.ts';
-import { deviceModelRoutes } from './modules/device-model/routes.ts';
-import { deviceRegistryRoutes } from './modules/device-registry/routes.ts';
-import { dashboardRoutes } from './modules/dashboard/routes.ts';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { JobQueue, jobQueue } from './plugins/job-queue.ts';
-import { PrintContent } from './modules/print/content.ts';
-import { PrintService } from './modules/print/service.ts';
-import { printUpkeep } from './modules/print/upkeep.ts';
-import { WebhookSender } from './modules/integration/webhooks.ts';
-import { IntegrationService } from './modules/integration/service.ts';
-import { integrationRoutes } from './modules/integration/routes.ts';
-import { OpenAuth } from './modules/open-api/auth.ts';
-import { RequestLog } from './modules/open-api/request-log.ts';
-import { openApiRoutes } from './modules/open-api/routes.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
@@ -99,23 +88,24 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));
   app.addHook('onReady', () => events.start());
   app.addHook('onClose', () => events.stop());
-  const tasks = new TaskService(db, events, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, resultTimeoutS: config.TASK_RESULT_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
+  // the broker connection, built first: the services that send to devices get it, the gateway starts it
+  const link = new DeviceLink(db, config, app.log.child({ module: 'mqtt' }));
+  const tasks = new TaskService(db, events, link, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, resultTimeoutS: config.TASK_RESULT_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
   const queue = new JobQueue({ databaseUrl: config.DATABASE_URL, pollMs: config.JOB_QUEUE_POLL_MS, log: app.log.child({ module: 'job-queue' }) });
   const printContent = new PrintContent(db, storage, { maxBytes: config.PRINT_IMAGE_MAX_BYTES, timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS, maxHeight: 2400, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' });
-  const prints = new PrintService(db, printContent, { ackTimeoutS: config.PRINT_ACK_TIMEOUT_S, retryBackoffS: config.PRINT_RETRY_BACKOFF_S, maxAttempts: config.PRINT_MAX_ATTEMPTS });
   const webhooks = new WebhookSender(db, queue, { backoffS: config.WEBHOOK_BACKOFF_S, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }, app.log.child({ module: 'webhooks' }));
-  prints.webhooks = webhooks;
+  const prints = new PrintService(db, printContent, link, webhooks, { ackTimeoutS: config.PRINT_ACK_TIMEOUT_S, retryBackoffS: config.PRINT_RETRY_BACKOFF_S, maxAttempts: config.PRINT_MAX_ATTEMPTS });
   const openAuth = new OpenAuth(db, { clockWindowS: config.OPEN_CLOCK_WINDOW_S, rateLimit: config.OPEN_RATE_LIMIT, consoleSecret: await ensureSecret(db, 'console_test_print_secret') });
   const requestLog = new RequestLog(db, { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS }, app.log.child({ module: 'open-api' }));
   await app.register(jobQueue, { queue });
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
-  await app.register(mqttGateway, { db, config, events, tasks, prints });
+  await app.register(mqttGateway, { db, config, events, link, tasks, prints });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
   await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url) });
-  await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, gateway: () => app.gateway });
+  await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
   await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
 
   await app.register(

@@ -47,7 +47,8 @@ export function caller(app: FastifyInstance): Harness['call'] {
   };
 }
 
-export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** A new empty database on the shared real PostgreSQL; its URL. */
+export async function createTestDatabase(): Promise<string> {
   const base = inject('pgUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client(base);
@@ -56,6 +57,11 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const url = new URL(await createTestDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-test-data-'));
   const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: url.toString(), CAPTCHA_PROVIDER: 'off', LOG_LEVEL: 'silent', ADMIN_PASSWORD, NODE_ENV: 'test', MQTT_PORT: '0', ...UNLIMITED, ...env });
   const db = createDb(url.toString(), 5);

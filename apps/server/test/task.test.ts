@@ -189,7 +189,7 @@ describe('the state machine', () => {
     ['sent', 0, { kind: 'foreign-ack' }, 'sent', 0],
   ];
   it.each(table)('%s (%i%%) + %o → %s', async (from, progress, msg, to, progressAfter) => {
-    const service = new TaskService(h.db, { publish: () => {} }, { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 });
+    const service = new TaskService(h.db, { publish: () => {} }, { command: async () => {} }, { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 });
     const deviceId = idOf(0);
     const row = await h.db
       .insertInto('device_tasks')

@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { AUTH_STATUS, SMS_RESEND_SECONDS, type LoginBody, type LoginResult, type RegisterBody, type SmsSendBody } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
+import { TenantScope } from '../../db/tenant-scope.ts';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../plugins/errors.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -34,9 +35,9 @@ export class AuthService {
   private async issue(user: { id: number; tenant_id: number; username: string; is_super: number }, status: number, client: ClientInfo): Promise<IssuedSession> {
     const sessionId = randomUUID();
     const refreshToken = newOpaqueToken();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('sessions').values({ id: sessionId, tenant_id: user.tenant_id, user_id: user.id, ip: client.ip, user_agent: client.userAgent.slice(0, 300), revoked_at: null, revoke_reason: null }).execute();
-      await trx.insertInto('refresh_tokens').values({ token_hash: sha256(refreshToken), session_id: sessionId, expires_at: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000), used_at: null }).execute();
+    await new TenantScope(this.db, user.tenant_id).transaction(async (tx) => {
+      await tx.insertInto('sessions', { id: sessionId, user_id: user.id, ip: client.ip, user_agent: client.userAgent.slice(0, 300), revoked_at: null, revoke_reason: null }).execute();
+      await tx.db.insertInto('refresh_tokens').values({ token_hash: sha256(refreshToken), session_id: sessionId, expires_at: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000), used_at: null }).execute();
     });
     const token = await this.tokens.sign({ userId: user.id, tenantId: user.tenant_id, sessionId });
     return { refreshToken, result: { token, status, username: user.username, is_super: user.is_super, expiresIn: this.tokens.ttlSeconds } };
@@ -146,9 +147,9 @@ export class AuthService {
     const passwordHash = await hashPassword(body.password);
     const user = await this.db.transaction().execute(async (trx) => {
       const tenant = await trx.insertInto('tenants').values({ kind: body.type, name: body.username }).returning('id').executeTakeFirstOrThrow();
-      return trx
-        .insertInto('users')
-        .values({ tenant_id: tenant.id, username: body.username, mobile: body.mobile, password_hash: passwordHash, is_super: 1 })
+      // the new account's first user, in the new tenant's scope
+      return new TenantScope(trx, tenant.id)
+        .insertInto('users', { username: body.username, mobile: body.mobile, password_hash: passwordHash, is_super: 1 })
         .returning(['id', 'tenant_id', 'username', 'is_super'])
         .executeTakeFirstOrThrow();
     }).catch((e: { code?: string }) => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { GroupAddBody, GroupDeleteResult, GroupEditBody, GroupNode, GroupTree, GroupView } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
 
@@ -75,8 +75,7 @@ export class GroupService {
 
   /** Moving under a new parent is refused when the parent is the group itself or lies below it. */
   async edit(user: AuthUser, body: GroupEditBody): Promise<GroupView> {
-    return this.db.transaction().execute(async (trx) => {
-      const scope = new TenantScope(trx, user.tenantId);
+    return user.scope.transaction(async (scope) => {
       // One tenant's tree changes one edit at a time, so two moves cannot build a cycle together.
       const all = await scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name']).forUpdate().execute();
       const g = all.find((x) => x.id === body.id);
@@ -103,8 +102,7 @@ export class GroupService {
 
   /** Deletes the group and the groups below it; their devices become ungrouped (never unbound or deleted). */
   async remove(user: AuthUser, id: number): Promise<GroupDeleteResult> {
-    return this.db.transaction().execute(async (trx) => {
-      const scope = new TenantScope(trx, user.tenantId);
+    return user.scope.transaction(async (scope) => {
       const all = await scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id']).forUpdate().execute();
       if (!all.some((g) => g.id === id)) throw notFound('group');
       const subtree = new Set([id]);

@@ -3,7 +3,7 @@ import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Paged } from '@cpc/contracts';
 import { BIND_FAIL_WINDOW_S, BIND_MAX_FAILS, TELEMETRY_MAX_DAYS, TELEMETRY_MAX_POINTS, type DeviceBindBody, type DeviceDetail, type DeviceEditBody, type DeviceListItem, type DeviceMapData, type DeviceSort, type DeviceStatus, type PaperState, type TelemetrySeries } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
@@ -299,8 +299,9 @@ export class DeviceService {
     if (device.tenant_id !== null) throw badRequest('sn', 'device is bound to another account');
     if (body.groupId) await this.groupOf(user.scope, body.groupId);
 
-    await this.db.transaction().execute(async (trx) => {
-      const res = await trx
+    await user.scope.transaction(async (tx) => {
+      // the device is claimed from the unbound pool (no tenant yet), so outside the scope's filter
+      const res = await tx.db
         .updateTable('devices')
         .set({ tenant_id: user.tenantId, bound_at: new Date(), name: body.name ?? '', remark: '', group_id: body.groupId ?? null })
         .where('id', '=', device.id)
@@ -310,8 +311,8 @@ export class DeviceService {
       // Someone else bound it between the check and now.
       if (!res) throw badRequest('sn', 'device is bound to another account');
       // Already online: the account's history starts with it online, or its online trend misses it until a reconnect.
-      if (res.status === 'online') await trx.insertInto('device_status_log').values({ device_id: device.id, tenant_id: user.tenantId, status: 'online', reason: 'bound' }).execute();
-      if (device.iccid) await trx.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
+      if (res.status === 'online') await tx.insertInto('device_status_log', { device_id: device.id, status: 'online', reason: 'bound' }).execute();
+      if (device.iccid) await tx.db.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
     });
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'ok', subject, resource: 'device', resourceId: device.id });
     return this.one(user, device.id);
@@ -325,12 +326,11 @@ export class DeviceService {
    */
   async unbind(user: AuthUser, id: number, ip: string): Promise<{ sn: string; bindKey: string }> {
     const bindKey = newBindKey();
-    const { sn, canceled } = await this.db.transaction().execute(async (trx) => {
-      const scope = new TenantScope(trx, user.tenantId);
+    const { sn, canceled } = await user.scope.transaction(async (scope) => {
       const d = await scope.selectFrom('devices').select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
       if (!d) throw notFound('device');
       // It leaves the account online: close its online span there, or the account's trend counts it for the rest of the window.
-      if (d.status === 'online') await trx.insertInto('device_status_log').values({ device_id: id, tenant_id: user.tenantId, status: 'offline', reason: 'unbound' }).execute();
+      if (d.status === 'online') await scope.insertInto('device_status_log', { device_id: id, status: 'offline', reason: 'unbound' }).execute();
       await scope
         .updateTable('devices')
         .set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null, bind_key_hash: sha256(bindKey) })
@@ -357,8 +357,8 @@ export class DeviceService {
   /** All or nothing: a device or group of another account means 404 and nothing moves. */
   async move(user: AuthUser, ids: number[], groupId: number | null): Promise<number> {
     if (groupId !== null) await this.groupOf(user.scope, groupId);
-    return this.db.transaction().execute(async (trx) => {
-      const res = await new TenantScope(trx, user.tenantId).updateTable('devices').set({ group_id: groupId }).where('devices.id', 'in', ids).executeTakeFirst();
+    return user.scope.transaction(async (scope) => {
+      const res = await scope.updateTable('devices').set({ group_id: groupId }).where('devices.id', 'in', ids).executeTakeFirst();
       if (Number(res.numUpdatedRows) !== ids.length) throw notFound('device');
       return ids.length;
     });

@@ -70,14 +70,12 @@ export class IdentityService {
       const owned = await user.scope.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
       if (!owned) throw badRequest(field, 'upload the image first');
     }
-    const submissionId = await this.db.transaction().execute(async (trx) => {
-      const tenant = await trx.selectFrom('tenants').select('auth_status').where('id', '=', user.tenantId).forUpdate().executeTakeFirstOrThrow();
+    const submissionId = await user.scope.transaction(async (tx) => {
+      const tenant = await tx.db.selectFrom('tenants').select('auth_status').where('id', '=', user.tenantId).forUpdate().executeTakeFirstOrThrow();
       if (tenant.auth_status === AUTH_STATUS.waiting) throw new AppError(400, 'the identity authentication is already waiting for review');
       if (tenant.auth_status === AUTH_STATUS.authenticated) throw new AppError(400, 'the identity is already authenticated');
-      const inserted = await trx
-        .insertInto('identity_submissions')
-        .values({
-          tenant_id: user.tenantId,
+      const inserted = await tx
+        .insertInto('identity_submissions', {
           user_id: user.id,
           kind: body.type,
           real_name: body.type === 'individual' ? body.realName : null,
@@ -95,7 +93,7 @@ export class IdentityService {
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await trx.updateTable('tenants').set({ auth_status: AUTH_STATUS.waiting }).where('id', '=', user.tenantId).execute();
+      await tx.db.updateTable('tenants').set({ auth_status: AUTH_STATUS.waiting }).where('id', '=', user.tenantId).execute();
       return inserted.id;
     });
     await this.notifyStaff({ id: submissionId, tenantId: user.tenantId, status: AUTH_STATUS.waiting });

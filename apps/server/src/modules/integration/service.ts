@@ -16,7 +16,7 @@ import {
   type WebhookDeliveryItem,
 } from '@cpc/contracts/integration';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -199,11 +199,10 @@ export class IntegrationService {
 
   async createKey(u: AuthUser, body: Required<AppKeyCreateBody>, ip: string): Promise<AppKeyWithSecret> {
     await this.checkCallback(body.callbackUrl);
-    const row = await this.db.transaction().execute(async (trx) => {
+    const row = await u.scope.transaction(async (scope) => {
       // the account's row is locked while its keys are counted: simultaneous creations (on any node) queue here,
       // so the cap holds
-      await trx.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
-      const scope = new TenantScope(trx, u.tenantId);
+      await scope.db.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
       const count = await scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
       if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
       return scope
@@ -359,13 +358,13 @@ export class IntegrationService {
       )
       .execute();
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { list: page.map((p) => jobItem(byId.get(p.id) as JobListRow)), total: total.n };
+    return { list: page.map((p) => jobItem(byId.get(p.id)!)), total: total.n };
   }
 
   async jobItem(scope: TenantScope, id: string): Promise<PrintJobItem> {
     const row = await this.jobs(scope).where('print_jobs.id', '=', id).executeTakeFirst();
     if (!row) throw notFound('job');
-    return jobItem(row as JobListRow);
+    return jobItem(row);
   }
 
   async jobDetail(scope: TenantScope, id: string): Promise<PrintJobDetail> {
@@ -374,7 +373,7 @@ export class IntegrationService {
       .where('print_jobs.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound('job');
-    return { ...jobItem(row as JobListRow), content: row.content, preview: row.preview.split('\n'), columns: row.columns, format: row.format };
+    return { ...jobItem(row), content: row.content, preview: row.preview.split('\n'), columns: row.columns, format: row.format };
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -424,7 +423,7 @@ export class IntegrationService {
       )
       .execute();
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { list: page.map((p) => deliveryItem(byId.get(p.id) as DeliveryListRow)), total: total.n };
+    return { list: page.map((p) => deliveryItem(byId.get(p.id)!)), total: total.n };
   }
 
   async webhookDetail(scope: TenantScope, id: string): Promise<WebhookDeliveryDetail> {
@@ -443,7 +442,7 @@ export class IntegrationService {
       .execute();
     const attemptLog: WebhookAttempt[] = attempts.map((a) => ({ attempt: a.attempt, at: iso(a.at)!, manual: a.manual, status: a.status, durationMs: a.duration_ms, error: a.error, response: a.response }));
     return {
-      ...deliveryItem(row as DeliveryListRow),
+      ...deliveryItem(row),
       callbackUrl: row.callback_url,
       payload: webhookBody({ id: row.id, app_id: row.app_id, occurred_at: row.occurred_at, job_id: row.job_id, origin_id: row.origin_id, sn: row.sn, job_state: row.job_state, job_error: row.job_error, copies: row.copies }),
       attemptLog,

@@ -15,7 +15,7 @@ import type { Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { PrintContent } from './content.ts';
 
-/** Where print messages go: the device gateway (absent when the server runs without one). */
+/** Where print messages go: this node's link to the devices. */
 export interface PrintDownlink {
   /** Publishes now (used while handling the device's own hello, in its order). */
   print(sn: string, msg: PrintMsg): Promise<void>;
@@ -120,12 +120,11 @@ const EXPIRED_TAKEN = 'no result from the printer before the job expired';
  * the webhook delivery of every state a job enters, so a callback is never lost between the two.
  */
 export class PrintService {
-  downlink: PrintDownlink | undefined;
-  webhooks: WebhookOutbox | undefined;
-
   constructor(
     private db: Db,
     private content: PrintContent,
+    private downlink: PrintDownlink,
+    private webhooks: WebhookOutbox,
     private opts: PrintOptions,
   ) {}
 
@@ -167,7 +166,7 @@ export class PrintService {
       RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed`);
     const row = rows[0];
     if (row) {
-      if (row.state === 'sent') this.downlink?.printAfterPending(row.sn, printMsg(row));
+      if (row.state === 'sent') this.downlink.printAfterPending(row.sn, printMsg(row));
       return { job: row, duplicate: false };
     }
     // a concurrent submit of the same originId committed first: its job is the answer
@@ -330,7 +329,7 @@ export class PrintService {
       WHERE j.id = due.id AND d.id = j.device_id AND d.tenant_id = j.tenant_id
       RETURNING ${COLS}, j.format, j.payload, d.sn, j.state IS DISTINCT FROM due.prev AS changed`);
     rows.sort((a, b) => a.seq - b.seq);
-    for (const r of rows) await this.downlink?.print(r.sn, printMsg(r)).catch(() => {});
+    for (const r of rows) await this.downlink.print(r.sn, printMsg(r)).catch(() => {});
     return rows.length;
   }
 
@@ -427,7 +426,7 @@ export class PrintService {
       WHERE j.id = due.id AND d.id = j.device_id
       RETURNING ${COLS}, j.format, j.payload, d.sn, true AS changed`);
     resent.sort((a, b) => a.seq - b.seq);
-    for (const r of resent) this.downlink?.printAfterPending(r.sn, printMsg(r));
+    for (const r of resent) this.downlink.printAfterPending(r.sn, printMsg(r));
   }
 
   /**
@@ -445,7 +444,7 @@ export class PrintService {
       )
       SELECT u.*, w.id AS delivery_id FROM u LEFT JOIN w ON w.job_id = u.id`.execute(this.db);
     const deliveries = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
-    if (deliveries.length) this.webhooks?.enqueue(deliveries);
+    if (deliveries.length) this.webhooks.enqueue(deliveries);
     return rows;
   }
 }

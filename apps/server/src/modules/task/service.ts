@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import {
   COMMAND_EXPIRE_DEFAULT_S,
   OPEN_TASK_STATES,
@@ -15,7 +15,7 @@ import {
 import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
-import type { TaskType } from '../../db/schema.ts';
+import { isJsonObject, type Database } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 
@@ -40,25 +40,7 @@ export interface TaskOptions {
   retryBackoffS: number;
 }
 
-interface TaskRow {
-  id: string;
-  tenant_id: number;
-  batch_id: number | null;
-  device_id: number;
-  type: TaskType;
-  params: Record<string, unknown>;
-  state: TaskState;
-  progress: number;
-  error: string;
-  attempts: number;
-  max_attempts: number;
-  created_at: Date;
-  sent_at: Date | null;
-  delivered_at: Date | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  expire_at: Date;
-}
+type TaskRow = Selectable<Database['device_tasks']>;
 type SentRow = TaskRow & { sn: string };
 /** A task changed inside a caller's transaction, to announce to the consoles once it committed. */
 export type ChangedTask = TaskRow;
@@ -85,7 +67,7 @@ export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reas
     .where('device_tasks.state', 'in', OPEN_TASK_STATES)
     .returningAll()
     .execute();
-  return rows as unknown as ChangedTask[];
+  return rows;
 }
 
 /**
@@ -96,11 +78,11 @@ export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reas
  * sweep is safe to run on N nodes at once.
  */
 export class TaskService {
-  downlink: Downlink | undefined;
-
   constructor(
     private db: Db,
     private events: EventSink,
+    /** Where commands go: this node's link to the devices. */
+    private downlink: Downlink,
     private opts: TaskOptions,
   ) {}
 
@@ -112,21 +94,19 @@ export class TaskService {
     const found = await u.scope.selectFrom('devices').select('devices.id').where('devices.id', 'in', body.deviceIds).execute();
     if (found.length !== body.deviceIds.length) throw notFound('device');
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
-    const { batchId, tasks } = await this.db.transaction().execute(async (trx) => {
+    const { batchId, tasks } = await u.scope.transaction(async (tx) => {
       const batch =
         body.deviceIds.length > 1
-          ? await trx
-              .insertInto('task_batches')
-              .values({ tenant_id: u.tenantId, type: body.type, targets: JSON.stringify({ deviceIds: body.deviceIds }), created_by: u.id })
+          ? await tx
+              .insertInto('task_batches', { type: body.type, targets: JSON.stringify({ deviceIds: body.deviceIds }), created_by: u.id })
               .returning('id')
               .executeTakeFirstOrThrow()
           : null;
-      const rows = await trx
-        .insertInto('device_tasks')
-        .values(body.deviceIds.map((deviceId) => ({ tenant_id: u.tenantId, batch_id: batch?.id ?? null, device_id: deviceId, type: body.type, params: '{}', created_by: u.id, expire_at: expireAt })))
+      const rows = await tx
+        .insertInto('device_tasks', body.deviceIds.map((deviceId) => ({ batch_id: batch?.id ?? null, device_id: deviceId, type: body.type, params: '{}', created_by: u.id, expire_at: expireAt })))
         .returningAll()
         .execute();
-      return { batchId: batch?.id ?? null, tasks: rows as unknown as TaskRow[] };
+      return { batchId: batch?.id ?? null, tasks: rows };
     });
     for (const t of tasks) this.emit(t);
     await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: `device.${body.type}`, resource: batchId ? 'task_batch' : 'device_task', resourceId: batchId ?? tasks[0].id, result: 'ok', details: { devices: body.deviceIds.length } });
@@ -159,7 +139,7 @@ export class TaskService {
     ]);
     return {
       list: rows.map((r) => ({
-        ...toItem(r as unknown as TaskRow),
+        ...toItem(r),
         deviceSn: r.sn,
         deviceName: r.device_name,
       })),
@@ -216,7 +196,7 @@ export class TaskService {
       .returningAll()
       .executeTakeFirst();
     if (row) {
-      this.emit(row as unknown as TaskRow);
+      this.emit(row);
       return { id, state: 'canceled' };
     }
     const existing = await scope.selectFrom('device_tasks').select('device_tasks.state').where('device_tasks.id', '=', id).executeTakeFirst();
@@ -363,7 +343,7 @@ export class TaskService {
     for (const r of rows) {
       // a failed publish is not an error here: the task times out and goes again
       await this.downlink
-        ?.command(r.sn, { id: r.id, type: r.type, params: r.params ?? {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
+        .command(r.sn, { id: r.id, type: r.type, params: isJsonObject(r.params) ? r.params : {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
         .catch(() => {});
     }
   }

@@ -10,7 +10,7 @@ import {
   type SubAccountView,
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
@@ -136,10 +136,8 @@ export class SubAccountService {
     const mobile = body.mobile || null;
     await this.checkUnique(body.username, mobile);
     const passwordHash = await hashPassword(body.password);
-    const id = await this.db
-      .transaction()
-      .execute(async (trx) => {
-        const scope = new TenantScope(trx, user.tenantId);
+    const id = await user.scope
+      .transaction(async (scope) => {
         const row = await scope
           .insertInto('users', { username: body.username, nickname: body.nickname, mobile, email: body.email, password_hash: passwordHash, is_super: SUB_ACCOUNT })
           .returning('id')
@@ -162,10 +160,8 @@ export class SubAccountService {
     const roleIds = await this.checkRoles(user, body.roleIds);
     const mobile = body.mobile || null;
     await this.checkUnique(null, mobile, body.id);
-    await this.db
-      .transaction()
-      .execute(async (trx) => {
-        const scope = new TenantScope(trx, user.tenantId);
+    await user.scope
+      .transaction(async (scope) => {
         await scope.updateTable('users').set({ nickname: body.nickname, mobile, email: body.email }).where('users.id', '=', body.id).where('users.is_super', '=', SUB_ACCOUNT).execute();
         await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
         for (const roleId of roleIds) await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
@@ -195,10 +191,8 @@ export class SubAccountService {
   /** Files the sub-account uploaded stay with the tenant: they pass to the main account that deletes it. */
   async remove(user: AuthUser, id: number, ip: string): Promise<void> {
     await this.exists(user, id);
-    const username = await this.db
-      .transaction()
-      .execute(async (trx) => {
-        const scope = new TenantScope(trx, user.tenantId);
+    const username = await user.scope
+      .transaction(async (scope) => {
         await scope.updateTable('objects').set({ user_id: user.id }).where('objects.user_id', '=', id).execute();
         const row = await scope.deleteFrom('users').where('users.id', '=', id).where('users.is_super', '=', SUB_ACCOUNT).returning('users.username').executeTakeFirst();
         if (!row) throw notFound('sub-account');

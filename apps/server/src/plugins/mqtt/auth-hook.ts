@@ -13,7 +13,7 @@ import {
 } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import { AppError } from '../errors.ts';
-import type { DeviceGateway } from './gateway.ts';
+import type { DeviceLink } from './device-link.ts';
 
 /** Where the hooks are: outside /apiAdmin (no console session, no payload encryption), for the broker only. */
 export const BROKER_HOOK_PREFIX = '/mqtt/v1';
@@ -56,7 +56,7 @@ function aclAllows(b: BrokerAclBody): boolean {
  * (MQTT_URL's) is allowed everything. Both answer 200 with `result` allow or deny; only the broker, holding
  * MQTT_AUTH_HOOK_SECRET, may ask. Without that secret the hooks do not exist (404).
  */
-export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; gateway: () => DeviceGateway }> = async (app, { config, gateway }) => {
+export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; link: DeviceLink }> = async (app, { config, link }) => {
   const secret = config.MQTT_AUTH_HOOK_SECRET;
   if (!secret) return;
   const server = serverUser(config);
@@ -74,7 +74,7 @@ export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; gateway: 
     async (req) => {
       const b = req.body;
       if (server && same(b.username, server.username)) return same(b.password, server.password) ? allow(true) : deny('bad user name or password');
-      return (await gateway().checkDevice(b.clientid, b.username, b.password)) ? allow(false) : deny('bad user name or password');
+      return (await link.checkDevice(b.clientid, b.username, b.password)) ? allow(false) : deny('bad user name or password');
     },
   );
 

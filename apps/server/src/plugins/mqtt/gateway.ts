@@ -1,14 +1,13 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { TOPIC_SN_RULE, checkDeviceCredential, downTopic, parseTopic, parseUp, type CommandMsg, type ConfigMsg, type DownKind, type PrintMsg } from '@cpc/contracts/device-protocol';
+import { parseTopic, parseUp } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/index.ts';
 import type { PrintService } from '../../modules/print/index.ts';
-import { DeviceDirectory } from './device-directory.ts';
-import { DynsecProvisioner } from './dynsec.ts';
-import { EmbeddedBroker } from './embedded-broker.ts';
-import { ExternalBroker } from './external-broker.ts';
+import type { DeviceDirectory } from './device-directory.ts';
+import type { DynsecProvisioner } from './dynsec.ts';
+import type { DeviceLink, DownMessages } from './device-link.ts';
 import { Periodic } from '../../lib/periodic.ts';
 import { Presence } from './presence.ts';
 import type { Transport } from './transport.ts';
@@ -37,13 +36,8 @@ const REQUEST_HELLO_EVERY_MS = 30_000;
  * handled in order on this node; nothing a device sends can crash it.
  */
 export class DeviceGateway {
-  readonly transport: Transport;
-  readonly directory: DeviceDirectory;
   readonly presence: Presence;
-  /** Devices provisioned on the external broker's dynamic security (MQTT_DYNSEC=on). */
-  readonly dynsec: DynsecProvisioner | undefined;
-  private counters = { dropped: 0, unknownDevice: 0, staleOffline: 0, authFailures: 0, published: 0, received: {} as Record<string, number> };
-  private chains = new Map<string, Promise<void>>();
+  private counters = { dropped: 0, unknownDevice: 0, staleOffline: 0, received: {} as Record<string, number> };
   private helloAsked = new Map<number, number>();
   private periodic = new Periodic((err, job) => this.log.error({ err, job }, 'mqtt: periodic work failed'));
   /** The sweep under way (run by the timer or called), which stop() waits for before the database goes. */
@@ -57,41 +51,29 @@ export class DeviceGateway {
     events: EventSink,
     private tasks: TaskService,
     private log: FastifyBaseLogger,
+    /** The broker connection and per-device order, shared with the services that send to devices. */
+    private link: DeviceLink,
     private prints?: PrintService,
   ) {
-    this.directory = new DeviceDirectory(db);
     this.presence = new Presence(db, events, { heartbeatS: config.HEARTBEAT_S, telemetrySampleS: config.TELEMETRY_SAMPLE_S });
-    if (config.MQTT_URL) {
-      const external = new ExternalBroker({ url: config.MQTT_URL, sharedGroup: config.MQTT_SHARED_GROUP, dynsec: config.MQTT_DYNSEC === 'on', onError: (err) => log.warn({ err: err.message }, 'mqtt: external broker') });
-      this.transport = external;
-      if (config.MQTT_DYNSEC === 'on') this.dynsec = new DynsecProvisioner(db, external);
-    } else {
-      this.transport = new EmbeddedBroker({
-        port: config.MQTT_PORT,
-        host: config.MQTT_HOST ?? config.HOST,
-        authenticate: (sn, password) => this.checkDevice(sn, sn, password),
-        onAuthFailure: () => this.counters.authFailures++,
-      });
-    }
-    tasks.downlink = { command: (sn, msg) => this.send(sn, 'command', msg) };
-    if (prints) {
-      prints.downlink = {
-        print: (sn, msg) => this.send(sn, 'print', msg),
-        // behind the device's messages being handled (a hello's resends): submission order holds on reconnect
-        printAfterPending: (sn, msg) => this.inOrder(sn, () => this.send(sn, 'print', msg).catch(() => {})),
-      };
-    }
   }
 
-  /**
-   * A device's connection: client id = user name = a registered sn, and its timed credential within
-   * MQTT_AUTH_WINDOW_S of this clock (the embedded broker, and an external one through the HTTP hook).
-   */
-  async checkDevice(clientId: string, username: string, password: string): Promise<boolean> {
-    // a user name that cannot be a serial number is not looked up at all
-    if (clientId !== username || !password || !TOPIC_SN_RULE.test(username)) return false;
-    const d = await this.directory.get(username);
-    return !!d && checkDeviceCredential(d.secret, username, password, Date.now() / 1000, this.config.MQTT_AUTH_WINDOW_S);
+  get transport(): Transport {
+    return this.link.transport;
+  }
+
+  get directory(): DeviceDirectory {
+    return this.link.directory;
+  }
+
+  /** Devices provisioned on the external broker's dynamic security (MQTT_DYNSEC=on). */
+  get dynsec(): DynsecProvisioner | undefined {
+    return this.link.dynsec;
+  }
+
+  /** See DeviceLink.checkDevice. */
+  checkDevice(clientId: string, username: string, password: string): Promise<boolean> {
+    return this.link.checkDevice(clientId, username, password);
   }
 
   /** Where devices connect. */
@@ -100,7 +82,8 @@ export class DeviceGateway {
   }
 
   stats(): GatewayStats {
-    const { dropped, unknownDevice, staleOffline, authFailures, published, received } = this.counters;
+    const { dropped, unknownDevice, staleOffline, received } = this.counters;
+    const { authFailures, published } = this.link.counters;
     return { received: { ...received }, dropped, unknownDevice, staleOffline, authFailures, published, connected: this.transport.connectedDevices() };
   }
 
@@ -127,23 +110,18 @@ export class DeviceGateway {
     await this.periodic.stop();
     await this.sweeping?.catch(() => {});
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
-    await Promise.allSettled([...this.chains.values()]);
+    await this.link.settled();
     await this.flushSeen().catch(() => {});
   }
 
   /** Publishes a down message (QoS 1) to one device. */
-  async send(sn: string, kind: 'command', msg: CommandMsg): Promise<void>;
-  async send(sn: string, kind: 'print', msg: PrintMsg): Promise<void>;
-  async send(sn: string, kind: 'config', msg: ConfigMsg): Promise<void>;
-  async send(sn: string, kind: DownKind, msg: unknown): Promise<void> {
-    await this.transport.publish(downTopic(sn, kind), Buffer.from(JSON.stringify(msg)));
-    this.counters.published++;
+  send<K extends keyof DownMessages>(sn: string, kind: K, msg: DownMessages[K]): Promise<void> {
+    return this.link.send(sn, kind, msg);
   }
 
   /** Resolves when every message received so far (of one device, or of all) has been handled. */
-  async settled(sn?: string): Promise<void> {
-    if (sn) await this.chains.get(sn);
-    else await Promise.allSettled([...this.chains.values()]);
+  settled(sn?: string): Promise<void> {
+    return this.link.settled(sn);
   }
 
   /** One presence and task sweep; run periodically, and by tests when they want it now. */
@@ -187,14 +165,7 @@ export class DeviceGateway {
 
   /** Messages of one device are handled one after the other; different devices in parallel. */
   private inOrder(sn: string, work: () => Promise<void>): void {
-    const prev = this.chains.get(sn) ?? Promise.resolve();
-    const next = prev
-      .then(work)
-      .catch((err) => this.log.error({ err, sn }, 'mqtt: message handling failed'))
-      .finally(() => {
-        if (this.chains.get(sn) === next) this.chains.delete(sn);
-      });
-    this.chains.set(sn, next);
+    this.link.inOrder(sn, work);
   }
 
   private async handle(sn: string, kind: string, payload: Buffer): Promise<void> {
@@ -260,9 +231,9 @@ declare module 'fastify' {
  * Registers the gateway: the embedded Aedes broker on MQTT_PORT, or a client of MQTT_URL. It starts when the
  * app is ready (so a port in use stops the start with its name) and stops when the app closes.
  */
-export const mqttGateway = fp<{ db: Db; config: Config; events: EventSink; tasks: TaskService; prints?: PrintService }>(
-  async (app: FastifyInstance, { db, config, events, tasks, prints }) => {
-    const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }), prints);
+export const mqttGateway = fp<{ db: Db; config: Config; events: EventSink; link: DeviceLink; tasks: TaskService; prints?: PrintService }>(
+  async (app: FastifyInstance, { db, config, events, link, tasks, prints }) => {
+    const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }), link, prints);
     app.decorate('gateway', gateway);
     app.addHook('onReady', () => gateway.start());
     app.addHook('preClose', () => gateway.stop());
