@@ -87,7 +87,7 @@ function NoticeRow({ item, timeAgo }: { item: NoticeItem; timeAgo: (when: string
               </Tag>
             )}
           </Flex>
-          {/* sanitised twice: by the server, and by sanitizeHtml's allow-list */}
+          {/* the server has no API that writes notices (operators insert them): sanitizeHtml's allow-list is the guard */}
           <div style={{ ...clamp(3), color: token.colorTextSecondary, fontSize: token.fontSizeSM }} dangerouslySetInnerHTML={{ __html: html }} />
           <Flex gap={8} style={{ fontSize: token.fontSizeSM, color: token.colorTextTertiary }}>
             <span>{timeAgo(item.publishedAt)}</span>
