@@ -14,18 +14,26 @@ describe('useNow', () => {
     const start = Date.now();
     const { result } = renderHook(() => useNow());
     expect(result.current).toBe(start);
-    act(() => vi.advanceTimersByTime(999));
+    act(() => {
+      vi.advanceTimersByTime(999);
+    });
     expect(result.current).toBe(start);
-    act(() => vi.advanceTimersByTime(1));
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
     expect(result.current).toBe(start + 1000);
   });
 
   it('ticks at the interval asked for, and stops when unmounted', () => {
     const start = Date.now();
     const { result, unmount } = renderHook(() => useNow(RELATIVE_TIME_INTERVAL));
-    act(() => vi.advanceTimersByTime(RELATIVE_TIME_INTERVAL - 1));
+    act(() => {
+      vi.advanceTimersByTime(RELATIVE_TIME_INTERVAL - 1);
+    });
     expect(result.current).toBe(start);
-    act(() => vi.advanceTimersByTime(1));
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
     expect(result.current).toBe(start + RELATIVE_TIME_INTERVAL);
     unmount();
     expect(vi.getTimerCount()).toBe(0);
@@ -34,11 +42,15 @@ describe('useNow', () => {
   it('follows a new interval from the moment it changes', () => {
     const start = Date.now();
     const { result, rerender } = renderHook(({ ms }) => useNow(ms), { initialProps: { ms: 60_000 } });
-    act(() => vi.advanceTimersByTime(5000));
+    act(() => {
+      vi.advanceTimersByTime(5000);
+    });
     expect(result.current).toBe(start);
     rerender({ ms: 1000 });
     expect(result.current).toBe(start + 5000);
-    act(() => vi.advanceTimersByTime(1000));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
     expect(result.current).toBe(start + 6000);
   });
 });

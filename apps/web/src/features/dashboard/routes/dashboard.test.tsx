@@ -9,7 +9,7 @@ import HomePage from './dashboard';
 
 vi.mock('@/lib/request', () => ({ request: vi.fn() }));
 // jsdom draws no charts: a stand-in shows which option each chart was given
-vi.mock('../components/echart', () => ({
+vi.mock('@/lib/charts/echart', () => ({
   default: ({ option, map }: { option: { series: Array<{ data: unknown[] }> }; map?: boolean }) => (
     <div data-testid={map ? 'stub-map' : 'stub-chart'} data-points={JSON.stringify(option.series.map((s) => s.data))} />
   ),
