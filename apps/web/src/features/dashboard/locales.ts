@@ -68,6 +68,7 @@ export default {
         重庆: '重庆',
         香港: '香港',
         澳门: '澳门',
+        南海诸岛: '南海诸岛',
       },
       trend: {
         title: '在线趋势（近 {{days}} 天）',
@@ -193,6 +194,7 @@ export default {
         重庆: 'Chongqing',
         香港: 'Hong Kong',
         澳门: 'Macao',
+        南海诸岛: 'South China Sea Islands',
       },
       trend: {
         title: 'Online trend (last {{days}} days)',

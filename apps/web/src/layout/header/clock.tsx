@@ -3,13 +3,13 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLanguage } from '../../lib/i18n';
 import { localeOf } from './intl-locale';
-import { useNow } from './use-now';
+import { useNow } from '@/lib/use-now';
 
 /** Date and time in the header, in the user's language (SPEC §9: refreshed every second). */
 export function Clock() {
   const { t } = useTranslation();
   const { language } = useLanguage();
-  const now = useNow();
+  const now = new Date(useNow());
   const format = useMemo(
     () => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'medium', timeStyle: 'medium' }),
     [language],

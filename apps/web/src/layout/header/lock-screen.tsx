@@ -9,7 +9,7 @@ import { onSessionReset, useSession } from '../../lib/session';
 import { useLayoutSettings } from '../layout-settings';
 import { checkPassword } from './lock-api';
 import { localeOf } from './intl-locale';
-import { useNow } from './use-now';
+import { useNow } from '@/lib/use-now';
 import { useSignOut } from './sign-out';
 import { useFormLanguage } from '../../lib/use-form-language';
 
@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function LockPanel() {
   const { t } = useTranslation();
   const { language } = useLanguage();
-  const now = useNow();
+  const now = new Date(useNow());
   const username = useSession((s) => s.username);
   const avatar = useSession((s) => s.userInfo?.avatar);
   const setLock = useLayoutSettings((s) => s.setLock);

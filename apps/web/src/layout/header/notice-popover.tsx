@@ -12,7 +12,7 @@ import { readStorage, writeStorage } from '../../lib/storage';
 import { useLayoutSettings } from '../layout-settings';
 import { useStableNavigate } from '../use-stable-navigate';
 import { sanitizeHtml } from '../../lib/sanitize-html';
-import { useNow } from './use-now';
+import { RELATIVE_TIME_INTERVAL, useNow } from '@/lib/use-now';
 import { formatRelativeTime } from '../../lib/format/relative-time';
 
 type TabKey = 'notice' | 'email';
@@ -20,8 +20,6 @@ type TabKey = 'notice' | 'email';
 /** The notices page, linked as "view all" once the user's menu has it. */
 const NOTICE_PAGE = '/notice';
 const POPOVER_WIDTH = 360;
-/** Relative times in the popover do not need the clock's every-second refresh. */
-const TIME_REFRESH = 30_000;
 
 /** Notices carry no per-user read state on the server: the newest one this user has looked at is remembered here. */
 const seenKey = (username: string) => `notice-seen-at:${username}`;
@@ -39,8 +37,8 @@ const isImageUrl = (src: string) => /^(https?:\/\/|\/)/i.test(src);
 /** SPEC §9's relative time, the same as in every list of the console, kept current while the popover is open. */
 function useTimeAgo(): (when: string) => string {
   const { language } = useLanguage();
-  const now = useNow(TIME_REFRESH);
-  return (when) => formatRelativeTime(when, language, now.getTime());
+  const now = useNow(RELATIVE_TIME_INTERVAL);
+  return (when) => formatRelativeTime(when, language, now);
 }
 
 function Failed({ onRetry }: { onRetry: () => void }) {
@@ -89,7 +87,7 @@ function NoticeRow({ item, timeAgo }: { item: NoticeItem; timeAgo: (when: string
               </Tag>
             )}
           </Flex>
-          {/* sanitised twice: by the server, and by sanitizeHtml's allow-list */}
+          {/* the server has no API that writes notices (operators insert them): sanitizeHtml's allow-list is the guard */}
           <div style={{ ...clamp(3), color: token.colorTextSecondary, fontSize: token.fontSizeSM }} dangerouslySetInnerHTML={{ __html: html }} />
           <Flex gap={8} style={{ fontSize: token.fontSizeSM, color: token.colorTextTertiary }}>
             <span>{timeAgo(item.publishedAt)}</span>

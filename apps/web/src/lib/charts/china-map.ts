@@ -7,6 +7,9 @@ import type * as Echarts from 'echarts/core';
  */
 export const CHINA_MAP = 'china';
 
+/** The name ECharts gives the South China Sea islands inset it adds to that map: a map's `nameMap` translates it. */
+export const SOUTH_CHINA_SEA = '南海诸岛';
+
 /** Centre of the whole map at zoom 1 (lng, lat), and the range the user may zoom over. */
 export const CHINA_CENTER: [number, number] = [104.5, 36];
 export const MIN_ZOOM = 1;

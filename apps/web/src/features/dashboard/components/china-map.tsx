@@ -4,9 +4,9 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ProvinceCount } from '@cpc/contracts/device';
 import { CHINA_MAP } from '@/lib/charts/china-map';
-import { mapScale } from '../utils/chart-theme';
+import { mapScale } from '@/lib/charts/theme';
 import { escapeHtml, provinceMapData, rankRows } from '../utils/dashboard-data';
-import { Chart, type ChartTheme } from './chart';
+import { Chart, type ChartTheme } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 const LIST_SIZE = 6;
@@ -75,7 +75,7 @@ export function ChinaMap({ provinces, loading, chart }: ChinaMapProps) {
     >
       <Row gutter={[16, 16]}>
         <Col xs={24} lg={16}>
-          <Chart map option={option} theme={chart.theme} height={360} aria-label={t('dashboard.map.title')} />
+          <Chart map option={option} height={360} aria-label={t('dashboard.map.title')} />
         </Col>
         <Col xs={24} lg={8}>
           <Typography.Text strong>{t('dashboard.map.top')}</Typography.Text>

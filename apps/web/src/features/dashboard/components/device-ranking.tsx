@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { DashboardOverview, RankedDevice } from '@cpc/contracts/dashboard';
 import { deviceDetailPath, deviceLabel, formatMb, rankRows } from '../utils/dashboard-data';
-import type { ChartTheme } from './chart';
+import type { ChartTheme } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 type By = 'byTasks' | 'byData';

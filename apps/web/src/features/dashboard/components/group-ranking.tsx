@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { GroupRank } from '@cpc/contracts/dashboard';
 import { rankRows } from '../utils/dashboard-data';
-import type { ChartTheme } from './chart';
+import type { ChartTheme } from '@/lib/charts/chart';
 import { RankList } from './device-ranking';
 import { WidgetCard } from './widget-card';
 

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { DashboardOverview } from '@cpc/contracts/dashboard';
 import { INSTALL_DAYS } from '@cpc/contracts/device-constants';
 import { installSeries } from '../utils/dashboard-data';
-import { Chart, type ChartTheme } from './chart';
+import { Chart, type ChartTheme } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 /** Devices bound per day over the last 30 days. */
@@ -29,7 +29,7 @@ export function InstallChart({ installs, loading, chart }: { installs: Dashboard
       extra={<Typography.Text type="secondary">{t('dashboard.installs.total', { n: series.total })}</Typography.Text>}
       empty={series.empty ? t('dashboard.installs.empty', { days: INSTALL_DAYS }) : undefined}
     >
-      <Chart option={option} theme={chart.theme} height={240} aria-label={t('dashboard.installs.title', { days: INSTALL_DAYS })} />
+      <Chart option={option} height={240} aria-label={t('dashboard.installs.title', { days: INSTALL_DAYS })} />
     </WidgetCard>
   );
 }

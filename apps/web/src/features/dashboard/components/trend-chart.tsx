@@ -5,18 +5,17 @@ import type { Trend, TrendUnit } from '@cpc/contracts/dashboard';
 import { TREND_DAYS, TREND_UNITS } from '@cpc/contracts/device-constants';
 import { useDashboardTrend } from '../api/dashboard';
 import { trendSeries } from '../utils/dashboard-data';
-import { Chart, type ChartTheme } from './chart';
+import { Chart } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 interface TrendChartProps {
   /** The daily trend, part of the overview. */
   daily: Trend | undefined;
   loading: boolean;
-  chart: ChartTheme;
 }
 
 /** Devices online and tasks sent over the last days, per hour or per day. */
-export function TrendChart({ daily, loading, chart }: TrendChartProps) {
+export function TrendChart({ daily, loading }: TrendChartProps) {
   const { t } = useTranslation();
   const [unit, setUnit] = useState<TrendUnit>('day');
   const hourly = useDashboardTrend('hour', unit === 'hour');
@@ -57,7 +56,7 @@ export function TrendChart({ daily, loading, chart }: TrendChartProps) {
       }
       empty={series?.empty && !hourly.isFetching ? t('dashboard.trend.empty', { days: TREND_DAYS }) : undefined}
     >
-      <Chart option={option} theme={chart.theme} height={300} loading={unit === 'hour' && hourly.isPending} aria-label={t('dashboard.trend.title', { days: TREND_DAYS })} />
+      <Chart option={option} height={300} loading={unit === 'hour' && hourly.isPending} aria-label={t('dashboard.trend.title', { days: TREND_DAYS })} />
     </WidgetCard>
   );
 }

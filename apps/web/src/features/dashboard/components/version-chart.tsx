@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DashboardOverview } from '@cpc/contracts/dashboard';
 import { OTHER_VERSIONS, escapeHtml, versionSlices } from '../utils/dashboard-data';
-import { Chart, type ChartTheme } from './chart';
+import { Chart, type ChartTheme } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 /** Firmware versions across the fleet, as a donut. */
@@ -35,7 +35,7 @@ export function VersionChart({ versions, loading, chart }: { versions: Dashboard
   }, [slices, t, chart.tokens]);
   return (
     <WidgetCard testId="widget-versions" loading={loading} title={t('dashboard.versions.title')} empty={slices.length === 0 ? t('dashboard.versions.empty') : undefined}>
-      <Chart option={option} theme={chart.theme} height={300} aria-label={t('dashboard.versions.title')} />
+      <Chart option={option} height={300} aria-label={t('dashboard.versions.title')} />
     </WidgetCard>
   );
 }

@@ -9,9 +9,15 @@ import HomePage from './dashboard';
 
 vi.mock('@/lib/request', () => ({ request: vi.fn() }));
 // jsdom draws no charts: a stand-in shows which option each chart was given
-vi.mock('../components/echart', () => ({
-  default: ({ option, map }: { option: { series: Array<{ data: unknown[] }> }; map?: boolean }) => (
-    <div data-testid={map ? 'stub-map' : 'stub-chart'} data-points={JSON.stringify(option.series.map((s) => s.data))} />
+type StubOption = { series: Array<{ data: unknown[]; emphasis?: { label?: { formatter?: (p: { name: string }) => string } } }> };
+vi.mock('@/lib/charts/echart', () => ({
+  // a map also says the label it shows over the South China Sea islands inset (hovered; ECharts names it 南海诸岛)
+  default: ({ option, map }: { option: StubOption; map?: boolean }) => (
+    <div
+      data-testid={map ? 'stub-map' : 'stub-chart'}
+      data-points={JSON.stringify(option.series.map((s) => s.data))}
+      data-inset={map ? option.series[0].emphasis?.label?.formatter?.({ name: '南海诸岛' }) : undefined}
+    />
   ),
 }));
 const mockedRequest = vi.mocked(request);
@@ -86,6 +92,14 @@ describe('HomePage', { timeout: 20_000 }, () => {
     expect(within(screen.getByTestId('widget-remind')).getByText('前台4 · 从未上线')).toBeTruthy();
     expect(within(screen.getByTestId('widget-group-rank')).getByText('未分组')).toBeTruthy();
     expect(screen.queryByTestId('dashboard-empty')).toBeNull();
+  });
+
+  it('names the South China Sea islands inset of the map in the language the user switches to', async () => {
+    serve(overview);
+    renderPage(<HomePage />);
+    expect((await screen.findByTestId('stub-map')).getAttribute('data-inset')).toBe('南海诸岛');
+    await act(() => i18n.changeLanguage('en'));
+    await waitFor(() => expect(screen.getByTestId('stub-map').getAttribute('data-inset')).toBe('South China Sea Islands'));
   });
 
   it('asks for the hourly trend only when the user switches to it', async () => {

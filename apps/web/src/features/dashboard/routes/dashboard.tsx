@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useSession } from '@/lib/session';
 import { useDashboardOverview } from '../api/dashboard';
-import { useChartTheme } from '../components/chart';
+import { useChartTheme } from '@/lib/charts/chart';
 import { ChinaMap } from '../components/china-map';
 import { DeviceRanking } from '../components/device-ranking';
 import { GroupRanking } from '../components/group-ranking';
@@ -65,7 +65,7 @@ export default function HomePage() {
         </Row>
         <Row gutter={[16, 16]}>
           <Col xs={24} xl={16}>
-            <TrendChart daily={data?.trend} loading={loading} chart={chart} />
+            <TrendChart daily={data?.trend} loading={loading} />
           </Col>
           <Col xs={24} xl={8}>
             <VersionChart versions={data?.versions} loading={loading} chart={chart} />

@@ -6,6 +6,7 @@ import type { DeviceModelView } from '@cpc/contracts/device-model';
 import { MODEL_KINDS } from '@cpc/contracts/device-constants';
 import { useAddModel, useEditModel } from '../api/device-model';
 import { NAME_MAX, PAPER_WIDTH_MAX, SUGGESTED_CAPABILITIES, checkCapabilities, checkCode, checkName, formFieldErrors, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
   code: string;
@@ -29,6 +30,7 @@ interface ModelModalProps {
 export function ModelModal({ open, record, onClose, onSaved }: ModelModalProps) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const add = useAddModel();
   const edit = useEditModel();
 

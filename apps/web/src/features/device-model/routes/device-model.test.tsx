@@ -75,6 +75,17 @@ describe('DeviceModelPage', { timeout: 20_000 }, () => {
     expect(calls('/system/deviceModel/add').at(-1)?.data).toEqual({ code: 'CP-80B', name: '80mm 打印机', kind: 'printer', paperWidthMm: 58, capabilities: ['print'] });
   });
 
+  it('says the errors shown in the form again in the language the user switches to', async () => {
+    renderPage(<DeviceModelPage />);
+    fireEvent.click(await screen.findByRole('button', { name: /新建型号/ }));
+    const dialog = await dialogTitled('新建设备型号');
+    fireEvent.click(within(dialog).getByRole('button', { name: /创\s*建/ }));
+    expect(await within(dialog).findByText('请输入名称')).toBeTruthy();
+    await act(() => i18n.changeLanguage('en'));
+    expect(await within(dialog).findByText('Enter the name')).toBeTruthy();
+    await waitFor(() => expect(within(dialog).queryByText('请输入名称')).toBeNull());
+  });
+
   it("says why a model in use cannot be deleted, in the user's language", async () => {
     renderPage(<DeviceModelPage />);
     const row = (await screen.findByText('58mm 云打印机')).closest('tr') as HTMLElement;

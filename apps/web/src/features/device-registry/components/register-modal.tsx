@@ -6,6 +6,7 @@ import type { RegisteredDevice } from '@cpc/contracts/device-registry';
 import { useRegisterDevice } from '../api/registry';
 import { registerFieldErrors, type RegisterField } from '../utils/messages';
 import { checks, registerBody, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 type Values = Partial<Record<RegisterField, string>>;
 
@@ -20,6 +21,7 @@ interface RegisterModalProps {
 export function RegisterModal({ open, models, onClose, onRegistered }: RegisterModalProps) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const register = useRegisterDevice();
   const [failure, setFailure] = useState<string | null>(null);
 

@@ -8,6 +8,7 @@ import { useGroupTree } from '../api/groups';
 import { deviceLabel } from '../utils/command-confirm';
 import { groupOptions } from '../utils/group-tree';
 import { explainError, splitErrors } from '../utils/server-errors';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface BindValues {
   sn: string;
@@ -23,6 +24,7 @@ export function BindModal({ open, defaultGroupId, onClose, onBound }: { open: bo
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<BindValues>();
+  useFormLanguage(form);
   const [general, setGeneral] = useState<string[]>([]);
   const bind = useBindDevice();
   const groups = useGroupTree();

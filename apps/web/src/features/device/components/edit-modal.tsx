@@ -5,6 +5,7 @@ import type { DeviceListItem } from '@cpc/contracts/device';
 import { useEditDevice } from '../api/devices';
 import { deviceLabel } from '../utils/command-confirm';
 import { explainError, splitErrors } from '../utils/server-errors';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface EditValues {
   name: string;
@@ -16,6 +17,7 @@ export function EditModal({ device, onClose }: { device: Pick<DeviceListItem, 'i
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<EditValues>();
+  useFormLanguage(form);
   const [general, setGeneral] = useState<string[]>([]);
   const edit = useEditDevice();
 

@@ -5,6 +5,7 @@ import type { GroupNode } from '@cpc/contracts/device';
 import { useAddGroup, useEditGroup, useGroupTree } from '../api/groups';
 import { findGroup, groupOptions, subtreeIds } from '../utils/group-tree';
 import { explainError, splitErrors } from '../utils/server-errors';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 /** Top level in the parent picker; the server takes null for it. */
 const TOP = -1;
@@ -21,6 +22,7 @@ export function GroupModal({ dialog, onClose }: { dialog: GroupDialog | null; on
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<GroupValues>();
+  useFormLanguage(form);
   const add = useAddGroup();
   const edit = useEditGroup();
   const tree = useGroupTree().data?.tree ?? [];

@@ -5,7 +5,7 @@ import type { DeviceStatus } from '@cpc/contracts/device';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { useChartColors } from '../charts/chart-colors';
 import { CHINA_MAP, useChinaMap } from '@/lib/charts/china-map';
-import { EChart } from './echart';
+import { Chart } from '@/lib/charts/chart';
 import { provinceNameMap } from '../utils/provinces';
 
 /** Close enough to see the city, far enough to see where in China it is. */
@@ -48,7 +48,7 @@ export function LocationMap({ location, status, province }: { location: { lat: n
   return (
     <Flex vertical gap={8}>
       {map.ready && option ? (
-        <EChart option={option} style={{ height: 220 }} data-testid="location-map" />
+        <Chart option={option} height={220} data-testid="location-map" />
       ) : map.failed ? (
         <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.map.failed')} />
       ) : (

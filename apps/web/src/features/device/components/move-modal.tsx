@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useMoveDevices } from '../api/devices';
 import { useGroupTree } from '../api/groups';
 import { groupOptions } from '../utils/group-tree';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 /** "No group" in the picker; the server takes null for it. */
 const UNGROUP = -1;
@@ -13,6 +14,7 @@ export function MoveModal({ ids, currentGroupId, onClose, onMoved }: { ids: numb
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<{ groupId: number }>();
+  useFormLanguage(form);
   const move = useMoveDevices();
   const groups = useGroupTree();
   const open = !!ids?.length;

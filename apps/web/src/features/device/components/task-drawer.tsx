@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TaskItem, TaskState, TaskType } from '@cpc/contracts';
 import { useBatch, useTasks } from '../api/tasks';
-import { useNow } from '../hooks/use-now';
+import { useNow } from '@/lib/use-now';
 import { isOpenTask, TASK_STATE_ORDER } from '../utils/task-states';
 import { TaskStateTag } from './device-cells';
 import { TaskTable } from './task-table';

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { useTelemetry } from '../api/devices';
 import { tooltipStyle, useChartColors } from '../charts/chart-colors';
-import { EChart } from './echart';
+import { Chart } from '@/lib/charts/chart';
 
 const RANGES = [24, 168, 720] as const;
 type Range = (typeof RANGES)[number];
@@ -66,7 +66,7 @@ export function TelemetryChart({ deviceId }: { deviceId: number }) {
       {series.isPending ? (
         <Skeleton active paragraph={{ rows: 5 }} title={false} />
       ) : points.length ? (
-        <EChart option={option} notMerge style={{ height: 260 }} data-testid="telemetry-chart" />
+        <Chart option={option} notMerge height={260} data-testid="telemetry-chart" />
       ) : (
         <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.telemetry.empty')} style={{ height: 230, margin: 0, paddingTop: 60 }} />
       )}

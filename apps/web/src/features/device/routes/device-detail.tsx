@@ -19,7 +19,7 @@ import { useShowNewBindKeys } from '../components/new-bind-keys';
 import { TelemetryChart } from '../components/telemetry-chart';
 import { useDeviceCommand } from '../hooks/use-device-command';
 import { useLiveDevices } from '../hooks/use-live-devices';
-import { useNow } from '../hooks/use-now';
+import { RELATIVE_TIME_INTERVAL, useNow } from '@/lib/use-now';
 import { deviceLabel } from '../utils/command-confirm';
 import { provinceLabel } from '../utils/provinces';
 import { withChunkTimeout } from '@/lib/lazy-chunk';
@@ -77,7 +77,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
   const { modal, message } = App.useApp();
   const navigate = useNavigate();
   const screens = Grid.useBreakpoint();
-  const now = useNow();
+  const now = useNow(RELATIVE_TIME_INTERVAL);
   const [editing, setEditing] = useState(false);
   const [moving, setMoving] = useState(false);
   const [taskPage, setTaskPage] = useState(1);

@@ -21,7 +21,7 @@ import { useShowNewBindKeys } from '../components/new-bind-keys';
 import { useDeviceColumns } from '../hooks/use-device-columns';
 import { useDeviceCommand } from '../hooks/use-device-command';
 import { useLiveDevices } from '../hooks/use-live-devices';
-import { useNow } from '../hooks/use-now';
+import { RELATIVE_TIME_INTERVAL, useNow } from '@/lib/use-now';
 import { deviceLabel } from '../utils/command-confirm';
 import { KEYWORD_MAX, activeFilterCount, changeFilters, filtersFromSearch, filtersToSearch, listQueryOf, type DeviceFilters } from '../utils/list-query';
 
@@ -48,7 +48,7 @@ export default function DeviceListPage() {
   const [moving, setMoving] = useState<{ ids: number[]; groupId: number | null } | null>(null);
   const [groupsOpen, setGroupsOpen] = useState(false);
   const [batchesOpen, setBatchesOpen] = useState(false);
-  const now = useNow();
+  const now = useNow(RELATIVE_TIME_INTERVAL);
   const scrollY = useTableHeight(EXTRA_ROWS, MIN_TABLE_HEIGHT);
   const columns = useDeviceColumns();
 

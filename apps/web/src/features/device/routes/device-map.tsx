@@ -8,9 +8,9 @@ import type { DeviceStatus, MapDevice } from '@cpc/contracts/device';
 import { useDeviceMap } from '../api/devices';
 import { useGroupTree } from '../api/groups';
 import { tooltipStyle, useChartColors } from '../charts/chart-colors';
+import { Chart } from '@/lib/charts/chart';
 import { CHINA_CENTER, CHINA_MAP, MAX_ZOOM, MIN_ZOOM, escapeHtml, useChinaMap } from '@/lib/charts/china-map';
 import { detailPath } from '../components/device-table';
-import { EChart } from '../components/echart';
 import { LiveIndicator } from '../components/live-indicator';
 import { useLiveDevices } from '../hooks/use-live-devices';
 import { deviceLabel } from '../utils/command-confirm';
@@ -227,7 +227,7 @@ export default function DeviceMapPage() {
               </Flex>
               <div style={{ height: mapHeight, position: 'relative' }} data-testid="device-map" data-zoom={view.zoom.toFixed(2)}>
                 {map.ready ? (
-                  <EChart chartRef={chart} option={option} onEvents={events} style={{ height: '100%' }} lazyUpdate />
+                  <Chart chartRef={chart} option={option} onEvents={events} height="100%" lazyUpdate />
                 ) : map.failed ? (
                   <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.map.failed')} />
                 ) : (

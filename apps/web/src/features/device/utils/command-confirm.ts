@@ -1,4 +1,5 @@
 import type { CommandType } from '@cpc/contracts';
+import { formatSeconds } from '@/lib/format/relative-time';
 import { COMMAND_EXPIRE_DEFAULT_S } from './task-states';
 
 export interface CommandTarget {
@@ -10,12 +11,8 @@ export interface CommandTarget {
 
 type Translate = (key: string, options?: Record<string, unknown>) => string;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** `YYYY-MM-DD HH:mm:ss`: the moment the command goes out, to the second, as the confirmation names it. */
-export function commandTime(at: Date): string {
-  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
-}
+export const commandTime = (at: Date): string => formatSeconds(at);
 
 /** What a device is called in a sentence: its name, else its serial number. */
 export const deviceLabel = (d: { name: string; sn: string }): string => d.name.trim() || d.sn;

@@ -1,3 +1,5 @@
+import { SOUTH_CHINA_SEA } from '@/lib/charts/china-map';
+
 /**
  * The server names a device's province as the shipped GeoJSON does (Chinese short names). The console looks
  * its words up by the administrative code, so both languages have a key that is not the Chinese name itself.
@@ -47,7 +49,7 @@ export function provinceLabel(name: string, t: (key: string) => string): string 
   return code ? t(`device.province.${code}`) : name;
 }
 
-/** echarts `nameMap` for the map's province labels in the user's language. */
+/** echarts `nameMap` for the map's province labels in the user's language, with the South China Sea inset's. */
 export function provinceNameMap(t: (key: string) => string): Record<string, string> {
-  return Object.fromEntries(Object.keys(ADCODES).map((name) => [name, provinceLabel(name, t)]));
+  return { ...Object.fromEntries(Object.keys(ADCODES).map((name) => [name, provinceLabel(name, t)])), [SOUTH_CHINA_SEA]: t('device.province.southChinaSea') };
 }

@@ -1,6 +1,7 @@
 import { Form, Input, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { checkReason, REASON_MAX } from '../utils/reason';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface RejectModalProps {
   open: boolean;
@@ -15,6 +16,7 @@ interface RejectModalProps {
 export function RejectModal({ open, name, confirming, onCancel, onSubmit }: RejectModalProps) {
   const { t } = useTranslation();
   const [form] = Form.useForm<{ reason: string }>();
+  useFormLanguage(form);
 
   const onOk = async () => {
     let reason: string;

@@ -5,6 +5,7 @@ import type { AppKeyView, AppKeyWithSecret } from '@cpc/contracts/integration';
 import { CALLBACK_URL_MAX } from '@cpc/contracts/integration-constants';
 import { useCreateKey, useUpdateKey } from '../api/integration';
 import { LIMITS, checkCallbackUrl, checkIpAllowList, checkKeyName, checkRateLimit, fieldErrors, splitIpList, toRule } from '../utils/rules';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
   name: string;
@@ -31,6 +32,7 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const create = useCreateKey();
   const update = useUpdateKey();
   const callbackUrl = Form.useWatch('callbackUrl', form);

@@ -12,6 +12,7 @@ import { formatSeconds } from '../../../lib/format/relative-time';
 import { checkMarkup, markupErrorOf, markupErrorText } from '../utils/markup';
 import { DeviceSelect } from './device-select';
 import { Receipt } from './receipt';
+import { useFormLanguage } from '@/lib/use-form-language';
 
 export const SAMPLE_RECEIPT = [
   '<C><L>Test print</L></C>',
@@ -48,6 +49,7 @@ export function TestPrintPanel() {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();
+  useFormLanguage(form);
   const [content, setContent] = useState(SAMPLE_RECEIPT);
   const [job, setJob] = useState<PrintJobItem | null>(null);
   const editor = useRef<GetRef<typeof Input.TextArea>>(null);

@@ -1,15 +1,8 @@
 import { theme } from 'antd';
-import { BarChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
-import * as echarts from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
-import ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { UsageView } from '@cpc/contracts/integration';
-
-// only what this chart draws: bars on a grid with a legend and tooltips
-echarts.use([BarChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
+import { Chart } from '@/lib/charts/chart';
 
 /** Calls, errors and jobs per day as grouped bars; a chunk of its own, loaded when the usage tab opens. */
 export default function UsageChart({ usage }: { usage: UsageView }) {
@@ -34,5 +27,5 @@ export default function UsageChart({ usage }: { usage: UsageView }) {
       series: (['calls', 'errors', 'jobs'] as const).map((k) => ({ name: t(`integration.usage.${k}`), type: 'bar', barMaxWidth: 14, data: usage.days.map((d) => d[k]) })),
     };
   }, [usage, t, token]);
-  return <ReactEChartsCore echarts={echarts} option={option} notMerge style={{ height: 240 }} data-testid="usage-chart" />;
+  return <Chart option={option} notMerge height={240} data-testid="usage-chart" />;
 }

@@ -1,6 +1,6 @@
 import { theme } from 'antd';
 import { describe, expect, it } from 'vitest';
-import { CHART_TOKEN_KEYS, chartTheme, mapScale, type ChartTokens } from './chart-theme';
+import { CHART_TOKEN_KEYS, chartTheme, mapScale, type ChartTokens } from './theme';
 
 const tokensOf = (algorithm: typeof theme.defaultAlgorithm): ChartTokens => {
   const token = theme.getDesignToken({ algorithm, token: { colorPrimary: '#4e88f3' } });
