@@ -1,6 +1,6 @@
 import { EnvironmentOutlined } from '@ant-design/icons';
 import { Col, Flex, Progress, Row, Typography } from 'antd';
-import { useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ProvinceCount } from '@cpc/contracts/device';
 import { CHINA_MAP } from '@/lib/charts/china-map';
@@ -21,7 +21,7 @@ interface ChinaMapProps {
 export function ChinaMap({ provinces, loading, chart }: ChinaMapProps) {
   const { t } = useTranslation();
   const map = useMemo(() => provinceMapData(provinces ?? []), [provinces]);
-  const provinceName = (name: string) => t(`dashboard.province.${name}`, { defaultValue: name });
+  const provinceName = useCallback((name: string) => t(`dashboard.province.${name}`, { defaultValue: name }), [t]);
 
   const option = useMemo(
     () => ({
@@ -58,7 +58,7 @@ export function ChinaMap({ provinces, loading, chart }: ChinaMapProps) {
       ],
     }),
     // `t` changes with the language, and the names with it
-    [map, chart.tokens, t],
+    [map, chart.tokens, t, provinceName],
   );
 
   const top = rankRows(map.data.slice(0, LIST_SIZE), (d) => d.value);

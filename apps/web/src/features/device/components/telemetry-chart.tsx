@@ -15,7 +15,7 @@ export function TelemetryChart({ deviceId }: { deviceId: number }) {
   const c = useChartColors();
   const [hours, setHours] = useState<Range>(24);
   const series = useTelemetry(deviceId, hours);
-  const points = series.data?.points ?? [];
+  const points = useMemo(() => series.data?.points ?? [], [series.data]);
 
   // a few samples (a device just connected) show as dots, a long series as a plain line
   const showSymbol = points.length < 40;
