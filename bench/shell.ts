@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import pg from 'pg';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { build } from 'vite';
 import { startServer, type Running } from '../apps/server/src/server.ts';
 
@@ -57,11 +57,41 @@ interface Asset {
   encoding: string;
 }
 
+/**
+ * Playwright's `networkidle` is the page load's, reached once: after a navigation inside the page this waits for
+ * no request on the wire for 500 ms (an event stream never ends: not counted), at most 15 s.
+ */
+function trackQuiet(page: Page) {
+  let pending = 0;
+  let lastActivity = Date.now();
+  const counted = (request: Request) => request.resourceType() !== 'eventsource';
+  const end = (request: Request) => {
+    if (!counted(request)) return;
+    pending--;
+    lastActivity = Date.now();
+  };
+  page.on('request', (request) => {
+    if (!counted(request)) return;
+    pending++;
+    lastActivity = Date.now();
+  });
+  page.on('requestfinished', end);
+  page.on('requestfailed', end);
+  return {
+    async quiet(): Promise<void> {
+      await page.waitForLoadState('networkidle');
+      const until = Date.now() + 15_000;
+      while ((pending > 0 || Date.now() - lastActivity < 500) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+  };
+}
+
 /** Records every script and style sheet the page receives, once per URL. */
 function recordAssets(page: Page) {
   const assets = new Map<string, Asset>();
   const reading: Promise<void>[] = [];
   const requested = new Map<string, number>();
+  const network = trackQuiet(page);
   page.on('request', (request) => {
     if (!requested.has(request.url())) requested.set(request.url(), Date.now());
   });
@@ -90,7 +120,7 @@ function recordAssets(page: Page) {
     assets,
     /** Waits until the network has been quiet and every body has been read. */
     async settle(): Promise<Asset[]> {
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       await Promise.all(reading);
       return [...assets.values()];
     },
@@ -245,7 +275,6 @@ async function measureFirstScreens(browser: Browser, running: Running, rate: num
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
   let loggingIn = false;
   const requests: { url: string; type: string; afterLogin: boolean; script: boolean; at: number; size: Promise<number> }[] = [];
-  let clickedAt = 0;
   page.on('request', (request) => {
     const script = request.resourceType() === 'script';
     let resolve!: (n: number) => void;
@@ -263,10 +292,11 @@ async function measureFirstScreens(browser: Browser, running: Running, rate: num
   });
   // tsx keeps function names with a `__name` helper that does not exist in the page
   await page.addInitScript('globalThis.__name ??= (fn) => fn');
+  const network = trackQuiet(page);
 
   await page.goto(`${running.url}/#/login`);
   await page.locator('#username').waitFor();
-  await page.waitForLoadState('networkidle');
+  await network.quiet();
   const loginLcp = await page.evaluate(
     () =>
       new Promise<number>((resolve) => {
@@ -307,15 +337,14 @@ async function measureFirstScreens(browser: Browser, running: Running, rate: num
     });
   }, `${pageWrapper(DEVICE_PATH)} .ant-table-row`);
   loggingIn = true;
-  clickedAt = Date.now();
+  const clickedAt = Date.now();
   await page.locator('form button[type=submit]').click();
   const rowsPainted = await page.evaluate(() => (window as unknown as { __rowsPainted: Promise<number> }).__rowsPainted);
-  await page.waitForLoadState('networkidle');
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await network.quiet();
   const sizes = await Promise.all(requests.map((r) => Promise.race([r.size, new Promise<number>((resolve) => setTimeout(() => resolve(0), 2000))])));
   const tally = (which: (i: number) => boolean): RequestTally => {
     const picked = requests.map((r, i) => ({ ...r, bytes: sizes[i] })).filter((_, i) => which(i));
-    return { requests: picked.length, scripts: picked.filter((r) => r.script).length, transferred: picked.reduce((t, r) => t + r.bytes, 0) };
+    return { requests: picked.length, scripts: picked.filter((r) => r.script).length, transferred: picked.reduce((t, r) => t + (Number.isFinite(r.bytes) ? r.bytes : 0), 0) };
   };
   if (process.env.BENCH_LIST_REQUESTS) {
     console.log(`requests of the first screens at CPU ${rate}×:`);
