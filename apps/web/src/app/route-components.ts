@@ -1,8 +1,11 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import { trackPageLoad } from '../lib/call-progress';
 import { withChunkTimeout } from '../lib/lazy-chunk';
+import { queryClient } from './query-client';
 
-type PageModule = { default: ComponentType };
+/** A page's module: its screen, and optionally the calls its first render makes (started ahead by `prefetchPageData`). */
+type PageModule = { default: ComponentType; prefetch?: (client: QueryClient, search: URLSearchParams) => void };
 type Page = LazyExoticComponent<ComponentType>;
 
 /**
@@ -39,6 +42,28 @@ export const normalizeComponentName = (name: string): string => {
 
 export const isKnownComponent = (name: string): boolean => normalizeComponentName(name) in loaders;
 
+/** Page modules already downloaded and run, by component name. */
+const loaded = new Map<string, PageModule>();
+
+const loadPage = (key: string): Promise<PageModule> =>
+  loaders[key]().then((module) => {
+    loaded.set(key, module);
+    return module;
+  });
+
+/** Downloads and runs a page's code ahead of its first visit (the first page, while the user signs in). */
+export const preloadPage = (name: string): Promise<unknown> => (isKnownComponent(name) ? loadPage(normalizeComponentName(name)) : Promise.resolve());
+
+/**
+ * Starts the data the page `name` draws first, once a navigation to it is decided: its code and its calls
+ * then load while the signed-in area is drawn, not one after the other. A page without `prefetch` just loads.
+ */
+export async function prefetchPageData(name: string, search: string): Promise<void> {
+  if (!isKnownComponent(name)) return;
+  const page = await loadPage(normalizeComponentName(name));
+  page.prefetch?.(queryClient, new URLSearchParams(search));
+}
+
 const pages = new Map<string, Page>();
 
 /** The lazy page for a component name; the same component every time so React keeps its state. */
@@ -46,8 +71,13 @@ export function pageComponent(name: string): Page {
   const key = isKnownComponent(name) ? normalizeComponentName(name) : 'error/404';
   let page = pages.get(key);
   if (!page) {
-    const load = loaders[key];
-    page = lazy(withChunkTimeout(() => trackPageLoad(load())));
+    const load = withChunkTimeout(() => trackPageLoad(loadPage(key)));
+    page = lazy(() => {
+      const ready = loaded.get(key);
+      // code loaded ahead is handed over at once (a thenable that answers synchronously): the page draws in the
+      // same pass as the layout around it, not after a round behind its loading fallback
+      return ready ? ({ then: (resolve: (m: PageModule) => void) => resolve(ready) } as unknown as Promise<PageModule>) : load();
+    });
     pages.set(key, page);
   }
   return page;

@@ -7,6 +7,7 @@ import { withChunkTimeout } from '../lib/lazy-chunk';
 import { guardActsOn, guardLoader } from './guard';
 import { RootRoute, type RouteHandle } from './root-route';
 import { RouteError } from './route-error';
+import { warmSignedInSoon } from './warm-up';
 
 type PageModule = { default: ComponentType };
 
@@ -23,6 +24,15 @@ const withDictionaries =
   async (): Promise<T> =>
     (await Promise.all([load(), loadDictionaries()]))[0];
 
+/** A sign-in screen: while the user types, the first signed-in screen's code loads (`warm-up.ts`). */
+const signIn =
+  (load: () => Promise<PageModule>) =>
+  async (): Promise<PageModule> => {
+    const module = await load();
+    warmSignedInSoon();
+    return module;
+  };
+
 /**
  * The route tree (SPEC §2). Public screens are fixed; everything else is the splat route, where the
  * authenticated area renders the user's own pages from their route records. The root loader is the
@@ -38,8 +48,8 @@ export function createRoutes(): RouteObject[] {
       loader: guardLoader,
       shouldRevalidate: ({ nextUrl }) => guardActsOn(nextUrl),
       children: [
-        page('/login', 'route.login', () => import('../features/auth/routes/login')),
-        page('/login88121', 'route.login', () => import('../features/auth/routes/login88121')),
+        page('/login', 'route.login', signIn(() => import('../features/auth/routes/login'))),
+        page('/login88121', 'route.login', signIn(() => import('../features/auth/routes/login88121'))),
         {
           // every other screen is drawn with antd: its providers load with the first of them and stay
           id: 'console',

@@ -1,5 +1,6 @@
 import { ApartmentOutlined, ClearOutlined, DeleteOutlined, DragOutlined, OrderedListOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Card, Col, Drawer, Empty, Flex, Grid, Input, Row, Select, Space, Tooltip, Typography } from 'antd';
+import type { QueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -8,7 +9,8 @@ import type { DeviceListItem, DeviceStatus, DeviceUnbindResult } from '@cpc/cont
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { useTableHeight } from '@/lib/format/table-height';
 import { usePermission } from '@/lib/session';
-import { useDevices, useModelOptions, useUnbindDevice } from '../api/devices';
+import { deviceListQueryOptions, useDevices, useModelOptions, useUnbindDevice } from '../api/devices';
+import { groupTreeQueryOptions } from '../api/groups';
 import { BatchListDrawer } from '../components/batch-list-drawer';
 import { BindModal } from '../components/bind-modal';
 import { ColumnChooser } from '../components/column-chooser';
@@ -28,6 +30,15 @@ import { KEYWORD_MAX, activeFilterCount, changeFilters, filtersFromSearch, filte
 // the title and the filter bar take one row more than SPEC §9's base
 const EXTRA_ROWS = 1;
 const MIN_TABLE_HEIGHT = 260;
+
+/**
+ * The calls the page's first render makes for its rows and groups, started by the console as soon as the
+ * navigation here is decided (app/route-components.ts `prefetchPageData`), while the signed-in area is drawn.
+ */
+export function prefetch(client: QueryClient, search: URLSearchParams): void {
+  void client.prefetchQuery(deviceListQueryOptions(listQueryOf(filtersFromSearch(search))));
+  void client.prefetchQuery(groupTreeQueryOptions());
+}
 
 /**
  * My devices (DESIGN §4): the fleet with its groups beside it, filters kept in the query string, live rows,
