@@ -16,7 +16,7 @@ import { cls, PageTransition } from './layouts/shell-parts';
 import { verticalLayout } from './layouts/vertical-layout';
 import { useLayoutSettings } from './layout-settings';
 import { PageLoading } from './page-loading';
-import { ThemeDrawer, ThemeSettingTab } from './theme/theme-drawer';
+import { ThemeDrawerHost, ThemeSettingTab } from './theme/theme-drawer-toggle';
 import { useIsMobile } from './use-mobile';
 
 const ARRANGEMENTS: Record<LayoutName, (ctx: ArrangementContext) => Arrangement> = {
@@ -111,7 +111,7 @@ export function MainLayout({ tabs, children }: { tabs?: ReactNode; children: Rea
           </Layout>
         </Layout>
         {(s.showThemeSetting || !s.showTheme) && <ThemeSettingTab />}
-        <ThemeDrawer />
+        <ThemeDrawerHost />
         <LockScreen />
       </Layout>
     </ShellContext>

@@ -3,7 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { AvatarMenu } from '../avatar-menu';
 import { LanguageSwitch } from '../language-switch';
 import { useLayoutSettings } from '../layout-settings';
-import { ThemeDrawerButton } from '../theme/theme-drawer';
+import { ThemeDrawerButton } from '../theme/theme-drawer-toggle';
 import { useIsMobile } from '../use-mobile';
 import { Clock } from './clock';
 import { ErrorLogButton } from './error-log-button';

@@ -1,8 +1,6 @@
-import { BgColorsOutlined, SettingOutlined } from '@ant-design/icons';
-import { App, Button, type ButtonProps, Divider, Drawer, Flex, Segmented, Select, Switch, Tooltip, Typography } from 'antd';
+import { App, Button, type ButtonProps, Divider, Drawer, Flex, Segmented, Select, Switch, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { create } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { LAYOUTS, THEMES, THEME_DRAWER_WIDTH, type LayoutName, type ThemeName } from '../../config/settings';
 import { randomThemeName, shellColors } from '../../config/theme';
@@ -18,40 +16,7 @@ import {
   type Settings,
   type TabsBarStyle,
 } from '../layout-settings';
-
-/** One drawer for the header button and the side tab. */
-const useThemeDrawer = create<{ open: boolean; setOpen(open: boolean): void }>()((set) => ({
-  open: false,
-  setOpen: (open) => set({ open }),
-}));
-
-/** Header tool that opens the theme drawer (SPEC §2, behind `showTheme`). */
-export function ThemeDrawerButton() {
-  const { t } = useTranslation();
-  const setOpen = useThemeDrawer((s) => s.setOpen);
-  return (
-    <Tooltip title={t('layout.drawer.open')}>
-      <Button
-        type="text"
-        icon={<BgColorsOutlined />}
-        onClick={() => setOpen(true)}
-        aria-label={t('layout.drawer.open')}
-        data-testid="theme-drawer-button"
-      />
-    </Tooltip>
-  );
-}
-
-/** A tab on the right edge of the window that opens the drawer too (behind `showThemeSetting`). */
-export function ThemeSettingTab() {
-  const { t } = useTranslation();
-  const setOpen = useThemeDrawer((s) => s.setOpen);
-  return (
-    <button type="button" className="cpc-theme-tab" onClick={() => setOpen(true)} aria-label={t('layout.drawer.open')} data-testid="theme-setting-tab">
-      <SettingOutlined />
-    </button>
-  );
-}
+import { useThemeDrawer } from './theme-drawer-toggle';
 
 type Piece = [left: number, top: number, width: number, height: number, kind: 'menu' | 'sub' | 'bar' | 'accent'];
 
@@ -358,7 +323,7 @@ function DrawerActions({ onSaved }: { onSaved(): void }) {
  * The theme drawer (SPEC §2). Every change previews at once; Save stores it, and closing without saving
  * goes back to what was stored. Language switches at once, as it does in the header.
  */
-export function ThemeDrawer() {
+export default function ThemeDrawer() {
   const { t } = useTranslation();
   const open = useThemeDrawer((s) => s.open);
   const setOpen = useThemeDrawer((s) => s.setOpen);
