@@ -359,7 +359,7 @@ export class EventTickets {
       if (typeof payload.tid !== 'number' || typeof payload.sid !== 'string') throw new Error('claims');
       return { userId: Number(payload.sub), tenantId: payload.tid, sessionId: payload.sid };
     } catch {
-      throw new AppError(401, 'event ticket invalid or expired, ask for a new one');
+      throw new AppError(401, 'auth.eventTicketInvalid');
     }
   }
 }
@@ -401,7 +401,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
     async (req, reply) => {
       const claims = await tickets.verify(req.query.ticket);
       const user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
-      if (!hasPermission(user, PERMISSIONS.deviceView)) throw new AppError(403, `permission ${PERMISSIONS.deviceView} required`);
+      if (!hasPermission(user, PERMISSIONS.deviceView)) throw new AppError(403, 'auth.permissionRequired', { permission: PERMISSIONS.deviceView });
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {

@@ -1,7 +1,7 @@
 import { markupErrorAt, paperGeometry, parseMarkup, type MarkupBlock, type MarkupError } from '@cpc/contracts/print-markup';
 import type { Db } from '../../db/database.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
-import { AppError } from '../../plugins/errors.ts';
+import { VerbatimError } from '../../plugins/errors.ts';
 import { barcodeModuleWidth, encodeEscPos, type RasterImage } from './escpos.ts';
 import { fetchImage, ImageError, rasterize, type ImageLimits } from './images.ts';
 import { renderLines } from '@cpc/contracts/print-render';
@@ -20,7 +20,7 @@ export interface PreparedContent {
 }
 
 /** 400 naming the markup's problem: `data.fields` for forms, `data.markup` with the tag and position. */
-export const markupError = (e: MarkupError) => new AppError(400, `content: ${e.message}`, { fields: [{ field: 'content', message: e.message }], markup: e });
+export const markupError = (e: MarkupError) => new VerbatimError(400, `content: ${e.message}`, { fields: [{ field: 'content', message: e.message }], markup: e }, {}, true);
 
 /**
  * Turns markup into what a device prints: validated (the parser's errors, then what depends on the paper: a
