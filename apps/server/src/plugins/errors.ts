@@ -58,7 +58,7 @@ export const fieldError = (field: string, key: MessageKey, params?: MessageParam
   field,
   message: renderMessage('en', key, params),
   key,
-  ...(params ? { params } : {}),
+  ...(params && Object.keys(params).length ? { params } : {}),
 });
 
 /** The default message of a code: `new AppError(401, …)` with SPEC §8's text. */
