@@ -12,7 +12,7 @@ import {
   openPrintListQuery,
   openPrintSubmitted,
 } from '@cpc/contracts/open-api';
-import { AppError, badRequest, ok } from '../../plugins/errors.ts';
+import { AppError, VerbatimError, badRequest, ok } from '../../plugins/errors.ts';
 import { toOpenJob, type PrintService } from '../print/service.ts';
 import type { OpenAuth, OpenContext, OpenLookups } from './auth.ts';
 import type { RequestLog } from './request-log.ts';
@@ -88,7 +88,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   });
   app.addHook('onError', async (req, _reply, error) => {
     const err: unknown = error;
-    if (!req.open || !(err instanceof AppError)) return;
+    if (!req.open || !(err instanceof AppError || err instanceof VerbatimError)) return;
     const data = err.data as { reason?: string; markup?: { reason: string } } | null;
     req.open.reason = data?.reason ?? (data?.markup ? `markup:${data.markup.reason}` : null);
   });
