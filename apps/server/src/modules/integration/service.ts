@@ -20,7 +20,7 @@ import { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
-import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { badRequest, notFound } from '../../plugins/errors.ts';
 import { resolvesPrivate, urlHostIsPrivate } from '../../lib/outbound-http.ts';
 import { webhookBody } from './webhooks.ts';
 
