@@ -116,7 +116,7 @@ const errorEnvelope = <T extends z.ZodType>(code: number, data: T) => z.object({
 export const openBadRequestData = z.object({
   fields: z.array(z.object({ field: z.string(), message: z.string(), key: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() })).optional(),
   markup: z
-    .object({ reason: z.enum(MARKUP_ERROR_REASONS), tag: z.string().nullable(), position: z.number().int(), line: z.number().int(), column: z.number().int(), message: z.string() })
+    .object({ reason: z.enum(MARKUP_ERROR_REASONS), tag: z.string().nullable(), position: z.number().int(), line: z.number().int(), column: z.number().int(), message: z.string(), key: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() })
     .optional(),
   reason: z.literal(CANCEL_REFUSED_REASON).optional(),
   state: printJobState.optional(),

@@ -5,7 +5,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import pg from 'pg';
 import { CODE_TEXTS, MESSAGES, isMessageKey, renderMessage, sayAboutField, type AppCode, type FieldError, type Language, type MessageKey, type MessageParams, type Noun, type ParamsArg, type PlainKey } from '@cpc/contracts';
-import { requestLanguage, translateMarkup, zodIssueZh } from '../lib/i18n/localize.ts';
+import { requestLanguage, zodIssueZh } from '../lib/i18n/localize.ts';
 
 /** What an error may carry besides its message: its data for programs, headers, and the field it is about. */
 export interface ErrorExtra {
@@ -74,17 +74,13 @@ export class VerbatimError extends Error {
     message: string,
     readonly data: unknown = null,
     readonly headers: Record<string, string> = {},
-    /** The receipt markup's problems, not yet keyed: said in zh by the catalogue's `markup.*` templates. */
-    readonly markup = false,
   ) {
     super(message);
   }
 
-  say(lang: Language): string {
-    if (!this.markup || lang === 'en') return this.message;
-    const m = /^content: (.*)$/s.exec(this.message);
-    const zh = translateMarkup(m ? m[1] : this.message);
-    return zh === null ? this.message : m ? sayAboutField('content', zh, 'zh') : zh;
+  /** As it came, in every language. */
+  say(_lang: Language): string {
+    return this.message;
   }
 }
 

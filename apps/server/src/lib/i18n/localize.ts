@@ -1,11 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MESSAGES } from '@cpc/contracts';
 
 /**
  * The console asks for its language with `Accept-Language` (zh by default, SPEC §1); the server then says its
- * `msg` in that language. Callers that ask for nothing (integrators, scripts, the tests) get en. `data.fields`
- * stays en: it is for programs, which match it.
+ * `msg` in that language from the catalogue (contracts/messages.ts). Callers that ask for nothing (integrators,
+ * scripts, the tests) get en. `data.fields` stays en, with each message's key: it is for programs.
  */
 export type Language = 'zh' | 'en';
 
@@ -13,50 +12,6 @@ export function requestLanguage(req: FastifyRequest): Language {
   const header = req.headers['accept-language'];
   const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim().toLowerCase() ?? '';
   return first.startsWith('zh') ? 'zh' : 'en';
-}
-
-/**
- * The receipt markup's problems (contracts/print-markup.ts) are still written as en sentences by the parser, the
- * one part of the server not yet keyed: they are said in zh by matching the catalogue's `markup.*` templates.
- */
-interface Pattern {
-  re: RegExp;
-  names: string[];
-  zh: string;
-  /** Literal characters: the more a pattern has, the more specific it is. */
-  weight: number;
-}
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-const MARKUP_TEXTS: Array<{ en: string; zh: string }> = Object.entries(MESSAGES)
-  .filter(([key]) => key.startsWith('markup.'))
-  .map(([, texts]) => texts);
-
-const PATTERNS: Pattern[] = MARKUP_TEXTS.map(({ en, zh }) => {
-  const names: string[] = [];
-  const source = en
-    .split(/(\{\w+\})/)
-    .map((part) => {
-      const m = /^\{(\w+)\}$/.exec(part);
-      if (!m) return escape(part);
-      names.push(m[1]);
-      return '(.+?)';
-    })
-    .join('');
-  return { re: new RegExp(`^${source}$`, 's'), names, zh, weight: en.replace(/\{\w+\}/g, '').length };
-}).sort((a, b) => b.weight - a.weight);
-
-/** The zh of one markup problem, or null when it is not one of the catalogue's. */
-export function translateMarkup(en: string): string | null {
-  for (const p of PATTERNS) {
-    const m = p.re.exec(en);
-    if (!m) continue;
-    // a value that is itself a problem (the reason inside "line 3, column 1: …")
-    const values = Object.fromEntries(p.names.map((name, i) => [name, name === 'why' ? (translateMarkup(m[i + 1]) ?? m[i + 1]) : m[i + 1]]));
-    return p.zh.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? '');
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
