@@ -13,8 +13,8 @@ export const individualIdentity = z
     type: z.literal('individual'),
     realName: identityText(2, 30),
     idNumber: z.string().refine(isIdCard, 'rule.idNumber'),
-    idFrontKey: imageKey('front ID photo required'),
-    idBackKey: imageKey('back ID photo required'),
+    idFrontKey: imageKey('rule.idFrontRequired'),
+    idBackKey: imageKey('rule.idBackRequired'),
   })
   .strict();
 
@@ -24,7 +24,7 @@ export const enterpriseIdentity = z
     companyName: identityText(2, 100),
     creditCode: z.string().refine(isCreditCode, 'rule.creditCode'),
     legalPerson: identityText(2, 30),
-    licenceKey: imageKey('business licence image required'),
+    licenceKey: imageKey('rule.licenceRequired'),
   })
   .strict();
 

@@ -39,8 +39,8 @@ export { isChineseName };
 // ---------------------------------------------------------------------------------------------------------------
 // Personal centre (SPEC §2 /person/info, /setting/personalCenter)
 
-const STRONG_PASSWORD_MESSAGE = 'must be 8-16 characters with upper and lower case letters and digits';
-const MOBILE_MESSAGE = 'must be 11 digits starting with 1';
+const STRONG_PASSWORD_MESSAGE = 'rule.strongPassword';
+const MOBILE_MESSAGE = 'rule.mobile';
 const nickname = z.string().trim().max(NICKNAME_MAX, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG);
 /** An e-mail address, or '' for none. */
 const email = z
