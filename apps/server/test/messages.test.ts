@@ -62,7 +62,7 @@ describe('every message is in the catalogue, in zh and en', () => {
       }
     }
     // a catalogue text written out anywhere (a helper's argument the patterns above do not see) is a key missed
-    const texts = new Set(Object.values(MESSAGES).map((m) => m.en).filter((en) => en.includes(' ')));
+    const texts = new Set<string>(Object.values(MESSAGES).map((m) => m.en).filter((en) => en.includes(' ')));
     for (const file of [...sources(path.join(ROOT, 'apps/server/src')), ...sources(path.join(ROOT, 'packages/contracts/src'))]) {
       // envelope.ts holds SPEC §8's table of the codes' texts (the console's fallback): the same as the http.* keys
       if (file.endsWith('messages.ts') || file.endsWith('envelope.ts')) continue;
