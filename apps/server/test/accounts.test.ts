@@ -50,7 +50,7 @@ describe('register', () => {
     await h.call({ method: 'POST', url: '/apiAdmin/sms/send', payload: { mobile } });
     const res = await h.call({ method: 'POST', url: '/apiAdmin/register', payload: { type: 'individual', username: c.username.toUpperCase(), mobile, smsCode: h.lastSmsCode(mobile), password: 'Passw0rd99', confirmPassword: 'Passw0rd99' } });
     expect(res.statusCode).toBe(400);
-    expect(res.body_.data.fields[0]).toEqual({ field: 'username', message: 'this user name is taken' });
+    expect(res.body_.data.fields[0]).toEqual({ field: 'username', message: 'this user name is taken', key: 'auth.usernameTaken' });
     const sms = await h.call({ method: 'POST', url: '/apiAdmin/sms/send', payload: { mobile: c.mobile } });
     expect(sms.statusCode).toBe(400);
     expect(sms.body_.msg).toBe('mobile: this mobile number is already registered');
@@ -262,7 +262,7 @@ describe('messages in the console’s language', () => {
     const invalid = await h.call({ method: 'POST', url: '/apiAdmin/sms/send', headers: zh, payload: { mobile: '123', purpose: 'register' } });
     expect(invalid.statusCode).toBe(400);
     expect(invalid.body_.msg).toContain('手机号：请输入以 1 开头的 11 位手机号');
-    expect(invalid.body_.data.fields).toContainEqual({ field: 'mobile', message: 'must be 11 digits starting with 1' });
+    expect(invalid.body_.data.fields).toContainEqual({ field: 'mobile', message: 'must be 11 digits starting with 1', key: 'rule.mobile' });
     const unknown = await h.call({ method: 'GET', url: '/apiAdmin/no/such/call', headers: zh });
     expect(unknown.body_.msg).toBe('GET /apiAdmin/no/such/call：访问的资源不存在');
     // no language asked for (a script, an integrator): en, as before

@@ -154,7 +154,7 @@ describe('device routes refuse bad text, sizes and types with 400 naming the fie
     const before = await deviceState();
     const res = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staff, ...multipart({}, { name: 'd.csv', bytes: Buffer.from('sn,model\nBADIN-0101,BAD\u000158\n') }) });
     expect(res.statusCode).toBe(400);
-    expect(res.body_.data.rows).toEqual([{ row: 2, field: 'model', message: 'must not contain control characters' }]);
+    expect(res.body_.data.rows).toEqual([{ row: 2, field: 'model', message: 'must not contain control characters', key: 'rule.noControl' }]);
     expect(await deviceState()).toBe(before);
   });
 
@@ -181,7 +181,7 @@ describe('the one error handler', () => {
     app.get('/y', async () => (await sql`select * from no_such_table`.execute(h.db)).rows);
     const post = await app.inject({ method: 'POST', url: '/x', payload: { value: 1 } });
     expect(post.statusCode).toBe(400);
-    expect(post.json()).toEqual({ code: 400, msg: `body: ${message}`, data: { fields: [{ field: 'body', message }] } });
+    expect(post.json()).toEqual({ code: 400, msg: `body: ${message}`, data: { fields: [{ field: 'body', message, key: expect.stringMatching(/^db\./) }] } });
     const get = await app.inject({ method: 'GET', url: '/x?value=1' });
     expect(get.json()).toMatchObject({ code: 400, data: { fields: [{ field: 'query', message }] } });
     // other database errors stay 500s

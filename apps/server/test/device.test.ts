@@ -89,7 +89,7 @@ describe('binding', () => {
     const unknown = await post('/device/bind', b.token, { sn: 'NO-SUCH-SN-1', bindKey: 'WRONGKEY1' });
     for (const r of [wrongOnBound, wrongOnFree, unknown]) {
       expect(r.statusCode).toBe(400);
-      expect(r.body_).toEqual({ code: 400, msg: 'bindKey: bind key is wrong', data: { fields: [{ field: 'bindKey', message: 'bind key is wrong' }] } });
+      expect(r.body_).toEqual({ code: 400, msg: 'bindKey: bind key is wrong', data: { fields: [{ field: 'bindKey', message: 'bind key is wrong', key: 'device.bindKeyWrong' }] } });
     }
   });
 

@@ -368,7 +368,7 @@ describe('markup preview', () => {
     const res = await post('/integration/markup/preview', A.token, { content: 'ok\n<B>bold' });
     expect(res.statusCode).toBe(400);
     expect(res.body_.data.markup).toMatchObject({ tag: 'B', line: 2, column: 1, position: 3, reason: 'unclosed' });
-    expect(res.body_.data.fields).toEqual([{ field: 'content', message: res.body_.data.markup.message }]);
+    expect(res.body_.data.fields).toEqual([{ field: 'content', message: res.body_.data.markup.message, key: res.body_.data.markup.key, params: res.body_.data.markup.params }]);
     expect((await post('/integration/markup/preview', A.token, { content: '' })).body_.data.fields[0].field).toBe('content');
     expect((await post('/integration/markup/preview', A.token, { content: 'x', paperWidthMm: 500 })).body_.data.fields[0].field).toBe('paperWidthMm');
   });

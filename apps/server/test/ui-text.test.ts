@@ -57,7 +57,7 @@ describe('captcha', () => {
     const payload = { username: 'admin', password: ADMIN_PASSWORD, captchaId: '00000000-0000-0000-0000-000000000000', captcha: 'zzzz' };
     const en = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload });
     expect(en.body_.msg).toBe('graphic captcha is wrong or expired');
-    expect(en.body_.data.fields).toEqual([{ field: 'captcha', message: 'graphic captcha is wrong or expired' }]);
+    expect(en.body_.data.fields).toEqual([{ field: 'captcha', message: 'graphic captcha is wrong or expired', key: 'auth.captchaWrong' }]);
     const zh = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload, headers: { 'accept-language': 'zh-CN' } });
     expect(zh.body_.msg).toBe('图形验证码错误或已过期');
   });

@@ -86,7 +86,7 @@ describe('upload size', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body_.code).toBe(400);
     expect(res.body_.msg).toBe('file: file must not exceed 10MB');
-    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 10MB' }]);
+    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 10MB', key: 'upload.tooLarge' }]);
     await keptNothing(before);
   });
 
@@ -216,7 +216,7 @@ describe('what is checked before anything is written', () => {
     // a body that stops at half with no closing boundary: the request ends before the file does
     const res = await h.call({ method: 'POST', url: '/apiAdmin/upload', payload: body.payload.subarray(0, 1.5 * MB), headers: body.headers });
     expect(res.statusCode).toBe(400);
-    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'the file did not arrive whole' }]);
+    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'the file did not arrive whole', key: 'upload.incomplete' }]);
     await keptNothing(before);
   });
 
@@ -293,7 +293,7 @@ describe('device CSV import', () => {
     const res = await importCsv(lines.join('\n'));
     expect(res.statusCode, res.body).toBe(400);
     expect(res.body_.code).toBe(400);
-    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 2 MB' }]);
+    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 2 MB', key: 'upload.tooLargeMb', params: { n: 2 } }]);
     expect(await deviceCount()).toBe(before);
   });
 
@@ -309,7 +309,7 @@ describe('device CSV import', () => {
     const before = await deviceCount();
     const res = await postInPieces(body.payload, { ...body.headers, authorization: `Bearer ${staff}` }, [body.payload.indexOf(csv) + IMPORT_MAX_BYTES], '/apiAdmin/system/deviceRegistry/import');
     expect(res.status).toBe(400);
-    expect(res.body.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 2 MB' }]);
+    expect(res.body.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 2 MB', key: 'upload.tooLargeMb', params: { n: 2 } }]);
     expect(await deviceCount()).toBe(before);
   });
 

@@ -88,7 +88,7 @@ describe('avatar', () => {
     const bKey = await uploadImage(h, b.token);
     const foreign = await post('/user/v1/user/updateAvatar', a.token, { avatarKey: bKey });
     expect(foreign.statusCode).toBe(400);
-    expect(foreign.body_.data.fields).toEqual([{ field: 'avatarKey', message: 'upload the image first' }]);
+    expect(foreign.body_.data.fields).toEqual([{ field: 'avatarKey', message: 'upload the image first', key: 'upload.imageFirst' }]);
     expect((await post('/user/v1/user/updateAvatar', a.token, { avatarKey: '20240101/abc/none.png' })).statusCode).toBe(400);
     expect(fieldOf(await post('/user/v1/user/updateAvatar', a.token, { avatarKey: '' }))).toEqual(['avatarKey']);
     // a sub-account of the same tenant cannot take the main account's upload either

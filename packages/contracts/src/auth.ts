@@ -16,8 +16,8 @@ export const captchaFields = {
 export const loginBody = z
   .object({
     /** A user name or a mobile number. */
-    username: z.string().trim().min(1, 'user name cannot be empty').max(32).refine(hasNoControl, NO_CONTROL_MSG),
-    password: z.string().min(6, 'password cannot be less than 6 characters').max(64),
+    username: z.string().trim().min(1, 'rule.usernameRequired').max(32).refine(hasNoControl, NO_CONTROL_MSG),
+    password: z.string().min(6, 'rule.passwordMin6').max(64),
     ...captchaFields,
   })
   .strict();
@@ -48,7 +48,7 @@ export const smsPurpose = z.enum(['register']);
 
 export const smsSendBody = z
   .object({
-    mobile: z.string().refine(isPhone, 'must be 11 digits starting with 1'),
+    mobile: z.string().refine(isPhone, 'rule.mobile'),
     purpose: smsPurpose.default('register'),
     ...captchaFields,
   })
@@ -63,12 +63,12 @@ export type AccountType = z.infer<typeof accountType>;
 export const registerBody = z
   .object({
     type: accountType,
-    username: z.string().refine(isUsername, 'must be 4-20 letters, digits or underscores, starting with a letter'),
-    mobile: z.string().refine(isPhone, 'must be 11 digits starting with 1'),
-    smsCode: z.string().regex(/^\d{6}$/, 'must be the 6-digit code'),
-    password: z.string().refine(isStrongPassword, 'must be 8-16 characters with upper and lower case letters and digits'),
+    username: z.string().refine(isUsername, 'rule.username'),
+    mobile: z.string().refine(isPhone, 'rule.mobile'),
+    smsCode: z.string().regex(/^\d{6}$/, 'rule.smsCode'),
+    password: z.string().refine(isStrongPassword, 'rule.strongPassword'),
     confirmPassword: z.string(),
   })
   .strict()
-  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
+  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 export type RegisterBody = z.infer<typeof registerBody>;

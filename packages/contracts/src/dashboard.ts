@@ -10,7 +10,7 @@ import { DEFAULT_TIME_ZONE, TREND_UNITS, isTimeZone } from './device-constants.t
 
 export { DEFAULT_TIME_ZONE, INSTALL_DAYS, OFFLINE_REMIND_HOURS, RANK_SIZE, TREND_DAYS, TREND_UNITS, isTimeZone } from './device-constants.ts';
 
-const tzField = z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Asia/Shanghai').default(DEFAULT_TIME_ZONE);
+const tzField = z.string().max(64).refine(isTimeZone, 'rule.timeZone').default(DEFAULT_TIME_ZONE);
 export const trendUnit = z.enum(TREND_UNITS);
 export type TrendUnit = z.infer<typeof trendUnit>;
 

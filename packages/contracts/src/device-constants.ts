@@ -57,14 +57,15 @@ export const isImei = (v: string): boolean => /^\d{15}$/.test(v) && luhnDigit(v.
 const CARRIER_BY_ISSUER: Record<string, string> = { '00': 'cmcc', '02': 'cmcc', '04': 'cmcc', '07': 'cmcc', '08': 'cmcc', '01': 'cucc', '06': 'cucc', '09': 'cucc', '03': 'ctcc', '11': 'ctcc' };
 export const carrierOfIccid = (iccid: string): string => (iccid.startsWith('8986') ? (CARRIER_BY_ISSUER[iccid.slice(4, 6)] ?? '') : '');
 
+/** The message keys (contracts/messages.ts) of the device fields' rules. */
 export const MSG = {
-  sn: 'must be 4-32 letters, digits, - or _',
-  bindKey: 'must be 6-32 letters or digits',
-  secret: 'must be 16-128 letters, digits, - or _',
-  iccid: 'must be 19 or 20 digits',
-  imei: 'must be 15 digits with a valid check digit',
-  modelCode: 'must be 2-32 letters, digits, ., - or _',
-  capability: 'each must be 2-32 lower-case letters, digits, - or _',
+  sn: 'rule.sn',
+  bindKey: 'rule.bindKey',
+  secret: 'rule.secret',
+  iccid: 'rule.iccid',
+  imei: 'rule.imei',
+  modelCode: 'rule.modelCode',
+  capability: 'rule.capability',
 } as const;
 
 export const DEVICE_SORTS = ['sn', 'name', 'lastSeen', 'battery', 'signal', 'dataLeft'] as const;

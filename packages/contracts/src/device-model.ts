@@ -19,7 +19,7 @@ import { id, keywordField, modelKind, pageFields, textLine } from './device.ts';
 export const deviceModelBody = z
   .object({
     code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode),
-    name: textLine(50).min(1, 'name cannot be empty'),
+    name: textLine(50).min(1, 'rule.nameRequired'),
     kind: modelKind,
     /** Paper roll width in mm; 0 for a terminal without a printer. */
     paperWidthMm: z.number().int().min(0).max(300).default(58),
@@ -27,7 +27,7 @@ export const deviceModelBody = z
       .array(z.string().trim().regex(CAPABILITY_RULE, MSG.capability))
       .max(30)
       .default([])
-      .refine((c) => new Set(c).size === c.length, 'must not repeat a capability'),
+      .refine((c) => new Set(c).size === c.length, 'rule.capabilityRepeat'),
   })
   .strict();
 export type DeviceModelBody = z.input<typeof deviceModelBody>;
@@ -36,13 +36,13 @@ export const deviceModelEditBody = z
   .object({
     id,
     code: z.string().trim().regex(MODEL_CODE_RULE, MSG.modelCode).optional(),
-    name: textLine(50).min(1, 'name cannot be empty').optional(),
+    name: textLine(50).min(1, 'rule.nameRequired').optional(),
     kind: modelKind.optional(),
     paperWidthMm: z.number().int().min(0).max(300).optional(),
     capabilities: z
       .array(z.string().trim().regex(CAPABILITY_RULE, MSG.capability))
       .max(30)
-      .refine((c) => new Set(c).size === c.length, 'must not repeat a capability')
+      .refine((c) => new Set(c).size === c.length, 'rule.capabilityRepeat')
       .optional(),
   })
   .strict();

@@ -240,7 +240,7 @@ export const brokerAclBody = z
     /** EMQX's `${retain}` (a string): devices never publish retained messages. */
     retain: z.union([z.boolean(), z.enum(['true', 'false', '0', '1'])]).optional(),
   })
-  .refine((b) => b.action !== undefined || b.acc !== undefined, { path: ['action'], message: 'give action (publish, subscribe) or acc (1-4)' });
+  .refine((b) => b.action !== undefined || b.acc !== undefined, { path: ['action'], message: 'rule.aclAction' });
 export type BrokerAclBody = z.infer<typeof brokerAclBody>;
 
 export const brokerHookResult = z.object({

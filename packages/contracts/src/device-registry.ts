@@ -20,7 +20,7 @@ export const deviceRegisterBody = z
   .object({
     sn: snField,
     /** A model code of the catalogue. */
-    model: textLine(32).min(1, 'model cannot be empty'),
+    model: textLine(32).min(1, 'rule.modelRequired'),
     /** Generated when absent (12 characters, no look-alike letters). */
     bindKey: z.string().trim().regex(BIND_KEY_RULE, MSG.bindKey).optional(),
     /** Generated when absent. */
@@ -56,7 +56,15 @@ export type RegisterResult = z.infer<typeof registerResult>;
  * A refused CSV import answers 400 with `data.rows` (and `data.fields`, with `field` = `row <n>.<column>`).
  * `row` is the line of the file as a spreadsheet numbers it: the header is row 1.
  */
-export const importRowError = z.object({ row: z.number().int(), field: z.string(), message: z.string() });
+export const importRowError = z.object({
+  row: z.number().int(),
+  field: z.string(),
+  /** In en, for programs. */
+  message: z.string(),
+  /** Its key in contracts/messages.ts and values: the console says it in its language. */
+  key: z.string().optional(),
+  params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+});
 export type ImportRowError = z.infer<typeof importRowError>;
 
 export const registryListQuery = z

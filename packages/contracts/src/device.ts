@@ -44,7 +44,7 @@ export const pageFields = {
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
 /** One line of text (a name, a search): trimmed, no control characters (PostgreSQL refuses NUL; the rest is invisible). */
-export const textLine = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).refine(hasNoControl, NO_CONTROL_MSG);
+export const textLine = (max: number) => z.string().trim().max(max, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG);
 export const keywordField = textLine(50).optional();
 
 export const idBody = z.object({ id }).strict();
@@ -55,7 +55,7 @@ export type IdBody = z.infer<typeof idBody>;
 
 const nameField = textLine(30);
 /** A remark may span lines (a text area); other control characters are refused. */
-const remarkField = z.string().trim().max(200, 'must be at most 200 characters').refine(hasNoControlButLineBreaks, NO_CONTROL_MSG);
+const remarkField = z.string().trim().max(200, 'rule.maxChars').refine(hasNoControlButLineBreaks, NO_CONTROL_MSG);
 
 /**
  * `POST /device/bind`. The key is checked before anything else is said about the device: an unknown serial
@@ -64,7 +64,7 @@ const remarkField = z.string().trim().max(200, 'must be at most 200 characters')
 export const deviceBindBody = z
   .object({
     sn: snField,
-    bindKey: textLine(64).min(1, 'bind key cannot be empty'),
+    bindKey: textLine(64).min(1, 'rule.bindKeyRequired'),
     name: nameField.optional(),
     groupId: id.nullable().optional(),
   })
@@ -83,13 +83,13 @@ export type DeviceUnbindResult = z.infer<typeof deviceUnbindResult>;
 export const deviceEditBody = z
   .object({ id, name: nameField.optional(), remark: remarkField.optional() })
   .strict()
-  .refine((b) => b.name !== undefined || b.remark !== undefined, { path: ['name'], message: 'give a name or a remark' });
+  .refine((b) => b.name !== undefined || b.remark !== undefined, { path: ['name'], message: 'rule.nameOrRemark' });
 export type DeviceEditBody = z.input<typeof deviceEditBody>;
 
 /** `POST /device/move`: one or many devices into a group, or out of every group with `groupId: null`. */
 export const deviceMoveBody = z
   .object({
-    ids: z.array(id).min(1, 'choose at least one device').max(500).refine((a) => new Set(a).size === a.length, 'must not repeat a device'),
+    ids: z.array(id).min(1, 'rule.devicesRequired').max(500).refine((a) => new Set(a).size === a.length, 'rule.deviceRepeat'),
     groupId: id.nullable(),
   })
   .strict();
@@ -101,7 +101,7 @@ export const moveResult = z.object({ moved: z.number().int() });
 
 export const groupAddBody = z
   .object({
-    name: textLine(30).min(1, 'name cannot be empty'),
+    name: textLine(30).min(1, 'rule.nameRequired'),
     parentId: id.nullable().default(null),
     sort: z.number().int().min(0).max(9999).default(0),
   })
@@ -111,7 +111,7 @@ export type GroupAddBody = z.input<typeof groupAddBody>;
 export const groupEditBody = z
   .object({
     id,
-    name: textLine(30).min(1, 'name cannot be empty').optional(),
+    name: textLine(30).min(1, 'rule.nameRequired').optional(),
     /** null moves the group to the top level. */
     parentId: id.nullable().optional(),
     sort: z.number().int().min(0).max(9999).optional(),
@@ -239,8 +239,8 @@ export type DeviceDetail = z.infer<typeof deviceDetail>;
 /** `from`/`to`: ISO date-times; default the last 24 hours, at most TELEMETRY_MAX_DAYS. */
 export const telemetryQuery = z
   .object({
-    from: z.iso.datetime({ offset: true, message: 'must be an ISO date-time' }).optional(),
-    to: z.iso.datetime({ offset: true, message: 'must be an ISO date-time' }).optional(),
+    from: z.iso.datetime({ offset: true, message: 'rule.isoDateTime' }).optional(),
+    to: z.iso.datetime({ offset: true, message: 'rule.isoDateTime' }).optional(),
   })
   .strict();
 export type TelemetryQuery = z.input<typeof telemetryQuery>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { MessageKey, MessageParams } from './messages.ts';
 
 /** Every response body of /apiAdmin: `{ code, msg, data }`. Success is always 200 (SPEC §8, DESIGN §5). */
 export interface Envelope<T = unknown> {
@@ -58,5 +59,9 @@ export const pageQuery = z.object({
 /** A field-level validation problem, returned in `data.fields` of a 400. */
 export interface FieldError {
   field: string;
+  /** In en, for programs that match it. */
   message: string;
+  /** The message's key in contracts/messages.ts and its values: the console says it in its own language. */
+  key?: MessageKey;
+  params?: MessageParams;
 }

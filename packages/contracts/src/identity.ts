@@ -12,9 +12,9 @@ export const individualIdentity = z
   .object({
     type: z.literal('individual'),
     realName: identityText(2, 30),
-    idNumber: z.string().refine(isIdCard, 'ID number format must be correct'),
-    idFrontKey: imageKey('front ID photo required'),
-    idBackKey: imageKey('back ID photo required'),
+    idNumber: z.string().refine(isIdCard, 'rule.idNumber'),
+    idFrontKey: imageKey('rule.idFrontRequired'),
+    idBackKey: imageKey('rule.idBackRequired'),
   })
   .strict();
 
@@ -22,9 +22,9 @@ export const enterpriseIdentity = z
   .object({
     type: z.literal('enterprise'),
     companyName: identityText(2, 100),
-    creditCode: z.string().refine(isCreditCode, 'unified social credit code format must be correct'),
+    creditCode: z.string().refine(isCreditCode, 'rule.creditCode'),
     legalPerson: identityText(2, 30),
-    licenceKey: imageKey('business licence image required'),
+    licenceKey: imageKey('rule.licenceRequired'),
   })
   .strict();
 
@@ -62,7 +62,7 @@ export const identityListQuery = z
   .object({
     pageNo: z.coerce.number().int().min(1).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
-    status: z.coerce.number().int().refine((s) => [1, 2, 3].includes(s), 'must be 1, 2 or 3').optional(),
+    status: z.coerce.number().int().refine((s) => [1, 2, 3].includes(s), 'rule.identityStatus').optional(),
     keyword: z.string().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
   })
   .strict();

@@ -1,4 +1,5 @@
 export * from './envelope.ts';
+export * from './messages.ts';
 export * from './validators.ts';
 export * from './route.ts';
 export * from './auth.ts';

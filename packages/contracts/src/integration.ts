@@ -54,7 +54,7 @@ const pageFields = {
   pageNo: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
-const isoField = z.iso.datetime({ offset: true, message: 'must be an ISO date-time' });
+const isoField = z.iso.datetime({ offset: true, message: 'rule.isoDateTime' });
 
 export const appKeyState = z.enum(APP_KEY_STATES);
 export const webhookDeliveryState = z.enum(WEBHOOK_DELIVERY_STATES);
@@ -66,25 +66,25 @@ export const webhookDeliveryState = z.enum(WEBHOOK_DELIVERY_STATES);
 const nameField = z
   .string()
   .trim()
-  .min(1, 'name cannot be empty')
-  .max(APP_KEY_NAME_MAX, `must be at most ${APP_KEY_NAME_MAX} characters`)
+  .min(1, 'rule.nameRequired')
+  .max(APP_KEY_NAME_MAX, 'rule.maxChars')
   .refine(hasNoControl, NO_CONTROL_MSG);
 /** '' means no callbacks. */
 const callbackField = z
   .string()
   .trim()
-  .refine((v) => v === '' || isCallbackUrl(v), 'must be an http:// or https:// URL of at most 500 characters, without a user name or password');
+  .refine((v) => v === '' || isCallbackUrl(v), 'rule.callbackUrl');
 const ipListField = z
-  .array(z.string().trim().refine(isIpOrCidr, 'each must be an IPv4 or IPv6 address or CIDR block'))
-  .max(IP_ALLOW_MAX, `at most ${IP_ALLOW_MAX} entries`)
-  .refine((a) => new Set(a).size === a.length, 'must not repeat an entry');
+  .array(z.string().trim().refine(isIpOrCidr, 'rule.ipList'))
+  .max(IP_ALLOW_MAX, 'rule.maxEntries')
+  .refine((a) => new Set(a).size === a.length, 'rule.entryRepeat');
 
 /** Calls per second of the key; null follows the server's default (OPEN_RATE_LIMIT). */
 const rateLimitField = z
   .number()
-  .int('must be a whole number')
-  .min(APP_KEY_RATE_LIMIT_MIN, `must be ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} calls per second`)
-  .max(APP_KEY_RATE_LIMIT_MAX, `must be ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} calls per second`)
+  .int('rule.wholeNumber')
+  .min(APP_KEY_RATE_LIMIT_MIN, 'rule.rateLimit')
+  .max(APP_KEY_RATE_LIMIT_MAX, 'rule.rateLimit')
   .nullable();
 
 export const appKeyCreateBody = z
@@ -103,7 +103,7 @@ export const appKeyUpdateBody = z
   .strict()
   .refine((b) => b.name !== undefined || b.callbackUrl !== undefined || b.ipAllowList !== undefined || b.rateLimit !== undefined, {
     path: ['name'],
-    message: 'give a name, a callback URL, an IP allow-list or a rate limit',
+    message: 'rule.keyChangeEmpty',
   });
 export type AppKeyUpdateBody = z.input<typeof appKeyUpdateBody>;
 
@@ -179,7 +179,7 @@ export const usageQuery = z
   .object({
     days: z.coerce.number().int().min(1).max(USAGE_MAX_DAYS).default(7),
     /** Days are counted in this zone (IANA name). */
-    tz: z.string().refine(isTimeZone, 'must be an IANA time zone such as Asia/Shanghai').default(DEFAULT_TIME_ZONE),
+    tz: z.string().refine(isTimeZone, 'rule.timeZone').default(DEFAULT_TIME_ZONE),
   })
   .strict();
 export type UsageQuery = z.input<typeof usageQuery>;
@@ -202,7 +202,7 @@ export const printJobListQuery = z
     deviceId: queryId.optional(),
     state: printJobState.optional(),
     keyId: queryId.optional(),
-    originId: z.string().regex(ORIGIN_ID_RULE, 'must be 1-64 letters, digits, _ . : or -').optional(),
+    originId: z.string().regex(ORIGIN_ID_RULE, 'rule.originId').optional(),
     from: isoField.optional(),
     to: isoField.optional(),
   })
@@ -244,14 +244,14 @@ export const printJobDetail = printJobItem.extend({
 });
 export type PrintJobDetail = z.infer<typeof printJobDetail>;
 
-export const printJobIdParams = z.object({ id: z.uuid('must be a job id') }).strict();
+export const printJobIdParams = z.object({ id: z.uuid('rule.jobId') }).strict();
 
 export const testPrintBody = z
   .object({
     keyId: id,
     deviceId: id,
     /** Default: a sample receipt naming the key, the device and the time. */
-    content: z.string().min(1, 'content cannot be empty').max(PRINT_CONTENT_MAX).optional(),
+    content: z.string().min(1, 'rule.contentRequired').max(PRINT_CONTENT_MAX).optional(),
     copies: z.number().int().min(1).max(PRINT_COPIES_MAX).optional(),
   })
   .strict();
@@ -259,7 +259,7 @@ export type TestPrintBody = z.input<typeof testPrintBody>;
 
 export const markupPreviewBody = z
   .object({
-    content: z.string().min(1, 'content cannot be empty').max(PRINT_CONTENT_MAX),
+    content: z.string().min(1, 'rule.contentRequired').max(PRINT_CONTENT_MAX),
     /** Lay out for this device's paper; else for `paperWidthMm` (default 58). */
     deviceId: id.optional(),
     paperWidthMm: z.number().int().min(20).max(120).optional(),
@@ -285,7 +285,7 @@ export type MarkupErrorView = z.infer<typeof markupErrorView>;
 // Webhook deliveries
 
 export const webhookListQuery = z
-  .object({ ...pageFields, keyId: queryId.optional(), jobId: z.uuid('must be a job id').optional(), state: webhookDeliveryState.optional() })
+  .object({ ...pageFields, keyId: queryId.optional(), jobId: z.uuid('rule.jobId').optional(), state: webhookDeliveryState.optional() })
   .strict();
 export type WebhookListQuery = z.input<typeof webhookListQuery>;
 
@@ -329,4 +329,4 @@ export const webhookDeliveryDetail = webhookDeliveryItem.extend({
 });
 export type WebhookDeliveryDetail = z.infer<typeof webhookDeliveryDetail>;
 
-export const webhookIdParams = z.object({ id: z.uuid('must be a delivery id') }).strict();
+export const webhookIdParams = z.object({ id: z.uuid('rule.deliveryId') }).strict();

@@ -114,9 +114,9 @@ const errorEnvelope = <T extends z.ZodType>(code: number, data: T) => z.object({
 
 /** `data` of a 400: the field(s) at fault; refused markup adds `markup`; a refused cancel adds `reason`, `state`, `attempts`. */
 export const openBadRequestData = z.object({
-  fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  fields: z.array(z.object({ field: z.string(), message: z.string(), key: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() })).optional(),
   markup: z
-    .object({ reason: z.enum(MARKUP_ERROR_REASONS), tag: z.string().nullable(), position: z.number().int(), line: z.number().int(), column: z.number().int(), message: z.string() })
+    .object({ reason: z.enum(MARKUP_ERROR_REASONS), tag: z.string().nullable(), position: z.number().int(), line: z.number().int(), column: z.number().int(), message: z.string(), key: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() })
     .optional(),
   reason: z.literal(CANCEL_REFUSED_REASON).optional(),
   state: printJobState.optional(),
@@ -137,16 +137,16 @@ export const OPEN_ERROR_RESPONSES = {
 // Print jobs
 
 const snField = z.string().trim().regex(SN_RULE, MSG.sn);
-const isoField = z.iso.datetime({ offset: true, message: 'must be an ISO date-time' });
+const isoField = z.iso.datetime({ offset: true, message: 'rule.isoDateTime' });
 
 export const openPrintBody = z
   .object({
     deviceSn: snField,
     /** The receipt in the markup of `print-markup.ts`; refused with 400 naming the tag and position when invalid. */
-    content: z.string().min(1, 'content cannot be empty').max(PRINT_CONTENT_MAX, `must be at most ${PRINT_CONTENT_MAX} characters`),
+    content: z.string().min(1, 'rule.contentRequired').max(PRINT_CONTENT_MAX, 'rule.maxChars'),
     copies: z.number().int().min(1).max(PRINT_COPIES_MAX).default(1),
     /** The caller's idempotency key: the same originId on the same key always answers the first job. */
-    originId: z.string().regex(ORIGIN_ID_RULE, 'must be 1-64 letters, digits, _ . : or -'),
+    originId: z.string().regex(ORIGIN_ID_RULE, 'rule.originId'),
     /** Seconds the job waits for an offline printer (default a day); then it is `expired`. */
     expireInSec: z.number().int().min(PRINT_EXPIRE_MIN_S).max(PRINT_EXPIRE_MAX_S).optional(),
   })
@@ -181,7 +181,7 @@ export const openPrintSubmitted = openPrintJob.extend({
 });
 export type OpenPrintSubmitted = z.infer<typeof openPrintSubmitted>;
 
-export const openJobIdParams = z.object({ id: z.uuid('must be a job id') }).strict();
+export const openJobIdParams = z.object({ id: z.uuid('rule.jobId') }).strict();
 
 export const openPrintListQuery = z
   .object({
@@ -189,7 +189,7 @@ export const openPrintListQuery = z
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
     deviceSn: snField.optional(),
     state: printJobState.optional(),
-    originId: z.string().regex(ORIGIN_ID_RULE, 'must be 1-64 letters, digits, _ . : or -').optional(),
+    originId: z.string().regex(ORIGIN_ID_RULE, 'rule.originId').optional(),
     /** Created at or after / before these instants. */
     from: isoField.optional(),
     to: isoField.optional(),

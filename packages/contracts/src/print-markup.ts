@@ -21,6 +21,7 @@
  */
 
 import { CONTROL_BUT_LINE_BREAKS, isControlCode } from './validators.ts';
+import { keyed, renderMessage, type Keyed, type MessageParams } from './messages.ts';
 
 export const MARKUP_TAGS = ['BR', 'HR', 'CUT', 'C', 'R', 'B', 'L', 'QR', 'BAR', 'IMG'] as const;
 export type MarkupTag = (typeof MARKUP_TAGS)[number];
@@ -78,7 +79,18 @@ export interface MarkupError {
   /** 1-based line and column of that offset. */
   line: number;
   column: number;
+  /** In en, for programs. */
   message: string;
+  /** The message by key (contracts/messages.ts) with its values: `markup.atTag` or `markup.at`, the problem in `why`. */
+  key: 'markup.atTag' | 'markup.at';
+  params: MessageParams;
+}
+
+/** A markup problem where it was found, by key: "<QR> at line 3, column 1: <QR> is empty". */
+function located(reason: MarkupErrorReason, tag: string | null, position: number, line: number, column: number, why: Keyed | string): MarkupError {
+  const key = tag ? 'markup.atTag' : 'markup.at';
+  const params: MessageParams = tag ? { tag, line, column, why } : { line, column, why };
+  return { reason, tag, position, line, column, message: renderMessage('en', key, params), key, params };
 }
 
 export type MarkupResult = { ok: true; blocks: MarkupBlock[]; images: number } | { ok: false; error: MarkupError };
@@ -129,16 +141,15 @@ export function parseMarkup(content: string): MarkupResult {
     const c = content[i];
     if (c === '\n' || (c === '\r' && content[i + 1] !== '\n')) lineStarts.push(i + 1);
   }
-  const fail = (reason: MarkupErrorReason, tag: string | null, position: number, why: string): MarkupResult => {
+  const fail = (reason: MarkupErrorReason, tag: string | null, position: number, why: Keyed): MarkupResult => {
     let line = 0;
     while (line + 1 < lineStarts.length && lineStarts[line + 1] <= position) line++;
     const column = position - lineStarts[line] + 1;
-    const where = `${tag ? `<${tag}> at ` : ''}line ${line + 1}, column ${column}`;
-    return { ok: false, error: { reason, tag, position, line: line + 1, column, message: `${where}: ${why}` } };
+    return { ok: false, error: located(reason, tag, position, line + 1, column, why) };
   };
 
-  if (content.trim() === '') return fail('empty', null, 0, 'the content is empty');
-  if (content.length > MARKUP_LIMITS.chars) return fail('too_long', null, MARKUP_LIMITS.chars, `the content is longer than ${MARKUP_LIMITS.chars} characters`);
+  if (content.trim() === '') return fail('empty', null, 0, keyed('markup.contentEmpty'));
+  if (content.length > MARKUP_LIMITS.chars) return fail('too_long', null, MARKUP_LIMITS.chars, keyed('markup.tooLong', { n: MARKUP_LIMITS.chars }));
 
   const blocks: MarkupBlock[] = [];
   let images = 0;
@@ -184,7 +195,7 @@ export function parseMarkup(content: string): MarkupResult {
       closedAlignAt = -1;
     }
   };
-  const tooMany = (at: number) => blocks.length >= MARKUP_LIMITS.blocks && fail('too_many_blocks', null, at, `more than ${MARKUP_LIMITS.blocks} lines and blocks`);
+  const tooMany = (at: number) => blocks.length >= MARKUP_LIMITS.blocks && fail('too_many_blocks', null, at, keyed('markup.tooManyLines', { n: MARKUP_LIMITS.blocks }));
 
   let i = 0;
   while (i < content.length) {
@@ -202,19 +213,19 @@ export function parseMarkup(content: string): MarkupResult {
     }
     if (c === '<') {
       const m = TAG_RE.exec(content.slice(i, i + 16));
-      if (!m) return fail('bad_tag', null, i, "'<' does not start a tag: write &lt; for a literal <");
+      if (!m) return fail('bad_tag', null, i, keyed('markup.strayLt'));
       const closing = m[1] === '/';
       const name = m[2].toUpperCase();
       const selfClosing = m[3] === '/';
       const shown = closing ? `/${name}` : name;
       if (!(MARKUP_TAGS as readonly string[]).includes(name)) {
-        return fail('unknown_tag', shown, i, `unknown tag; the tags are ${MARKUP_TAGS.map((t) => `<${t}>`).join(' ')}`);
+        return fail('unknown_tag', shown, i, keyed('markup.unknownTag', { tags: MARKUP_TAGS.map((t) => `<${t}>`).join(' ') }));
       }
       if (closedAlignAt >= 0 && !closing && !SINGLE_TAGS.has(name) && !BLOCK_TAGS.has(name)) {
-        return fail('align_mid_line', closedAlignTag, closedAlignAt, 'text follows the closing tag on the same line: end the line after it');
+        return fail('align_mid_line', closedAlignTag, closedAlignAt, keyed('markup.textAfterClose'));
       }
-      if (selfClosing && !SINGLE_TAGS.has(name)) return fail('bad_tag', shown, i, `<${name}/> is not a tag: <${name}> needs a closing </${name}>`);
-      if (closing && SINGLE_TAGS.has(name)) return fail('unexpected_close', shown, i, `<${name}> stands alone and has no closing tag`);
+      if (selfClosing && !SINGLE_TAGS.has(name)) return fail('bad_tag', shown, i, keyed('markup.selfClosing', { tag: name }));
+      if (closing && SINGLE_TAGS.has(name)) return fail('unexpected_close', shown, i, keyed('markup.standsAlone', { tag: name }));
       const tagEnd = i + m[0].length;
 
       if (SINGLE_TAGS.has(name)) {
@@ -233,30 +244,30 @@ export function parseMarkup(content: string): MarkupResult {
       }
 
       if (BLOCK_TAGS.has(name)) {
-        if (closing) return fail('unexpected_close', shown, i, `</${name}> without an opening <${name}>`);
+        if (closing) return fail('unexpected_close', shown, i, keyed('markup.unopened', { tag: name }));
         const closeRe = new RegExp(`</${name}\\s*>`, 'i');
         const rest = content.slice(tagEnd);
         const close = closeRe.exec(rest);
-        if (!close) return fail('unclosed', name, i, `<${name}> is not closed: add </${name}>`);
+        if (!close) return fail('unclosed', name, i, keyed('markup.unclosed', { tag: name }));
         const raw = rest.slice(0, close.index);
         const inner = /<\/?[A-Za-z]{1,8}\s*\/?>/.exec(raw);
-        if (inner) return fail('nested', name, tagEnd + inner.index, `<${name}> holds data only, not ${inner[0]}`);
+        if (inner) return fail('nested', name, tagEnd + inner.index, keyed('markup.dataOnly', { tag: name, inner: inner[0] }));
         const ctl = CONTROL_BUT_LINE_BREAKS.exec(raw);
-        if (ctl) return fail('control_char', name, tagEnd + ctl.index, `control character U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()} in the data`);
+        if (ctl) return fail('control_char', name, tagEnd + ctl.index, keyed('markup.controlInData', { code: `U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}` }));
         const data = decodeEntities(raw).replace(/\r\n?/g, '\n');
         const trimmed = data.trim();
-        if (trimmed === '') return fail('empty_block', name, i, `<${name}> is empty`);
+        if (trimmed === '') return fail('empty_block', name, i, keyed('markup.empty', { tag: name }));
         if (name === 'QR' && new TextEncoder().encode(trimmed).length > MARKUP_LIMITS.qrBytes) {
-          return fail('bad_data', name, i, `QR data is longer than ${MARKUP_LIMITS.qrBytes} bytes`);
+          return fail('bad_data', name, i, keyed('markup.qrTooLong', { n: MARKUP_LIMITS.qrBytes }));
         }
         if (name === 'BAR' && !new RegExp(`^[\\x20-\\x7e]{1,${MARKUP_LIMITS.barcodeChars}}$`).test(trimmed)) {
-          return fail('bad_data', name, i, `barcode data must be 1-${MARKUP_LIMITS.barcodeChars} printable ASCII characters`);
+          return fail('bad_data', name, i, keyed('markup.barcode', { n: MARKUP_LIMITS.barcodeChars }));
         }
         if (name === 'IMG') {
-          if (!isImageSource(trimmed)) return fail('bad_data', name, i, 'an image is an http(s) URL or an object key of your storage (YYYYMMDD/<16 hex>/<name>)');
-          if (++images > MARKUP_LIMITS.images) return fail('too_many_images', name, i, `at most ${MARKUP_LIMITS.images} images`);
+          if (!isImageSource(trimmed)) return fail('bad_data', name, i, keyed('markup.imageSource'));
+          if (++images > MARKUP_LIMITS.images) return fail('too_many_images', name, i, keyed('markup.tooManyImages', { n: MARKUP_LIMITS.images }));
         }
-        if (name !== 'QR' && /\n/.test(trimmed)) return fail('bad_data', name, i, `<${name}> data must stay on one line`);
+        if (name !== 'QR' && /\n/.test(trimmed)) return fail('bad_data', name, i, keyed('markup.oneLine', { tag: name }));
         const over = tooMany(i);
         if (over) return over;
         flushLine();
@@ -276,15 +287,15 @@ export function parseMarkup(content: string): MarkupResult {
       // C, R, B, L
       if (name === 'C' || name === 'R') {
         if (!closing) {
-          if (alignOpen >= 0) return fail('nested', name, i, `<${name}> inside <${alignTag}>: one alignment at a time`);
-          if (lineStarted && runs.some((r) => r.text.length > 0)) return fail('align_mid_line', name, i, `<${name}> must start a line`);
+          if (alignOpen >= 0) return fail('nested', name, i, keyed('markup.alignNested', { tag: name, outer: alignTag }));
+          if (lineStarted && runs.some((r) => r.text.length > 0)) return fail('align_mid_line', name, i, keyed('markup.lineStart', { tag: name }));
           alignOpen = i;
           alignTag = name;
           align = name === 'C' ? 'center' : 'right';
           // the line (possibly begun by B or L) takes this alignment
           lineAlign = align;
         } else {
-          if (alignOpen < 0 || alignTag !== name) return fail('unexpected_close', shown, i, alignOpen < 0 ? `</${name}> without an opening <${name}>` : `</${name}> closes nothing: <${alignTag}> is open`);
+          if (alignOpen < 0 || alignTag !== name) return fail('unexpected_close', shown, i, alignOpen < 0 ? keyed('markup.unopened', { tag: name }) : keyed('markup.misnested', { tag: name, outer: alignTag }));
           alignOpen = -1;
           align = 'left';
           if (lineStarted) {
@@ -295,11 +306,11 @@ export function parseMarkup(content: string): MarkupResult {
       } else {
         const open = name === 'B' ? boldOpen : largeOpen;
         if (!closing) {
-          if (open >= 0) return fail('nested', name, i, `<${name}> inside <${name}>`);
+          if (open >= 0) return fail('nested', name, i, keyed('markup.nested', { tag: name, outer: name }));
           if (name === 'B') boldOpen = i;
           else largeOpen = i;
         } else {
-          if (open < 0) return fail('unexpected_close', shown, i, `</${name}> without an opening <${name}>`);
+          if (open < 0) return fail('unexpected_close', shown, i, keyed('markup.unopened', { tag: name }));
           if (name === 'B') boldOpen = -1;
           else largeOpen = -1;
         }
@@ -313,10 +324,10 @@ export function parseMarkup(content: string): MarkupResult {
       i++;
       continue;
     }
-    if (closedAlignAt >= 0) return fail('align_mid_line', closedAlignTag, closedAlignAt, 'text follows the closing tag on the same line: end the line after it');
+    if (closedAlignAt >= 0) return fail('align_mid_line', closedAlignTag, closedAlignAt, keyed('markup.textAfterClose'));
     const code = content.charCodeAt(i);
     if (isControlCode(code)) {
-      return fail('control_char', null, i, code === 9 ? 'a tab: use spaces' : `control character U+${code.toString(16).padStart(4, '0').toUpperCase()}`);
+      return fail('control_char', null, i, code === 9 ? keyed('markup.tab') : keyed('markup.controlCharacter', { code: `U+${code.toString(16).padStart(4, '0').toUpperCase()}` }));
     }
     if (c === '&') {
       const ent = /^&(lt|gt|amp);/.exec(content.slice(i, i + 5));
@@ -330,23 +341,23 @@ export function parseMarkup(content: string): MarkupResult {
     // a whole code point (a surrogate pair stays together)
     const cp = content.codePointAt(i)!;
     // printers' fonts hold GB18030's BMP characters: an emoji would print as a blank or garbage (QR data may hold it)
-    if (cp > 0xffff) return fail('unprintable_char', null, i, `U+${cp.toString(16).toUpperCase()} cannot be printed: emoji and other characters beyond U+FFFF are not in the printer's font`);
-    if (cp >= 0xd800 && cp <= 0xdfff) return fail('unprintable_char', null, i, `U+${cp.toString(16).toUpperCase()} is half of a character (a lone surrogate)`);
+    if (cp > 0xffff) return fail('unprintable_char', null, i, keyed('markup.beyondBmp', { code: cp.toString(16).toUpperCase() }));
+    if (cp >= 0xd800 && cp <= 0xdfff) return fail('unprintable_char', null, i, keyed('markup.loneSurrogate', { code: cp.toString(16).toUpperCase() }));
     const ch = String.fromCodePoint(cp);
     afterBlock = false;
     pushText(ch);
     i += ch.length;
   }
 
-  if (alignOpen >= 0) return fail('unclosed', alignTag, alignOpen, `<${alignTag}> is not closed: add </${alignTag}>`);
-  if (boldOpen >= 0) return fail('unclosed', 'B', boldOpen, '<B> is not closed: add </B>');
-  if (largeOpen >= 0) return fail('unclosed', 'L', largeOpen, '<L> is not closed: add </L>');
+  if (alignOpen >= 0) return fail('unclosed', alignTag, alignOpen, keyed('markup.unclosed', { tag: alignTag }));
+  if (boldOpen >= 0) return fail('unclosed', 'B', boldOpen, keyed('markup.unclosed', { tag: 'B' }));
+  if (largeOpen >= 0) return fail('unclosed', 'L', largeOpen, keyed('markup.unclosed', { tag: 'L' }));
   if (lineStarted) {
     const over = tooMany(content.length);
     if (over) return over;
     endLine();
   }
-  if (!blocks.length) return fail('empty', null, 0, 'nothing to print');
+  if (!blocks.length) return fail('empty', null, 0, keyed('markup.nothingPrint'));
   return { ok: true, blocks, images };
 }
 
@@ -354,7 +365,7 @@ export function parseMarkup(content: string): MarkupResult {
  * A MarkupError at a position of the content, for problems found after parsing (an image that cannot be
  * fetched, a barcode too wide for the device's paper): the same shape and wording as the parser's.
  */
-export function markupErrorAt(content: string, reason: MarkupErrorReason, tag: string | null, position: number, why: string): MarkupError {
+export function markupErrorAt(content: string, reason: MarkupErrorReason, tag: string | null, position: number, why: Keyed | string): MarkupError {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < position && i < content.length; i++) {
@@ -365,7 +376,7 @@ export function markupErrorAt(content: string, reason: MarkupErrorReason, tag: s
     }
   }
   const column = position - lineStart + 1;
-  return { reason, tag, position, line, column, message: `${tag ? `<${tag}> at ` : ''}line ${line}, column ${column}: ${why}` };
+  return located(reason, tag, position, line, column, why);
 }
 
 function decodeEntities(s: string): string {

@@ -35,9 +35,9 @@ export const commandBody = z
   .object({
     deviceIds: z
       .array(id)
-      .min(1, 'choose at least one device')
-      .max(COMMAND_MAX_DEVICES, `at most ${COMMAND_MAX_DEVICES} devices at once`)
-      .refine((a) => new Set(a).size === a.length, 'must not repeat a device'),
+      .min(1, 'rule.devicesRequired')
+      .max(COMMAND_MAX_DEVICES, 'rule.maxDevices')
+      .refine((a) => new Set(a).size === a.length, 'rule.deviceRepeat'),
     type: commandType,
     /** Seconds the command waits for an offline device before it expires. */
     expireInSec: z.number().int().min(1).max(COMMAND_EXPIRE_MAX_S).optional(),
@@ -89,7 +89,7 @@ export const taskItem = z.object({
 export type TaskItem = z.infer<typeof taskItem>;
 
 export const batchIdParams = z.object({ id: queryId }).strict();
-export const taskIdParams = z.object({ id: z.uuid('must be a task id') }).strict();
+export const taskIdParams = z.object({ id: z.uuid('rule.taskId') }).strict();
 
 export const batchView = z.object({
   id: z.number().int(),
@@ -118,7 +118,7 @@ export const cancelResult = z.object({ id: z.string(), state: taskState });
 
 export const EVENTS_TICKET_TTL_S = 60;
 export const eventsTicketResult = z.object({ ticket: z.string(), expiresIn: z.number().int() });
-export const eventsQuery = z.object({ ticket: z.string().min(1, 'ticket cannot be empty').max(2000) }).strict();
+export const eventsQuery = z.object({ ticket: z.string().min(1, 'rule.ticketRequired').max(2000) }).strict();
 
 /** `event: device` — a device of the tenant changed (presence, paper, battery, signal, location, firmware). */
 export const liveDeviceEvent = z.object({

@@ -26,11 +26,11 @@ export type UserInfo = z.infer<typeof userInfo>;
 export const changePasswordBody = z
   .object({
     oldPassword: z.string().min(1).max(64),
-    password: z.string().refine(isStrongPassword, 'must be 8-16 characters with upper and lower case letters and digits'),
+    password: z.string().refine(isStrongPassword, 'rule.strongPassword'),
     confirmPassword: z.string(),
   })
   .strict()
-  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
+  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 
 export const checkPasswordBody = z.object({ password: z.string().min(1).max(64) }).strict();
 
@@ -39,15 +39,15 @@ export { isChineseName };
 // ---------------------------------------------------------------------------------------------------------------
 // Personal centre (SPEC §2 /person/info, /setting/personalCenter)
 
-const STRONG_PASSWORD_MESSAGE = 'must be 8-16 characters with upper and lower case letters and digits';
-const MOBILE_MESSAGE = 'must be 11 digits starting with 1';
-const nickname = z.string().trim().max(NICKNAME_MAX, `must be at most ${NICKNAME_MAX} characters`).refine(hasNoControl, NO_CONTROL_MSG);
+const STRONG_PASSWORD_MESSAGE = 'rule.strongPassword';
+const MOBILE_MESSAGE = 'rule.mobile';
+const nickname = z.string().trim().max(NICKNAME_MAX, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG);
 /** An e-mail address, or '' for none. */
 const email = z
   .string()
   .trim()
-  .max(EMAIL_MAX, `must be at most ${EMAIL_MAX} characters`)
-  .refine((v) => v === '' || isEmail(v), 'must be a valid e-mail address');
+  .max(EMAIL_MAX, 'rule.maxChars')
+  .refine((v) => v === '' || isEmail(v), 'rule.email');
 /** A mobile number, or '' / absent for none (sub-accounts). */
 const optionalMobile = z.string().trim().refine((v) => v === '' || isPhone(v), MOBILE_MESSAGE);
 
@@ -78,7 +78,7 @@ export const profileUpdateBody = z.object({ nickname, email }).strict();
 export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
 
 /** The object key an upload returned; it must be the caller's own jpg/png. */
-export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload the image first').max(300).refine(hasNoControl, NO_CONTROL_MSG) }).strict();
+export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload.imageFirst').max(300).refine(hasNoControl, NO_CONTROL_MSG) }).strict();
 export type AvatarBody = z.infer<typeof avatarBody>;
 
 export const sessionView = z.object({
@@ -93,7 +93,7 @@ export const sessionView = z.object({
 });
 export type SessionView = z.infer<typeof sessionView>;
 
-export const sessionIdBody = z.object({ id: z.uuid('must be a session id') }).strict();
+export const sessionIdBody = z.object({ id: z.uuid('rule.sessionId') }).strict();
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sub-accounts (DESIGN §3): the main account (is_super = 1) manages its tenant's sub-accounts (is_super = 2)
@@ -119,12 +119,12 @@ export const subAccountListQuery = pageQuery
   .strict();
 export type SubAccountListQuery = z.infer<typeof subAccountListQuery>;
 
-const roleIds = z.array(z.number().int().positive()).max(20, 'at most 20 roles');
+const roleIds = z.array(z.number().int().positive()).max(20, 'rule.maxRoles');
 const userId = z.number().int().positive();
 
 export const subAccountCreateBody = z
   .object({
-    username: z.string().refine(isUsername, 'must be 4-20 letters, digits or underscores, starting with a letter'),
+    username: z.string().refine(isUsername, 'rule.username'),
     nickname: nickname.default(''),
     mobile: optionalMobile.default(''),
     email: email.default(''),
@@ -133,7 +133,7 @@ export const subAccountCreateBody = z
     roleIds: roleIds.default([]),
   })
   .strict()
-  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
+  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 export type SubAccountCreateBody = z.infer<typeof subAccountCreateBody>;
 
 export const subAccountUpdateBody = z
@@ -146,6 +146,6 @@ export const subAccountStateBody = z.object({ id: userId, state: subAccountState
 export const subAccountPasswordBody = z
   .object({ id: userId, password: z.string().refine(isStrongPassword, STRONG_PASSWORD_MESSAGE), confirmPassword: z.string() })
   .strict()
-  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'the two passwords do not match' });
+  .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 
 export const subAccountIdBody = z.object({ id: userId }).strict();

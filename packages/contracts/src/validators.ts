@@ -85,7 +85,8 @@ export const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
 // eslint-disable-next-line no-control-regex -- control characters are what these match
 export const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 export const isControlCode = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f);
-export const NO_CONTROL_MSG = 'must not contain control characters';
+/** The message key of the control-character rule. */
+export const NO_CONTROL_MSG = 'rule.noControl';
 
 /** User names: 4–20 letters, digits or underscores, starting with a letter. */
 export const isUsername = (v: string): boolean => /^[A-Za-z][A-Za-z0-9_]{3,19}$/.test(v);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import svgCaptcha from 'svg-captcha';
 import type { Db } from '../db/database.ts';
-import { AppError } from '../plugins/errors.ts';
+import { AppError, fieldError } from '../plugins/errors.ts';
 
 export interface CaptchaChallenge {
   enabled: boolean;
@@ -56,11 +56,11 @@ export function createCaptchaProvider(kind: 'svg' | 'off', db: Db, ttlS = DEFAUL
     },
     async verify(id, answer) {
       // one message naming the captcha once: the field list says which field it is
-      if (!id || !answer) throw new AppError(400, 'graphic captcha required', { fields: [{ field: 'captcha', message: 'graphic captcha required' }] });
+      if (!id || !answer) throw new AppError(400, 'auth.captchaRequired', null, { data: { fields: [fieldError('captcha', 'auth.captchaRequired')] } });
       const uuid = /^[0-9a-f-]{36}$/i.test(id) ? id : '00000000-0000-0000-0000-000000000000';
       const row = await db.deleteFrom('captchas').where('id', '=', uuid).returning(['answer', 'expires_at']).executeTakeFirst();
       if (!row || row.expires_at < new Date() || row.answer !== answer.trim().toLowerCase()) {
-        throw new AppError(400, 'graphic captcha is wrong or expired', { fields: [{ field: 'captcha', message: 'graphic captcha is wrong or expired' }] });
+        throw new AppError(400, 'auth.captchaWrong', null, { data: { fields: [fieldError('captcha', 'auth.captchaWrong')] } });
       }
     },
   };

@@ -13,7 +13,7 @@ export function assertWhole(part: MultipartFile, tooLarge: AppError): void {
 /** A stream error while reading a part: a failing disk is the server's, a body that stops early the caller's. */
 export function cutShort(e: unknown): never {
   if ((e as NodeJS.ErrnoException).syscall) throw e;
-  throw badRequest('file', 'the file did not arrive whole');
+  throw badRequest('file', 'upload.incomplete');
 }
 
 /** The bytes of a file part, refused whole when cut at its limit or cut short (never a truncated prefix). */
@@ -33,14 +33,14 @@ export async function wholeFile(part: MultipartFile, tooLarge: AppError): Promis
  * boundary, junk, cut off: the parser's own errors carry no status) or holds no file.
  */
 export async function firstFile(req: FastifyRequest, limits: { fileSize: number; fields?: number }): Promise<MultipartFile> {
-  if (!req.isMultipart()) throw badRequest('file', 'must be sent as multipart/form-data');
+  if (!req.isMultipart()) throw badRequest('file', 'upload.notMultipart');
   let part: MultipartFile | undefined;
   try {
     part = await req.file({ limits: { files: 1, ...limits } });
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode) throw err;
-    throw badRequest('file', 'the multipart form cannot be read');
+    throw badRequest('file', 'upload.badMultipart');
   }
-  if (!part) throw badRequest('file', 'file required');
+  if (!part) throw badRequest('file', 'upload.fileRequired');
   return part;
 }

@@ -33,13 +33,13 @@ export class AccessTokens {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       const userId = Number(payload.sub);
       if (!Number.isSafeInteger(userId) || typeof payload.tid !== 'number' || typeof payload.sid !== 'string') {
-        throw new AppError(401, 'token invalid');
+        throw new AppError(401, 'auth.tokenInvalid');
       }
       return { userId, tenantId: payload.tid, sessionId: payload.sid };
     } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) throw new AppError(402, 'token expired');
+      if (e instanceof joseErrors.JWTExpired) throw new AppError(402, 'http.402');
       if (e instanceof AppError) throw e;
-      throw new AppError(401, 'token invalid');
+      throw new AppError(401, 'auth.tokenInvalid');
     }
   }
 }

@@ -59,7 +59,7 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
     .where('u.id', '=', userId)
     .where('u.tenant_id', '=', tenantId)
     .executeTakeFirst();
-  if (!row || row.revoked_at || row.state !== 'active') throw new AppError(401, 'login expired, please log in again');
+  if (!row || row.revoked_at || row.state !== 'active') throw new AppError(401, 'auth.loginExpired');
   const admin = row.kind === 'platform' && row.roles.includes(ADMIN_ROLE);
   const permissions = row.kind !== 'platform' && row.is_super === 1 ? [...new Set([...CUSTOMER_PERMISSIONS, ...row.role_permissions])] : row.role_permissions;
   return {
@@ -105,23 +105,23 @@ export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens)
     if (config.auth === false || !req.routeOptions.url) return;
     const header = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!m) throw new AppError(401, 'token missing, please log in');
+    if (!m) throw new AppError(401, 'auth.tokenMissing');
     const claims = await tokens.verify(m[1]);
     req.user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
     await touch(claims.sessionId);
     if (config.permission && !hasPermission(req.user, config.permission)) {
-      throw new AppError(403, `permission ${config.permission} required`);
+      throw new AppError(403, 'auth.permissionRequired', { permission: config.permission });
     }
   });
 }
 
 /** The authenticated caller of a route that requires one. */
 export function caller(req: FastifyRequest): AuthUser {
-  if (!req.user) throw new AppError(401);
+  if (!req.user) throw new AppError(401, 'http.401');
   return req.user;
 }
 
 /** A preHandler for staff screens: staff permissions are never meant for customers, so a customer role that somehow holds one is still refused. */
 export async function staffOnly(req: FastifyRequest): Promise<void> {
-  if (caller(req).tenantKind !== 'platform') throw new AppError(403, 'platform staff only');
+  if (caller(req).tenantKind !== 'platform') throw new AppError(403, 'auth.staffOnly');
 }

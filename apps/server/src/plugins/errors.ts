@@ -4,25 +4,90 @@ import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance,
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import pg from 'pg';
-import { CODE_TEXTS, type AppCode, type FieldError } from '@cpc/contracts';
-import { fieldLabel, localizeMessage, requestLanguage, zodIssueZh, type Language } from '../lib/i18n/localize.ts';
+import { CODE_TEXTS, MESSAGES, isMessageKey, renderMessage, sayAboutField, type AppCode, type FieldError, type Language, type MessageKey, type MessageParams, type Noun, type ParamsArg, type PlainKey } from '@cpc/contracts';
+import { requestLanguage, zodIssueZh } from '../lib/i18n/localize.ts';
 
-/** A failure the caller should see: carries a code of SPEC §8, sent as both HTTP status and body code. */
-export class AppError extends Error {
+/** What an error may carry besides its message: its data for programs, headers, and the field it is about. */
+export interface ErrorExtra {
+  data?: unknown;
+  headers?: Record<string, string>;
+  /** The input field the message is about: `msg` reads "field: …", and `data.fields` lists it with key and params. */
+  field?: string;
+}
+
+/**
+ * A failure the caller should see: carries a code of SPEC §8, sent as both HTTP status and body code, and a
+ * message key of the catalogue (contracts/messages.ts) with its values, said in the caller's language.
+ * `new AppError(400, 'device.alreadyBound')`, `new AppError(429, 'auth.loginThrottled', { n: 15 }, { headers })`.
+ */
+export class AppError<K extends MessageKey = MessageKey> extends Error {
+  readonly key: K;
+  readonly params: MessageParams | null;
+  readonly field: string | undefined;
+  readonly data: unknown;
+  readonly headers: Record<string, string>;
+
   constructor(
     readonly code: AppCode,
-    message?: string,
-    readonly data: unknown = null,
-    readonly headers: Record<string, string> = {},
+    key: K,
+    ...args: [...ParamsArg<K>, extra?: ErrorExtra]
   ) {
-    super(message ?? CODE_TEXTS[code]);
+    const params = (args[0] ?? null) as MessageParams | null;
+    const extra = (args[1] ?? {}) as ErrorExtra;
+    super(extra.field ? sayAboutField(extra.field, renderMessage('en', key, params), 'en') : renderMessage('en', key, params));
+    this.key = key;
+    this.params = params;
+    this.field = extra.field;
+    this.headers = extra.headers ?? {};
+    const base = extra.data ?? null;
+    // a field error lists its field for programs: the en message, and its key and values for the console
+    this.data = extra.field
+      ? { ...(base as object | null), fields: [fieldError(extra.field, key, this.params)] }
+      : base;
+  }
+
+  /** `msg` in a language. */
+  say(lang: Language): string {
+    const text = renderMessage(lang, this.key, this.params);
+    return this.field ? sayAboutField(this.field, text, lang) : text;
   }
 }
 
-export const badRequest = (field: string, message: string) =>
-  new AppError(400, `${field}: ${message}`, { fields: [{ field, message }] satisfies FieldError[] });
+/** One entry of `data.fields`: the en message programs match, and the key and values to say it in any language. */
+export const fieldError = (field: string, key: MessageKey, params?: MessageParams | null): FieldError => ({
+  field,
+  message: renderMessage('en', key, params),
+  key,
+  ...(params && Object.keys(params).length ? { params } : {}),
+});
+
+/** The default message of a code: `new AppError(401, …)` with SPEC §8's text. */
+export const codeKey = (code: AppCode) => `http.${code}` as const satisfies PlainKey;
+
+/**
+ * A message the server did not write (a relayed answer of another service): said as it came, in no other
+ * language. Only for text this server cannot key.
+ */
+export class VerbatimError extends Error {
+  constructor(
+    readonly code: AppCode,
+    message: string,
+    readonly data: unknown = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  /** As it came, in every language. */
+  say(_lang: Language): string {
+    return this.message;
+  }
+}
+
+export const badRequest = <K extends MessageKey>(field: string, key: K, ...[params]: ParamsArg<K>) =>
+  new AppError<MessageKey>(400, key, params as never, { field });
 /** `data.resource` names what is missing for programs (the msg is said in the caller's language). */
-export const notFound = (what = 'resource') => new AppError(404, `${what} does not exist`, { resource: what });
+export const notFound = (what: Noun = 'resource') => new AppError(404, 'http.notFound', { what }, { data: { resource: what } });
 
 function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: string, where = 'body'): string {
   if (path && path.length) return path.map(String).join('.');
@@ -31,15 +96,15 @@ function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: stri
 }
 
 /** What PostgreSQL's data exceptions (SQLSTATE class 22) say about a value, in the words of a validation error. */
-const DATA_ERRORS: Record<string, string> = {
-  '22021': 'contains a character that cannot be stored',
-  '22P05': 'contains a character that cannot be stored',
-  '22P02': 'has an invalid format',
-  '22003': 'is out of range',
-  '22001': 'is too long',
-  '22007': 'is not a valid date or time',
-  '22008': 'is not a valid date or time',
-  '22012': 'is out of range',
+const DATA_ERRORS: Record<string, PlainKey> = {
+  '22021': 'db.unstorable',
+  '22P05': 'db.unstorable',
+  '22P02': 'db.format',
+  '22003': 'db.range',
+  '22001': 'db.tooLong',
+  '22007': 'db.dateTime',
+  '22008': 'db.dateTime',
+  '22012': 'db.range',
 };
 
 /**
@@ -49,33 +114,53 @@ const DATA_ERRORS: Record<string, string> = {
 function dataError(err: unknown, req: FastifyRequest): AppError | null {
   if (!(err instanceof pg.DatabaseError) || !err.code?.startsWith('22')) return null;
   const field = req.body !== undefined && req.body !== null ? 'body' : req.params && Object.keys(req.params).length ? 'params' : 'query';
-  const message = `a value ${DATA_ERRORS[err.code] ?? 'is invalid'}`;
   req.log.warn({ sqlState: err.code, err: err.message, url: req.url }, 'a value the schema let through was refused by the database');
-  return badRequest(field, message);
+  return badRequest(field, DATA_ERRORS[err.code] ?? 'db.invalid');
 }
 
-const sendAppError = (err: AppError, req: FastifyRequest, reply: FastifyReply) =>
-  reply.code(err.code).headers(err.headers).send({ code: err.code, msg: localizeMessage(err.message, requestLanguage(req)), data: err.data });
+const sendAppError = (err: AppError | VerbatimError, req: FastifyRequest, reply: FastifyReply) =>
+  reply.code(err.code).headers(err.headers).send({ code: err.code, msg: err.say(requestLanguage(req)), data: err.data });
+
+/** The keys of the texts Fastify itself says (its refusals of a body), by its en text: the one place that reads en. */
+const FASTIFY_TEXTS = new Map<string, PlainKey>(
+  (['http.bodyNotJson', 'http.bodyEmpty', 'http.bodyTooLarge', 'http.mediaType', 'http.bodyLengthMismatch'] as const).map((k) => [MESSAGES[k].en, k]),
+);
 
 /**
  * Fastify's `frameworkErrors`: a URL the router cannot decode (`/open/v1/print/%ZZ`) fails before routing, where
  * the error handler is not reached yet; it answers the same envelope as any bad input, in the caller's language.
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
-  void sendAppError(badRequest('url', err.message), req, reply);
+  const url = /^'(.*)' is not a valid url component$/s.exec(err.message)?.[1];
+  void sendAppError(url !== undefined ? badRequest('url', 'http.badUrl', { url }) : new VerbatimError(400, `url: ${err.message}`, { fields: [{ field: 'url', message: err.message }] }), req, reply);
+}
+
+/** A schema's own message is a key of the catalogue; its values come from the issue (`{n}`: the limit it names). */
+function issueParams(issue: Record<string, unknown> | undefined): MessageParams {
+  const out: MessageParams = {};
+  const num = (v: unknown) => (typeof v === 'number' || typeof v === 'bigint' ? Number(v) : undefined);
+  const max = num(issue?.maximum);
+  const min = num(issue?.minimum);
+  if (max !== undefined) out.max = out.n = max;
+  if (min !== undefined) out.min = min;
+  if (min !== undefined && max === undefined) out.n = min;
+  // a refine's values (`params` of the check) are the message's values
+  const given = issue?.params;
+  if (given && typeof given === 'object') Object.assign(out, given);
+  return out;
 }
 
 /** The one place that builds error responses: everything becomes `{ code, msg, data }`. */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((thrown: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((thrown: FastifyError | AppError | VerbatimError, req: FastifyRequest, reply: FastifyReply) => {
     const err = dataError(thrown, req) ?? thrown;
-    if (err instanceof AppError) {
+    if (err instanceof AppError || err instanceof VerbatimError) {
       if (err.code >= 500) req.log.error({ err }, 'application error');
       return sendAppError(err, req, reply);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'body';
-      const zh = requestLanguage(req) === 'zh';
+      const lang = requestLanguage(req);
       const said: string[] = [];
       const fields: FieldError[] = err.validation.map((v) => {
         // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
@@ -86,29 +171,38 @@ export function registerErrorHandling(app: FastifyInstance): void {
         if (unknownKeys?.length) field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
         const named = field === 'body' ? where : field;
         const message = v.message ?? 'is invalid';
-        said.push(zh ? `${fieldLabel(named)}：${zodIssueZh({ code: issue?.code ?? v.keyword, message, params: (issue ?? v.params) as Record<string, unknown> })}` : `${named}: ${message}`);
+        if (isMessageKey(message)) {
+          const values = issueParams((issue ?? v.params) as Record<string, unknown>);
+          said.push(sayAboutField(named, renderMessage(lang, message, values), lang));
+          return fieldError(named, message, values);
+        }
+        // zod's own words (a schema without a message of its own)
+        const zh = lang === 'zh' ? zodIssueZh({ code: issue?.code ?? v.keyword, message, params: (issue ?? v.params) as Record<string, unknown> }) : message;
+        said.push(sayAboutField(named, zh, lang));
         return { field: named, message };
       });
-      // data.fields stays en (programs match it); msg is for people, in their language
-      const msg = said.join(zh ? '；' : '; ');
+      // data.fields stays en (programs match it) with the keys; msg is for people, in their language
+      const msg = said.join(lang === 'zh' ? '；' : '; ');
       return reply.code(400).send({ code: 400, msg, data: { fields } });
     }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       req.log.error({ err }, 'unhandled error');
-      return reply.code(500).send({ code: 500, msg: localizeMessage(CODE_TEXTS[500], requestLanguage(req)), data: null });
+      return sendAppError(new AppError(500, codeKey(500)), req, reply);
     }
-    // Fastify's own client errors (bad JSON, wrong content type, body too large, …): keep the message, map the code.
+    // Fastify's own client errors (bad JSON, wrong content type, body too large, …): said by key, the code mapped.
     const code = (status in CODE_TEXTS ? status : 400) as AppCode;
-    let message = err.message || CODE_TEXTS[code];
     // Fastify's 415 no longer names the type it refused: the caller needs it to see their mistake
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && req.headers['content-type']) message = `Unsupported Media Type: ${req.headers['content-type'].slice(0, 100)}`;
-    return reply.code(code).send({ code, msg: localizeMessage(message, requestLanguage(req)), data: null });
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && req.headers['content-type']) {
+      return sendAppError(new AppError(code, 'http.mediaTypeRefused', { type: req.headers['content-type'].slice(0, 100) }), req, reply);
+    }
+    const key = err.message ? FASTIFY_TEXTS.get(err.message) : codeKey(code);
+    return sendAppError(key ? new AppError(code, key) : new VerbatimError(code, err.message), req, reply);
   });
 
   // Node answers an Expect other than 100-continue itself, with an empty 417, unless the server listens for it
   app.server?.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify({ code: 417, msg: localizeMessage(CODE_TEXTS[417], requestLanguage({ headers: req.headers } as FastifyRequest)), data: null });
+    const body = JSON.stringify({ code: 417, msg: renderMessage(requestLanguage({ headers: req.headers } as FastifyRequest), codeKey(417)), data: null });
     res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
   });
 
@@ -127,18 +221,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
     const allowed = ALLOW_ORDER.filter((m) => m !== req.method && known.find(m, path));
-    if (allowed.length) throw new AppError(405, `${req.method} ${path}: method not allowed, use ${allowed.join(', ')}`, null, { allow: allowed.join(', ') });
-    reply.code(404).send({ code: 404, msg: localizeMessage(`${req.method} ${req.url.split('?')[0]}: ${CODE_TEXTS[404]}`, requestLanguage(req)), data: null });
+    if (allowed.length) throw new AppError(405, 'http.methodNotAllowed', { method: req.method, path, allowed: allowed.join(', ') }, { headers: { allow: allowed.join(', ') } });
+    reply.code(404).send({ code: 404, msg: renderMessage(requestLanguage(req), 'http.noRoute', { method: req.method, path }), data: null });
   });
 }
 
 const ALLOW_ORDER: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** What Node's HTTP parser refuses (no request exists yet): its code as the envelope's code. */
-const CLIENT_ERRORS: Record<string, { code: AppCode; msg: string }> = {
-  HPE_HEADER_OVERFLOW: { code: 431, msg: CODE_TEXTS[431] },
-  ERR_HTTP_REQUEST_TIMEOUT: { code: 408, msg: CODE_TEXTS[408] },
-  HPE_HEADER_TIMEOUT: { code: 408, msg: CODE_TEXTS[408] },
+const CLIENT_ERRORS: Record<string, { code: AppCode; key: PlainKey }> = {
+  HPE_HEADER_OVERFLOW: { code: 431, key: codeKey(431) },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 408, key: codeKey(408) },
+  HPE_HEADER_TIMEOUT: { code: 408, key: codeKey(408) },
 };
 const STATUS_LINES: Partial<Record<AppCode, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
@@ -149,11 +243,11 @@ const STATUS_LINES: Partial<Record<AppCode, string>> = { 400: 'Bad Request', 408
  */
 export function clientErrorHandler(this: { log: FastifyBaseLogger }, err: ConnectionError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = CLIENT_ERRORS[err.code ?? ''] ?? { code: 400 as AppCode, msg: 'malformed HTTP request' };
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { code: 400 as AppCode, key: 'http.malformed' as PlainKey };
   // at run time rawPacket is the Buffer Node was parsing (Fastify's type says its JSON form)
   const received: unknown = err.rawPacket;
   const language: Language = Buffer.isBuffer(received) && /\r\naccept-language:[ \t]*zh/i.test(received.toString('latin1')) ? 'zh' : 'en';
-  const body = JSON.stringify({ code: known.code, msg: localizeMessage(known.msg, language), data: null });
+  const body = JSON.stringify({ code: known.code, msg: renderMessage(language, known.key), data: null });
   // the bytes received are not logged: they may hold a token
   this.log.debug({ code: err.code }, 'HTTP request refused by the parser');
   if (socket.writable) {

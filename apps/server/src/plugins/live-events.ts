@@ -359,7 +359,7 @@ export class EventTickets {
       if (typeof payload.tid !== 'number' || typeof payload.sid !== 'string') throw new Error('claims');
       return { userId: Number(payload.sub), tenantId: payload.tid, sessionId: payload.sid };
     } catch {
-      throw new AppError(401, 'event ticket invalid or expired, ask for a new one');
+      throw new AppError(401, 'auth.eventTicketInvalid');
     }
   }
 }

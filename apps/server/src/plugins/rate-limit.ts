@@ -53,7 +53,7 @@ export const rateLimits = fp(
       keyGenerator: (req) => addressKey(req.ip),
       errorResponseBuilder: (_req, ctx) => {
         const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
-        return new AppError(429, `too many requests, try again in ${seconds} seconds`, { retryAfter: seconds }, { 'retry-after': String(seconds) });
+        return new AppError(429, 'http.rateLimited', { n: seconds }, { data: { retryAfter: seconds }, headers: { 'retry-after': String(seconds) } });
       },
     });
     const notFound = app.rateLimit(perAddress(opts.notFound));

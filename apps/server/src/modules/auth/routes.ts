@@ -66,6 +66,6 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService; captcha: Cap
   });
 
   app.post('/socialLogin', { config: { auth: false }, schema: { tags: ['account'], summary: 'Social login: no social identity provider is configured on this server, so it always answers 400', body: z.object({ provider: z.string().max(30), code: z.string().max(500) }).strict() } }, async (req) => {
-    throw badRequest('provider', `social login with "${req.body.provider}" is not enabled on this server`);
+    throw badRequest('provider', 'auth.socialDisabled', { provider: req.body.provider });
   });
 };

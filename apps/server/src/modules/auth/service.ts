@@ -62,7 +62,7 @@ export class AuthService {
     if (over.length) {
       await unhit(this.db, hits);
       const seconds = Math.max(1, Math.ceil(Math.max(...over.map((h) => h.ttlMs)) / 1000));
-      throw new AppError(429, `too many failed logins, try again in ${Math.ceil(seconds / 60)} minutes`, null, { 'retry-after': String(seconds) });
+      throw new AppError(429, 'auth.loginThrottled', { n: Math.ceil(seconds / 60) }, { headers: { 'retry-after': String(seconds) } });
     }
     return hits;
   }
@@ -85,7 +85,7 @@ export class AuthService {
     const good = await verifyPassword(user?.password_hash, body.password);
     if (!user || !good || user.state !== 'active') {
       await audit(this.db, { tenantId: user?.tenant_id, userId: user?.id, ip: client.ip, action: 'login', result: 'fail', subject, details: { reason: !user ? 'unknown account' : !good ? 'wrong password' : 'disabled' } });
-      throw new AppError(401, 'wrong user name or password');
+      throw new AppError(401, 'auth.wrongPassword');
     }
     await this.releaseAttempt(attempt);
     const issued = await this.issue(user, user.auth_status, client);
@@ -97,14 +97,14 @@ export class AuthService {
     await this.captcha.verify(body.captchaId, body.captcha);
     if (body.purpose === 'register') {
       const taken = await this.db.selectFrom('users').select('id').where('mobile', '=', body.mobile).executeTakeFirst();
-      if (taken) throw badRequest('mobile', 'this mobile number is already registered');
+      if (taken) throw badRequest('mobile', 'auth.mobileTaken');
     }
     // one code per number and purpose in the countdown, counted and checked in one step: simultaneous requests
     // (on any node) send one SMS, not one each
     const [sent] = await hit(this.db, SMS_RESEND_SECONDS * 1000, [{ bucket: 'sms.resend', key: `${body.purpose}:${body.mobile}` }]);
     if (sent.hits > 1) {
       const wait = Math.max(1, Math.ceil(sent.ttlMs / 1000));
-      throw new AppError(429, `verification code can be resent after ${wait} seconds`, { countdown: wait }, { 'retry-after': String(wait) });
+      throw new AppError(429, 'auth.smsCountdown', { n: wait }, { data: { countdown: wait }, headers: { 'retry-after': String(wait) } });
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await this.db.insertInto('sms_codes').values({ mobile: body.mobile, purpose: body.purpose, code_hash: sha256(`${body.mobile}:${code}`), expires_at: new Date(Date.now() + SMS_TTL_MS), used_at: null }).execute();
@@ -129,10 +129,10 @@ export class AuthService {
       .where('expires_at', '>', new Date())
       .returning(['id', 'code_hash'])
       .executeTakeFirst();
-    if (!row) throw badRequest('smsCode', 'verification code expired, please get a new one');
-    if (row.code_hash !== sha256(`${mobile}:${code}`)) throw badRequest('smsCode', 'verification code is wrong');
+    if (!row) throw badRequest('smsCode', 'auth.smsCodeExpired');
+    if (row.code_hash !== sha256(`${mobile}:${code}`)) throw badRequest('smsCode', 'auth.smsCodeWrong');
     const used = await this.db.updateTable('sms_codes').set({ used_at: new Date() }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) throw badRequest('smsCode', 'verification code expired, please get a new one');
+    if (Number(used.numUpdatedRows) !== 1) throw badRequest('smsCode', 'auth.smsCodeExpired');
   }
 
   async register(body: RegisterBody, client: ClientInfo): Promise<IssuedSession> {
@@ -141,8 +141,8 @@ export class AuthService {
       .select(['username', 'mobile'])
       .where((eb) => eb.or([eb(sql`lower(username)`, '=', body.username.toLowerCase()), eb('mobile', '=', body.mobile)]))
       .executeTakeFirst();
-    if (clash?.mobile === body.mobile) throw badRequest('mobile', 'this mobile number is already registered');
-    if (clash) throw badRequest('username', 'this user name is taken');
+    if (clash?.mobile === body.mobile) throw badRequest('mobile', 'auth.mobileTaken');
+    if (clash) throw badRequest('username', 'auth.usernameTaken');
     await this.checkSmsCode(body.mobile, 'register', body.smsCode);
     const passwordHash = await hashPassword(body.password);
     const user = await this.db.transaction().execute(async (trx) => {
@@ -153,7 +153,7 @@ export class AuthService {
         .returning(['id', 'tenant_id', 'username', 'is_super'])
         .executeTakeFirstOrThrow();
     }).catch((e: { code?: string }) => {
-      if (e.code === '23505') throw badRequest('username', 'this user name or mobile number is taken');
+      if (e.code === '23505') throw badRequest('username', 'auth.usernameOrMobileTaken');
       throw e;
     });
     await audit(this.db, { tenantId: user.tenant_id, userId: user.id, ip: client.ip, action: 'register', result: 'ok', subject: body.username, details: { type: body.type } });
@@ -162,7 +162,7 @@ export class AuthService {
 
   /** Rotates the refresh token; presenting one already used revokes the whole session (reuse detection). */
   async refresh(refreshToken: string | undefined, client: ClientInfo): Promise<IssuedSession> {
-    if (!refreshToken) throw new AppError(401, 'login expired, please log in again');
+    if (!refreshToken) throw new AppError(401, 'auth.loginExpired');
     const hashOld = sha256(refreshToken);
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -174,7 +174,7 @@ export class AuthService {
         .where('r.token_hash', '=', hashOld)
         .forUpdate('r')
         .executeTakeFirst();
-      if (!row || row.revoked_at || row.state !== 'active' || row.expires_at < new Date()) throw new AppError(401, 'login expired, please log in again');
+      if (!row || row.revoked_at || row.state !== 'active' || row.expires_at < new Date()) throw new AppError(401, 'auth.loginExpired');
       if (row.used_at) {
         await trx.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: 'refresh token reuse' }).where('id', '=', row.session_id).execute();
         await audit(trx, { tenantId: row.tenant_id, userId: row.id, ip: client.ip, action: 'token.reuse', result: 'denied', resource: 'session', resourceId: row.session_id });
@@ -188,7 +188,7 @@ export class AuthService {
       const token = await this.tokens.sign({ userId: row.id, tenantId: row.tenant_id, sessionId: row.session_id });
       return { refreshToken: next, result: { token, status: row.auth_status, username: row.username, is_super: row.is_super, expiresIn: this.tokens.ttlSeconds } };
     }).then((r) => {
-      if ('reuse' in r) throw new AppError(401, 'login expired, please log in again');
+      if ('reuse' in r) throw new AppError(401, 'auth.loginExpired');
       return r;
     });
   }

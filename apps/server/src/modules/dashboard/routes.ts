@@ -13,7 +13,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { 
   // A zone the runtime knows but this PostgreSQL's zone table does not is still the caller's bad input.
   const zoneKnown = <T>(p: Promise<T>) =>
     p.catch((e: { code?: string; message?: string }) => {
-      if (e.code === '22023' && /time zone/i.test(e.message ?? '')) throw badRequest('tz', 'this time zone is not known to the server');
+      if (e.code === '22023' && /time zone/i.test(e.message ?? '')) throw badRequest('tz', 'dashboard.unknownTimeZone');
       throw e;
     });
   app.get('/dashboard/overview', { config, schema: { tags: ['dashboard'], summary: 'Every dashboard widget of the account: cards, provinces, trend, rankings, installs, remind, versions', querystring: dashboardQuery, response: { 200: envelopeSchema(dashboardOverview) } } }, async (req) =>

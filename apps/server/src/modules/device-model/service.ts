@@ -50,7 +50,7 @@ export class DeviceModelService {
   private async assertCodeFree(code: string, exceptId?: number): Promise<void> {
     let q = this.db.selectFrom('device_models').select('id').where(sql<boolean>`lower(code) = lower(${code})`);
     if (exceptId) q = q.where('id', '<>', exceptId);
-    if (await q.executeTakeFirst()) throw badRequest('code', 'a model with this code already exists');
+    if (await q.executeTakeFirst()) throw badRequest('code', 'deviceModel.codeTaken');
   }
 
   async add(body: Required<DeviceModelBody>): Promise<DeviceModelView> {
@@ -82,7 +82,7 @@ export class DeviceModelService {
 
   async remove(id: number): Promise<void> {
     const used = await this.db.selectFrom('devices').select(sql<number>`count(*)`.as('n')).where('model_id', '=', id).executeTakeFirstOrThrow();
-    if (Number(used.n) > 0) throw new AppError(400, `the model is used by ${used.n} registered devices and cannot be deleted`);
+    if (Number(used.n) > 0) throw new AppError(400, 'deviceModel.inUse', { n: Number(used.n) });
     const res = await this.db.deleteFrom('device_models').where('id', '=', id).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw notFound('device model');
   }
@@ -91,6 +91,6 @@ export class DeviceModelService {
 
 /** Two staff adding the same code at once: the unique index answers, as a field error. */
 function uniqueCode(e: unknown): never {
-  if ((e as { code?: string }).code === '23505') throw badRequest('code', 'a model with this code already exists');
+  if ((e as { code?: string }).code === '23505') throw badRequest('code', 'deviceModel.codeTaken');
   throw e;
 }

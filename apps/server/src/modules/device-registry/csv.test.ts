@@ -27,8 +27,8 @@ describe('parseDeviceCsv', () => {
     const { rows, shapeErrors } = parse('sn,model\nA-0001,P58\nB-0002\nC-0003,P58,extra\n');
     expect(rows.map((r) => r.sn)).toEqual(['A-0001']);
     expect(shapeErrors).toEqual([
-      { row: 3, field: 'row', message: 'expected 2 columns, found 1' },
-      { row: 4, field: 'row', message: 'expected 2 columns, found 3' },
+      { row: 3, field: 'row', message: 'expected 2 columns, found 1', key: 'registry.columns', params: { expected: 2, found: 1 } },
+      { row: 4, field: 'row', message: 'expected 2 columns, found 3', key: 'registry.columns', params: { expected: 2, found: 3 } },
     ]);
   });
 

@@ -1,15 +1,16 @@
 import { parse } from 'csv-parse/sync';
 import { CsvError } from 'csv-parse';
 import { IMPORT_COLUMNS, IMPORT_MAX_ROWS } from '@cpc/contracts/device';
+import type { ImportRowError } from '@cpc/contracts/device-registry';
 import { badRequest } from '../../plugins/errors.ts';
-import type { RegisterRow } from './service.ts';
+import { rowError, type RegisterRow } from './service.ts';
 
 /** A registration row with the line of the file it came from (the header is line 1). */
 export type NumberedRow = RegisterRow & { row: number };
 export interface ParsedCsv {
   rows: NumberedRow[];
   /** Rows whose column count differs from the header's: reported with the other row errors. */
-  shapeErrors: Array<{ row: number; field: string; message: string }>;
+  shapeErrors: ImportRowError[];
 }
 
 const EXPECTED = IMPORT_COLUMNS.join(',');
@@ -21,13 +22,13 @@ const FIELD: Record<Column, keyof RegisterRow> = { sn: 'sn', model: 'model', bin
  * model mandatory). Anything that is not such a file is refused as a whole with a 400 on `file`.
  */
 export function parseDeviceCsv(bytes: Buffer): ParsedCsv {
-  if (bytes.length === 0) throw badRequest('file', 'the file is empty');
+  if (bytes.length === 0) throw badRequest('file', 'registry.fileEmpty');
   let text: string;
   try {
     if (bytes.includes(0)) throw new Error('binary');
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw badRequest('file', 'must be a UTF-8 CSV text file (in Excel: save as "CSV UTF-8")');
+    throw badRequest('file', 'registry.notUtf8');
   }
   text = text.replace(/^\ufeff/, '');
 
@@ -41,24 +42,24 @@ export function parseDeviceCsv(bytes: Buffer): ParsedCsv {
   }
   const known = new Set<string>(IMPORT_COLUMNS);
   const headerOk = header.length > 0 && header.includes('sn') && header.includes('model') && header.every((h) => known.has(h)) && new Set(header).size === header.length;
-  if (!headerOk) throw badRequest('file', `the first line must be the header ${EXPECTED} (sn and model required)`);
+  if (!headerOk) throw badRequest('file', 'registry.header', { header: EXPECTED });
 
   let records: Array<{ record: string[]; info: { lines: number } }>;
   try {
     records = parse(text, { trim: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
   } catch (e) {
-    if (e instanceof CsvError) throw badRequest('file', `not a valid CSV at line ${(e as CsvError & { lines?: number }).lines ?? '?'}: ${e.message.split(':')[0]}`);
+    if (e instanceof CsvError) throw badRequest('file', 'registry.badCsv', { line: (e as CsvError & { lines?: number }).lines ?? '?', why: e.message.split(':')[0] });
     throw e;
   }
   const data = records.slice(1);
-  if (data.length === 0) throw badRequest('file', 'no devices in the file');
-  if (data.length > IMPORT_MAX_ROWS) throw badRequest('file', `at most ${IMPORT_MAX_ROWS} devices per file`);
+  if (data.length === 0) throw badRequest('file', 'registry.noRows');
+  if (data.length > IMPORT_MAX_ROWS) throw badRequest('file', 'registry.tooManyRows', { n: IMPORT_MAX_ROWS });
 
   const rows: NumberedRow[] = [];
   const shapeErrors: ParsedCsv['shapeErrors'] = [];
   for (const { record, info } of data) {
     if (record.length !== header.length) {
-      shapeErrors.push({ row: info.lines, field: 'row', message: `expected ${header.length} columns, found ${record.length}` });
+      shapeErrors.push(rowError(info.lines, 'row', 'registry.columns', { expected: header.length, found: record.length }));
       continue;
     }
     const row: NumberedRow = { row: info.lines, sn: '', model: '' };

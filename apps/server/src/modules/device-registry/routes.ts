@@ -4,7 +4,8 @@ import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, idBody } from '@cpc/contracts/device'
 import { deviceRegisterBody, registerResult, registryItem, registryListQuery, reissueBindKeyResult } from '@cpc/contracts/device-registry';
 import type { Db } from '../../db/database.ts';
 import { caller, staffOnly } from '../../plugins/auth.ts';
-import { badRequest, ok } from '../../plugins/errors.ts';
+import { AppError, badRequest, ok } from '../../plugins/errors.ts';
+import type { MessageKey } from '@cpc/contracts/messages';
 import { audit } from '../../lib/audit.ts';
 import { firstFile, wholeFile } from '../../lib/multipart.ts';
 import { checkRows, listRegistry, registerDevices, reissueBindKey, rowErrors, sortRowErrors } from './service.ts';
@@ -26,7 +27,12 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
     staff.post('/system/deviceRegistry/register', { config: register, schema: { tags: ['device-registry'], summary: 'Register one device; the bind key and secret are shown in this answer only (staff)', body: deviceRegisterBody, response: { 200: envelopeSchema(registerResult) } } }, async (req) => {
       const row = { ...req.body, row: 1 };
       const { errors } = await checkRows(db, [row]);
-      if (errors.length) throw badRequest(CSV_FIELD[errors[0].field] ?? errors[0].field, errors[0].message);
+      if (errors.length) {
+        const first = errors[0];
+        const field = CSV_FIELD[first.field] ?? first.field;
+        // every row error is keyed (service.ts rowError)
+        throw new AppError<MessageKey>(400, first.key as MessageKey, (first.params ?? null) as never, { field });
+      }
       const devices = await registerDevices(db, [row]);
       await audit(db, { tenantId: caller(req).tenantId, userId: caller(req).id, ip: req.ip, action: 'device.register', result: 'ok', resource: 'device', resourceId: devices[0].id, details: { sn: devices[0].sn } });
       return ok({ imported: 1, devices });
@@ -51,7 +57,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
       },
       async (req) => {
         const part = await firstFile(req, { fileSize: IMPORT_MAX_BYTES });
-        const bytes = await wholeFile(part, badRequest('file', `file must not exceed ${IMPORT_MAX_BYTES / 1024 / 1024} MB`));
+        const bytes = await wholeFile(part, badRequest('file', 'upload.tooLargeMb', { n: IMPORT_MAX_BYTES / 1024 / 1024 }));
         const { rows, shapeErrors } = parseDeviceCsv(bytes);
         const { errors } = await checkRows(db, rows);
         const all = sortRowErrors([...shapeErrors, ...errors]);

@@ -3,9 +3,10 @@ import { sql } from 'kysely';
 import { BIND_KEY_RULE, ICCID_RULE, MSG, SECRET_RULE, SN_RULE, carrierOfIccid, isImei, luhnDigit } from '@cpc/contracts/device';
 import { type ImportRowError, type RegisteredDevice, type RegistryItem } from '@cpc/contracts/device-registry';
 import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
+import { isMessageKey as isKey, keyed, renderMessage, type MessageKey, type ParamsArg } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import type { Paged } from '@cpc/contracts';
-import { AppError } from '../../plugins/errors.ts';
+import { AppError, notFound } from '../../plugins/errors.ts';
 import { sha256 } from '../../lib/tokens.ts';
 
 /** One device to register at the factory; what is absent is generated. */
@@ -36,17 +37,23 @@ export function newImei(): string {
 }
 
 /** Format problems of one row, by field. The single-registration route has the same rules in its zod schema. */
-function formatErrors(r: RegisterRow): Array<{ field: string; message: string }> {
-  const out: Array<{ field: string; message: string }> = [];
-  if (!r.sn) out.push({ field: 'sn', message: 'cannot be empty' });
-  else if (!SN_RULE.test(r.sn)) out.push({ field: 'sn', message: MSG.sn });
-  if (!r.model) out.push({ field: 'model', message: 'cannot be empty' });
-  else if (!hasNoControl(r.model)) out.push({ field: 'model', message: NO_CONTROL_MSG });
-  if (r.bindKey !== undefined && !BIND_KEY_RULE.test(r.bindKey)) out.push({ field: 'bind_key', message: MSG.bindKey });
-  if (r.secret !== undefined && !SECRET_RULE.test(r.secret)) out.push({ field: 'secret', message: MSG.secret });
-  if (r.iccid !== undefined && !ICCID_RULE.test(r.iccid)) out.push({ field: 'iccid', message: MSG.iccid });
-  if (r.imei !== undefined && !isImei(r.imei)) out.push({ field: 'imei', message: MSG.imei });
+function formatErrors(r: RegisterRow & { row: number }): ImportRowError[] {
+  const out: ImportRowError[] = [];
+  if (!r.sn) out.push(rowError(r.row, 'sn', 'registry.empty'));
+  else if (!SN_RULE.test(r.sn)) out.push(rowError(r.row, 'sn', MSG.sn));
+  if (!r.model) out.push(rowError(r.row, 'model', 'registry.empty'));
+  else if (!hasNoControl(r.model)) out.push(rowError(r.row, 'model', NO_CONTROL_MSG));
+  if (r.bindKey !== undefined && !BIND_KEY_RULE.test(r.bindKey)) out.push(rowError(r.row, 'bind_key', MSG.bindKey));
+  if (r.secret !== undefined && !SECRET_RULE.test(r.secret)) out.push(rowError(r.row, 'secret', MSG.secret));
+  if (r.iccid !== undefined && !ICCID_RULE.test(r.iccid)) out.push(rowError(r.row, 'iccid', MSG.iccid));
+  if (r.imei !== undefined && !isImei(r.imei)) out.push(rowError(r.row, 'imei', MSG.imei));
   return out;
+}
+
+/** A problem of one row: the en message for programs, its key and values for the console. */
+export function rowError<K extends MessageKey>(row: number, field: string, key: K, ...[params]: ParamsArg<K>): ImportRowError {
+  const values = (params ?? undefined) as Record<string, string | number> | undefined;
+  return { row, field, message: renderMessage('en', key, values), key, ...(values ? { params: values } : {}) };
 }
 
 /**
@@ -55,12 +62,12 @@ function formatErrors(r: RegisterRow): Array<{ field: string; message: string }>
  */
 export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number }>): Promise<{ errors: ImportRowError[]; models: Map<string, { id: number; code: string }> }> {
   const errors: ImportRowError[] = [];
-  for (const r of rows) for (const e of formatErrors(r)) errors.push({ row: r.row, ...e });
+  for (const r of rows) errors.push(...formatErrors(r));
 
   const codes = [...new Set(rows.map((r) => r.model.toLowerCase()).filter(Boolean))];
   const modelRows = codes.length ? await db.selectFrom('device_models').select(['id', 'code']).where(sql<boolean>`lower(code) = any(${codes}::text[])`).execute() : [];
   const models = new Map(modelRows.map((m) => [m.code.toLowerCase(), m]));
-  for (const r of rows) if (r.model && hasNoControl(r.model) && !models.has(r.model.toLowerCase())) errors.push({ row: r.row, field: 'model', message: `unknown model code "${r.model}"` });
+  for (const r of rows) if (r.model && hasNoControl(r.model) && !models.has(r.model.toLowerCase())) errors.push(rowError(r.row, 'model', 'registry.unknownModel', { code: r.model }));
 
   const repeats = (field: string, key: (r: RegisterRow) => string | undefined) => {
     const first = new Map<string, number>();
@@ -68,7 +75,7 @@ export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number 
       const k = key(r);
       if (!k) continue;
       const seen = first.get(k);
-      if (seen !== undefined) errors.push({ row: r.row, field, message: `duplicate of row ${seen}` });
+      if (seen !== undefined) errors.push(rowError(r.row, field, 'registry.duplicate', { row: seen }));
       else first.set(k, r.row);
     }
     return [...first.keys()];
@@ -91,7 +98,7 @@ export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number 
   ]);
   const taken = (field: string, values: Array<{ v: string | null }>, key: (r: RegisterRow) => string | undefined) => {
     const set = new Set(values.map((x) => x.v));
-    for (const r of rows) if (key(r) && set.has(key(r)!)) errors.push({ row: r.row, field, message: 'already registered' });
+    for (const r of rows) if (key(r) && set.has(key(r)!)) errors.push(rowError(r.row, field, 'registry.taken'));
   };
   taken('sn', takenSn, (r) => r.sn?.toLowerCase());
   taken('iccid', takenIccid, (r) => r.iccid);
@@ -106,11 +113,14 @@ export const sortRowErrors = (errors: ImportRowError[]) => [...errors].sort((a, 
 
 /** The 400 of a refused batch: every row error in `data.rows`, the first few in the message. */
 export function rowErrors(errors: ImportRowError[]): AppError {
-  const shown = errors.slice(0, 5).map((e) => `row ${e.row} ${e.field}: ${e.message}`);
-  const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
-  return new AppError(400, `nothing imported: ${shown.join('; ')}${more}`, {
-    fields: errors.map((e) => ({ field: `row ${e.row}.${e.field}`, message: e.message })),
-    rows: errors,
+  const said = (e: ImportRowError) => (e.key && isKey(e.key) ? { key: e.key, params: e.params } : e.message);
+  const shown = errors.slice(0, 5).map((e) => keyed('registry.rowProblem', { row: e.row, column: e.field, why: said(e) }));
+  const more = errors.length > shown.length ? [keyed('registry.more', { n: errors.length - shown.length })] : [];
+  return new AppError(400, 'registry.nothingImported', { rows: [...shown, ...more] }, {
+    data: {
+      fields: errors.map((e) => ({ field: `row ${e.row}.${e.field}`, message: e.message, ...(e.key ? { key: e.key } : {}), ...(e.params ? { params: e.params } : {}) })),
+      rows: errors,
+    },
   });
 }
 
@@ -121,7 +131,7 @@ export function rowErrors(errors: ImportRowError[]): AppError {
 export async function reissueBindKey(db: Db, id: number): Promise<{ id: number; sn: string; bindKey: string }> {
   const bindKey = newBindKey();
   const row = await db.updateTable('devices').set({ bind_key_hash: sha256(bindKey) }).where('id', '=', id).returning(['id', 'sn']).executeTakeFirst();
-  if (!row) throw new AppError(404, 'device does not exist');
+  if (!row) throw notFound('device');
   return { id: row.id, sn: row.sn, bindKey };
 }
 
@@ -166,7 +176,7 @@ export async function registerDevices(db: Db, input: RegisterRow[]): Promise<Reg
     });
   } catch (e) {
     // Another registration won the race for a serial number or ICCID between the check and the insert.
-    if ((e as { code?: string }).code === '23505') throw new AppError(400, 'nothing imported: a serial number or ICCID was registered at the same time; try again');
+    if ((e as { code?: string }).code === '23505') throw new AppError(400, 'registry.race');
     throw e;
   }
 }

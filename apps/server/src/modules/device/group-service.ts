@@ -9,7 +9,7 @@ const view = (g: { id: number; name: string; parent_id: number | null; sort: num
 
 /** Unique names among siblings: the index says so; this says it as a field error. */
 function sameName(e: unknown): never {
-  if ((e as { code?: string }).code === '23505') throw badRequest('name', 'a group with this name already exists here');
+  if ((e as { code?: string }).code === '23505') throw badRequest('name', 'device.groupNameTaken');
   throw e;
 }
 
@@ -56,7 +56,7 @@ export class GroupService {
       .where(sql<boolean>`lower(device_groups.name) = lower(${name})`)
       .where(parentId === null ? sql<boolean>`device_groups.parent_id is null` : sql<boolean>`device_groups.parent_id = ${parentId}`);
     if (exceptId) q = q.where('device_groups.id', '<>', exceptId);
-    if (await q.executeTakeFirst()) throw badRequest('name', 'a group with this name already exists here');
+    if (await q.executeTakeFirst()) throw badRequest('name', 'device.groupNameTaken');
   }
 
   async add(user: AuthUser, body: Required<GroupAddBody>): Promise<GroupView> {
@@ -84,7 +84,7 @@ export class GroupService {
       if (body.parentId !== undefined && body.parentId !== null) {
         if (!all.some((x) => x.id === body.parentId)) throw notFound('parent group');
         for (let p: number | null = body.parentId; p !== null; p = all.find((x) => x.id === p)!.parent_id) {
-          if (p === g.id) throw badRequest('parentId', 'a group cannot be moved under itself or one of its subgroups');
+          if (p === g.id) throw badRequest('parentId', 'device.groupCycle');
         }
       }
       const name = body.name ?? g.name;

@@ -209,8 +209,8 @@ export class DeviceService {
   async telemetry(user: AuthUser, id: number, q: { from?: string; to?: string }): Promise<TelemetrySeries> {
     const to = q.to ? new Date(q.to) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 86_400_000);
-    if (from >= to) throw badRequest('from', 'must be before to');
-    if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000) throw badRequest('to', `the range must not exceed ${TELEMETRY_MAX_DAYS} days`);
+    if (from >= to) throw badRequest('from', 'device.fromAfterTo');
+    if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000) throw badRequest('to', 'device.rangeTooLong', { n: TELEMETRY_MAX_DAYS });
     const device = await user.scope.selectFrom('devices').select('id').where('devices.id', '=', id).executeTakeFirst();
     if (!device) throw notFound('device');
     // Buckets of whole minutes, so a month still answers a few hundred points.
@@ -272,7 +272,7 @@ export class DeviceService {
     if (hits[0].hits > BIND_MAX_FAILS) {
       await unhit(this.db, hits);
       const seconds = Math.max(1, Math.ceil(hits[0].ttlMs / 1000));
-      throw new AppError(429, `too many wrong bind keys for this device, try again in ${BIND_FAIL_WINDOW_S / 60} minutes`, null, { 'retry-after': String(seconds) });
+      throw new AppError(429, 'device.bindThrottled', { n: BIND_FAIL_WINDOW_S / 60 }, { headers: { 'retry-after': String(seconds) } });
     }
     return hits;
   }
@@ -291,12 +291,12 @@ export class DeviceService {
     const keyOk = device !== undefined && device.bind_key_hash.length === given.length && timingSafeEqual(Buffer.from(device.bind_key_hash), given);
     if (!device || !keyOk) {
       await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'fail', subject, resource: 'device', details: { reason: device ? 'wrong key' : 'unknown sn' } });
-      throw badRequest('bindKey', 'bind key is wrong');
+      throw badRequest('bindKey', 'device.bindKeyWrong');
     }
     // the right key: this try was no guess
     await unhit(this.db, tried);
-    if (device.tenant_id === user.tenantId) throw badRequest('sn', 'the device is already bound to this account');
-    if (device.tenant_id !== null) throw badRequest('sn', 'device is bound to another account');
+    if (device.tenant_id === user.tenantId) throw badRequest('sn', 'device.alreadyBound');
+    if (device.tenant_id !== null) throw badRequest('sn', 'device.boundElsewhere');
     if (body.groupId) await this.groupOf(user.scope, body.groupId);
 
     await user.scope.transaction(async (tx) => {
@@ -309,7 +309,7 @@ export class DeviceService {
         .returning('status')
         .executeTakeFirst();
       // Someone else bound it between the check and now.
-      if (!res) throw badRequest('sn', 'device is bound to another account');
+      if (!res) throw badRequest('sn', 'device.boundElsewhere');
       // Already online: the account's history starts with it online, or its online trend misses it until a reconnect.
       if (res.status === 'online') await tx.insertInto('device_status_log', { device_id: device.id, status: 'online', reason: 'bound' }).execute();
       if (device.iccid) await tx.db.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { AUTH_STATUS, type AuthenticateState, type IdentityBody, type IdentityView, type Paged } from '@cpc/contracts';
+import { AUTH_STATUS, MESSAGES, type AuthenticateState, type IdentityBody, type IdentityView, type Paged } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { IdentitySubmissionsTable } from '../../db/schema.ts';
 import type { Selectable } from 'kysely';
@@ -62,18 +62,18 @@ export class IdentityService {
   }
 
   async submit(user: AuthUser, body: IdentityBody, ip: string): Promise<AuthenticateState> {
-    if (user.tenantKind === 'platform') throw new AppError(403, 'platform accounts need no identity authentication');
-    if (user.isSuper !== 1) throw new AppError(403, 'only the main account can submit the identity authentication');
-    if (body.type !== user.tenantKind) throw badRequest('type', `this account is registered as ${user.tenantKind}`);
+    if (user.tenantKind === 'platform') throw new AppError(403, 'identity.platformNeedsNone');
+    if (user.isSuper !== 1) throw new AppError(403, 'identity.mainAccountOnly');
+    if (body.type !== user.tenantKind) throw badRequest('type', 'identity.wrongKind', { kind: user.tenantKind });
     const images = body.type === 'individual' ? { idFrontKey: body.idFrontKey, idBackKey: body.idBackKey } : { licenceKey: body.licenceKey };
     for (const [field, key] of Object.entries(images)) {
       const owned = await user.scope.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
-      if (!owned) throw badRequest(field, 'upload the image first');
+      if (!owned) throw badRequest(field, 'upload.imageFirst');
     }
     const submissionId = await user.scope.transaction(async (tx) => {
       const tenant = await tx.db.selectFrom('tenants').select('auth_status').where('id', '=', user.tenantId).forUpdate().executeTakeFirstOrThrow();
-      if (tenant.auth_status === AUTH_STATUS.waiting) throw new AppError(400, 'the identity authentication is already waiting for review');
-      if (tenant.auth_status === AUTH_STATUS.authenticated) throw new AppError(400, 'the identity is already authenticated');
+      if (tenant.auth_status === AUTH_STATUS.waiting) throw new AppError(400, 'identity.alreadyWaiting');
+      if (tenant.auth_status === AUTH_STATUS.authenticated) throw new AppError(400, 'identity.alreadyAuthenticated');
       const inserted = await tx
         .insertInto('identity_submissions', {
           user_id: user.id,
@@ -123,7 +123,7 @@ export class IdentityService {
     const decided = await this.db.transaction().execute(async (trx) => {
       const s = await trx.selectFrom('identity_submissions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!s) throw notFound('identity submission');
-      if (s.status !== AUTH_STATUS.waiting) throw new AppError(400, 'only a submission waiting for review can be reviewed');
+      if (s.status !== AUTH_STATUS.waiting) throw new AppError(400, 'identity.notWaiting');
       const status = decision === 'approve' ? AUTH_STATUS.authenticated : AUTH_STATUS.failed;
       await trx.updateTable('identity_submissions').set({ status, reason, reviewed_by: staff.id, reviewed_at: new Date() }).where('id', '=', id).execute();
       await trx
@@ -137,7 +137,7 @@ export class IdentityService {
           tenant_id: s.tenant_id,
           user_id: s.user_id,
           kind: 'identity.reviewed',
-          title: decision === 'approve' ? 'Identity authentication approved' : 'Identity authentication failed',
+          title: MESSAGES[decision === 'approve' ? 'identity.approvedTitle' : 'identity.failedTitle'].en,
           body: reason ?? '',
           read_at: null,
         })

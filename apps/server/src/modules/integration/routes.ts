@@ -31,7 +31,7 @@ import {
 import { OPEN_API_PREFIX, OPEN_HEADERS } from '@cpc/contracts/open-api';
 import { escapeMarkup } from '@cpc/contracts/print-markup';
 import { caller } from '../../plugins/auth.ts';
-import { AppError, notFound, ok } from '../../plugins/errors.ts';
+import { AppError, VerbatimError, notFound, ok } from '../../plugins/errors.ts';
 import type { PrintContent, PrintService } from '../print/index.ts';
 import { TEST_PRINT_HEADER, signOpenRequest, type OpenAuth } from '../open-api/index.ts';
 import type { IntegrationService } from './service.ts';
@@ -141,13 +141,16 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         url,
         payload: body,
         remoteAddress: req.ip,
-        headers: { ...headers, 'content-type': 'application/json', [TEST_PRINT_HEADER]: openAuth.testPrintMarker(headers[OPEN_HEADERS.nonce]) },
+        headers: { ...headers, 'content-type': 'application/json', ...(req.headers['accept-language'] ? { 'accept-language': req.headers['accept-language'] } : {}), [TEST_PRINT_HEADER]: openAuth.testPrintMarker(headers[OPEN_HEADERS.nonce]) },
       });
       const answer = res.json() as { code: number; msg: string; data: { id?: string } | null };
       if (answer.code === 200 && answer.data?.id) return ok(await integration.jobItem(u.scope, answer.data.id));
       // a refused signature is 401 on the open API; to the console a 401 means "log in again", so it is a 400 here
       const code = (answer.code === 401 ? 400 : answer.code) as AppCode;
-      throw new AppError(code, answer.code === 401 ? `the open API refused the key: ${answer.msg}` : answer.msg, answer.data, res.headers['retry-after'] ? { 'retry-after': String(res.headers['retry-after']) } : {});
+      // the open API answered in the caller's language (its Accept-Language went along)
+      const headers2: Record<string, string> = res.headers['retry-after'] ? { 'retry-after': String(res.headers['retry-after']) } : {};
+      if (answer.code === 401) throw new AppError(code, 'integration.keyRefused', { why: answer.msg }, { data: answer.data, headers: headers2 });
+      throw new VerbatimError(code, answer.msg, answer.data, headers2);
     },
   );
 

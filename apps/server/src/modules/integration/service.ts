@@ -20,7 +20,7 @@ import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
 import { audit } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
-import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { badRequest, notFound } from '../../plugins/errors.ts';
 import { resolvesPrivate, urlHostIsPrivate } from '../../lib/outbound-http.ts';
 import { webhookBody } from './webhooks.ts';
 
@@ -190,11 +190,11 @@ export class IntegrationService {
    */
   private async checkCallback(url: string): Promise<void> {
     if (url === '' || this.opts.allowPrivate) return;
-    if (urlHostIsPrivate(url)) throw badRequest('callbackUrl', 'must not point at an internal address (loopback, private network, link-local or reserved)');
+    if (urlHostIsPrivate(url)) throw badRequest('callbackUrl', 'rule.internalAddress');
     const host = new URL(url).hostname;
     if (host.startsWith('[') || /^[\d.]+$/.test(host)) return;
     const bad = await resolvesPrivate(host, 2000);
-    if (bad) throw badRequest('callbackUrl', `${host} resolves to ${bad}, an internal address`);
+    if (bad) throw badRequest('callbackUrl', 'rule.resolvesInternal', { host, ip: bad });
   }
 
   async createKey(u: AuthUser, body: Required<AppKeyCreateBody>, ip: string): Promise<AppKeyWithSecret> {
@@ -204,7 +204,7 @@ export class IntegrationService {
       // so the cap holds
       await scope.db.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
       const count = await scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-      if (count.n >= APP_KEYS_MAX) throw new AppError(400, `name: an account has at most ${APP_KEYS_MAX} app keys; delete one first`, { fields: [{ field: 'name', message: `at most ${APP_KEYS_MAX} app keys` }] });
+      if (count.n >= APP_KEYS_MAX) throw badRequest('name', 'integration.tooManyKeys', { n: APP_KEYS_MAX });
       return scope
         .insertInto('app_keys', { app_id: newAppId(), secret: newSecret(), name: body.name, callback_url: body.callbackUrl, ip_allow: body.ipAllowList, rate_limit: body.rateLimit, created_by: u.id })
         .returning([...KEY_COLS])

@@ -4,7 +4,15 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import { localizeMessage, requestLanguage } from '../../lib/i18n/localize.ts';
+import { MESSAGES, renderMessage, type PlainKey } from '@cpc/contracts';
+import { requestLanguage } from '../../lib/i18n/localize.ts';
+
+/** The titles of system messages, stored as their en text (programs read it): said in the reader's language by key. */
+const STORED_TITLES = new Map<string, PlainKey>((['identity.approvedTitle', 'identity.failedTitle'] as const).map((k) => [MESSAGES[k].en, k]));
+const sayTitle = (title: string, lang: 'zh' | 'en') => {
+  const key = STORED_TITLES.get(title);
+  return key ? renderMessage(lang, key) : title;
+};
 
 export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   app.get('/notice/getList', { schema: { tags: ['notice'], summary: 'Published notices, pinned first', querystring: pageQuery.strict(), response: { 200: pagedEnvelope(noticeItem) } } }, async (req) => {
@@ -28,8 +36,8 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
       mine.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
     ]);
     return ok({
-      // a system message's title is stored as its en text, which is the key of its zh (lib/i18n/zh.ts)
-      list: rows.map((r) => ({ id: r.id, kind: r.kind, title: localizeMessage(r.title, requestLanguage(req)), body: r.body, readAt: r.read_at ? new Date(r.read_at).toISOString() : null, createdAt: r.created_at.toISOString() })),
+      // a system message's title is stored as its en text, said in the reader's language by its key
+      list: rows.map((r) => ({ id: r.id, kind: r.kind, title: sayTitle(r.title, requestLanguage(req)), body: r.body, readAt: r.read_at ? new Date(r.read_at).toISOString() : null, createdAt: r.created_at.toISOString() })),
       total: Number(total.n),
     });
   });

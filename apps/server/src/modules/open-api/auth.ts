@@ -5,6 +5,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { NONCE_RULE, OPEN_HEADERS, OPEN_RATE_WINDOW_S, OPEN_REQUIRED_HEADERS, RATE_LIMITED_REASON, type OpenAuthReason } from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
+import type { MessageKey, ParamsArg } from '@cpc/contracts';
 import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
 
 /** What the header check (before the body is read) found, for the signature check after it. */
@@ -76,11 +77,11 @@ export interface OpenAuthOptions {
 /** The marker header of a test print the console sends through the open API on the user's behalf. */
 export const TEST_PRINT_HEADER = 'x-cpc-console-test';
 
-const refuse = (reason: OpenAuthReason, msg: string, extra: Record<string, unknown> = {}) => new AppError(401, msg, { reason, ...extra });
-const unknownApp = (appId: string) => refuse('unknown_app', `unknown app id ${appId.length > 40 ? `${appId.slice(0, 40)}…` : appId}`);
+const refuse = <K extends MessageKey>(reason: OpenAuthReason, key: K, params: ParamsArg<K>[0], extra: Record<string, unknown> = {}) =>
+  new AppError<MessageKey>(401, key, params as never, { data: { reason, ...extra } });
+const unknownApp = (appId: string) => refuse('unknown_app', 'open.unknownAppId', { appId: appId.length > 40 ? `${appId.slice(0, 40)}…` : appId });
 const unmap = (ip: string) => (ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip);
 const HEX64 = /^[0-9a-fA-F]{64}$/;
-const BAD_SIGNATURE = 'the signature does not match: see docs/open-api.md for the string to sign';
 /** How long a node reuses a key's row for the checks before the body (the checks after it read it again). */
 const KEY_CACHE_MS = 1000;
 const KEY_CACHE_MAX = 10_000;
@@ -139,16 +140,16 @@ export class OpenAuth {
       return typeof v === 'string' ? v.trim() : undefined;
     };
     const missing = OPEN_REQUIRED_HEADERS.filter((n) => !value(n));
-    if (missing.length) throw refuse('missing_headers', `signature headers missing: ${missing.join(', ')}`, { missing });
+    if (missing.length) throw refuse('missing_headers', 'open.headersMissing', { headers: missing.join(', ') }, { missing });
     const appId = value(OPEN_HEADERS.appId)!;
     const timestamp = value(OPEN_HEADERS.timestamp)!;
     const nonce = value(OPEN_HEADERS.nonce)!;
     const signature = value(OPEN_HEADERS.signature)!;
     const contentSha256 = value(OPEN_HEADERS.contentSha256);
-    if (!/^\d{1,12}$/.test(timestamp)) throw refuse('malformed_header', `${OPEN_HEADERS.timestamp} must be Unix time in seconds`);
-    if (!NONCE_RULE.test(nonce)) throw refuse('malformed_header', `${OPEN_HEADERS.nonce} must be 8-64 letters, digits, _ or -`);
-    if (!HEX64.test(signature)) throw refuse('malformed_header', `${OPEN_HEADERS.signature} must be 64 hex digits`);
-    if (contentSha256 !== undefined && !HEX64.test(contentSha256)) throw refuse('malformed_header', `${OPEN_HEADERS.contentSha256} must be 64 hex digits (the SHA-256 of the body)`);
+    if (!/^\d{1,12}$/.test(timestamp)) throw refuse('malformed_header', 'open.badTimestamp', { header: OPEN_HEADERS.timestamp });
+    if (!NONCE_RULE.test(nonce)) throw refuse('malformed_header', 'open.badNonce', { header: OPEN_HEADERS.nonce });
+    if (!HEX64.test(signature)) throw refuse('malformed_header', 'open.badSignatureFormat', { header: OPEN_HEADERS.signature });
+    if (contentSha256 !== undefined && !HEX64.test(contentSha256)) throw refuse('malformed_header', 'open.badContentSha', { header: OPEN_HEADERS.contentSha256 });
 
     const marker = value(TEST_PRINT_HEADER);
     ctx.testPrint = !!marker && signatureMatches(this.testPrintMarker(nonce), marker);
@@ -192,7 +193,7 @@ export class OpenAuth {
   private recheck(req: FastifyRequest, ctx: OpenContext, row: KeyRow, bodySha256: string): void {
     ctx.headers!.key = row;
     this.checkKey(ctx);
-    if (!this.signatureOk(req, ctx.headers!, bodySha256)) throw refuse('bad_signature', BAD_SIGNATURE);
+    if (!this.signatureOk(req, ctx.headers!, bodySha256)) throw refuse('bad_signature', 'open.badSignature', null);
   }
 
   /** Forgets a key's row on this node at once (a change made here); other nodes see it at their next call's check. */
@@ -203,13 +204,13 @@ export class OpenAuth {
   /** The checks of the key itself: active, the caller's address allowed, the timestamp within the window. */
   private checkKey(ctx: OpenContext): void {
     const { key, timestamp } = ctx.headers!;
-    if (key.state !== 'active') throw refuse('app_disabled', 'this app key is disabled');
+    if (key.state !== 'active') throw refuse('app_disabled', 'open.keyDisabled', null);
     if (key.ip_allow.length && !ctx.testPrint && !allows(blockList(key.ip_allow), ctx.ip)) {
-      throw refuse('ip_not_allowed', `calls from ${ctx.ip} are not allowed for this key`);
+      throw refuse('ip_not_allowed', 'open.ipRefused', { ip: ctx.ip });
     }
     const skew = Math.floor(Date.now() / 1000) - Number(timestamp);
     if (Math.abs(skew) > this.opts.clockWindowS) {
-      throw refuse('stale_timestamp', `the timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'old' : 'ahead'}; at most ${this.opts.clockWindowS} s either way`);
+      throw refuse('stale_timestamp', 'open.clockSkew', { n: Math.abs(skew), direction: skew > 0 ? 'old' : 'ahead', window: this.opts.clockWindowS });
     }
   }
 
@@ -234,16 +235,16 @@ export class OpenAuth {
    */
   async verify(req: FastifyRequest, ctx: OpenContext, opts: { deferNonceDurability: boolean; lookups?: OpenLookups }): Promise<void> {
     const c = ctx.headers;
-    if (!c) throw new AppError(401, 'not signed');
+    if (!c) throw new AppError(401, 'open.notSigned');
     const bodySha256 = sha256Hex(ctx.rawBody);
     // the declared hash is checked before the signature: a body changed in transit is told apart from a wrong secret
     if (c.contentSha256 !== undefined && c.contentSha256 !== bodySha256) {
-      throw refuse('body_mismatch', `the body received is not the one whose SHA-256 ${OPEN_HEADERS.contentSha256} gives: it was changed on its way (check proxies that rewrite bodies)`);
+      throw refuse('body_mismatch', 'open.bodyMismatch', { header: OPEN_HEADERS.contentSha256 });
     }
     if (!this.signatureOk(req, c, bodySha256)) {
       // signed with a secret this node has not seen yet (rotated in the last second): once more on the fresh row
       const fresh = await this.keyRow(c.key.app_id, true);
-      if (!fresh || keyVersion(fresh) === keyVersion(c.key)) throw refuse('bad_signature', BAD_SIGNATURE);
+      if (!fresh || keyVersion(fresh) === keyVersion(c.key)) throw refuse('bad_signature', 'open.badSignature', null);
       this.recheck(req, ctx, fresh, bodySha256);
     }
 
@@ -285,12 +286,12 @@ export class OpenAuth {
       const retryAfterS = Math.max(1, Math.ceil(((windowS + OPEN_RATE_WINDOW_S) * 1000 - Date.now()) / 1000));
       throw new AppError(
         429,
-        `too many calls: at most ${nowLimit} per second for this key; try again in ${retryAfterS} s`,
-        { reason: RATE_LIMITED_REASON, limit: nowLimit, retryAfterS },
-        { 'retry-after': String(retryAfterS) },
+        'open.rateLimited',
+        { n: nowLimit, s: retryAfterS },
+        { data: { reason: RATE_LIMITED_REASON, limit: nowLimit, retryAfterS }, headers: { 'retry-after': String(retryAfterS) } },
       );
     }
-    if (!fresh) throw refuse('nonce_reused', 'this nonce was used before: every call needs a new one');
+    if (!fresh) throw refuse('nonce_reused', 'open.nonceReused', null);
     if (opts.deferNonceDurability) ctx.nonceToPersist = { keyId: c.key.id, nonce: c.nonce, expiresAt };
     ctx.lookups = extra ? rows[0] : null;
     ctx.authenticated = true;

@@ -12,7 +12,7 @@ import {
   openPrintListQuery,
   openPrintSubmitted,
 } from '@cpc/contracts/open-api';
-import { AppError, ok } from '../../plugins/errors.ts';
+import { AppError, VerbatimError, badRequest, ok } from '../../plugins/errors.ts';
 import { toOpenJob, type PrintService } from '../print/index.ts';
 import type { OpenAuth, OpenContext, OpenLookups } from './auth.ts';
 import type { RequestLog } from './request-log.ts';
@@ -48,7 +48,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
     try {
       done(null, JSON.parse(buf.toString('utf8')));
     } catch {
-      const err = new AppError(400, 'body: not valid JSON', { fields: [{ field: 'body', message: 'not valid JSON' }] });
+      const err = badRequest('body', 'open.notJson');
       // answered after the signature check: a badly signed call learns nothing about its body first
       if (!req.open) return done(err, undefined);
       req.open.bodyError = err;
@@ -88,7 +88,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   });
   app.addHook('onError', async (req, _reply, error) => {
     const err: unknown = error;
-    if (!req.open || !(err instanceof AppError)) return;
+    if (!req.open || !(err instanceof AppError || err instanceof VerbatimError)) return;
     const data = err.data as { reason?: string; markup?: { reason: string } } | null;
     req.open.reason = data?.reason ?? (data?.markup ? `markup:${data.markup.reason}` : null);
   });
@@ -120,7 +120,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
 
   const keyOf = (req: { open: OpenContext | null }) => {
     const k = req.open?.key;
-    if (!k || !req.open?.authenticated) throw new AppError(401, 'not signed');
+    if (!k || !req.open?.authenticated) throw new AppError(401, 'open.notSigned');
     return k;
   };
 

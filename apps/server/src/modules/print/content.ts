@@ -1,6 +1,7 @@
 import { markupErrorAt, paperGeometry, parseMarkup, type MarkupBlock, type MarkupError } from '@cpc/contracts/print-markup';
 import type { Db } from '../../db/database.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
+import { keyed, type MessageKey } from '@cpc/contracts/messages';
 import { AppError } from '../../plugins/errors.ts';
 import { barcodeModuleWidth, encodeEscPos, type RasterImage } from './escpos.ts';
 import { fetchImage, ImageError, rasterize, type ImageLimits } from './images.ts';
@@ -20,7 +21,7 @@ export interface PreparedContent {
 }
 
 /** 400 naming the markup's problem: `data.fields` for forms, `data.markup` with the tag and position. */
-export const markupError = (e: MarkupError) => new AppError(400, `content: ${e.message}`, { fields: [{ field: 'content', message: e.message }], markup: e });
+export const markupError = (e: MarkupError) => new AppError<MessageKey>(400, e.key, e.params as never, { field: 'content', data: { markup: e } });
 
 /**
  * Turns markup into what a device prints: validated (the parser's errors, then what depends on the paper: a
@@ -41,7 +42,7 @@ export class PrintContent {
     for (const b of parsed.blocks) {
       if (b.kind === 'barcode' && !barcodeModuleWidth(b.data, dots)) {
         const max = Math.floor((dots - 35) / 11);
-        throw markupError(markupErrorAt(content, 'bad_data', 'BAR', b.at, `the barcode is too wide for ${paper.paperWidthMm} mm paper: at most ${max} characters`));
+        throw markupError(markupErrorAt(content, 'bad_data', 'BAR', b.at, keyed('markup.barcodeTooWide', { mm: paper.paperWidthMm, n: max })));
       }
     }
     const images = await this.images(tenantId, content, parsed.blocks, dots);

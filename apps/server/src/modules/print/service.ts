@@ -245,14 +245,11 @@ export class PrintService {
     const { rows: existing } = await sql<{ state: PrintJobState; attempts: number }>`SELECT j.state, j.attempts FROM print_jobs j WHERE ${where}`.execute(this.db);
     if (!existing[0]) throw notFound('job');
     const { state, attempts } = existing[0];
-    const why =
-      state === 'canceled'
-        ? 'the job is already canceled'
-        : state === 'queued' || state === 'timeout'
-          ? `the job is ${state} but was already sent to the printer (${attempts} ${attempts === 1 ? 'delivery' : 'deliveries'}) and may print: it can no longer be canceled`
-          : `the job is already ${state} and can no longer be canceled`;
     // 400, not 409: the code catalogue (SPEC §8) has no conflict code; data.reason tells it apart from bad input
-    throw new AppError(400, `id: ${why}`, { reason: CANCEL_REFUSED_REASON, state, attempts, fields: [{ field: 'id', message: why }] });
+    const extra = { field: 'id', data: { reason: CANCEL_REFUSED_REASON, state, attempts } };
+    if (state === 'canceled') throw new AppError(400, 'print.alreadyCanceled', null, extra);
+    if (state === 'queued' || state === 'timeout') throw new AppError(400, 'print.alreadySent', { state, n: attempts, deliveries: attempts === 1 ? 'delivery' : 'deliveries' }, extra);
+    throw new AppError(400, 'print.notCancelable', { state }, extra);
   }
 
   /** Cancels every job of the tenant on one device that was never sent (jobs once sent stay: they may print). */

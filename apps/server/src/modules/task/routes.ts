@@ -29,7 +29,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       const u = caller(req);
       // the permission depends on the command, so it is checked here rather than in the route config
       const permission = COMMAND_PERMISSION[req.body.type];
-      if (!hasPermission(u, permission)) throw new AppError(403, `permission ${permission} required`);
+      if (!hasPermission(u, permission)) throw new AppError(403, 'auth.permissionRequired', { permission });
       return ok(await tasks.createCommands(u, req.body, req.ip));
     },
   );

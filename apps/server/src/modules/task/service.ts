@@ -201,7 +201,7 @@ export class TaskService {
     }
     const existing = await scope.selectFrom('device_tasks').select('device_tasks.state').where('device_tasks.id', '=', id).executeTakeFirst();
     if (!existing) throw notFound('task');
-    throw new AppError(400, `id: the task is already ${existing.state} and cannot be canceled`, { fields: [{ field: 'id', message: `the task is already ${existing.state}` }] });
+    throw new AppError(400, 'task.notCancelable', { state: existing.state }, { field: 'id' });
   }
 
   /** Tells the consoles of the tasks' account about tasks changed elsewhere (after the change committed). */

@@ -31,7 +31,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       const tokenField = part.fields.token as { value?: unknown } | undefined;
       const token = typeof tokenField?.value === 'string' ? tokenField.value : String((req.query as { token?: string }).token ?? '');
       const read = storage.readUploadToken(token);
-      if (!read) throw new AppError(401, 'upload token invalid or expired');
+      if (!read) throw new AppError(401, 'upload.tokenInvalid');
       // the session it was minted from must still be live and its user enabled, as for any bearer call
       await loadAuthUser(db, read.userId, read.tenantId, read.sessionId);
       claims = read;
@@ -43,17 +43,17 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
 
     const { temp, size } = await storage.receive(part.file).catch(cutShort);
     try {
-      assertWhole(part, badRequest('file', 'file must not exceed 10MB'));
-      if (size === 0) throw badRequest('file', 'file is empty');
+      assertWhole(part, badRequest('file', 'upload.tooLarge'));
+      if (size === 0) throw badRequest('file', 'upload.fileEmpty');
       const type = await fileTypeFromFile(temp);
-      if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'uploads must be jpg or png');
+      if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'upload.wrongType');
       const key = storage.newKey(name || `upload.${type.ext}`);
       await new TenantScope(db, claims.tenantId)
         .insertInto('objects', { key, user_id: claims.userId, bucket: claims.bucket, size, mime: type.mime, original_name: name.slice(0, 200) })
         .execute()
         .catch((e: unknown) => {
           // the user was deleted between the check above and this row
-          if ((e as { code?: string }).code === '23503') throw new AppError(401, 'login expired, please log in again');
+          if ((e as { code?: string }).code === '23503') throw new AppError(401, 'auth.loginExpired');
           throw e;
         });
       try {
@@ -71,10 +71,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
   app.get('/objects/*', { config: { auth: false }, schema: { tags: ['upload'], summary: 'Read an object through a signed URL', querystring: z.object({ exp: z.coerce.number().int(), sig: z.string().max(100) }).strict() } }, async (req, reply) => {
     // the router has already decoded the path once; decoding again would read '%25ZZ' as a bad escape
     const key = (req.params as { '*': string })['*'];
-    if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'link invalid or expired');
+    if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
     const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
     const bytes = row ? await storage.read(key) : null;
-    if (!row || !bytes) throw new AppError(404, 'object does not exist');
+    if (!row || !bytes) throw new AppError(404, 'upload.objectMissing');
     reply.header('content-type', row.mime).header('cache-control', 'private, max-age=3600').header('x-content-type-options', 'nosniff');
     return reply.send(bytes);
   });

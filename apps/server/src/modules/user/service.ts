@@ -69,7 +69,7 @@ export class UserService {
     const limit = this.config.LOGIN_MAX_FAILS_ACCOUNT;
     const signOut = async () => {
       await this.db.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: 'too many wrong passwords' }).where('id', '=', user.sessionId).execute();
-      return new AppError(401, 'too many wrong passwords: signed out, please log in again');
+      return new AppError(401, 'auth.lockSignedOut');
     };
     const attempt = await hit(this.db, this.config.LOGIN_FAIL_WINDOW * 1000, [{ bucket: 'password.session', key: user.sessionId }]);
     if (attempt[0].hits > limit) throw await signOut();
@@ -81,8 +81,7 @@ export class UserService {
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.check', result: 'fail', subject: user.username.toLowerCase() });
     const left = limit - attempt[0].hits;
     if (left <= 0) throw await signOut();
-    const message = field === 'password' ? 'please enter the correct password' : 'the old password is wrong';
-    throw new AppError(400, `${field}: ${message}`, { fields: [{ field, message }], attemptsLeft: left });
+    throw new AppError(400, field === 'password' ? 'auth.passwordIncorrect' : 'auth.oldPasswordWrong', null, { field, data: { attemptsLeft: left } });
   }
 
   async changePassword(user: AuthUser, oldPassword: string, password: string, client: ClientInfo): Promise<void> {
@@ -126,7 +125,7 @@ export class UserService {
   /** The avatar must be an image this user uploaded (the upload already checked its bytes: jpg/png ≤ 10 MB). */
   async setAvatar(user: AuthUser, key: string, client: ClientInfo): Promise<ProfileView> {
     const owned = await user.scope.selectFrom('objects').select('objects.mime').where('objects.key', '=', key).where('objects.user_id', '=', user.id).executeTakeFirst();
-    if (!owned) throw badRequest('avatarKey', 'upload the image first');
+    if (!owned) throw badRequest('avatarKey', 'upload.imageFirst');
     await user.scope.updateTable('users').set({ avatar: key }).where('users.id', '=', user.id).execute();
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'profile.avatar', result: 'ok', resource: 'user', resourceId: user.id });
     return this.profile(user);
@@ -163,7 +162,7 @@ export class UserService {
 
   /** Signs out one other session of the caller's own; another user's session is simply not found. */
   async revokeSession(user: AuthUser, sessionId: string, client: ClientInfo): Promise<void> {
-    if (sessionId === user.sessionId) throw badRequest('id', 'this is the current session: log out instead');
+    if (sessionId === user.sessionId) throw badRequest('id', 'user.currentSession');
     const res = await user.scope
       .updateTable('sessions')
       .set({ revoked_at: new Date(), revoke_reason: 'signed out from the personal centre' })

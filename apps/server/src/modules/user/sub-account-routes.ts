@@ -24,7 +24,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   // onRequest runs after authentication and before validation: a sub-account gets 403 whatever it sends
   app.addHook('onRequest', async (req) => {
     if (!req.routeOptions.url) return;
-    if (caller(req).isSuper !== 1) throw new AppError(403, 'only the main account can manage sub-accounts');
+    if (caller(req).isSuper !== 1) throw new AppError(403, 'user.mainAccountOnly');
   });
 
   app.get('/system/subAccount/list', { schema: { tags, summary: "The tenant's sub-accounts (main account only)", querystring: subAccountListQuery, response: { 200: pagedEnvelope(subAccountView) } } }, async (req) =>

@@ -12,7 +12,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
-import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { AppError, badRequest, fieldError, notFound } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
@@ -107,7 +107,7 @@ export class SubAccountService {
     const ids = [...new Set(roleIds)];
     if (!ids.length) return ids;
     const found = await user.scope.selectFrom('roles').select('roles.id').where('roles.id', 'in', ids).execute();
-    if (found.length !== ids.length) throw badRequest('roleIds', 'a role does not exist');
+    if (found.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
     return ids;
   }
 
@@ -116,17 +116,17 @@ export class SubAccountService {
     if (username) {
       let q = this.db.selectFrom('users').select('id').where(sql`lower(username)`, '=', username.toLowerCase());
       if (exceptId) q = q.where('id', '!=', exceptId);
-      if (await q.executeTakeFirst()) throw badRequest('username', 'this user name is taken');
+      if (await q.executeTakeFirst()) throw badRequest('username', 'auth.usernameTaken');
     }
     if (mobile) {
       let q = this.db.selectFrom('users').select('id').where('mobile', '=', mobile);
       if (exceptId) q = q.where('id', '!=', exceptId);
-      if (await q.executeTakeFirst()) throw badRequest('mobile', 'this mobile number is already registered');
+      if (await q.executeTakeFirst()) throw badRequest('mobile', 'auth.mobileTaken');
     }
   }
 
   private static uniqueViolation(e: unknown): never {
-    if ((e as { code?: string }).code === '23505') throw badRequest('username', 'this user name or mobile number is taken');
+    if ((e as { code?: string }).code === '23505') throw badRequest('username', 'auth.usernameOrMobileTaken');
     throw e;
   }
 
@@ -200,7 +200,7 @@ export class SubAccountService {
       })
       .catch((e: unknown) => {
         // records of other sections that keep their author (work orders, identity submissions…)
-        if ((e as { code?: string }).code === '23503') throw new AppError(400, 'this sub-account still owns records: disable it instead', { fields: [{ field: 'id', message: 'this sub-account still owns records: disable it instead' }] });
+        if ((e as { code?: string }).code === '23503') throw new AppError(400, 'user.subAccountOwnsRecords', null, { data: { fields: [fieldError('id', 'user.subAccountOwnsRecords')] } });
         throw e;
       });
     await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'subAccount.delete', result: 'ok', resource: 'user', resourceId: id, details: { username } });

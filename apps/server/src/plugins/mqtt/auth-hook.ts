@@ -65,7 +65,7 @@ export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; link: Dev
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : (AGENT_SECRET.exec(req.headers['user-agent'] ?? '')?.[1] ?? '');
-    if (!given || !same(given, secret)) throw new AppError(401, 'broker hook: send MQTT_AUTH_HOOK_SECRET as a bearer token (or in the User-Agent cpc-broker-hook/<secret>)');
+    if (!given || !same(given, secret)) throw new AppError(401, 'auth.brokerHook');
   });
 
   app.post(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isMessageKey } from '@cpc/contracts/messages';
 import locales from './locales';
 import { itHasEveryKeyTheCodeAsksFor, itHasLocaleParity, leaves } from '../../lib/testing/locale-parity';
 

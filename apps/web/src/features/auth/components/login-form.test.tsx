@@ -125,7 +125,7 @@ describe('LoginForm', { timeout: 20_000 }, () => {
       '/user/v1/login': () => {
         throw Object.assign(new Error('captcha: graphic captcha is wrong or expired'), {
           code: 400,
-          data: { fields: [{ field: 'captcha', message: 'graphic captcha is wrong or expired' }] },
+          data: { fields: [{ field: 'captcha', message: 'graphic captcha is wrong or expired', key: 'auth.captchaWrong' }] },
         });
       },
     });

@@ -121,7 +121,7 @@ describe('RegisterForm', { timeout: 20_000 }, () => {
           data: {
             fields: [
               { field: 'username', message: 'user name already taken' },
-              { field: 'smsCode', message: 'must be the 6-digit code' },
+              { field: 'smsCode', message: 'must be the 6-digit code', key: 'rule.smsCode' },
             ],
           },
         });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { serverFieldErrors, toFormFieldErrors } from './field-errors';
 
 const fields = [
-  { field: 'mobile', message: 'must be 11 digits starting with 1' },
+  { field: 'mobile', message: 'must be 11 digits starting with 1', key: 'rule.mobile' },
   { field: 'username', message: 'user name already taken' },
-  { field: 'body.confirmPassword', message: 'the two passwords do not match' },
+  { field: 'body.confirmPassword', message: 'the two passwords do not match', key: 'rule.passwordMismatch' },
   { field: 'other', message: 'ignored' },
 ];
 

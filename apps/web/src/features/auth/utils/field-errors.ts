@@ -1,70 +1,47 @@
-import type { FieldError } from '@cpc/contracts';
+import { sayServerMessage, serverFieldErrors, type Wording } from '@/lib/server-messages';
 
 /**
- * The server answers a validation failure with 400 and `data.fields: [{ field, message }]`, its messages in
- * en (contracts/user.ts). Known messages are translated through the same keys the forms use; others are
- * shown as sent.
+ * The server answers a validation failure with 400 and `data.fields: [{ field, message, key, params }]`: each
+ * problem is said by its key, through the same i18n keys the forms use where they have their own words.
  */
-const KNOWN: Record<string, string> = {
-  'must be 11 digits starting with 1': 'auth.validation.mobile',
-  'must be 4-20 letters, digits or underscores, starting with a letter': 'auth.validation.usernameFormat',
-  'must be the 6-digit code': 'auth.validation.smsCodeFormat',
-  'must be 8-16 characters with upper and lower case letters and digits': 'auth.validation.passwordStrong',
-  'the two passwords do not match': 'auth.validation.passwordMismatch',
-  'must be at least 6 characters': 'auth.validation.atLeast6',
-  'ID number format must be correct': 'auth.validation.idNumberFormat',
-  'unified social credit code format must be correct': 'auth.validation.creditCodeFormat',
-  'business licence image required': 'auth.validation.licenceRequired',
-  'front ID photo required': 'auth.validation.idPhotosRequired',
-  'back ID photo required': 'auth.validation.idPhotosRequired',
-  'upload the image first': 'auth.validation.uploadFirst',
-  'uploads must be jpg or png': 'auth.validation.uploadType',
-  'file must not exceed 10MB': 'auth.validation.uploadSize',
-  'user name cannot be empty': 'auth.validation.usernameRequired',
-  'graphic captcha required': 'auth.validation.captchaRequired',
-  'graphic captcha is wrong or expired': 'auth.validation.captchaWrong',
-  'this mobile number is already registered': 'auth.validation.mobileTaken',
-  'this user name is taken': 'auth.validation.usernameTaken',
-  'this user name or mobile number is taken': 'auth.validation.usernameOrMobileTaken',
-  'verification code is wrong': 'auth.validation.smsCodeWrong',
-  'verification code expired, please get a new one': 'auth.validation.smsCodeExpired',
+const WORDING: Wording = {
+  'rule.mobile': 'auth.validation.mobile',
+  'rule.username': 'auth.validation.usernameFormat',
+  'rule.smsCode': 'auth.validation.smsCodeFormat',
+  'rule.strongPassword': 'auth.validation.passwordStrong',
+  'rule.passwordMismatch': 'auth.validation.passwordMismatch',
+  'rule.idNumber': 'auth.validation.idNumberFormat',
+  'rule.creditCode': 'auth.validation.creditCodeFormat',
+  'rule.licenceRequired': 'auth.validation.licenceRequired',
+  'rule.idFrontRequired': 'auth.validation.idPhotosRequired',
+  'rule.idBackRequired': 'auth.validation.idPhotosRequired',
+  'upload.imageFirst': 'auth.validation.uploadFirst',
+  'upload.wrongType': 'auth.validation.uploadType',
+  'upload.tooLarge': 'auth.validation.uploadSize',
+  'rule.usernameRequired': 'auth.validation.usernameRequired',
+  'auth.captchaRequired': 'auth.validation.captchaRequired',
+  'auth.captchaWrong': 'auth.validation.captchaWrong',
+  'auth.mobileTaken': 'auth.validation.mobileTaken',
+  'auth.usernameTaken': 'auth.validation.usernameTaken',
+  'auth.usernameOrMobileTaken': 'auth.validation.usernameOrMobileTaken',
+  'auth.smsCodeWrong': 'auth.validation.smsCodeWrong',
+  'auth.smsCodeExpired': 'auth.validation.smsCodeExpired',
 };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
-function fieldsOf(v: unknown): FieldError[] | null {
-  if (!isRecord(v) || !Array.isArray(v.fields)) return null;
-  return v.fields.filter(
-    (f): f is FieldError => isRecord(f) && typeof f.field === 'string' && typeof f.message === 'string',
-  );
-}
-
-/** Digs `fields` out of whatever the request layer rejected with (its error, the envelope, an axios error). */
-export function serverFieldErrors(err: unknown): FieldError[] {
-  if (!isRecord(err)) return [];
-  const response = isRecord(err.response) ? err.response : undefined;
-  const candidates = [err, err.data, err.envelope, isRecord(err.envelope) ? err.envelope.data : undefined, response?.data];
-  if (response && isRecord(response.data)) candidates.push(response.data.data);
-  for (const c of candidates) {
-    const found = fieldsOf(c);
-    if (found) return found;
-  }
-  return [];
-}
+export { serverFieldErrors };
 
 /** antd `form.setFields` entries for the server's field errors on fields this form has. */
 export function toFormFieldErrors<N extends string>(
   err: unknown,
   formFields: readonly N[],
-  t: (key: string) => string,
+  t: (key: string, options?: Record<string, unknown>) => string,
 ): Array<{ name: N; errors: string[] }> {
   const byField = new Map<N, string[]>();
-  for (const { field, message } of serverFieldErrors(err)) {
+  for (const f of serverFieldErrors(err)) {
     // zod paths may arrive as "body.mobile" or "mobile"
-    const name = (field.split(/[./]/).pop() ?? field) as N;
+    const name = (f.field.split(/[./]/).pop() ?? f.field) as N;
     if (!formFields.includes(name)) continue;
-    const text = KNOWN[message] ? t(KNOWN[message]) : message;
-    byField.set(name, [...(byField.get(name) ?? []), text]);
+    byField.set(name, [...(byField.get(name) ?? []), sayServerMessage(f, t, WORDING, name)]);
   }
   return [...byField].map(([name, errors]) => ({ name, errors }));
 }

@@ -31,12 +31,13 @@ describe('DeviceModelPage', { timeout: 20_000 }, () => {
         case '/system/deviceModel/list':
           return { list: [model], total: 1 } as never;
         case '/system/deviceModel/add': {
-          if (taken) throw new RequestError('code: a model with this code already exists', 400, 400, { fields: [{ field: 'code', message: 'a model with this code already exists' }] });
+          if (taken) throw new RequestError('code: a model with this code already exists', 400, 400, { fields: [{ field: 'code', message: 'a model with this code already exists', key: 'deviceModel.codeTaken' }] });
           const body = config.data as Partial<DeviceModelView>;
           return { ...model, ...body, id: 9, deviceCount: 0 } as never;
         }
         case '/system/deviceModel/delete':
-          throw new RequestError('the model is used by 2 registered devices and cannot be deleted', 400, 400, null);
+          // the server says msg in the console's language (it sends Accept-Language)
+          throw new RequestError('有 2 台已登记设备使用这个型号，不能删除', 400, 400, null);
         default:
           throw new Error(`unexpected call ${config.url}`);
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MSG } from '@cpc/contracts/device-constants';
 import { i18n } from '@/lib/i18n';
-import { checkCapabilities, checkCode, checkName, formFieldErrors, translateServerMessage } from './rules';
+import { checkCapabilities, checkCode, checkName, errorText, formFieldErrors, sayServerProblem } from './rules';
 
 const t = i18n.getFixedT('zh');
 
@@ -31,14 +31,17 @@ describe('device model rules', () => {
   });
 
   it("says the server's refusals in the user's language", () => {
-    expect(translateServerMessage('the model is used by 3 registered devices and cannot be deleted', t)).toBe('有 3 台已登记设备使用这个型号，不能删除');
-    expect(translateServerMessage('a model with this code already exists', t)).toBe('已有相同编码的型号');
-    expect(translateServerMessage('anything else', t)).toBe('anything else');
+    expect(sayServerProblem({ message: 'the model is used by 3 registered devices and cannot be deleted', key: 'deviceModel.inUse', params: { n: 3 } }, t)).toBe('有 3 台已登记设备使用这个型号，不能删除');
+    expect(sayServerProblem({ message: 'a model with this code already exists', key: 'deviceModel.codeTaken' }, t)).toBe('已有相同编码的型号');
+    expect(sayServerProblem({ message: 'anything else' }, t)).toBe('anything else');
+    // msg comes in the console's language; a model gone meanwhile in this page's words
+    expect(errorText(Object.assign(new Error('设备型号不存在'), { data: { resource: 'device model' } }), t)).toBe(t('deviceModel.delete.gone'));
+    expect(errorText(new Error('有 3 台已登记设备使用这个型号，不能删除'), t)).toBe('有 3 台已登记设备使用这个型号，不能删除');
     const err = Object.assign(new Error('bad'), {
       data: {
         fields: [
-          { field: 'capabilities.1', message: MSG.capability },
-          { field: 'code', message: 'a model with this code already exists' },
+          { field: 'capabilities.1', message: 'each must be 2-32 lower-case letters, digits, - or _', key: MSG.capability },
+          { field: 'code', message: 'a model with this code already exists', key: 'deviceModel.codeTaken' },
           { field: 'other', message: 'x' },
         ],
       },

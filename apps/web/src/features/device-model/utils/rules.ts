@@ -1,4 +1,5 @@
 import { CAPABILITY_RULE, MODEL_CODE_RULE, MSG } from '@cpc/contracts/device-constants';
+import { sayServerMessage, serverFieldErrors, type ServerMessage, type Wording } from '@/lib/server-messages';
 
 type T = (key: string, options?: Record<string, unknown>) => string;
 
@@ -39,41 +40,35 @@ export const toRule = <V>(check: (v: V) => string | null, t: T) => ({
   },
 });
 
-/** The server's messages (contracts, service) this page knows, shown in the user's language; others as sent. */
-const KNOWN: Array<[RegExp | string, string]> = [
-  [MSG.modelCode, 'deviceModel.validation.code'],
-  [MSG.capability, 'deviceModel.validation.capability'],
-  ['must not repeat a capability', 'deviceModel.validation.capabilityRepeat'],
-  ['name cannot be empty', 'deviceModel.validation.nameRequired'],
-  ['a model with this code already exists', 'deviceModel.validation.codeTaken'],
-  [/^the model is used by (\d+) registered devices and cannot be deleted$/, 'deviceModel.delete.inUse'],
-  ['device model does not exist', 'deviceModel.delete.gone'],
-];
+/** The server's message keys this page words its own way; others are said from the shared catalogue. */
+const WORDING: Wording = {
+  [MSG.modelCode]: 'deviceModel.validation.code',
+  [MSG.capability]: 'deviceModel.validation.capability',
+  'rule.capabilityRepeat': 'deviceModel.validation.capabilityRepeat',
+  'rule.nameRequired': 'deviceModel.validation.nameRequired',
+  'deviceModel.codeTaken': 'deviceModel.validation.codeTaken',
+};
 
-export function translateServerMessage(message: string, t: T): string {
-  for (const [pattern, key] of KNOWN) {
-    if (typeof pattern === 'string' ? pattern === message : pattern.test(message)) {
-      const n = typeof pattern === 'string' ? undefined : message.match(pattern)?.[1];
-      return t(key, { ...LIMITS, n });
-    }
-  }
-  return message;
-}
+/** A problem the server named by key, in the user's language. */
+export const sayServerProblem = (m: ServerMessage, t: T) => sayServerMessage(m, (key, options) => t(key, { ...LIMITS, ...options }), WORDING);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
 /** antd `form.setFields` entries for a 400's field errors (`capabilities.2` belongs to `capabilities`). */
 export function formFieldErrors<N extends string>(err: unknown, fields: readonly N[], t: T): Array<{ name: N; errors: string[] }> {
-  const data = isRecord(err) ? err.data : undefined;
-  const list = isRecord(data) && Array.isArray(data.fields) ? data.fields : [];
   const byField = new Map<N, string[]>();
-  for (const f of list) {
-    if (!isRecord(f) || typeof f.field !== 'string' || typeof f.message !== 'string') continue;
+  for (const f of serverFieldErrors(err)) {
     const name = f.field.split('.')[0] as N;
-    if (fields.includes(name)) byField.set(name, [...(byField.get(name) ?? []), translateServerMessage(f.message, t)]);
+    if (fields.includes(name)) byField.set(name, [...(byField.get(name) ?? []), sayServerProblem(f, t)]);
   }
   return [...byField].map(([name, errors]) => ({ name, errors }));
 }
 
-/** The message of a failed call in the user's language (the request layer's error carries the server's text). */
-export const errorText = (err: unknown, t: T): string => (err instanceof Error ? translateServerMessage(err.message, t) : String(err));
+/**
+ * The message of a failed call in the user's language: the server says `msg` in the console's language; a model
+ * gone meanwhile (404 naming the device model for programs) in this page's words.
+ */
+export function errorText(err: unknown, t: T): string {
+  if (isRecord(err) && isRecord(err.data) && err.data.resource === 'device model') return t('deviceModel.delete.gone');
+  return err instanceof Error ? err.message : String(err);
+}

@@ -6,7 +6,7 @@ import type { ImportRowError, RegisteredDevice } from '@cpc/contracts/device-reg
 import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from '@cpc/contracts/device-constants';
 import { useImportDevices } from '../api/registry';
 import { TEMPLATE_FILE_NAME, downloadText, templateCsv } from '../utils/csv';
-import { importFailureOf, translateMessage, type ImportFailure } from '../utils/messages';
+import { importFailureOf, sayProblem, type ImportFailure } from '../utils/messages';
 
 interface ImportModalProps {
   open: boolean;
@@ -102,14 +102,15 @@ export function ImportModal({ open, onClose, onImported }: ImportModalProps) {
         {failure?.kind === 'rows' && (
           <Flex vertical gap={8} data-testid="import-row-errors">
             <Alert type="error" showIcon title={t('deviceRegistry.import.rowsFailed', { n: failure.rows.length, rows: new Set(failure.rows.map((r) => r.row)).size })} />
-            <Table<ImportRowError & { key: number }>
+            <Table<ImportRowError & { id: number }>
               size="small"
-              dataSource={failure.rows.map((r, i) => ({ ...r, key: i }))}
+              rowKey="id"
+              dataSource={failure.rows.map((r, i) => ({ ...r, id: i }))}
               pagination={failure.rows.length > 8 ? { pageSize: 8, showSizeChanger: false } : false}
               columns={[
                 { key: 'row', dataIndex: 'row', title: t('deviceRegistry.import.row'), width: 80 },
                 { key: 'field', dataIndex: 'field', title: t('deviceRegistry.import.field'), width: 120, render: (v: string) => <Typography.Text code>{columnLabel(v)}</Typography.Text> },
-                { key: 'message', dataIndex: 'message', title: t('deviceRegistry.import.problem'), render: (v: string) => translateMessage(v, t) },
+                { key: 'message', dataIndex: 'message', title: t('deviceRegistry.import.problem'), render: (_: string, r: ImportRowError) => sayProblem(r, t) },
               ]}
             />
           </Flex>

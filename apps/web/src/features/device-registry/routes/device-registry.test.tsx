@@ -104,8 +104,8 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
 
   it('names every bad row of a refused import, then shows the keys of an accepted one once', async () => {
     const rows = [
-      { row: 3, field: 'sn', message: MSG.sn },
-      { row: 4, field: 'model', message: 'unknown model code "NOPE"' },
+      { row: 3, field: 'sn', message: 'must be 4-32 letters, digits, - or _', key: MSG.sn },
+      { row: 4, field: 'model', message: 'unknown model code "NOPE"', key: 'registry.unknownModel', params: { code: 'NOPE' } },
     ];
     importAnswers.push(() => {
       throw new RequestError('nothing imported: row 3 sn: …', 400, 400, { fields: [], rows });
@@ -162,7 +162,7 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
 
   it('says what is wrong with a file that is no import at all', async () => {
     importAnswers.push(() => {
-      throw new RequestError('file: the first line must be …', 400, 400, { fields: [{ field: 'file', message: 'the first line must be the header sn,model,bind_key,secret,iccid,imei (sn and model required)' }] });
+      throw new RequestError('file: the first line must be …', 400, 400, { fields: [{ field: 'file', message: 'the first line must be the header sn,model,bind_key,secret,iccid,imei (sn and model required)', key: 'registry.header', params: { header: 'sn,model,bind_key,secret,iccid,imei' } }] });
     });
     renderPage(<DeviceRegistryPage />);
     fireEvent.click(await screen.findByRole('button', { name: /导入 CSV/ }));

@@ -1,9 +1,11 @@
-import { BIND_FAIL_WINDOW_S, MSG } from '@cpc/contracts/device-constants';
-import { NO_CONTROL_MSG } from '@cpc/contracts/validators';
+import { BIND_FAIL_WINDOW_S } from '@cpc/contracts/device-constants';
+import type { MessageKey } from '@cpc/contracts/messages';
+import { sayServerMessage, serverFieldErrors } from '@/lib/server-messages';
 
 /**
- * The server explains a refused call in en (`msg`, and `data.fields` for a 400). The answers this section
- * knows become a message in the user's language, on the form field they are about; others are shown as sent.
+ * The server explains a refused call in the console's language (`msg`), and a 400's fields by key
+ * (`data.fields[].key`): the keys this section words its own way become its i18n keys, on the form field they
+ * are about; others are said from the shared catalogue.
  */
 export interface ExplainedError {
   /** The form field the message belongs to; none for a message above the form. */
@@ -16,33 +18,23 @@ export interface ExplainedError {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
-interface Field {
-  field: string;
-  message: string;
-}
-
-function fieldsOf(err: unknown): Field[] {
-  if (!isRecord(err) || !isRecord(err.data) || !Array.isArray(err.data.fields)) return [];
-  return err.data.fields.filter((f): f is Field => isRecord(f) && typeof f.field === 'string' && typeof f.message === 'string');
-}
-
 const codeOf = (err: unknown): number | null => (isRecord(err) && err.code !== null && err.code !== undefined ? Number(err.code) : null);
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** Field messages of the server → i18n keys, per field (the last segment of its path). */
-const KNOWN: Record<string, Record<string, string>> = {
+/** Message keys of the server → this section's i18n keys, per field (the last segment of its path). */
+const KNOWN: Record<string, Partial<Record<MessageKey, string>>> = {
   sn: {
-    'device is bound to another account': 'device.bind.error.boundElsewhere',
-    'the device is already bound to this account': 'device.bind.error.alreadyMine',
-    [MSG.sn]: 'device.bind.snRule',
+    'device.boundElsewhere': 'device.bind.error.boundElsewhere',
+    'device.alreadyBound': 'device.bind.error.alreadyMine',
+    'rule.sn': 'device.bind.snRule',
   },
-  bindKey: { 'bind key is wrong': 'device.bind.error.wrongKey', 'bind key cannot be empty': 'device.bind.bindKeyRequired' },
+  bindKey: { 'device.bindKeyWrong': 'device.bind.error.wrongKey', 'rule.bindKeyRequired': 'device.bind.bindKeyRequired' },
   name: {
-    'a group with this name already exists here': 'device.groups.nameTaken',
-    'name cannot be empty': 'device.groups.nameRequired',
-    'must be at most 30 characters': 'device.edit.nameMax',
+    'device.groupNameTaken': 'device.groups.nameTaken',
+    'rule.nameRequired': 'device.groups.nameRequired',
+    'rule.maxChars': 'device.edit.nameMax',
   },
-  remark: { 'must be at most 200 characters': 'device.edit.remarkMax' },
+  remark: { 'rule.maxChars': 'device.edit.remarkMax' },
 };
 
 /** What to tell the user about a refused bind, edit or group change. */
@@ -56,13 +48,14 @@ export function explainError(err: unknown): ExplainedError[] {
     if (resource === 'parent group') return [{ field: 'parentId', key: 'device.groups.parentMissing', text }];
     if (resource === 'group') return [{ field: 'groupId', key: 'device.bind.error.groupMissing', text }];
   }
-  const fields = fieldsOf(err);
+  const fields = serverFieldErrors(err);
   if (fields.length) {
-    return fields.map(({ field, message }) => {
-      const name = field.split('.').pop() ?? field;
+    return fields.map((f) => {
+      const name = f.field.split('.').pop() ?? f.field;
+      const said = f.key as MessageKey | undefined;
       // the same rule on every text field (names, remarks, keys): one message
-      const key = KNOWN[name]?.[message] ?? (message === NO_CONTROL_MSG ? 'device.noControl' : null);
-      return { field: name, key, text: message };
+      const key = (said && KNOWN[name]?.[said]) ?? (said === 'rule.noControl' ? 'device.noControl' : null);
+      return { field: name, key, text: sayServerMessage(f) };
     });
   }
   return [{ key: null, text: messageOf(err) }];

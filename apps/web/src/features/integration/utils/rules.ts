@@ -1,4 +1,5 @@
 import { APP_KEY_NAME_MAX, APP_KEY_RATE_LIMIT_MAX, APP_KEY_RATE_LIMIT_MIN, IP_ALLOW_MAX, isCallbackUrl, isIpOrCidr } from '@cpc/contracts/integration-constants';
+import { sayServerMessage, serverFieldErrors, type Wording } from '@/lib/server-messages';
 
 type T = (key: string, options?: Record<string, unknown>) => string;
 
@@ -46,35 +47,27 @@ export const toRule = <V>(check: (v: V) => string | null, t: T) => ({
   },
 });
 
-/** The server's messages this page knows, shown in the user's language; others as sent. */
-const KNOWN: Array<[RegExp | string, string]> = [
-  ['name cannot be empty', 'integration.validation.nameRequired'],
-  [/^must be at most \d+ characters$/, 'integration.validation.nameMax'],
-  [/^must be an http:\/\/ or https:\/\/ URL/, 'integration.validation.callbackUrl'],
-  ['each must be an IPv4 or IPv6 address or CIDR block', 'integration.validation.ip'],
-  [/^at most \d+ entries$/, 'integration.validation.ipMax'],
-  ['must not repeat an entry', 'integration.validation.ipRepeat'],
-  [/calls per second$/, 'integration.validation.rateLimit'],
-  ['must be a whole number', 'integration.validation.rateLimit'],
-];
+/** The server's message keys this page words its own way; others are said from the shared catalogue. */
+const WORDING: Wording = {
+  'rule.nameRequired': 'integration.validation.nameRequired',
+  'rule.maxChars': 'integration.validation.nameMax',
+  'rule.callbackUrl': 'integration.validation.callbackUrl',
+  'rule.ipList': 'integration.validation.ip',
+  'rule.maxEntries': 'integration.validation.ipMax',
+  'rule.entryRepeat': 'integration.validation.ipRepeat',
+  'rule.rateLimit': 'integration.validation.rateLimit',
+  'rule.wholeNumber': 'integration.validation.rateLimit',
+};
 
-export function translateServerMessage(message: string, t: T): string {
-  for (const [pattern, key] of KNOWN) if (typeof pattern === 'string' ? pattern === message : pattern.test(message)) return t(key, LIMITS);
-  return message;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
 /** antd `form.setFields` entries for a 400's field errors (`ipAllowList.2` belongs to `ipAllowList`); the rest in `other`. */
 export function fieldErrors<N extends string>(err: unknown, fields: readonly N[], t: T): { fields: Array<{ name: N; errors: string[] }>; other: string | null } {
-  const data = isRecord(err) ? err.data : undefined;
-  const list = isRecord(data) && Array.isArray(data.fields) ? data.fields : [];
   const byField = new Map<N, string[]>();
-  for (const f of list) {
-    if (!isRecord(f) || typeof f.field !== 'string' || typeof f.message !== 'string') continue;
+  for (const f of serverFieldErrors(err)) {
     const name = f.field.split('.')[0] as N;
-    if (fields.includes(name)) byField.set(name, [...(byField.get(name) ?? []), translateServerMessage(f.message, t)]);
+    if (fields.includes(name)) byField.set(name, [...(byField.get(name) ?? []), sayServerMessage(f, (key, options) => t(key, { ...LIMITS, ...options }), WORDING)]);
   }
-  const other = byField.size ? null : err instanceof Error ? translateServerMessage(err.message, t) : String(err);
+  // anything else is said in msg, already in the user's language
+  const other = byField.size ? null : err instanceof Error ? err.message : String(err);
   return { fields: [...byField].map(([name, errors]) => ({ name, errors })), other };
 }

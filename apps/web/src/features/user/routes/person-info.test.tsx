@@ -84,7 +84,7 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
   });
 
   it("puts the server's field error under the field", async () => {
-    server.on('POST', `${API}/user/v1/user/updateProfile`, { status: 400, body: { code: 400, msg: 'email: must be a valid e-mail address', data: { fields: [{ field: 'email', message: 'must be a valid e-mail address' }] } } });
+    server.on('POST', `${API}/user/v1/user/updateProfile`, { status: 400, body: { code: 400, msg: 'email: must be a valid e-mail address', data: { fields: [{ field: 'email', message: 'must be a valid e-mail address', key: 'rule.email' }] } } });
     renderPage(<PersonInfoPage />);
     const email = await screen.findByPlaceholderText('用于接收通知，可不填');
     fireEvent.change(email, { target: { value: 'odd@example.com' } });
@@ -121,7 +121,7 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
     let attempt = 0;
     server.on('POST', `${API}/user/v1/user/changePassword`, () =>
       ++attempt === 1
-        ? { status: 400, body: { code: 400, msg: 'oldPassword: the old password is wrong', data: { fields: [{ field: 'oldPassword', message: 'the old password is wrong' }] } } }
+        ? { status: 400, body: { code: 400, msg: 'oldPassword: the old password is wrong', data: { fields: [{ field: 'oldPassword', message: 'the old password is wrong', key: 'auth.oldPasswordWrong' }] } } }
         : envelope(null),
     );
     renderPage(<PersonInfoPage />, '/?tab=password');

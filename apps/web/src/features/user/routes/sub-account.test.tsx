@@ -125,7 +125,7 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
 
   it("shows the server's refusal of a taken user name under the field", async () => {
     useSession.getState().setUserInfo(customer());
-    server.on('POST', `${API}/system/subAccount/create`, { status: 400, body: { code: 400, msg: 'username: this user name is taken', data: { fields: [{ field: 'username', message: 'this user name is taken' }] } } });
+    server.on('POST', `${API}/system/subAccount/create`, { status: 400, body: { code: 400, msg: 'username: this user name is taken', data: { fields: [{ field: 'username', message: 'this user name is taken', key: 'auth.usernameTaken' }] } } });
     renderPage(<SubAccountPage />);
     await screen.findByText('clerk01');
     fireEvent.click(screen.getByText('新建子账号', { selector: 'button span' }));

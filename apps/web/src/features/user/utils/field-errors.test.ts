@@ -13,10 +13,10 @@ describe('server field errors', () => {
   });
 
   it.each([
-    [[{ field: 'email', message: 'must be a valid e-mail address' }], [{ name: 'email', errors: ['T(user.validation.email)'] }]],
-    [[{ field: 'oldPassword', message: 'the old password is wrong' }], [{ name: 'oldPassword', errors: ['T(user.validation.oldPasswordWrong)'] }]],
+    [[{ field: 'email', message: 'must be a valid e-mail address', key: 'rule.email' }], [{ name: 'email', errors: ['T(user.validation.email)'] }]],
+    [[{ field: 'oldPassword', message: 'the old password is wrong', key: 'auth.oldPasswordWrong' }], [{ name: 'oldPassword', errors: ['T(user.validation.oldPasswordWrong)'] }]],
     [[{ field: 'body.nickname', message: 'something new' }], [{ name: 'nickname', errors: ['something new'] }]],
-    [[{ field: 'username', message: 'this user name is taken' }], []],
+    [[{ field: 'username', message: 'this user name is taken', key: 'auth.usernameTaken' }], []],
   ])('puts %j on the form as %j', (fields, want) => {
     expect(toFormFieldErrors(rejected(fields), ['email', 'nickname', 'oldPassword'] as const, t)).toEqual(want);
   });
