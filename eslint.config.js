@@ -1,4 +1,4 @@
-// The linter, `npm run lint` (not yet part of `npm test`: the tree still has findings to fix first). Type-aware
+// The linter, `npm run lint` (and part of `npm test`, with Prettier's check of the formatting). Type-aware
 // rules where a mistake costs a user something (a promise nobody waits for, a switch that forgets a state),
 // React's rules of hooks, and the import boundaries of STYLE.md as rules rather than habits.
 import fs from 'node:fs';

@@ -1,4 +1,5 @@
-// `npm test`: type-check, unit and API tests against real PostgreSQL, then browser tests against the built console.
+// `npm test`: type-check, format check, lint, unit and API tests against real PostgreSQL, then browser tests
+// against the built console.
 //
 // The stages before the browser tests do not depend on each other, and the API tests spend most of their time
 // waiting (on PostgreSQL, the brokers, timers): they run in two lanes side by side, each lane's output printed
@@ -16,6 +17,8 @@ const lanes = [
       ['type-check device-sim', ...npx('tsc', '-p', 'apps/device-sim')],
       ['type-check e2e', ...npx('tsc', '-p', 'e2e')],
       ['type-check bench', ...npx('tsc', '-p', 'bench')],
+      ['format check (Prettier)', ...npx('prettier', '--check', '--log-level', 'warn', '.')],
+      ['lint (ESLint)', ...npx('eslint', '--max-warnings', '0', '.')],
       ['contracts unit tests', ...npx('vitest', 'run', '--root', 'packages/contracts')],
       ['web unit tests', ...npx('vitest', 'run', '--root', 'apps/web')],
       ['build the console', 'npm', ['run', 'build', '-w', 'apps/web']],
