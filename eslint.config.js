@@ -53,7 +53,19 @@ const zones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'test-artifacts/**', '.scratch/**', 'bench/reference/**', 'scripts/*.d.mts', '**/vitest.config.ts', '**/vite.config.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'data/**',
+      'test-artifacts/**',
+      '.scratch/**',
+      'bench/reference/**',
+      'scripts/*.d.mts',
+      '**/vitest.config.ts',
+      '**/vite.config.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   comments.recommended,
@@ -71,7 +83,15 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
       '@typescript-eslint/no-explicit-any': 'off',
       '@eslint-community/eslint-comments/require-description': ['error', { ignore: [] }],
       '@eslint-community/eslint-comments/disable-enable-pair': ['error', { allowWholeFile: true }],

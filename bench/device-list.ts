@@ -52,8 +52,12 @@ async function load(db: Db): Promise<void> {
   await sql`INSERT INTO tenants (id, kind, name, auth_status)
     SELECT ${TENANT_BASE} + k, 'enterprise', 'tenant_' || k, 1 FROM generate_series(0, ${TENANTS - 1}) k`.execute(db);
   await sql`INSERT INTO users (tenant_id, username, mobile, password_hash, is_super)
-    SELECT ${TENANT_BASE} + k, 'bench_' || k, NULL, 'not-a-hash', 1 FROM generate_series(0, ${TENANTS - 1}) k`.execute(db);
-  await sql`INSERT INTO sessions (id, tenant_id, user_id) SELECT gen_random_uuid(), tenant_id, id FROM users WHERE username LIKE 'bench\_%'`.execute(db);
+    SELECT ${TENANT_BASE} + k, 'bench_' || k, NULL, 'not-a-hash', 1 FROM generate_series(0, ${TENANTS - 1}) k`.execute(
+    db,
+  );
+  await sql`INSERT INTO sessions (id, tenant_id, user_id) SELECT gen_random_uuid(), tenant_id, id FROM users WHERE username LIKE 'bench\_%'`.execute(
+    db,
+  );
   // groups: id = k * 15 + j + 1; j < 5 top level, j >= 5 under (j - 5) / 2
   await sql`INSERT INTO device_groups (id, tenant_id, parent_id, name)
     SELECT k * ${GROUPS_PER_TENANT} + j + 1, ${TENANT_BASE} + k,
@@ -102,7 +106,9 @@ async function load(db: Db): Promise<void> {
   log(`  ${DEVICES.toLocaleString('en')} devices: ${secs(t0)}`);
   t0 = performance.now();
   await sql`INSERT INTO sims (iccid, tenant_id, device_id, carrier, plan_total_mb, used_mb, state)
-    SELECT iccid, tenant_id, id, 'cmcc', 1024, (id % 1000) + 0.5, CASE WHEN id % 30 = 0 THEN 'low' ELSE 'active' END FROM devices`.execute(db);
+    SELECT iccid, tenant_id, id, 'cmcc', 1024, (id % 1000) + 0.5, CASE WHEN id % 30 = 0 THEN 'low' ELSE 'active' END FROM devices`.execute(
+    db,
+  );
   log(`  ${DEVICES.toLocaleString('en')} SIMs: ${secs(t0)}`);
   t0 = performance.now();
   for (const i of indexes) await sql.raw(i.def).execute(db);
@@ -111,7 +117,9 @@ async function load(db: Db): Promise<void> {
   await sql`VACUUM ANALYZE`.execute(db);
   log(`  vacuum analyze: ${secs(t0)}`);
   const { rows: size } = await sql<{ heap: string; idx: string }>`
-    SELECT pg_size_pretty(pg_relation_size('devices')) AS heap, pg_size_pretty(pg_indexes_size('devices')) AS idx`.execute(db);
+    SELECT pg_size_pretty(pg_relation_size('devices')) AS heap, pg_size_pretty(pg_indexes_size('devices')) AS idx`.execute(
+    db,
+  );
   log(`  devices table: ${size[0].heap} heap, ${size[0].idx} indexes`);
 }
 
@@ -123,13 +131,22 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
-const fmt = (s: Sample) => `${s.name.padEnd(50)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${pct(s.ms, 0.99).toFixed(2).padStart(7)} ms`;
+const fmt = (s: Sample) =>
+  `${s.name.padEnd(50)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${pct(s.ms, 0.99).toFixed(2).padStart(7)} ms`;
 
-async function measure(app: FastifyInstance, name: string, requests: Array<{ url: string; token?: string }>): Promise<Sample> {
+async function measure(
+  app: FastifyInstance,
+  name: string,
+  requests: Array<{ url: string; token?: string }>,
+): Promise<Sample> {
   const ms: number[] = [];
   for (const r of requests) {
     const t0 = performance.now();
-    const res = await app.inject({ method: 'GET', url: r.url, headers: r.token ? { authorization: `Bearer ${r.token}` } : {} });
+    const res = await app.inject({
+      method: 'GET',
+      url: r.url,
+      headers: r.token ? { authorization: `Bearer ${r.token}` } : {},
+    });
     ms.push(performance.now() - t0);
     if (res.statusCode !== 200) throw new Error(`${r.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   }
@@ -149,7 +166,12 @@ async function measureFn(name: string, n: number, fn: () => Promise<unknown>): P
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-bench-list-'));
-  log(`device-list bench: ${DEVICES.toLocaleString('en')} devices, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  log(
+    `device-list bench: ${DEVICES.toLocaleString('en')} devices, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const t0 = performance.now();
   const embedded = await startEmbeddedPostgres(dir);
   const admin = new pg.Client(embedded.url);
@@ -166,20 +188,50 @@ async function main() {
     await load(db);
 
     // The gateway's presence sweep runs inside the app; a long interval keeps it out of the measurement.
-    const config = loadConfig({ DATA_DIR: path.join(dir, 'data'), DATABASE_URL: url, LOG_LEVEL: 'silent', CAPTCHA_PROVIDER: 'off', NODE_ENV: 'test', MQTT_PORT: '0', SWEEP_INTERVAL_MS: '60000' });
+    const config = loadConfig({
+      DATA_DIR: path.join(dir, 'data'),
+      DATABASE_URL: url,
+      LOG_LEVEL: 'silent',
+      CAPTCHA_PROVIDER: 'off',
+      NODE_ENV: 'test',
+      MQTT_PORT: '0',
+      SWEEP_INTERVAL_MS: '60000',
+    });
     app = await buildApp(config, db);
     await app.ready();
     const tokens = new AccessTokens(await ensureSecret(db, 'jwt_secret'), 3600);
-    const sessions = await db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id').select(['sessions.id', 'sessions.tenant_id', 'sessions.user_id']).where('users.username', 'like', 'bench\\_%').execute();
-    const tenants = await Promise.all(sessions.map(async (s) => ({ tenantId: s.tenant_id, userId: s.user_id, sessionId: s.id, token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }) })));
-    const sizes = new Map((await db.selectFrom('devices').select(['tenant_id', sql<number>`count(*)`.as('n')]).groupBy('tenant_id').execute()).map((r) => [r.tenant_id, Number(r.n)]));
+    const sessions = await db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.id', 'sessions.tenant_id', 'sessions.user_id'])
+      .where('users.username', 'like', 'bench\\_%')
+      .execute();
+    const tenants = await Promise.all(
+      sessions.map(async (s) => ({
+        tenantId: s.tenant_id,
+        userId: s.user_id,
+        sessionId: s.id,
+        token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }),
+      })),
+    );
+    const sizes = new Map(
+      (
+        await db
+          .selectFrom('devices')
+          .select(['tenant_id', sql<number>`count(*)`.as('n')])
+          .groupBy('tenant_id')
+          .execute()
+      ).map((r) => [r.tenant_id, Number(r.n)]),
+    );
     const bySize = [...tenants].sort((a, b) => (sizes.get(b.tenantId) ?? 0) - (sizes.get(a.tenantId) ?? 0));
     const sizeList = bySize.map((t) => sizes.get(t.tenantId) ?? 0);
-    log(`tenant sizes: largest ${sizeList[0]}, median ${sizeList[Math.floor(sizeList.length / 2)]}, smallest ${sizeList.at(-1)}`);
+    log(
+      `tenant sizes: largest ${sizeList[0]}, median ${sizeList[Math.floor(sizeList.length / 2)]}, smallest ${sizeList.at(-1)}`,
+    );
 
     // Deterministic pseudo-random choices, so two runs ask the same questions.
     let seedN = 42;
-    const rnd = () => ((seedN = (seedN * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seedN = (seedN * 1103515245 + 12345) % 2147483648) / 2147483648;
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
     const groupOf = (tenantId: number) => (tenantId - TENANT_BASE) * GROUPS_PER_TENANT + 1 + Math.floor(rnd() * 5);
     const mixes: Array<[string, (tenantId: number) => string]> = [
@@ -200,11 +252,22 @@ async function main() {
     await bare.ready();
 
     // warm-up: every mix once for a few tenants
-    for (const t of bySize.slice(0, 5)) for (const [, q] of mixes) await measure(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
-    await measure(bare as unknown as FastifyInstance, 'warm-up', Array.from({ length: 200 }, () => ({ url: '/ping' })));
+    for (const t of bySize.slice(0, 5))
+      for (const [, q] of mixes) await measure(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
+    await measure(
+      bare as unknown as FastifyInstance,
+      'warm-up',
+      Array.from({ length: 200 }, () => ({ url: '/ping' })),
+    );
 
     const results: Sample[] = [];
-    results.push(await measure(bare as unknown as FastifyInstance, 'reference: bare Fastify route (inject)', Array.from({ length: REQUESTS * 4 }, () => ({ url: '/ping' }))));
+    results.push(
+      await measure(
+        bare as unknown as FastifyInstance,
+        'reference: bare Fastify route (inject)',
+        Array.from({ length: REQUESTS * 4 }, () => ({ url: '/ping' })),
+      ),
+    );
     const all: number[] = [];
     for (const [name, q] of mixes) {
       const reqs = Array.from({ length: REQUESTS }, () => {
@@ -239,9 +302,16 @@ async function main() {
     const service = new DeviceService(db);
     const users = await Promise.all(tenants.map((t) => loadAuthUser(db, t.userId, t.tenantId, t.sessionId)));
     results.push(
-      await measureFn('breakdown: list SQL only (default order)', REQUESTS, () => service.list(pick(users), { pageNo: 1, pageSize: 20, order: 'asc' })),
+      await measureFn('breakdown: list SQL only (default order)', REQUESTS, () =>
+        service.list(pick(users), { pageNo: 1, pageSize: 20, order: 'asc' }),
+      ),
     );
-    log(`\nload average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    log(
+      `\nload average now ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     for (const r of results) log(fmt(r));
 
     if (args.explain) {
@@ -249,19 +319,37 @@ async function main() {
       const captured: CompiledQuery[] = [];
       const pool = new pg.Pool({ connectionString: url, max: 2 });
       pool.on('error', () => {});
-      const spy = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (e) => void (e.level === 'query' && captured.push(e.query)) });
+      const spy = new Kysely<Database>({
+        dialect: new PostgresDialect({ pool }),
+        log: (e) => void (e.level === 'query' && captured.push(e.query)),
+      });
       const owner = users[tenants.indexOf(bySize[0])];
       const largest = { ...owner, scope: new TenantScope(spy, owner.tenantId) };
       log(`\nEXPLAIN ANALYZE of the list's SQL for the largest tenant (${sizeList[0]} devices): scans and time`);
       for (const [name, q] of mixes) {
         captured.length = 0;
-        await new DeviceService(spy).list(largest, deviceListQuery.parse(Object.fromEntries(new URLSearchParams(`pageSize=20&${q(largest.tenantId)}`))));
+        await new DeviceService(spy).list(
+          largest,
+          deviceListQuery.parse(Object.fromEntries(new URLSearchParams(`pageSize=20&${q(largest.tenantId)}`))),
+        );
         for (const c of captured.splice(0)) {
-          const { rows } = await spy.executeQuery<{ 'QUERY PLAN': string }>({ ...c, sql: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}` } as CompiledQuery<{ 'QUERY PLAN': string }>);
+          const { rows } = await spy.executeQuery<{ 'QUERY PLAN': string }>({
+            ...c,
+            sql: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}`,
+          } as CompiledQuery<{ 'QUERY PLAN': string }>);
           const plan = rows.map((r) => r['QUERY PLAN']);
           const kind = /count\(\*\)/.test(c.sql) ? 'count' : 'page ';
-          const scans = plan.filter((l) => /Scan|Sort Method/.test(l)).map((l) => l.trim().replace(/\s+\(cost=[^)]*\)/, '').replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=([\d.]+)[^)]*\)/, '($1 ms, $2 rows)'));
-          log(`  ${name} [${kind}] ${plan.find((l) => l.startsWith('Execution Time'))}\n      ${scans.join('\n      ')}`);
+          const scans = plan
+            .filter((l) => /Scan|Sort Method/.test(l))
+            .map((l) =>
+              l
+                .trim()
+                .replace(/\s+\(cost=[^)]*\)/, '')
+                .replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=([\d.]+)[^)]*\)/, '($1 ms, $2 rows)'),
+            );
+          log(
+            `  ${name} [${kind}] ${plan.find((l) => l.startsWith('Execution Time'))}\n      ${scans.join('\n      ')}`,
+          );
         }
       }
       await spy.destroy();

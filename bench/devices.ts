@@ -93,7 +93,10 @@ async function brokerThroughput(url: string, n = 20_000): Promise<number> {
   const all = new Promise<void>((resolve) => sub.on('message', () => ++received === n && resolve()));
   const payload = JSON.stringify({ t: 'heartbeat', battery: 80, signal: 70, paper: 'ok' });
   const t0 = performance.now();
-  for (let i = 0; i < n; i += 100) await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => pub.publishAsync('bench/tp', payload, { qos: 1 })));
+  for (let i = 0; i < n; i += 100)
+    await Promise.all(
+      Array.from({ length: Math.min(100, n - i) }, () => pub.publishAsync('bench/tp', payload, { qos: 1 })),
+    );
   await all;
   const perSecond = n / ((performance.now() - t0) / 1000);
   await Promise.all([sub.endAsync(), pub.endAsync()]);
@@ -105,12 +108,17 @@ interface BrokerRef {
   throughput: number;
 }
 
-const measureBroker = async (url: string, n: number): Promise<BrokerRef> => ({ latency: await brokerRoundTrip(url, n), throughput: await brokerThroughput(url) });
+const measureBroker = async (url: string, n: number): Promise<BrokerRef> => ({
+  latency: await brokerRoundTrip(url, n),
+  throughput: await brokerThroughput(url),
+});
 
 async function bareAedes(n: number): Promise<BrokerRef> {
   const aedes = await Aedes.createBroker();
   const server = net.createServer(aedes.handle);
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+  );
   try {
     return await measureBroker(`mqtt://127.0.0.1:${port}`, n);
   } finally {
@@ -124,11 +132,22 @@ async function bareMosquitto(n: number): Promise<BrokerRef | null> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mosquitto-'));
   const conf = path.join(dir, 'm.conf');
-  fs.writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n${process.getuid?.() === 0 ? 'user root\n' : ''}`);
+  fs.writeFileSync(
+    conf,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n${process.getuid?.() === 0 ? 'user root\n' : ''}`,
+  );
   const child = spawn('/usr/sbin/mosquitto', ['-c', conf], { stdio: 'ignore' });
   try {
     for (let i = 0; i < 100; i++) {
-      const ok = await new Promise<boolean>((resolve) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
+      const ok = await new Promise<boolean>((resolve) =>
+        net
+          .connect(port, '127.0.0.1')
+          .once('connect', function (this: net.Socket) {
+            this.destroy();
+            resolve(true);
+          })
+          .once('error', () => resolve(false)),
+      );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -229,7 +248,9 @@ async function main(): Promise<void> {
   const HEARTBEAT = Number(args.heartbeat);
   const COMMANDS = Number(args.commands);
   const STEADY = Number(args.steady);
-  log(`device gateway benchmark: ${N} devices, ramp ${RAMP}/s, heartbeat ${HEARTBEAT} s, ${COMMANDS} commands; ${os.cpus().length} CPUs, ${mb(os.totalmem() / 1024)} RAM, Node ${process.version}`);
+  log(
+    `device gateway benchmark: ${N} devices, ramp ${RAMP}/s, heartbeat ${HEARTBEAT} s, ${COMMANDS} commands; ${os.cpus().length} CPUs, ${mb(os.totalmem() / 1024)} RAM, Node ${process.version}`,
+  );
 
   // References first, on a quiet machine
   const loadAtStart = os.loadavg()[0];
@@ -244,14 +265,35 @@ async function main(): Promise<void> {
   let fleet: Awaited<ReturnType<typeof createFleet>> | undefined;
   try {
     // a customer that owns the whole fleet, and its console session
-    const tenant = await db.insertInto('tenants').values({ kind: 'enterprise', name: 'bench', auth_status: 1 }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('users').values({ tenant_id: tenant.id, username: 'bench', mobile: null, password_hash: await hashPassword('BenchUser123'), is_super: 1 }).execute();
-    const login = await fetch(`${srv.url}/apiAdmin/user/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'BenchUser123' }) });
+    const tenant = await db
+      .insertInto('tenants')
+      .values({ kind: 'enterprise', name: 'bench', auth_status: 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('users')
+      .values({
+        tenant_id: tenant.id,
+        username: 'bench',
+        mobile: null,
+        password_hash: await hashPassword('BenchUser123'),
+        is_super: 1,
+      })
+      .execute();
+    const login = await fetch(`${srv.url}/apiAdmin/user/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bench', password: 'BenchUser123' }),
+    });
     const token = ((await login.json()) as { data: { token: string } }).data.token;
     const auth = { authorization: `Bearer ${token}` };
     let t0 = performance.now();
     const ids = await registerInDb(db, specs);
-    await bindInDb(db, tenant.id, specs.map((s) => s.sn));
+    await bindInDb(
+      db,
+      tenant.id,
+      specs.map((s) => s.sn),
+    );
     log(`registered and bound ${N} devices in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     await new Promise((r) => setTimeout(r, 2000));
@@ -262,7 +304,15 @@ async function main(): Promise<void> {
     // the ramp
     log(`ramping the fleet to ${srv.mqttUrl} …`);
     t0 = performance.now();
-    fleet = await createFleet({ url: srv.mqttUrl, specs, seed: 99, heartbeatS: HEARTBEAT, rampPerSecond: RAMP, stepMs: 0, start: false });
+    fleet = await createFleet({
+      url: srv.mqttUrl,
+      specs,
+      seed: 99,
+      heartbeatS: HEARTBEAT,
+      rampPerSecond: RAMP,
+      stepMs: 0,
+      start: false,
+    });
     const cpu0 = cpuSeconds(srv.child.pid!);
     const fleetCpu0 = process.cpuUsage();
     const started = fleet.start().catch(() => {});
@@ -270,8 +320,16 @@ async function main(): Promise<void> {
     let online = 0;
     while (Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 2000));
-      online = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)).rows[0].n);
-      process.stdout.write(`\r  ${online} online in the database, ${fleet.stats().online} connected in the fleet, server RSS ${mb(rssKb(srv.child.pid!))}   `);
+      online = Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)
+        ).rows[0].n,
+      );
+      process.stdout.write(
+        `\r  ${online} online in the database, ${fleet.stats().online} connected in the fleet, server RSS ${mb(rssKb(srv.child.pid!))}   `,
+      );
       if (online >= N) break;
     }
     const rampS = (performance.now() - t0) / 1000;
@@ -290,15 +348,27 @@ async function main(): Promise<void> {
     const steadyRate = (fleet.stats().sent - sent1) / STEADY;
     const steadyRss = rssKb(srv.child.pid!);
     const steadyMem = await srv.memory();
-    const stillOnline = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)).rows[0].n);
+    const stillOnline = Number(
+      (
+        await sql<{
+          n: string;
+        }>`SELECT count(*) AS n FROM devices WHERE status = 'online' AND tenant_id = ${tenant.id}`.execute(db)
+      ).rows[0].n,
+    );
     const loadedApi = await httpLatency(`${srv.url}/apiAdmin/device/task/list?pageSize=1`, 300, auth);
 
     // command round trips, observed on the console's event stream
-    const ticket = ((await (await request(`${srv.url}/apiAdmin/device/events/ticket`, { method: 'POST', headers: auth })).json()) as { data: { ticket: string } }).data.ticket;
+    const ticket = (
+      (await (await request(`${srv.url}/apiAdmin/device/events/ticket`, { method: 'POST', headers: auth })).json()) as {
+        data: { ticket: string };
+      }
+    ).data.ticket;
     const waiting = new Map<string, () => void>();
     const seen = new Set<string>();
     const ac = new AbortController();
-    const stream = await fetch(`${srv.url}/apiAdmin/device/events?ticket=${encodeURIComponent(ticket)}`, { signal: ac.signal });
+    const stream = await fetch(`${srv.url}/apiAdmin/device/events?ticket=${encodeURIComponent(ticket)}`, {
+      signal: ac.signal,
+    });
     void (async () => {
       const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
       let buf = '';
@@ -329,10 +399,17 @@ async function main(): Promise<void> {
       const d = onlineDevices[(i * 7919) % onlineDevices.length];
       if (!d.online) continue;
       const start = performance.now();
-      const res = await request(`${srv.url}/apiAdmin/device/command`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ deviceIds: [ids.get(d.sn)], type: 'reboot' }) });
+      const res = await request(`${srv.url}/apiAdmin/device/command`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ deviceIds: [ids.get(d.sn)], type: 'reboot' }),
+      });
       const taskId = ((await res.json()) as { data: { taskIds: string[] } }).data.taskIds[0];
       const done = seen.has(taskId) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(taskId, resolve));
-      const ok = await Promise.race([done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+      const ok = await Promise.race([
+        done.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+      ]);
       waiting.delete(taskId);
       if (ok) rounds.push(performance.now() - start);
       else late.push(taskId);
@@ -340,7 +417,11 @@ async function main(): Promise<void> {
     ac.abort();
     const failed = late.length;
     if (late.length) {
-      const states = await db.selectFrom('device_tasks').select(['state', 'attempts']).where('id', 'in', late).execute();
+      const states = await db
+        .selectFrom('device_tasks')
+        .select(['state', 'attempts'])
+        .where('id', 'in', late)
+        .execute();
       log(`not back within 10 s: ${states.map((t) => `${t.state} after ${t.attempts} deliveries`).join(', ')}`);
     }
     const peakRss = rssKb(srv.child.pid!);
@@ -349,17 +430,34 @@ async function main(): Promise<void> {
     log('');
     log('| figure | this run | reference (same run) |');
     log('|---|---|---|');
-    log(`| devices connected | ${online} of ${N} online in the database after ${rampS.toFixed(0)} s (ramp ${RAMP}/s); ${stillOnline} still online after ${STEADY} s of heartbeats | ${N} asked for |`);
-    const heap = (m: NodeJS.MemoryUsage) => `V8 heap ${mb(m.heapUsed / 1024)} used of ${mb(m.heapTotal / 1024)}, external ${mb(m.external / 1024)}`;
-    log(`| server RSS | ${mb(steadyRss)} with the fleet (${mb(peakRss)} after the commands) | ${mb(idleRss)} before the fleet |`);
-    log(`| of which | ${heap(steadyMem)} (${heap(peakMem)} after the commands) | ${heap(idleMem)} before the fleet |`);
-    log(`| server CPU | ${(steadyCpu * 100).toFixed(0)} % of one core steady (${((rampCpu / rampS) * 100).toFixed(0)} % during the ramp) | the fleet's own process: ${((fleetRampCpu / rampS) * 100).toFixed(0)} % during the ramp |`);
     log(
-      `| device messages, steady (heartbeats, status, location, traffic) | ${steadyRate.toFixed(0)}/s taken by the server at ${(steadyCpu * 100).toFixed(0)} % of one core: ${(steadyRate / Math.max(steadyCpu, 0.001)).toFixed(0)}/s a core | raw broker throughput, QoS 1, one publisher → one subscriber: bare Aedes ${refAedes.throughput.toFixed(0)}/s${refMosquitto ? `, bare Mosquitto ${refMosquitto.throughput.toFixed(0)}/s` : ''} |`,
+      `| devices connected | ${online} of ${N} online in the database after ${rampS.toFixed(0)} s (ramp ${RAMP}/s); ${stillOnline} still online after ${STEADY} s of heartbeats | ${N} asked for |`,
     );
-    log(`| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`);
-    log(`| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes publish → deliver ${pp(refAedes.latency)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto.latency)}` : ''} |`);
-    log(`| API call (GET /device/task/list) under the fleet | ${pp(loadedApi)} (${pp(idleApi)} before the fleet) | bare Fastify route ${pp(refFastify)} |`);
+    const heap = (m: NodeJS.MemoryUsage) =>
+      `V8 heap ${mb(m.heapUsed / 1024)} used of ${mb(m.heapTotal / 1024)}, external ${mb(m.external / 1024)}`;
+    log(
+      `| server RSS | ${mb(steadyRss)} with the fleet (${mb(peakRss)} after the commands) | ${mb(idleRss)} before the fleet |`,
+    );
+    log(`| of which | ${heap(steadyMem)} (${heap(peakMem)} after the commands) | ${heap(idleMem)} before the fleet |`);
+    log(
+      `| server CPU | ${(steadyCpu * 100).toFixed(0)} % of one core steady (${((rampCpu / rampS) * 100).toFixed(0)} % during the ramp) | ` +
+        `the fleet's own process: ${((fleetRampCpu / rampS) * 100).toFixed(0)} % during the ramp |`,
+    );
+    log(
+      `| device messages, steady (heartbeats, status, location, traffic) | ${steadyRate.toFixed(0)}/s taken by the server at ${(steadyCpu * 100).toFixed(0)} % of one core: ` +
+        `${(steadyRate / Math.max(steadyCpu, 0.001)).toFixed(0)}/s a core | raw broker throughput, QoS 1, one publisher → one subscriber: bare Aedes ` +
+        `${refAedes.throughput.toFixed(0)}/s${refMosquitto ? `, bare Mosquitto ${refMosquitto.throughput.toFixed(0)}/s` : ''} |`,
+    );
+    log(
+      `| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`,
+    );
+    log(
+      `| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes ` +
+        `publish → deliver ${pp(refAedes.latency)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto.latency)}` : ''} |`,
+    );
+    log(
+      `| API call (GET /device/task/list) under the fleet | ${pp(loadedApi)} (${pp(idleApi)} before the fleet) | bare Fastify route ${pp(refFastify)} |`,
+    );
   } finally {
     await fleet?.stop().catch(() => {});
     await db.destroy();

@@ -103,7 +103,11 @@ const ownCpu = () => {
 };
 
 /** Runs `n` calls of `fn` with `concurrency` in flight; answers the wall time in seconds and the failures. */
-async function closedLoop(n: number, concurrency: number, fn: (i: number) => Promise<boolean>): Promise<{ seconds: number; failed: number }> {
+async function closedLoop(
+  n: number,
+  concurrency: number,
+  fn: (i: number) => Promise<boolean>,
+): Promise<{ seconds: number; failed: number }> {
   let next = 0;
   let failed = 0;
   const t0 = performance.now();
@@ -120,7 +124,12 @@ async function closedLoop(n: number, concurrency: number, fn: (i: number) => Pro
  * `maxInFlight` are on the wire, as an integrator's connection pool would allow; a call waiting for a slot is
  * late, and `fn` gets its scheduled start so that the wait counts in its latency.
  */
-async function openLoop(rate: number, seconds: number, fn: (i: number, scheduledAt: number) => Promise<void>, maxInFlight = 256): Promise<void> {
+async function openLoop(
+  rate: number,
+  seconds: number,
+  fn: (i: number, scheduledAt: number) => Promise<void>,
+  maxInFlight = 256,
+): Promise<void> {
   const total = Math.round(rate * seconds);
   const all: Promise<void>[] = [];
   const waiting: Array<() => void> = [];
@@ -173,12 +182,18 @@ interface Child {
 /** This file again in a child process with `flag`; resolves with the JSON line it prints when ready. */
 async function startChild(flag: '--serve' | '--bare', env: Record<string, string>): Promise<Child> {
   // BENCH_CPU_PROF=<dir>: the server writes a CPU profile there when it stops (open it in Chrome's DevTools)
-  const prof = flag === '--serve' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const prof =
+    flag === '--serve' && process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
   // the server compiled, as `npm start` runs it; the bare route from this file
   if (flag === '--serve') await ensureServerBuilt();
   // BENCH_SERVER_FLAGS: Node flags to try on the server, beside the ones npm start uses
   const tried = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
-  const argv = flag === '--serve' ? [...SERVER_NODE_FLAGS, ...tried, ...prof, serverEntry('supervised')] : ['--import', 'tsx', import.meta.filename, flag];
+  const argv =
+    flag === '--serve'
+      ? [...SERVER_NODE_FLAGS, ...tried, ...prof, serverEntry('supervised')]
+      : ['--import', 'tsx', import.meta.filename, flag];
   const child = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });
@@ -200,7 +215,9 @@ async function main(): Promise<void> {
   const RATE = Number(args.rate);
   const STEADY = Number(args.steady);
   const LINE_MS = Number(args['line-ms']);
-  log(`printing benchmark: ${PRINTERS} printers, ${SUBMITS} submits at concurrency ${C}, then ${RATE} jobs/s for ${STEADY} s; ${os.cpus().length} CPUs, Node ${process.version}`);
+  log(
+    `printing benchmark: ${PRINTERS} printers, ${SUBMITS} submits at concurrency ${C}, then ${RATE} jobs/s for ${STEADY} s; ${os.cpus().length} CPUs, Node ${process.version}`,
+  );
   const loadAtStart = os.loadavg()[0];
   const body = (originId: string, sn: string) => ({ deviceSn: sn, content: receipt(originId), copies: 1, originId });
 
@@ -209,7 +226,10 @@ async function main(): Promise<void> {
   const bare = await startChild('--bare', {});
   const bareUrl = bare.info.url;
   const bareKey: OpenKey = { appId: 'bare', secret: 'bare' };
-  const bareCall = (i: number) => signedFetch(bareUrl, bareKey, 'POST', '/open/v1/print', body(`warm-${i}`, 'BENCH-00001')).then((r) => r.status === 200);
+  const bareCall = (i: number) =>
+    signedFetch(bareUrl, bareKey, 'POST', '/open/v1/print', body(`warm-${i}`, 'BENCH-00001')).then(
+      (r) => r.status === 200,
+    );
   await closedLoop(500, C, bareCall);
   const bareRun = await closedLoop(SUBMITS, C, bareCall);
   // (it stays up: its latency is measured again right before each steady phase)
@@ -234,35 +254,76 @@ async function main(): Promise<void> {
   try {
     const settings = Object.fromEntries(
       await Promise.all(
-        ['synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes', 'shared_buffers'].map(async (n) => [n, (await sql<Record<string, string>>`SELECT current_setting(${n}) AS v`.execute(db)).rows[0].v] as const),
+        ['synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes', 'shared_buffers'].map(
+          async (n) =>
+            [n, (await sql<Record<string, string>>`SELECT current_setting(${n}) AS v`.execute(db)).rows[0].v] as const,
+        ),
       ),
     );
-    log(`PostgreSQL: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+    log(
+      `PostgreSQL: ${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+    );
 
     // reference: bare durable commits on the same database, one row the size of a job, same concurrency
-    await sql`CREATE TABLE bench_commit (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), origin_id text NOT NULL, payload bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(db);
+    await sql`CREATE TABLE bench_commit (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), origin_id text NOT NULL, payload bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(
+      db,
+    );
     const payload = Buffer.alloc(600, 7);
     const commitRun = await closedLoop(SUBMITS, C, async (i) => {
-      await sql`INSERT INTO bench_commit (origin_id, payload) VALUES (${`o-${i}`}, ${payload}) RETURNING id`.execute(db);
+      await sql`INSERT INTO bench_commit (origin_id, payload) VALUES (${`o-${i}`}, ${payload}) RETURNING id`.execute(
+        db,
+      );
       return true;
     });
     await sql`DROP TABLE bench_commit`.execute(db);
 
     // a customer, its app key, its printers (registered and bound; they connect after the first phase)
-    const tenant = await db.insertInto('tenants').values({ kind: 'enterprise', name: 'bench', auth_status: 1 }).returning('id').executeTakeFirstOrThrow();
-    const key: OpenKey = { appId: `ak${randomBytes(8).toString('hex')}`, secret: randomBytes(30).toString('base64url') };
-    await db.insertInto('app_keys').values({ tenant_id: tenant.id, app_id: key.appId, secret: key.secret, name: 'bench' }).execute();
+    const tenant = await db
+      .insertInto('tenants')
+      .values({ kind: 'enterprise', name: 'bench', auth_status: 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const key: OpenKey = {
+      appId: `ak${randomBytes(8).toString('hex')}`,
+      secret: randomBytes(30).toString('base64url'),
+    };
+    await db
+      .insertInto('app_keys')
+      .values({ tenant_id: tenant.id, app_id: key.appId, secret: key.secret, name: 'bench' })
+      .execute();
     const specs = makeSpecs(PRINTERS, { seed: 55, prefix: 'BENCHP' });
     await registerInDb(db, specs);
-    await bindInDb(db, tenant.id, specs.map((s) => s.sn));
-    fleet = await createFleet({ url: mqttUrl, specs, seed: 55, heartbeatS: 30, rampPerSecond: 500, printLineMs: LINE_MS, randomFaults: false, start: false });
+    await bindInDb(
+      db,
+      tenant.id,
+      specs.map((s) => s.sn),
+    );
+    fleet = await createFleet({
+      url: mqttUrl,
+      specs,
+      seed: 55,
+      heartbeatS: 30,
+      rampPerSecond: 500,
+      printLineMs: LINE_MS,
+      randomFaults: false,
+      start: false,
+    });
 
     // when each job came out of its printer (the simulator's clock is this process's)
     const printedAt = new Map<string, number>();
     for (const d of fleet.devices) d.on('printed', (m: { id: string }) => printedAt.set(m.id, performance.now()));
-    const submit = (originId: string, i: number) => signedFetch(url, key, 'POST', '/open/v1/print', body(originId, specs[(i * 7919) % PRINTERS].sn));
+    const submit = (originId: string, i: number) =>
+      signedFetch(url, key, 'POST', '/open/v1/print', body(originId, specs[(i * 7919) % PRINTERS].sn));
     const recorded = async (prefix: string) =>
-      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM print_jobs WHERE origin_id LIKE ${`${prefix}%`} AND state = 'printed'`.execute(db)).rows[0].n;
+      (
+        await sql<{
+          n: number;
+        }>`SELECT count(*)::int AS n FROM print_jobs WHERE origin_id LIKE ${`${prefix}%`} AND state = 'printed'`.execute(
+          db,
+        )
+      ).rows[0].n;
     /** Waits until the jobs came out of their printers and the server recorded them `printed`; answers how many did. */
     const allPrinted = async (prefix: string, ids: string[], timeoutMs: number) => {
       const end = Date.now() + timeoutMs;
@@ -277,19 +338,30 @@ async function main(): Promise<void> {
     const pg = postgresCpu(postmaster);
     pgCpu = pg;
     const counters = async () => {
-      const commits = Number((await sql<{ n: string }>`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`.execute(db)).rows[0].n);
+      const commits = Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`.execute(db)
+        ).rows[0].n,
+      );
       // PostgreSQL 18 counts WAL fsyncs in pg_stat_io, earlier versions in pg_stat_wal
       const walSyncs = await sql<{ n: string }>`SELECT sum(fsyncs) AS n FROM pg_stat_io WHERE object = 'wal'`
         .execute(db)
         .then((r) => Number(r.rows[0].n))
-        .catch(() => sql<{ n: string }>`SELECT wal_sync AS n FROM pg_stat_wal`.execute(db).then((r) => Number(r.rows[0].n)))
+        .catch(() =>
+          sql<{ n: string }>`SELECT wal_sync AS n FROM pg_stat_wal`.execute(db).then((r) => Number(r.rows[0].n)),
+        )
         .catch(() => NaN);
       return { commits, walSyncs, server: cpuSeconds(pid), postgres: pg.read(), bench: ownCpu() };
     };
     type Counters = Awaited<ReturnType<typeof counters>>;
     const costOf = (a: Counters, b: Counters, jobs: number, seconds: number) => {
       const per = (k: 'server' | 'postgres' | 'bench') => ms(((b[k] - a[k]) * 1000) / Math.max(1, jobs));
-      return `CPU per job: server ${per('server')}, PostgreSQL ${per('postgres')}, this process ${per('bench')}; per job ${((b.commits - a.commits) / Math.max(1, jobs)).toFixed(1)} commits, ${((b.walSyncs - a.walSyncs) / Math.max(1, jobs)).toFixed(2)} WAL fsyncs; server at ${(((b.server - a.server) / seconds) * 100).toFixed(0)} % of one core`;
+      return (
+        `CPU per job: server ${per('server')}, PostgreSQL ${per('postgres')}, this process ${per('bench')}; per job ${((b.commits - a.commits) / Math.max(1, jobs)).toFixed(1)} ` +
+        `commits, ${((b.walSyncs - a.walSyncs) / Math.max(1, jobs)).toFixed(2)} WAL fsyncs; server at ${(((b.server - a.server) / seconds) * 100).toFixed(0)} % of one core`
+      );
     };
     const pause = (msWait: number) => new Promise((r) => setTimeout(r, msWait));
 
@@ -363,15 +435,30 @@ async function main(): Promise<void> {
       const cost = costOf(a, await counters(), done.recorded, (performance.now() - from) / 1000);
       const toPrinted = ids.filter((id) => printedAt.has(id)).map((id) => printedAt.get(id)! - sentAt.get(id)!);
       const { rows } = await sql<{ ms: number }>`
-        SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM print_jobs WHERE origin_id LIKE ${`${prefix}%`} AND state = 'printed'`.execute(db);
+        SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM print_jobs WHERE origin_id LIKE ${`${prefix}%`} AND state = 'printed'`.execute(
+        db,
+      );
       const failures = `${refusedN ? `, ${refusedN} refused` : ''}${noAnswer ? `, ${noAnswer} without an answer` : ''}`;
-      return { rate, bareLat, answer, failures, toPrinted, toRecorded: rows.map((r) => Number(r.ms)), printed: done.printed, asked: ids.length, cost };
+      return {
+        rate,
+        bareLat,
+        answer,
+        failures,
+        toPrinted,
+        toRecorded: rows.map((r) => Number(r.ms)),
+        printed: done.printed,
+        asked: ids.length,
+        cost,
+      };
     };
     const lowRate = Math.max(5, Math.round((burst.recorded / burstS) * 0.4));
     const low = await steadyAt(lowRate, 'low-');
     await pause(3000);
     const high = await steadyAt(RATE, 'steady-');
-    const { rows: states } = await sql<{ state: string; n: number }>`SELECT state, count(*)::int AS n FROM print_jobs GROUP BY state ORDER BY state`.execute(db);
+    const { rows: states } = await sql<{
+      state: string;
+      n: number;
+    }>`SELECT state, count(*)::int AS n FROM print_jobs GROUP BY state ORDER BY state`.execute(db);
     const repeats = fleet.stats().printsReceived - fleet.stats().printed;
     const printedIds = fleet.devices.flatMap((d) => d.printed.map((p) => p.id));
     const printedTwice = printedIds.length - new Set(printedIds).size;
@@ -380,16 +467,35 @@ async function main(): Promise<void> {
     log('');
     log('| figure | this run | reference (same run) |');
     log('|---|---|---|');
-    log(`| durability | synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync} (${settings.wal_sync_method}): a submit is answered after its job row is on disk | – |`);
-    log(`| accepted submits, printers offline (jobs queued) | ${perS(queuedIds.length, queuedRun.seconds)} (${queuedIds.length} in ${queuedRun.seconds.toFixed(1)} s at concurrency ${C}${refused(queuedRun.failed)}) | bare Fastify route ${perS(SUBMITS - bareRun.failed, bareRun.seconds)}; bare durable INSERT commits ${perS(SUBMITS, commitRun.seconds)} |`);
-    log(`| printers connect, queued jobs printed | ${online} of ${PRINTERS} online; ${drain.printed} printed, ${drain.recorded} recorded \`printed\` after ${drainS.toFixed(1)} s: ${perS(drain.recorded, drainS)} | – |`);
-    log(`| accepted submits, printers online and printing | ${perS(burstIds.length, burstRun.seconds)} (${burstIds.length} in ${burstRun.seconds.toFixed(1)} s${refused(burstRun.failed)}); all printed and recorded after ${burstS.toFixed(1)} s: ${perS(burst.recorded, burstS)} end to end | bare Fastify route ${perS(SUBMITS - bareRun.failed, bareRun.seconds)} |`);
+    log(
+      `| durability | synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync} (${settings.wal_sync_method}): a submit is answered after its job row is on disk | – |`,
+    );
+    log(
+      `| accepted submits, printers offline (jobs queued) | ${perS(queuedIds.length, queuedRun.seconds)} (${queuedIds.length} in ${queuedRun.seconds.toFixed(1)} s at concurrency ` +
+        `${C}${refused(queuedRun.failed)}) | bare Fastify route ${perS(SUBMITS - bareRun.failed, bareRun.seconds)}; bare durable INSERT commits ${perS(SUBMITS, commitRun.seconds)} |`,
+    );
+    log(
+      `| printers connect, queued jobs printed | ${online} of ${PRINTERS} online; ${drain.printed} printed, ${drain.recorded} recorded ` +
+        `\`printed\` after ${drainS.toFixed(1)} s: ${perS(drain.recorded, drainS)} | – |`,
+    );
+    log(
+      `| accepted submits, printers online and printing | ${perS(burstIds.length, burstRun.seconds)} (${burstIds.length} in ${burstRun.seconds.toFixed(1)} s${refused(burstRun.failed)}); ` +
+        `all printed and recorded after ${burstS.toFixed(1)} s: ${perS(burst.recorded, burstS)} end to end | bare Fastify route ${perS(SUBMITS - bareRun.failed, bareRun.seconds)} |`,
+    );
     for (const st of [low, high]) {
-      log(`| submit answered at ${st.rate}/s | ${pp(st.answer)}${st.failures} | bare Fastify route at ${st.rate}/s ${pp(st.bareLat)} |`);
-      log(`| submit → printed on the printer at ${st.rate}/s | ${pp(st.toPrinted)} (${st.printed} of ${st.asked} printed) | – |`);
-      log(`| submit → \`printed\` recorded by the server at ${st.rate}/s | ${pp(st.toRecorded)} (the server's clock: job created → result stored) | – |`);
+      log(
+        `| submit answered at ${st.rate}/s | ${pp(st.answer)}${st.failures} | bare Fastify route at ${st.rate}/s ${pp(st.bareLat)} |`,
+      );
+      log(
+        `| submit → printed on the printer at ${st.rate}/s | ${pp(st.toPrinted)} (${st.printed} of ${st.asked} printed) | – |`,
+      );
+      log(
+        `| submit → \`printed\` recorded by the server at ${st.rate}/s | ${pp(st.toRecorded)} (the server's clock: job created → result stored) | – |`,
+      );
     }
-    log(`| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`);
+    log(
+      `| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`,
+    );
     log('');
     log('What a job costs, per phase (the printers print instantly: the simulator\'s own work is in "this process"):');
     log(`- submits, printers offline: ${queuedCost}`);
@@ -397,7 +503,10 @@ async function main(): Promise<void> {
     log(`- submits with printers online, to \`printed\` recorded: ${burstCost}`);
     log(`- steady ${low.rate}/s: ${low.cost}`);
     log(`- steady ${high.rate}/s: ${high.cost}`);
-    log(`job states at the end: ${states.map((s) => `${s.state} ${s.n}`).join(', ')}; print messages that arrived again and were answered without printing: ${repeats}; jobs printed twice: ${printedTwice}`);
+    log(
+      `job states at the end: ${states.map((s) => `${s.state} ${s.n}`).join(', ')}; print messages that arrived again and ` +
+        `were answered without printing: ${repeats}; jobs printed twice: ${printedTwice}`,
+    );
   } finally {
     pgCpu?.stop();
     await fleet?.stop().catch(() => {});
@@ -414,11 +523,18 @@ async function main(): Promise<void> {
 
 if (args.bare) {
   const app = Fastify();
-  app.post('/open/v1/print', async () => ({ code: 200, msg: 'ok', data: { id: '00000000-0000-0000-0000-000000000000', duplicate: false } }));
+  app.post('/open/v1/print', async () => ({
+    code: 200,
+    msg: 'ok',
+    data: { id: '00000000-0000-0000-0000-000000000000', duplicate: false },
+  }));
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`${JSON.stringify({ url })}\n`);
   const stop = () => app.close().then(() => process.exit(0));
-  readline.createInterface({ input: process.stdin }).on('line', () => void stop()).on('close', () => void stop());
+  readline
+    .createInterface({ input: process.stdin })
+    .on('line', () => void stop())
+    .on('close', () => void stop());
 } else {
   await main();
   process.exit(0);

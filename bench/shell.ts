@@ -81,7 +81,8 @@ function trackQuiet(page: Page) {
     async quiet(): Promise<void> {
       await page.waitForLoadState('networkidle');
       const until = Date.now() + 15_000;
-      while ((pending > 0 || Date.now() - lastActivity < 500) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((pending > 0 || Date.now() - lastActivity < 500) && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     },
   };
 }
@@ -98,11 +99,15 @@ function recordAssets(page: Page) {
   page.on('response', (response) => {
     const url = response.url();
     const type = response.request().resourceType();
-    if (url.startsWith('data:') || !(type === 'script' || type === 'stylesheet' || /\.(m?js|css)(\?|$)/.test(url))) return;
+    if (url.startsWith('data:') || !(type === 'script' || type === 'stylesheet' || /\.(m?js|css)(\?|$)/.test(url)))
+      return;
     reading.push(
       (async () => {
         const body = await response.body().catch(() => Buffer.alloc(0));
-        const sizes = await response.request().sizes().catch(() => ({ responseBodySize: body.length }));
+        const sizes = await response
+          .request()
+          .sizes()
+          .catch(() => ({ responseBodySize: body.length }));
         if (assets.has(url)) return;
         assets.set(url, {
           url,
@@ -175,7 +180,9 @@ async function latestCaptcha(databaseUrl: string): Promise<string> {
   const client = new pg.Client(databaseUrl);
   await client.connect();
   try {
-    const { rows } = await client.query<{ answer: string }>('SELECT answer FROM captchas ORDER BY expires_at DESC LIMIT 1');
+    const { rows } = await client.query<{ answer: string }>(
+      'SELECT answer FROM captchas ORDER BY expires_at DESC LIMIT 1',
+    );
     if (!rows.length) throw new Error('the login page drew no captcha');
     return rows[0].answer;
   } finally {
@@ -274,16 +281,35 @@ async function measureFirstScreens(browser: Browser, running: Running, rate: num
   const cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
   let loggingIn = false;
-  const requests: { url: string; type: string; afterLogin: boolean; script: boolean; at: number; size: Promise<number> }[] = [];
+  const requests: {
+    url: string;
+    type: string;
+    afterLogin: boolean;
+    script: boolean;
+    at: number;
+    size: Promise<number>;
+  }[] = [];
   page.on('request', (request) => {
     const script = request.resourceType() === 'script';
     let resolve!: (n: number) => void;
     const size = new Promise<number>((r) => (resolve = r));
-    requests.push({ url: request.url(), type: request.resourceType(), afterLogin: loggingIn, script, at: Date.now(), size });
+    requests.push({
+      url: request.url(),
+      type: request.resourceType(),
+      afterLogin: loggingIn,
+      script,
+      at: Date.now(),
+      size,
+    });
     const done = () =>
       void request
         .sizes()
-        .then((s) => resolve((Number.isFinite(s.responseHeadersSize) ? Math.max(0, s.responseHeadersSize) : 0) + (Number.isFinite(s.responseBodySize) ? Math.max(0, s.responseBodySize) : 0)))
+        .then((s) =>
+          resolve(
+            (Number.isFinite(s.responseHeadersSize) ? Math.max(0, s.responseHeadersSize) : 0) +
+              (Number.isFinite(s.responseBodySize) ? Math.max(0, s.responseBodySize) : 0),
+          ),
+        )
         .catch(() => resolve(0));
     request
       .response()
@@ -316,41 +342,54 @@ async function measureFirstScreens(browser: Browser, running: Running, rate: num
     await page.locator('#captcha').pressSequentially(await latestCaptcha(running.databaseUrl), { delay: TYPING_MS });
   }
   // the watch starts in the page at the click: rows of the device table, then the frame that paints them
-  await page.evaluate((selector) => {
-    const w = window as unknown as { __rowsPainted: Promise<number> };
-    const button = document.querySelector<HTMLElement>('form button[type=submit]')!;
-    w.__rowsPainted = new Promise<number>((resolve) => {
-      button.addEventListener(
-        'click',
-        () => {
-          const start = performance.now();
-          const painted = () => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start), 0));
-          const observer = new MutationObserver(() => {
-            if (!document.querySelector(selector)) return;
-            observer.disconnect();
-            painted();
-          });
-          observer.observe(document.body, { subtree: true, childList: true });
-        },
-        { capture: true, once: true },
-      );
-    });
-  }, `${pageWrapper(DEVICE_PATH)} .ant-table-row`);
+  await page.evaluate(
+    (selector) => {
+      const w = window as unknown as { __rowsPainted: Promise<number> };
+      const button = document.querySelector<HTMLElement>('form button[type=submit]')!;
+      w.__rowsPainted = new Promise<number>((resolve) => {
+        button.addEventListener(
+          'click',
+          () => {
+            const start = performance.now();
+            const painted = () => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start), 0));
+            const observer = new MutationObserver(() => {
+              if (!document.querySelector(selector)) return;
+              observer.disconnect();
+              painted();
+            });
+            observer.observe(document.body, { subtree: true, childList: true });
+          },
+          { capture: true, once: true },
+        );
+      });
+    },
+    `${pageWrapper(DEVICE_PATH)} .ant-table-row`,
+  );
   loggingIn = true;
   const clickedAt = Date.now();
   await page.locator('form button[type=submit]').click();
-  const rowsPainted = await page.evaluate(() => (window as unknown as { __rowsPainted: Promise<number> }).__rowsPainted);
+  const rowsPainted = await page.evaluate(
+    () => (window as unknown as { __rowsPainted: Promise<number> }).__rowsPainted,
+  );
   await network.quiet();
-  const sizes = await Promise.all(requests.map((r) => Promise.race([r.size, new Promise<number>((resolve) => setTimeout(() => resolve(0), 2000))])));
+  const sizes = await Promise.all(
+    requests.map((r) => Promise.race([r.size, new Promise<number>((resolve) => setTimeout(() => resolve(0), 2000))])),
+  );
   const tally = (which: (i: number) => boolean): RequestTally => {
     const picked = requests.map((r, i) => ({ ...r, bytes: sizes[i] })).filter((_, i) => which(i));
-    return { requests: picked.length, scripts: picked.filter((r) => r.script).length, transferred: picked.reduce((t, r) => t + (Number.isFinite(r.bytes) ? r.bytes : 0), 0) };
+    return {
+      requests: picked.length,
+      scripts: picked.filter((r) => r.script).length,
+      transferred: picked.reduce((t, r) => t + (Number.isFinite(r.bytes) ? r.bytes : 0), 0),
+    };
   };
   if (process.env.BENCH_LIST_REQUESTS) {
     console.log(`requests of the first screens at CPU ${rate}×:`);
     for (const [i, r] of requests.entries()) {
       const at = `${r.at - clickedAt >= 0 ? '+' : ''}${r.at - clickedAt} ms`;
-      console.log(`  ${r.afterLogin ? 'after' : 'login'}  ${at.padStart(9)}  ${r.type.padEnd(10)} ${(sizes[i] / 1024).toFixed(1).padStart(6)} KiB  ${r.url.replace(running.url, '').slice(0, 90)}`);
+      console.log(
+        `  ${r.afterLogin ? 'after' : 'login'}  ${at.padStart(9)}  ${r.type.padEnd(10)} ${(sizes[i] / 1024).toFixed(1).padStart(6)} KiB  ${r.url.replace(running.url, '').slice(0, 90)}`,
+      );
     }
   }
   await context.close();
@@ -362,7 +401,9 @@ async function seedDevices(databaseUrl: string): Promise<void> {
   const client = new pg.Client(databaseUrl);
   await client.connect();
   try {
-    await client.query(`INSERT INTO device_models (code, name, kind, paper_width_mm) VALUES ('BENCH58', 'Bench printer 58', 'printer', 58) ON CONFLICT (code) DO NOTHING`);
+    await client.query(
+      `INSERT INTO device_models (code, name, kind, paper_width_mm) VALUES ('BENCH58', 'Bench printer 58', 'printer', 58) ON CONFLICT (code) DO NOTHING`,
+    );
     await client.query(
       `INSERT INTO devices (sn, tenant_id, model_id, bind_key_hash, secret, bound_at, name, status, last_seen_at, battery, signal)
        SELECT 'BENCH' || lpad(n::text, 6, '0'), u.tenant_id, m.id, md5(n::text), md5(n::text || 's'), now(), 'Printer ' || n,
@@ -382,7 +423,10 @@ async function seedDevices(databaseUrl: string): Promise<void> {
  */
 async function measureTabSwitches(page: Page): Promise<ConsoleFigures['tabs']> {
   const available = await page.evaluate(
-    ([a, b]) => !!document.querySelector(`[data-tab-path="${a}"]`) && !!document.querySelector(`[data-tab-path="${b}"]`) && !!document.querySelector(`[data-page-path="${b}"]`),
+    ([a, b]) =>
+      !!document.querySelector(`[data-tab-path="${a}"]`) &&
+      !!document.querySelector(`[data-tab-path="${b}"]`) &&
+      !!document.querySelector(`[data-page-path="${b}"]`),
     [DEVICE_PATH, IDENTITY_PATH],
   );
   if (!available) return null;
@@ -405,7 +449,12 @@ async function measureTabSwitches(page: Page): Promise<ConsoleFigures['tabs']> {
             observer.disconnect();
             resolve();
           });
-          observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['style', 'class', 'hidden'] });
+          observer.observe(document.body, {
+            subtree: true,
+            childList: true,
+            attributes: true,
+            attributeFilter: ['style', 'class', 'hidden'],
+          });
         });
       const tab = (p: string) => document.querySelector<HTMLElement>(`[data-tab-path="${p}"]`)!;
 
@@ -516,17 +565,29 @@ function pageCosts(): { shell: number; pages: PageCost[] } | null {
   };
   const entry = Object.keys(manifest).filter((k) => manifest[k].isEntry);
   // a build that groups the first screens' modules (apps/web/vite.config.ts) names the chunks instead of the modules
-  const shellKeys = Object.keys(manifest).filter((k) => /src\/app\/(console-layout|authenticated-area|feedback-holders)\.tsx$/.test(k) || /^_(shell|antd|query)-[\w-]{8}\.js$/.test(k));
-  const groupedPages: Record<string, string> = { 'device-list': 'device/routes/device-list', login: 'auth/routes/login' };
+  const shellKeys = Object.keys(manifest).filter(
+    (k) =>
+      /src\/app\/(console-layout|authenticated-area|feedback-holders)\.tsx$/.test(k) ||
+      /^_(shell|antd|query)-[\w-]{8}\.js$/.test(k),
+  );
+  const groupedPages: Record<string, string> = {
+    'device-list': 'device/routes/device-list',
+    login: 'auth/routes/login',
+  };
   const firstLoad = closure(entry);
   const shell = closure(shellKeys);
   for (const f of firstLoad) shell.delete(f);
   known = new Set([...firstLoad, ...shell]);
   const pages: PageCost[] = [];
   const pageName = (key: string) => {
-    if (/src\/features\/[^/]+\/routes\/[^/]+\.tsx$/.test(key) && manifest[key].isDynamicEntry) return key.replace(/^.*src\/features\//, '').replace(/\.tsx$/, '');
+    if (/src\/features\/[^/]+\/routes\/[^/]+\.tsx$/.test(key) && manifest[key].isDynamicEntry)
+      return key.replace(/^.*src\/features\//, '').replace(/\.tsx$/, '');
     const group = /^_(.+)-[\w-]{8}\.js$/.exec(key)?.[1];
-    return group && groupedPages[group] && !Object.keys(manifest).some((k) => k.endsWith(`src/features/${groupedPages[group]}.tsx`)) ? groupedPages[group] : null;
+    return group &&
+      groupedPages[group] &&
+      !Object.keys(manifest).some((k) => k.endsWith(`src/features/${groupedPages[group]}.tsx`))
+      ? groupedPages[group]
+      : null;
   };
   for (const key of Object.keys(manifest).filter((k) => pageName(k))) {
     const own = [...closure([key])].filter((f) => !known.has(f));
@@ -544,7 +605,9 @@ function pageCosts(): { shell: number; pages: PageCost[] } | null {
 /** Scripts of the build that contain zod (the console needs only zod-free parts of the contracts). */
 function filesWithZod(): string[] {
   const dir = path.join(WEB_DIST, 'assets');
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.js') && fs.readFileSync(path.join(dir, f), 'utf8').includes('ZodError'));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.js') && fs.readFileSync(path.join(dir, f), 'utf8').includes('ZodError'));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -569,14 +632,22 @@ function printTable(rows: Row[]): void {
 const mark = (ok: boolean) => (ok ? 'PASS' : 'OVER');
 
 function printFirstScreens(firstScreens: FirstScreens[]): void {
-  console.log(`\nsign-in page → first signed-in page (${DEVICE_PATH} through the form, fresh tab, ${SEEDED_DEVICES} devices), same run:`);
+  console.log(
+    `\nsign-in page → first signed-in page (${DEVICE_PATH} through the form, fresh tab, ${SEEDED_DEVICES} devices), same run:`,
+  );
   const firstRows: Row[] = [];
   for (const f of firstScreens) {
     const cpu = f.rate === 1 ? 'CPU 1×' : `CPU ${f.rate}× throttled`;
     const over = f.rowsPainted / f.loginLcp;
     firstRows.push(
       [`${cpu}: sign-in page LCP`, `${f.loginLcp.toFixed(0)} ms`, '-', '-', '-'],
-      [`${cpu}: sign in → device rows painted`, `${f.rowsPainted.toFixed(0)} ms`, `sign-in LCP ${f.loginLcp.toFixed(0)} ms`, `${over.toFixed(2)}×`, `≤ ${BUDGET.rowsOverLcp}× ${mark(over <= BUDGET.rowsOverLcp)}`],
+      [
+        `${cpu}: sign in → device rows painted`,
+        `${f.rowsPainted.toFixed(0)} ms`,
+        `sign-in LCP ${f.loginLcp.toFixed(0)} ms`,
+        `${over.toFixed(2)}×`,
+        `≤ ${BUDGET.rowsOverLcp}× ${mark(over <= BUDGET.rowsOverLcp)}`,
+      ],
       [
         `${cpu}: requests, sign-in page + first page`,
         `${f.total.requests} req (${f.total.scripts} scripts), ${kib(f.total.transferred).toFixed(1)} KiB transferred`,
@@ -613,7 +684,16 @@ async function main(): Promise<void> {
   });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 
   try {
@@ -661,12 +741,29 @@ async function main(): Promise<void> {
         ratio(loginKiB + deviceKiB),
         '-',
       ],
-      [`${IDENTITY_PATH} opened next: added`, `${identityKiB.toFixed(1)} KiB, ${figures.identity.length} req`, refText, ratio(identityKiB), `≤ ${BUDGET.lazyPageKiB} KiB ${mark(identityKiB <= BUDGET.lazyPageKiB)}`],
-      ['largest lazy chunk, gzip', `${kib(lazy.gzip).toFixed(1)} KiB (${lazy.file})`, refText, ratio(kib(lazy.gzip)), '-'],
+      [
+        `${IDENTITY_PATH} opened next: added`,
+        `${identityKiB.toFixed(1)} KiB, ${figures.identity.length} req`,
+        refText,
+        ratio(identityKiB),
+        `≤ ${BUDGET.lazyPageKiB} KiB ${mark(identityKiB <= BUDGET.lazyPageKiB)}`,
+      ],
+      [
+        'largest lazy chunk, gzip',
+        `${kib(lazy.gzip).toFixed(1)} KiB (${lazy.file})`,
+        refText,
+        ratio(kib(lazy.gzip)),
+        '-',
+      ],
     ];
     if (figures.tabs) {
       const { switches, noop } = figures.tabs;
-      const [p50, p95, r50, r95] = [percentile(switches, 50), percentile(switches, 95), percentile(noop, 50), percentile(noop, 95)];
+      const [p50, p95, r50, r95] = [
+        percentile(switches, 50),
+        percentile(switches, 95),
+        percentile(noop, 50),
+        percentile(noop, 95),
+      ];
       rows.push([
         `tab switch, ${switches.length} switches: p50 / p95`,
         `${p50.toFixed(1)} / ${p95.toFixed(1)} ms`,
@@ -685,7 +782,9 @@ async function main(): Promise<void> {
 
     const wire = kib(sum(figures.login, 'wire'));
     const encodings = [...new Set(figures.login.filter((a) => a.bytes >= 1024).map((a) => a.encoding))].join(', ');
-    console.log(`\nlogin first load over the wire: ${wire.toFixed(1)} KiB (${encodings}); decoded ${kib(sum(figures.login, 'bytes')).toFixed(1)} KiB`);
+    console.log(
+      `\nlogin first load over the wire: ${wire.toFixed(1)} KiB (${encodings}); decoded ${kib(sum(figures.login, 'bytes')).toFixed(1)} KiB`,
+    );
     for (const [title, assets] of [
       ['login first load', figures.login],
       [`${DEVICE_PATH} after login`, figures.device],
@@ -698,13 +797,20 @@ async function main(): Promise<void> {
     console.log(`zod in the console's scripts: ${zod.length ? zod.join(', ') : 'none'}`);
 
     const costs = pageCosts();
-    if (!costs) console.log('\nno dist/.vite/manifest.json: per-page costs not measured (build with apps/web/vite.config.ts)');
+    if (!costs)
+      console.log('\nno dist/.vite/manifest.json: per-page costs not measured (build with apps/web/vite.config.ts)');
     else {
-      console.log(`\nthe signed-in shell (antd's core, providers, layouts, menu, tabs, header tools), loaded once after the login: ${kib(costs.shell).toFixed(1)} KiB gzip`);
-      console.log(`each lazy page beyond the first load and the shell (gzip; budget ≤ ${BUDGET.lazyPageKiB} KiB), and what it loads once on screen:`);
+      console.log(
+        `\nthe signed-in shell (antd's core, providers, layouts, menu, tabs, header tools), loaded once after the login: ${kib(costs.shell).toFixed(1)} KiB gzip`,
+      );
+      console.log(
+        `each lazy page beyond the first load and the shell (gzip; budget ≤ ${BUDGET.lazyPageKiB} KiB), and what it loads once on screen:`,
+      );
       for (const p of costs.pages) {
         const later = p.laterGzip ? `   then ${kib(p.laterGzip).toFixed(1)} KiB once on screen` : '';
-        console.log(`  ${kib(p.gzip).toFixed(1).padStart(6)} KiB in ${String(p.files).padStart(2)} files  ${mark(kib(p.gzip) <= BUDGET.lazyPageKiB)}  ${p.page}${later}`);
+        console.log(
+          `  ${kib(p.gzip).toFixed(1).padStart(6)} KiB in ${String(p.files).padStart(2)} files  ${mark(kib(p.gzip) <= BUDGET.lazyPageKiB)}  ${p.page}${later}`,
+        );
       }
     }
   } finally {
@@ -716,7 +822,8 @@ async function main(): Promise<void> {
 
 /** Stops the server; connections the database drops while it shuts down are expected, not a failure of the run. */
 async function stopQuietly(running: Running): Promise<void> {
-  const expected = (error: unknown) => /terminating connection|has already been destroyed|Connection terminated/i.test(String(error));
+  const expected = (error: unknown) =>
+    /terminating connection|has already been destroyed|Connection terminated/i.test(String(error));
   const ignore = (error: unknown) => {
     if (!expected(error)) throw error;
   };

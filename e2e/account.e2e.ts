@@ -28,10 +28,19 @@ describe('a customer from registration to the console', () => {
     await inputs.nth(1).setInputFiles(path.join(FIXTURES, 'id-card.png'));
     // Both previews shown at full opacity once their upload is done.
     await expect
-      .poll(() => page.locator('img[alt]').evaluateAll((imgs) => imgs.filter((i) => (i as HTMLImageElement).style.opacity === '1').length), { timeout: 15_000 })
+      .poll(
+        () =>
+          page
+            .locator('img[alt]')
+            .evaluateAll((imgs) => imgs.filter((i) => (i as HTMLImageElement).style.opacity === '1').length),
+        { timeout: 15_000 },
+      )
       .toBeGreaterThanOrEqual(2);
     await page.locator('form button[type=submit]').click();
-    await page.getByText(/waiting for review/i).first().waitFor({ timeout: 15_000 });
+    await page
+      .getByText(/waiting for review/i)
+      .first()
+      .waitFor({ timeout: 15_000 });
     await shot(page, 'authenticate-waiting-en');
 
     // While waiting, every console page sends the user back to the authentication page.
@@ -48,7 +57,11 @@ describe('a customer from registration to the console', () => {
     await shot(staff.page, 'identity-review-en');
     await shot(staff.page, 'identity-review-en');
     await row.getByRole('button', { name: /approve/i }).click();
-    await staff.page.locator('.ant-modal-confirm, .ant-popover, .ant-modal').getByRole('button', { name: /approve|ok|confirm/i }).last().click();
+    await staff.page
+      .locator('.ant-modal-confirm, .ant-popover, .ant-modal')
+      .getByRole('button', { name: /approve|ok|confirm/i })
+      .last()
+      .click();
     // It leaves the waiting list and shows under Approved.
     await staff.page.locator('tr', { hasText: account.username }).waitFor({ state: 'detached', timeout: 15_000 });
     await staff.page.locator('.ant-segmented-item', { hasText: 'Approved' }).click();
@@ -62,7 +75,10 @@ describe('a customer from registration to the console', () => {
     await page.reload();
     await login(page, s, account.mobile, account.password);
     await expectHash(page, /^#\/device\/index/);
-    await page.getByText(/my devices/i).first().waitFor();
+    await page
+      .getByText(/my devices/i)
+      .first()
+      .waitFor();
     await shot(page, 'device-en');
     expect(errors).toEqual([]);
     await context.close();
@@ -141,10 +157,15 @@ describe('login', () => {
     const token = await page.evaluate(() => sessionStorage.getItem('admin-plus-token'));
     expect(token).toBeTruthy();
     await page.locator('[data-testid="avatar-menu"]').click();
-    await page.getByText(/log ?out/i).last().click();
+    await page
+      .getByText(/log ?out/i)
+      .last()
+      .click();
     await expectHash(page, /^#\/login/);
     expect(await page.evaluate(() => sessionStorage.getItem('admin-plus-token'))).toBeFalsy();
-    const res = await fetch(`${s.url}/apiAdmin/user/v1/user/userInfo`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${s.url}/apiAdmin/user/v1/user/userInfo`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(401);
     await page.goto(`${s.url}/#/device`);
     await expectHash(page, /^#\/login/);
@@ -175,7 +196,10 @@ describe('routes and languages', () => {
     const s = server('plain');
     const { context, page } = await newPage(browser);
     await page.goto(`${s.url}/#/login`);
-    await page.locator('form button[type=submit]').getByText(/登\s*录/).waitFor();
+    await page
+      .locator('form button[type=submit]')
+      .getByText(/登\s*录/)
+      .waitFor();
     await shot(page, 'login-zh');
     await page.getByRole('group', { name: '语言' }).getByRole('button', { name: 'EN', exact: true }).click();
     await page.locator('form button[type=submit]').getByText('Sign in').waitFor();
@@ -190,7 +214,12 @@ describe('routes and languages', () => {
     const s = server('plain');
     for (const lang of ['zh', 'en'] as const) {
       const { context, page } = await newPage(browser, { lang });
-      for (const [route, name] of [['/register', 'register'], ['/login88121', 'login88121'], ['/404', '404'], ['/403', '403']] as const) {
+      for (const [route, name] of [
+        ['/register', 'register'],
+        ['/login88121', 'login88121'],
+        ['/404', '404'],
+        ['/403', '403'],
+      ] as const) {
         await page.goto(`${s.url}/#${route}`);
         await page.waitForLoadState('networkidle');
         await shot(page, `${name}-${lang}`);

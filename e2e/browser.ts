@@ -9,21 +9,41 @@ const ARTIFACTS = path.resolve(import.meta.dirname, '../test-artifacts/e2e');
 
 /** The system Chromium; a missing browser is a failure, never a skip. */
 export async function launch(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium fonts-wqy-microhei`);
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium fonts-wqy-microhei`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
 export const server = (name: 'plain' | 'legacy' | 'modern' = 'plain') => inject('servers')[name];
 
-export async function newPage(browser: Browser, opts: { lang?: 'zh' | 'en'; width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: opts.width ?? 1366, height: opts.height ?? 860 }, locale: opts.lang === 'en' ? 'en-US' : 'zh-CN' });
+export async function newPage(
+  browser: Browser,
+  opts: { lang?: 'zh' | 'en'; width?: number; height?: number } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1366, height: opts.height ?? 860 },
+    locale: opts.lang === 'en' ? 'en-US' : 'zh-CN',
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  if (opts.lang) await context.addInitScript((lang) => localStorage.getItem('language') ?? localStorage.setItem('language', lang), opts.lang);
+  if (opts.lang)
+    await context.addInitScript(
+      (lang) => localStorage.getItem('language') ?? localStorage.setItem('language', lang),
+      opts.lang,
+    );
   return { context, page, errors };
 }
 
@@ -34,7 +54,9 @@ export async function newPage(browser: Browser, opts: { lang?: 'zh' | 'en'; widt
  */
 export async function settle(page: Page): Promise<void> {
   await page.waitForFunction(() =>
-    document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
   );
   if (await page.locator('canvas').filter({ visible: true }).count()) await page.waitForTimeout(1_000);
 }
@@ -53,7 +75,11 @@ export async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-export async function query<T = Record<string, unknown>>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function query<T = Record<string, unknown>>(
+  databaseUrl: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const c = new pg.Client(databaseUrl);
   await c.connect();
   try {
@@ -65,7 +91,10 @@ export async function query<T = Record<string, unknown>>(databaseUrl: string, sq
 
 /** The answer of the newest captcha the server drew (the one on screen: flows run one at a time). */
 export async function latestCaptcha(databaseUrl: string): Promise<string> {
-  const rows = await query<{ answer: string }>(databaseUrl, 'SELECT answer FROM captchas ORDER BY expires_at DESC LIMIT 1');
+  const rows = await query<{ answer: string }>(
+    databaseUrl,
+    'SELECT answer FROM captchas ORDER BY expires_at DESC LIMIT 1',
+  );
   if (!rows.length) throw new Error('no captcha drawn');
   return rows[0].answer;
 }

@@ -14,17 +14,37 @@ describe.each(['legacy', 'modern'] as const)('payload encryption: %s', (scheme) 
   it('registers and logs in with every body and answer encrypted on the wire', async () => {
     const s = server(scheme);
     const { context, page, errors } = await newPage(browser, { lang: 'en' });
-    const wire: Array<{ url: string; method: string; sent: string | null; header: string | undefined; answer: string }> = [];
+    const wire: Array<{
+      url: string;
+      method: string;
+      sent: string | null;
+      header: string | undefined;
+      answer: string;
+    }> = [];
     page.on('requestfinished', async (req) => {
       if (!req.url().includes('/apiAdmin/') || req.url().includes('/objects/')) return;
       const res = await req.response();
-      wire.push({ url: req.url(), method: req.method(), sent: req.postData(), header: req.headers()['x-payload-crypto'], answer: res ? (await res.body()).toString('utf8') : '' });
+      wire.push({
+        url: req.url(),
+        method: req.method(),
+        sent: req.postData(),
+        header: req.headers()['x-payload-crypto'],
+        answer: res ? (await res.body()).toString('utf8') : '',
+      });
     });
     const pk = await (await fetch(`${s.url}/apiAdmin/publicKey`)).json();
-    expect(pk.data).toMatchObject({ scheme, mockServer: false, publicKey: expect.stringContaining('BEGIN PUBLIC KEY') });
+    expect(pk.data).toMatchObject({
+      scheme,
+      mockServer: false,
+      publicKey: expect.stringContaining('BEGIN PUBLIC KEY'),
+    });
 
     const account = await registerThroughUi(page, s);
-    await page.getByText(account.username).first().waitFor({ timeout: 10_000 }).catch(() => {});
+    await page
+      .getByText(account.username)
+      .first()
+      .waitFor({ timeout: 10_000 })
+      .catch(() => {});
 
     const register = wire.find((w) => w.url.endsWith('/apiAdmin/register'))!;
     expect(register.header).toBe(scheme);
@@ -50,7 +70,10 @@ describe.each(['legacy', 'modern'] as const)('payload encryption: %s', (scheme) 
     const menu = wire.find((w) => w.url.includes('/admin/login/getMenu'))!;
     expect(menu.header).toBe(scheme);
     expect(menu.answer).not.toContain('Device');
-    await page.getByText(/my devices/i).first().waitFor();
+    await page
+      .getByText(/my devices/i)
+      .first()
+      .waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });

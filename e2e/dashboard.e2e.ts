@@ -42,7 +42,9 @@ async function apiSession(s: Server, username: string, password: string) {
   let token = '';
   const signIn = async () => {
     const captcha = (await (await fetch(`${s.url}/apiAdmin/captcha`)).json()) as { data: { captchaId: string } };
-    const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [captcha.data.captchaId]);
+    const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [
+      captcha.data.captchaId,
+    ]);
     const res = await fetch(`${s.url}/apiAdmin/user/v1/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -55,7 +57,10 @@ async function apiSession(s: Server, username: string, password: string) {
     for (let attempt = 0; ; attempt++) {
       const res = await fetch(`${s.url}/apiAdmin${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const envelope = (await res.json()) as { code: number; msg: string; data: T };
@@ -72,7 +77,11 @@ async function apiSession(s: Server, username: string, password: string) {
 /** A customer registered through the screens and approved by staff (through SQL: another flow tests review). */
 async function approvedCustomer(page: Page, s: Server) {
   const account = await registerThroughUi(page, s, 'enterprise');
-  await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '云打印看板测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [account.username]);
+  await query(
+    s.databaseUrl,
+    `UPDATE tenants SET auth_status = 1, attest_name = '云打印看板测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+    [account.username],
+  );
   // the guard loaded this user as unauthenticated: a reload makes it ask again
   await page.reload();
   await page.goto(`${s.url}/#/device/index`);
@@ -89,111 +98,169 @@ async function openDashboard(page: Page, s: Server) {
   await page.getByTestId('dashboard').filter({ visible: true }).waitFor();
 }
 
-
 async function darkContext(context: BrowserContext) {
   await context.addInitScript(() => {
-    if (!localStorage.getItem('admin-plus-layout')) localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+    if (!localStorage.getItem('admin-plus-layout'))
+      localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
   });
 }
 
 describe('the home dashboard', () => {
-  it('shows a customer with devices the right figures, the map, and reminders that open the filtered list', { timeout: 300_000 }, async () => {
-    const s = server('plain');
-    const { context, page, errors } = await newPage(browser, { lang: 'zh' });
-    const account = await approvedCustomer(page, s);
-    const api = await apiSession(s, account.username, account.password);
+  it(
+    'shows a customer with devices the right figures, the map, and reminders that open the filtered list',
+    { timeout: 300_000 },
+    async () => {
+      const s = server('plain');
+      const { context, page, errors } = await newPage(browser, { lang: 'zh' });
+      const account = await approvedCustomer(page, s);
+      const api = await apiSession(s, account.username, account.password);
 
-    // The factory makes four devices; the customer binds them all, two into a group.
-    db = createDb(s.databaseUrl, 2);
-    const specs: DeviceSpec[] = makeSpecs(4, { seed: Date.now() % 100_000, prefix: uniqueName('DASH').toUpperCase() });
-    await registerInDb(db, specs);
-    // Three of them power on before they are bound (the simulator speaks the real device protocol): bound while online.
-    fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 3), heartbeatS: 30 });
-    await expect
-      .poll(async () => (await query<{ n: number }>(s.databaseUrl, `SELECT count(*)::int AS n FROM devices WHERE status = 'online' AND sn = ANY($1)`, [specs.map((x) => x.sn)]))[0].n, { timeout: 30_000 })
-      .toBe(3);
-    const shop = await api<{ id: number }>('POST', '/device/group/add', { name: '一号门店' });
-    const ids: number[] = [];
-    for (const [i, spec] of specs.entries()) {
-      const bound = await api<{ id: number }>('POST', '/device/bind', { sn: spec.sn, bindKey: spec.bindKey, name: `收银台${i + 1}`, groupId: i < 2 ? shop.id : null });
-      ids.push(bound.id);
-    }
-    // The fourth was bound days ago and never came online: it is the one offline for more than 24 h.
-    await query(s.databaseUrl, `UPDATE devices SET bound_at = now() - interval '3 days' WHERE id = $1`, [ids[3]]);
-    // The third one's SIM has a plan of 40 MB: less than 50 MB left, it is low by itself (whatever the device reports using).
-    await query(s.databaseUrl, `UPDATE sims SET plan_total_mb = 40 WHERE iccid = $1`, [specs[2].iccid]);
-    expect((await query<{ state: string }>(s.databaseUrl, 'SELECT state FROM sims WHERE iccid = $1', [specs[2].iccid]))[0].state).toBe('low');
-
-    // One runs out of paper.
-    fleet.get(specs[1].sn).runOutOfPaper();
-    // A reboot for the offline one waits in the queue: the one task of today.
-    await api('POST', '/device/command', { deviceIds: [ids[3]], type: 'reboot' });
-    await expect
-      .poll(async () => (await query<{ online: number; out: number }>(s.databaseUrl, `SELECT count(*) FILTER (WHERE status = 'online')::int AS online, count(*) FILTER (WHERE paper = 'out')::int AS out FROM devices WHERE id = ANY($1)`, [ids]))[0], { timeout: 30_000 })
-      .toEqual({ online: 3, out: 1 });
-    const provinces = await query<{ province: string; n: string }>(s.databaseUrl, `SELECT province, count(*) AS n FROM devices WHERE id = ANY($1) AND province <> '' GROUP BY province ORDER BY count(*) DESC, province LIMIT 1`, [ids]);
-    expect(provinces).toHaveLength(1);
-
-    const overview = page.waitForResponse((r) => r.url().includes('/apiAdmin/dashboard/overview') && r.status() === 200);
-    await openDashboard(page, s);
-    const shown = ((await (await overview).json()) as { data: { cards: { dataUsedMonthMb: number }; trend: { points: Array<{ online: number }> } } }).data;
-
-    await expect.poll(() => statistic(page, 'devices').textContent()).toBe('4');
-    expect(await statistic(page, 'online').textContent()).toBe('3');
-    expect(await card(page, 'online').getByText('在线率 75%').count()).toBe(1);
-    // the trend the page draws agrees with the card: the three were online when bound, and its latest point counts them
-    expect(shown.trend.points.at(-1)?.online).toBe(3);
-    expect(await statistic(page, 'tasksToday').textContent()).toBe('1');
-    // the data figure is the server's, in MB or GB
-    expect(await statistic(page, 'dataMonth').textContent()).toMatch(shown.cards.dataUsedMonthMb > 0 ? /^[\d.]+ (KB|MB|GB)$/ : /^0 MB$/);
-
-    // The map of China is drawn (every province a shape) and the busiest province leads the list beside it.
-    await expect.poll(() => painted(page.locator('[data-chart="map"]')), { timeout: 30_000 }).toBeGreaterThan(0.05);
-    expect(await page.getByTestId('province-list').locator('[data-province]').first().getAttribute('data-province')).toBe(provinces[0].province);
-
-    // Reminders: paper out, offline for a day, SIM low — one device each.
-    for (const kind of ['paper', 'offline', 'simLow']) {
-      expect(await page.getByTestId(`remind-${kind}`).getAttribute('data-count'), kind).toBe('1');
-    }
-    await page.getByTestId('widget-remind').getByText('收银台4 · 从未上线').waitFor();
-    await page.getByTestId('widget-group-rank').getByText('一号门店').waitFor();
-    await expect.poll(() => painted(page.getByTestId('widget-versions').locator('[data-chart="chart"]')), { timeout: 15_000 }).toBeGreaterThan(0.005);
-    await settle(page);
-    await shot(page, 'dashboard-customer-zh-light-desktop');
-
-    // The offline reminder opens my devices filtered to the offline ones.
-    await page.getByTestId('remind-offline').click();
-    await expectHash(page, /^#\/device\/index\?(.*&)?status=offline(&|$)/);
-
-    // The trend switches to hours.
-    await openDashboard(page, s);
-    const hourly = page.waitForResponse((r) => r.url().includes('/apiAdmin/dashboard/trend') && r.url().includes('unit=hour') && r.status() === 200);
-    await page.getByTestId('widget-trend').getByText('按小时').click();
-    await hourly;
-
-    expect(errors).toEqual([]);
-    await context.close();
-
-    // The same dashboard in both languages, light and dark, desktop and phone.
-    for (const lang of ['zh', 'en'] as const) {
-      for (const scheme of ['light', 'dark'] as const) {
-        const other = await newPage(browser, { lang });
-        if (scheme === 'dark') await darkContext(other.context);
-        await login(other.page, s, account.username, account.password);
-        await expectHash(other.page, /^#\/device\/index/);
-        for (const [width, height, size] of [[1366, 860, 'desktop'], [375, 780, 'mobile']] as const) {
-          await other.page.setViewportSize({ width, height });
-          await openDashboard(other.page, s);
-          await expect.poll(() => painted(other.page.locator('[data-chart="map"]')), { timeout: 30_000 }).toBeGreaterThan(0.05);
-          await other.page.waitForLoadState('networkidle');
-          await settle(other.page);
-          await shot(other.page, `dashboard-customer-${lang}-${scheme}-${size}`);
-        }
-        expect(other.errors).toEqual([]);
-        await other.context.close();
+      // The factory makes four devices; the customer binds them all, two into a group.
+      db = createDb(s.databaseUrl, 2);
+      const specs: DeviceSpec[] = makeSpecs(4, {
+        seed: Date.now() % 100_000,
+        prefix: uniqueName('DASH').toUpperCase(),
+      });
+      await registerInDb(db, specs);
+      // Three of them power on before they are bound (the simulator speaks the real device protocol): bound while online.
+      fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 3), heartbeatS: 30 });
+      await expect
+        .poll(
+          async () =>
+            (
+              await query<{ n: number }>(
+                s.databaseUrl,
+                `SELECT count(*)::int AS n FROM devices WHERE status = 'online' AND sn = ANY($1)`,
+                [specs.map((x) => x.sn)],
+              )
+            )[0].n,
+          { timeout: 30_000 },
+        )
+        .toBe(3);
+      const shop = await api<{ id: number }>('POST', '/device/group/add', { name: '一号门店' });
+      const ids: number[] = [];
+      for (const [i, spec] of specs.entries()) {
+        const bound = await api<{ id: number }>('POST', '/device/bind', {
+          sn: spec.sn,
+          bindKey: spec.bindKey,
+          name: `收银台${i + 1}`,
+          groupId: i < 2 ? shop.id : null,
+        });
+        ids.push(bound.id);
       }
-    }
-  });
+      // The fourth was bound days ago and never came online: it is the one offline for more than 24 h.
+      await query(s.databaseUrl, `UPDATE devices SET bound_at = now() - interval '3 days' WHERE id = $1`, [ids[3]]);
+      // The third one's SIM has a plan of 40 MB: less than 50 MB left, it is low by itself (whatever the device reports using).
+      await query(s.databaseUrl, `UPDATE sims SET plan_total_mb = 40 WHERE iccid = $1`, [specs[2].iccid]);
+      expect(
+        (await query<{ state: string }>(s.databaseUrl, 'SELECT state FROM sims WHERE iccid = $1', [specs[2].iccid]))[0]
+          .state,
+      ).toBe('low');
+
+      // One runs out of paper.
+      fleet.get(specs[1].sn).runOutOfPaper();
+      // A reboot for the offline one waits in the queue: the one task of today.
+      await api('POST', '/device/command', { deviceIds: [ids[3]], type: 'reboot' });
+      await expect
+        .poll(
+          async () =>
+            (
+              await query<{ online: number; out: number }>(
+                s.databaseUrl,
+                `SELECT count(*) FILTER (WHERE status = 'online')::int AS online, count(*) FILTER (WHERE paper = 'out')::int AS out FROM devices WHERE id = ANY($1)`,
+                [ids],
+              )
+            )[0],
+          { timeout: 30_000 },
+        )
+        .toEqual({ online: 3, out: 1 });
+      const provinces = await query<{ province: string; n: string }>(
+        s.databaseUrl,
+        `SELECT province, count(*) AS n FROM devices WHERE id = ANY($1) AND province <> '' GROUP BY province ORDER BY count(*) DESC, province LIMIT 1`,
+        [ids],
+      );
+      expect(provinces).toHaveLength(1);
+
+      const overview = page.waitForResponse(
+        (r) => r.url().includes('/apiAdmin/dashboard/overview') && r.status() === 200,
+      );
+      await openDashboard(page, s);
+      const shown = (
+        (await (await overview).json()) as {
+          data: { cards: { dataUsedMonthMb: number }; trend: { points: Array<{ online: number }> } };
+        }
+      ).data;
+
+      await expect.poll(() => statistic(page, 'devices').textContent()).toBe('4');
+      expect(await statistic(page, 'online').textContent()).toBe('3');
+      expect(await card(page, 'online').getByText('在线率 75%').count()).toBe(1);
+      // the trend the page draws agrees with the card: the three were online when bound, and its latest point counts them
+      expect(shown.trend.points.at(-1)?.online).toBe(3);
+      expect(await statistic(page, 'tasksToday').textContent()).toBe('1');
+      // the data figure is the server's, in MB or GB
+      expect(await statistic(page, 'dataMonth').textContent()).toMatch(
+        shown.cards.dataUsedMonthMb > 0 ? /^[\d.]+ (KB|MB|GB)$/ : /^0 MB$/,
+      );
+
+      // The map of China is drawn (every province a shape) and the busiest province leads the list beside it.
+      await expect.poll(() => painted(page.locator('[data-chart="map"]')), { timeout: 30_000 }).toBeGreaterThan(0.05);
+      expect(
+        await page.getByTestId('province-list').locator('[data-province]').first().getAttribute('data-province'),
+      ).toBe(provinces[0].province);
+
+      // Reminders: paper out, offline for a day, SIM low — one device each.
+      for (const kind of ['paper', 'offline', 'simLow']) {
+        expect(await page.getByTestId(`remind-${kind}`).getAttribute('data-count'), kind).toBe('1');
+      }
+      await page.getByTestId('widget-remind').getByText('收银台4 · 从未上线').waitFor();
+      await page.getByTestId('widget-group-rank').getByText('一号门店').waitFor();
+      await expect
+        .poll(() => painted(page.getByTestId('widget-versions').locator('[data-chart="chart"]')), { timeout: 15_000 })
+        .toBeGreaterThan(0.005);
+      await settle(page);
+      await shot(page, 'dashboard-customer-zh-light-desktop');
+
+      // The offline reminder opens my devices filtered to the offline ones.
+      await page.getByTestId('remind-offline').click();
+      await expectHash(page, /^#\/device\/index\?(.*&)?status=offline(&|$)/);
+
+      // The trend switches to hours.
+      await openDashboard(page, s);
+      const hourly = page.waitForResponse(
+        (r) => r.url().includes('/apiAdmin/dashboard/trend') && r.url().includes('unit=hour') && r.status() === 200,
+      );
+      await page.getByTestId('widget-trend').getByText('按小时').click();
+      await hourly;
+
+      expect(errors).toEqual([]);
+      await context.close();
+
+      // The same dashboard in both languages, light and dark, desktop and phone.
+      for (const lang of ['zh', 'en'] as const) {
+        for (const scheme of ['light', 'dark'] as const) {
+          const other = await newPage(browser, { lang });
+          if (scheme === 'dark') await darkContext(other.context);
+          await login(other.page, s, account.username, account.password);
+          await expectHash(other.page, /^#\/device\/index/);
+          for (const [width, height, size] of [
+            [1366, 860, 'desktop'],
+            [375, 780, 'mobile'],
+          ] as const) {
+            await other.page.setViewportSize({ width, height });
+            await openDashboard(other.page, s);
+            await expect
+              .poll(() => painted(other.page.locator('[data-chart="map"]')), { timeout: 30_000 })
+              .toBeGreaterThan(0.05);
+            await other.page.waitForLoadState('networkidle');
+            await settle(other.page);
+            await shot(other.page, `dashboard-customer-${lang}-${scheme}-${size}`);
+          }
+          expect(other.errors).toEqual([]);
+          await other.context.close();
+        }
+      }
+    },
+  );
 
   it('invites a new customer to bind a first device', { timeout: 180_000 }, async () => {
     const s = server('plain');

@@ -19,13 +19,26 @@ beforeAll(async () => {
   const { context, page } = await newPage(browser, { lang: 'zh' });
   account = await registerThroughUi(page, s, 'individual');
   await context.close();
-  await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [account.username]);
+  await query(
+    s.databaseUrl,
+    `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+    [account.username],
+  );
   specs = makeSpecs(6, { seed: 11, prefix: `SCR${Date.now().toString(36).toUpperCase().slice(-6)}` });
   const db = createDb(s.databaseUrl, 2);
   try {
     await registerInDb(db, specs);
-    const [{ id: tenantId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT tenant_id AS id FROM users WHERE username = $1', [account.username]);
-    await bindInDb(db, Number(tenantId), specs.map((x) => x.sn), { name: (sn) => `门店打印机${specs.findIndex((x) => x.sn === sn) + 1}` });
+    const [{ id: tenantId }] = await query<{ id: number }>(
+      s.databaseUrl,
+      'SELECT tenant_id AS id FROM users WHERE username = $1',
+      [account.username],
+    );
+    await bindInDb(
+      db,
+      Number(tenantId),
+      specs.map((x) => x.sn),
+      { name: (sn) => `门店打印机${specs.findIndex((x) => x.sn === sn) + 1}` },
+    );
     // a day of samples for the first two: the telemetry chart has lines to draw
     await query(
       s.databaseUrl,
@@ -38,7 +51,11 @@ beforeAll(async () => {
   }
   fleet = await createFleet({ url: s.mqttUrl, specs: specs.slice(0, 5), heartbeatS: 30 });
   for (let i = 0; ; i++) {
-    const [{ n }] = await query<{ n: number }>(s.databaseUrl, `SELECT count(*)::int AS n FROM devices WHERE status = 'online' AND sn = ANY($1)`, [specs.map((x) => x.sn)]);
+    const [{ n }] = await query<{ n: number }>(
+      s.databaseUrl,
+      `SELECT count(*)::int AS n FROM devices WHERE status = 'online' AND sn = ANY($1)`,
+      [specs.map((x) => x.sn)],
+    );
     if (n === 5) break;
     if (i > 150) throw new Error(`${n} of 5 devices online`);
     await new Promise((r) => setTimeout(r, 200));
@@ -92,7 +109,10 @@ describe('the device detail', () => {
     await page.goto(`${server('plain').url}/#/device/index`);
     const second = page.locator(`tr[data-device-sn="${specs[1].sn}"]`).filter({ visible: true });
     await second.getByTestId('device-link').click();
-    await page.locator('[data-testid="device-detail"]').filter({ visible: true, hasText: specs[1].sn }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('[data-testid="device-detail"]')
+      .filter({ visible: true, hasText: specs[1].sn })
+      .waitFor({ timeout: 15_000 });
     await expect.poll(() => colouredPixels(chart), { timeout: 15_000 }).toBeGreaterThan(2_000);
     await shot(page, 'device-detail-second-zh');
 
@@ -101,14 +121,26 @@ describe('the device detail', () => {
     await page.locator(`[data-tab-path="${firstPath}"] .cpc-tab__close`).click();
     await page.goto(`${server('plain').url}/#/device/index`);
     await row.getByTestId('device-link').click();
-    await page.locator('[data-testid="device-detail"]').filter({ visible: true, hasText: specs[0].sn }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('[data-testid="device-detail"]')
+      .filter({ visible: true, hasText: specs[0].sn })
+      .waitFor({ timeout: 15_000 });
     await expect.poll(() => colouredPixels(chart), { timeout: 15_000 }).toBeGreaterThan(2_000);
     await shot(page, 'device-detail-again-zh');
 
     // a window made narrower: the chart follows it. A chart keeping the size it first measured would not, and
     // one first measured in a page not yet shown stayed 0 × 0: empty until a reload
     await page.setViewportSize({ width: 1000, height: 900 });
-    await expect.poll(() => chart.locator('canvas').first().evaluate((c) => Math.round(c.getBoundingClientRect().width)), { timeout: 10_000 }).toBe(await chart.evaluate((e) => Math.round(e.getBoundingClientRect().width)));
+    await expect
+      .poll(
+        () =>
+          chart
+            .locator('canvas')
+            .first()
+            .evaluate((c) => Math.round(c.getBoundingClientRect().width)),
+        { timeout: 10_000 },
+      )
+      .toBe(await chart.evaluate((e) => Math.round(e.getBoundingClientRect().width)));
     await page.setViewportSize({ width: 1440, height: 900 });
 
     expect(errors).toEqual([]);
@@ -117,14 +149,34 @@ describe('the device detail', () => {
 });
 
 const HEADERS = {
-  zh: { status: '状态', device: '设备名称', paper: '纸张', battery: '电量', signal: '信号', simLeft: '剩余流量', lastSeen: '最后通信', actions: '操作' },
-  en: { status: 'Status', device: 'Name / serial', paper: 'Paper', battery: 'Battery', signal: 'Signal', simLeft: 'Data left', lastSeen: 'Last seen', actions: 'Actions' },
+  zh: {
+    status: '状态',
+    device: '设备名称',
+    paper: '纸张',
+    battery: '电量',
+    signal: '信号',
+    simLeft: '剩余流量',
+    lastSeen: '最后通信',
+    actions: '操作',
+  },
+  en: {
+    status: 'Status',
+    device: 'Name / serial',
+    paper: 'Paper',
+    battery: 'Battery',
+    signal: 'Signal',
+    simLeft: 'Data left',
+    lastSeen: 'Last seen',
+    actions: 'Actions',
+  },
 };
 
 /** The header cells' boxes, the fixed ones apart, and whether the table scrolls sideways. */
 const tableLayout = (page: Page) =>
   page.evaluate(() => {
-    const table = [...document.querySelectorAll<HTMLElement>('.ant-table-wrapper')].find((t) => t.offsetParent && t.querySelector('tr[data-device-sn]'))!;
+    const table = [...document.querySelectorAll<HTMLElement>('.ant-table-wrapper')].find(
+      (t) => t.offsetParent && t.querySelector('tr[data-device-sn]'),
+    )!;
     const box = (e: Element) => {
       const r = e.getBoundingClientRect();
       return { left: r.left, right: r.right, text: (e.textContent ?? '').trim() };
@@ -143,63 +195,96 @@ const tableLayout = (page: Page) =>
   });
 
 describe('the device list', () => {
-  it('shows the columns that matter at 1440 × 900 without a sideways scroll, and keeps the columns a user chooses', { timeout: 300_000 }, async () => {
-    const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1440, height: 900 });
-    await signIn(page);
-    await page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
-    const layout = await tableLayout(page);
-    expect(layout.scrolls).toBe(false);
-    for (const title of Object.values(HEADERS.zh)) expect(layout.titles.some((h) => h.startsWith(title)), title).toBe(true);
-    // no header runs under the pinned actions column
-    const actions = layout.fixedRight.find((h) => h.text === HEADERS.zh.actions);
-    expect(actions).toBeDefined();
-    for (const h of layout.headers) expect(h.right, h.text).toBeLessThanOrEqual(actions!.left + 1);
-    await settle(page);
-    await shot(page, 'device-list-1440-zh-light');
+  it(
+    'shows the columns that matter at 1440 × 900 without a sideways scroll, and keeps the columns a user chooses',
+    { timeout: 300_000 },
+    async () => {
+      const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1440, height: 900 });
+      await signIn(page);
+      await page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
+      const layout = await tableLayout(page);
+      expect(layout.scrolls).toBe(false);
+      for (const title of Object.values(HEADERS.zh))
+        expect(
+          layout.titles.some((h) => h.startsWith(title)),
+          title,
+        ).toBe(true);
+      // no header runs under the pinned actions column
+      const actions = layout.fixedRight.find((h) => h.text === HEADERS.zh.actions);
+      expect(actions).toBeDefined();
+      for (const h of layout.headers) expect(h.right, h.text).toBeLessThanOrEqual(actions!.left + 1);
+      await settle(page);
+      await shot(page, 'device-list-1440-zh-light');
 
-    // the chooser hides the battery column; it stays hidden after a reload, and shows again when chosen
-    await page.getByTestId('column-chooser-button').filter({ visible: true }).click();
-    const chooser = page.getByTestId('column-chooser').filter({ visible: true });
-    await chooser.getByRole('checkbox', { name: '电量' }).uncheck();
-    await expect.poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('电量'))).toBe(false);
-    await chooser.getByRole('checkbox', { name: '固件版本' }).check();
-    await expect.poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('固件版本'))).toBe(true);
-    await page.reload();
-    await page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
-    const after = await tableLayout(page);
-    expect(after.headers.some((h) => h.text.startsWith('电量'))).toBe(false);
-    expect(after.headers.some((h) => h.text.startsWith('固件版本'))).toBe(true);
-    await page.getByTestId('column-chooser-button').filter({ visible: true }).click();
-    await page.getByTestId('column-chooser').filter({ visible: true }).getByRole('button', { name: '恢复默认' }).click();
-    await expect.poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('电量'))).toBe(true);
-    expect(errors).toEqual([]);
-    await context.close();
+      // the chooser hides the battery column; it stays hidden after a reload, and shows again when chosen
+      await page.getByTestId('column-chooser-button').filter({ visible: true }).click();
+      const chooser = page.getByTestId('column-chooser').filter({ visible: true });
+      await chooser.getByRole('checkbox', { name: '电量' }).uncheck();
+      await expect
+        .poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('电量')))
+        .toBe(false);
+      await chooser.getByRole('checkbox', { name: '固件版本' }).check();
+      await expect
+        .poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('固件版本')))
+        .toBe(true);
+      await page.reload();
+      await page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
+      const after = await tableLayout(page);
+      expect(after.headers.some((h) => h.text.startsWith('电量'))).toBe(false);
+      expect(after.headers.some((h) => h.text.startsWith('固件版本'))).toBe(true);
+      await page.getByTestId('column-chooser-button').filter({ visible: true }).click();
+      await page
+        .getByTestId('column-chooser')
+        .filter({ visible: true })
+        .getByRole('button', { name: '恢复默认' })
+        .click();
+      await expect
+        .poll(async () => (await tableLayout(page)).headers.some((h) => h.text.startsWith('电量')))
+        .toBe(true);
+      expect(errors).toEqual([]);
+      await context.close();
 
-    for (const lang of ['zh', 'en'] as const) {
-      for (const scheme of ['light', 'dark'] as const) {
-        const other = await newPage(browser, { lang, width: 1440, height: 900 });
-        if (scheme === 'dark') {
-          await other.context.addInitScript(() => {
-            if (!localStorage.getItem('admin-plus-layout')) localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
-          });
-        }
-        await signIn(other.page);
-        for (const [width, height] of [[1440, 900], [375, 780]] as const) {
-          await other.page.setViewportSize({ width, height });
-          await other.page.locator('tr[data-device-sn]').filter({ visible: true }).first().waitFor({ timeout: 15_000 });
-          if (width === 1440) {
-            const l = await tableLayout(other.page);
-            expect(l.scrolls, `${lang} ${scheme}`).toBe(false);
-            for (const title of Object.values(HEADERS[lang])) expect(l.titles.some((h) => h.startsWith(title)), title).toBe(true);
+      for (const lang of ['zh', 'en'] as const) {
+        for (const scheme of ['light', 'dark'] as const) {
+          const other = await newPage(browser, { lang, width: 1440, height: 900 });
+          if (scheme === 'dark') {
+            await other.context.addInitScript(() => {
+              if (!localStorage.getItem('admin-plus-layout'))
+                localStorage.setItem(
+                  'admin-plus-layout',
+                  JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }),
+                );
+            });
           }
-          await settle(other.page);
-          await shot(other.page, `device-list-${width}-${lang}-${scheme}`);
+          await signIn(other.page);
+          for (const [width, height] of [
+            [1440, 900],
+            [375, 780],
+          ] as const) {
+            await other.page.setViewportSize({ width, height });
+            await other.page
+              .locator('tr[data-device-sn]')
+              .filter({ visible: true })
+              .first()
+              .waitFor({ timeout: 15_000 });
+            if (width === 1440) {
+              const l = await tableLayout(other.page);
+              expect(l.scrolls, `${lang} ${scheme}`).toBe(false);
+              for (const title of Object.values(HEADERS[lang]))
+                expect(
+                  l.titles.some((h) => h.startsWith(title)),
+                  title,
+                ).toBe(true);
+            }
+            await settle(other.page);
+            await shot(other.page, `device-list-${width}-${lang}-${scheme}`);
+          }
+          expect(other.errors).toEqual([]);
+          await other.context.close();
         }
-        expect(other.errors).toEqual([]);
-        await other.context.close();
       }
-    }
-  });
+    },
+  );
 });
 
 /** The smallest patch of the legend's online colour on the map canvas: a single device's dot (bubbles are bigger). */
@@ -214,7 +299,11 @@ async function onlineDot(page: Page): Promise<{ x: number; y: number; size: numb
       const { width, height } = canvas;
       if (!width || !height) continue;
       const px = canvas.getContext('2d')!.getImageData(0, 0, width, height).data;
-      const match = (i: number) => Math.abs(px[i * 4] - rgb[0]) < 12 && Math.abs(px[i * 4 + 1] - rgb[1]) < 12 && Math.abs(px[i * 4 + 2] - rgb[2]) < 12 && px[i * 4 + 3] > 200;
+      const match = (i: number) =>
+        Math.abs(px[i * 4] - rgb[0]) < 12 &&
+        Math.abs(px[i * 4 + 1] - rgb[1]) < 12 &&
+        Math.abs(px[i * 4 + 2] - rgb[2]) < 12 &&
+        px[i * 4 + 3] > 200;
       const seen = new Uint8Array(width * height);
       for (let start = 0; start < width * height; start++) {
         if (seen[start] || !match(start)) continue;
@@ -241,20 +330,30 @@ async function onlineDot(page: Page): Promise<{ x: number; y: number; size: numb
     if (!best) return null;
     const rect = best.canvas.getBoundingClientRect();
     const scale = best.canvas.width / rect.width;
-    return { x: rect.left + best.x / scale, y: rect.top + best.y / scale, size: (2 * Math.sqrt(best.n / Math.PI)) / scale };
+    return {
+      x: rect.left + best.x / scale,
+      y: rect.top + best.y / scale,
+      size: (2 * Math.sqrt(best.n / Math.PI)) / scale,
+    };
   });
 }
 
 /** Painted pixels in the bottom-right corner of the map's drawn area, where the South China Sea inset goes. */
 const insetPixels = (page: Page) =>
   page.evaluate(() => {
-    const canvas = [...document.querySelectorAll<HTMLCanvasElement>('[data-testid="device-map"] canvas')].find((c) => c.width > 0)!;
+    const canvas = [...document.querySelectorAll<HTMLCanvasElement>('[data-testid="device-map"] canvas')].find(
+      (c) => c.width > 0,
+    )!;
     const { width, height } = canvas;
     const px = canvas.getContext('2d')!.getImageData(0, 0, width, height).data;
     let [x0, y0, x1, y1] = [width, height, 0, 0];
-    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (px[(y * width + x) * 4 + 3] > 0) [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++)
+        if (px[(y * width + x) * 4 + 3] > 0)
+          [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
     let n = 0;
-    for (let y = Math.round(y1 - (y1 - y0) * 0.25); y <= y1; y++) for (let x = Math.round(x1 - (x1 - x0) * 0.1); x <= x1; x++) if (px[(y * width + x) * 4 + 3] > 0) n++;
+    for (let y = Math.round(y1 - (y1 - y0) * 0.25); y <= y1; y++)
+      for (let x = Math.round(x1 - (x1 - x0) * 0.1); x <= x1; x++) if (px[(y * width + x) * 4 + 3] > 0) n++;
     return n;
   });
 
@@ -273,7 +372,10 @@ describe('the device map', () => {
     // about 12 px across with its outline: big enough to point at
     expect(dot!.size).toBeGreaterThanOrEqual(9);
     await page.mouse.move(dot!.x, dot!.y);
-    const tooltip = page.locator('div').filter({ hasText: /^门店打印机\d/ }).filter({ visible: true });
+    const tooltip = page
+      .locator('div')
+      .filter({ hasText: /^门店打印机\d/ })
+      .filter({ visible: true });
     await expect.poll(() => tooltip.last().textContent(), { timeout: 10_000 }).toMatch(/门店打印机\d · 在线SCR/);
     await shot(page, 'device-map-tooltip-zh');
     expect(errors).toEqual([]);

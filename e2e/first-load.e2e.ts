@@ -85,7 +85,10 @@ describe('languages and strings loaded on demand', () => {
     const s = server('plain');
     const { context, page, errors } = await newPage(browser);
     await page.goto(`${s.url}/#/login`);
-    await page.locator('form button[type=submit]').getByText(/登\s*录/).waitFor();
+    await page
+      .locator('form button[type=submit]')
+      .getByText(/登\s*录/)
+      .waitFor();
     await shot(page, 'first-load-login-zh');
     await page.getByRole('group', { name: '语言' }).getByRole('button', { name: 'EN', exact: true }).click();
     await page.locator('form button[type=submit]').getByText('Sign in').waitFor();

@@ -14,7 +14,13 @@ export async function solveCaptcha(page: Page, s: Server): Promise<void> {
   await page.fill('#captcha', await latestCaptcha(s.databaseUrl));
 }
 
-export async function login(page: Page, s: Server, username: string, password: string, route = '/login'): Promise<void> {
+export async function login(
+  page: Page,
+  s: Server,
+  username: string,
+  password: string,
+  route = '/login',
+): Promise<void> {
   await page.goto(`${s.url}/#${route}`);
   await page.fill('#username', username);
   await page.fill('#password', password);
@@ -36,7 +42,13 @@ export async function registerThroughUi(page: Page, s: Server, type: 'individual
   const mobile = uniqueMobile();
   const password = 'Passw0rd99';
   await page.goto(`${s.url}/#/register`);
-  if (type === 'enterprise') await page.locator('label:has(input[value="enterprise"]), .ant-segmented-item:has-text("Enterprise"), .ant-segmented-item:has-text("企业")').first().click();
+  if (type === 'enterprise')
+    await page
+      .locator(
+        'label:has(input[value="enterprise"]), .ant-segmented-item:has-text("Enterprise"), .ant-segmented-item:has-text("企业")',
+      )
+      .first()
+      .click();
   await page.fill('#username', username);
   await page.fill('#mobile', mobile);
   await solveCaptcha(page, s);

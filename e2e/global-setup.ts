@@ -30,7 +30,8 @@ const WEB_DIST = process.env.E2E_WEB_DIST ?? path.resolve(import.meta.dirname, '
  * database on one real PostgreSQL (embedded unless DATABASE_URL is set).
  */
 export default async function setup(project: TestProject) {
-  if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) throw new Error('apps/web/dist is missing: build the console first (npm test does)');
+  if (!fs.existsSync(path.join(WEB_DIST, 'index.html')))
+    throw new Error('apps/web/dist is missing: build the console first (npm test does)');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-e2e-'));
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(path.join(root, 'db'));
   const baseUrl = process.env.DATABASE_URL ?? embedded!.url;
@@ -67,7 +68,13 @@ export default async function setup(project: TestProject) {
       RATE_LIMIT_NOT_FOUND: '100000/60',
     });
     running.push(r);
-    servers[scheme] = { url: r.url, databaseUrl: u.toString(), dataDir, adminPassword: ADMIN_PASSWORD, mqttUrl: r.mqttUrl };
+    servers[scheme] = {
+      url: r.url,
+      databaseUrl: u.toString(),
+      dataDir,
+      adminPassword: ADMIN_PASSWORD,
+      mqttUrl: r.mqttUrl,
+    };
   }
   project.provide('servers', servers);
   return async () => {

@@ -20,7 +20,8 @@ async function signIn(lang: Lang, opts: { scheme?: Scheme; width?: number; heigh
   const session = await newPage(browser, { lang, width: opts.width, height: opts.height });
   if (opts.scheme === 'dark') {
     await session.context.addInitScript(() => {
-      if (!localStorage.getItem('admin-plus-layout')) localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+      if (!localStorage.getItem('admin-plus-layout'))
+        localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
     });
   }
   if (opts.init) await session.context.addInitScript(opts.init);
@@ -32,7 +33,13 @@ async function signIn(lang: Lang, opts: { scheme?: Scheme; width?: number; heigh
 
 const T = {
   zh: { mail: '邮件', wrong: '请输入正确的密码', search: '审核', review: '实名审核', dismiss: '暂不显示' },
-  en: { mail: 'Mail', wrong: 'please enter the correct password', search: 'identity', review: 'Identity review', dismiss: 'Do not show' },
+  en: {
+    mail: 'Mail',
+    wrong: 'please enter the correct password',
+    search: 'identity',
+    review: 'Identity review',
+    dismiss: 'Do not show',
+  },
 } as const;
 
 /** A screenshot once opening animations (a modal's zoom, a popover's fade) are over; endless ones (a pulsing dot) do not count. */
@@ -42,7 +49,10 @@ async function settledShot(page: Page, name: string) {
 }
 
 async function adminIds(databaseUrl: string) {
-  const [row] = await query<{ id: string; tenant_id: string }>(databaseUrl, "SELECT id, tenant_id FROM users WHERE username = 'admin'");
+  const [row] = await query<{ id: string; tenant_id: string }>(
+    databaseUrl,
+    "SELECT id, tenant_id FROM users WHERE username = 'admin'",
+  );
   return row;
 }
 
@@ -74,14 +84,18 @@ describe('notice popover', () => {
       `Maintenance ${tag}`,
       '<p>Printing pauses on <strong>Sunday 02:00</strong>.</p><img src="x" onerror="window.__xss = 1">',
     ]);
-    await query(s.databaseUrl, 'INSERT INTO messages (tenant_id, user_id, kind, title, body) VALUES ($1, $2, $3, $4, $5), ($1, $2, $3, $6, $5)', [
-      admin.tenant_id,
-      admin.id,
-      'work_order_replied',
-      `Work order replied ${tag}`,
-      'Staff answered your work order.',
-      `Second message ${tag}`,
-    ]);
+    await query(
+      s.databaseUrl,
+      'INSERT INTO messages (tenant_id, user_id, kind, title, body) VALUES ($1, $2, $3, $4, $5), ($1, $2, $3, $6, $5)',
+      [
+        admin.tenant_id,
+        admin.id,
+        'work_order_replied',
+        `Work order replied ${tag}`,
+        'Staff answered your work order.',
+        `Second message ${tag}`,
+      ],
+    );
 
     const { context, page, errors } = await signIn('en');
     // the badge counts the unseen notice and the two unread messages
@@ -104,7 +118,11 @@ describe('notice popover', () => {
     await settledShot(page, 'header-notice-mail-en');
     await first.click();
     await expect.poll(() => first.getAttribute('data-unread'), SLOW).toBe('false');
-    const [read] = await query<{ n: string }>(s.databaseUrl, 'SELECT count(*) AS n FROM messages WHERE user_id = $1 AND read_at IS NULL', [admin.id]);
+    const [read] = await query<{ n: string }>(
+      s.databaseUrl,
+      'SELECT count(*) AS n FROM messages WHERE user_id = $1 AND read_at IS NULL',
+      [admin.id],
+    );
     expect(Number(read.n)).toBe(1);
 
     await page.getByRole('button', { name: 'Mark all read' }).click();
@@ -119,21 +137,24 @@ describe('notice popover', () => {
 });
 
 describe('search', () => {
-  it.each(['en', 'zh'] as const)('finds the identity review page by part of its title and opens it on Enter (%s)', async (lang) => {
-    const { context, page } = await signIn(lang);
-    await page.getByTestId('search-button').click();
-    const input = page.locator('.menu-search input');
-    await input.waitFor();
-    await input.pressSequentially(T[lang].search, { delay: 40 });
-    const option = page.locator('.menu-search [role=option]', { hasText: T[lang].review });
-    await option.waitFor();
-    expect(await option.getAttribute('aria-selected')).toBe('true');
-    await settledShot(page, `header-search-${lang}`);
-    await input.press('Enter');
-    await expectHash(page, /^#\/system\/identity/);
-    await page.locator('.menu-search input').waitFor({ state: 'detached' });
-    await context.close();
-  });
+  it.each(['en', 'zh'] as const)(
+    'finds the identity review page by part of its title and opens it on Enter (%s)',
+    async (lang) => {
+      const { context, page } = await signIn(lang);
+      await page.getByTestId('search-button').click();
+      const input = page.locator('.menu-search input');
+      await input.waitFor();
+      await input.pressSequentially(T[lang].search, { delay: 40 });
+      const option = page.locator('.menu-search [role=option]', { hasText: T[lang].review });
+      await option.waitFor();
+      expect(await option.getAttribute('aria-selected')).toBe('true');
+      await settledShot(page, `header-search-${lang}`);
+      await input.press('Enter');
+      await expectHash(page, /^#\/system\/identity/);
+      await page.locator('.menu-search input').waitFor({ state: 'detached' });
+      await context.close();
+    },
+  );
 
   it('moves through the suggestions with the arrow keys', async () => {
     const { context, page } = await signIn('en');
@@ -241,15 +262,21 @@ describe('error log', () => {
 
     // a call the server refuses, through the console's own request layer
     await page.route('**/apiAdmin/message/unreadCount', (route) =>
-      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ code: 500, msg: 'e2e forced failure', data: null }) }),
+      route.fulfill({
+        status: 500,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 500, msg: 'e2e forced failure', data: null }),
+      }),
     );
     await page.goto(page.url().replace(/#.*$/, '#/system/identity'));
     await page.reload();
     await button.waitFor();
     // a UI error nobody caught
-    await page.evaluate(() => setTimeout(() => {
-      throw new Error('e2e thrown UI error');
-    }));
+    await page.evaluate(() =>
+      setTimeout(() => {
+        throw new Error('e2e thrown UI error');
+      }),
+    );
     await expect.poll(() => button.locator('.ant-badge-count').getAttribute('title'), SLOW).toBe('2');
 
     await button.click();
@@ -276,9 +303,11 @@ describe('error log', () => {
 
     await panel.getByTestId('error-log-dismiss').click();
     await button.waitFor({ state: 'detached' });
-    await page.evaluate(() => setTimeout(() => {
-      throw new Error('e2e another UI error');
-    }));
+    await page.evaluate(() =>
+      setTimeout(() => {
+        throw new Error('e2e another UI error');
+      }),
+    );
     await button.waitFor();
     await context.close();
   });
@@ -289,7 +318,8 @@ describe('avatar menu', () => {
     const { context, page } = await signIn('en');
     await page.getByTestId('avatar-menu').click();
     const menu = page.locator('.ant-dropdown-menu');
-    for (const label of ['Personal info', 'Personal centre', 'Sub-accounts', 'Log out']) await menu.getByText(label, { exact: true }).waitFor();
+    for (const label of ['Personal info', 'Personal centre', 'Sub-accounts', 'Log out'])
+      await menu.getByText(label, { exact: true }).waitFor();
     await menu.getByText('Personal info', { exact: true }).click();
     await expectHash(page, /^#\/person\/info/);
     await page.getByTestId('profile-name').filter({ visible: true }).waitFor();
@@ -392,7 +422,9 @@ describe('old-browser notice', () => {
       delete (window as { structuredClone?: unknown }).structuredClone;
     });
     // what an old engine does with modern code: it cannot parse the entry script
-    await page.route(/\/assets\/index-[^/]+\.js$/, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: 'const x = a ?.. b;' }));
+    await page.route(/\/assets\/index-[^/]+\.js$/, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/javascript', body: 'const x = a ?.. b;' }),
+    );
     await page.goto(`${s.url}/#/login`);
     const message = page.locator('#old-browser-page');
     await message.getByText('您的浏览器版本过低').waitFor();
@@ -417,17 +449,24 @@ describe('screenshots in both languages and both colour schemes', () => {
     const { s, context, page } = await signIn(lang, { scheme });
     const name = (part: string) => `header-${part}-${lang}-${scheme}`;
     const admin = await adminIds(s.databaseUrl);
-    await query(s.databaseUrl, 'INSERT INTO messages (tenant_id, user_id, kind, title, body) VALUES ($1, $2, $3, $4, $5)', [
-      admin.tenant_id,
-      admin.id,
-      'traffic_low',
-      lang === 'zh' ? '流量不足提醒' : 'Data running low',
-      lang === 'zh' ? '设备 SN0001 的流量剩余不足 10%。' : 'Device SN0001 has less than 10% of its data left.',
-    ]);
+    await query(
+      s.databaseUrl,
+      'INSERT INTO messages (tenant_id, user_id, kind, title, body) VALUES ($1, $2, $3, $4, $5)',
+      [
+        admin.tenant_id,
+        admin.id,
+        'traffic_low',
+        lang === 'zh' ? '流量不足提醒' : 'Data running low',
+        lang === 'zh' ? '设备 SN0001 的流量剩余不足 10%。' : 'Device SN0001 has less than 10% of its data left.',
+      ],
+    );
     await openNoticePopover(page);
     await page.getByTestId('notice-item').first().waitFor();
     await settledShot(page, name('notice'));
-    await page.getByTestId('notice-popover').getByRole('tab', { name: new RegExp(T[lang].mail) }).click();
+    await page
+      .getByTestId('notice-popover')
+      .getByRole('tab', { name: new RegExp(T[lang].mail) })
+      .click();
     await page.getByTestId('message-item').first().waitFor();
     await settledShot(page, name('mail'));
     await page.keyboard.press('Escape');
@@ -439,9 +478,11 @@ describe('screenshots in both languages and both colour schemes', () => {
     await page.keyboard.press('Escape');
     await page.locator('.menu-search input').waitFor({ state: 'detached' });
 
-    await page.evaluate(() => setTimeout(() => {
-      throw new Error('Cannot read properties of undefined (reading "sn")');
-    }));
+    await page.evaluate(() =>
+      setTimeout(() => {
+        throw new Error('Cannot read properties of undefined (reading "sn")');
+      }),
+    );
     await page.getByTestId('error-log-button').click();
     await page.locator('.error-log-panel .ant-collapse-item').first().waitFor();
     await settledShot(page, name('error-log'));

@@ -24,9 +24,15 @@ async function envelope<T>(res: Response): Promise<T> {
 /** A login as a script would make it (the captcha answered from the database); the bearer header. */
 async function apiLogin(s: Server, username: string, password: string): Promise<{ authorization: string }> {
   const captcha = await envelope<{ captchaId: string }>(await fetch(`${s.url}/apiAdmin/captcha`));
-  const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [captcha.captchaId]);
+  const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [
+    captcha.captchaId,
+  ]);
   const { token } = await envelope<{ token: string }>(
-    await fetch(`${s.url}/apiAdmin/user/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password, captchaId: captcha.captchaId, captcha: answer }) }),
+    await fetch(`${s.url}/apiAdmin/user/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password, captchaId: captcha.captchaId, captcha: answer }),
+    }),
   );
   return { authorization: `Bearer ${token}` };
 }
@@ -36,51 +42,79 @@ async function submitIdentityByApi(s: Server, username: string, password: string
   const auth = await apiLogin(s, username, password);
   const keys: string[] = [];
   for (const side of ['front', 'back']) {
-    const up = await envelope<{ token: string }>(await fetch(`${s.url}/apiAdmin/user/v1/user/getQnToken?bucket=permanentfile`, { headers: auth }));
+    const up = await envelope<{ token: string }>(
+      await fetch(`${s.url}/apiAdmin/user/v1/user/getQnToken?bucket=permanentfile`, { headers: auth }),
+    );
     const form = new FormData();
     form.append('token', up.token);
-    form.append('file', new Blob([readFileSync(path.join(FIXTURES, 'id-card.png'))], { type: 'image/png' }), `${side}.png`);
-    keys.push((await envelope<{ key: string }>(await fetch(`${s.url}/apiAdmin/upload`, { method: 'POST', body: form }))).key);
+    form.append(
+      'file',
+      new Blob([readFileSync(path.join(FIXTURES, 'id-card.png'))], { type: 'image/png' }),
+      `${side}.png`,
+    );
+    keys.push(
+      (await envelope<{ key: string }>(await fetch(`${s.url}/apiAdmin/upload`, { method: 'POST', body: form }))).key,
+    );
   }
   await envelope(
     await fetch(`${s.url}/apiAdmin/user/v1/user/authenticate`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'individual', realName: '王五', idNumber: ID_NUMBER, idFrontKey: keys[0], idBackKey: keys[1] }),
+      body: JSON.stringify({
+        type: 'individual',
+        realName: '王五',
+        idNumber: ID_NUMBER,
+        idFrontKey: keys[0],
+        idBackKey: keys[1],
+      }),
     }),
   );
 }
 
 describe('staff queues stay current', () => {
-  it('an open identity review shows a new submission without a reload, and drops it once another staff member decides', { timeout: 180_000 }, async () => {
-    const s = server('plain');
-    const customer = await newPage(browser, { lang: 'zh' });
-    const account = await registerThroughUi(customer.page, s);
-    await customer.context.close();
+  it(
+    'an open identity review shows a new submission without a reload, and drops it once another staff member decides',
+    { timeout: 180_000 },
+    async () => {
+      const s = server('plain');
+      const customer = await newPage(browser, { lang: 'zh' });
+      const account = await registerThroughUi(customer.page, s);
+      await customer.context.close();
 
-    const staff = await newPage(browser, { lang: 'zh' });
-    await login(staff.page, s, 'admin', s.adminPassword);
-    await expectHash(staff.page, /^#\/device\/index/);
-    await staff.page.goto(`${s.url}/#/system/identity`);
-    await expectHash(staff.page, /^#\/system\/identity/);
-    const list = staff.page.waitForResponse((r) => r.url().includes('/apiAdmin/system/identity/list'));
-    await staff.page.locator('.ant-table').filter({ visible: true }).first().waitFor();
-    await list;
-    expect(await staff.page.locator('tr', { hasText: account.username }).count()).toBe(0);
-    // the page listens before the customer submits
-    await staff.page.waitForLoadState('networkidle');
+      const staff = await newPage(browser, { lang: 'zh' });
+      await login(staff.page, s, 'admin', s.adminPassword);
+      await expectHash(staff.page, /^#\/device\/index/);
+      await staff.page.goto(`${s.url}/#/system/identity`);
+      await expectHash(staff.page, /^#\/system\/identity/);
+      const list = staff.page.waitForResponse((r) => r.url().includes('/apiAdmin/system/identity/list'));
+      await staff.page.locator('.ant-table').filter({ visible: true }).first().waitFor();
+      await list;
+      expect(await staff.page.locator('tr', { hasText: account.username }).count()).toBe(0);
+      // the page listens before the customer submits
+      await staff.page.waitForLoadState('networkidle');
 
-    await submitIdentityByApi(s, account.username, account.password);
-    const row = staff.page.locator('tr', { hasText: account.username });
-    await row.waitFor({ timeout: 15_000 });
-    await shot(staff.page, 'identity-review-live-zh');
+      await submitIdentityByApi(s, account.username, account.password);
+      const row = staff.page.locator('tr', { hasText: account.username });
+      await row.waitFor({ timeout: 15_000 });
+      await shot(staff.page, 'identity-review-live-zh');
 
-    // another staff member (here: the API) approves it: it leaves this staff member's waiting list by itself
-    const [{ id }] = await query<{ id: number }>(s.databaseUrl, `SELECT s.id FROM identity_submissions s JOIN users u ON u.id = s.user_id WHERE u.username = $1`, [account.username]);
-    const other = await apiLogin(s, 'admin', s.adminPassword);
-    await envelope(await fetch(`${s.url}/apiAdmin/system/identity/approve`, { method: 'POST', headers: { ...other, 'content-type': 'application/json' }, body: JSON.stringify({ id: Number(id) }) }));
-    await row.waitFor({ state: 'detached', timeout: 15_000 });
-    expect(staff.errors).toEqual([]);
-    await staff.context.close();
-  });
+      // another staff member (here: the API) approves it: it leaves this staff member's waiting list by itself
+      const [{ id }] = await query<{ id: number }>(
+        s.databaseUrl,
+        `SELECT s.id FROM identity_submissions s JOIN users u ON u.id = s.user_id WHERE u.username = $1`,
+        [account.username],
+      );
+      const other = await apiLogin(s, 'admin', s.adminPassword);
+      await envelope(
+        await fetch(`${s.url}/apiAdmin/system/identity/approve`, {
+          method: 'POST',
+          headers: { ...other, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: Number(id) }),
+        }),
+      );
+      await row.waitFor({ state: 'detached', timeout: 15_000 });
+      expect(staff.errors).toEqual([]);
+      await staff.context.close();
+    },
+  );
 });

@@ -19,12 +19,20 @@ describe('live events after the server lost its database link', () => {
     const s = server('plain');
     const { context, page, errors } = await newPage(browser, { lang: 'zh' });
     const reg = await registerThroughUi(page, s, 'individual');
-    await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [reg.username]);
+    await query(
+      s.databaseUrl,
+      `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+      [reg.username],
+    );
     const [spec] = makeSpecs(1, { seed: 11, prefix: `LRS${Date.now().toString(36).toUpperCase().slice(-6)}` });
     const db = createDb(s.databaseUrl, 2);
     try {
       await registerInDb(db, [spec]);
-      const [{ id: tenantId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT tenant_id AS id FROM users WHERE username = $1', [reg.username]);
+      const [{ id: tenantId }] = await query<{ id: number }>(
+        s.databaseUrl,
+        'SELECT tenant_id AS id FROM users WHERE username = $1',
+        [reg.username],
+      );
       await bindInDb(db, Number(tenantId), [spec.sn], { name: () => '前台打印机' });
     } finally {
       await db.destroy();
@@ -40,7 +48,10 @@ describe('live events after the server lost its database link', () => {
     // a change no event tells of (written straight to the database), then the server's LISTEN connection is
     // killed: once it is back the server tells the console to resync, and the list is read again
     await query(s.databaseUrl, 'UPDATE devices SET name = $1 WHERE sn = $2', ['后厨打印机', spec.sn]);
-    const killed = await query(s.databaseUrl, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cpc-live-events'");
+    const killed = await query(
+      s.databaseUrl,
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'cpc-live-events'",
+    );
     expect(killed.length).toBeGreaterThanOrEqual(1);
     // well before the list's own 60-second refresh
     await row.getByText('后厨打印机').waitFor({ timeout: 15_000 });

@@ -6,7 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppKeyWithSecret, PrintJobDetail, WebhookDeliveryDetail, WebhookDeliveryItem } from '@cpc/contracts/integration';
+import type {
+  AppKeyWithSecret,
+  PrintJobDetail,
+  WebhookDeliveryDetail,
+  WebhookDeliveryItem,
+} from '@cpc/contracts/integration';
 import type { OpenPrintJob, PrintJobState, WebhookPayload } from '@cpc/contracts/open-api';
 import { startServer, type Running } from '../apps/server/src/server.ts';
 import { lastSmsCode } from '../apps/server/src/lib/sms.ts';
@@ -77,7 +82,9 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       // verified as an integrator verifies: HMAC of the raw body with the secret, compared in constant time
-      const expected = createHmac('sha256', key?.secret ?? '').update(body).digest('hex');
+      const expected = createHmac('sha256', key?.secret ?? '')
+        .update(body)
+        .digest('hex');
       const sig = String(req.headers['x-cpc-signature'] ?? '');
       const signatureValid = sig.length === 64 && timingSafeEqual(Buffer.from(sig), Buffer.from(expected));
       const json = JSON.parse(body) as WebhookPayload;
@@ -102,11 +109,29 @@ beforeAll(async () => {
     confirmPassword: 'Passw0rd99',
   });
   token = reg.token;
-  key = await api<AppKeyWithSecret>('POST', '/apiAdmin/integration/key/create', { name: 'POS', callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cpc/callback` });
-  const tenant = await running.db.selectFrom('users').select('tenant_id').where('username', '=', username).executeTakeFirstOrThrow();
+  key = await api<AppKeyWithSecret>('POST', '/apiAdmin/integration/key/create', {
+    name: 'POS',
+    callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cpc/callback`,
+  });
+  const tenant = await running.db
+    .selectFrom('users')
+    .select('tenant_id')
+    .where('username', '=', username)
+    .executeTakeFirstOrThrow();
   await registerInDb(running.db, specs);
-  await bindInDb(running.db, tenant.tenant_id, specs.map((s) => s.sn));
-  fleet = await createFleet({ url: running.mqttUrl, specs, start: false, randomFaults: false, printLineMs: 20, heartbeatS: 30 });
+  await bindInDb(
+    running.db,
+    tenant.tenant_id,
+    specs.map((s) => s.sn),
+  );
+  fleet = await createFleet({
+    url: running.mqttUrl,
+    specs,
+    start: false,
+    randomFaults: false,
+    printLineMs: 20,
+    heartbeatS: 30,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -120,7 +145,10 @@ afterAll(async () => {
 async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
   const res = await fetch(`${running.url}${url}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await res.json()) as { code: number; msg: string; data: T };
@@ -130,7 +158,12 @@ async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Prom
 
 const openKey = (): OpenKey => ({ appId: key.appId, secret: key.secret });
 async function submit(deviceSn: string, body: Record<string, unknown> = {}): Promise<OpenPrintJob> {
-  const res = await signedFetch(running.url, openKey(), 'POST', '/open/v1/print', { deviceSn, content: 'Hello', originId: `o-${randomBytes(6).toString('hex')}`, ...body });
+  const res = await signedFetch(running.url, openKey(), 'POST', '/open/v1/print', {
+    deviceSn,
+    content: 'Hello',
+    originId: `o-${randomBytes(6).toString('hex')}`,
+    ...body,
+  });
   if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body!.data as OpenPrintJob;
 }
@@ -160,13 +193,21 @@ describe('the open API over real HTTP, with simulated printers and a callback re
     const out = fleet.get(ready.sn).printed.find((p) => p.id === job.id)!;
     expect(out.lines).toEqual(detail.preview);
     expect(out.lines).toContain('1 x noodles      12.00');
-    const got = await until('the printed callback', async () => (callbacksOf(job.id).some((c) => c.json.job.state === 'printed') ? callbacksOf(job.id) : null));
-    expect(got.map((c) => c.json.job.state)).toEqual(expect.arrayContaining(['sent', 'delivered', 'printing', 'printed']));
+    const got = await until('the printed callback', async () =>
+      callbacksOf(job.id).some((c) => c.json.job.state === 'printed') ? callbacksOf(job.id) : null,
+    );
+    expect(got.map((c) => c.json.job.state)).toEqual(
+      expect.arrayContaining(['sent', 'delivered', 'printing', 'printed']),
+    );
     for (const c of got) {
       expect(c.signatureValid).toBe(true);
       expect(c.headers['x-cpc-app-id']).toBe(key.appId);
       expect(c.headers['x-cpc-delivery']).toBe(c.json.id);
-      expect(c.json).toMatchObject({ event: 'print.job.state', appId: key.appId, job: { id: job.id, deviceSn: ready.sn } });
+      expect(c.json).toMatchObject({
+        event: 'print.job.state',
+        appId: key.appId,
+        job: { id: job.id, deviceSn: ready.sn },
+      });
     }
   });
 
@@ -201,7 +242,10 @@ describe('the open API over real HTTP, with simulated printers and a callback re
       const job = await submit(retried.sn, { originId: origin });
       await jobPrinted(job.id);
       const printed = await until('the printed delivery to succeed', async () => {
-        const list = await api<{ list: WebhookDeliveryItem[] }>('GET', `/apiAdmin/integration/webhook/list?jobId=${job.id}`);
+        const list = await api<{ list: WebhookDeliveryItem[] }>(
+          'GET',
+          `/apiAdmin/integration/webhook/list?jobId=${job.id}`,
+        );
         const d = list.list.find((x) => x.jobState === 'printed');
         return d?.state === 'succeeded' ? d : null;
       });
@@ -230,7 +274,9 @@ describe('the open API over real HTTP, with simulated printers and a callback re
     const job = await submit(away.sn, { expireInSec: 10 });
     expect(job.state).toBe('queued');
     await until('the job expired', async () => (await jobState(job.id)) === 'expired', 30_000);
-    const expired = await until('the expired callback', async () => callbacksOf(job.id).find((c) => c.json.job.state === 'expired'));
+    const expired = await until('the expired callback', async () =>
+      callbacksOf(job.id).find((c) => c.json.job.state === 'expired'),
+    );
     expect(expired.signatureValid).toBe(true);
     expect(expired.json.job.error).toBe('the printer did not take the job before it expired');
     // the printer comes back later: the expired job never reaches it; a new one prints

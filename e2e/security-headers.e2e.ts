@@ -31,11 +31,14 @@ async function watchedPage(lang: 'zh' | 'en' = 'en'): Promise<Watched> {
   // an init script runs before the page's own, and outside its policy
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { __cspViolation(v: string): void }).__cspViolation(`${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber} on ${location.href}`);
+      (window as unknown as { __cspViolation(v: string): void }).__cspViolation(
+        `${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber} on ${location.href}`,
+      );
     });
   });
   page.on('console', (m) => {
-    if (/Content.Security.Policy|Refused to (load|execute|apply|connect|create|frame|evaluate)/i.test(m.text())) violations.push(`console: ${m.text()}`);
+    if (/Content.Security.Policy|Refused to (load|execute|apply|connect|create|frame|evaluate)/i.test(m.text()))
+      violations.push(`console: ${m.text()}`);
   });
   return { context, page, errors, violations };
 }
@@ -70,9 +73,18 @@ describe('the Content-Security-Policy in the browser', () => {
     await expectHeaders(res);
     // the captcha is a data: SVG image
     await w.page.locator('img[src^="data:image/svg+xml"]').first().waitFor();
-    await expect.poll(() => w.page.locator('img[src^="data:image/svg+xml"]').first().evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() =>
+        w.page
+          .locator('img[src^="data:image/svg+xml"]')
+          .first()
+          .evaluate((i) => (i as HTMLImageElement).naturalWidth),
+      )
+      .toBeGreaterThan(0);
     // antd's styles applied (its CSS-in-JS <style> elements are allowed)
-    expect(await w.page.locator('form button[type=submit]').evaluate((b) => getComputedStyle(b).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
+    expect(
+      await w.page.locator('form button[type=submit]').evaluate((b) => getComputedStyle(b).backgroundColor),
+    ).not.toBe('rgba(0, 0, 0, 0)');
     // the inline old-browser check ran (its hash is in the policy): it would have set nothing on a modern browser,
     // and a blocked inline script is a violation
     await w.page.goto(`${s.url}/#/register`);
@@ -83,47 +95,70 @@ describe('the Content-Security-Policy in the browser', () => {
     await w.context.close();
   });
 
-  it("lets a customer's console work: uploads and their previews, signed images, live events, charts, the map", { timeout: 240_000 }, async () => {
-    const s = server('plain');
-    const w = await watchedPage('en');
-    const account = await registerThroughUi(w.page, s);
-    // identity images: blob: previews, then the uploaded objects
-    const inputs = w.page.locator('input[type=file]');
-    await expect.poll(() => inputs.count()).toBe(2);
-    await inputs.nth(0).setInputFiles(path.join(FIXTURES, 'id-card.png'));
-    await inputs.nth(1).setInputFiles(path.join(FIXTURES, 'id-card.png'));
-    await expect
-      .poll(() => w.page.locator('img[alt]').evaluateAll((imgs) => imgs.filter((i) => (i as HTMLImageElement).style.opacity === '1' && (i as HTMLImageElement).naturalWidth > 0).length), { timeout: 15_000 })
-      .toBeGreaterThanOrEqual(2);
-    await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = 'CSP test' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [account.username]);
-    await w.context.clearCookies();
-    await w.page.evaluate(() => sessionStorage.clear());
-    await w.page.reload();
-    await login(w.page, s, account.username, account.password);
-    await expectHash(w.page, /^#\/device\/index/);
+  it(
+    "lets a customer's console work: uploads and their previews, signed images, live events, charts, the map",
+    { timeout: 240_000 },
+    async () => {
+      const s = server('plain');
+      const w = await watchedPage('en');
+      const account = await registerThroughUi(w.page, s);
+      // identity images: blob: previews, then the uploaded objects
+      const inputs = w.page.locator('input[type=file]');
+      await expect.poll(() => inputs.count()).toBe(2);
+      await inputs.nth(0).setInputFiles(path.join(FIXTURES, 'id-card.png'));
+      await inputs.nth(1).setInputFiles(path.join(FIXTURES, 'id-card.png'));
+      await expect
+        .poll(
+          () =>
+            w.page
+              .locator('img[alt]')
+              .evaluateAll(
+                (imgs) =>
+                  imgs.filter(
+                    (i) => (i as HTMLImageElement).style.opacity === '1' && (i as HTMLImageElement).naturalWidth > 0,
+                  ).length,
+              ),
+          { timeout: 15_000 },
+        )
+        .toBeGreaterThanOrEqual(2);
+      await query(
+        s.databaseUrl,
+        `UPDATE tenants SET auth_status = 1, attest_name = 'CSP test' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+        [account.username],
+      );
+      await w.context.clearCookies();
+      await w.page.evaluate(() => sessionStorage.clear());
+      await w.page.reload();
+      await login(w.page, s, account.username, account.password);
+      await expectHash(w.page, /^#\/device\/index/);
 
-    // the device list holds a server-sent events stream
-    await w.page.waitForResponse((r) => r.url().includes('/device/events'), { timeout: 20_000 }).catch(() => null);
-    await settle(w.page);
-    await visit(w, `${s.url}/#/index`, /^#\/index/, 'canvas, .ant-empty, .ant-card');
-    await visit(w, `${s.url}/#/device/map`, /^#\/device\/map/, 'canvas, .ant-empty');
-    await visit(w, `${s.url}/#/integration/index`, /^#\/integration/, '.ant-card, .ant-table, .ant-empty');
+      // the device list holds a server-sent events stream
+      await w.page.waitForResponse((r) => r.url().includes('/device/events'), { timeout: 20_000 }).catch(() => null);
+      await settle(w.page);
+      await visit(w, `${s.url}/#/index`, /^#\/index/, 'canvas, .ant-empty, .ant-card');
+      await visit(w, `${s.url}/#/device/map`, /^#\/device\/map/, 'canvas, .ant-empty');
+      await visit(w, `${s.url}/#/integration/index`, /^#\/integration/, '.ant-card, .ant-table, .ant-empty');
 
-    // an avatar: a signed object URL of the server shown in the header
-    await visit(w, `${s.url}/#/person/info`, /^#\/person\/info/, '[data-testid="profile-name"]');
-    await w.page.locator('input[type=file]').setInputFiles(path.join(FIXTURES, 'id-card.png'));
-    const avatar = w.page.locator('[data-testid="avatar-menu"] img');
-    await expect.poll(() => avatar.getAttribute('src'), { timeout: 15_000 }).toMatch(/\/apiAdmin\/objects\/.+sig=/);
-    await expect.poll(() => avatar.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      // an avatar: a signed object URL of the server shown in the header
+      await visit(w, `${s.url}/#/person/info`, /^#\/person\/info/, '[data-testid="profile-name"]');
+      await w.page.locator('input[type=file]').setInputFiles(path.join(FIXTURES, 'id-card.png'));
+      const avatar = w.page.locator('[data-testid="avatar-menu"] img');
+      await expect.poll(() => avatar.getAttribute('src'), { timeout: 15_000 }).toMatch(/\/apiAdmin\/objects\/.+sig=/);
+      await expect.poll(() => avatar.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
 
-    // a reload of a signed-in page: the document's own headers
-    await expectHeaders(await w.page.reload());
-    await w.page.locator('[data-testid="profile-name"]').filter({ visible: true }).first().waitFor({ timeout: 20_000 });
-    await settle(w.page);
-    expect(w.violations).toEqual([]);
-    expect(w.errors).toEqual([]);
-    await w.context.close();
-  });
+      // a reload of a signed-in page: the document's own headers
+      await expectHeaders(await w.page.reload());
+      await w.page
+        .locator('[data-testid="profile-name"]')
+        .filter({ visible: true })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      await settle(w.page);
+      expect(w.violations).toEqual([]);
+      expect(w.errors).toEqual([]);
+      await w.context.close();
+    },
+  );
 
   it("lets the platform's pages work for staff", { timeout: 120_000 }, async () => {
     const s = server('plain');

@@ -25,10 +25,11 @@ beforeAll(async () => {
   browser = await launch();
   // test-only menu records (read at login): an external link with a badge, and a group marked noColumn
   await query(s.databaseUrl, `DELETE FROM menus WHERE name = ANY($1)`, [TEST_MENUS]);
-  await query(s.databaseUrl, `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, 'E2eShellExternal', NULL, $2, 90)`, [
-    EXTERNAL_URL,
-    JSON.stringify({ title: 'e2e external', icon: 'api', target: '_blank', badge: 'New' }),
-  ]);
+  await query(
+    s.databaseUrl,
+    `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, 'E2eShellExternal', NULL, $2, 90)`,
+    [EXTERNAL_URL, JSON.stringify({ title: 'e2e external', icon: 'api', target: '_blank', badge: 'New' })],
+  );
   const [direct] = await query<{ id: string }>(
     s.databaseUrl,
     `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, '/e2eDirect', 'E2eShellDirect', 'Layout', $1, 91) RETURNING id`,
@@ -86,7 +87,10 @@ async function chooseLayout(page: Page, layout: LayoutName): Promise<void> {
 
 const count = (page: Page, testId: string) => page.getByTestId(testId).count();
 const css = (page: Page, selector: string, prop: string) =>
-  page.locator(selector).first().evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), prop);
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), prop);
 
 /**
  * An item of the header's menu, wherever it is: in the bar, or folded into its "…" when the bar is full
@@ -96,7 +100,9 @@ async function topMenuItem(page: Page, title: string) {
   // the whole title: "System" must not pick "System integration"
   const text = new RegExp(`^\\s*${title}\\s*$`);
   const menu = page.getByTestId('header').getByTestId('top-menu');
-  const inBar = menu.locator('li.ant-menu-overflow-item:not([aria-hidden="true"]):not(.ant-menu-overflow-item-rest)', { hasText: text });
+  const inBar = menu.locator('li.ant-menu-overflow-item:not([aria-hidden="true"]):not(.ant-menu-overflow-item-rest)', {
+    hasText: text,
+  });
   if (await inBar.count()) return inBar.first();
   await menu.locator('.ant-menu-overflow-item-rest').hover();
   const folded = page.locator('.ant-menu-submenu-popup:visible li', { hasText: text }).first();
@@ -106,7 +112,10 @@ async function topMenuItem(page: Page, title: string) {
 
 /** Settings written as if saved, then the page reloaded: the quickest way to any arrangement. */
 async function useSettings(page: Page, settings: Record<string, unknown>): Promise<void> {
-  await page.evaluate(([key, value]) => localStorage.setItem(key, value), [SETTINGS_KEY, JSON.stringify({ state: settings, version: 1 })] as const);
+  await page.evaluate(([key, value]) => localStorage.setItem(key, value), [
+    SETTINGS_KEY,
+    JSON.stringify({ state: settings, version: 1 }),
+  ] as const);
   await page.reload();
   await page.locator('[data-layout]').waitFor();
 }
@@ -159,7 +168,12 @@ describe('the layouts', () => {
     await expectHash(page, /^#\/e2eDirect\/first/);
     await expect.poll(() => count(page, 'column-menu')).toBe(0);
     // the column styles shape the icon column's items
-    for (const [style, label] of [['vertical', 'Vertical'], ['horizontal', 'Horizontal'], ['arrow', 'Arrow'], ['card', 'Card']] as const) {
+    for (const [style, label] of [
+      ['vertical', 'Vertical'],
+      ['horizontal', 'Horizontal'],
+      ['arrow', 'Arrow'],
+      ['card', 'Card'],
+    ] as const) {
       await openDrawer(page);
       await page.getByTestId('setting-columnStyle').click();
       await page.locator('.ant-select-item-option').getByText(label, { exact: true }).click();
@@ -220,7 +234,9 @@ describe('the layouts', () => {
     await page.getByTestId('setting-language').getByText('中文').click();
     await drawer(page).getByText('主题配置').first().waitFor();
     await shot(page, 'shell-drawer-zh-bottom');
-    await drawer(page).locator('.ant-drawer-body').evaluate((el) => el.scrollTo(0, 0));
+    await drawer(page)
+      .locator('.ant-drawer-body')
+      .evaluate((el) => el.scrollTo(0, 0));
     await shot(page, 'shell-drawer-zh');
     await closeDrawer(page);
     await expectShell(page, 'data-layout', 'float');
@@ -357,7 +373,14 @@ describe('saving the settings', () => {
 
     // every tool is there by default; each switch of SPEC §3 takes its own away and leaves the others
     const tools = page.getByTestId('header-tools');
-    const TOOLS = { showSearch: 'search-button', showNotice: 'notice-bell', showFullScreen: 'full-screen', showRefresh: 'refresh-page', showLanguage: 'language-toggle', showTheme: 'theme-drawer-button' } as const;
+    const TOOLS = {
+      showSearch: 'search-button',
+      showNotice: 'notice-bell',
+      showFullScreen: 'full-screen',
+      showRefresh: 'refresh-page',
+      showLanguage: 'language-toggle',
+      showTheme: 'theme-drawer-button',
+    } as const;
     for (const testId of Object.values(TOOLS)) await tools.getByTestId(testId).waitFor();
     for (const [setting, testId] of Object.entries(TOOLS)) {
       await useSettings(page, { [setting]: false });
@@ -390,7 +413,9 @@ describe('saving the settings', () => {
     await useSettings(page, {});
     await page.goto(`${s.url}/#/device/detail?id=1`);
     await expectHash(page, /^#\/device\/detail/);
-    await expect.poll(() => page.getByTestId('side-bar').locator('.ant-menu-item-selected').innerText()).toBe('My devices');
+    await expect
+      .poll(() => page.getByTestId('side-bar').locator('.ant-menu-item-selected').innerText())
+      .toBe('My devices');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -413,10 +438,14 @@ describe('saving the settings', () => {
     for (const [theme, colour] of Object.entries(PRIMARY)) {
       await page.getByTestId(`theme-option-${theme}`).click();
       await expectShell(page, 'data-theme', theme);
-      await expect.poll(() => css(page, '[data-testid="theme-save"]', 'background-color'), { message: theme }).toBe(colour);
+      await expect
+        .poll(() => css(page, '[data-testid="theme-save"]', 'background-color'), { message: theme })
+        .toBe(colour);
       // the menu: dark for "-black" and ocean, light for "-white"
       const dark = !theme.endsWith('-white');
-      expect(await page.getByTestId('side-bar').getAttribute('class'), theme).toMatch(dark ? /cpc-on-dark/ : /^(?!.*cpc-on-dark)/);
+      expect(await page.getByTestId('side-bar').getAttribute('class'), theme).toMatch(
+        dark ? /cpc-on-dark/ : /^(?!.*cpc-on-dark)/,
+      );
     }
     await closeDrawer(page);
     expect(errors).toEqual([]);
@@ -432,7 +461,12 @@ describe('saving the settings', () => {
     await expectShell(page, 'data-mobile', 'true');
     await expectShell(page, 'data-collapsed', 'true');
     expect(await count(page, 'column-bar')).toBe(0);
-    expect(await page.getByTestId('side-bar').isVisible().catch(() => false)).toBe(false);
+    expect(
+      await page
+        .getByTestId('side-bar')
+        .isVisible()
+        .catch(() => false),
+    ).toBe(false);
     // the fold button opens the menu as a drawer, which closes after a choice
     await page.getByTestId('fold-button').click();
     const mobileMenu = page.getByTestId('mobile-menu');
@@ -456,7 +490,9 @@ describe('saving the settings', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     await expectShell(page, 'data-layout', 'column');
     await page.getByTestId('column-bar').waitFor();
-    expect(await page.evaluate((key) => JSON.parse(localStorage.getItem(key)!).state.layout, SETTINGS_KEY)).toBe('column');
+    expect(await page.evaluate((key) => JSON.parse(localStorage.getItem(key)!).state.layout, SETTINGS_KEY)).toBe(
+      'column',
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -484,7 +520,10 @@ describe('screenshots', () => {
   const LOOKS: Record<LayoutName, [light: Record<string, unknown>, dark: Record<string, unknown>]> = {
     vertical: [{ themeName: 'blue-black', background: 'vab-background' }, { themeName: 'ocean' }],
     horizontal: [{ themeName: 'green-white' }, { themeName: 'blue-black' }],
-    column: [{ themeName: 'purple-black', background: 'vab-background' }, { themeName: 'green-white', columnStyle: 'arrow' }],
+    column: [
+      { themeName: 'purple-black', background: 'vab-background' },
+      { themeName: 'green-white', columnStyle: 'arrow' },
+    ],
     comprehensive: [{ themeName: 'red-white' }, { themeName: 'purple-black', background: 'vab-background' }],
     common: [{ themeName: 'ocean', background: 'vab-background' }, { themeName: 'red-black' }],
     float: [{ themeName: 'blue-white' }, { themeName: 'green-black' }],

@@ -36,7 +36,11 @@ beforeAll(async () => {
   browser = await launch();
   await query(s.databaseUrl, `DELETE FROM menus WHERE name = ANY($1)`, [[GROUP, SELF_LINK, ...GUARDED_NAMES]]);
   for (const [i, [name, path, title, guard]] of GUARDED.entries()) {
-    await query(s.databaseUrl, `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, $2, 'error/404', $3, $4)`, [path, name, JSON.stringify({ title, icon: 'file', guard }), 80 + i]);
+    await query(
+      s.databaseUrl,
+      `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, $2, 'error/404', $3, $4)`,
+      [path, name, JSON.stringify({ title, icon: 'file', guard }), 80 + i],
+    );
   }
   // first in the menu (sort -1), so it is "the first menu" that opens by default
   const [group] = await query<{ id: string }>(
@@ -54,20 +58,17 @@ beforeAll(async () => {
     ...FILLERS.map((f): [string, string, Record<string, unknown>] => [f, 'error/404', { title: `e2e ${f}` }]),
   ];
   for (const [i, [path, component, meta]] of children.entries()) {
-    await query(s.databaseUrl, `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES ($1, $2, $3, $4, $5, $6)`, [
-      group.id,
-      path,
-      `${GROUP}_${path}`,
-      component,
-      JSON.stringify(meta),
-      i,
-    ]);
+    await query(
+      s.databaseUrl,
+      `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [group.id, path, `${GROUP}_${path}`, component, JSON.stringify(meta), i],
+    );
   }
-  await query(s.databaseUrl, `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, $2, NULL, $3, 92)`, [
-    SELF_URL,
-    SELF_LINK,
-    JSON.stringify({ title: 'e2e same window', icon: 'api', target: '_self', guard: ['Admin'] }),
-  ]);
+  await query(
+    s.databaseUrl,
+    `INSERT INTO menus (parent_id, path, name, component, meta, sort) VALUES (NULL, $1, $2, NULL, $3, 92)`,
+    [SELF_URL, SELF_LINK, JSON.stringify({ title: 'e2e same window', icon: 'api', target: '_self', guard: ['Admin'] })],
+  );
 });
 
 afterAll(async () => {
@@ -82,17 +83,28 @@ async function signInAsAdmin(page: Page): Promise<void> {
 }
 
 const sideBar = (page: Page) => page.getByTestId('side-bar');
-const group = (page: Page, title: string) => sideBar(page).locator('li.ant-menu-submenu').filter({ has: page.locator('.ant-menu-submenu-title', { hasText: title }) });
-const tabPaths = (page: Page) => page.locator('[data-tab-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-tab-path')));
-const keptPaths = (page: Page) => page.locator('[data-page-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-page-path')));
-const pageShown = (page: Page, path: string) => page.locator(`[data-page-path="${path}"]`).waitFor({ state: 'visible', timeout: 15_000 });
-const menuTitles = (page: Page) => sideBar(page).locator('.ant-menu-item, .ant-menu-submenu-title').evaluateAll((els) => els.map((el) => el.textContent?.trim() ?? ''));
+const group = (page: Page, title: string) =>
+  sideBar(page)
+    .locator('li.ant-menu-submenu')
+    .filter({ has: page.locator('.ant-menu-submenu-title', { hasText: title }) });
+const tabPaths = (page: Page) =>
+  page.locator('[data-tab-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-tab-path')));
+const keptPaths = (page: Page) =>
+  page.locator('[data-page-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-page-path')));
+const pageShown = (page: Page, path: string) =>
+  page.locator(`[data-page-path="${path}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+const menuTitles = (page: Page) =>
+  sideBar(page)
+    .locator('.ant-menu-item, .ant-menu-submenu-title')
+    .evaluateAll((els) => els.map((el) => el.textContent?.trim() ?? ''));
 const breadcrumb = (page: Page) => page.locator('.ant-breadcrumb').filter({ visible: true }).first().innerText();
 
 /** Signs in through the API (a fresh session of its own, so the browser's refresh cookie is left alone). */
 async function apiLogin(username: string, password: string): Promise<string> {
   const captcha = (await (await fetch(`${s.url}/apiAdmin/captcha`)).json()).data as { captchaId: string };
-  const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [captcha.captchaId]);
+  const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [
+    captcha.captchaId,
+  ]);
   const res = await (
     await fetch(`${s.url}/apiAdmin/user/v1/login`, {
       method: 'POST',
@@ -103,7 +115,12 @@ async function apiLogin(username: string, password: string): Promise<string> {
   return res.data.token as string;
 }
 
-async function api<T>(token: string, method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ code: number; msg: string; data: T }> {
+async function api<T>(
+  token: string,
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+): Promise<{ code: number; msg: string; data: T }> {
   const res = await fetch(`${s.url}/apiAdmin${url}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -121,14 +138,19 @@ describe('menu records', () => {
     // SPEC §9: the first menu opens by default
     await expect.poll(() => rules.getAttribute('class')).toContain('ant-menu-submenu-open');
     // unique-open is off: opening another group leaves this one open
-    const closedTitle = await sideBar(page).locator('li.ant-menu-submenu:not(.ant-menu-submenu-open) > .ant-menu-submenu-title').first().innerText();
+    const closedTitle = await sideBar(page)
+      .locator('li.ant-menu-submenu:not(.ant-menu-submenu-open) > .ant-menu-submenu-title')
+      .first()
+      .innerText();
     const other = group(page, closedTitle);
     await other.locator('.ant-menu-submenu-title').click();
     await expect.poll(() => other.getAttribute('class')).toContain('ant-menu-submenu-open');
     expect(await rules.getAttribute('class')).toContain('ant-menu-submenu-open');
 
     // a red dot on its record, none on the others; the hidden record is not in the menu but opens by address
-    await expect.poll(() => rules.locator('li.ant-menu-item', { hasText: 'e2e dot' }).locator('.ant-badge-dot').count()).toBe(1);
+    await expect
+      .poll(() => rules.locator('li.ant-menu-item', { hasText: 'e2e dot' }).locator('.ant-badge-dot').count())
+      .toBe(1);
     expect(await rules.locator('.ant-badge-dot').count()).toBe(1);
     expect(await rules.getByText('e2e secret').count()).toBe(0);
     await page.goto(`${s.url}/#/e2eRules/secret`);
@@ -171,7 +193,9 @@ describe('tabs and kept pages of the route records', () => {
     }
     await page.locator('[data-tab-path="/e2eRules/kept"]').click();
     await pageShown(page, '/e2eRules/kept');
-    expect(await page.locator('[data-page-path="/e2eRules/kept"] .ant-input-search input').inputValue()).toBe('typed on /e2eRules/kept');
+    expect(await page.locator('[data-page-path="/e2eRules/kept"] .ant-input-search input').inputValue()).toBe(
+      'typed on /e2eRules/kept',
+    );
     await page.locator('[data-tab-path="/e2eRules/fresh"]').click();
     await pageShown(page, '/e2eRules/fresh');
     expect(await page.locator('[data-page-path="/e2eRules/fresh"] .ant-input-search input').inputValue()).toBe('');
@@ -196,73 +220,96 @@ describe('tabs and kept pages of the route records', () => {
 });
 
 describe('a customer and a sub-account', () => {
-  it('shows the main account everything of its own and a viewer only what its role allows; staff pages are not there', { timeout: 180_000 }, async () => {
-    const { context, page, errors } = await newPage(browser, { lang: 'zh' });
-    const reg = await registerThroughUi(page, s, 'individual');
-    const [{ id: tenantId }] = await query<{ id: string }>(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '李四' WHERE id = (SELECT tenant_id FROM users WHERE username = $1) RETURNING id`, [reg.username]);
-    const specs = makeSpecs(25, { seed: 31, prefix: `RUL${Date.now().toString(36).toUpperCase().slice(-6)}` });
-    const db = createDb(s.databaseUrl, 2);
-    try {
-      await registerInDb(db, specs);
-      await bindInDb(db, Number(tenantId), specs.map((d) => d.sn));
-    } finally {
-      await db.destroy();
-    }
-    const rows = await query<{ id: string }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = ANY($1) ORDER BY sn', [specs.map((d) => d.sn)]);
-    customer = { username: reg.username, password: reg.password, deviceIds: rows.map((r) => Number(r.id)) };
+  it(
+    'shows the main account everything of its own and a viewer only what its role allows; staff pages are not there',
+    { timeout: 180_000 },
+    async () => {
+      const { context, page, errors } = await newPage(browser, { lang: 'zh' });
+      const reg = await registerThroughUi(page, s, 'individual');
+      const [{ id: tenantId }] = await query<{ id: string }>(
+        s.databaseUrl,
+        `UPDATE tenants SET auth_status = 1, attest_name = '李四' WHERE id = (SELECT tenant_id FROM users WHERE username = $1) RETURNING id`,
+        [reg.username],
+      );
+      const specs = makeSpecs(25, { seed: 31, prefix: `RUL${Date.now().toString(36).toUpperCase().slice(-6)}` });
+      const db = createDb(s.databaseUrl, 2);
+      try {
+        await registerInDb(db, specs);
+        await bindInDb(
+          db,
+          Number(tenantId),
+          specs.map((d) => d.sn),
+        );
+      } finally {
+        await db.destroy();
+      }
+      const rows = await query<{ id: string }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = ANY($1) ORDER BY sn', [
+        specs.map((d) => d.sn),
+      ]);
+      customer = { username: reg.username, password: reg.password, deviceIds: rows.map((r) => Number(r.id)) };
 
-    await page.reload();
-    await page.goto(`${s.url}/#/device/index`);
-    await expectHash(page, /^#\/device\/index/);
-    await page.getByRole('button', { name: '绑定设备' }).first().waitFor();
-    await sideBar(page).getByText('系统集成').waitFor();
-    // staff records are not in the customer's menu, and their addresses are unknown to it
-    expect(await sideBar(page).getByText('身份审核').count()).toBe(0);
-    await page.goto(`${s.url}/#/error/403`);
-    await expectHash(page, /^#\/404/);
+      await page.reload();
+      await page.goto(`${s.url}/#/device/index`);
+      await expectHash(page, /^#\/device\/index/);
+      await page.getByRole('button', { name: '绑定设备' }).first().waitFor();
+      await sideBar(page).getByText('系统集成').waitFor();
+      // staff records are not in the customer's menu, and their addresses are unknown to it
+      expect(await sideBar(page).getByText('身份审核').count()).toBe(0);
+      await page.goto(`${s.url}/#/error/403`);
+      await expectHash(page, /^#\/404/);
 
-    // the footer: copyright, this year, the product
-    await page.goto(`${s.url}/#/device/index`);
-    await expectHash(page, /^#\/device\/index/);
-    await expect.poll(() => page.locator('.ant-layout-footer').filter({ visible: true }).first().innerText()).toBe(`版权所有 © ${new Date().getFullYear()} 云打印`);
-    // guard objects: the main account holds every device permission
-    expect(await menuTitles(page)).toEqual(expect.arrayContaining(['e2e allOf', 'e2e oneOf']));
-    expect(await menuTitles(page)).not.toContain('e2e except');
-    expect(await menuTitles(page)).not.toContain('e2e not for viewers');
+      // the footer: copyright, this year, the product
+      await page.goto(`${s.url}/#/device/index`);
+      await expectHash(page, /^#\/device\/index/);
+      await expect
+        .poll(() => page.locator('.ant-layout-footer').filter({ visible: true }).first().innerText())
+        .toBe(`版权所有 © ${new Date().getFullYear()} 云打印`);
+      // guard objects: the main account holds every device permission
+      expect(await menuTitles(page)).toEqual(expect.arrayContaining(['e2e allOf', 'e2e oneOf']));
+      expect(await menuTitles(page)).not.toContain('e2e except');
+      expect(await menuTitles(page)).not.toContain('e2e not for viewers');
 
-    // a viewer sub-account (the tenant's default "Viewer" role: device:view only)
-    const token = await apiLogin(reg.username, reg.password);
-    const roles = await api<Array<{ id: number; code: string }>>(token, 'GET', '/system/subAccount/roles');
-    const viewer = roles.data.find((r) => r.code === 'viewer');
-    expect(viewer).toBeDefined();
-    const sub = { username: uniqueName('viewer'), password: 'View3rPassw0rd' };
-    const created = await api(token, 'POST', '/system/subAccount/create', { ...sub, confirmPassword: sub.password, roleIds: [viewer!.id] });
-    expect(created.code).toBe(200);
+      // a viewer sub-account (the tenant's default "Viewer" role: device:view only)
+      const token = await apiLogin(reg.username, reg.password);
+      const roles = await api<Array<{ id: number; code: string }>>(token, 'GET', '/system/subAccount/roles');
+      const viewer = roles.data.find((r) => r.code === 'viewer');
+      expect(viewer).toBeDefined();
+      const sub = { username: uniqueName('viewer'), password: 'View3rPassw0rd' };
+      const created = await api(token, 'POST', '/system/subAccount/create', {
+        ...sub,
+        confirmPassword: sub.password,
+        roleIds: [viewer!.id],
+      });
+      expect(created.code).toBe(200);
 
-    const other = await newPage(browser, { lang: 'zh' });
-    await login(other.page, s, sub.username, sub.password);
-    await expectHash(other.page, /^#\/device\/index/);
-    await other.page.locator('tr[data-device-sn]').first().waitFor({ timeout: 15_000 });
-    // no bind button, no integration in the menu: and the server refuses what the page does not offer
-    expect(await other.page.getByRole('button', { name: '绑定设备' }).count()).toBe(0);
-    expect(await sideBar(other.page).getByText('系统集成').count()).toBe(0);
-    // guard objects for a viewer: oneOf passes with device:view, allOf does not without device:reboot, except(reboot) passes, except(view) does not
-    const seen = await menuTitles(other.page);
-    expect(seen).toEqual(expect.arrayContaining(['e2e oneOf', 'e2e except']));
-    expect(seen).not.toContain('e2e allOf');
-    expect(seen).not.toContain('e2e not for viewers');
-    await other.page.goto(`${s.url}/#/e2eAllOf`);
-    await expectHash(other.page, /^#\/404/);
-    const bind = await api(await apiLogin(sub.username, sub.password), 'POST', '/device/bind', { sn: specs[0].sn, bindKey: 'ABCDEF' });
-    expect(bind.code).toBe(403);
-    await other.page.goto(`${s.url}/#/integration/index`);
-    await expectHash(other.page, /^#\/404/);
-    await shot(other.page, 'shell-rules-viewer-zh');
-    expect(other.errors).toEqual([]);
-    await other.context.close();
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      const other = await newPage(browser, { lang: 'zh' });
+      await login(other.page, s, sub.username, sub.password);
+      await expectHash(other.page, /^#\/device\/index/);
+      await other.page.locator('tr[data-device-sn]').first().waitFor({ timeout: 15_000 });
+      // no bind button, no integration in the menu: and the server refuses what the page does not offer
+      expect(await other.page.getByRole('button', { name: '绑定设备' }).count()).toBe(0);
+      expect(await sideBar(other.page).getByText('系统集成').count()).toBe(0);
+      // guard objects for a viewer: oneOf passes with device:view, allOf does not without device:reboot, except(reboot) passes, except(view) does not
+      const seen = await menuTitles(other.page);
+      expect(seen).toEqual(expect.arrayContaining(['e2e oneOf', 'e2e except']));
+      expect(seen).not.toContain('e2e allOf');
+      expect(seen).not.toContain('e2e not for viewers');
+      await other.page.goto(`${s.url}/#/e2eAllOf`);
+      await expectHash(other.page, /^#\/404/);
+      const bind = await api(await apiLogin(sub.username, sub.password), 'POST', '/device/bind', {
+        sn: specs[0].sn,
+        bindKey: 'ABCDEF',
+      });
+      expect(bind.code).toBe(403);
+      await other.page.goto(`${s.url}/#/integration/index`);
+      await expectHash(other.page, /^#\/404/);
+      await shot(other.page, 'shell-rules-viewer-zh');
+      expect(other.errors).toEqual([]);
+      await other.context.close();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it('keeps the chosen language across a reload', async () => {
     expect(customer).toBeDefined();
@@ -273,46 +320,56 @@ describe('a customer and a sub-account', () => {
     await sideBar(page).getByText('System integration').waitFor();
     await page.reload();
     await sideBar(page).getByText('System integration').waitFor();
-    expect(await page.locator('.ant-layout-footer').filter({ visible: true }).first().innerText()).toContain('Copyright ©');
+    expect(await page.locator('.ant-layout-footer').filter({ visible: true }).first().innerText()).toContain(
+      'Copyright ©',
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
 
-  it('opens a tab per device, keeps at most 20 pages (the least recently used goes) and keeps a table’s page', { timeout: 180_000 }, async () => {
-    expect(customer).toBeDefined();
-    const { context, page, errors } = await newPage(browser, { lang: 'en', width: 1440, height: 900 });
-    await login(page, s, customer!.username, customer!.password);
-    await expectHash(page, /^#\/device\/index/);
+  it(
+    'opens a tab per device, keeps at most 20 pages (the least recently used goes) and keeps a table’s page',
+    { timeout: 180_000 },
+    async () => {
+      expect(customer).toBeDefined();
+      const { context, page, errors } = await newPage(browser, { lang: 'en', width: 1440, height: 900 });
+      await login(page, s, customer!.username, customer!.password);
+      await expectHash(page, /^#\/device\/index/);
 
-    // the list's second page survives a trip to another tab
-    await page.locator('.ant-pagination-item-2').filter({ visible: true }).click();
-    await expect.poll(() => page.locator('.ant-pagination-item-active').filter({ visible: true }).innerText()).toBe('2');
-    const listTab = (await tabPaths(page)).find((p) => p?.startsWith('/device/index'))!;
-    await page.goto(`${s.url}/#/device/map`);
-    await pageShown(page, '/device/map');
-    await page.locator(`[data-tab-path="${listTab}"]`).click();
-    await expect.poll(() => page.locator('.ant-pagination-item-active').filter({ visible: true }).innerText()).toBe('2');
+      // the list's second page survives a trip to another tab
+      await page.locator('.ant-pagination-item-2').filter({ visible: true }).click();
+      await expect
+        .poll(() => page.locator('.ant-pagination-item-active').filter({ visible: true }).innerText())
+        .toBe('2');
+      const listTab = (await tabPaths(page)).find((p) => p?.startsWith('/device/index'))!;
+      await page.goto(`${s.url}/#/device/map`);
+      await pageShown(page, '/device/map');
+      await page.locator(`[data-tab-path="${listTab}"]`).click();
+      await expect
+        .poll(() => page.locator('.ant-pagination-item-active').filter({ visible: true }).innerText())
+        .toBe('2');
 
-    // dynamicNewTab: one tab per device; 21 details on top of the list, the map and home exceed 20 kept pages
-    const ids = customer!.deviceIds.slice(0, 21);
-    for (const id of ids) {
-      await page.goto(`${s.url}/#/device/detail?id=${id}`);
-      await pageShown(page, `/device/detail?id=${id}`);
-    }
-    const tabs = await tabPaths(page);
-    for (const id of ids) expect(tabs).toContain(`/device/detail?id=${id}`);
-    const kept = await keptPaths(page);
-    expect(kept.length).toBeLessThanOrEqual(20);
-    // the least recently used pages went first: the home page and the list, then the oldest details
-    expect(kept).not.toContain(`/device/detail?id=${ids[0]}`);
-    expect(kept).toContain(`/device/detail?id=${ids[20]}`);
-    // its tab stays, and opens its page afresh
-    await page.locator(`[data-tab-path="/device/detail?id=${ids[0]}"]`).click();
-    await pageShown(page, `/device/detail?id=${ids[0]}`);
-    expect((await keptPaths(page)).length).toBeLessThanOrEqual(20);
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      // dynamicNewTab: one tab per device; 21 details on top of the list, the map and home exceed 20 kept pages
+      const ids = customer!.deviceIds.slice(0, 21);
+      for (const id of ids) {
+        await page.goto(`${s.url}/#/device/detail?id=${id}`);
+        await pageShown(page, `/device/detail?id=${id}`);
+      }
+      const tabs = await tabPaths(page);
+      for (const id of ids) expect(tabs).toContain(`/device/detail?id=${id}`);
+      const kept = await keptPaths(page);
+      expect(kept.length).toBeLessThanOrEqual(20);
+      // the least recently used pages went first: the home page and the list, then the oldest details
+      expect(kept).not.toContain(`/device/detail?id=${ids[0]}`);
+      expect(kept).toContain(`/device/detail?id=${ids[20]}`);
+      // its tab stays, and opens its page afresh
+      await page.locator(`[data-tab-path="/device/detail?id=${ids[0]}"]`).click();
+      await pageShown(page, `/device/detail?id=${ids[0]}`);
+      expect((await keptPaths(page)).length).toBeLessThanOrEqual(20);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it('runs the progress bar while a page’s code is on its way', async () => {
     expect(customer).toBeDefined();

@@ -36,9 +36,11 @@ async function visit(page: Page, s: Server, path: string): Promise<void> {
   await pageShown(page, path);
 }
 
-const pageShown = (page: Page, path: string) => page.locator(`[data-page-path="${path}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+const pageShown = (page: Page, path: string) =>
+  page.locator(`[data-page-path="${path}"]`).waitFor({ state: 'visible', timeout: 15_000 });
 
-const tabPaths = (page: Page) => page.locator('[data-tab-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-tab-path')));
+const tabPaths = (page: Page) =>
+  page.locator('[data-tab-path]').evaluateAll((els) => els.map((el) => el.getAttribute('data-tab-path')));
 
 const activeTab = (page: Page) => page.locator('[data-tab-path][aria-selected="true"]').getAttribute('data-tab-path');
 
@@ -65,7 +67,8 @@ const areaScrollTop = (page: Page, path: string) =>
   page.evaluate((p) => {
     const el = document.querySelector(`[data-page-path="${p}"]`);
     for (let node = el?.parentElement; node && node !== document.body; node = node.parentElement) {
-      if (/(auto|scroll|overlay)/.test(getComputedStyle(node).overflowY) && node.scrollHeight > node.clientHeight) return node.scrollTop;
+      if (/(auto|scroll|overlay)/.test(getComputedStyle(node).overflowY) && node.scrollHeight > node.clientHeight)
+        return node.scrollTop;
     }
     return (document.scrollingElement ?? document.documentElement).scrollTop;
   }, path);
@@ -230,7 +233,9 @@ describe('closing tabs', () => {
 
     // the home tab's own "close" is greyed out
     await tab(page, '/index').click({ button: 'right' });
-    const close = page.locator('.ant-dropdown:not(.ant-dropdown-hidden) .ant-dropdown-menu-item', { has: page.locator('[data-tab-action="close"]') });
+    const close = page.locator('.ant-dropdown:not(.ant-dropdown-hidden) .ant-dropdown-menu-item', {
+      has: page.locator('[data-tab-action="close"]'),
+    });
     await expect.poll(() => close.getAttribute('aria-disabled')).toBe('true');
     await page.keyboard.press('Escape');
     expect(errors).toEqual([]);
@@ -265,41 +270,54 @@ describe('the tab bar settings', () => {
       const read = (el: Element | null) => {
         if (!el) return null;
         const c = getComputedStyle(el);
-        return { bg: c.backgroundColor, color: c.color, border: c.borderTopWidth, radius: c.borderTopLeftRadius, height: c.height };
+        return {
+          bg: c.backgroundColor,
+          color: c.color,
+          border: c.borderTopWidth,
+          radius: c.borderTopLeftRadius,
+          height: c.height,
+        };
       };
-      return { active: read(document.querySelector('[data-tab-path][aria-selected="true"]')), other: read(document.querySelector('[data-tab-path][aria-selected="false"]')) };
+      return {
+        active: read(document.querySelector('[data-tab-path][aria-selected="true"]')),
+        other: read(document.querySelector('[data-tab-path][aria-selected="false"]')),
+      };
     });
 
-  it.each(['zh', 'en'] as const)('draws card, smart and smooth tabs, light and dark (%s)', { timeout: 180_000 }, async (lang) => {
-    const s = server('plain');
-    const { context, page, errors } = await newPage(browser, { lang });
-    await signIn(page, s);
-    const looks = new Map<string, string>();
-    for (const colorScheme of ['light', 'dark'] as const) {
-      for (const tabsBarStyle of STYLES) {
-        await storeSettings(page, { tabsBarStyle, colorScheme, showTabsIcon: true });
-        await page.goto(`${s.url}/#/device/index`);
-        await page.reload();
-        await page.locator(`[data-testid="tabs-bar"][data-style="${tabsBarStyle}"]`).waitFor({ timeout: 15_000 });
-        for (const path of ['/device/index', '/error/403', IDENTITY]) await visit(page, s, path);
-        await expect.poll(() => tabPaths(page)).toEqual(['/index', '/device/index', '/error/403', IDENTITY]);
-        // away from the tabs: no hover effect in what is compared and drawn
-        await page.mouse.move(5, 600);
-        await settle(page);
-        looks.set(`${colorScheme}-${tabsBarStyle}`, JSON.stringify(await look(page)));
-        await shot(page, `tabs-${tabsBarStyle}-${colorScheme}-${lang}`);
+  it.each(['zh', 'en'] as const)(
+    'draws card, smart and smooth tabs, light and dark (%s)',
+    { timeout: 180_000 },
+    async (lang) => {
+      const s = server('plain');
+      const { context, page, errors } = await newPage(browser, { lang });
+      await signIn(page, s);
+      const looks = new Map<string, string>();
+      for (const colorScheme of ['light', 'dark'] as const) {
+        for (const tabsBarStyle of STYLES) {
+          await storeSettings(page, { tabsBarStyle, colorScheme, showTabsIcon: true });
+          await page.goto(`${s.url}/#/device/index`);
+          await page.reload();
+          await page.locator(`[data-testid="tabs-bar"][data-style="${tabsBarStyle}"]`).waitFor({ timeout: 15_000 });
+          for (const path of ['/device/index', '/error/403', IDENTITY]) await visit(page, s, path);
+          await expect.poll(() => tabPaths(page)).toEqual(['/index', '/device/index', '/error/403', IDENTITY]);
+          // away from the tabs: no hover effect in what is compared and drawn
+          await page.mouse.move(5, 600);
+          await settle(page);
+          looks.set(`${colorScheme}-${tabsBarStyle}`, JSON.stringify(await look(page)));
+          await shot(page, `tabs-${tabsBarStyle}-${colorScheme}-${lang}`);
+        }
       }
-    }
-    // every style looks different from the others, in each scheme
-    for (const scheme of ['light', 'dark']) {
-      const distinct = new Set(STYLES.map((st) => looks.get(`${scheme}-${st}`)));
-      expect(distinct.size).toBe(STYLES.length);
-    }
-    // and the dark scheme is not the light one
-    expect(looks.get('dark-card')).not.toBe(looks.get('light-card'));
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      // every style looks different from the others, in each scheme
+      for (const scheme of ['light', 'dark']) {
+        const distinct = new Set(STYLES.map((st) => looks.get(`${scheme}-${st}`)));
+        expect(distinct.size).toBe(STYLES.length);
+      }
+      // and the dark scheme is not the light one
+      expect(looks.get('dark-card')).not.toBe(looks.get('light-card'));
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it('shows the route icons or not, and no bar at all when tabs are off', async () => {
     const s = server('plain');
@@ -388,7 +406,10 @@ describe('logout', () => {
     await signIn(page, s);
     await openAll(page, s);
     await page.locator('[data-testid="avatar-menu"]').click();
-    await page.getByText(/log ?out/i).last().click();
+    await page
+      .getByText(/log ?out/i)
+      .last()
+      .click();
     await expectHash(page, /^#\/login/);
     await signIn(page, s);
     await expect.poll(() => tabPaths(page)).toEqual(['/index', '/device/index']);

@@ -46,7 +46,10 @@ async function storedNames(databaseUrl: string): Promise<string[]> {
      UNION SELECT nickname FROM users UNION SELECT name FROM app_keys UNION SELECT real_name FROM identity_submissions
      UNION SELECT company_name FROM identity_submissions UNION SELECT legal_person FROM identity_submissions`,
   );
-  return rows.map((r) => r.v).filter((v) => v && v.trim()).sort((x, y) => y.length - x.length);
+  return rows
+    .map((r) => r.v)
+    .filter((v) => v && v.trim())
+    .sort((x, y) => y.length - x.length);
 }
 
 function englishIn(text: string, data: string[]): string[] {
@@ -63,7 +66,14 @@ async function open(page: Page, url: string, path: string): Promise<void> {
   await page.waitForTimeout(800);
 }
 
-const CUSTOMER_PAGES = ['/index', '/device/index', '/device/map', '/integration/index', '/person/info', '/person/subAccount'];
+const CUSTOMER_PAGES = [
+  '/index',
+  '/device/index',
+  '/device/map',
+  '/integration/index',
+  '/person/info',
+  '/person/subAccount',
+];
 const STAFF_PAGES = ['/system/identity', '/system/deviceModel', '/system/deviceRegistry', '/error/403', '/error/404'];
 
 describe('translations', () => {
@@ -76,18 +86,37 @@ describe('translations', () => {
     const { context, page } = await newPage(browser, { lang: 'en', width: 1440 });
     const reg = await registerThroughUi(page, s, 'individual');
     data.push(reg.username);
-    await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = 'Test User' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`, [reg.username]);
+    await query(
+      s.databaseUrl,
+      `UPDATE tenants SET auth_status = 1, attest_name = 'Test User' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+      [reg.username],
+    );
     const specs = makeSpecs(2, { seed: 3, prefix: `TR${Date.now().toString(36).toUpperCase().slice(-6)}` });
     const db = createDb(s.databaseUrl, 2);
     try {
       await registerInDb(db, specs);
-      const [{ id: tenantId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT tenant_id AS id FROM users WHERE username = $1', [reg.username]);
-      await bindInDb(db, Number(tenantId), specs.map((d) => d.sn), { name: (sn) => (sn === specs[0].sn ? 'Printer-01' : 'Printer-02') });
-      await query(s.databaseUrl, `INSERT INTO messages (tenant_id, user_id, kind, title, body) SELECT tenant_id, id, 'identity.reviewed', 'Identity authentication approved', '' FROM users WHERE username = $1`, [reg.username]);
+      const [{ id: tenantId }] = await query<{ id: number }>(
+        s.databaseUrl,
+        'SELECT tenant_id AS id FROM users WHERE username = $1',
+        [reg.username],
+      );
+      await bindInDb(
+        db,
+        Number(tenantId),
+        specs.map((d) => d.sn),
+        { name: (sn) => (sn === specs[0].sn ? 'Printer-01' : 'Printer-02') },
+      );
+      await query(
+        s.databaseUrl,
+        `INSERT INTO messages (tenant_id, user_id, kind, title, body) SELECT tenant_id, id, 'identity.reviewed', 'Identity authentication approved', '' FROM users WHERE username = $1`,
+        [reg.username],
+      );
     } finally {
       await db.destroy();
     }
-    const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [specs[0].sn]);
+    const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [
+      specs[0].sn,
+    ]);
     await page.goto(`${s.url}/#/device/index`);
     await page.reload();
     await expectHash(page, /^#\/device\/index/);
@@ -104,7 +133,10 @@ describe('translations', () => {
       // the bell's mail tab: the identity message in the reader's language
       await page.getByTestId('notice-bell').click();
       await page.getByTestId('notice-popover').waitFor();
-      await page.getByTestId('notice-popover').getByRole('tab', { name: lang === 'en' ? 'Mail' : '邮件' }).click();
+      await page
+        .getByTestId('notice-popover')
+        .getByRole('tab', { name: lang === 'en' ? 'Mail' : '邮件' })
+        .click();
       await page.getByTestId('message-item').first().waitFor();
       await page.waitForTimeout(500);
       const text = await visibleText(page);

@@ -18,9 +18,15 @@ const SWITCHED_OFF = 4;
 
 /** Groups of the demo account: regions, and one store under East China. */
 const REGIONS = [
-  { name: '华东门店', cities: ['Shanghai', 'Hangzhou', 'Nanjing', 'Suzhou', 'Hefei', 'Nanchang', 'Jinan', 'Qingdao', 'Fuzhou', 'Xiamen'] },
+  {
+    name: '华东门店',
+    cities: ['Shanghai', 'Hangzhou', 'Nanjing', 'Suzhou', 'Hefei', 'Nanchang', 'Jinan', 'Qingdao', 'Fuzhou', 'Xiamen'],
+  },
   { name: '华南门店', cities: ['Guangzhou', 'Shenzhen', 'Nanning', 'Haikou'] },
-  { name: '华北门店', cities: ['Beijing', 'Tianjin', 'Shijiazhuang', 'Taiyuan', 'Hohhot', 'Shenyang', 'Changchun', 'Harbin'] },
+  {
+    name: '华北门店',
+    cities: ['Beijing', 'Tianjin', 'Shijiazhuang', 'Taiyuan', 'Hohhot', 'Shenyang', 'Changchun', 'Harbin'],
+  },
   { name: '中西部门店', cities: [] },
 ];
 const SUBGROUP = { name: '上海旗舰店', parent: '华东门店', cities: ['Shanghai'] };
@@ -65,23 +71,57 @@ try {
 const { db } = running;
 
 // The demo customer: an authenticated enterprise whose main account has known credentials.
-let user = await db.selectFrom('users').select(['id', 'tenant_id']).where('username', '=', DEMO_USER).executeTakeFirst();
+let user = await db
+  .selectFrom('users')
+  .select(['id', 'tenant_id'])
+  .where('username', '=', DEMO_USER)
+  .executeTakeFirst();
 if (!user) {
-  const tenant = await db.insertInto('tenants').values({ kind: 'enterprise', name: '云打印演示科技有限公司', auth_status: 1, attest_name: '云打印演示科技有限公司' }).returning('id').executeTakeFirstOrThrow();
+  const tenant = await db
+    .insertInto('tenants')
+    .values({
+      kind: 'enterprise',
+      name: '云打印演示科技有限公司',
+      auth_status: 1,
+      attest_name: '云打印演示科技有限公司',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   user = await db
     .insertInto('users')
-    .values({ tenant_id: tenant.id, username: DEMO_USER, mobile: null, password_hash: await hashPassword(DEMO_PASSWORD), is_super: 1 })
+    .values({
+      tenant_id: tenant.id,
+      username: DEMO_USER,
+      mobile: null,
+      password_hash: await hashPassword(DEMO_PASSWORD),
+      is_super: 1,
+    })
     .returning(['id', 'tenant_id'])
     .executeTakeFirstOrThrow();
 } else {
-  await db.updateTable('users').set({ password_hash: await hashPassword(DEMO_PASSWORD), state: 'active' }).where('id', '=', user.id).execute();
+  await db
+    .updateTable('users')
+    .set({ password_hash: await hashPassword(DEMO_PASSWORD), state: 'active' })
+    .where('id', '=', user.id)
+    .execute();
 }
 const tenantId = user.tenant_id;
 
 async function group(name, parentId = null) {
-  const found = await db.selectFrom('device_groups').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+  const found = await db
+    .selectFrom('device_groups')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   if (found) return found.id;
-  return (await db.insertInto('device_groups').values({ tenant_id: tenantId, parent_id: parentId, name }).returning('id').executeTakeFirstOrThrow()).id;
+  return (
+    await db
+      .insertInto('device_groups')
+      .values({ tenant_id: tenantId, parent_id: parentId, name })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 const groupIds = new Map();
 for (const r of REGIONS) groupIds.set(r.name, await group(r.name));
@@ -91,7 +131,9 @@ groupIds.set(SUBGROUP.name, await group(SUBGROUP.name, groupIds.get(SUBGROUP.par
 const specs = makeSpecs(DEVICES, { seed: 7, prefix: 'DEMO' });
 await registerInDb(db, specs);
 const groupOf = (city) =>
-  SUBGROUP.cities.includes(city) ? SUBGROUP.name : (REGIONS.find((r) => r.cities.includes(city)) ?? REGIONS.at(-1)).name;
+  SUBGROUP.cities.includes(city)
+    ? SUBGROUP.name
+    : (REGIONS.find((r) => r.cities.includes(city)) ?? REGIONS.at(-1)).name;
 const perCity = new Map();
 const names = new Map(
   specs.map((s) => {
@@ -106,7 +148,9 @@ for (const [name, id] of groupIds) {
 }
 
 // Data plans for the SIMs (registration leaves them empty): 1 GB each, two of them nearly used up.
-await sql`UPDATE sims SET plan_total_mb = 1024, expires_at = now() + interval '1 year' WHERE tenant_id = ${tenantId} AND plan_total_mb = 0`.execute(db);
+await sql`UPDATE sims SET plan_total_mb = 1024, expires_at = now() + interval '1 year' WHERE tenant_id = ${tenantId} AND plan_total_mb = 0`.execute(
+  db,
+);
 await sql`UPDATE sims SET plan_total_mb = 220 WHERE iccid IN (${specs[5].iccid}, ${specs[6].iccid})`.execute(db);
 
 fleet = await createFleet({ url: running.mqttUrl, specs, seed: 7, heartbeatS: 30, rampPerSecond: 25, start: false });
@@ -120,7 +164,9 @@ process.stdout.write(
     '',
     `  Cloud Print Console demo is running at ${url}/`,
     `  Demo customer: ${DEMO_USER} / ${DEMO_PASSWORD}   (${DEVICES} simulated devices in ${groupIds.size} groups, ${provinces.size} provinces; ${SWITCHED_OFF} switched off)`,
-    admin.password ? `  Platform admin: ${admin.username} / ${admin.password}` : `  Platform admin: ${admin.username} (password as printed on the first start of the demo)`,
+    admin.password
+      ? `  Platform admin: ${admin.username} / ${admin.password}`
+      : `  Platform admin: ${admin.username} (password as printed on the first start of the demo)`,
     `  Device broker: ${mqttUrl}`,
     `  Devices: ${specs[0].sn} … ${specs.at(-1).sn}. Type \`power-on ${specs[0].sn}\`, \`kill <sn>\`, \`paper-out <sn>\`, \`cover-open <sn>\`, \`overheat <sn>\`, \`list\` or \`help\` here.`,
     '',

@@ -27,7 +27,9 @@ export const serverEntry = (name = 'main') => path.join(outdir, `${name}.mjs`);
  * idle server (issue 4's memory aim), and a faster start. Built when missing or older than its sources.
  */
 export async function ensureServerBuilt({ force = false, quiet = false } = {}) {
-  const built = Math.min(...entries.map((e) => (fs.existsSync(serverEntry(e)) ? fs.statSync(serverEntry(e)).mtimeMs : 0)));
+  const built = Math.min(
+    ...entries.map((e) => (fs.existsSync(serverEntry(e)) ? fs.statSync(serverEntry(e)).mtimeMs : 0)),
+  );
   const src = Math.max(...sources.map((s) => newest(path.join(root, s))));
   if (!force && built > src) return;
   if (!quiet) console.log(built ? 'The server is older than its sources: compiling it…' : 'Compiling the server…');

@@ -7,7 +7,10 @@ import { ensureWebBuilt } from './web-build.mjs';
 // a console served from elsewhere (WEB_DIST) needs no build of apps/web
 if (!process.env.WEB_DIST) ensureWebBuilt();
 await ensureServerBuilt();
-const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry('main')], { stdio: 'inherit', env: process.env });
+const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry('main')], {
+  stdio: 'inherit',
+  env: process.env,
+});
 // Ctrl-C reaches the server too (one process group); it stops once whichever signal comes first
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -17,7 +17,12 @@ const API_PROXY = { '/apiAdmin': { target: 'http://localhost:8080', changeOrigin
  * - `shell`: the signed-in area every page is drawn in (providers, layout, menu, tabs, feedback holders);
  * - `firstPage`: my devices, where every sign-in lands (the menu's `/` leads to `/device/index`).
  */
-const graph = { entry: new Set<string>(), login: new Set<string>(), shell: new Set<string>(), firstPage: new Set<string>() };
+const graph = {
+  entry: new Set<string>(),
+  login: new Set<string>(),
+  shell: new Set<string>(),
+  firstPage: new Set<string>(),
+};
 
 const FIRST_SCREEN_ROOTS = {
   login: /src\/features\/auth\/routes\/login\.tsx$/,
@@ -39,7 +44,11 @@ const BARRELS = [
       return dir && `/antd/es/${dir}/index.js`;
     },
   },
-  { barrel: /node_modules[\\/]@ant-design[\\/]icons[\\/]es[\\/]index\.js$/, from: '@ant-design/icons', part: (name: string) => `/@ant-design/icons/es/icons/${name}.js` },
+  {
+    barrel: /node_modules[\\/]@ant-design[\\/]icons[\\/]es[\\/]index\.js$/,
+    from: '@ant-design/icons',
+    part: (name: string) => `/@ant-design/icons/es/icons/${name}.js`,
+  },
 ];
 
 /** The names a source file imports from `from` as values, or null when it takes more than named parts. */
@@ -52,7 +61,9 @@ function importedNames(file: string, from: string): string[] | null {
   }
   const quoted = from.replace(/[/.]/g, (c) => `\\${c}`);
   const names: string[] = [];
-  for (const statement of source.matchAll(new RegExp(`import\\s+(type\\s+)?([^;]*?)\\s+from\\s+['"]${quoted}['"]`, 'g'))) {
+  for (const statement of source.matchAll(
+    new RegExp(`import\\s+(type\\s+)?([^;]*?)\\s+from\\s+['"]${quoted}['"]`, 'g'),
+  )) {
     if (statement[1]) continue;
     const clause = /^\{([^}]*)\}$/.exec(statement[2].trim());
     if (!clause) return null;
@@ -95,7 +106,8 @@ function firstScreens(): Plugin {
         const walk = (id: string) => {
           if (found.has(id) || known.some((set) => set.has(id))) return;
           found.add(id);
-          for (const next of this.getModuleInfo(id)?.importedIds ?? []) for (const target of targets(id, next)) walk(target);
+          for (const next of this.getModuleInfo(id)?.importedIds ?? [])
+            for (const target of targets(id, next)) walk(target);
         };
         for (const id of roots) walk(id);
         return found;
@@ -129,15 +141,46 @@ const signedIn = (id: string) => graph.shell.has(id) || graph.firstPage.has(id);
  */
 const vendorGroups = [
   { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 30 },
-  { name: 'vendor', test: (id: string) => runtime(id) || (graph.entry.has(id) && NODE_MODULES.test(id)), priority: 28, includeDependenciesRecursively: false },
+  {
+    name: 'vendor',
+    test: (id: string) => runtime(id) || (graph.entry.has(id) && NODE_MODULES.test(id)),
+    priority: 28,
+    includeDependenciesRecursively: false,
+  },
   { name: 'login', test: (id: string) => graph.login.has(id), priority: 26, includeDependenciesRecursively: false },
-  { name: 'query', test: (id: string) => signedIn(id) && /node_modules[\\/]@tanstack[\\/]/.test(id), priority: 24, includeDependenciesRecursively: false },
-  { name: 'antd', test: (id: string) => signedIn(id) && NODE_MODULES.test(id), priority: 22, includeDependenciesRecursively: false },
+  {
+    name: 'query',
+    test: (id: string) => signedIn(id) && /node_modules[\\/]@tanstack[\\/]/.test(id),
+    priority: 24,
+    includeDependenciesRecursively: false,
+  },
+  {
+    name: 'antd',
+    test: (id: string) => signedIn(id) && NODE_MODULES.test(id),
+    priority: 22,
+    includeDependenciesRecursively: false,
+  },
   { name: 'shell', test: (id: string) => graph.shell.has(id), priority: 20, includeDependenciesRecursively: false },
-  { name: 'device-list', test: (id: string) => graph.firstPage.has(id), priority: 18, includeDependenciesRecursively: false },
+  {
+    name: 'device-list',
+    test: (id: string) => graph.firstPage.has(id),
+    priority: 18,
+    includeDependenciesRecursively: false,
+  },
   // the signed-in area's strings beyond the sign-in page's, which it loads all at once (lib/i18n.ts `loadDictionaries`)
-  { name: 'locales', test: (id: string) => !graph.entry.has(id) && /src[\\/](features|layout)[\\/][^\\/]+[\\/]locales\.ts$/.test(id), priority: 16, includeDependenciesRecursively: false },
-  { name: 'vendor', test: NODE_MODULES, priority: 10, tags: ['$initial' as const], includeDependenciesRecursively: false },
+  {
+    name: 'locales',
+    test: (id: string) => !graph.entry.has(id) && /src[\\/](features|layout)[\\/][^\\/]+[\\/]locales\.ts$/.test(id),
+    priority: 16,
+    includeDependenciesRecursively: false,
+  },
+  {
+    name: 'vendor',
+    test: NODE_MODULES,
+    priority: 10,
+    tags: ['$initial' as const],
+    includeDependenciesRecursively: false,
+  },
 ];
 
 const gzip = promisify(zlib.gzip);
@@ -165,7 +208,12 @@ function precompress(): Plugin {
           if (source.length < 1024) return;
           const [gz, br] = await Promise.all([
             gzip(source, { level: zlib.constants.Z_BEST_COMPRESSION }),
-            brotli(source, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length } }),
+            brotli(source, {
+              params: {
+                [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+                [zlib.constants.BROTLI_PARAM_SIZE_HINT]: source.length,
+              },
+            }),
           ]);
           await Promise.all([fs.writeFile(`${file}.gz`, gz), fs.writeFile(`${file}.br`, br)]);
         }),

@@ -128,6 +128,9 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     clearInterval(status);
     log('stopping the fleet');
-    fleet.stop().then(() => process.exit(0), () => process.exit(1));
+    fleet.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }

@@ -16,10 +16,20 @@ const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | u
   resume: (f, sn) => void (f.get(sn).silent = false),
 };
 
-const HELP = `commands: ${Object.keys(ACTIONS).map((a) => `${a} <sn>`).join(', ')}, list, stats, help`;
+const HELP = `commands: ${Object.keys(ACTIONS)
+  .map((a) => `${a} <sn>`)
+  .join(', ')}, list, stats, help`;
 
 function describe(fleet: Fleet) {
-  return fleet.devices.map((d) => ({ sn: d.sn, phase: d.phase, powered: d.powered, paper: d.paper, battery: d.battery, signal: d.signal, executed: d.executed.length }));
+  return fleet.devices.map((d) => ({
+    sn: d.sn,
+    phase: d.phase,
+    powered: d.powered,
+    paper: d.paper,
+    battery: d.battery,
+    signal: d.signal,
+    executed: d.executed.length,
+  }));
 }
 
 /** Reads commands like `power-on SIM1-00003` from stdin. */

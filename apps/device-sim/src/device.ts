@@ -59,7 +59,8 @@ export interface PrintedJob {
 /** What the printer did with a job id: kept so that a repeat of the id is answered, never printed again. */
 type PrintOutcome = { state: 'queued' | 'printing' } | { state: 'done'; ok: boolean; error?: string };
 /** What the device did with a command id: a repeat is acknowledged again and, once done, its result reported again. */
-type CommandOutcome = { state: 'running' } | { state: 'done'; ok: boolean; error?: string } | { state: 'refused'; error: string };
+type CommandOutcome =
+  { state: 'running' } | { state: 'done'; ok: boolean; error?: string } | { state: 'refused'; error: string };
 
 export interface ExecutedCommand {
   id: string;
@@ -243,7 +244,9 @@ export class VirtualDevice extends EventEmitter {
   readonly foreign: string[] = [];
 
   private credential(): string {
-    return this.opts.credential === 'static' ? staticDeviceCredential(this.spec.secret, this.sn) : deviceCredential(this.spec.secret, this.sn);
+    return this.opts.credential === 'static'
+      ? staticDeviceCredential(this.spec.secret, this.sn)
+      : deviceCredential(this.spec.secret, this.sn);
   }
 
   private willPayload(): Buffer {
@@ -328,11 +331,14 @@ export class VirtualDevice extends EventEmitter {
     const r = this.opts.rng;
     const period = this.heartbeatS * 1000;
     // a random phase, so a fleet's heartbeats are spread over the interval
-    const first = setTimeout(() => {
-      this.tick();
-      const t = setInterval(() => this.tick(), period);
-      this.timers.push(t);
-    }, Math.floor(r() * period));
+    const first = setTimeout(
+      () => {
+        this.tick();
+        const t = setInterval(() => this.tick(), period);
+        this.timers.push(t);
+      },
+      Math.floor(r() * period),
+    );
     this.timers.push(first);
   }
 
@@ -388,7 +394,13 @@ export class VirtualDevice extends EventEmitter {
     last.battery = this.battery;
     last.signal = this.signal;
     if (this.phase !== 'online') return;
-    void this.publish('status', { ts: Date.now(), paper: this.paper, battery: this.battery, signal: this.signal, charging: this.charging });
+    void this.publish('status', {
+      ts: Date.now(),
+      paper: this.paper,
+      battery: this.battery,
+      signal: this.signal,
+      charging: this.charging,
+    });
   }
 
   private onMessage(topic: string, payload: Buffer): void {
@@ -435,7 +447,13 @@ export class VirtualDevice extends EventEmitter {
     const known = this.printOutcomes.get(m.id);
     if (known) {
       if (!this.dropAcks) await this.publish('ack', { id: m.id, kind: 'print', ok: true });
-      if (known.state === 'done') await this.publish('result', { id: m.id, kind: 'print', ok: known.ok, ...(known.error ? { error: known.error } : {}) });
+      if (known.state === 'done')
+        await this.publish('result', {
+          id: m.id,
+          kind: 'print',
+          ok: known.ok,
+          ...(known.error ? { error: known.error } : {}),
+        });
       return;
     }
     this.rememberPrint(m.id, { state: 'queued' });
@@ -513,11 +531,27 @@ export class VirtualDevice extends EventEmitter {
     if (known) {
       if (known.state === 'refused') return this.publish('ack', { id: m.id, ok: false, error: known.error });
       await this.publish('ack', { id: m.id, ok: true });
-      if (known.state === 'done') await this.publish('result', { id: m.id, ok: known.ok, ...(known.error ? { error: known.error } : {}) });
+      if (known.state === 'done')
+        await this.publish('result', { id: m.id, ok: known.ok, ...(known.error ? { error: known.error } : {}) });
       return;
     }
-    const supported = ['reboot', 'shutdown', 'install_app', 'uninstall_app', 'upgrade', 'apply_profile', 'fetch_file', 'push_message', 'deploy_model'];
-    const refusal = Date.parse(m.expireAt) < Date.now() ? 'expired before it arrived' : !supported.includes(m.type) ? `unsupported task type ${m.type}` : null;
+    const supported = [
+      'reboot',
+      'shutdown',
+      'install_app',
+      'uninstall_app',
+      'upgrade',
+      'apply_profile',
+      'fetch_file',
+      'push_message',
+      'deploy_model',
+    ];
+    const refusal =
+      Date.parse(m.expireAt) < Date.now()
+        ? 'expired before it arrived'
+        : !supported.includes(m.type)
+          ? `unsupported task type ${m.type}`
+          : null;
     if (refusal) {
       this.remember(m.id, { state: 'refused', error: refusal });
       await this.publish('ack', { id: m.id, ok: false, error: refusal });
@@ -593,7 +627,10 @@ export class VirtualDevice extends EventEmitter {
 }
 
 /** Chances per heartbeat interval of each printer fault, for a printer without one (paper out is the common one). */
-export const FAULT_CHANCE = { out: 0.003, 'cover-open': 0.001, overheat: 0.0005 } as const satisfies Record<Exclude<Paper, 'ok'>, number>;
+export const FAULT_CHANCE = { out: 0.003, 'cover-open': 0.001, overheat: 0.0005 } as const satisfies Record<
+  Exclude<Paper, 'ok'>,
+  number
+>;
 
 /** At most one fault per interval, drawn with one random number. */
 export function randomFault(r: Rng): Exclude<Paper, 'ok'> | null {

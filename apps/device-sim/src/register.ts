@@ -22,21 +22,40 @@ async function call(api: string, token: string | null, path: string, init: Reque
 
 /** A staff token from a user name and password (works when the server's captcha is off). */
 export async function login(api: string, username: string, password: string): Promise<string> {
-  const r = await call(api, null, '/user/v1/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
-  if (r.code !== 200) throw new Error(`login as ${username} failed: ${r.msg} (with a captcha on, pass --token instead)`);
+  const r = await call(api, null, '/user/v1/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (r.code !== 200)
+    throw new Error(`login as ${username} failed: ${r.msg} (with a captcha on, pass --token instead)`);
   return (r.data as { token: string }).token;
 }
 
 export const specsCsv = (specs: DeviceSpec[]) =>
-  ['sn,model,bind_key,secret,iccid,imei', ...specs.map((s) => [s.sn, s.model, s.bindKey, s.secret, s.iccid, s.imei].join(','))].join('\n') + '\n';
+  [
+    'sn,model,bind_key,secret,iccid,imei',
+    ...specs.map((s) => [s.sn, s.model, s.bindKey, s.secret, s.iccid, s.imei].join(',')),
+  ].join('\n') + '\n';
 
-export async function registerViaApi(api: string, token: string, specs: DeviceSpec[]): Promise<{ registered: number; existing: number }> {
+export async function registerViaApi(
+  api: string,
+  token: string,
+  specs: DeviceSpec[],
+): Promise<{ registered: number; existing: number }> {
   const model = await call(api, token, '/system/deviceModel/add', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code: SIM_MODEL.code, name: SIM_MODEL.name, kind: SIM_MODEL.kind, paperWidthMm: SIM_MODEL.paperWidthMm, capabilities: SIM_MODEL.capabilities }),
+    body: JSON.stringify({
+      code: SIM_MODEL.code,
+      name: SIM_MODEL.name,
+      kind: SIM_MODEL.kind,
+      paperWidthMm: SIM_MODEL.paperWidthMm,
+      capabilities: SIM_MODEL.capabilities,
+    }),
   });
-  if (model.code !== 200 && !/exist|taken|already/i.test(model.msg)) throw new Error(`adding the model ${SIM_MODEL.code} failed: ${model.msg}`);
+  if (model.code !== 200 && !/exist|taken|already/i.test(model.msg))
+    throw new Error(`adding the model ${SIM_MODEL.code} failed: ${model.msg}`);
   let todo = specs;
   for (let attempt = 0; attempt < 2 && todo.length; attempt++) {
     const form = new FormData();
@@ -44,7 +63,9 @@ export async function registerViaApi(api: string, token: string, specs: DeviceSp
     const r = await call(api, token, '/system/deviceRegistry/import', { method: 'POST', body: form });
     if (r.code === 200) return { registered: todo.length, existing: specs.length - todo.length };
     // devices registered by an earlier run are skipped; any other problem stops here
-    const rows = ((r.data as { rows?: Array<{ row: number; field: string; message: string }> } | null)?.rows ?? []).filter((e) => e.message === 'already registered');
+    const rows = (
+      (r.data as { rows?: Array<{ row: number; field: string; message: string }> } | null)?.rows ?? []
+    ).filter((e) => e.message === 'already registered');
     if (!rows.length) throw new Error(`registering the fleet failed: ${r.msg}`);
     const taken = new Set(rows.map((e) => e.row - 2));
     todo = todo.filter((_, i) => !taken.has(i));

@@ -15,7 +15,13 @@ export interface DeviceSpec {
 }
 
 /** The catalogue model the simulator registers its devices under. */
-export const SIM_MODEL = { code: 'CPSIM-58', name: 'Simulated cloud printer 58 mm', kind: 'printer', paperWidthMm: 58, capabilities: ['print', 'reboot', 'shutdown'] } as const;
+export const SIM_MODEL = {
+  code: 'CPSIM-58',
+  name: 'Simulated cloud printer 58 mm',
+  kind: 'printer',
+  paperWidthMm: 58,
+  capabilities: ['print', 'reboot', 'shutdown'],
+} as const;
 
 const KEY_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
@@ -54,7 +60,10 @@ export function makeSpecs(count: number, opts: { seed?: number; prefix?: string;
     out.push({
       sn,
       secret: mac.subarray(0, 24).toString('base64url'),
-      bindKey: Array.from(createHmac('sha256', `cpc-sim-key:${seed}`).update(sn).digest().subarray(0, 12), (b) => KEY_ALPHABET[b % KEY_ALPHABET.length]).join(''),
+      bindKey: Array.from(
+        createHmac('sha256', `cpc-sim-key:${seed}`).update(sn).digest().subarray(0, 12),
+        (b) => KEY_ALPHABET[b % KEY_ALPHABET.length],
+      ).join(''),
       model: SIM_MODEL.code,
       iccid: iccidBody + luhn(iccidBody),
       imei: imeiBody + luhn(imeiBody),

@@ -54,7 +54,12 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
         : {
             level: config.LOG_LEVEL,
             // Secrets never reach the logs.
-            redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-payload-key"]', 'res.headers["set-cookie"]'],
+            redact: [
+              'req.headers.authorization',
+              'req.headers.cookie',
+              'req.headers["x-payload-key"]',
+              'res.headers["set-cookie"]',
+            ],
           },
     // X-Forwarded-For is believed only from the configured proxies: `req.ip` is the right-most address in it that
     // is not one of them (the TCP peer when there are none), for every route, the throttles and the logs
@@ -70,13 +75,17 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
 
-  const [jwtSecret, storageSecret] = await Promise.all([ensureSecret(db, 'jwt_secret'), ensureSecret(db, 'storage_secret')]);
+  const [jwtSecret, storageSecret] = await Promise.all([
+    ensureSecret(db, 'jwt_secret'),
+    ensureSecret(db, 'storage_secret'),
+  ]);
   const tokens = new AccessTokens(jwtSecret, config.ACCESS_TOKEN_TTL);
   const storage = new ObjectStorage(path.join(config.dataDir, 'objects'), storageSecret);
   const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db, config.CAPTCHA_TTL_S);
   const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
 
-  if (config.OPEN_TRUSTED_PROXIES.length) app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
+  if (config.OPEN_TRUSTED_PROXIES.length)
+    app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
   const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
   await app.register(securityHeaders, { webDist: dist });
   await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
@@ -90,21 +99,59 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.addHook('onClose', () => events.stop());
   // the broker connection, built first: the services that send to devices get it, the gateway starts it
   const link = new DeviceLink(db, config, app.log.child({ module: 'mqtt' }));
-  const tasks = new TaskService(db, events, link, { ackTimeoutS: config.TASK_ACK_TIMEOUT_S, resultTimeoutS: config.TASK_RESULT_TIMEOUT_S, retryBackoffS: config.TASK_RETRY_BACKOFF_S });
+  const tasks = new TaskService(db, events, link, {
+    ackTimeoutS: config.TASK_ACK_TIMEOUT_S,
+    resultTimeoutS: config.TASK_RESULT_TIMEOUT_S,
+    retryBackoffS: config.TASK_RETRY_BACKOFF_S,
+  });
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
-  const queue = new JobQueue({ databaseUrl: config.DATABASE_URL, pollMs: config.JOB_QUEUE_POLL_MS, log: app.log.child({ module: 'job-queue' }) });
-  const printContent = new PrintContent(db, storage, { maxBytes: config.PRINT_IMAGE_MAX_BYTES, timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS, maxHeight: 2400, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' });
-  const webhooks = new WebhookSender(db, queue, { backoffS: config.WEBHOOK_BACKOFF_S, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }, app.log.child({ module: 'webhooks' }));
-  const prints = new PrintService(db, printContent, link, webhooks, { ackTimeoutS: config.PRINT_ACK_TIMEOUT_S, retryBackoffS: config.PRINT_RETRY_BACKOFF_S, maxAttempts: config.PRINT_MAX_ATTEMPTS });
-  const openAuth = new OpenAuth(db, { clockWindowS: config.OPEN_CLOCK_WINDOW_S, rateLimit: config.OPEN_RATE_LIMIT, consoleSecret: await ensureSecret(db, 'console_test_print_secret') });
-  const requestLog = new RequestLog(db, { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS }, app.log.child({ module: 'open-api' }));
+  const queue = new JobQueue({
+    databaseUrl: config.DATABASE_URL,
+    pollMs: config.JOB_QUEUE_POLL_MS,
+    log: app.log.child({ module: 'job-queue' }),
+  });
+  const printContent = new PrintContent(db, storage, {
+    maxBytes: config.PRINT_IMAGE_MAX_BYTES,
+    timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS,
+    maxHeight: 2400,
+    allowPrivate: config.OUTBOUND_PRIVATE === 'allow',
+  });
+  const webhooks = new WebhookSender(
+    db,
+    queue,
+    {
+      backoffS: config.WEBHOOK_BACKOFF_S,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.OUTBOUND_PRIVATE === 'allow',
+    },
+    app.log.child({ module: 'webhooks' }),
+  );
+  const prints = new PrintService(db, printContent, link, webhooks, {
+    ackTimeoutS: config.PRINT_ACK_TIMEOUT_S,
+    retryBackoffS: config.PRINT_RETRY_BACKOFF_S,
+    maxAttempts: config.PRINT_MAX_ATTEMPTS,
+  });
+  const openAuth = new OpenAuth(db, {
+    clockWindowS: config.OPEN_CLOCK_WINDOW_S,
+    rateLimit: config.OPEN_RATE_LIMIT,
+    consoleSecret: await ensureSecret(db, 'console_test_print_secret'),
+  });
+  const requestLog = new RequestLog(
+    db,
+    { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS },
+    app.log.child({ module: 'open-api' }),
+  );
   await app.register(jobQueue, { queue });
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
   await app.register(mqttGateway, { db, config, events, link, tasks, prints });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
-  await app.register(payloadCrypto, { scheme: config.PAYLOAD_CRYPTO, keyDir: path.join(config.dataDir, 'keys'), exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url) });
+  await app.register(payloadCrypto, {
+    scheme: config.PAYLOAD_CRYPTO,
+    keyDir: path.join(config.dataDir, 'keys'),
+    exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url),
+  });
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
   await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
 
@@ -112,7 +159,16 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     async (api) => {
       registerAuth(api, db, tokens);
       const auth = new AuthService(db, config, tokens, captcha, sms);
-      await api.register(authRoutes, { auth, captcha, refreshTtl: config.REFRESH_TOKEN_TTL, limits: { captcha: config.RATE_LIMIT_CAPTCHA, sms: config.RATE_LIMIT_SMS, register: config.RATE_LIMIT_REGISTER } });
+      await api.register(authRoutes, {
+        auth,
+        captcha,
+        refreshTtl: config.REFRESH_TOKEN_TTL,
+        limits: {
+          captcha: config.RATE_LIMIT_CAPTCHA,
+          sms: config.RATE_LIMIT_SMS,
+          register: config.RATE_LIMIT_REGISTER,
+        },
+      });
       await api.register(userRoutes, { users: new UserService(db, config, storage) });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
       await api.register(menuRoutes, { db });
@@ -126,9 +182,29 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
-      await api.register(integrationRoutes, { integration: new IntegrationService(db, { defaultRateLimit: config.OPEN_RATE_LIMIT, allowPrivate: config.OUTBOUND_PRIVATE === 'allow' }), prints, content: printContent, webhooks, openAuth, inject: (o) => app.inject(o) });
-      api.get('/publicKey', { config: { auth: false }, schema: { tags: ['account'], summary: 'The payload-encryption public key (empty when off)', response: { 200: envelopeSchema(publicKeyResult) } } }, async () =>
-        ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
+      await api.register(integrationRoutes, {
+        integration: new IntegrationService(db, {
+          defaultRateLimit: config.OPEN_RATE_LIMIT,
+          allowPrivate: config.OUTBOUND_PRIVATE === 'allow',
+        }),
+        prints,
+        content: printContent,
+        webhooks,
+        openAuth,
+        inject: (o) => app.inject(o),
+      });
+      api.get(
+        '/publicKey',
+        {
+          config: { auth: false },
+          schema: {
+            tags: ['account'],
+            summary: 'The payload-encryption public key (empty when off)',
+            response: { 200: envelopeSchema(publicKeyResult) },
+          },
+        },
+        async () =>
+          ok({ publicKey: app.payloadCrypto.publicKeyPem, mockServer: false, scheme: app.payloadCrypto.scheme }),
       );
     },
     { prefix: API_PREFIX },
@@ -149,7 +225,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
           return;
         }
         res.setHeader('vary', 'accept-encoding');
-        res.setHeader('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+        res.setHeader(
+          'cache-control',
+          /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+        );
       },
     });
   }

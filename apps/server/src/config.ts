@@ -18,7 +18,12 @@ function decodableCredentials(url: string): boolean {
 const proxyList = z
   .string()
   .default('')
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .refine((a) => a.every(isIpOrCidr), 'must be IP addresses or CIDR blocks, comma-separated');
 
 /** A rate limit: at most `max` requests per client address in `windowS` seconds, written `max/windowS`. */
@@ -51,7 +56,11 @@ const schema = z.object({
   CAPTCHA_TTL_S: z.coerce.number().int().min(2).max(3600).default(300),
   PAYLOAD_CRYPTO: z.enum(PAYLOAD_SCHEMES).default('off'),
   ACCESS_TOKEN_TTL: z.coerce.number().int().min(5).max(86400).default(900),
-  REFRESH_TOKEN_TTL: z.coerce.number().int().min(60).default(14 * 86400),
+  REFRESH_TOKEN_TTL: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(14 * 86400),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Login throttling: failures allowed per account and per client address in the window. */
   LOGIN_MAX_FAILS_ACCOUNT: z.coerce.number().int().min(1).default(5),
@@ -76,10 +85,16 @@ const schema = z.object({
   MQTT_URL: z
     .string()
     .regex(/^mqtts?:\/\/[^/]+/, 'must be an mqtt:// or mqtts:// URL')
-    .refine(decodableCredentials, 'the user name and password must be URL-encoded (a % must be followed by two hex digits)')
+    .refine(
+      decodableCredentials,
+      'the user name and password must be URL-encoded (a % must be followed by two hex digits)',
+    )
     .optional(),
   /** The shared-subscription group of all server nodes on the external broker: each device message is handled once. */
-  MQTT_SHARED_GROUP: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _').default('cpc'),
+  MQTT_SHARED_GROUP: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, - or _')
+    .default('cpc'),
   /** Seconds a device's timed credential may be off the server clock. */
   MQTT_AUTH_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),
   /**
@@ -118,14 +133,28 @@ const schema = z.object({
   PRINT_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(5),
   PRINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   /** Images of print jobs (<IMG>): largest download and how long it may take. */
-  PRINT_IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(2 * 1024 * 1024),
+  PRINT_IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(2 * 1024 * 1024),
   PRINT_IMAGE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** Seconds before each webhook retry (comma-separated): 7 tries over about an hour by default. */
   WEBHOOK_BACKOFF_S: z
     .string()
     .default(WEBHOOK_BACKOFF_DEFAULT_S.join(','))
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean).map(Number))
-    .refine((a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isInteger(n) && n >= 0 && n <= 86400), 'must be 1-20 whole numbers of seconds (0-86400), comma-separated'),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .map(Number),
+    )
+    .refine(
+      (a) => a.length >= 1 && a.length <= 20 && a.every((n) => Number.isInteger(n) && n >= 0 && n <= 86400),
+      'must be 1-20 whole numbers of seconds (0-86400), comma-separated',
+    ),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /**
    * Whether webhook callbacks and <IMG> URLs may reach loopback, private and link-local addresses. Default:
@@ -136,7 +165,10 @@ const schema = z.object({
   JOB_QUEUE_POLL_MS: z.coerce.number().int().min(500).max(60_000).default(1000),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'OUTBOUND_PRIVATE'> & { dataDir: string; OUTBOUND_PRIVATE: 'allow' | 'deny' };
+export type Config = Omit<z.infer<typeof schema>, 'OUTBOUND_PRIVATE'> & {
+  dataDir: string;
+  OUTBOUND_PRIVATE: 'allow' | 'deny';
+};
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
@@ -146,10 +178,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const c = parsed.data;
   if (c.MQTT_DYNSEC === 'on' && !c.MQTT_URL) {
-    throw new Error('Invalid configuration:\n  MQTT_DYNSEC: "on" provisions devices on an external broker and needs MQTT_URL');
+    throw new Error(
+      'Invalid configuration:\n  MQTT_DYNSEC: "on" provisions devices on an external broker and needs MQTT_URL',
+    );
   }
   if (c.CAPTCHA_PROVIDER === 'off' && c.NODE_ENV === 'production') {
-    throw new Error('Invalid configuration:\n  CAPTCHA_PROVIDER: "off" is for automated tests and is refused when NODE_ENV=production');
+    throw new Error(
+      'Invalid configuration:\n  CAPTCHA_PROVIDER: "off" is for automated tests and is refused when NODE_ENV=production',
+    );
   }
   return {
     ...c,

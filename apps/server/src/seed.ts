@@ -15,22 +15,42 @@ export interface AdminCredentials {
 export async function seed(db: Db, adminPassword?: string): Promise<AdminCredentials> {
   await seedMenus(db);
   let platform = await db.selectFrom('tenants').select('id').where('kind', '=', 'platform').executeTakeFirst();
-  platform ??= await db.insertInto('tenants').values({ kind: 'platform', name: 'platform', auth_status: AUTH_STATUS.authenticated }).returning('id').executeTakeFirstOrThrow();
+  platform ??= await db
+    .insertInto('tenants')
+    .values({ kind: 'platform', name: 'platform', auth_status: AUTH_STATUS.authenticated })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const role = await db
     .insertInto('roles')
-    .values({ tenant_id: platform.id, code: ADMIN_ROLE, name: 'Administrator', permissions: Object.values(PERMISSIONS) })
+    .values({
+      tenant_id: platform.id,
+      code: ADMIN_ROLE,
+      name: 'Administrator',
+      permissions: Object.values(PERMISSIONS),
+    })
     .onConflict((oc) => oc.columns(['tenant_id', 'code']).doUpdateSet({ permissions: Object.values(PERMISSIONS) }))
     .returning('id')
     .executeTakeFirstOrThrow();
   const admin = await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirst();
   if (admin) {
-    if (adminPassword) await db.updateTable('users').set({ password_hash: await hashPassword(adminPassword) }).where('id', '=', admin.id).execute();
+    if (adminPassword)
+      await db
+        .updateTable('users')
+        .set({ password_hash: await hashPassword(adminPassword) })
+        .where('id', '=', admin.id)
+        .execute();
     return { username: 'admin', password: adminPassword, generated: false };
   }
   const password = adminPassword ?? generatePassword();
   const user = await db
     .insertInto('users')
-    .values({ tenant_id: platform.id, username: 'admin', mobile: null, password_hash: await hashPassword(password), is_super: 1 })
+    .values({
+      tenant_id: platform.id,
+      username: 'admin',
+      mobile: null,
+      password_hash: await hashPassword(password),
+      is_super: 1,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   await db.insertInto('user_roles').values({ tenant_id: platform.id, user_id: user.id, role_id: role.id }).execute();

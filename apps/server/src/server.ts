@@ -82,7 +82,8 @@ function describe(e: unknown): string {
     const text = e.message || e.name;
     return code && !text.includes(String(code)) ? `${text} (${code})` : text;
   }
-  if (e === undefined || e === null || e === '') return 'an error without a description was raised; run again with LOG_LEVEL=debug to see more';
+  if (e === undefined || e === null || e === '')
+    return 'an error without a description was raised; run again with LOG_LEVEL=debug to see more';
   return String(e);
 }
 

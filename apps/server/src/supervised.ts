@@ -11,11 +11,17 @@ import { startFailure, startServer, stopInOrder } from './server.ts';
 const { started, stop } = stopInOrder();
 try {
   const running = await startServer();
-  process.stdout.write(`${JSON.stringify({ url: running.url.replace('localhost', '127.0.0.1'), mqttUrl: running.mqttUrl, databaseUrl: running.databaseUrl })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: running.url.replace('localhost', '127.0.0.1'), mqttUrl: running.mqttUrl, databaseUrl: running.databaseUrl })}\n`,
+  );
   started(running);
   readline
     .createInterface({ input: process.stdin })
-    .on('line', (line) => (line.trim() === 'memory' ? process.stdout.write(`${JSON.stringify({ memory: process.memoryUsage() })}\n`) : stop()))
+    .on('line', (line) =>
+      line.trim() === 'memory'
+        ? process.stdout.write(`${JSON.stringify({ memory: process.memoryUsage() })}\n`)
+        : stop(),
+    )
     .on('close', stop);
 } catch (e) {
   process.stderr.write(`${startFailure(e)}\n`);

@@ -41,10 +41,23 @@ const operations = (doc: any) =>
 describe.each(Object.keys(DOCS) as (keyof typeof DOCS)[])('the %s API document', (name) => {
   it("passes redocly's recommended rules with no error and no warning", async () => {
     // redocly exits 1 on an error: the report is read either way
-    const out = await run(path.join(BIN, 'redocly'), ['lint', docs[name].file, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json', '--max-problems', '1000'], { cwd: ROOT, maxBuffer: 64 << 20 }).catch(
-      (e: { stdout: string }) => ({ stdout: e.stdout }),
-    );
-    const problems = (JSON.parse(out.stdout).problems as { ruleId: string; message: string; location: { pointer: string }[] }[]).map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    const out = await run(
+      path.join(BIN, 'redocly'),
+      [
+        'lint',
+        docs[name].file,
+        '--config',
+        path.join(ROOT, 'redocly.yaml'),
+        '--format',
+        'json',
+        '--max-problems',
+        '1000',
+      ],
+      { cwd: ROOT, maxBuffer: 64 << 20 },
+    ).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+    const problems = (
+      JSON.parse(out.stdout).problems as { ruleId: string; message: string; location: { pointer: string }[] }[]
+    ).map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     expect(problems).toEqual([]);
   });
 
@@ -54,11 +67,13 @@ describe.each(Object.keys(DOCS) as (keyof typeof DOCS)[])('the %s API document',
     const ids = ops.map((o) => o.op.operationId);
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const o of ops) for (const p of o.op.parameters ?? []) if (p.in === 'path') expect(o.path).toContain(`{${p.name}}`);
+    for (const o of ops)
+      for (const p of o.op.parameters ?? []) if (p.in === 'path') expect(o.path).toContain(`{${p.name}}`);
   });
 
   it('lists an error answer in the envelope beside every success', () => {
-    for (const o of operations(docs[name].json)) expect(Object.keys(o.op.responses).some((c) => /^4\d\d$/.test(c))).toBe(true);
+    for (const o of operations(docs[name].json))
+      expect(Object.keys(o.op.responses).some((c) => /^4\d\d$/.test(c))).toBe(true);
   });
 });
 
@@ -70,7 +85,19 @@ describe('operation ids', () => {
   });
 
   it('of the open API are the names an integrator reads', () => {
-    expect(operations(docs.open.json).map((o) => o.op.operationId).sort()).toEqual(['cancelPrintJob', 'clearDeviceQueue', 'getDeviceStatus', 'getPrintJob', 'listDevices', 'listPrintJobs', 'submitPrintJob']);
+    expect(
+      operations(docs.open.json)
+        .map((o) => o.op.operationId)
+        .sort(),
+    ).toEqual([
+      'cancelPrintJob',
+      'clearDeviceQueue',
+      'getDeviceStatus',
+      'getPrintJob',
+      'listDevices',
+      'listPrintJobs',
+      'submitPrintJob',
+    ]);
   });
 });
 
@@ -106,7 +133,18 @@ export async function wrongCalls(): Promise<void> {
     );
     fs.writeFileSync(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', skipLibCheck: true, lib: ['ES2022', 'DOM'] }, include: ['*.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          skipLibCheck: true,
+          lib: ['ES2022', 'DOM'],
+        },
+        include: ['*.ts'],
+      }),
     );
     const tsc = await run(path.join(BIN, 'tsc'), ['-p', dir], { cwd: dir }).then(
       () => '',

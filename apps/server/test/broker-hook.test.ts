@@ -17,7 +17,11 @@ const [dev, other] = makeSpecs(2, { seed: 41, prefix: 'HOOK' });
 beforeAll(async () => {
   // the server's own broker user comes from MQTT_URL: a real broker it connects to
   mosq = await startMosquitto({ serverUsers: { 'cpc-server': 'Server-Passw0rd' } });
-  h = await createHarness({ MQTT_URL: mosq.urlFor('cpc-server'), MQTT_AUTH_HOOK_SECRET: SECRET, MQTT_AUTH_WINDOW_S: '600' });
+  h = await createHarness({
+    MQTT_URL: mosq.urlFor('cpc-server'),
+    MQTT_AUTH_HOOK_SECRET: SECRET,
+    MQTT_AUTH_WINDOW_S: '600',
+  });
   await registerInDb(h.db, [dev, other]);
 });
 afterAll(async () => {
@@ -26,25 +30,77 @@ afterAll(async () => {
 });
 
 const hook = (path: 'auth' | 'acl', payload: Record<string, unknown>, secret: string | null = SECRET) =>
-  h.call({ method: 'POST', url: `/mqtt/v1/${path}`, payload, headers: secret === null ? {} : { authorization: `Bearer ${secret}` } });
+  h.call({
+    method: 'POST',
+    url: `/mqtt/v1/${path}`,
+    payload,
+    headers: secret === null ? {} : { authorization: `Bearer ${secret}` },
+  });
 const now = () => Math.floor(Date.now() / 1000);
 /** The hooks answer the broker's own shape, not the console's envelope. */
 const decision = (res: { json(): unknown }) => res.json() as BrokerHookResult;
 
 describe('POST /mqtt/v1/auth', () => {
   it.each<[string, () => Record<string, unknown>, 'allow' | 'deny', boolean?]>([
-    ['a timed credential', () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn) }), 'allow', false],
-    ['a timed credential 9 minutes off the clock', () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn, now() - 540) }), 'allow', false],
-    ['a timed credential 11 minutes old', () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn, now() - 660) }), 'deny'],
-    ['the static credential (a password file holds it; seen on the wire it would last for ever)', () => ({ clientid: dev.sn, username: dev.sn, password: staticDeviceCredential(dev.secret, dev.sn) }), 'deny'],
-    ["another device's client id", () => ({ clientid: other.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn) }), 'deny'],
-    ["another device's credential", () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(other.secret, other.sn) }), 'deny'],
+    [
+      'a timed credential',
+      () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn) }),
+      'allow',
+      false,
+    ],
+    [
+      'a timed credential 9 minutes off the clock',
+      () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn, now() - 540) }),
+      'allow',
+      false,
+    ],
+    [
+      'a timed credential 11 minutes old',
+      () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn, now() - 660) }),
+      'deny',
+    ],
+    [
+      'the static credential (a password file holds it; seen on the wire it would last for ever)',
+      () => ({ clientid: dev.sn, username: dev.sn, password: staticDeviceCredential(dev.secret, dev.sn) }),
+      'deny',
+    ],
+    [
+      "another device's client id",
+      () => ({ clientid: other.sn, username: dev.sn, password: deviceCredential(dev.secret, dev.sn) }),
+      'deny',
+    ],
+    [
+      "another device's credential",
+      () => ({ clientid: dev.sn, username: dev.sn, password: deviceCredential(other.secret, other.sn) }),
+      'deny',
+    ],
     ['a wrong password', () => ({ clientid: dev.sn, username: dev.sn, password: 'not-the-password' }), 'deny'],
     ['no password', () => ({ clientid: dev.sn, username: dev.sn }), 'deny'],
-    ['an unknown serial number', () => ({ clientid: 'NOSUCH-0001', username: 'NOSUCH-0001', password: deviceCredential(dev.secret, 'NOSUCH-0001') }), 'deny'],
-    ['a user name that cannot be a serial number', () => ({ clientid: 'a/b\u0000', username: 'a/b\u0000', password: 'x' }), 'deny'],
-    ["the server nodes' user from MQTT_URL, any client id", () => ({ clientid: 'cpc-server-node-7', username: 'cpc-server', password: 'Server-Passw0rd' }), 'allow', true],
-    ["the server nodes' user with a wrong password", () => ({ clientid: 'cpc-server-node-7', username: 'cpc-server', password: 'guess' }), 'deny'],
+    [
+      'an unknown serial number',
+      () => ({
+        clientid: 'NOSUCH-0001',
+        username: 'NOSUCH-0001',
+        password: deviceCredential(dev.secret, 'NOSUCH-0001'),
+      }),
+      'deny',
+    ],
+    [
+      'a user name that cannot be a serial number',
+      () => ({ clientid: 'a/b\u0000', username: 'a/b\u0000', password: 'x' }),
+      'deny',
+    ],
+    [
+      "the server nodes' user from MQTT_URL, any client id",
+      () => ({ clientid: 'cpc-server-node-7', username: 'cpc-server', password: 'Server-Passw0rd' }),
+      'allow',
+      true,
+    ],
+    [
+      "the server nodes' user with a wrong password",
+      () => ({ clientid: 'cpc-server-node-7', username: 'cpc-server', password: 'guess' }),
+      'deny',
+    ],
   ])('%s → %s', async (_name, body, result, superuser) => {
     const res = await hook('auth', body());
     expect(res.statusCode).toBe(200);
@@ -81,9 +137,27 @@ describe('POST /mqtt/v1/acl', () => {
   });
 
   it('ties a device to its client id, and lets the server nodes use every device topic', async () => {
-    expect(decision(await hook('acl', { clientid: other.sn, username: dev.sn, action: 'publish', topic: `cp/v1/${dev.sn}/up/hello` })).result).toBe('deny');
+    expect(
+      decision(
+        await hook('acl', {
+          clientid: other.sn,
+          username: dev.sn,
+          action: 'publish',
+          topic: `cp/v1/${dev.sn}/up/hello`,
+        }),
+      ).result,
+    ).toBe('deny');
     for (const topic of [`cp/v1/${dev.sn}/down/command`, '$share/cpc/cp/v1/+/up/#']) {
-      expect(decision(await hook('acl', { clientid: 'cpc-server-node-1', username: 'cpc-server', action: topic.startsWith('$share') ? 'subscribe' : 'publish', topic })).result).toBe('allow');
+      expect(
+        decision(
+          await hook('acl', {
+            clientid: 'cpc-server-node-1',
+            username: 'cpc-server',
+            action: topic.startsWith('$share') ? 'subscribe' : 'publish',
+            topic,
+          }),
+        ).result,
+      ).toBe('allow');
     }
   });
 });
@@ -97,7 +171,8 @@ describe('the hooks themselves', () => {
       expect(res.body_.code).toBe(401);
     }
     // mosquitto-go-auth cannot send an Authorization header: its User-Agent carries the secret instead
-    const agent = (ua: string) => h.call({ method: 'POST', url: '/mqtt/v1/auth', payload: body, headers: { 'user-agent': ua } });
+    const agent = (ua: string) =>
+      h.call({ method: 'POST', url: '/mqtt/v1/auth', payload: body, headers: { 'user-agent': ua } });
     expect(decision(await agent(`cpc-broker-hook/${SECRET}`))).toMatchObject({ result: 'allow', ok: true });
     expect((await agent('cpc-broker-hook/wrong')).statusCode).toBe(401);
     expect((await agent(`mosquitto-go-auth-2.1 ${SECRET}`)).statusCode).toBe(401);
@@ -114,7 +189,12 @@ describe('the hooks themselves', () => {
   it('do not exist without MQTT_AUTH_HOOK_SECRET', async () => {
     const plain = await createHarness();
     try {
-      const res = await plain.call({ method: 'POST', url: '/mqtt/v1/auth', payload: { clientid: dev.sn, username: dev.sn, password: 'x' }, headers: { authorization: `Bearer ${SECRET}` } });
+      const res = await plain.call({
+        method: 'POST',
+        url: '/mqtt/v1/auth',
+        payload: { clientid: dev.sn, username: dev.sn, password: 'x' },
+        headers: { authorization: `Bearer ${SECRET}` },
+      });
       expect(res.statusCode).toBe(404);
     } finally {
       await plain.close();
@@ -123,10 +203,18 @@ describe('the hooks themselves', () => {
 
   it('refuses a secret shorter than 24 characters at start, naming the variable', async () => {
     const { loadConfig } = await import('../src/config.ts');
-    expect(() => loadConfig({ MQTT_AUTH_HOOK_SECRET: 'short' })).toThrow(/MQTT_AUTH_HOOK_SECRET: must be at least 24 characters/);
-    expect(() => loadConfig({ MQTT_DYNSEC: 'on' })).toThrow(/MQTT_DYNSEC: "on" provisions devices on an external broker and needs MQTT_URL/);
+    expect(() => loadConfig({ MQTT_AUTH_HOOK_SECRET: 'short' })).toThrow(
+      /MQTT_AUTH_HOOK_SECRET: must be at least 24 characters/,
+    );
+    expect(() => loadConfig({ MQTT_DYNSEC: 'on' })).toThrow(
+      /MQTT_DYNSEC: "on" provisions devices on an external broker and needs MQTT_URL/,
+    );
     // a bad escape in the broker's credentials is named at start, not a URIError when the first device connects
-    expect(() => loadConfig({ MQTT_URL: 'mqtt://cpc:pass%zz@127.0.0.1:1883' })).toThrow(/MQTT_URL: the user name and password must be URL-encoded/);
-    expect(loadConfig({ MQTT_URL: 'mqtt://cpc:p%40ss@127.0.0.1:1883' }).MQTT_URL).toBe('mqtt://cpc:p%40ss@127.0.0.1:1883');
+    expect(() => loadConfig({ MQTT_URL: 'mqtt://cpc:pass%zz@127.0.0.1:1883' })).toThrow(
+      /MQTT_URL: the user name and password must be URL-encoded/,
+    );
+    expect(loadConfig({ MQTT_URL: 'mqtt://cpc:p%40ss@127.0.0.1:1883' }).MQTT_URL).toBe(
+      'mqtt://cpc:p%40ss@127.0.0.1:1883',
+    );
   });
 });

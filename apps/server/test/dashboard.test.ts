@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const get = (url: string, token: string) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
-const post = (url: string, token: string, payload: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
+const post = (url: string, token: string, payload: unknown) =>
+  h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -23,9 +24,15 @@ const localDate = (d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Asi
 let seq = 0;
 async function boundDevices(token: string, n: number) {
   const rows = Array.from({ length: n }, (_, i) => `DASH${process.pid % 1000}-${++seq}-${i},P80`);
-  const reg = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staff, ...multipart({}, { name: 'd.csv', bytes: Buffer.from(['sn,model', ...rows].join('\n')) }) });
+  const reg = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/system/deviceRegistry/import',
+    token: staff,
+    ...multipart({}, { name: 'd.csv', bytes: Buffer.from(['sn,model', ...rows].join('\n')) }),
+  });
   const devices = reg.body_.data.devices as Array<{ id: number; sn: string; bindKey: string; iccid: string }>;
-  for (const d of devices) expect((await post('/device/bind', token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(200);
+  for (const d of devices)
+    expect((await post('/device/bind', token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(200);
   return devices;
 }
 
@@ -45,11 +52,23 @@ describe('dashboard', () => {
   beforeAll(async () => {
     a = await registerCustomer(h);
     d = await boundDevices(a.token, 5);
-    tenant = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d[0].id).executeTakeFirstOrThrow()).tenant_id!;
+    tenant = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d[0].id).executeTakeFirstOrThrow())
+      .tenant_id!;
     // a day-long heartbeat keeps the gateway's presence sweep away from these hand-made states
-    const set = (i: number, v: Record<string, unknown>) => h.db.updateTable('devices').set({ heartbeat_s: 86400, ...v }).where('id', '=', d[i].id).execute();
+    const set = (i: number, v: Record<string, unknown>) =>
+      h.db
+        .updateTable('devices')
+        .set({ heartbeat_s: 86400, ...v })
+        .where('id', '=', d[i].id)
+        .execute();
     await set(0, { status: 'online', last_seen_at: new Date(), firmware: '2.0.1', province: '上海', name: 'Zero' });
-    await set(1, { status: 'offline', last_seen_at: ago(48 * HOUR), firmware: '2.0.1', province: '上海', paper: 'out' });
+    await set(1, {
+      status: 'offline',
+      last_seen_at: ago(48 * HOUR),
+      firmware: '2.0.1',
+      province: '上海',
+      paper: 'out',
+    });
     await set(2, { status: 'online', last_seen_at: new Date(), firmware: '1.9.0', province: '北京' });
     await set(3, { status: 'offline', last_seen_at: ago(HOUR) });
     await set(4, { status: 'offline', last_seen_at: null, bound_at: ago(72 * HOUR) });
@@ -71,13 +90,40 @@ describe('dashboard', () => {
     for (const [i, at] of taskTimes.entries()) {
       await h.db
         .insertInto('device_tasks')
-        .values({ tenant_id: tenant, device_id: d[owners[i]].id, type: 'reboot', params: '{}', state: 'succeeded', created_at: at, expire_at: new Date(Date.now() + HOUR), batch_id: null, created_by: null, sent_at: null, delivered_at: null, started_at: null, finished_at: at })
+        .values({
+          tenant_id: tenant,
+          device_id: d[owners[i]].id,
+          type: 'reboot',
+          params: '{}',
+          state: 'succeeded',
+          created_at: at,
+          expire_at: new Date(Date.now() + HOUR),
+          batch_id: null,
+          created_by: null,
+          sent_at: null,
+          delivered_at: null,
+          started_at: null,
+          finished_at: at,
+        })
         .execute();
     }
 
     // SIM used counters this month: device 0 used 50 MB; device 2's counter was reset, 20 MB since
     const sample = (i: number, at: Date, used: number, tenantId: number | null = tenant) =>
-      h.db.insertInto('device_telemetry').values({ device_id: d[i].id, tenant_id: tenantId, at, used_mb: used, battery: 50, signal: 50, paper: 'ok', lat: null, lng: null }).execute();
+      h.db
+        .insertInto('device_telemetry')
+        .values({
+          device_id: d[i].id,
+          tenant_id: tenantId,
+          at,
+          used_mb: used,
+          battery: 50,
+          signal: 50,
+          paper: 'ok',
+          lat: null,
+          lng: null,
+        })
+        .execute();
     await sample(0, ago(150_000), 0, null); // before this account held it: not counted
     await sample(0, ago(120_000), 100);
     await sample(0, ago(60_000), 150);
@@ -89,7 +135,12 @@ describe('dashboard', () => {
     const res = await get('/dashboard/overview', a.token);
     expect(res.statusCode, res.body).toBe(200);
     const o = res.body_.data;
-    expect(o.cards).toEqual({ devices: 5, online: 2, tasksToday: taskTimes.filter((t) => localDate(t) === localDate(new Date())).length, dataUsedMonthMb: 70 });
+    expect(o.cards).toEqual({
+      devices: 5,
+      online: 2,
+      tasksToday: taskTimes.filter((t) => localDate(t) === localDate(new Date())).length,
+      dataUsedMonthMb: 70,
+    });
     expect(o.provinces).toEqual([
       { province: '上海', total: 2, online: 1 },
       { province: '北京', total: 1, online: 1 },
@@ -108,7 +159,9 @@ describe('dashboard', () => {
 
   it('ranks devices by tasks and by data this month', async () => {
     const o = (await get('/dashboard/overview', a.token)).body_.data;
-    const { rows } = await sql<{ start: Date }>`select date_trunc('month', now(), 'Asia/Shanghai') as start`.execute(h.db);
+    const { rows } = await sql<{ start: Date }>`select date_trunc('month', now(), 'Asia/Shanghai') as start`.execute(
+      h.db,
+    );
     const oldInMonth = taskTimes[4] >= rows[0].start;
     expect(o.deviceRanking.byTasks).toEqual([
       { id: d[0].id, sn: d[0].sn, name: 'Zero', value: 3 },
@@ -125,7 +178,10 @@ describe('dashboard', () => {
     const o = (await get('/dashboard/overview', a.token)).body_.data;
     expect(o.installs).toHaveLength(30);
     expect(o.installs.at(-1)).toEqual({ date: localDate(new Date()), count: 4 });
-    expect(o.installs.find((x: { date: string }) => x.date === localDate(ago(72 * HOUR)))).toEqual({ date: localDate(ago(72 * HOUR)), count: 1 });
+    expect(o.installs.find((x: { date: string }) => x.date === localDate(ago(72 * HOUR)))).toEqual({
+      date: localDate(ago(72 * HOUR)),
+      count: 1,
+    });
     expect(o.installs.reduce((s: number, x: { count: number }) => s + x.count, 0)).toBe(5);
 
     const ids = (l: { devices: Array<{ id: number }> }) => l.devices.map((x) => x.id);
@@ -136,7 +192,10 @@ describe('dashboard', () => {
     expect(ids(o.remind.offline)).toEqual([d[4].id, d[1].id]);
     // SIM low: marked low (nothing left), and 50 MB left of 1000
     expect(o.remind.simLow.count).toBe(2);
-    expect(o.remind.simLow.devices).toEqual([expect.objectContaining({ id: d[2].id, simDataLeftMb: 0 }), expect.objectContaining({ id: d[3].id, simDataLeftMb: 50 })]);
+    expect(o.remind.simLow.devices).toEqual([
+      expect.objectContaining({ id: d[2].id, simDataLeftMb: 0 }),
+      expect.objectContaining({ id: d[3].id, simDataLeftMb: 50 }),
+    ]);
   });
 
   it('replays the status history into online devices per hour, and counts tasks per bucket', async () => {
@@ -145,7 +204,11 @@ describe('dashboard', () => {
     expect(first.points).toHaveLength(168);
     const B = Date.parse(first.points[100].at);
     const windowStart = Date.parse(first.points[0].at);
-    const log = (i: number, status: 'online' | 'offline', at: number) => h.db.insertInto('device_status_log').values({ device_id: d[i].id, tenant_id: tenant, status, reason: 'test', at: new Date(at) }).execute();
+    const log = (i: number, status: 'online' | 'offline', at: number) =>
+      h.db
+        .insertInto('device_status_log')
+        .values({ device_id: d[i].id, tenant_id: tenant, status, reason: 'test', at: new Date(at) })
+        .execute();
     await log(4, 'online', windowStart - 24 * HOUR); // online when the window starts…
     await log(4, 'offline', B + 2 * HOUR + 10 * MIN); // …until two hours after B
     await log(3, 'online', B - 5 * HOUR); // and stays online
@@ -157,14 +220,21 @@ describe('dashboard', () => {
     // another account's history does not count
     const other = await registerCustomer(h);
     const [od] = await boundDevices(other.token, 1);
-    const otherTenant = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', od.id).executeTakeFirstOrThrow()).tenant_id;
-    await h.db.insertInto('device_status_log').values({ device_id: od.id, tenant_id: otherTenant, status: 'online', at: new Date(B) }).execute();
+    const otherTenant = (
+      await h.db.selectFrom('devices').select('tenant_id').where('id', '=', od.id).executeTakeFirstOrThrow()
+    ).tenant_id;
+    await h.db
+      .insertInto('device_status_log')
+      .values({ device_id: od.id, tenant_id: otherTenant, status: 'online', at: new Date(B) })
+      .execute();
 
     const t = (await get('/dashboard/trend?unit=hour', a.token)).body_.data;
     expect(t.points[0].at).toBe(first.points[0].at);
     const online = t.points.map((p: { online: number }) => p.online);
     // the hour under way never shows fewer than the online card: devices 0 and 2 are online now (set without history)
-    const expected = online.map((_: number, i: number) => (i < 95 ? 1 : i < 100 ? 2 : i === 100 ? 4 : i <= 102 ? 2 : i === 167 ? 2 : 1));
+    const expected = online.map((_: number, i: number) =>
+      i < 95 ? 1 : i < 100 ? 2 : i === 100 ? 4 : i <= 102 ? 2 : i === 167 ? 2 : 1,
+    );
     expect(online).toEqual(expected);
 
     const tasks = new Array(168).fill(0);
@@ -190,7 +260,11 @@ describe('dashboard', () => {
     expect(o.versions).toEqual([]);
     expect(o.groupRanking).toEqual([]);
     expect(o.deviceRanking).toEqual({ byTasks: [], byData: [] });
-    expect(o.remind).toEqual({ paper: { count: 0, devices: [] }, offline: { count: 0, devices: [] }, simLow: { count: 0, devices: [] } });
+    expect(o.remind).toEqual({
+      paper: { count: 0, devices: [] },
+      offline: { count: 0, devices: [] },
+      simLow: { count: 0, devices: [] },
+    });
     expect(o.installs.every((x: { count: number }) => x.count === 0)).toBe(true);
     expect(o.trend.points.every((p: { online: number; tasks: number }) => p.online === 0 && p.tasks === 0)).toBe(true);
     expect(JSON.stringify(o)).not.toContain(d[0].sn);
@@ -215,15 +289,34 @@ describe('dashboard', () => {
 
   it('counts a device bound while already online from the binding on: the latest point equals the online card', async () => {
     const c = await registerCustomer(h);
-    const reg = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staff, ...multipart({}, { name: 'd.csv', bytes: Buffer.from(`sn,model\nDASHON${process.pid % 1000}-${++seq},P80`) }) });
+    const reg = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/system/deviceRegistry/import',
+      token: staff,
+      ...multipart({}, { name: 'd.csv', bytes: Buffer.from(`sn,model\nDASHON${process.pid % 1000}-${++seq},P80`) }),
+    });
     const [dev] = reg.body_.data.devices as Array<{ id: number; sn: string; bindKey: string }>;
     // it powered on (and was logged online) before anyone owned it
-    await h.db.updateTable('devices').set({ status: 'online', last_seen_at: new Date(), heartbeat_s: 86400 }).where('id', '=', dev.id).execute();
-    await h.db.insertInto('device_status_log').values({ device_id: dev.id, tenant_id: null, status: 'online', reason: 'hello' }).execute();
+    await h.db
+      .updateTable('devices')
+      .set({ status: 'online', last_seen_at: new Date(), heartbeat_s: 86400 })
+      .where('id', '=', dev.id)
+      .execute();
+    await h.db
+      .insertInto('device_status_log')
+      .values({ device_id: dev.id, tenant_id: null, status: 'online', reason: 'hello' })
+      .execute();
     expect((await post('/device/bind', c.token, { sn: dev.sn, bindKey: dev.bindKey })).statusCode).toBe(200);
 
-    const owner = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', dev.id).executeTakeFirstOrThrow()).tenant_id;
-    const history = await h.db.selectFrom('device_status_log').select(['status', 'reason']).where('device_id', '=', dev.id).where('tenant_id', '=', owner).execute();
+    const owner = (
+      await h.db.selectFrom('devices').select('tenant_id').where('id', '=', dev.id).executeTakeFirstOrThrow()
+    ).tenant_id;
+    const history = await h.db
+      .selectFrom('device_status_log')
+      .select(['status', 'reason'])
+      .where('device_id', '=', dev.id)
+      .where('tenant_id', '=', owner)
+      .execute();
     expect(history).toEqual([{ status: 'online', reason: 'bound' }]);
     const o = (await get('/dashboard/overview', c.token)).body_.data;
     expect(o.cards.online).toBe(1);
@@ -232,7 +325,16 @@ describe('dashboard', () => {
 
     // unbound while online, it goes offline in this account's history: the account's later hours do not count it
     expect((await post('/device/unbind', c.token, { id: dev.id })).statusCode).toBe(200);
-    const after = await h.db.selectFrom('device_status_log').select(['status', 'reason']).where('device_id', '=', dev.id).where('tenant_id', '=', owner).orderBy('id').execute();
-    expect(after).toEqual([{ status: 'online', reason: 'bound' }, { status: 'offline', reason: 'unbound' }]);
+    const after = await h.db
+      .selectFrom('device_status_log')
+      .select(['status', 'reason'])
+      .where('device_id', '=', dev.id)
+      .where('tenant_id', '=', owner)
+      .orderBy('id')
+      .execute();
+    expect(after).toEqual([
+      { status: 'online', reason: 'bound' },
+      { status: 'offline', reason: 'unbound' },
+    ]);
   });
 });

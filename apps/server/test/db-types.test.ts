@@ -30,6 +30,9 @@ describe('the generated row types', () => {
     const committed = fs.readFileSync(fileURLToPath(GENERATED_FILE), 'utf8');
     const diff = new DiffChecker().diff(committed, fs.readFileSync(fresh, 'utf8'));
     upToDate = diff === undefined;
-    expect(diff, `src/db/generated.ts is out of date (regenerated into ${fresh}); run \`npm run db:types -w apps/server\`. Difference (- committed, + from the migrations):\n${diff}`).toBeUndefined();
+    expect(
+      diff,
+      `src/db/generated.ts is out of date (regenerated into ${fresh}); run \`npm run db:types -w apps/server\`. Difference (- committed, + from the migrations):\n${diff}`,
+    ).toBeUndefined();
   });
 });

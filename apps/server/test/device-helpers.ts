@@ -7,7 +7,11 @@ import { bindInDb, registerInDb } from '../../device-sim/src/register-db.ts';
 import type { DeviceSpec } from '../../device-sim/src/specs.ts';
 
 /** Polls until `fn` answers something truthy; fails with `what` after the timeout. */
-export async function waitUntil<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<NonNullable<T>> {
+export async function waitUntil<T>(
+  what: string,
+  fn: () => Promise<T> | T,
+  timeoutMs = 20_000,
+): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -31,14 +35,22 @@ export interface Customer {
 
 export async function customer(h: Harness): Promise<Customer> {
   const c = await registerCustomer(h);
-  const row = await h.db.selectFrom('users').select('tenant_id').where('username', '=', c.username).executeTakeFirstOrThrow();
+  const row = await h.db
+    .selectFrom('users')
+    .select('tenant_id')
+    .where('username', '=', c.username)
+    .executeTakeFirstOrThrow();
   return { ...c, tenantId: row.tenant_id };
 }
 
 /** Registers the specs as the factory would and binds them to the tenant; answers sn → device id. */
 export async function devicesOf(h: Harness, tenantId: number, specs: DeviceSpec[]): Promise<Map<string, number>> {
   const ids = await registerInDb(h.db, specs);
-  await bindInDb(h.db, tenantId, specs.map((s) => s.sn));
+  await bindInDb(
+    h.db,
+    tenantId,
+    specs.map((s) => s.sn),
+  );
   return ids;
 }
 
@@ -65,7 +77,9 @@ export async function openEvents(h: Harness, baseUrl: string, token: string): Pr
   const t = await h.call({ method: 'POST', url: '/apiAdmin/device/events/ticket', token });
   if (t.statusCode !== 200) throw new Error(`ticket: ${t.body}`);
   const ac = new AbortController();
-  const res = await fetch(`${baseUrl}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, { signal: ac.signal });
+  const res = await fetch(`${baseUrl}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, {
+    signal: ac.signal,
+  });
   if (res.status !== 200 || !res.body) throw new Error(`event stream: ${res.status} ${await res.text()}`);
   const events: Array<LiveEvent & { id: number }> = [];
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -82,7 +96,10 @@ export async function openEvents(h: Harness, baseUrl: string, token: string): Pr
           buf = buf.slice(i + 2);
           const type = /^event: (.+)$/m.exec(frame)?.[1];
           const data = /^data: (.+)$/m.exec(frame)?.[1];
-          if (type && data) events.push({ id: Number(/^id: (\d+)$/m.exec(frame)?.[1]), type, data: JSON.parse(data) } as LiveEvent & { id: number });
+          if (type && data)
+            events.push({ id: Number(/^id: (\d+)$/m.exec(frame)?.[1]), type, data: JSON.parse(data) } as LiveEvent & {
+              id: number;
+            });
         }
       }
     } catch {
@@ -101,11 +118,21 @@ export async function subAccountWith(h: Harness, tenantId: number, permissions: 
   const username = `sub_${randomUUID().slice(0, 8)}`;
   const user = await h.db
     .insertInto('users')
-    .values({ tenant_id: tenantId, username, mobile: null, password_hash: await hashPassword('Passw0rd99'), is_super: 2 })
+    .values({
+      tenant_id: tenantId,
+      username,
+      mobile: null,
+      password_hash: await hashPassword('Passw0rd99'),
+      is_super: 2,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   if (permissions.length) {
-    const role = await h.db.insertInto('roles').values({ tenant_id: tenantId, code: username, name: username, permissions }).returning('id').executeTakeFirstOrThrow();
+    const role = await h.db
+      .insertInto('roles')
+      .values({ tenant_id: tenantId, code: username, name: username, permissions })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await h.db.insertInto('user_roles').values({ tenant_id: tenantId, user_id: user.id, role_id: role.id }).execute();
   }
   return (await h.login(username, 'Passw0rd99')).token;

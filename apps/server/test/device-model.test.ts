@@ -14,18 +14,40 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const get = (url: string, token: string) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
-const post = (url: string, token: string, payload: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
+const post = (url: string, token: string, payload: unknown) =>
+  h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
 const upload = (token: string, name: string, bytes: Buffer | string) =>
-  h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token, ...multipart({}, { name, bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes), type: 'text/csv' }) });
-const fields = (res: { body_: { data: { fields?: Array<{ field: string }> } | null } }) => res.body_.data?.fields?.map((f) => f.field) ?? [];
+  h.call({
+    method: 'POST',
+    url: '/apiAdmin/system/deviceRegistry/import',
+    token,
+    ...multipart({}, { name, bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes), type: 'text/csv' }),
+  });
+const fields = (res: { body_: { data: { fields?: Array<{ field: string }> } | null } }) =>
+  res.body_.data?.fields?.map((f) => f.field) ?? [];
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const deviceCount = async () => Number((await h.db.selectFrom('devices').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const deviceCount = async () =>
+  Number(
+    (
+      await h.db
+        .selectFrom('devices')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const withLuhn = (body: string) => body + luhnDigit(body);
 
 let seq = 0;
 const uniq = () => `${process.pid % 1000}${++seq}`.padStart(6, '0');
 const newModel = async (over: Record<string, unknown> = {}) => {
-  const res = await post('/system/deviceModel/add', staff, { code: `P${uniq()}`, name: '58 mm receipt printer', kind: 'printer', paperWidthMm: 58, capabilities: ['print', 'cutter'], ...over });
+  const res = await post('/system/deviceModel/add', staff, {
+    code: `P${uniq()}`,
+    name: '58 mm receipt printer',
+    kind: 'printer',
+    paperWidthMm: 58,
+    capabilities: ['print', 'cutter'],
+    ...over,
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.body_.data as { id: number; code: string };
 };
@@ -41,7 +63,12 @@ describe('staff only', () => {
   ];
   it.each(routes)('%s %s answers 403 to a customer and changes nothing', async (method, url, payload) => {
     const before = await deviceCount();
-    const res = await h.call({ method: method as 'GET' | 'POST', url: `/apiAdmin${url}`, token: customer, ...(payload ? { payload: payload as object } : {}) });
+    const res = await h.call({
+      method: method as 'GET' | 'POST',
+      url: `/apiAdmin${url}`,
+      token: customer,
+      ...(payload ? { payload: payload as object } : {}),
+    });
     expect(res.statusCode).toBe(403);
     expect(res.body_.code).toBe(403);
     expect(await deviceCount()).toBe(before);
@@ -54,9 +81,25 @@ describe('staff only', () => {
 
   it('refuses staff permissions held by a customer role (the platform tenant is required)', async () => {
     const c = await registerCustomer(h);
-    const user = await h.db.selectFrom('users').select(['id', 'tenant_id']).where('username', '=', c.username).executeTakeFirstOrThrow();
-    const role = await h.db.insertInto('roles').values({ tenant_id: user.tenant_id, code: 'rogue', name: 'rogue', permissions: ['device:register', 'device:model:manage'] }).returning('id').executeTakeFirstOrThrow();
-    await h.db.insertInto('user_roles').values({ tenant_id: user.tenant_id, user_id: user.id, role_id: role.id }).execute();
+    const user = await h.db
+      .selectFrom('users')
+      .select(['id', 'tenant_id'])
+      .where('username', '=', c.username)
+      .executeTakeFirstOrThrow();
+    const role = await h.db
+      .insertInto('roles')
+      .values({
+        tenant_id: user.tenant_id,
+        code: 'rogue',
+        name: 'rogue',
+        permissions: ['device:register', 'device:model:manage'],
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await h.db
+      .insertInto('user_roles')
+      .values({ tenant_id: user.tenant_id, user_id: user.id, role_id: role.id })
+      .execute();
     const res = await get('/system/deviceRegistry/list', c.token);
     expect(res.statusCode).toBe(403);
     expect((await get('/system/deviceModel/list', c.token)).statusCode).toBe(403);
@@ -66,18 +109,41 @@ describe('staff only', () => {
     const m = await newModel({ name: 'Options model' });
     const res = await get('/device/model/options', customer);
     expect(res.statusCode).toBe(200);
-    expect(res.body_.data).toContainEqual({ id: m.id, code: m.code, name: 'Options model', kind: 'printer', paperWidthMm: 58 });
+    expect(res.body_.data).toContainEqual({
+      id: m.id,
+      code: m.code,
+      name: 'Options model',
+      kind: 'printer',
+      paperWidthMm: 58,
+    });
   });
 });
 
 describe('device models', () => {
   it('adds, lists, edits and deletes a model; codes are unique whatever their case', async () => {
     const code = `Cat${uniq()}`;
-    const add = await post('/system/deviceModel/add', staff, { code, name: 'Terminal T1', kind: 'android-terminal', paperWidthMm: 80, capabilities: ['print', 'apps', 'wallpaper'] });
+    const add = await post('/system/deviceModel/add', staff, {
+      code,
+      name: 'Terminal T1',
+      kind: 'android-terminal',
+      paperWidthMm: 80,
+      capabilities: ['print', 'apps', 'wallpaper'],
+    });
     expect(add.statusCode).toBe(200);
-    expect(add.body_.data).toMatchObject({ code, name: 'Terminal T1', kind: 'android-terminal', paperWidthMm: 80, capabilities: ['print', 'apps', 'wallpaper'], deviceCount: 0 });
+    expect(add.body_.data).toMatchObject({
+      code,
+      name: 'Terminal T1',
+      kind: 'android-terminal',
+      paperWidthMm: 80,
+      capabilities: ['print', 'apps', 'wallpaper'],
+      deviceCount: 0,
+    });
 
-    const dup = await post('/system/deviceModel/add', staff, { code: code.toUpperCase(), name: 'again', kind: 'printer' });
+    const dup = await post('/system/deviceModel/add', staff, {
+      code: code.toUpperCase(),
+      name: 'again',
+      kind: 'printer',
+    });
     expect(dup.statusCode).toBe(400);
     expect(dup.body_.msg).toBe('code: a model with this code already exists');
 
@@ -85,19 +151,27 @@ describe('device models', () => {
     expect(list.body_.data).toMatchObject({ total: 1, list: [{ id: add.body_.data.id, code }] });
     expect((await get('/system/deviceModel/list?kind=printer&keyword=Terminal T1', staff)).body_.data.total).toBe(0);
 
-    const edit = await post('/system/deviceModel/edit', staff, { id: add.body_.data.id, name: 'Terminal T2', capabilities: ['print'] });
+    const edit = await post('/system/deviceModel/edit', staff, {
+      id: add.body_.data.id,
+      name: 'Terminal T2',
+      capabilities: ['print'],
+    });
     expect(edit.statusCode).toBe(200);
     expect(edit.body_.data).toMatchObject({ code, name: 'Terminal T2', capabilities: ['print'], paperWidthMm: 80 });
 
     const del = await post('/system/deviceModel/delete', staff, { id: add.body_.data.id });
     expect(del.statusCode).toBe(200);
-    expect((await post('/system/deviceModel/edit', staff, { id: add.body_.data.id, name: 'gone' })).statusCode).toBe(404);
+    expect((await post('/system/deviceModel/edit', staff, { id: add.body_.data.id, name: 'gone' })).statusCode).toBe(
+      404,
+    );
     expect((await post('/system/deviceModel/delete', staff, { id: add.body_.data.id })).statusCode).toBe(404);
   });
 
   it('refuses to delete a model devices use', async () => {
     const m = await newModel();
-    expect((await post('/system/deviceRegistry/register', staff, { sn: `USE-${uniq()}`, model: m.code })).statusCode).toBe(200);
+    expect(
+      (await post('/system/deviceRegistry/register', staff, { sn: `USE-${uniq()}`, model: m.code })).statusCode,
+    ).toBe(200);
     const del = await post('/system/deviceModel/delete', staff, { id: m.id });
     expect(del.statusCode).toBe(400);
     expect(del.body_.msg).toMatch(/used by 1 registered devices/);
@@ -147,7 +221,9 @@ describe('single registration', () => {
 
     // the registry never shows the key or the secret again
     const list = await get(`/system/deviceRegistry/list?keyword=${sn}`, staff);
-    expect(list.body_.data.list).toEqual([expect.objectContaining({ sn, bound: false, tenantName: null, iccid: d.iccid, imei: d.imei, modelCode: m.code })]);
+    expect(list.body_.data.list).toEqual([
+      expect.objectContaining({ sn, bound: false, tenantName: null, iccid: d.iccid, imei: d.imei, modelCode: m.code }),
+    ]);
     expect(JSON.stringify(list.body_)).not.toContain(d.secret);
     expect(JSON.stringify(list.body_)).not.toContain(d.bindKey);
   });
@@ -157,7 +233,14 @@ describe('single registration', () => {
     const sn = `GIV-${uniq()}`;
     const iccid = withLuhn(`8986011${uniq()}${uniq()}`.slice(0, 19));
     const imei = withLuhn(`8612345${uniq()}`.slice(0, 14).padEnd(14, '0'));
-    const ok = await post('/system/deviceRegistry/register', staff, { sn, model: m.code, bindKey: 'LABEL2024', secret: 's'.repeat(20), iccid, imei });
+    const ok = await post('/system/deviceRegistry/register', staff, {
+      sn,
+      model: m.code,
+      bindKey: 'LABEL2024',
+      secret: 's'.repeat(20),
+      iccid,
+      imei,
+    });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.body_.data.devices[0]).toMatchObject({ sn, bindKey: 'LABEL2024', secret: 's'.repeat(20), iccid, imei });
 
@@ -187,7 +270,13 @@ describe('CSV import', () => {
     const m = await newModel();
     const p = uniq();
     const iccid = withLuhn(`89860300${p}00000`.slice(0, 19));
-    const csv = ['\ufeffmodel,sn,bind_key,iccid', `${m.code},CSV-${p}-1,KEY00001,`, `${m.code.toLowerCase()},CSV-${p}-2,,${iccid}`, '', `${m.code},CSV-${p}-3,,`].join('\r\n');
+    const csv = [
+      '\ufeffmodel,sn,bind_key,iccid',
+      `${m.code},CSV-${p}-1,KEY00001,`,
+      `${m.code.toLowerCase()},CSV-${p}-2,,${iccid}`,
+      '',
+      `${m.code},CSV-${p}-3,,`,
+    ].join('\r\n');
     const res = await upload(staff, 'factory.csv', csv);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.body_.data.imported).toBe(3);
@@ -203,7 +292,8 @@ describe('CSV import', () => {
   it('refuses a file with bad rows as a whole, naming every row and field', async () => {
     const m = await newModel();
     const p = uniq();
-    const taken = (await post('/system/deviceRegistry/register', staff, { sn: `TAKEN-${p}`, model: m.code })).body_.data.devices[0];
+    const taken = (await post('/system/deviceRegistry/register', staff, { sn: `TAKEN-${p}`, model: m.code })).body_.data
+      .devices[0];
     const csv = [
       'sn,model,bind_key,secret,iccid,imei',
       `OK-${p}-1,${m.code},,,,`, // row 2: fine
@@ -238,7 +328,11 @@ describe('CSV import', () => {
 
   it('refuses what is not such a CSV with a clear message on file', async () => {
     const cases: Array<[string, Buffer | string, RegExp]> = [
-      ['letter.txt', 'Dear staff, here are the printers.\nRegards "Bob"\n', /^file: the first line must be the header sn,model,bind_key,secret,iccid,imei/],
+      [
+        'letter.txt',
+        'Dear staff, here are the printers.\nRegards "Bob"\n',
+        /^file: the first line must be the header sn,model,bind_key,secret,iccid,imei/,
+      ],
       ['photo.csv', PNG_1x1, /^file: must be a UTF-8 CSV text file/],
       ['empty.csv', '', /^file: the file is empty/],
       ['header.csv', 'sn,model\n', /^file: no devices in the file/],
@@ -261,11 +355,20 @@ describe('CSV import', () => {
   it('refuses a form the parser cannot read (no boundary, cut off) with 400 on file, not 500', async () => {
     const broken: Array<[string, string]> = [
       ['multipart/form-data', 'sn,model'],
-      ['multipart/form-data; boundary=fz', '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nsn,model\n'],
+      [
+        'multipart/form-data; boundary=fz',
+        '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nsn,model\n',
+      ],
     ];
     for (const [type, payload] of broken) {
       const before = await deviceCount();
-      const res = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staff, payload, headers: { 'content-type': type } });
+      const res = await h.call({
+        method: 'POST',
+        url: '/apiAdmin/system/deviceRegistry/import',
+        token: staff,
+        payload,
+        headers: { 'content-type': type },
+      });
       expect(res.statusCode, type).toBe(400);
       expect(res.body_.code).toBe(400);
       expect(res.body_.data.fields[0].field).toBe('file');
@@ -281,7 +384,9 @@ describe('registry', () => {
     const csv = ['sn,model', ...Array.from({ length: 5 }, (_, i) => `PG-${p}-${i},${m.code}`)].join('\n');
     const devices = (await upload(staff, 'page.csv', csv)).body_.data.devices as Array<{ sn: string; bindKey: string }>;
     const c = await registerCustomer(h);
-    expect((await post('/device/bind', c.token, { sn: devices[0].sn, bindKey: devices[0].bindKey })).statusCode).toBe(200);
+    expect((await post('/device/bind', c.token, { sn: devices[0].sn, bindKey: devices[0].bindKey })).statusCode).toBe(
+      200,
+    );
 
     const page1 = await get(`/system/deviceRegistry/list?modelId=${m.id}&pageSize=2&pageNo=1`, staff);
     const page3 = await get(`/system/deviceRegistry/list?modelId=${m.id}&pageSize=2&pageNo=3`, staff);
@@ -289,7 +394,9 @@ describe('registry', () => {
     expect(page1.body_.data.list).toHaveLength(2);
     expect(page3.body_.data.list).toHaveLength(1);
     const bound = await get(`/system/deviceRegistry/list?modelId=${m.id}&bound=true`, staff);
-    expect(bound.body_.data.list).toEqual([expect.objectContaining({ sn: devices[0].sn, bound: true, tenantName: c.username })]);
+    expect(bound.body_.data.list).toEqual([
+      expect.objectContaining({ sn: devices[0].sn, bound: true, tenantName: c.username }),
+    ]);
     expect(Date.parse(bound.body_.data.list[0].boundAt)).not.toBeNaN();
     expect((await get(`/system/deviceRegistry/list?modelId=${m.id}&bound=false`, staff)).body_.data.total).toBe(4);
     expect((await get(`/system/deviceRegistry/list?keyword=${c.username}`, staff)).body_.data.total).toBe(1);
@@ -303,17 +410,30 @@ describe('bind keys', () => {
   it('lets staff issue a new bind key (shown once, only its hash kept): the old key stops working', async () => {
     const m = await newModel();
     const p = uniq();
-    const [d] = (await upload(staff, 'key.csv', `sn,model\nKY-${p},${m.code}\n`)).body_.data.devices as Array<{ id: number; sn: string; bindKey: string }>;
+    const [d] = (await upload(staff, 'key.csv', `sn,model\nKY-${p},${m.code}\n`)).body_.data.devices as Array<{
+      id: number;
+      sn: string;
+      bindKey: string;
+    }>;
     const res = await post('/system/deviceRegistry/bindKey', staff, { id: d.id });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.body_.data).toEqual({ id: d.id, sn: d.sn, bindKey: expect.stringMatching(/^[A-HJ-NP-Z2-9]{12}$/) });
     const { bindKey } = res.body_.data;
-    const row = await h.db.selectFrom('devices').select('bind_key_hash').where('id', '=', d.id).executeTakeFirstOrThrow();
+    const row = await h.db
+      .selectFrom('devices')
+      .select('bind_key_hash')
+      .where('id', '=', d.id)
+      .executeTakeFirstOrThrow();
     expect(row.bind_key_hash).toBe(sha256(bindKey));
     const c = await registerCustomer(h);
     expect((await post('/device/bind', c.token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(400);
     expect((await post('/device/bind', c.token, { sn: d.sn, bindKey })).statusCode).toBe(200);
-    const audit = await h.db.selectFrom('audit_log').select(['action', 'details']).where('action', '=', 'device.bindKey.reissue').where('resource_id', '=', String(d.id)).execute();
+    const audit = await h.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('action', '=', 'device.bindKey.reissue')
+      .where('resource_id', '=', String(d.id))
+      .execute();
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit[0].details)).not.toContain(bindKey);
   });
@@ -332,6 +452,13 @@ describe('OpenAPI', () => {
     const res = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(res.json().paths);
-    for (const p of ['/apiAdmin/device/list', '/apiAdmin/device/{id}', '/apiAdmin/device/group/tree', '/apiAdmin/system/deviceRegistry/import', '/apiAdmin/dashboard/overview']) expect(paths).toContain(p);
+    for (const p of [
+      '/apiAdmin/device/list',
+      '/apiAdmin/device/{id}',
+      '/apiAdmin/device/group/tree',
+      '/apiAdmin/system/deviceRegistry/import',
+      '/apiAdmin/dashboard/overview',
+    ])
+      expect(paths).toContain(p);
   });
 });

@@ -12,16 +12,31 @@ let otherModelId: number;
 beforeAll(async () => {
   h = await createHarness();
   staff = (await h.login('admin', ADMIN_PASSWORD)).token;
-  const m = await post('/system/deviceModel/add', staff, { code: 'P58', name: 'Receipt printer 58', kind: 'printer', paperWidthMm: 58, capabilities: ['print'] });
+  const m = await post('/system/deviceModel/add', staff, {
+    code: 'P58',
+    name: 'Receipt printer 58',
+    kind: 'printer',
+    paperWidthMm: 58,
+    capabilities: ['print'],
+  });
   modelCode = m.body_.data.code;
   modelId = m.body_.data.id;
-  otherModelId = (await post('/system/deviceModel/add', staff, { code: 'T10', name: 'Terminal T10', kind: 'android-terminal', paperWidthMm: 80 })).body_.data.id;
+  otherModelId = (
+    await post('/system/deviceModel/add', staff, {
+      code: 'T10',
+      name: 'Terminal T10',
+      kind: 'android-terminal',
+      paperWidthMm: 80,
+    })
+  ).body_.data.id;
 });
 afterAll(() => h.close());
 
 const get = (url: string, token: string) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
-const post = (url: string, token: string, payload: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
-const fields = (res: { body_: { data: { fields?: Array<{ field: string }> } | null } }) => res.body_.data?.fields?.map((f) => f.field) ?? [];
+const post = (url: string, token: string, payload: unknown) =>
+  h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
+const fields = (res: { body_: { data: { fields?: Array<{ field: string }> } | null } }) =>
+  res.body_.data?.fields?.map((f) => f.field) ?? [];
 
 interface Made {
   id: number;
@@ -46,10 +61,15 @@ async function make(n = 1, model = modelCode): Promise<Made[]> {
 }
 async function bound(token: string, n = 1, model = modelCode): Promise<Made[]> {
   const list = await make(n, model);
-  for (const d of list) expect((await post('/device/bind', token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(200);
+  for (const d of list)
+    expect((await post('/device/bind', token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(200);
   return list;
 }
-const listOf = async (token: string, query = '') => (await get(`/device/list?pageSize=100${query}`, token)).body_.data as { list: Array<Record<string, any>>; total: number };
+const listOf = async (token: string, query = '') =>
+  (await get(`/device/list?pageSize=100${query}`, token)).body_.data as {
+    list: Array<Record<string, any>>;
+    total: number;
+  };
 
 describe('binding', () => {
   it('binds with the key on the label: the device and its SIM join the account, and the key is used once', async () => {
@@ -57,10 +77,23 @@ describe('binding', () => {
     const [d] = await make();
     const res = await post('/device/bind', a.token, { sn: d.sn.toLowerCase(), bindKey: d.bindKey, name: 'Front desk' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.body_.data).toMatchObject({ id: d.id, sn: d.sn, name: 'Front desk', modelName: 'Receipt printer 58', modelKind: 'printer', status: 'offline', groupId: null });
+    expect(res.body_.data).toMatchObject({
+      id: d.id,
+      sn: d.sn,
+      name: 'Front desk',
+      modelName: 'Receipt printer 58',
+      modelKind: 'printer',
+      status: 'offline',
+      groupId: null,
+    });
     expect(Date.parse(res.body_.data.boundAt)).not.toBeNaN();
-    const tenant = (await h.db.selectFrom('users').select('tenant_id').where('username', '=', a.username).executeTakeFirstOrThrow()).tenant_id;
-    expect((await h.db.selectFrom('sims').select('tenant_id').where('iccid', '=', d.iccid).executeTakeFirstOrThrow()).tenant_id).toBe(tenant);
+    const tenant = (
+      await h.db.selectFrom('users').select('tenant_id').where('username', '=', a.username).executeTakeFirstOrThrow()
+    ).tenant_id;
+    expect(
+      (await h.db.selectFrom('sims').select('tenant_id').where('iccid', '=', d.iccid).executeTakeFirstOrThrow())
+        .tenant_id,
+    ).toBe(tenant);
     expect((await listOf(a.token)).list.map((x) => x.sn)).toEqual([d.sn]);
 
     const again = await post('/device/bind', a.token, { sn: d.sn, bindKey: d.bindKey });
@@ -89,7 +122,11 @@ describe('binding', () => {
     const unknown = await post('/device/bind', b.token, { sn: 'NO-SUCH-SN-1', bindKey: 'WRONGKEY1' });
     for (const r of [wrongOnBound, wrongOnFree, unknown]) {
       expect(r.statusCode).toBe(400);
-      expect(r.body_).toEqual({ code: 400, msg: 'bindKey: bind key is wrong', data: { fields: [{ field: 'bindKey', message: 'bind key is wrong', key: 'device.bindKeyWrong' }] } });
+      expect(r.body_).toEqual({
+        code: 400,
+        msg: 'bindKey: bind key is wrong',
+        data: { fields: [{ field: 'bindKey', message: 'bind key is wrong', key: 'device.bindKeyWrong' }] },
+      });
     }
   });
 
@@ -97,7 +134,8 @@ describe('binding', () => {
     const a = await registerCustomer(h);
     const b = await registerCustomer(h);
     const [d, other] = await make(2);
-    for (let i = 0; i < 5; i++) expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: `WRONG${i}XX` })).statusCode).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: `WRONG${i}XX` })).statusCode).toBe(400);
     const blocked = await post('/device/bind', a.token, { sn: d.sn.toLowerCase(), bindKey: d.bindKey });
     expect(blocked.statusCode).toBe(429);
     expect(blocked.body_.msg).toBe('too many wrong bind keys for this device, try again in 15 minutes');
@@ -107,7 +145,12 @@ describe('binding', () => {
     // another serial number is not affected
     expect((await post('/device/bind', a.token, { sn: other.sn, bindKey: other.bindKey })).statusCode).toBe(200);
     // once the failures are older than the window, the right key works
-    await h.db.updateTable('rate_counters').set({ reset_at: new Date(Date.now() - 1000) }).where('bucket', '=', 'device.bind').where('key', 'like', `%:${d.sn.toLowerCase()}`).execute();
+    await h.db
+      .updateTable('rate_counters')
+      .set({ reset_at: new Date(Date.now() - 1000) })
+      .where('bucket', '=', 'device.bind')
+      .where('key', 'like', `%:${d.sn.toLowerCase()}`)
+      .execute();
     expect((await post('/device/bind', a.token, { sn: d.sn, bindKey: d.bindKey })).statusCode).toBe(200);
     expect((await post('/device/bind', b.token, { sn: other.sn, bindKey: 'WRONG0XX' })).statusCode).toBe(400);
   });
@@ -115,11 +158,21 @@ describe('binding', () => {
   it('compares no more than 5 of 30 simultaneous wrong keys: the rest answer 429 without a compare', async () => {
     const a = await registerCustomer(h);
     const [d] = await make();
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/device/bind', a.token, { sn: d.sn, bindKey: `RACE${String(i).padStart(2, '0')}XX` })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        post('/device/bind', a.token, { sn: d.sn, bindKey: `RACE${String(i).padStart(2, '0')}XX` }),
+      ),
+    );
     const count = (code: number) => answers.filter((r) => r.statusCode === code).length;
     expect(count(400)).toBe(5);
     expect(count(429)).toBe(25);
-    const fails = await h.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<string>().as('n')).where('action', '=', 'device.bind').where('result', '=', 'fail').where('subject', '=', d.sn.toLowerCase()).executeTakeFirstOrThrow();
+    const fails = await h.db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('action', '=', 'device.bind')
+      .where('result', '=', 'fail')
+      .where('subject', '=', d.sn.toLowerCase())
+      .executeTakeFirstOrThrow();
     expect(Number(fails.n)).toBe(5);
   });
 
@@ -129,7 +182,8 @@ describe('binding', () => {
     const [d] = await make();
     // two strangers, 5 wrong keys each: each is locked out of this serial number
     for (const s of strangers) {
-      for (let i = 0; i < 5; i++) expect((await post('/device/bind', s.token, { sn: d.sn, bindKey: `GUESS${i}XX` })).statusCode).toBe(400);
+      for (let i = 0; i < 5; i++)
+        expect((await post('/device/bind', s.token, { sn: d.sn, bindKey: `GUESS${i}XX` })).statusCode).toBe(400);
       expect((await post('/device/bind', s.token, { sn: d.sn, bindKey: 'GUESS9XX' })).statusCode).toBe(429);
     }
     // the owner holding the label binds at the first try
@@ -147,7 +201,9 @@ describe('binding', () => {
     expect(ok.body_.data).toMatchObject({ groupId: g.id, groupName: 'Shop 1' });
     const foreign = await post('/device/bind', a.token, { sn: e.sn, bindKey: e.bindKey, groupId: gb.id });
     expect(foreign.statusCode).toBe(404);
-    expect((await h.db.selectFrom('devices').select('tenant_id').where('id', '=', e.id).executeTakeFirstOrThrow()).tenant_id).toBeNull();
+    expect(
+      (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', e.id).executeTakeFirstOrThrow()).tenant_id,
+    ).toBeNull();
   });
 
   it('refuses bad input naming the field', async () => {
@@ -175,9 +231,28 @@ describe('unbinding and editing', () => {
     const [d] = await make();
     await post('/device/bind', a.token, { sn: d.sn, bindKey: d.bindKey, name: 'Old name', groupId: g.id });
     await post('/device/edit', a.token, { id: d.id, remark: 'by the door' });
-    const tenantA = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d.id).executeTakeFirstOrThrow()).tenant_id!;
+    const tenantA = (
+      await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d.id).executeTakeFirstOrThrow()
+    ).tenant_id!;
     const task = (base: { state: 'queued' | 'running' | 'succeeded' }) =>
-      h.db.insertInto('device_tasks').values({ tenant_id: tenantA, device_id: d.id, type: 'reboot', params: '{}', expire_at: new Date(Date.now() + 3600_000), batch_id: null, created_by: null, sent_at: null, delivered_at: null, started_at: null, finished_at: null, ...base }).returning('id').executeTakeFirstOrThrow();
+      h.db
+        .insertInto('device_tasks')
+        .values({
+          tenant_id: tenantA,
+          device_id: d.id,
+          type: 'reboot',
+          params: '{}',
+          expire_at: new Date(Date.now() + 3600_000),
+          batch_id: null,
+          created_by: null,
+          sent_at: null,
+          delivered_at: null,
+          started_at: null,
+          finished_at: null,
+          ...base,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
     const queued = await task({ state: 'queued' });
     const running = await task({ state: 'running' });
     const done = await task({ state: 'succeeded' });
@@ -193,8 +268,15 @@ describe('unbinding and editing', () => {
     expect((await listOf(a.token)).total).toBe(0);
     const row = await h.db.selectFrom('devices').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null });
-    expect((await h.db.selectFrom('sims').select('tenant_id').where('iccid', '=', d.iccid).executeTakeFirstOrThrow()).tenant_id).toBeNull();
-    const states = await h.db.selectFrom('device_tasks').select(['id', 'state', 'error']).where('device_id', '=', d.id).execute();
+    expect(
+      (await h.db.selectFrom('sims').select('tenant_id').where('iccid', '=', d.iccid).executeTakeFirstOrThrow())
+        .tenant_id,
+    ).toBeNull();
+    const states = await h.db
+      .selectFrom('device_tasks')
+      .select(['id', 'state', 'error'])
+      .where('device_id', '=', d.id)
+      .execute();
     expect(states.find((t) => t.id === queued.id)).toMatchObject({ state: 'canceled', error: 'device unbound' });
     expect(states.find((t) => t.id === running.id)!.state).toBe('canceled');
     expect(states.find((t) => t.id === done.id)!.state).toBe('succeeded');
@@ -218,7 +300,10 @@ describe('unbinding and editing', () => {
     const [d] = await bound(a.token);
     const res = await post('/device/edit', a.token, { id: d.id, name: '  Bar  ', remark: 'second floor' });
     expect(res.body_.data).toMatchObject({ name: 'Bar', remark: 'second floor' });
-    expect((await post('/device/edit', a.token, { id: d.id, name: 'Bar 2' })).body_.data).toMatchObject({ name: 'Bar 2', remark: 'second floor' });
+    expect((await post('/device/edit', a.token, { id: d.id, name: 'Bar 2' })).body_.data).toMatchObject({
+      name: 'Bar 2',
+      remark: 'second floor',
+    });
     expect((await post('/device/edit', b.token, { id: d.id, name: 'hijack' })).statusCode).toBe(404);
     expect((await get(`/device/${d.id}`, a.token)).body_.data.name).toBe('Bar 2');
     const tooLong = await post('/device/edit', a.token, { id: d.id, remark: 'r'.repeat(201) });
@@ -272,14 +357,22 @@ describe('groups', () => {
     const devices = await bound(a.token, 4);
     await post('/device/move', a.token, { ids: [devices[0].id], groupId: east });
     await post('/device/move', a.token, { ids: [devices[1].id, devices[2].id], groupId: pudong });
-    await h.db.updateTable('devices').set({ status: 'online', heartbeat_s: 86400, last_seen_at: new Date() }).where('id', '=', devices[1].id).execute();
+    await h.db
+      .updateTable('devices')
+      .set({ status: 'online', heartbeat_s: 86400, last_seen_at: new Date() })
+      .where('id', '=', devices[1].id)
+      .execute();
 
     const tree = (await get('/device/group/tree', a.token)).body_.data;
     expect(tree.total).toBe(4);
     expect(tree.ungrouped).toBe(1);
     const eastNode = tree.tree.find((g: { id: number }) => g.id === east);
     expect(eastNode).toMatchObject({ name: 'East', parentId: null, deviceCount: 3, onlineCount: 1 });
-    expect(eastNode.children[0]).toMatchObject({ id: shanghai, deviceCount: 2, children: [{ id: pudong, deviceCount: 2, onlineCount: 1, children: [] }] });
+    expect(eastNode.children[0]).toMatchObject({
+      id: shanghai,
+      deviceCount: 2,
+      children: [{ id: pudong, deviceCount: 2, onlineCount: 1, children: [] }],
+    });
     expect(tree.tree.find((g: { id: number }) => g.id === west)).toMatchObject({ deviceCount: 0 });
 
     // no cycles: not under itself, not under a descendant
@@ -289,9 +382,13 @@ describe('groups', () => {
       expect(cyc.body_.msg).toBe('parentId: a group cannot be moved under itself or one of its subgroups');
     }
     // moving Shanghai to the top keeps its subtree; renaming onto a sibling's name is refused
-    expect((await post('/device/group/edit', a.token, { id: shanghai, parentId: null })).body_.data).toMatchObject({ parentId: null });
+    expect((await post('/device/group/edit', a.token, { id: shanghai, parentId: null })).body_.data).toMatchObject({
+      parentId: null,
+    });
     expect((await post('/device/group/edit', a.token, { id: shanghai, name: 'WEST' })).statusCode).toBe(400);
-    expect((await post('/device/group/edit', a.token, { id: shanghai, name: 'Shanghai City', sort: 1 })).body_.data).toMatchObject({ name: 'Shanghai City', sort: 1 });
+    expect(
+      (await post('/device/group/edit', a.token, { id: shanghai, name: 'Shanghai City', sort: 1 })).body_.data,
+    ).toMatchObject({ name: 'Shanghai City', sort: 1 });
 
     // the group filter of the list includes subgroups
     expect((await listOf(a.token, `&groupId=${shanghai}`)).total).toBe(2);
@@ -327,14 +424,43 @@ describe('list', () => {
     a = await registerCustomer(h);
     d = [...(await bound(a.token, 4)), ...(await bound(a.token, 1, 'T10'))];
     // a day-long heartbeat keeps the gateway's presence sweep from taking these "online" devices offline
-    const set = (i: number, v: Record<string, unknown>) => h.db.updateTable('devices').set({ heartbeat_s: 86400, ...v }).where('id', '=', d[i].id).execute();
+    const set = (i: number, v: Record<string, unknown>) =>
+      h.db
+        .updateTable('devices')
+        .set({ heartbeat_s: 86400, ...v })
+        .where('id', '=', d[i].id)
+        .execute();
     const ago = (m: number) => new Date(Date.now() - m * 60_000);
-    await set(0, { name: 'Alpha', status: 'online', battery: 90, signal: 40, paper: 'ok', last_seen_at: ago(1), connected_at: ago(30), firmware: '1.2.0', province: '上海' });
-    await set(1, { name: 'bravo', status: 'offline', battery: 10, signal: 80, paper: 'out', last_seen_at: ago(60), connected_at: ago(90), firmware: '1.1.0' });
+    await set(0, {
+      name: 'Alpha',
+      status: 'online',
+      battery: 90,
+      signal: 40,
+      paper: 'ok',
+      last_seen_at: ago(1),
+      connected_at: ago(30),
+      firmware: '1.2.0',
+      province: '上海',
+    });
+    await set(1, {
+      name: 'bravo',
+      status: 'offline',
+      battery: 10,
+      signal: 80,
+      paper: 'out',
+      last_seen_at: ago(60),
+      connected_at: ago(90),
+      firmware: '1.1.0',
+    });
     await set(2, { name: 'Charlie', status: 'online', battery: null, signal: 60, paper: 'ok', last_seen_at: ago(5) });
     await set(3, { name: '', status: 'offline', battery: 50, signal: null, paper: 'cover-open', last_seen_at: null });
     await set(4, { name: 'Echo', status: 'online', battery: 70, signal: 20, last_seen_at: ago(2) });
-    const plan = (i: number, total: number, used: number) => h.db.updateTable('sims').set({ plan_total_mb: total, used_mb: used, state: 'active' }).where('iccid', '=', d[i].iccid).execute();
+    const plan = (i: number, total: number, used: number) =>
+      h.db
+        .updateTable('sims')
+        .set({ plan_total_mb: total, used_mb: used, state: 'active' })
+        .where('iccid', '=', d[i].iccid)
+        .execute();
     await plan(0, 1024, 24);
     await plan(1, 1024, 1000);
     await plan(2, 500, 0);
@@ -380,7 +506,8 @@ describe('list', () => {
     const c = await registerCustomer(h);
     const [x, y, z] = await bound(c.token, 3);
     const presence = new Presence(h.db, { publish: () => {} }, { heartbeatS: 30, telemetrySampleS: 60 });
-    const plan = (m: Made, total: number) => h.db.updateTable('sims').set({ plan_total_mb: total }).where('iccid', '=', m.iccid).execute();
+    const plan = (m: Made, total: number) =>
+      h.db.updateTable('sims').set({ plan_total_mb: total }).where('iccid', '=', m.iccid).execute();
     const row = async (m: Made) => (await listOf(c.token, `&keyword=${m.sn}`)).list[0];
     await plan(x, 1000);
     await plan(y, 100);
@@ -407,7 +534,8 @@ describe('list', () => {
   });
 
   it('filters by status, paper, model, keyword (sn or name) and group', async () => {
-    const ids = async (q: string) => (await listOf(a.token, q)).list.map((x) => x.id).sort((x: number, y: number) => x - y);
+    const ids = async (q: string) =>
+      (await listOf(a.token, q)).list.map((x) => x.id).sort((x: number, y: number) => x - y);
     expect(await ids('&status=online')).toEqual([d[0].id, d[2].id, d[4].id]);
     expect(await ids('&status=offline&paper=out')).toEqual([d[1].id]);
     expect(await ids(`&modelId=${otherModelId}`)).toEqual([d[4].id]);
@@ -418,7 +546,8 @@ describe('list', () => {
   });
 
   it('sorts by every column both ways with empty values last, and pages', async () => {
-    const order = async (sort: string, dir: string) => (await listOf(a.token, `&sort=${sort}&order=${dir}`)).list.map((x) => d.findIndex((y) => y.id === x.id));
+    const order = async (sort: string, dir: string) =>
+      (await listOf(a.token, `&sort=${sort}&order=${dir}`)).list.map((x) => d.findIndex((y) => y.id === x.id));
     expect(await order('battery', 'desc')).toEqual([0, 4, 3, 1, 2]);
     expect(await order('battery', 'asc')).toEqual([1, 3, 4, 0, 2]);
     expect(await order('signal', 'asc')).toEqual([4, 0, 2, 1, 3]);
@@ -461,14 +590,52 @@ describe('detail, telemetry and map', () => {
   it('shows a device with its SIM, location and recent status changes', async () => {
     const a = await registerCustomer(h);
     const [d] = await bound(a.token);
-    const tenant = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d.id).executeTakeFirstOrThrow()).tenant_id!;
-    await h.db.updateTable('devices').set({ lat: 31.23, lng: 121.47, located_at: new Date('2025-01-02T03:04:05Z'), province: '上海', imei: '861234567890123', heartbeat_s: 30 }).where('id', '=', d.id).execute();
-    await h.db.updateTable('sims').set({ msisdn: '1440000000001', plan_total_mb: 1024, used_mb: 256.5, expires_at: new Date('2026-01-01T00:00:00Z') }).where('iccid', '=', d.iccid).execute();
-    for (const [status, m] of [['online', 30], ['offline', 20], ['online', 10]] as const) {
-      await h.db.insertInto('device_status_log').values({ device_id: d.id, tenant_id: tenant, status, reason: status === 'offline' ? 'last will' : 'hello', at: new Date(Date.now() - m * 60_000) }).execute();
+    const tenant = (
+      await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d.id).executeTakeFirstOrThrow()
+    ).tenant_id!;
+    await h.db
+      .updateTable('devices')
+      .set({
+        lat: 31.23,
+        lng: 121.47,
+        located_at: new Date('2025-01-02T03:04:05Z'),
+        province: '上海',
+        imei: '861234567890123',
+        heartbeat_s: 30,
+      })
+      .where('id', '=', d.id)
+      .execute();
+    await h.db
+      .updateTable('sims')
+      .set({
+        msisdn: '1440000000001',
+        plan_total_mb: 1024,
+        used_mb: 256.5,
+        expires_at: new Date('2026-01-01T00:00:00Z'),
+      })
+      .where('iccid', '=', d.iccid)
+      .execute();
+    for (const [status, m] of [
+      ['online', 30],
+      ['offline', 20],
+      ['online', 10],
+    ] as const) {
+      await h.db
+        .insertInto('device_status_log')
+        .values({
+          device_id: d.id,
+          tenant_id: tenant,
+          status,
+          reason: status === 'offline' ? 'last will' : 'hello',
+          at: new Date(Date.now() - m * 60_000),
+        })
+        .execute();
     }
     // history from before this account held the device is not shown
-    await h.db.insertInto('device_status_log').values({ device_id: d.id, tenant_id: null, status: 'online', at: new Date(Date.now() - 90 * 60_000) }).execute();
+    await h.db
+      .insertInto('device_status_log')
+      .values({ device_id: d.id, tenant_id: null, status: 'online', at: new Date(Date.now() - 90 * 60_000) })
+      .execute();
 
     const res = await get(`/device/${d.id}`, a.token);
     expect(res.statusCode).toBe(200);
@@ -479,9 +646,24 @@ describe('detail, telemetry and map', () => {
       imei: '861234567890123',
       iccid: d.iccid,
       heartbeatS: 30,
-      model: { id: modelId, code: 'P58', name: 'Receipt printer 58', kind: 'printer', paperWidthMm: 58, capabilities: ['print'] },
+      model: {
+        id: modelId,
+        code: 'P58',
+        name: 'Receipt printer 58',
+        kind: 'printer',
+        paperWidthMm: 58,
+        capabilities: ['print'],
+      },
       location: { lat: 31.23, lng: 121.47, at: '2025-01-02T03:04:05.000Z' },
-      sim: { iccid: d.iccid, msisdn: '1440000000001', planTotalMb: 1024, usedMb: 256.5, leftMb: 767.5, expiresAt: '2026-01-01T00:00:00.000Z', state: 'active' },
+      sim: {
+        iccid: d.iccid,
+        msisdn: '1440000000001',
+        planTotalMb: 1024,
+        usedMb: 256.5,
+        leftMb: 767.5,
+        expiresAt: '2026-01-01T00:00:00.000Z',
+        state: 'active',
+      },
       simDataLeftMb: 767.5,
     });
     expect(['cmcc', 'cucc', 'ctcc']).toContain(x.sim.carrier);
@@ -503,23 +685,42 @@ describe('detail, telemetry and map', () => {
   it('answers telemetry over a bounded range, averaged into buckets', async () => {
     const a = await registerCustomer(h);
     const [d] = await bound(a.token);
-    const tenant = (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d.id).executeTakeFirstOrThrow()).tenant_id!;
+    const tenant = (
+      await h.db.selectFrom('devices').select('tenant_id').where('id', '=', d.id).executeTakeFirstOrThrow()
+    ).tenant_id!;
     const t0 = Date.parse('2025-03-01T00:00:00Z');
     const samples = [
       [0, 80, 50, 10],
       [60, 70, 70, 12],
       [3600, 60, 40, 20],
     ] as const;
-    for (const [s, battery, signal, used] of samples) await h.db.insertInto('device_telemetry').values({ device_id: d.id, tenant_id: tenant, at: new Date(t0 + s * 1000), battery, signal, used_mb: used, paper: 'ok', lat: null, lng: null }).execute();
+    for (const [s, battery, signal, used] of samples)
+      await h.db
+        .insertInto('device_telemetry')
+        .values({
+          device_id: d.id,
+          tenant_id: tenant,
+          at: new Date(t0 + s * 1000),
+          battery,
+          signal,
+          used_mb: used,
+          paper: 'ok',
+          lat: null,
+          lng: null,
+        })
+        .execute();
 
-    const fine = (await get(`/device/${d.id}/telemetry?from=2025-03-01T00:00:00Z&to=2025-03-01T02:00:00Z`, a.token)).body_.data;
+    const fine = (await get(`/device/${d.id}/telemetry?from=2025-03-01T00:00:00Z&to=2025-03-01T02:00:00Z`, a.token))
+      .body_.data;
     expect(fine.bucketSeconds).toBe(60);
     expect(fine.points).toEqual([
       { at: '2025-03-01T00:00:00.000Z', battery: 80, signal: 50, usedMb: 10 },
       { at: '2025-03-01T00:01:00.000Z', battery: 70, signal: 70, usedMb: 12 },
       { at: '2025-03-01T01:00:00.000Z', battery: 60, signal: 40, usedMb: 20 },
     ]);
-    const coarse = (await get(`/device/${d.id}/telemetry?from=2025-03-01T00:00:00%2B08:00&to=2025-03-08T08:00:00%2B08:00`, a.token)).body_.data;
+    const coarse = (
+      await get(`/device/${d.id}/telemetry?from=2025-03-01T00:00:00%2B08:00&to=2025-03-08T08:00:00%2B08:00`, a.token)
+    ).body_.data;
     expect(coarse.bucketSeconds).toBeGreaterThan(60);
     // 22-minute buckets counted from `from` (16:00Z): the first two samples share the one starting 23:42Z
     expect(coarse.bucketSeconds).toBe(1320);
@@ -543,7 +744,12 @@ describe('detail, telemetry and map', () => {
     const ds = await bound(a.token, 4);
     const g = (await post('/device/group/add', a.token, { name: 'North' })).body_.data.id;
     await post('/device/move', a.token, { ids: [ds[2].id], groupId: g });
-    const put = (i: number, v: Record<string, unknown>) => h.db.updateTable('devices').set({ heartbeat_s: 86400, last_seen_at: new Date(), ...v }).where('id', '=', ds[i].id).execute();
+    const put = (i: number, v: Record<string, unknown>) =>
+      h.db
+        .updateTable('devices')
+        .set({ heartbeat_s: 86400, last_seen_at: new Date(), ...v })
+        .where('id', '=', ds[i].id)
+        .execute();
     await put(0, { lat: 31.2, lng: 121.5, province: '上海', status: 'online', paper: 'out', name: 'S1' });
     await put(1, { lat: 31.1, lng: 121.3, province: '上海', status: 'offline' });
     await put(2, { lat: 39.9, lng: 116.4, province: '北京', status: 'online' });
@@ -562,7 +768,10 @@ describe('detail, telemetry and map', () => {
     const online = (await get('/device/map?status=online', a.token)).body_.data;
     expect(online.list.map((x: { id: number }) => x.id)).toEqual([ds[0].id, ds[2].id]);
     const grouped = (await get(`/device/map?groupId=${g}`, a.token)).body_.data;
-    expect(grouped).toEqual({ list: [expect.objectContaining({ id: ds[2].id })], provinces: [{ province: '北京', total: 1, online: 1 }] });
+    expect(grouped).toEqual({
+      list: [expect.objectContaining({ id: ds[2].id })],
+      provinces: [{ province: '北京', total: 1, online: 1 }],
+    });
   });
 });
 
@@ -572,7 +781,11 @@ describe('tenant isolation', () => {
     const b = await registerCustomer(h);
     const [da] = await bound(a.token);
     const [db_] = await bound(b.token);
-    await h.db.updateTable('devices').set({ lat: 30, lng: 120, province: '浙江' }).where('id', 'in', [da.id, db_.id]).execute();
+    await h.db
+      .updateTable('devices')
+      .set({ lat: 30, lng: 120, province: '浙江' })
+      .where('id', 'in', [da.id, db_.id])
+      .execute();
     expect((await get(`/device/${da.id}`, b.token)).statusCode).toBe(404);
     expect((await get(`/device/${da.id}/telemetry`, b.token)).statusCode).toBe(404);
     expect((await listOf(b.token)).list.map((x) => x.id)).toEqual([db_.id]);
@@ -590,14 +803,31 @@ describe('permissions', () => {
     const a = await registerCustomer(h);
     const [d] = await bound(a.token);
     const [free] = await make();
-    const owner = await h.db.selectFrom('users').select(['tenant_id']).where('username', '=', a.username).executeTakeFirstOrThrow();
-    const role = await h.db.insertInto('roles').values({ tenant_id: owner.tenant_id, code: 'view-only', name: 'View only', permissions: ['device:view'] }).returning('id').executeTakeFirstOrThrow();
-    const user = await h.db
-      .insertInto('users')
-      .values({ tenant_id: owner.tenant_id, username: `viewer_${process.pid}`, mobile: null, password_hash: await hashPassword('Passw0rd99'), is_super: 2 })
+    const owner = await h.db
+      .selectFrom('users')
+      .select(['tenant_id'])
+      .where('username', '=', a.username)
+      .executeTakeFirstOrThrow();
+    const role = await h.db
+      .insertInto('roles')
+      .values({ tenant_id: owner.tenant_id, code: 'view-only', name: 'View only', permissions: ['device:view'] })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await h.db.insertInto('user_roles').values({ tenant_id: owner.tenant_id, user_id: user.id, role_id: role.id }).execute();
+    const user = await h.db
+      .insertInto('users')
+      .values({
+        tenant_id: owner.tenant_id,
+        username: `viewer_${process.pid}`,
+        mobile: null,
+        password_hash: await hashPassword('Passw0rd99'),
+        is_super: 2,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await h.db
+      .insertInto('user_roles')
+      .values({ tenant_id: owner.tenant_id, user_id: user.id, role_id: role.id })
+      .execute();
     const viewer = (await h.login(`viewer_${process.pid}`, 'Passw0rd99')).token;
 
     expect((await listOf(viewer)).list.map((x) => x.id)).toEqual([d.id]);
@@ -615,7 +845,10 @@ describe('permissions', () => {
       const res = await post(url, viewer, body);
       expect(res.statusCode, url).toBe(403);
     }
-    expect((await h.db.selectFrom('devices').select('tenant_id').where('id', '=', free.id).executeTakeFirstOrThrow()).tenant_id).toBeNull();
+    expect(
+      (await h.db.selectFrom('devices').select('tenant_id').where('id', '=', free.id).executeTakeFirstOrThrow())
+        .tenant_id,
+    ).toBeNull();
     expect((await get('/device/list', '')).statusCode).toBe(401);
   });
 });

@@ -5,7 +5,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
  * server (the contracts' canonicalQuery and signOpenRequest are what it checks). Changing the page means
  * changing this file; a server that disagrees with it refuses what integrators send.
  */
-const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+const rfc3986 = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 
 /**
  * "split the raw query on `&`; split each part at its first `=` (a part without `=` has the empty value);
@@ -27,7 +28,13 @@ export function docCanonicalQuery(query: string): string {
 }
 
 /** The five headers of a call to `pathAndQuery` (as in the request line) with these body bytes. */
-export function docSign(key: { appId: string; secret: string }, method: string, pathAndQuery: string, body = '', nonce = randomBytes(12).toString('base64url')) {
+export function docSign(
+  key: { appId: string; secret: string },
+  method: string,
+  pathAndQuery: string,
+  body = '',
+  nonce = randomBytes(12).toString('base64url'),
+) {
   const q = pathAndQuery.indexOf('?');
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
   const query = q < 0 ? '' : pathAndQuery.slice(q + 1);

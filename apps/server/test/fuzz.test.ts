@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import { CRYPTO_HEADER, CRYPTO_KEY_HEADER } from '@cpc/contracts';
 import { OPEN_HEADERS } from '@cpc/contracts/open-api';
-import { legacyDecryptPublic, legacyEncryptPublic, modernCreateKey, modernDecrypt, modernEncrypt, modernImportPublicKey } from '../src/plugins/payload-crypto.ts';
+import {
+  legacyDecryptPublic,
+  legacyEncryptPublic,
+  modernCreateKey,
+  modernDecrypt,
+  modernEncrypt,
+  modernImportPublicKey,
+} from '../src/plugins/payload-crypto.ts';
 import { signOpenRequest } from '../src/modules/open-api/signature.ts';
 import { ADMIN_PASSWORD, createHarness, multipart, registerCustomer, type Harness } from './harness.ts';
 import { createKey } from './open-helpers.ts';
@@ -172,18 +179,31 @@ const WHOLE_BODIES: Array<{ label: string; payload?: string | Buffer; type?: str
   { label: 'number', payload: '1e400', type: 'application/json' },
   { label: 'malformed JSON', payload: '{"a": ', type: 'application/json' },
   { label: 'BOM then JSON', payload: '\ufeff{}', type: 'application/json' },
-  { label: 'invalid UTF-8 body', payload: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), type: 'application/json' },
+  {
+    label: 'invalid UTF-8 body',
+    payload: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    type: 'application/json',
+  },
   { label: 'JSON of another charset', payload: '{}', type: 'application/json; charset=utf-16' },
   { label: 'text/plain', payload: '{}', type: 'text/plain' },
   { label: 'form-urlencoded', payload: 'a=1&__proto__[x]=1', type: 'application/x-www-form-urlencoded' },
   { label: 'XML', payload: '<?xml version="1.0"?><a/>', type: 'application/xml' },
   { label: 'multipart without boundary', payload: 'x', type: 'multipart/form-data' },
   { label: 'multipart of junk', payload: 'junk', type: 'multipart/form-data; boundary=fz' },
-  { label: 'multipart cut off', payload: '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nsn,model\n', type: 'multipart/form-data; boundary=fz' },
-  { label: 'multipart with a __proto__ field', payload: '--fz\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\nx\r\n--fz--\r\n', type: 'multipart/form-data; boundary=fz' },
+  {
+    label: 'multipart cut off',
+    payload: '--fz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nsn,model\n',
+    type: 'multipart/form-data; boundary=fz',
+  },
+  {
+    label: 'multipart with a __proto__ field',
+    payload: '--fz\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\nx\r\n--fz--\r\n',
+    type: 'multipart/form-data; boundary=fz',
+  },
   {
     label: 'multipart with two files',
-    payload: '--fz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\na\r\n--fz\r\nContent-Disposition: form-data; name="file"; filename="b"\r\n\r\nb\r\n--fz--\r\n',
+    payload:
+      '--fz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\na\r\n--fz\r\nContent-Disposition: form-data; name="file"; filename="b"\r\n\r\nb\r\n--fz--\r\n',
     type: 'multipart/form-data; boundary=fz',
   },
   { label: 'content type of junk', payload: '{}', type: '\u00ff/\u00ff; ;;=' },
@@ -195,7 +215,17 @@ const WHOLE_BODIES: Array<{ label: string; payload?: string | Buffer; type?: str
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND'];
 
 /** Query strings of odd shape (names rather than values). */
-const ODD_QUERIES = ['__proto__=1&constructor=1', '=1', '&&&', 'a', '%ZZ=1', 'pageNo=1&pageNo=2', 'pageNo[]=1', 'pageNo[__proto__]=1', `${'k'.repeat(10_000)}=1`];
+const ODD_QUERIES = [
+  '__proto__=1&constructor=1',
+  '=1',
+  '&&&',
+  'a',
+  '%ZZ=1',
+  'pageNo=1&pageNo=2',
+  'pageNo[]=1',
+  'pageNo[__proto__]=1',
+  `${'k'.repeat(10_000)}=1`,
+];
 
 // ---- schema walking ---------------------------------------------------------------------------------------
 
@@ -210,7 +240,16 @@ interface Op {
   body: Schema | null;
 }
 
-const PATTERN_CANDIDATES = ['FUZZ-0001', 'abcd1234', 'fuzz_code', '123456', '13800138000', '1234567890123456789', 'Abcdefgh12345678', 'o-1'];
+const PATTERN_CANDIDATES = [
+  'FUZZ-0001',
+  'abcd1234',
+  'fuzz_code',
+  '123456',
+  '13800138000',
+  '1234567890123456789',
+  'Abcdefgh12345678',
+  'o-1',
+];
 
 /** What the run knows of its own data, to put valid values beside the hostile one so it reaches the handler. */
 const known: Record<string, unknown> = {};
@@ -229,7 +268,8 @@ function valid(s: Schema | undefined, name = '', op = ''): unknown {
     case 'integer':
     case 'number':
       // OpenAPI 3.0 says an exclusive minimum as `exclusiveMinimum: true` beside `minimum`
-      if (s.minimum !== undefined) return s.exclusiveMinimum === true ? s.minimum + 1 : Math.max(s.minimum, Math.min(1, s.maximum ?? 1));
+      if (s.minimum !== undefined)
+        return s.exclusiveMinimum === true ? s.minimum + 1 : Math.max(s.minimum, Math.min(1, s.maximum ?? 1));
       return typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : 1;
     case 'boolean':
       return true;
@@ -256,7 +296,8 @@ function slots(s: Schema | undefined, at: Path = []): Path[] {
   if (!s) return [];
   if (s.oneOf || s.anyOf) return slots((s.oneOf ?? s.anyOf)[0], at);
   const out: Path[] = at.length ? [at] : [];
-  if (s.type === 'object') for (const [k, v] of Object.entries<Schema>(s.properties ?? {})) out.push(...slots(v, [...at, k]));
+  if (s.type === 'object')
+    for (const [k, v] of Object.entries<Schema>(s.properties ?? {})) out.push(...slots(v, [...at, k]));
   if (s.type === 'array' && s.items) out.push(...slots(s.items, [...at, 0]));
   return out;
 }
@@ -267,7 +308,8 @@ function setAt(root: unknown, path: Path, v: unknown): unknown {
   const copy: any = structuredClone(root);
   let cur = copy;
   for (let i = 0; i < path.length - 1; i++) {
-    if (cur[path[i]] === null || typeof cur[path[i]] !== 'object') cur[path[i]] = typeof path[i + 1] === 'number' ? [] : {};
+    if (cur[path[i]] === null || typeof cur[path[i]] !== 'object')
+      cur[path[i]] = typeof path[i + 1] === 'number' ? [] : {};
     cur = cur[path[i]];
   }
   cur[path[path.length - 1]] = v;
@@ -278,7 +320,8 @@ function setAt(root: unknown, path: Path, v: unknown): unknown {
 function bodyWith(base: unknown, path: Path, v: BodyValue): Buffer {
   const text = JSON.stringify(setAt(base, path, MARK));
   const [before, after] = text.split(JSON.stringify(MARK));
-  const middle = 'json' in v ? Buffer.from(JSON.stringify(v.json) ?? 'null') : 'raw' in v ? Buffer.from(v.raw) : v.bytes;
+  const middle =
+    'json' in v ? Buffer.from(JSON.stringify(v.json) ?? 'null') : 'raw' in v ? Buffer.from(v.raw) : v.bytes;
   return Buffer.concat([Buffer.from(before), middle, Buffer.from(after)]);
 }
 
@@ -289,7 +332,13 @@ function operations(doc: Schema, which: Op['doc']): Op[] {
   for (const [path, item] of Object.entries<Schema>(doc.paths)) {
     for (const [method, o] of Object.entries<Schema>(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      ops.push({ doc: which, method: method.toUpperCase(), path, params: o.parameters ?? [], body: o.requestBody?.content?.['application/json']?.schema ?? null });
+      ops.push({
+        doc: which,
+        method: method.toUpperCase(),
+        path,
+        params: o.parameters ?? [],
+        body: o.requestBody?.content?.['application/json']?.schema ?? null,
+      });
     }
   }
   return ops;
@@ -330,7 +379,12 @@ const short = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}… (${s.
 /** Sends one call and records it as a failure when the answer is not a client-error-or-success envelope. */
 async function send(op: Op, actor: string, c: Case): Promise<void> {
   const method = c.method ?? op.method;
-  const opts: InjectOptions = { method: method as InjectOptions['method'], url: c.url, headers: c.headers, ...(c.payload !== undefined ? { payload: c.payload } : {}) };
+  const opts: InjectOptions = {
+    method: method as InjectOptions['method'],
+    url: c.url,
+    headers: c.headers,
+    ...(c.payload !== undefined ? { payload: c.payload } : {}),
+  };
   let res;
   calls++;
   try {
@@ -344,11 +398,22 @@ async function send(op: Op, actor: string, c: Case): Promise<void> {
   } catch (e) {
     const msg = (e as Error).message;
     // light-my-request refuses some header values itself (as Node's HTTP client would): never reaches the app
-    if (/Invalid character in header|ERR_INVALID_CHAR|ERR_HTTP_INVALID_HEADER_VALUE/i.test(msg + String((e as { code?: string }).code))) {
+    if (
+      /Invalid character in header|ERR_INVALID_CHAR|ERR_HTTP_INVALID_HEADER_VALUE/i.test(
+        msg + String((e as { code?: string }).code),
+      )
+    ) {
       unsendable++;
       return;
     }
-    failures.push({ op: `${op.method} ${op.path}`, actor, what: c.what, url: `${method} ${short(c.url, 160)}`, status: 'no answer', body: short(msg) });
+    failures.push({
+      op: `${op.method} ${op.path}`,
+      actor,
+      what: c.what,
+      url: `${method} ${short(c.url, 160)}`,
+      status: 'no answer',
+      body: short(msg),
+    });
     return;
   }
   let body: any;
@@ -358,16 +423,30 @@ async function send(op: Op, actor: string, c: Case): Promise<void> {
   } catch {
     body = null;
   }
-  const envelope = body !== null && typeof body === 'object' && !Array.isArray(body) && typeof body.code === 'number' && typeof body.msg === 'string' && 'data' in body;
+  const envelope =
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    typeof body.code === 'number' &&
+    typeof body.msg === 'string' &&
+    'data' in body;
   if (STATS) {
     const k = `${op.method} ${op.path} ${actor}`;
     (stats[k] ??= {})[res.statusCode] = (stats[k][res.statusCode] ?? 0) + 1;
   }
   // the database's refusal answered by the error handler's safety net: a schema let the value through unnamed
-  const safetyNet = envelope && res.statusCode === 400 && /^a value (contains|has|is) /.test(body.data?.fields?.[0]?.message ?? '');
+  const safetyNet =
+    envelope && res.statusCode === 400 && /^a value (contains|has|is) /.test(body.data?.fields?.[0]?.message ?? '');
   if (res.statusCode >= 500 || !envelope || body.code !== res.statusCode || safetyNet) {
     if (STATS) console.log('bad answer:', op.method, op.path, actor, c.what, res.statusCode, short(res.body, 200));
-    failures.push({ op: `${op.method} ${op.path}`, actor, what: c.what, url: `${method} ${short(c.url, 160)}`, status: res.statusCode, body: short(res.body) });
+    failures.push({
+      op: `${op.method} ${op.path}`,
+      actor,
+      what: c.what,
+      url: `${method} ${short(c.url, 160)}`,
+      status: res.statusCode,
+      body: short(res.body),
+    });
   }
 }
 
@@ -377,8 +456,12 @@ function urlOf(op: Op, replace: { name: string; in: string; part: string } | nul
   const query: string[] = [];
   for (const p of op.params) {
     const given = replace && replace.name === p.name && replace.in === p.in ? replace.part : null;
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, given ?? encodeURIComponent(String(valid(p.schema, p.name, op.path))));
-    else if (p.in === 'query') query.push(`${encodeURIComponent(p.name)}=${given ?? encodeURIComponent(String(valid(p.schema, p.name, op.path)))}`);
+    if (p.in === 'path')
+      path = path.replace(`{${p.name}}`, given ?? encodeURIComponent(String(valid(p.schema, p.name, op.path))));
+    else if (p.in === 'query')
+      query.push(
+        `${encodeURIComponent(p.name)}=${given ?? encodeURIComponent(String(valid(p.schema, p.name, op.path)))}`,
+      );
   }
   if (oddQuery) query.push(oddQuery);
   return query.length ? `${path}?${query.join('&')}` : path;
@@ -388,36 +471,74 @@ function urlOf(op: Op, replace: { name: string; in: string; part: string } | nul
 function casesOf(op: Op): Case[] {
   const out: Case[] = [];
   const base = op.body ? valid(op.body, '', op.path) : undefined;
-  const json = (payload: string | Buffer | undefined): Record<string, string> => (payload !== undefined ? { 'content-type': 'application/json' } : {});
+  const json = (payload: string | Buffer | undefined): Record<string, string> =>
+    payload !== undefined ? { 'content-type': 'application/json' } : {};
   const basePayload = base !== undefined ? JSON.stringify(base) : undefined;
   for (const p of op.params) {
     if (p.in === 'header') {
       for (const v of sample(URL_VALUES, PER_SLOT)) {
         const value = 'raw' in v ? v.raw : v.enc;
-        out.push({ what: `header ${p.name} = ${v.label}`, url: urlOf(op, null), payload: basePayload, headers: { ...json(basePayload), [p.name.toLowerCase()]: value } });
+        out.push({
+          what: `header ${p.name} = ${v.label}`,
+          url: urlOf(op, null),
+          payload: basePayload,
+          headers: { ...json(basePayload), [p.name.toLowerCase()]: value },
+        });
       }
       continue;
     }
     // path parameters are few: each gets every value; query parameters a sample
-    for (const v of p.in === 'path' ? URL_VALUES : sample(URL_VALUES, PER_SLOT)) out.push({ what: `${p.in} ${p.name} = ${v.label}`, url: urlOf(op, { name: p.name, in: p.in, part: urlPart(v) }), payload: basePayload, headers: json(basePayload) });
+    for (const v of p.in === 'path' ? URL_VALUES : sample(URL_VALUES, PER_SLOT))
+      out.push({
+        what: `${p.in} ${p.name} = ${v.label}`,
+        url: urlOf(op, { name: p.name, in: p.in, part: urlPart(v) }),
+        payload: basePayload,
+        headers: json(basePayload),
+      });
   }
   if (op.params.some((p) => p.in === 'query') || op.method === 'GET') {
-    for (const q of op.doc === 'open' ? ODD_QUERIES : sample(ODD_QUERIES, 3)) out.push({ what: `odd query ${short(q, 40)}`, url: urlOf(op, null, q), payload: basePayload, headers: json(basePayload) });
+    for (const q of op.doc === 'open' ? ODD_QUERIES : sample(ODD_QUERIES, 3))
+      out.push({
+        what: `odd query ${short(q, 40)}`,
+        url: urlOf(op, null, q),
+        payload: basePayload,
+        headers: json(basePayload),
+      });
   }
   if (op.body) {
     for (const at of slots(op.body)) {
       for (const v of sample(BODY_VALUES, PER_SLOT)) {
         const payload = bodyWith(base, at, v);
-        out.push({ what: `body ${at.join('.')} = ${v.label}`, url: urlOf(op, null), payload, headers: { 'content-type': 'application/json' } });
+        out.push({
+          what: `body ${at.join('.')} = ${v.label}`,
+          url: urlOf(op, null),
+          payload,
+          headers: { 'content-type': 'application/json' },
+        });
       }
     }
     // a property the schema does not know
-    out.push({ what: 'body with an unknown property', url: urlOf(op, null), payload: JSON.stringify({ ...(base as object), fuzz: 1 }), headers: { 'content-type': 'application/json' } });
+    out.push({
+      what: 'body with an unknown property',
+      url: urlOf(op, null),
+      payload: JSON.stringify({ ...(base as object), fuzz: 1 }),
+      headers: { 'content-type': 'application/json' },
+    });
   }
   // the path with methods it does not have
-  for (const method of sample(OTHER_METHODS.filter((m) => m !== op.method), Math.min(PER_SLOT, 2))) out.push({ what: `method ${method}`, url: urlOf(op, null), method, headers: {} });
+  for (const method of sample(
+    OTHER_METHODS.filter((m) => m !== op.method),
+    Math.min(PER_SLOT, 2),
+  ))
+    out.push({ what: `method ${method}`, url: urlOf(op, null), method, headers: {} });
   // an operation without a body gets a sample of them (it reads none); one with a body gets them all
-  for (const b of op.body || op.method !== 'GET' ? WHOLE_BODIES : sample(WHOLE_BODIES, 5)) out.push({ what: `whole body: ${b.label}`, url: urlOf(op, null), payload: b.payload, headers: b.type ? { 'content-type': b.type } : {} });
+  for (const b of op.body || op.method !== 'GET' ? WHOLE_BODIES : sample(WHOLE_BODIES, 5))
+    out.push({
+      what: `whole body: ${b.label}`,
+      url: urlOf(op, null),
+      payload: b.payload,
+      headers: b.type ? { 'content-type': b.type } : {},
+    });
   return out;
 }
 
@@ -431,21 +552,56 @@ let openKey: { appId: string; secret: string };
 
 beforeAll(async () => {
   // limits high enough that the hostile values reach the handlers instead of a throttle
-  h = await createHarness({ OPEN_RATE_LIMIT: '100000', LOGIN_MAX_FAILS_ACCOUNT: '100000', LOGIN_MAX_FAILS_IP: '100000' });
+  h = await createHarness({
+    OPEN_RATE_LIMIT: '100000',
+    LOGIN_MAX_FAILS_ACCOUNT: '100000',
+    LOGIN_MAX_FAILS_IP: '100000',
+  });
   const c = await registerCustomer(h);
   customer = { username: c.username, password: c.password, token: c.token };
   staffToken = (await h.login('admin', ADMIN_PASSWORD)).token;
 
   // a model, a device bound to the customer, one left in the factory pool, a group, app keys
-  const model = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceModel/add', token: staffToken, payload: { code: 'FUZZ58', name: 'Fuzz printer', kind: 'printer' } });
-  const made = await h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staffToken, ...multipart({}, { name: 'd.csv', bytes: Buffer.from('sn,model\nFUZZ-0001,FUZZ58\nFUZZ-0002,FUZZ58\n') }) });
+  const model = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/system/deviceModel/add',
+    token: staffToken,
+    payload: { code: 'FUZZ58', name: 'Fuzz printer', kind: 'printer' },
+  });
+  const made = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/system/deviceRegistry/import',
+    token: staffToken,
+    ...multipart({}, { name: 'd.csv', bytes: Buffer.from('sn,model\nFUZZ-0001,FUZZ58\nFUZZ-0002,FUZZ58\n') }),
+  });
   const [d, spare] = made.body_.data.devices;
-  await h.call({ method: 'POST', url: '/apiAdmin/device/bind', token: customer.token, payload: { sn: d.sn, bindKey: d.bindKey } });
-  const group = await h.call({ method: 'POST', url: '/apiAdmin/device/group/add', token: customer.token, payload: { name: 'Fuzz' } });
+  await h.call({
+    method: 'POST',
+    url: '/apiAdmin/device/bind',
+    token: customer.token,
+    payload: { sn: d.sn, bindKey: d.bindKey },
+  });
+  const group = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/device/group/add',
+    token: customer.token,
+    payload: { name: 'Fuzz' },
+  });
   openKey = await createKey(h, customer.token);
   const consoleKey = await createKey(h, customer.token);
-  const sub = await h.call({ method: 'POST', url: '/apiAdmin/system/subAccount/create', token: customer.token, payload: { username: 'fuzzsub1', password: 'Fuzz12345x', confirmPassword: 'Fuzz12345x', roleIds: [] } });
-  const ids: Record<string, number> = { device: d.id, group: group.body_.data.id, model: model.body_.data?.id ?? 1, key: consoleKey.id, sub: sub.body_.data?.id ?? 1 };
+  const sub = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/system/subAccount/create',
+    token: customer.token,
+    payload: { username: 'fuzzsub1', password: 'Fuzz12345x', confirmPassword: 'Fuzz12345x', roleIds: [] },
+  });
+  const ids: Record<string, number> = {
+    device: d.id,
+    group: group.body_.data.id,
+    model: model.body_.data?.id ?? 1,
+    key: consoleKey.id,
+    sub: sub.body_.data?.id ?? 1,
+  };
   const A = '/apiAdmin';
   Object.assign(known, {
     sn: spare.sn,
@@ -517,10 +673,21 @@ function report(from = 0): string {
 /** The app still answers and the actor's session still works; a session the fuzz ended is opened again. */
 async function stillUp(op: Op): Promise<void> {
   const res = await h.app.inject({ method: 'GET', url: '/apiAdmin/publicKey' });
-  if (res.statusCode !== 200) failures.push({ op: `${op.method} ${op.path}`, actor: '-', what: 'the app stopped answering after this operation', status: res.statusCode, body: short(res.body) });
+  if (res.statusCode !== 200)
+    failures.push({
+      op: `${op.method} ${op.path}`,
+      actor: '-',
+      what: 'the app stopped answering after this operation',
+      status: res.statusCode,
+      body: short(res.body),
+    });
   for (const who of ['customer', 'staff'] as const) {
     const token = who === 'customer' ? customer.token : staffToken;
-    const me = await h.app.inject({ method: 'GET', url: '/apiAdmin/user/v1/user/userInfo', headers: { authorization: `Bearer ${token}` } });
+    const me = await h.app.inject({
+      method: 'GET',
+      url: '/apiAdmin/user/v1/user/userInfo',
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (me.statusCode === 200) continue;
     if (who === 'customer') customer.token = (await h.login(customer.username, customer.password)).token;
     else staffToken = (await h.login('admin', ADMIN_PASSWORD)).token;
@@ -533,97 +700,173 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
     expect(openOps.length).toBeGreaterThanOrEqual(7);
   });
 
-  it('open API: signed calls with hostile values, and hostile signature headers', async () => {
-    for (const op of openOps) {
-      if (SKIPPED[`${op.method} ${op.path}`]) continue;
-      for (const c of casesOf(op)) {
-        // signed over exactly what is sent, so the hostile value gets past the signature check
-        const body = c.payload;
-        const signed = signOpenRequest({ appId: openKey.appId, secret: openKey.secret, method: c.method ?? op.method, url: c.url, body });
-        await send(op, 'signed', { ...c, headers: { ...signed, ...c.headers } });
-      }
-      for (const c of hostileSignatures(op)) await send(op, 'hostile-signature', c);
-      await stillUp(op);
-    }
-    expect(failures, report()).toEqual([]);
-  }, TEST_TIMEOUT_MS);
-
-  it('console API: hostile values as a customer main account and as platform staff', async () => {
-    const start = failures.length;
-    for (const op of consoleOps) {
-      if (SKIPPED[`${op.method} ${op.path}`]) continue;
-      const t0 = Date.now();
-      for (const c of casesOf(op)) {
-        for (const who of ['customer', 'staff'] as const) {
-          const token = who === 'customer' ? customer.token : staffToken;
-          await send(op, who, { ...c, headers: { authorization: `Bearer ${token}`, ...c.headers } });
+  it(
+    'open API: signed calls with hostile values, and hostile signature headers',
+    async () => {
+      for (const op of openOps) {
+        if (SKIPPED[`${op.method} ${op.path}`]) continue;
+        for (const c of casesOf(op)) {
+          // signed over exactly what is sent, so the hostile value gets past the signature check
+          const body = c.payload;
+          const signed = signOpenRequest({
+            appId: openKey.appId,
+            secret: openKey.secret,
+            method: c.method ?? op.method,
+            url: c.url,
+            body,
+          });
+          await send(op, 'signed', { ...c, headers: { ...signed, ...c.headers } });
         }
-        // logging out ends the session: open it again before the next call
-        if (/\/(logout|expireToken)$/.test(op.path)) await stillUp(op);
+        for (const c of hostileSignatures(op)) await send(op, 'hostile-signature', c);
+        await stillUp(op);
       }
-      await stillUp(op);
-      opMs[`${op.method} ${op.path}`] = Date.now() - t0;
-    }
-    expect(failures.slice(start), report(start)).toEqual([]);
-  }, TEST_TIMEOUT_MS);
+      expect(failures, report()).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('console API with payload encryption on (staff): hostile crypto headers, sealed bodies and sealed hostile values', async () => {
-    const start = failures.length;
-    for (const scheme of ['modern', 'legacy'] as const) {
-      const e = await createHarness({ PAYLOAD_CRYPTO: scheme, OPEN_RATE_LIMIT: '100000', LOGIN_MAX_FAILS_ACCOUNT: '100000', LOGIN_MAX_FAILS_IP: '100000' });
-      const saved = h;
-      h = e;
-      try {
-        // registering needs sealed calls itself; staff log in unsealed (login is exempt) and pass the same parsing
-        const token = (await e.login('admin', ADMIN_PASSWORD)).token;
-        const pem = JSON.parse((await e.app.inject({ method: 'GET', url: '/apiAdmin/publicKey' })).body).data.publicKey as string;
-        const publicKey = scheme === 'modern' ? await modernImportPublicKey(pem) : null;
-        /** The body sealed as the console seals it, with the headers that go with it. */
-        const seal = async (plain: Buffer | string): Promise<Pick<Case, 'payload' | 'headers' | 'unseal'>> => {
-          if (scheme === 'legacy') {
-            const unseal = async (sealed: string) => legacyDecryptPublic(sealed, pem).toString('utf8');
-            return { payload: JSON.stringify({ payload: legacyEncryptPublic(plain, pem) }), headers: { [CRYPTO_HEADER]: 'legacy', 'content-type': 'application/json' }, unseal };
+  it(
+    'console API: hostile values as a customer main account and as platform staff',
+    async () => {
+      const start = failures.length;
+      for (const op of consoleOps) {
+        if (SKIPPED[`${op.method} ${op.path}`]) continue;
+        const t0 = Date.now();
+        for (const c of casesOf(op)) {
+          for (const who of ['customer', 'staff'] as const) {
+            const token = who === 'customer' ? customer.token : staffToken;
+            await send(op, who, { ...c, headers: { authorization: `Bearer ${token}`, ...c.headers } });
           }
-          const { key, wrappedKey } = await modernCreateKey(publicKey!);
-          const unseal = async (sealed: string) => (await modernDecrypt(key, sealed)).toString('utf8');
-          return { payload: JSON.stringify({ payload: await modernEncrypt(key, plain) }), headers: { [CRYPTO_HEADER]: 'modern', [CRYPTO_KEY_HEADER]: wrappedKey, 'content-type': 'application/json' }, unseal };
-        };
-        const junkHeaders: Array<Record<string, string>> = [
-          { [CRYPTO_HEADER]: '' },
-          { [CRYPTO_HEADER]: 'MODERN ' },
-          { [CRYPTO_HEADER]: 'rot13' },
-          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: '' },
-          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: 'not base64 at all!' },
-          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: 'A'.repeat(100_000) },
-          { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: Buffer.alloc(256, 1).toString('base64') },
-        ];
-        const junkBodies = ['{"payload":""}', '{"payload":"%%%"}', `{"payload":"${'A'.repeat(400_000)}"}`, '{"payload":1}', '{"payload":"AAAA","x":1}', '[]', 'null', '{'];
-        const ops = consoleOps.filter((o) => o.body && !/\/(logout|expireToken)$/.test(o.path));
-        for (const op of ops) {
-          const url = urlOf(op, null);
-          const auth = { authorization: `Bearer ${token}` };
-          for (const hd of sample(junkHeaders, 1)) await send(op, `staff, ${scheme} crypto`, { what: `crypto headers ${short(JSON.stringify(hd), 60)}`, url, payload: '{"payload":"AAAA"}', headers: { ...auth, ...hd, 'content-type': 'application/json' } });
-          for (const b of sample(junkBodies, 1)) {
-            const sealed = await seal('{}');
-            await send(op, `staff, ${scheme} crypto`, { what: `sealed-looking body ${short(b, 40)}`, url, payload: b, headers: { ...auth, ...sealed.headers }, unseal: sealed.unseal });
-          }
-          await send(op, `staff, ${scheme} crypto`, { what: 'an unsealed JSON body', url, payload: '{}', headers: { ...auth, 'content-type': 'application/json' } });
-          // hostile values sealed properly reach the schemas and handlers through the decryption
-          // (small ones: the legacy scheme decrypts 117-byte blocks in pure JS, ~8 ms each)
-          for (const c of sample(casesOf(op).filter((x) => x.payload !== undefined && x.payload.length < 2000), 2)) {
-            const sealed = await seal(c.payload!);
-            await send(op, `staff, ${scheme} crypto`, { what: `sealed ${c.what}`, url: c.url, ...sealed, headers: { ...auth, ...sealed.headers } });
-          }
-          const replay = await seal('{}');
-          for (const n of [1, 2]) await send(op, `staff, ${scheme} crypto`, { what: `the same sealed body twice (${n})`, url, ...replay, headers: { ...auth, ...replay.headers } });
+          // logging out ends the session: open it again before the next call
+          if (/\/(logout|expireToken)$/.test(op.path)) await stillUp(op);
         }
-      } finally {
-        h = saved;
-        await e.close();
+        await stillUp(op);
+        opMs[`${op.method} ${op.path}`] = Date.now() - t0;
       }
-    }
-    expect(failures.slice(start), report(start)).toEqual([]);
-  }, TEST_TIMEOUT_MS);
+      expect(failures.slice(start), report(start)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'console API with payload encryption on (staff): hostile crypto headers, sealed bodies and sealed hostile values',
+    async () => {
+      const start = failures.length;
+      for (const scheme of ['modern', 'legacy'] as const) {
+        const e = await createHarness({
+          PAYLOAD_CRYPTO: scheme,
+          OPEN_RATE_LIMIT: '100000',
+          LOGIN_MAX_FAILS_ACCOUNT: '100000',
+          LOGIN_MAX_FAILS_IP: '100000',
+        });
+        const saved = h;
+        h = e;
+        try {
+          // registering needs sealed calls itself; staff log in unsealed (login is exempt) and pass the same parsing
+          const token = (await e.login('admin', ADMIN_PASSWORD)).token;
+          const pem = JSON.parse((await e.app.inject({ method: 'GET', url: '/apiAdmin/publicKey' })).body).data
+            .publicKey as string;
+          const publicKey = scheme === 'modern' ? await modernImportPublicKey(pem) : null;
+          /** The body sealed as the console seals it, with the headers that go with it. */
+          const seal = async (plain: Buffer | string): Promise<Pick<Case, 'payload' | 'headers' | 'unseal'>> => {
+            if (scheme === 'legacy') {
+              const unseal = async (sealed: string) => legacyDecryptPublic(sealed, pem).toString('utf8');
+              return {
+                payload: JSON.stringify({ payload: legacyEncryptPublic(plain, pem) }),
+                headers: { [CRYPTO_HEADER]: 'legacy', 'content-type': 'application/json' },
+                unseal,
+              };
+            }
+            const { key, wrappedKey } = await modernCreateKey(publicKey!);
+            const unseal = async (sealed: string) => (await modernDecrypt(key, sealed)).toString('utf8');
+            return {
+              payload: JSON.stringify({ payload: await modernEncrypt(key, plain) }),
+              headers: {
+                [CRYPTO_HEADER]: 'modern',
+                [CRYPTO_KEY_HEADER]: wrappedKey,
+                'content-type': 'application/json',
+              },
+              unseal,
+            };
+          };
+          const junkHeaders: Array<Record<string, string>> = [
+            { [CRYPTO_HEADER]: '' },
+            { [CRYPTO_HEADER]: 'MODERN ' },
+            { [CRYPTO_HEADER]: 'rot13' },
+            { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: '' },
+            { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: 'not base64 at all!' },
+            { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: 'A'.repeat(100_000) },
+            { [CRYPTO_HEADER]: scheme, [CRYPTO_KEY_HEADER]: Buffer.alloc(256, 1).toString('base64') },
+          ];
+          const junkBodies = [
+            '{"payload":""}',
+            '{"payload":"%%%"}',
+            `{"payload":"${'A'.repeat(400_000)}"}`,
+            '{"payload":1}',
+            '{"payload":"AAAA","x":1}',
+            '[]',
+            'null',
+            '{',
+          ];
+          const ops = consoleOps.filter((o) => o.body && !/\/(logout|expireToken)$/.test(o.path));
+          for (const op of ops) {
+            const url = urlOf(op, null);
+            const auth = { authorization: `Bearer ${token}` };
+            for (const hd of sample(junkHeaders, 1))
+              await send(op, `staff, ${scheme} crypto`, {
+                what: `crypto headers ${short(JSON.stringify(hd), 60)}`,
+                url,
+                payload: '{"payload":"AAAA"}',
+                headers: { ...auth, ...hd, 'content-type': 'application/json' },
+              });
+            for (const b of sample(junkBodies, 1)) {
+              const sealed = await seal('{}');
+              await send(op, `staff, ${scheme} crypto`, {
+                what: `sealed-looking body ${short(b, 40)}`,
+                url,
+                payload: b,
+                headers: { ...auth, ...sealed.headers },
+                unseal: sealed.unseal,
+              });
+            }
+            await send(op, `staff, ${scheme} crypto`, {
+              what: 'an unsealed JSON body',
+              url,
+              payload: '{}',
+              headers: { ...auth, 'content-type': 'application/json' },
+            });
+            // hostile values sealed properly reach the schemas and handlers through the decryption
+            // (small ones: the legacy scheme decrypts 117-byte blocks in pure JS, ~8 ms each)
+            for (const c of sample(
+              casesOf(op).filter((x) => x.payload !== undefined && x.payload.length < 2000),
+              2,
+            )) {
+              const sealed = await seal(c.payload!);
+              await send(op, `staff, ${scheme} crypto`, {
+                what: `sealed ${c.what}`,
+                url: c.url,
+                ...sealed,
+                headers: { ...auth, ...sealed.headers },
+              });
+            }
+            const replay = await seal('{}');
+            for (const n of [1, 2])
+              await send(op, `staff, ${scheme} crypto`, {
+                what: `the same sealed body twice (${n})`,
+                url,
+                ...replay,
+                headers: { ...auth, ...replay.headers },
+              });
+          }
+        } finally {
+          h = saved;
+          await e.close();
+        }
+      }
+      expect(failures.slice(start), report(start)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   it('over a real socket: what the HTTP parser refuses before Fastify routes (inject cannot send it)', async () => {
     const start = failures.length;
@@ -640,13 +883,32 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
         socket.end(bytes);
       });
     const cases: Array<[string, Buffer | string]> = [
-      ['a 100 KB header', `GET /apiAdmin/publicKey HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\nConnection: close\r\n\r\n`],
+      [
+        'a 100 KB header',
+        `GET /apiAdmin/publicKey HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\nConnection: close\r\n\r\n`,
+      ],
       ['NUL in the path', 'GET /apiAdmin/device/\u0000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
-      ['invalid UTF-8 bytes in the path', Buffer.concat([Buffer.from('GET /apiAdmin/device/'), Buffer.from([0xff, 0xfe]), Buffer.from(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')])],
+      [
+        'invalid UTF-8 bytes in the path',
+        Buffer.concat([
+          Buffer.from('GET /apiAdmin/device/'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        ]),
+      ],
       ['a request line of junk', 'BLAH\r\n\r\n'],
-      ['a body shorter than its length', 'POST /apiAdmin/user/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{"a":'],
-      ['two content lengths', 'POST /apiAdmin/user/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}'],
-      ['a bad chunked body', 'POST /apiAdmin/user/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+      [
+        'a body shorter than its length',
+        'POST /apiAdmin/user/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{"a":',
+      ],
+      [
+        'two content lengths',
+        'POST /apiAdmin/user/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}',
+      ],
+      [
+        'a bad chunked body',
+        'POST /apiAdmin/user/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      ],
     ];
     for (const [what, bytes] of cases) {
       calls++;
@@ -661,8 +923,17 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
       }
       // an answer is owed (the parser may also just close the socket: nothing half-said)
       if (answer === '') continue;
-      const envelope = body && typeof body.code === 'number' && typeof body.msg === 'string' && 'data' in body && body.code === status;
-      if (status >= 500 || !envelope) failures.push({ op: 'a raw request', actor: '-', what, url: short(String(bytes).split('\r\n')[0], 80), status: status || 'unparsable', body: short(answer, 300) });
+      const envelope =
+        body && typeof body.code === 'number' && typeof body.msg === 'string' && 'data' in body && body.code === status;
+      if (status >= 500 || !envelope)
+        failures.push({
+          op: 'a raw request',
+          actor: '-',
+          what,
+          url: short(String(bytes).split('\r\n')[0], 80),
+          status: status || 'unparsable',
+          body: short(answer, 300),
+        });
     }
     const still = await h.app.inject({ method: 'GET', url: '/apiAdmin/publicKey' });
     expect(still.statusCode).toBe(200);
@@ -670,7 +941,13 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
   });
 
   it('sent enough calls', () => {
-    if (STATS) console.log(JSON.stringify(stats, null, 0).replace(/\},/g, '},\n'), Object.entries(opMs).sort((a, b) => b[1] - a[1]).slice(0, 15));
+    if (STATS)
+      console.log(
+        JSON.stringify(stats, null, 0).replace(/\},/g, '},\n'),
+        Object.entries(opMs)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 15),
+      );
     console.log(`fuzz: ${calls} calls (${unsendable} refused by the client before sending), seed ${SEED}`);
     expect(calls).toBeGreaterThan(4000);
   });
@@ -680,23 +957,99 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
 function hostileSignatures(op: Op): Case[] {
   const url = urlOf(op, null);
   const base = op.body ? JSON.stringify(valid(op.body, '', op.path)) : undefined;
-  const good = () => signOpenRequest({ appId: openKey.appId, secret: openKey.secret, method: op.method, url, body: base });
-  const values = ['', ' ', 'x'.repeat(10_000), '-1', '0', '99999999999999999999', '1e10', '1.5', 'NaN', "' OR 1=1 --", 'é', '\u00ff\u00fe', 'ABCDEF'.repeat(11).slice(0, 64), 'g'.repeat(64), '__proto__'];
+  const good = () =>
+    signOpenRequest({ appId: openKey.appId, secret: openKey.secret, method: op.method, url, body: base });
+  const values = [
+    '',
+    ' ',
+    'x'.repeat(10_000),
+    '-1',
+    '0',
+    '99999999999999999999',
+    '1e10',
+    '1.5',
+    'NaN',
+    "' OR 1=1 --",
+    'é',
+    '\u00ff\u00fe',
+    'ABCDEF'.repeat(11).slice(0, 64),
+    'g'.repeat(64),
+    '__proto__',
+  ];
   const out: Case[] = [];
-  const headers = [OPEN_HEADERS.appId, OPEN_HEADERS.timestamp, OPEN_HEADERS.nonce, OPEN_HEADERS.signature, OPEN_HEADERS.contentSha256];
+  const headers = [
+    OPEN_HEADERS.appId,
+    OPEN_HEADERS.timestamp,
+    OPEN_HEADERS.nonce,
+    OPEN_HEADERS.signature,
+    OPEN_HEADERS.contentSha256,
+  ];
   for (const name of headers) {
     for (const v of sample(values, 4)) {
-      out.push({ what: `signature header ${name} = ${short(JSON.stringify(v), 40)}`, url, payload: base, headers: { ...good(), [name]: v, ...(base ? { 'content-type': 'application/json' } : {}) } });
+      out.push({
+        what: `signature header ${name} = ${short(JSON.stringify(v), 40)}`,
+        url,
+        payload: base,
+        headers: { ...good(), [name]: v, ...(base ? { 'content-type': 'application/json' } : {}) },
+      });
     }
-    out.push({ what: `signature header ${name} twice`, url, payload: base, headers: { ...good(), [name]: [good()[name], good()[name]], ...(base ? { 'content-type': 'application/json' } : {}) } });
+    out.push({
+      what: `signature header ${name} twice`,
+      url,
+      payload: base,
+      headers: {
+        ...good(),
+        [name]: [good()[name], good()[name]],
+        ...(base ? { 'content-type': 'application/json' } : {}),
+      },
+    });
   }
   const replayed = good();
-  out.push({ what: 'a nonce used twice (1)', url, payload: base, headers: { ...replayed, ...(base ? { 'content-type': 'application/json' } : {}) } });
-  out.push({ what: 'a nonce used twice (2)', url, payload: base, headers: { ...replayed, ...(base ? { 'content-type': 'application/json' } : {}) } });
-  out.push({ what: 'no signature headers', url, payload: base, headers: base ? { 'content-type': 'application/json' } : {} });
-  const stale = signOpenRequest({ appId: openKey.appId, secret: openKey.secret, method: op.method, url, body: base, timestamp: 1 });
-  out.push({ what: 'a timestamp of 1970', url, payload: base, headers: { ...stale, ...(base ? { 'content-type': 'application/json' } : {}) } });
-  const future = signOpenRequest({ appId: openKey.appId, secret: openKey.secret, method: op.method, url, body: base, timestamp: 999_999_999_999 });
-  out.push({ what: 'a timestamp far ahead', url, payload: base, headers: { ...future, ...(base ? { 'content-type': 'application/json' } : {}) } });
+  out.push({
+    what: 'a nonce used twice (1)',
+    url,
+    payload: base,
+    headers: { ...replayed, ...(base ? { 'content-type': 'application/json' } : {}) },
+  });
+  out.push({
+    what: 'a nonce used twice (2)',
+    url,
+    payload: base,
+    headers: { ...replayed, ...(base ? { 'content-type': 'application/json' } : {}) },
+  });
+  out.push({
+    what: 'no signature headers',
+    url,
+    payload: base,
+    headers: base ? { 'content-type': 'application/json' } : {},
+  });
+  const stale = signOpenRequest({
+    appId: openKey.appId,
+    secret: openKey.secret,
+    method: op.method,
+    url,
+    body: base,
+    timestamp: 1,
+  });
+  out.push({
+    what: 'a timestamp of 1970',
+    url,
+    payload: base,
+    headers: { ...stale, ...(base ? { 'content-type': 'application/json' } : {}) },
+  });
+  const future = signOpenRequest({
+    appId: openKey.appId,
+    secret: openKey.secret,
+    method: op.method,
+    url,
+    body: base,
+    timestamp: 999_999_999_999,
+  });
+  out.push({
+    what: 'a timestamp far ahead',
+    url,
+    payload: base,
+    headers: { ...future, ...(base ? { 'content-type': 'application/json' } : {}) },
+  });
   return out;
 }

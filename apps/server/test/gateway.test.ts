@@ -13,7 +13,16 @@ import { makeSpecs, type DeviceSpec } from '../../device-sim/src/specs.ts';
 import { FAULT_CHANCE, randomFault, type VirtualDevice } from '../../device-sim/src/device.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { startMosquitto, type Mosquitto } from './mosquitto.ts';
-import { customer, deviceRow, devicesOf, openEvents, taskRow, waitUntil, type Customer, type EventStream } from './device-helpers.ts';
+import {
+  customer,
+  deviceRow,
+  devicesOf,
+  openEvents,
+  taskRow,
+  waitUntil,
+  type Customer,
+  type EventStream,
+} from './device-helpers.ts';
 
 /**
  * The device gateway end to end (DESIGN §6): real devices (the fleet simulator) over real MQTT, against the
@@ -31,7 +40,8 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
   const mine = specs.slice(0, 27);
   const theirs = specs.slice(27);
   const credential = broker === 'aedes' ? 'timed' : 'static';
-  const password = (s: DeviceSpec) => (credential === 'static' ? staticDeviceCredential(s.secret, s.sn) : deviceCredential(s.secret, s.sn));
+  const password = (s: DeviceSpec) =>
+    credential === 'static' ? staticDeviceCredential(s.secret, s.sn) : deviceCredential(s.secret, s.sn);
   let h: Harness;
   let mosq: Mosquitto | undefined;
   let base: string;
@@ -47,7 +57,17 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
   const fresh = () => mine[next++];
 
   async function device(spec: DeviceSpec, heartbeatS = 30, stepMs = 100): Promise<VirtualDevice> {
-    const f = await createFleet({ url, specs: [spec], seed, heartbeatS, credential, start: false, rebootDelayMs: 300, workMs: 200, stepMs });
+    const f = await createFleet({
+      url,
+      specs: [spec],
+      seed,
+      heartbeatS,
+      credential,
+      start: false,
+      rebootDelayMs: 300,
+      workMs: 200,
+      stepMs,
+    });
     fleets.push(f);
     return f.devices[0];
   }
@@ -57,20 +77,42 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     return s;
   }
   async function raw(spec: DeviceSpec, extra: mqtt.IClientOptions = {}): Promise<MqttClient> {
-    const c = await mqtt.connectAsync(url, { clientId: spec.sn, username: spec.sn, password: password(spec), protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000, ...extra });
+    const c = await mqtt.connectAsync(url, {
+      clientId: spec.sn,
+      username: spec.sn,
+      password: password(spec),
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+      ...extra,
+    });
     raws.push(c);
     return c;
   }
-  const command = (token: string, payload: Record<string, unknown>) => h.call({ method: 'POST', url: '/apiAdmin/device/command', token, payload });
-  const online = (sn: string) => waitUntil(`${sn} online`, async () => ((await deviceRow(h, sn)).status === 'online' ? deviceRow(h, sn) : null));
+  const command = (token: string, payload: Record<string, unknown>) =>
+    h.call({ method: 'POST', url: '/apiAdmin/device/command', token, payload });
+  const online = (sn: string) =>
+    waitUntil(`${sn} online`, async () => ((await deviceRow(h, sn)).status === 'online' ? deviceRow(h, sn) : null));
   const offline = (sn: string) => waitUntil(`${sn} offline`, async () => (await deviceRow(h, sn)).status === 'offline');
   const statusLog = (sn: string) =>
-    h.db.selectFrom('device_status_log').innerJoin('devices', 'devices.id', 'device_status_log.device_id').select(['device_status_log.status', 'device_status_log.reason']).where('devices.sn', '=', sn).orderBy('device_status_log.id').execute();
+    h.db
+      .selectFrom('device_status_log')
+      .innerJoin('devices', 'devices.id', 'device_status_log.device_id')
+      .select(['device_status_log.status', 'device_status_log.reason'])
+      .where('devices.sn', '=', sn)
+      .orderBy('device_status_log.id')
+      .execute();
   /** A marker message after which everything the server sent the device earlier has arrived (one publisher, in order). */
   async function sentinel(d: VirtualDevice): Promise<string> {
     const id = randomUUID();
     d.ignoreCommands = true;
-    await h.app.gateway.send(d.sn, 'command', { id, type: 'push_message', params: {}, expireAt: new Date(Date.now() + 60_000).toISOString(), attempt: 1 });
+    await h.app.gateway.send(d.sn, 'command', {
+      id,
+      type: 'push_message',
+      params: {},
+      expireAt: new Date(Date.now() + 60_000).toISOString(),
+      attempt: 1,
+    });
     await waitUntil('the marker', () => d.received.some((m) => m.id === id));
     return id;
   }
@@ -82,7 +124,8 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
         users: Object.fromEntries(specs.map((s) => [s.sn, staticDeviceCredential(s.secret, s.sn)])),
       });
     }
-    if (broker === 'mosquitto-dynsec') mosq = await startMosquitto({ mode: 'dynsec', serverUsers: { 'cpc-server': 'Server-Passw0rd' } });
+    if (broker === 'mosquitto-dynsec')
+      mosq = await startMosquitto({ mode: 'dynsec', serverUsers: { 'cpc-server': 'Server-Passw0rd' } });
     h = await createHarness({
       SWEEP_INTERVAL_MS: '200',
       LAST_SEEN_FLUSH_MS: '100',
@@ -95,7 +138,12 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     [A, B] = [await customer(h), await customer(h)];
     ids = new Map([...(await devicesOf(h, A.tenantId, mine)), ...(await devicesOf(h, B.tenantId, theirs))]);
     // with dynamic security the server itself puts every registered device on the broker, within a sweep
-    if (broker === 'mosquitto-dynsec') await waitUntil('the devices provisioned', async () => (await h.db.selectFrom('devices').select('id').where('broker_synced_at', 'is', null).execute()).length === 0);
+    if (broker === 'mosquitto-dynsec')
+      await waitUntil(
+        'the devices provisioned',
+        async () =>
+          (await h.db.selectFrom('devices').select('id').where('broker_synced_at', 'is', null).execute()).length === 0,
+      );
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
     url = mosq?.url ?? h.app.gateway.deviceUrl;
   });
@@ -112,22 +160,39 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     const s = fresh();
     const other = fresh();
     const attempt = (opts: mqtt.IClientOptions) =>
-      mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000, clientId: s.sn, username: s.sn, ...opts }).then(
-        (c) => {
-          c.end(true);
-          return 'accepted';
-        },
-        () => 'refused',
-      );
+      mqtt
+        .connectAsync(url, {
+          protocolVersion: 4,
+          reconnectPeriod: 0,
+          connectTimeout: 5000,
+          clientId: s.sn,
+          username: s.sn,
+          ...opts,
+        })
+        .then(
+          (c) => {
+            c.end(true);
+            return 'accepted';
+          },
+          () => 'refused',
+        );
     expect(await attempt({ password: password(s) })).toBe('accepted');
     expect(await attempt({ password: 'not-the-password' })).toBe('refused');
     expect(await attempt({})).toBe('refused');
     // a valid credential of another device is no credential for this one
     expect(await attempt({ password: password(other) })).toBe('refused');
-    expect(await attempt({ username: 'NOSUCH-0001', clientId: 'NOSUCH-0001', password: deviceCredential(s.secret, 'NOSUCH-0001') })).toBe('refused');
+    expect(
+      await attempt({
+        username: 'NOSUCH-0001',
+        clientId: 'NOSUCH-0001',
+        password: deviceCredential(s.secret, 'NOSUCH-0001'),
+      }),
+    ).toBe('refused');
     if (broker === 'aedes') {
       // the timed credential: outside the clock window, or the static form, is refused
-      expect(await attempt({ password: deviceCredential(s.secret, s.sn, Math.floor(Date.now() / 1000) - 3600) })).toBe('refused');
+      expect(await attempt({ password: deviceCredential(s.secret, s.sn, Math.floor(Date.now() / 1000) - 3600) })).toBe(
+        'refused',
+      );
       expect(await attempt({ password: staticDeviceCredential(s.secret, s.sn) })).toBe('refused');
       expect(await attempt({ clientId: other.sn, password: password(s) })).toBe('refused');
       expect(h.app.gateway.stats().authFailures).toBeGreaterThanOrEqual(7);
@@ -141,7 +206,9 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     const before = h.app.gateway.stats().received.hello ?? 0;
     const c = await raw(me);
     const outcome = await Promise.race([
-      c.publishAsync(`cp/v1/${victim.sn}/up/hello`, JSON.stringify({ conn: 'forged', fw: 'forged' }), { qos: 1 }).then(() => 'acknowledged'),
+      c
+        .publishAsync(`cp/v1/${victim.sn}/up/hello`, JSON.stringify({ conn: 'forged', fw: 'forged' }), { qos: 1 })
+        .then(() => 'acknowledged'),
       new Promise<string>((resolve) => c.once('close', () => resolve('disconnected'))),
     ]);
     // Aedes drops the connection; Mosquitto (MQTT 3.1.1) acknowledges and discards
@@ -158,7 +225,14 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     const listener = await raw(me, { clientId: `${me.sn}` });
     const got: string[] = [];
     listener.on('message', (topic) => got.push(topic));
-    const granted = await Promise.all([`cp/v1/${victim.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${me.sn}/down/#`].map((f) => listener.subscribeAsync(f, { qos: 1 }).then((g) => g[0].qos, () => 128)));
+    const granted = await Promise.all(
+      [`cp/v1/${victim.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${me.sn}/down/#`].map((f) =>
+        listener.subscribeAsync(f, { qos: 1 }).then(
+          (g) => g[0].qos,
+          () => 128,
+        ),
+      ),
+    );
     if (broker === 'aedes') expect(granted).toEqual([128, 128, 1]);
     await h.app.gateway.send(victim.sn, 'config', { serverTime: 1 });
     await h.app.gateway.send(me.sn, 'config', { serverTime: 2 });
@@ -174,19 +248,37 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     const d = await device(s);
     await d.powerOn();
     const row = await online(s.sn);
-    expect(row).toMatchObject({ firmware: '1.4.2', imei: s.imei, iccid: s.iccid, heartbeat_s: 30, conn_id: expect.any(String) });
+    expect(row).toMatchObject({
+      firmware: '1.4.2',
+      imei: s.imei,
+      iccid: s.iccid,
+      heartbeat_s: 30,
+      conn_id: expect.any(String),
+    });
     expect(row.connected_at).toBeInstanceOf(Date);
     expect(row.battery).toEqual(expect.any(Number));
     expect(row.province).not.toBe('');
     expect(await statusLog(s.sn)).toEqual([{ status: 'online', reason: 'hello' }]);
-    const ev = await evA.waitFor('the online event', (e) => e.type === 'device' && e.data.sn === s.sn && e.data.status === 'online');
-    expect(ev.data).toMatchObject({ id: ids.get(s.sn), paper: 'ok', province: row.province, connectedAt: expect.any(String) });
+    const ev = await evA.waitFor(
+      'the online event',
+      (e) => e.type === 'device' && e.data.sn === s.sn && e.data.status === 'online',
+    );
+    expect(ev.data).toMatchObject({
+      id: ids.get(s.sn),
+      paper: 'ok',
+      province: row.province,
+      connectedAt: expect.any(String),
+    });
 
     // paper runs out: the database and the console follow
     d.runOutOfPaper();
     await waitUntil('paper out in the database', async () => (await deviceRow(h, s.sn)).paper === 'out');
     await evA.waitFor('the paper event', (e) => e.type === 'device' && e.data.sn === s.sn && e.data.paper === 'out');
-    const telemetry = await h.db.selectFrom('device_telemetry').select('paper').where('device_id', '=', ids.get(s.sn)!).execute();
+    const telemetry = await h.db
+      .selectFrom('device_telemetry')
+      .select('paper')
+      .where('device_id', '=', ids.get(s.sn)!)
+      .execute();
     expect(telemetry.map((t) => t.paper)).toContain('out');
 
     // tenant B's console: once its own device's event is there, A's would have been too
@@ -210,7 +302,10 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     expect(broker === 'aedes' ? ['lost', 'disconnect'] : ['lost']).toContain(log.at(-1)!.reason);
     expect(log.filter((l) => l.status === 'offline')).toHaveLength(1);
     expect((await deviceRow(h, s.sn)).connected_at).toBeNull();
-    await ev.waitFor('the offline event', (e) => e.type === 'device' && e.data.sn === s.sn && e.data.status === 'offline');
+    await ev.waitFor(
+      'the offline event',
+      (e) => e.type === 'device' && e.data.sn === s.sn && e.data.status === 'offline',
+    );
   });
 
   it('marks a silent device offline after 2.5 heartbeat intervals, and back online when it talks again', async () => {
@@ -249,7 +344,10 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     expect(d.executed.filter((e) => e.id === taskId)).toHaveLength(1);
     expect(await taskRow(h, taskId)).toMatchObject({ attempts: 1, progress: 100, error: '' });
     // the reboot itself: offline on purpose, then back with a hello
-    await waitUntil('back after the reboot', async () => (await statusLog(s.sn)).length >= 3 && (await deviceRow(h, s.sn)).status === 'online');
+    await waitUntil(
+      'back after the reboot',
+      async () => (await statusLog(s.sn)).length >= 3 && (await deviceRow(h, s.sn)).status === 'online',
+    );
     expect(await statusLog(s.sn)).toEqual([
       { status: 'online', reason: 'hello' },
       { status: 'offline', reason: 'reboot' },
@@ -257,7 +355,11 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     ]);
     await h.app.gateway.settled(s.sn);
     expect(d.executed.filter((e) => e.id === taskId)).toHaveLength(1);
-    const list = await h.call({ method: 'GET', url: `/apiAdmin/device/task/list?deviceId=${ids.get(s.sn)}`, token: A.token });
+    const list = await h.call({
+      method: 'GET',
+      url: `/apiAdmin/device/task/list?deviceId=${ids.get(s.sn)}`,
+      token: A.token,
+    });
     expect(list.body_.data.list[0]).toMatchObject({ id: taskId, state: 'succeeded', deviceSn: s.sn, type: 'reboot' });
   });
 
@@ -336,7 +438,12 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
         protocolVersion: 4,
         reconnectPeriod: 0,
         connectTimeout: 5000,
-        will: { topic: `cp/v1/${me.sn}/up/offline`, payload: Buffer.from(JSON.stringify({ reason: 'lost' })), qos: 1, retain: false },
+        will: {
+          topic: `cp/v1/${me.sn}/up/offline`,
+          payload: Buffer.from(JSON.stringify({ reason: 'lost' })),
+          qos: 1,
+          retain: false,
+        },
       })
       .then(
         (c) => {
@@ -413,7 +520,18 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     expect(deliveries).toEqual([1, 2, 3]);
     await ev.waitFor('the failed event', (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'failed');
     const states = ev.events.flatMap((e) => (e.type === 'task' && e.data.id === taskId ? [e.data.state] : []));
-    expect(states).toEqual(['queued', 'sent', 'delivered', 'timeout', 'sent', 'delivered', 'timeout', 'sent', 'delivered', 'failed']);
+    expect(states).toEqual([
+      'queued',
+      'sent',
+      'delivered',
+      'timeout',
+      'sent',
+      'delivered',
+      'timeout',
+      'sent',
+      'delivered',
+      'failed',
+    ]);
     expect((await deviceRow(h, s.sn)).status).toBe('online');
   });
 
@@ -426,7 +544,10 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     const control = await httpControl(f, 0);
     try {
       const port = (control.address() as AddressInfo).port;
-      const act = async (action: string) => expect((await fetch(`http://127.0.0.1:${port}/devices/${s.sn}/${action}`, { method: 'POST' })).status).toBe(200);
+      const act = async (action: string) =>
+        expect((await fetch(`http://127.0.0.1:${port}/devices/${s.sn}/${action}`, { method: 'POST' })).status).toBe(
+          200,
+        );
       const paper = (p: string) => waitUntil(`paper ${p}`, async () => (await deviceRow(h, s.sn)).paper === p);
       await act('cover-open');
       await paper('cover-open');
@@ -437,7 +558,11 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
       await paper('overheat');
       await act('cool-down');
       await paper('ok');
-      const telemetry = await h.db.selectFrom('device_telemetry').select('paper').where('device_id', '=', ids.get(s.sn)!).execute();
+      const telemetry = await h.db
+        .selectFrom('device_telemetry')
+        .select('paper')
+        .where('device_id', '=', ids.get(s.sn)!)
+        .execute();
       expect(telemetry.map((t) => t.paper)).toEqual(expect.arrayContaining(['cover-open', 'overheat']));
     } finally {
       await new Promise((r) => control.close(r));
@@ -451,15 +576,31 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
       await registerInDb(h.db, [late]);
       await waitUntil('provisioned', async () => (await deviceRow(h, late.sn)).broker_synced_at);
       const c = await raw(late);
-      const granted = await Promise.all([`cp/v1/${late.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${mine[0].sn}/down/#`].map((f) => c.subscribeAsync(f, { qos: 1 }).then((g) => g[0].qos, () => 128)));
+      const granted = await Promise.all(
+        [`cp/v1/${late.sn}/down/#`, 'cp/v1/+/down/#', `cp/v1/${mine[0].sn}/down/#`].map((f) =>
+          c.subscribeAsync(f, { qos: 1 }).then(
+            (g) => g[0].qos,
+            () => 128,
+          ),
+        ),
+      );
       expect(granted).toEqual([1, 128, 128]);
       // its client is pinned to its own client id, also on a listener that does not take the user name for it
       const serverListener = mosq!.urlFor('cpc-server').replace(/\/\/[^@]*@/, '//');
       const pinned = (clientId: string) =>
-        mqtt.connectAsync(serverListener, { clientId, username: late.sn, password: password(late), protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 }).then(
-          (x) => (x.end(true), 'accepted'),
-          () => 'refused',
-        );
+        mqtt
+          .connectAsync(serverListener, {
+            clientId,
+            username: late.sn,
+            password: password(late),
+            protocolVersion: 4,
+            reconnectPeriod: 0,
+            connectTimeout: 5000,
+          })
+          .then(
+            (x) => (x.end(true), 'accepted'),
+            () => 'refused',
+          );
       expect(await pinned(mine[0].sn)).toBe('refused');
       expect(await pinned(late.sn)).toBe('accepted');
     });
@@ -470,12 +611,18 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     expect(a.statusCode).toBe(200);
     const { batchId, taskIds } = a.body_.data;
     expect(batchId).toEqual(expect.any(Number));
-    const before = await h.db.selectFrom('device_tasks').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await h.db
+      .selectFrom('device_tasks')
+      .select(h.db.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     for (const deviceIds of [[ids.get(s.sn)], [ids.get(theirs[1].sn), ids.get(s.sn)]]) {
       const r = await command(B.token, { deviceIds, type: 'reboot' });
       expect(r.statusCode).toBe(404);
     }
-    const after = await h.db.selectFrom('device_tasks').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await h.db
+      .selectFrom('device_tasks')
+      .select(h.db.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
     const calls = [
       { method: 'GET' as const, url: `/apiAdmin/device/task/list?deviceId=${ids.get(s.sn)}` },
@@ -505,7 +652,11 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     expect(row.province).toBe('广东');
     expect(row.located_at).toBeInstanceOf(Date);
     const sim = await waitUntil('the used data', async () => {
-      const r = await h.db.selectFrom('sims').select(['used_mb', 'device_id']).where('iccid', '=', s.iccid).executeTakeFirst();
+      const r = await h.db
+        .selectFrom('sims')
+        .select(['used_mb', 'device_id'])
+        .where('iccid', '=', s.iccid)
+        .executeTakeFirst();
       return r && Number(r.used_mb) === 123.45 ? r : null;
     });
     expect(sim.device_id).toBe(ids.get(s.sn));
@@ -569,11 +720,20 @@ describe.each(Object.keys(BROKERS) as Array<keyof typeof BROKERS>)('device gatew
     try {
       const s = fresh();
       const ev = await events(A.token);
-      const d = await createFleet({ url: broker === 'aedes' ? node2.gateway.deviceUrl : url, specs: [s], seed, credential, start: false });
+      const d = await createFleet({
+        url: broker === 'aedes' ? node2.gateway.deviceUrl : url,
+        specs: [s],
+        seed,
+        credential,
+        start: false,
+      });
       fleets.push(d);
       await d.devices[0].powerOn();
       // the console is on node 1; with Aedes the device talks to node 2 only
-      await ev.waitFor('the online event from the other node', (e) => e.type === 'device' && e.data.sn === s.sn && e.data.status === 'online');
+      await ev.waitFor(
+        'the online event from the other node',
+        (e) => e.type === 'device' && e.data.sn === s.sn && e.data.status === 'online',
+      );
       if (broker === 'aedes') expect(node2.gateway.stats().received.hello).toBe(1);
       else {
         // the shared subscription hands each message to exactly one node
@@ -600,7 +760,7 @@ describe('simulated printer faults', () => {
     expect(randomFault(() => FAULT_CHANCE.out + FAULT_CHANCE['cover-open'] + 0.0001)).toBe('overheat');
     expect(randomFault(() => 0.5)).toBeNull();
     let seed = 7;
-    const rng = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const seen = new Map<string, number>();
     for (let i = 0; i < 200_000; i++) {
       const f = randomFault(rng);

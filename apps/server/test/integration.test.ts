@@ -23,11 +23,20 @@ const bSn = specs[4].sn;
 beforeAll(async () => {
   h = await createHarness({ OPEN_LOG_FLUSH_MS: '50', OPEN_RATE_LIMIT: '100000' });
   [A, B] = [await customer(h), await customer(h)];
-  ids = new Map([...(await devicesOf(h, A.tenantId, specs.slice(0, 4))), ...(await devicesOf(h, B.tenantId, specs.slice(4)))]);
+  ids = new Map([
+    ...(await devicesOf(h, A.tenantId, specs.slice(0, 4))),
+    ...(await devicesOf(h, B.tenantId, specs.slice(4))),
+  ]);
 });
 afterAll(() => h.close());
 
-const post = (url: string, token: string | undefined, payload?: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, ...(payload !== undefined ? { payload: payload as object } : {}) });
+const post = (url: string, token: string | undefined, payload?: unknown) =>
+  h.call({
+    method: 'POST',
+    url: `/apiAdmin${url}`,
+    token,
+    ...(payload !== undefined ? { payload: payload as object } : {}),
+  });
 const get = (url: string, token: string | undefined) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
 
 /** A sub-account of tenant A holding exactly these permissions. */
@@ -35,10 +44,20 @@ const subAccount = (permissions: string[]) => subAccountWith(h, A.tenantId, perm
 
 describe('app keys', () => {
   it('shows the secret once: in the creation answer, never in the list', async () => {
-    const res = await post('/integration/key/create', A.token, { name: 'Shop POS', callbackUrl: 'https://pos.example.com/cb', ipAllowList: ['203.0.113.0/24', '2001:db8::1'] });
+    const res = await post('/integration/key/create', A.token, {
+      name: 'Shop POS',
+      callbackUrl: 'https://pos.example.com/cb',
+      ipAllowList: ['203.0.113.0/24', '2001:db8::1'],
+    });
     expect(res.statusCode).toBe(200);
     const k = res.body_.data as AppKeyWithSecret;
-    expect(k).toMatchObject({ name: 'Shop POS', state: 'active', callbackUrl: 'https://pos.example.com/cb', ipAllowList: ['203.0.113.0/24', '2001:db8::1'], lastUsedAt: null });
+    expect(k).toMatchObject({
+      name: 'Shop POS',
+      state: 'active',
+      callbackUrl: 'https://pos.example.com/cb',
+      ipAllowList: ['203.0.113.0/24', '2001:db8::1'],
+      lastUsedAt: null,
+    });
     expect(k.appId).toMatch(/^ak[0-9a-f]{16}$/);
     expect(k.secret.length).toBeGreaterThanOrEqual(32);
     expect(k.secretHint).toBe(`…${k.secret.slice(-4)}`);
@@ -47,15 +66,21 @@ describe('app keys', () => {
     expect(listed).toBeDefined();
     expect(listed).not.toHaveProperty('secret');
     expect(list.body).not.toContain(k.secret);
-    expect((await get('/integration/key/list?keyword=shop', A.token)).body_.data.list.map((x: AppKeyView) => x.id)).toContain(k.id);
+    expect(
+      (await get('/integration/key/list?keyword=shop', A.token)).body_.data.list.map((x: AppKeyView) => x.id),
+    ).toContain(k.id);
     expect((await get('/integration/key/list?keyword=nothing-like-it', A.token)).body_.data.total).toBe(0);
   });
 
   it('holds the cap of 20 keys an account when 30 are created at once', async () => {
     const C = await customer(h);
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/integration/key/create', C.token, { name: `Burst ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => post('/integration/key/create', C.token, { name: `Burst ${i}` })),
+    );
     expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(20);
-    expect(answers.filter((r) => r.statusCode === 400).every((r) => r.body_.data.fields[0].field === 'name')).toBe(true);
+    expect(answers.filter((r) => r.statusCode === 400).every((r) => r.body_.data.fields[0].field === 'name')).toBe(
+      true,
+    );
     expect((await get('/integration/key/list?pageSize=100', C.token)).body_.data.total).toBe(20);
   });
 
@@ -72,8 +97,17 @@ describe('app keys', () => {
 
   it('renames a key, sets and clears its callback and allow-list', async () => {
     const k = await createKey(h, A.token);
-    const res = await post('/integration/key/update', A.token, { id: k.id, name: 'Renamed', callbackUrl: 'http://10.0.0.5:8080/hook', ipAllowList: ['10.0.0.0/8'] });
-    expect(res.body_.data).toMatchObject({ name: 'Renamed', callbackUrl: 'http://10.0.0.5:8080/hook', ipAllowList: ['10.0.0.0/8'] });
+    const res = await post('/integration/key/update', A.token, {
+      id: k.id,
+      name: 'Renamed',
+      callbackUrl: 'http://10.0.0.5:8080/hook',
+      ipAllowList: ['10.0.0.0/8'],
+    });
+    expect(res.body_.data).toMatchObject({
+      name: 'Renamed',
+      callbackUrl: 'http://10.0.0.5:8080/hook',
+      ipAllowList: ['10.0.0.0/8'],
+    });
     const cleared = await post('/integration/key/update', A.token, { id: k.id, callbackUrl: '', ipAllowList: [] });
     expect(cleared.body_.data).toMatchObject({ name: 'Renamed', callbackUrl: '', ipAllowList: [] });
   });
@@ -83,14 +117,39 @@ describe('app keys', () => {
     ['a name of 31 characters', '/integration/key/create', { name: 'x'.repeat(31) }, 'name'],
     ['a name with a NUL', '/integration/key/create', { name: 'a\u0000b' }, 'name'],
     ['a name over two lines', '/integration/key/create', { name: 'a\nb' }, 'name'],
-    ['a callback with a NUL', '/integration/key/create', { name: 'k', callbackUrl: 'https://x.example.com/\u0000' }, 'callbackUrl'],
+    [
+      'a callback with a NUL',
+      '/integration/key/create',
+      { name: 'k', callbackUrl: 'https://x.example.com/\u0000' },
+      'callbackUrl',
+    ],
     ['an ftp callback', '/integration/key/create', { name: 'k', callbackUrl: 'ftp://x.example.com/' }, 'callbackUrl'],
-    ['a callback with credentials', '/integration/key/create', { name: 'k', callbackUrl: 'https://u:p@x.example.com/' }, 'callbackUrl'],
+    [
+      'a callback with credentials',
+      '/integration/key/create',
+      { name: 'k', callbackUrl: 'https://u:p@x.example.com/' },
+      'callbackUrl',
+    ],
     ['a callback that is no URL', '/integration/key/create', { name: 'k', callbackUrl: 'not a url' }, 'callbackUrl'],
-    ['an address that is no IP', '/integration/key/create', { name: 'k', ipAllowList: ['example.com'] }, 'ipAllowList.0'],
+    [
+      'an address that is no IP',
+      '/integration/key/create',
+      { name: 'k', ipAllowList: ['example.com'] },
+      'ipAllowList.0',
+    ],
     ['a CIDR of /33', '/integration/key/create', { name: 'k', ipAllowList: ['10.0.0.0/33'] }, 'ipAllowList.0'],
-    ['an IPv6 CIDR of /129', '/integration/key/create', { name: 'k', ipAllowList: ['2001:db8::/129'] }, 'ipAllowList.0'],
-    ['a repeated address', '/integration/key/create', { name: 'k', ipAllowList: ['10.0.0.1', '10.0.0.1'] }, 'ipAllowList'],
+    [
+      'an IPv6 CIDR of /129',
+      '/integration/key/create',
+      { name: 'k', ipAllowList: ['2001:db8::/129'] },
+      'ipAllowList.0',
+    ],
+    [
+      'a repeated address',
+      '/integration/key/create',
+      { name: 'k', ipAllowList: ['10.0.0.1', '10.0.0.1'] },
+      'ipAllowList',
+    ],
     ['an unknown field', '/integration/key/create', { name: 'k', secret: 'mine' }, 'secret'],
     ['a rate limit of 0', '/integration/key/create', { name: 'k', rateLimit: 0 }, 'rateLimit'],
     ['a rate limit over 100,000', '/integration/key/create', { name: 'k', rateLimit: 100_001 }, 'rateLimit'],
@@ -109,15 +168,25 @@ describe('app keys', () => {
   });
 
   it('answers 400 for a search with a NUL, and for a URL it cannot decode', async () => {
-    expect((await get('/integration/key/list?keyword=%00', A.token)).body_).toMatchObject({ code: 400, data: { fields: [{ field: 'keyword' }] } });
-    expect((await get('/integration/job/%ZZ', A.token)).body_).toMatchObject({ code: 400, data: { fields: [{ field: 'url' }] } });
+    expect((await get('/integration/key/list?keyword=%00', A.token)).body_).toMatchObject({
+      code: 400,
+      data: { fields: [{ field: 'keyword' }] },
+    });
+    expect((await get('/integration/job/%ZZ', A.token)).body_).toMatchObject({
+      code: 400,
+      data: { fields: [{ field: 'url' }] },
+    });
   });
 
   it('disables and enables a key', async () => {
     const k = await createKey(h, A.token);
-    expect((await post('/integration/key/state', A.token, { id: k.id, state: 'disabled' })).body_.data.state).toBe('disabled');
+    expect((await post('/integration/key/state', A.token, { id: k.id, state: 'disabled' })).body_.data.state).toBe(
+      'disabled',
+    );
     expect((await openCall(h, k, { url: '/devices' })).body_.data.reason).toBe('app_disabled');
-    expect((await post('/integration/key/state', A.token, { id: k.id, state: 'active' })).body_.data.state).toBe('active');
+    expect((await post('/integration/key/state', A.token, { id: k.id, state: 'active' })).body_.data.state).toBe(
+      'active',
+    );
     expect((await openCall(h, k, { url: '/devices' })).statusCode).toBe(200);
   });
 
@@ -167,7 +236,9 @@ describe('app keys', () => {
 
   it('deletes a key: its calls stop, its jobs stay without a key', async () => {
     const k = await createKey(h, A.token);
-    const job = (await openCall(h, k, { url: '/print', body: { deviceSn: s0, content: 'kept', originId: nextOrigin() } })).body_.data;
+    const job = (
+      await openCall(h, k, { url: '/print', body: { deviceSn: s0, content: 'kept', originId: nextOrigin() } })
+    ).body_.data;
     expect((await post('/integration/key/delete', A.token, { id: k.id })).statusCode).toBe(200);
     expect((await openCall(h, k, { url: '/devices' })).body_.data.reason).toBe('unknown_app');
     const kept = (await get(`/integration/job/${job.id}`, A.token)).body_.data;
@@ -177,7 +248,8 @@ describe('app keys', () => {
 
   it('allows at most 20 keys per account', async () => {
     const c = await customer(h);
-    for (let i = 0; i < 20; i++) expect((await post('/integration/key/create', c.token, { name: `k${i}` })).statusCode).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await post('/integration/key/create', c.token, { name: `k${i}` })).statusCode).toBe(200);
     const over = await post('/integration/key/create', c.token, { name: 'one too many' });
     expect(over.statusCode).toBe(400);
     expect(over.body_.msg).toContain('at most 20');
@@ -186,7 +258,9 @@ describe('app keys', () => {
 
   it('keeps keys inside their account', async () => {
     const k = await createKey(h, A.token);
-    expect((await get('/integration/key/list', B.token)).body_.data.list.map((x: AppKeyView) => x.id)).not.toContain(k.id);
+    expect((await get('/integration/key/list', B.token)).body_.data.list.map((x: AppKeyView) => x.id)).not.toContain(
+      k.id,
+    );
     for (const [url, payload] of [
       ['/integration/key/update', { id: k.id, name: 'mine now' }],
       ['/integration/key/state', { id: k.id, state: 'disabled' }],
@@ -197,7 +271,9 @@ describe('app keys', () => {
     }
     expect((await get(`/integration/key/${k.id}/requests`, B.token)).statusCode).toBe(404);
     expect((await get(`/integration/key/${k.id}/usage`, B.token)).statusCode).toBe(404);
-    expect((await post('/integration/testPrint', B.token, { keyId: k.id, deviceId: ids.get(bSn) })).statusCode).toBe(404);
+    expect((await post('/integration/testPrint', B.token, { keyId: k.id, deviceId: ids.get(bSn) })).statusCode).toBe(
+      404,
+    );
     expect((await openCall(h, k, { url: '/devices' })).statusCode).toBe(200);
   });
 });
@@ -238,7 +314,8 @@ describe('request log and usage', () => {
     await openCall(h, k, { url: '/devices', secret: 'wrong' });
     await openCall(h, k, { url: `/devices/${bSn}/status` });
     const origin = nextOrigin();
-    const job = (await openCall(h, k, { url: '/print', body: { deviceSn: s0, content: 'logged', originId: origin } })).body_.data;
+    const job = (await openCall(h, k, { url: '/print', body: { deviceSn: s0, content: 'logged', originId: origin } }))
+      .body_.data;
     await openCall(h, k, { url: '/print', body: { deviceSn: s0, content: 'logged', originId: origin } });
     await openCall(h, k, { url: '/print', body: { deviceSn: s0, content: '<Q>', originId: nextOrigin() } });
 
@@ -255,11 +332,26 @@ describe('request log and usage', () => {
       ['GET /open/v1/devices', 401, 'bad_signature'],
       ['GET /open/v1/devices', 200, null],
     ]);
-    expect(log[2]).toMatchObject({ jobId: job.id, path: '/open/v1/print', method: 'POST', ip: '127.0.0.1', testPrint: false });
+    expect(log[2]).toMatchObject({
+      jobId: job.id,
+      path: '/open/v1/print',
+      method: 'POST',
+      ip: '127.0.0.1',
+      testPrint: false,
+    });
     expect(log.every((l) => l.latencyMs >= 0 && !Number.isNaN(Date.parse(l.at)))).toBe(true);
     expect((await get(`/integration/key/${k.id}/requests?result=error`, A.token)).body_.data.total).toBe(3);
-    expect((await get(`/integration/key/${k.id}/requests?result=ok&pageSize=2`, A.token)).body_.data).toMatchObject({ total: 3 });
-    expect((await get(`/integration/key/${k.id}/requests?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, A.token)).body_.data.total).toBe(0);
+    expect((await get(`/integration/key/${k.id}/requests?result=ok&pageSize=2`, A.token)).body_.data).toMatchObject({
+      total: 3,
+    });
+    expect(
+      (
+        await get(
+          `/integration/key/${k.id}/requests?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+          A.token,
+        )
+      ).body_.data.total,
+    ).toBe(0);
 
     const usage = (await get(`/integration/key/${k.id}/usage?days=3&tz=Asia/Shanghai`, A.token)).body_.data;
     expect(usage.tz).toBe('Asia/Shanghai');
@@ -267,7 +359,9 @@ describe('request log and usage', () => {
     // the duplicate submit made no job
     expect(usage.totals).toEqual({ calls: 6, errors: 3, jobs: 1 });
     expect(usage.days.at(-1)).toMatchObject({ calls: 6, errors: 3, jobs: 1 });
-    expect(usage.days.at(-1).day).toBe(new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()));
+    expect(usage.days.at(-1).day).toBe(
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()),
+    );
     const key = (await get('/integration/key/list', A.token)).body_.data.list.find((x: AppKeyView) => x.id === k.id);
     expect(key.lastUsedAt).not.toBeNull();
   });
@@ -296,13 +390,15 @@ describe('print jobs in the console', () => {
     k = await createKey(h, A.token);
     k2 = await createKey(h, A.token);
     const submit = async (key: AppKeyWithSecret, sn: string, content: string) =>
-      (await openCall(h, key, { url: '/print', body: { deviceSn: sn, content, originId: nextOrigin() } })).body_.data.id as string;
+      (await openCall(h, key, { url: '/print', body: { deviceSn: sn, content, originId: nextOrigin() } })).body_.data
+        .id as string;
     made.a = await submit(k, s0, '<C><B>Receipt A</B></C>\n中文');
     made.b = await submit(k, s1, 'Receipt B');
     made.c = await submit(k2, s1, 'Receipt C');
     await openCall(h, k2, { url: `/print/${made.c}/cancel`, method: 'POST' });
   });
-  const list = async (q: string) => ((await get(`/integration/job/list?${q}`, A.token)).body_.data.list as PrintJobItem[]).map((j) => j.id);
+  const list = async (q: string) =>
+    ((await get(`/integration/job/list?${q}`, A.token)).body_.data.list as PrintJobItem[]).map((j) => j.id);
 
   it('lists the account’s jobs newest first, filtered by device, state, key and time', async () => {
     const all = await list('pageSize=100');
@@ -312,9 +408,20 @@ describe('print jobs in the console', () => {
     expect(await list(`keyId=${k2.id}`)).toEqual([made.c]);
     expect(await list(`keyId=${k2.id}&state=canceled`)).toEqual([made.c]);
     expect(await list(`keyId=${k2.id}&state=queued`)).toEqual([]);
-    expect(await list(`keyId=${k.id}&to=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}`)).toEqual([]);
-    const item = (await get(`/integration/job/list?keyId=${k.id}&deviceId=${ids.get(s0)}`, A.token)).body_.data.list[0] as PrintJobItem;
-    expect(item).toMatchObject({ id: made.a, deviceSn: s0, keyId: k.id, appId: k.appId, keyName: k.name, state: 'queued', copies: 1 });
+    expect(await list(`keyId=${k.id}&to=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}`)).toEqual(
+      [],
+    );
+    const item = (await get(`/integration/job/list?keyId=${k.id}&deviceId=${ids.get(s0)}`, A.token)).body_.data
+      .list[0] as PrintJobItem;
+    expect(item).toMatchObject({
+      id: made.a,
+      deviceSn: s0,
+      keyId: k.id,
+      appId: k.appId,
+      keyName: k.name,
+      state: 'queued',
+      copies: 1,
+    });
   });
 
   it('shows a job with its content and the preview the printer will print', async () => {
@@ -356,21 +463,39 @@ describe('print jobs in the console', () => {
 describe('markup preview', () => {
   it('lays the markup out for the paper: 58 mm by default, or the device’s', async () => {
     const res = await post('/integration/markup/preview', A.token, { content: '<C>Hi</C>\n<HR>\n<L>AB</L>' });
-    expect(res.body_.data).toEqual({ lines: [`${' '.repeat(15)}Hi`, '-'.repeat(32), 'AB'], columns: 32, paperWidthMm: 58 });
+    expect(res.body_.data).toEqual({
+      lines: [`${' '.repeat(15)}Hi`, '-'.repeat(32), 'AB'],
+      columns: 32,
+      paperWidthMm: 58,
+    });
     const wide = await post('/integration/markup/preview', A.token, { content: '<HR>', paperWidthMm: 80 });
     expect(wide.body_.data.columns).toBe(48);
     const dev = await post('/integration/markup/preview', A.token, { content: '<HR>', deviceId: ids.get(s2) });
     expect(dev.body_.data.paperWidthMm).toBe(58);
-    expect((await post('/integration/markup/preview', A.token, { content: '<HR>', deviceId: ids.get(bSn) })).statusCode).toBe(404);
+    expect(
+      (await post('/integration/markup/preview', A.token, { content: '<HR>', deviceId: ids.get(bSn) })).statusCode,
+    ).toBe(404);
   });
 
   it('names the offending tag and where it is', async () => {
     const res = await post('/integration/markup/preview', A.token, { content: 'ok\n<B>bold' });
     expect(res.statusCode).toBe(400);
     expect(res.body_.data.markup).toMatchObject({ tag: 'B', line: 2, column: 1, position: 3, reason: 'unclosed' });
-    expect(res.body_.data.fields).toEqual([{ field: 'content', message: res.body_.data.markup.message, key: res.body_.data.markup.key, params: res.body_.data.markup.params }]);
-    expect((await post('/integration/markup/preview', A.token, { content: '' })).body_.data.fields[0].field).toBe('content');
-    expect((await post('/integration/markup/preview', A.token, { content: 'x', paperWidthMm: 500 })).body_.data.fields[0].field).toBe('paperWidthMm');
+    expect(res.body_.data.fields).toEqual([
+      {
+        field: 'content',
+        message: res.body_.data.markup.message,
+        key: res.body_.data.markup.key,
+        params: res.body_.data.markup.params,
+      },
+    ]);
+    expect((await post('/integration/markup/preview', A.token, { content: '' })).body_.data.fields[0].field).toBe(
+      'content',
+    );
+    expect(
+      (await post('/integration/markup/preview', A.token, { content: 'x', paperWidthMm: 500 })).body_.data.fields[0]
+        .field,
+    ).toBe('paperWidthMm');
   });
 });
 
@@ -385,7 +510,11 @@ describe('test print', () => {
     const detail = (await get(`/integration/job/${job.id}`, A.token)).body_.data;
     expect(detail.content).toContain(k.appId);
     expect(detail.preview.join('\n')).toContain(`Device: ${s2}`);
-    const log = await waitUntil('the logged test print', async () => (await get(`/integration/key/${k.id}/requests`, A.token)).body_.data.list[0] as RequestLogItem | undefined);
+    const log = await waitUntil(
+      'the logged test print',
+      async () =>
+        (await get(`/integration/key/${k.id}/requests`, A.token)).body_.data.list[0] as RequestLogItem | undefined,
+    );
     expect(log).toMatchObject({ call: 'POST /open/v1/print', code: 200, testPrint: true, jobId: job.id });
     // an outsider cannot pass as the console: the marker is signed by the server
     const forged = await openCall(h, k, { url: '/devices', headers: { 'x-cpc-console-test': 'f'.repeat(64) } });
@@ -394,7 +523,12 @@ describe('test print', () => {
 
   it('prints given content and copies, and refuses bad markup with 400 naming the tag', async () => {
     const k = await createKey(h, A.token);
-    const res = await post('/integration/testPrint', A.token, { keyId: k.id, deviceId: ids.get(s2), content: 'Just this', copies: 3 });
+    const res = await post('/integration/testPrint', A.token, {
+      keyId: k.id,
+      deviceId: ids.get(s2),
+      content: 'Just this',
+      copies: 3,
+    });
     expect(res.body_.data).toMatchObject({ copies: 3 });
     const bad = await post('/integration/testPrint', A.token, { keyId: k.id, deviceId: ids.get(s2), content: '<QR>' });
     expect(bad.statusCode).toBe(400);
@@ -411,7 +545,9 @@ describe('test print', () => {
 
   it("refuses another account's device with 404", async () => {
     const k = await createKey(h, A.token);
-    expect((await post('/integration/testPrint', A.token, { keyId: k.id, deviceId: ids.get(bSn) })).statusCode).toBe(404);
+    expect((await post('/integration/testPrint', A.token, { keyId: k.id, deviceId: ids.get(bSn) })).statusCode).toBe(
+      404,
+    );
     expect((await post('/integration/testPrint', A.token, { keyId: k.id, deviceId: 'x' })).statusCode).toBe(400);
   });
 });

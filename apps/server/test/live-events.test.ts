@@ -4,7 +4,13 @@ import { Writable } from 'node:stream';
 import { sql, type KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import type { LiveEvent, LiveTaskEvent } from '@cpc/contracts';
-import { LiveEvents, MAX_PAYLOAD_BYTES, encodePayloads, splitUtf8, type StreamEvent } from '../src/plugins/live-events.ts';
+import {
+  LiveEvents,
+  MAX_PAYLOAD_BYTES,
+  encodePayloads,
+  splitUtf8,
+  type StreamEvent,
+} from '../src/plugins/live-events.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { customer, openEvents, waitUntil, type Customer } from './device-helpers.ts';
 
@@ -150,15 +156,36 @@ describe('a NOTIFY that fails', () => {
       origin.events.publish(c.tenantId, { type: 'task', data: task(100, 5) });
       await origin.events.flush();
       await waitUntil('the first event at the console', () => stream.frames.some((f) => f.data.id === 't-100'));
-      await waitUntil('the first event at the other node', () => other.some((e) => e.type === 'task' && e.data.id === 't-100'));
+      await waitUntil('the first event at the other node', () =>
+        other.some((e) => e.type === 'task' && e.data.id === 't-100'),
+      );
 
       fail = true;
       origin.events.publish(c.tenantId, { type: 'task', data: task(101, 2000) });
       origin.events.publish(c.tenantId, { type: 'task', data: task(102, 5) });
-      origin.events.publish(c.tenantId, { type: 'device', data: { id: 5, sn: 'SN-SECRET-5', status: 'online', paper: 'ok', battery: 1, signal: 1, firmware: '1', lastSeenAt: null, connectedAt: null, lat: null, lng: null, province: '' } });
+      origin.events.publish(c.tenantId, {
+        type: 'device',
+        data: {
+          id: 5,
+          sn: 'SN-SECRET-5',
+          status: 'online',
+          paper: 'ok',
+          battery: 1,
+          signal: 1,
+          firmware: '1',
+          lastSeenAt: null,
+          connectedAt: null,
+          lat: null,
+          lng: null,
+          province: '',
+        },
+      });
       await origin.events.flush();
       const entry = origin.logs.find((l) => l.level === 50);
-      expect(entry).toMatchObject({ msg: expect.stringContaining('3 events lost'), lost: { events: 3, kinds: { task: 2, device: 1 }, tenants: [c.tenantId] } });
+      expect(entry).toMatchObject({
+        msg: expect.stringContaining('3 events lost'),
+        lost: { events: 3, kinds: { task: 2, device: 1 }, tenants: [c.tenantId] },
+      });
       // what was lost is named, not its content
       expect(JSON.stringify(entry)).not.toMatch(/SN-SECRET|打印机/);
       // the node's own consoles are told at once
@@ -201,8 +228,12 @@ describe('a LISTEN connection that is killed', () => {
 
       origin.events.publish(c.tenantId, { type: 'task', data: task(201, 5) });
       await origin.events.flush();
-      await waitUntil('an event after the reconnect at the console', () => stream.frames.some((f) => f.data.id === 't-201'));
-      await waitUntil('an event after the reconnect at the other node', () => got.some((e) => e.type === 'task' && e.data.id === 't-201'));
+      await waitUntil('an event after the reconnect at the console', () =>
+        stream.frames.some((f) => f.data.id === 't-201'),
+      );
+      await waitUntil('an event after the reconnect at the other node', () =>
+        got.some((e) => e.type === 'task' && e.data.id === 't-201'),
+      );
     } finally {
       stream.close();
     }
@@ -213,7 +244,9 @@ describe('a console that stops reading', () => {
   it('is not buffered for without end: its events are skipped, numbers and all, and it is told to resync', async () => {
     const t = await h.call({ method: 'POST', url: '/apiAdmin/device/events/ticket', token: c.token });
     const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
-      http.get(`${base}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, resolve).on('error', reject),
+      http
+        .get(`${base}/apiAdmin/device/events?ticket=${encodeURIComponent(t.body_.data.ticket)}`, resolve)
+        .on('error', reject),
     );
     res.pause();
     // a console that reads, on the same node: once it has the last event, the paused one has been sent them all
@@ -222,7 +255,11 @@ describe('a console that stops reading', () => {
     // 16 MB of events, more than the socket buffers on both sides and the 1 MB the server keeps for a console
     for (let i = 0; i < 320; i++) origin.events.publish(c.tenantId, { type: 'task', data: task(1000 + i, 17_000) });
     await origin.events.flush();
-    await waitUntil('the last event at the reading console', () => reading.frames.some((f) => f.data.id === 't-1319'), 100_000);
+    await waitUntil(
+      'the last event at the reading console',
+      () => reading.frames.some((f) => f.data.id === 't-1319'),
+      100_000,
+    );
     reading.close();
     let text = '';
     res.setEncoding('utf8');

@@ -9,7 +9,8 @@ import { freePort } from '../src/db/embedded.ts';
 export const MOSQUITTO = process.env.MOSQUITTO_BIN ?? '/usr/sbin/mosquitto';
 const MOSQUITTO_PASSWD = process.env.MOSQUITTO_PASSWD_BIN ?? '/usr/bin/mosquitto_passwd';
 /** Debian's package ships the dynamic-security plugin beside the broker. */
-export const DYNSEC_PLUGIN = process.env.MOSQUITTO_DYNSEC_PLUGIN ?? '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
+export const DYNSEC_PLUGIN =
+  process.env.MOSQUITTO_DYNSEC_PLUGIN ?? '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
 
 export interface Mosquitto {
   /** mqtt://127.0.0.1:<port> of the devices' listener (client id = user name = sn). */
@@ -49,7 +50,11 @@ function aclFile(serverUsers: string[]): string {
 function dynsecPassword(password: string) {
   const salt = randomBytes(12);
   const iterations = 101;
-  return { password: pbkdf2Sync(password, salt, iterations, 64, 'sha512').toString('base64'), salt: salt.toString('base64'), iterations };
+  return {
+    password: pbkdf2Sync(password, salt, iterations, 64, 'sha512').toString('base64'),
+    salt: salt.toString('base64'),
+    iterations,
+  };
 }
 
 /**
@@ -62,7 +67,12 @@ function dynsecFile(serverUsers: Record<string, string>): string {
   return JSON.stringify(
     {
       defaultACLAccess: { publishClientSend: false, publishClientReceive: true, subscribe: false, unsubscribe: true },
-      clients: Object.entries(serverUsers).map(([username, password]) => ({ username, textname: 'Cloud Print server node', roles: [{ rolename: 'cpc-server' }], ...dynsecPassword(password) })),
+      clients: Object.entries(serverUsers).map(([username, password]) => ({
+        username,
+        textname: 'Cloud Print server node',
+        roles: [{ rolename: 'cpc-server' }],
+        ...dynsecPassword(password),
+      })),
       groups: [],
       roles: [
         {
@@ -95,7 +105,13 @@ export async function startMosquitto(opts: MosquittoOptions): Promise<Mosquitto>
   const passwd = path.join(dir, 'passwd');
   const users: Record<string, string> = { ...opts.serverUsers, ...opts.users };
   const writePasswords = () => {
-    fs.writeFileSync(passwd, Object.entries(users).map(([u, p]) => `${u}:${p}`).join('\n') + '\n', { mode: 0o600 });
+    fs.writeFileSync(
+      passwd,
+      Object.entries(users)
+        .map(([u, p]) => `${u}:${p}`)
+        .join('\n') + '\n',
+      { mode: 0o600 },
+    );
     const r = spawnSync(MOSQUITTO_PASSWD, ['-U', passwd], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`mosquitto_passwd failed: ${r.stderr || r.error}`);
   };
@@ -125,7 +141,9 @@ export async function startMosquitto(opts: MosquittoOptions): Promise<Mosquitto>
     `listener ${serverPort} 127.0.0.1`,
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'mosquitto.conf'), conf + '\n');
-  const child: ChildProcess = spawn(MOSQUITTO, ['-c', path.join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(MOSQUITTO, ['-c', path.join(dir, 'mosquitto.conf')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += String(d)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

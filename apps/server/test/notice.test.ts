@@ -11,20 +11,33 @@ afterAll(() => h.close());
 
 /** The caller's user and tenant ids, as the server knows them. */
 async function whoIs(username: string) {
-  return h.db.selectFrom('users').select(['id', 'tenant_id']).where('username', '=', username).executeTakeFirstOrThrow();
+  return h.db
+    .selectFrom('users')
+    .select(['id', 'tenant_id'])
+    .where('username', '=', username)
+    .executeTakeFirstOrThrow();
 }
 
 async function addMessages(username: string, titles: string[]): Promise<number[]> {
   const u = await whoIs(username);
   const rows = await h.db
     .insertInto('messages')
-    .values(titles.map((title) => ({ tenant_id: u.tenant_id, user_id: u.id, kind: 'work_order_replied', title, body: `${title} body` })))
+    .values(
+      titles.map((title) => ({
+        tenant_id: u.tenant_id,
+        user_id: u.id,
+        kind: 'work_order_replied',
+        title,
+        body: `${title} body`,
+      })),
+    )
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
 }
 
-const unread = async (token: string) => (await h.call({ method: 'GET', url: '/apiAdmin/message/unreadCount', token })).body_.data.count as number;
+const unread = async (token: string) =>
+  (await h.call({ method: 'GET', url: '/apiAdmin/message/unreadCount', token })).body_.data.count as number;
 
 describe('notices', () => {
   it('lists published notices, pinned first, and not the scheduled ones', async () => {
@@ -64,10 +77,20 @@ describe('messages and their read state', () => {
   it('marks one message read, once; the count follows', async () => {
     const a = await registerCustomer(h);
     const [m1] = await addMessages(a.username, ['one', 'two']);
-    const first = await h.call({ method: 'POST', url: '/apiAdmin/message/read', token: a.token, payload: { ids: [m1] } });
+    const first = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/message/read',
+      token: a.token,
+      payload: { ids: [m1] },
+    });
     expect(first.statusCode).toBe(200);
     expect(first.body_.data).toEqual({ updated: 1 });
-    const again = await h.call({ method: 'POST', url: '/apiAdmin/message/read', token: a.token, payload: { ids: [m1] } });
+    const again = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/message/read',
+      token: a.token,
+      payload: { ids: [m1] },
+    });
     expect(again.body_.data).toEqual({ updated: 0 });
     expect(await unread(a.token)).toBe(1);
     const list = await h.call({ method: 'GET', url: '/apiAdmin/message/getList', token: a.token });
@@ -87,15 +110,28 @@ describe('messages and their read state', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const [colleagues] = (
-      await h.db.insertInto('messages').values({ tenant_id: owner.tenant_id, user_id: colleague.id, kind: 'task_finished', title: 'colleague' }).returning('id').execute()
+      await h.db
+        .insertInto('messages')
+        .values({ tenant_id: owner.tenant_id, user_id: colleague.id, kind: 'task_finished', title: 'colleague' })
+        .returning('id')
+        .execute()
     ).map((r) => r.id);
 
-    const res = await h.call({ method: 'POST', url: '/apiAdmin/message/read', token: a.token, payload: { ids: [theirs, colleagues] } });
+    const res = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/message/read',
+      token: a.token,
+      payload: { ids: [theirs, colleagues] },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body_.data).toEqual({ updated: 0 });
     const all = await h.call({ method: 'POST', url: '/apiAdmin/message/readAll', token: a.token, payload: {} });
     expect(all.body_.data).toEqual({ updated: 0 });
-    const untouched = await h.db.selectFrom('messages').select('read_at').where('id', 'in', [theirs, colleagues]).execute();
+    const untouched = await h.db
+      .selectFrom('messages')
+      .select('read_at')
+      .where('id', 'in', [theirs, colleagues])
+      .execute();
     expect(untouched.every((r) => r.read_at === null)).toBe(true);
     expect(await unread(b.token)).toBe(1);
   });

@@ -34,7 +34,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const signer = () => ({ appId: key.appId, secret: key.secret });
-const submit = (body: Record<string, unknown>, k = key) => openCall(h, k, { url: '/print', body: { deviceSn: a0, content: 'Hello', originId: nextOrigin(), ...body } });
+const submit = (body: Record<string, unknown>, k = key) =>
+  openCall(h, k, { url: '/print', body: { deviceSn: a0, content: 'Hello', originId: nextOrigin(), ...body } });
 
 describe('the signature', () => {
   const now = () => Math.floor(Date.now() / 1000);
@@ -47,14 +48,43 @@ describe('the signature', () => {
 
   const refusals: Array<[string, () => ReturnType<typeof openCall>, string]> = [
     ['no headers at all', () => h.call({ method: 'GET', url: '/open/v1/devices' }), 'missing_headers'],
-    ['no signature header', () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-signature': '' } }), 'missing_headers'],
-    ['a timestamp that is not Unix seconds', () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-timestamp': '2026-01-01T00:00:00Z' } }), 'malformed_header'],
+    [
+      'no signature header',
+      () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-signature': '' } }),
+      'missing_headers',
+    ],
+    [
+      'a timestamp that is not Unix seconds',
+      () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-timestamp': '2026-01-01T00:00:00Z' } }),
+      'malformed_header',
+    ],
     ['a nonce too short', () => openCall(h, key, { url: '/devices', nonce: 'abc' }), 'malformed_header'],
-    ['an unknown app id', () => openCall(h, { appId: 'ak0000000000000000', secret: key.secret }, { url: '/devices' }), 'unknown_app'],
+    [
+      'an unknown app id',
+      () => openCall(h, { appId: 'ak0000000000000000', secret: key.secret }, { url: '/devices' }),
+      'unknown_app',
+    ],
     ['a wrong secret', () => openCall(h, key, { url: '/devices', secret: 'not-the-secret' }), 'bad_signature'],
-    ['a timestamp 11 minutes old', () => openCall(h, key, { url: '/devices', timestamp: now() - 660 }), 'stale_timestamp'],
-    ['a timestamp 11 minutes ahead', () => openCall(h, key, { url: '/devices', timestamp: now() + 660 }), 'stale_timestamp'],
-    ['a tampered body (its content hash sent)', () => openCall(h, key, { url: '/print', body: { deviceSn: a0, content: 'Pay 1000', originId: 'tamper-1' }, signedBody: JSON.stringify({ deviceSn: a0, content: 'Pay 1', originId: 'tamper-1' }) }), 'body_mismatch'],
+    [
+      'a timestamp 11 minutes old',
+      () => openCall(h, key, { url: '/devices', timestamp: now() - 660 }),
+      'stale_timestamp',
+    ],
+    [
+      'a timestamp 11 minutes ahead',
+      () => openCall(h, key, { url: '/devices', timestamp: now() + 660 }),
+      'stale_timestamp',
+    ],
+    [
+      'a tampered body (its content hash sent)',
+      () =>
+        openCall(h, key, {
+          url: '/print',
+          body: { deviceSn: a0, content: 'Pay 1000', originId: 'tamper-1' },
+          signedBody: JSON.stringify({ deviceSn: a0, content: 'Pay 1', originId: 'tamper-1' }),
+        }),
+      'body_mismatch',
+    ],
     [
       'a tampered body (no content hash sent)',
       () =>
@@ -66,10 +96,41 @@ describe('the signature', () => {
         }),
       'bad_signature',
     ],
-    ['a content hash that is not 64 hex digits', () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-content-sha256': 'abc' } }), 'malformed_header'],
-    ['a tampered query', () => h.call({ method: 'GET', url: '/open/v1/print?pageSize=6', headers: signOpenRequest({ ...signer(), method: 'GET', url: '/open/v1/print?pageSize=5' }) }), 'bad_signature'],
-    ['another path than signed', () => h.call({ method: 'GET', url: `/open/v1/devices/${a1}/status`, headers: signOpenRequest({ ...signer(), method: 'GET', url: `/open/v1/devices/${a0}/status` }) }), 'bad_signature'],
-    ['another method than signed', () => h.call({ method: 'POST', url: `/open/v1/devices/${a0}/clear`, headers: signOpenRequest({ ...signer(), method: 'GET', url: `/open/v1/devices/${a0}/clear` }) }), 'bad_signature'],
+    [
+      'a content hash that is not 64 hex digits',
+      () => openCall(h, key, { url: '/devices', headers: { 'x-cpc-content-sha256': 'abc' } }),
+      'malformed_header',
+    ],
+    [
+      'a tampered query',
+      () =>
+        h.call({
+          method: 'GET',
+          url: '/open/v1/print?pageSize=6',
+          headers: signOpenRequest({ ...signer(), method: 'GET', url: '/open/v1/print?pageSize=5' }),
+        }),
+      'bad_signature',
+    ],
+    [
+      'another path than signed',
+      () =>
+        h.call({
+          method: 'GET',
+          url: `/open/v1/devices/${a1}/status`,
+          headers: signOpenRequest({ ...signer(), method: 'GET', url: `/open/v1/devices/${a0}/status` }),
+        }),
+      'bad_signature',
+    ],
+    [
+      'another method than signed',
+      () =>
+        h.call({
+          method: 'POST',
+          url: `/open/v1/devices/${a0}/clear`,
+          headers: signOpenRequest({ ...signer(), method: 'GET', url: `/open/v1/devices/${a0}/clear` }),
+        }),
+      'bad_signature',
+    ],
   ];
 
   it.each(refusals)('refuses %s with its own reason', async (_name, call, reason) => {
@@ -85,7 +146,15 @@ describe('the signature', () => {
     expect((await openCall(h, key, { url: '/print', body: body(), nonce })).statusCode).toBe(200);
     const cases: Array<[string, () => ReturnType<typeof openCall>]> = [
       ['bad_signature', () => openCall(h, key, { url: '/print', body: body(), secret: 'the-wrong-secret' })],
-      ['body_mismatch', () => openCall(h, key, { url: '/print', body: { ...body(), content: 'Pay 1000' }, signedBody: JSON.stringify(body()) })],
+      [
+        'body_mismatch',
+        () =>
+          openCall(h, key, {
+            url: '/print',
+            body: { ...body(), content: 'Pay 1000' },
+            signedBody: JSON.stringify(body()),
+          }),
+      ],
       ['stale_timestamp', () => openCall(h, key, { url: '/print', body: body(), timestamp: now() - 601 })],
       ['nonce_reused', () => openCall(h, key, { url: '/print', body: body(), nonce })],
     ];
@@ -95,17 +164,55 @@ describe('the signature', () => {
       expect(res.body_.data.reason, reason).toBe(reason);
     }
     // none of them made a job: the one accepted submit is the key's only job with this content
-    expect((await h.db.selectFrom('print_jobs').select('id').where('content', '=', 'Pay 1000').execute()).length).toBe(0);
+    expect((await h.db.selectFrom('print_jobs').select('id').where('content', '=', 'Pay 1000').execute()).length).toBe(
+      0,
+    );
   });
 
   it('refuses an unsigned or unknown-key call with 401 before reading its body (not JSON, or too large)', async () => {
     const cases: Array<[string, () => ReturnType<typeof openCall>, string]> = [
-      ['unsigned, not JSON', () => h.call({ method: 'POST', url: '/open/v1/print', payload: '{"deviceSn":', headers: { 'content-type': 'application/json' } }), 'missing_headers'],
-      ['unsigned, 300 KB', () => h.call({ method: 'POST', url: '/open/v1/print', payload: 'x'.repeat(300_000), headers: { 'content-type': 'application/json' } }), 'missing_headers'],
-      ['a malformed nonce, 300 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000), nonce: 'bad nonce!' }), 'malformed_header'],
-      ['an unknown key, not JSON', () => openCall(h, { appId: 'ak0000000000000001', secret: 'x' }, { url: '/print', body: '{"deviceSn":' }), 'unknown_app'],
-      ['an unknown key, 300 KB', () => openCall(h, { appId: 'ak0000000000000001', secret: 'x' }, { url: '/print', body: 'x'.repeat(300_000) }), 'unknown_app'],
-      ['a wrong secret, not JSON', () => openCall(h, key, { url: '/print', body: '{"deviceSn":', secret: 'wrong' }), 'bad_signature'],
+      [
+        'unsigned, not JSON',
+        () =>
+          h.call({
+            method: 'POST',
+            url: '/open/v1/print',
+            payload: '{"deviceSn":',
+            headers: { 'content-type': 'application/json' },
+          }),
+        'missing_headers',
+      ],
+      [
+        'unsigned, 300 KB',
+        () =>
+          h.call({
+            method: 'POST',
+            url: '/open/v1/print',
+            payload: 'x'.repeat(300_000),
+            headers: { 'content-type': 'application/json' },
+          }),
+        'missing_headers',
+      ],
+      [
+        'a malformed nonce, 300 KB',
+        () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000), nonce: 'bad nonce!' }),
+        'malformed_header',
+      ],
+      [
+        'an unknown key, not JSON',
+        () => openCall(h, { appId: 'ak0000000000000001', secret: 'x' }, { url: '/print', body: '{"deviceSn":' }),
+        'unknown_app',
+      ],
+      [
+        'an unknown key, 300 KB',
+        () => openCall(h, { appId: 'ak0000000000000001', secret: 'x' }, { url: '/print', body: 'x'.repeat(300_000) }),
+        'unknown_app',
+      ],
+      [
+        'a wrong secret, not JSON',
+        () => openCall(h, key, { url: '/print', body: '{"deviceSn":', secret: 'wrong' }),
+        'bad_signature',
+      ],
     ];
     for (const [name, call, reason] of cases) {
       const res = await call();
@@ -134,7 +241,10 @@ describe('the signature', () => {
 
   it('refuses a replayed submit without making a second job', async () => {
     const body = JSON.stringify({ deviceSn: a0, content: 'once', originId: nextOrigin() });
-    const headers = { ...signOpenRequest({ appId: key.appId, secret: key.secret, method: 'POST', url: '/open/v1/print', body }), 'content-type': 'application/json' };
+    const headers = {
+      ...signOpenRequest({ appId: key.appId, secret: key.secret, method: 'POST', url: '/open/v1/print', body }),
+      'content-type': 'application/json',
+    };
     const first = await h.call({ method: 'POST', url: '/open/v1/print', payload: body, headers });
     const replay = await h.call({ method: 'POST', url: '/open/v1/print', payload: body, headers });
     expect(first.statusCode).toBe(200);
@@ -143,18 +253,33 @@ describe('the signature', () => {
   });
 
   it('signs the canonical query: order and encoding of parameters do not matter', async () => {
-    const headers = signOpenRequest({ appId: key.appId, secret: key.secret, method: 'GET', url: '/open/v1/print?pageSize=5&pageNo=1' });
+    const headers = signOpenRequest({
+      appId: key.appId,
+      secret: key.secret,
+      method: 'GET',
+      url: '/open/v1/print?pageSize=5&pageNo=1',
+    });
     const res = await h.call({ method: 'GET', url: '/open/v1/print?pageNo=%31&pageSize=5', headers });
     expect(res.statusCode).toBe(200);
   });
 
   it('refuses a disabled key, and takes it again once enabled', async () => {
     const k = await createKey(h, A.token);
-    await h.call({ method: 'POST', url: '/apiAdmin/integration/key/state', token: A.token, payload: { id: k.id, state: 'disabled' } });
+    await h.call({
+      method: 'POST',
+      url: '/apiAdmin/integration/key/state',
+      token: A.token,
+      payload: { id: k.id, state: 'disabled' },
+    });
     const res = await openCall(h, k, { url: '/devices' });
     expect(res.statusCode).toBe(401);
     expect(res.body_.data.reason).toBe('app_disabled');
-    await h.call({ method: 'POST', url: '/apiAdmin/integration/key/state', token: A.token, payload: { id: k.id, state: 'active' } });
+    await h.call({
+      method: 'POST',
+      url: '/apiAdmin/integration/key/state',
+      token: A.token,
+      payload: { id: k.id, state: 'active' },
+    });
     expect((await openCall(h, k, { url: '/devices' })).statusCode).toBe(200);
   });
 
@@ -167,7 +292,12 @@ describe('the signature', () => {
   it('makes the old secret fail at once after a rotation', async () => {
     const k = await createKey(h, A.token);
     expect((await openCall(h, k, { url: '/devices' })).statusCode).toBe(200);
-    const rotated = await h.call({ method: 'POST', url: '/apiAdmin/integration/key/rotate', token: A.token, payload: { id: k.id } });
+    const rotated = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/integration/key/rotate',
+      token: A.token,
+      payload: { id: k.id },
+    });
     const secret: string = rotated.body_.data.secret;
     expect(secret).not.toBe(k.secret);
     const old = await openCall(h, k, { url: '/devices' });
@@ -178,7 +308,8 @@ describe('the signature', () => {
 
   it('takes calls only from the allow-list, IPv4 and IPv6 blocks alike', async () => {
     const k = await createKey(h, A.token, { ipAllowList: ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7'] });
-    const from = async (ip: string, headers: Record<string, string> = {}) => (await openCall(h, k, { url: '/devices', remoteAddress: ip, headers })).body_;
+    const from = async (ip: string, headers: Record<string, string> = {}) =>
+      (await openCall(h, k, { url: '/devices', remoteAddress: ip, headers })).body_;
     expect((await from('10.20.30.40')).code).toBe(200);
     expect((await from('192.0.2.7')).code).toBe(200);
     expect((await from('2001:db8:1::5')).code).toBe(200);
@@ -196,7 +327,16 @@ describe('the signature', () => {
     const res = await h.call({ method: 'GET', url: '/open/v1/docs/json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(JSON.parse(res.body).paths);
-    expect(paths).toEqual(expect.arrayContaining(['/open/v1/print', '/open/v1/print/{id}', '/open/v1/print/{id}/cancel', '/open/v1/devices/{sn}/clear', '/open/v1/devices/{sn}/status', '/open/v1/devices']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/open/v1/print',
+        '/open/v1/print/{id}',
+        '/open/v1/print/{id}/cancel',
+        '/open/v1/devices/{sn}/clear',
+        '/open/v1/devices/{sn}/status',
+        '/open/v1/devices',
+      ]),
+    );
     expect(paths.every((p) => p.startsWith('/open/v1/'))).toBe(true);
     const consoleDoc = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });
     expect(Object.keys(JSON.parse(consoleDoc.body).paths).some((p) => p.startsWith('/open/'))).toBe(false);
@@ -204,7 +344,12 @@ describe('the signature', () => {
 
   it('lists the error answers of every call in its document: envelopes, reason codes, Retry-After', async () => {
     const doc = JSON.parse((await h.call({ method: 'GET', url: '/open/v1/docs/json' })).body);
-    const ops = Object.values(doc.paths as Record<string, Record<string, { responses: Record<string, any>; parameters?: Array<{ name: string }> }>>).flatMap((p) => Object.values(p));
+    const ops = Object.values(
+      doc.paths as Record<
+        string,
+        Record<string, { responses: Record<string, any>; parameters?: Array<{ name: string }> }>
+      >,
+    ).flatMap((p) => Object.values(p));
     expect(ops.length).toBeGreaterThanOrEqual(7);
     for (const op of ops) {
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '429']));
@@ -243,20 +388,58 @@ describe('docs/open-api.md', () => {
     const [postSig, webhookSig] = [...doc.matchAll(/X-CPC-Signature: ([0-9a-f]{64})/g)].map((m) => m[1]);
     expect(doc).toContain(`body SHA-256: \`${sha256Hex(body)}\``);
     expect(doc).toContain(`X-CPC-Content-Sha256: ${sha256Hex(body)}`);
-    expect(signOpenRequest({ appId: 'ak3f9c2e71d05b4a88', secret, method: 'POST', url: '/open/v1/print', body, timestamp: 1767225600, nonce: 'n7Kq2xWb9LmP4sTz' })).toEqual({
+    expect(
+      signOpenRequest({
+        appId: 'ak3f9c2e71d05b4a88',
+        secret,
+        method: 'POST',
+        url: '/open/v1/print',
+        body,
+        timestamp: 1767225600,
+        nonce: 'n7Kq2xWb9LmP4sTz',
+      }),
+    ).toEqual({
       'x-cpc-app-id': 'ak3f9c2e71d05b4a88',
       'x-cpc-timestamp': '1767225600',
       'x-cpc-nonce': 'n7Kq2xWb9LmP4sTz',
       'x-cpc-signature': postSig,
       'x-cpc-content-sha256': sha256Hex(body),
     });
-    expect(openSignature(secret, { method: 'POST', path: '/open/v1/print', query: '', timestamp: '1767225600', nonce: 'n7Kq2xWb9LmP4sTz', bodySha256: sha256Hex(body) })).toBe(postSig);
-    const getSig = openSignature(secret, { method: 'GET', path: '/open/v1/print', query: 'state=printed&pageSize=5&deviceSn=CP58-00001', timestamp: '1767225600', nonce: 'Qm3vR8tY1kXa5NpD', bodySha256: sha256Hex(undefined) });
+    expect(
+      openSignature(secret, {
+        method: 'POST',
+        path: '/open/v1/print',
+        query: '',
+        timestamp: '1767225600',
+        nonce: 'n7Kq2xWb9LmP4sTz',
+        bodySha256: sha256Hex(body),
+      }),
+    ).toBe(postSig);
+    const getSig = openSignature(secret, {
+      method: 'GET',
+      path: '/open/v1/print',
+      query: 'state=printed&pageSize=5&deviceSn=CP58-00001',
+      timestamp: '1767225600',
+      nonce: 'Qm3vR8tY1kXa5NpD',
+      bodySha256: sha256Hex(undefined),
+    });
     expect(doc).toContain(`signature \`${getSig}\``);
     const callback = /\n\n(\{"id":.+\})\n```/.exec(doc)![1];
     expect(webhookSignature(secret, callback)).toBe(webhookSig);
     const payload = JSON.parse(callback);
-    expect(webhookBody({ id: payload.id, app_id: payload.appId, occurred_at: new Date(payload.occurredAt), job_id: payload.job.id, origin_id: payload.job.originId, sn: payload.job.deviceSn, job_state: payload.job.state, job_error: payload.job.error, copies: payload.job.copies })).toBe(callback);
+    expect(
+      webhookBody({
+        id: payload.id,
+        app_id: payload.appId,
+        occurred_at: new Date(payload.occurredAt),
+        job_id: payload.job.id,
+        origin_id: payload.job.originId,
+        sn: payload.job.deviceSn,
+        job_state: payload.job.state,
+        job_error: payload.job.error,
+        copies: payload.job.copies,
+      }),
+    ).toBe(callback);
   });
 });
 
@@ -275,20 +458,43 @@ describe('a server with strict settings', () => {
     // a key saved with a public callback whose name resolves to an internal address when delivered (rebinding),
     // or saved before the server was set to deny: the delivery checks the address it connects to
     const k = await createKey(r, c.token);
-    await r.db.updateTable('app_keys').set({ callback_url: 'http://localhost:9/hook' }).where('app_id', '=', k.appId).execute();
+    await r.db
+      .updateTable('app_keys')
+      .set({ callback_url: 'http://localhost:9/hook' })
+      .where('app_id', '=', k.appId)
+      .execute();
     // the other spellings of internal addresses go through two more keys: each key may make 5 calls a second here
     const more = [await createKey(r, c.token), await createKey(r, c.token)];
-    const spellings = ['http://0x7f.1/logo.png', 'http://2130706433/logo.png', 'http://[::ffff:127.0.0.1]/logo.png', 'http://[::127.0.0.1]/logo.png', 'http://192.0.2.1/logo.png', 'http://[64:ff9b::a9fe:a9fe]/logo.png'];
-    const sources = ['http://127.0.0.1/logo.png', 'http://169.254.169.254/latest/logo.png', 'http://localhost/logo.png', 'http://[::1]/logo.png'].map((src) => [src, k] as const);
+    const spellings = [
+      'http://0x7f.1/logo.png',
+      'http://2130706433/logo.png',
+      'http://[::ffff:127.0.0.1]/logo.png',
+      'http://[::127.0.0.1]/logo.png',
+      'http://192.0.2.1/logo.png',
+      'http://[64:ff9b::a9fe:a9fe]/logo.png',
+    ];
+    const sources = [
+      'http://127.0.0.1/logo.png',
+      'http://169.254.169.254/latest/logo.png',
+      'http://localhost/logo.png',
+      'http://[::1]/logo.png',
+    ].map((src) => [src, k] as const);
     for (const [src, by] of [...sources, ...spellings.map((src, i) => [src, more[i % 2]] as const)]) {
-      const res = await openCall(r, by, { url: '/print', body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() } });
+      const res = await openCall(r, by, {
+        url: '/print',
+        body: { deviceSn: spec.sn, content: `<IMG>${src}</IMG>`, originId: nextOrigin() },
+      });
       expect(res.statusCode, src).toBe(400);
       expect(res.body_.data.markup, src).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
       expect(res.body_.msg, src).toContain('internal address');
     }
-    const job = (await openCall(r, k, { url: '/print', body: { deviceSn: spec.sn, content: 'x', originId: nextOrigin() } })).body_.data;
+    const job = (
+      await openCall(r, k, { url: '/print', body: { deviceSn: spec.sn, content: 'x', originId: nextOrigin() } })
+    ).body_.data;
     const d = await waitUntil('the refused callback', async () => {
-      const list = (await r.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?jobId=${job.id}`, token: c.token })).body_.data.list;
+      const list = (
+        await r.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?jobId=${job.id}`, token: c.token })
+      ).body_.data.list;
       return list[0]?.attempts >= 1 ? list[0] : null;
     });
     expect(d.lastStatus).toBeNull();
@@ -299,7 +505,9 @@ describe('a server with strict settings', () => {
     const c = await customer(r);
     const k = await createKey(r, c.token);
     const other = await createKey(r, c.token);
-    const results = await Promise.all(Array.from({ length: RATE * 6 }, () => openCall(r, k, { url: '/devices?pageSize=1' })));
+    const results = await Promise.all(
+      Array.from({ length: RATE * 6 }, () => openCall(r, k, { url: '/devices?pageSize=1' })),
+    );
     const limited = results.filter((x) => x.statusCode === 429);
     expect(limited.length).toBeGreaterThan(0);
     expect(results.filter((x) => x.statusCode === 200).length).toBeGreaterThanOrEqual(RATE);
@@ -310,7 +518,7 @@ describe('a server with strict settings', () => {
     expect((await openCall(r, other, { url: '/devices' })).statusCode).toBe(200);
   });
 
-  it("holds a key to its own limit, set in the console, and answers 429 with the seconds until its window frees", async () => {
+  it('holds a key to its own limit, set in the console, and answers 429 with the seconds until its window frees', async () => {
     const c = await customer(r);
     const k = await createKey(r, c.token, { rateLimit: 2 });
     expect(k).toMatchObject({ rateLimit: 2, effectiveRateLimit: 2 });
@@ -324,21 +532,41 @@ describe('a server with strict settings', () => {
     expect(limited).toHaveLength(3);
     for (const x of limited) {
       expect(Number(x.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-      expect(x.body_).toMatchObject({ code: 429, data: { reason: 'rate_limited', limit: 2, retryAfterS: Number(x.headers['retry-after']) } });
+      expect(x.body_).toMatchObject({
+        code: 429,
+        data: { reason: 'rate_limited', limit: 2, retryAfterS: Number(x.headers['retry-after']) },
+      });
     }
     // the other key of the account follows the server's default
-    const others = await Promise.all(Array.from({ length: RATE }, () => openCall(r, other, { url: '/devices?pageSize=1' })));
+    const others = await Promise.all(
+      Array.from({ length: RATE }, () => openCall(r, other, { url: '/devices?pageSize=1' })),
+    );
     expect(others.every((x) => x.statusCode === 200)).toBe(true);
     // raised in the console, the limit holds from the next call on; null follows the default again
-    const raised = await r.call({ method: 'POST', url: '/apiAdmin/integration/key/update', token: c.token, payload: { id: k.id, rateLimit: 1000 } });
+    const raised = await r.call({
+      method: 'POST',
+      url: '/apiAdmin/integration/key/update',
+      token: c.token,
+      payload: { id: k.id, rateLimit: 1000 },
+    });
     expect(raised.body_.data).toMatchObject({ rateLimit: 1000, effectiveRateLimit: 1000 });
     await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
     const after = await Promise.all(Array.from({ length: 5 }, () => openCall(r, k, { url: '/devices?pageSize=1' })));
     expect(after.every((x) => x.statusCode === 200)).toBe(true);
-    const reset = await r.call({ method: 'POST', url: '/apiAdmin/integration/key/update', token: c.token, payload: { id: k.id, rateLimit: null } });
+    const reset = await r.call({
+      method: 'POST',
+      url: '/apiAdmin/integration/key/update',
+      token: c.token,
+      payload: { id: k.id, rateLimit: null },
+    });
     expect(reset.body_.data).toMatchObject({ rateLimit: null, effectiveRateLimit: RATE });
     for (const bad of [0, 100_001, 2.5, '10']) {
-      const res = await r.call({ method: 'POST', url: '/apiAdmin/integration/key/update', token: c.token, payload: { id: k.id, rateLimit: bad } });
+      const res = await r.call({
+        method: 'POST',
+        url: '/apiAdmin/integration/key/update',
+        token: c.token,
+        payload: { id: k.id, rateLimit: bad },
+      });
       expect(res.statusCode, String(bad)).toBe(400);
       expect(res.body_.data.fields[0].field, String(bad)).toBe('rateLimit');
     }
@@ -350,7 +578,15 @@ describe('submitting print jobs', () => {
     const originId = nextOrigin();
     const res = await submit({ originId, content: '<C><B>Shop</B></C>\nTea x2', copies: 2, expireInSec: 600 });
     expect(res.statusCode).toBe(200);
-    expect(res.body_.data).toMatchObject({ originId, deviceSn: a0, state: 'queued', copies: 2, attempts: 0, duplicate: false, error: '' });
+    expect(res.body_.data).toMatchObject({
+      originId,
+      deviceSn: a0,
+      state: 'queued',
+      copies: 2,
+      attempts: 0,
+      duplicate: false,
+      error: '',
+    });
     const expireIn = Date.parse(res.body_.data.expireAt) - Date.now();
     expect(expireIn).toBeGreaterThan(590_000);
     expect(expireIn).toBeLessThanOrEqual(600_000);
@@ -368,7 +604,9 @@ describe('submitting print jobs', () => {
 
   it('makes exactly one job for 20 concurrent identical submits', async () => {
     const originId = nextOrigin();
-    const results = await Promise.all(Array.from({ length: 20 }, () => submit({ originId, deviceSn: a2, content: 'race' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => submit({ originId, deviceSn: a2, content: 'race' })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
     const ids = new Set(results.map((r) => r.body_.data.id));
     expect(ids.size).toBe(1);
@@ -378,10 +616,16 @@ describe('submitting print jobs', () => {
   });
 
   it('names the field for NUL in originId or deviceSn (refused by the schema, not by the database)', async () => {
-    for (const [field, body] of [['originId', { originId: 'o-\u0000' }], ['deviceSn', { deviceSn: `${a0}\u0000` }]] as const) {
+    for (const [field, body] of [
+      ['originId', { originId: 'o-\u0000' }],
+      ['deviceSn', { deviceSn: `${a0}\u0000` }],
+    ] as const) {
       const res = await submit(body);
       expect(res.statusCode, field).toBe(400);
-      expect(res.body_.data.fields.map((f: { field: string }) => f.field), field).toEqual([field]);
+      expect(
+        res.body_.data.fields.map((f: { field: string }) => f.field),
+        field,
+      ).toEqual([field]);
     }
   });
 
@@ -398,14 +642,22 @@ describe('submitting print jobs', () => {
     ['no deviceSn', { content: 'x', originId: 'a1' }, 'deviceSn'],
     ['a deviceSn with spaces', { deviceSn: 'A B', content: 'x', originId: 'a1' }, 'deviceSn'],
     ['empty content', { deviceSn: 'OPA-00001', content: '', originId: 'a1' }, 'content'],
-    ['content over 20,000 characters', { deviceSn: 'OPA-00001', content: 'x'.repeat(20_001), originId: 'a1' }, 'content'],
+    [
+      'content over 20,000 characters',
+      { deviceSn: 'OPA-00001', content: 'x'.repeat(20_001), originId: 'a1' },
+      'content',
+    ],
     ['0 copies', { deviceSn: 'OPA-00001', content: 'x', copies: 0, originId: 'a1' }, 'copies'],
     ['11 copies', { deviceSn: 'OPA-00001', content: 'x', copies: 11, originId: 'a1' }, 'copies'],
     ['copies as text', { deviceSn: 'OPA-00001', content: 'x', copies: '2', originId: 'a1' }, 'copies'],
     ['no originId', { deviceSn: 'OPA-00001', content: 'x' }, 'originId'],
     ['an originId with a slash', { deviceSn: 'OPA-00001', content: 'x', originId: 'a/b' }, 'originId'],
     ['an expiry of 5 s', { deviceSn: 'OPA-00001', content: 'x', originId: 'a1', expireInSec: 5 }, 'expireInSec'],
-    ['an expiry over 7 days', { deviceSn: 'OPA-00001', content: 'x', originId: 'a1', expireInSec: 8 * 86400 }, 'expireInSec'],
+    [
+      'an expiry over 7 days',
+      { deviceSn: 'OPA-00001', content: 'x', originId: 'a1', expireInSec: 8 * 86400 },
+      'expireInSec',
+    ],
     ['an unknown field', { deviceSn: 'OPA-00001', content: 'x', originId: 'a1', priority: 1 }, 'priority'],
     ['a body that is an array', [1, 2], 'body'],
   ];
@@ -428,15 +680,31 @@ describe('submitting print jobs', () => {
   it('never answers 500 to odd input', async () => {
     const odd: Array<[string, () => ReturnType<typeof openCall>, number]> = [
       ['a NUL in the content', () => submit({ content: 'a\u0000b' }), 400],
-      ['copies of 1e308', () => openCall(h, key, { url: '/print', body: `{"deviceSn":"${a0}","content":"x","originId":"odd-1","copies":1e308}` }), 400],
+      [
+        'copies of 1e308',
+        () =>
+          openCall(h, key, {
+            url: '/print',
+            body: `{"deviceSn":"${a0}","content":"x","originId":"odd-1","copies":1e308}`,
+          }),
+        400,
+      ],
       ['a body over 256 KB', () => openCall(h, key, { url: '/print', body: 'x'.repeat(300_000) }), 413],
-      ['a body sent as text/plain', () => openCall(h, key, { url: '/print', body: 'hello', headers: { 'content-type': 'text/plain' } }), 401],
+      [
+        'a body sent as text/plain',
+        () => openCall(h, key, { url: '/print', body: 'hello', headers: { 'content-type': 'text/plain' } }),
+        401,
+      ],
       ['a path it cannot decode', () => openCall(h, key, { url: '/print/%ZZ' }), 400],
       ['a query it cannot decode', () => openCall(h, key, { url: '/print?state=%ZZ' }), 400],
       ['a NUL in a query', () => openCall(h, key, { url: '/print?originId=%00' }), 400],
       ['a NUL in a serial number', () => openCall(h, key, { url: '/devices/A%00B/status' }), 400],
       ['a repeated query parameter', () => openCall(h, key, { url: '/print?pageSize=1&pageSize=2' }), 400],
-      ['an app id of 5,000 characters', () => openCall(h, { appId: 'x'.repeat(5000), secret: 'x' }, { url: '/devices' }), 401],
+      [
+        'an app id of 5,000 characters',
+        () => openCall(h, { appId: 'x'.repeat(5000), secret: 'x' }, { url: '/devices' }),
+        401,
+      ],
       ['a timestamp of 0', () => openCall(h, key, { url: '/devices', timestamp: 0 }), 401],
       ['an unknown call', () => openCall(h, key, { url: '/nothing' }), 404],
     ];
@@ -460,13 +728,16 @@ describe('submitting print jobs', () => {
     ['a tab in QR data', '<QR>a\tb</QR>', 'QR', 5, 'control_char'],
     ['an emoji', 'Thanks 😀', null, 7, 'unprintable_char'],
   ];
-  it.each(markup)('refuses markup with %s, naming the tag and position', async (_name, content, tag, position, reason) => {
-    const res = await submit({ content });
-    expect(res.statusCode).toBe(400);
-    expect(res.body_.data.fields[0].field).toBe('content');
-    expect(res.body_.data.markup).toMatchObject({ tag, position, reason });
-    if (tag) expect(res.body_.msg).toContain(tag.replace('/', ''));
-  });
+  it.each(markup)(
+    'refuses markup with %s, naming the tag and position',
+    async (_name, content, tag, position, reason) => {
+      const res = await submit({ content });
+      expect(res.statusCode).toBe(400);
+      expect(res.body_.data.fields[0].field).toBe('content');
+      expect(res.body_.data.markup).toMatchObject({ tag, position, reason });
+      if (tag) expect(res.body_.msg).toContain(tag.replace('/', ''));
+    },
+  );
 
   it('refuses a barcode too wide for the paper', async () => {
     const res = await submit({ content: `<BAR>${'A'.repeat(40)}</BAR>` });
@@ -479,7 +750,8 @@ describe('submitting print jobs', () => {
     const img = http.createServer((req, res) => {
       if (req.url === '/moved.png') return res.writeHead(301, { location: '/logo.png' }).end();
       if (req.url === '/logo.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG_1x1);
-      if (req.url === '/huge.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(3 * 1024 * 1024));
+      if (req.url === '/huge.png')
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(3 * 1024 * 1024));
       res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => img.listen(0, '127.0.0.1', resolve));
@@ -487,7 +759,9 @@ describe('submitting print jobs', () => {
     try {
       const okRes = await submit({ content: `Logo\n<C><IMG>${base}/moved.png</IMG></C>` });
       expect(okRes.statusCode).toBe(200);
-      const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${okRes.body_.data.id}`, token: A.token })).body_.data;
+      const detail = (
+        await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${okRes.body_.data.id}`, token: A.token })
+      ).body_.data;
       expect(detail.preview).toEqual(['Logo', '[IMAGE 8x1]']);
       const missing = await submit({ content: `<IMG>${base}/gone.png</IMG>` });
       expect(missing.body_.msg).toContain('HTTP 404');
@@ -524,7 +798,10 @@ describe('submitting print jobs', () => {
     expect(res.body_.data.markup).toMatchObject({ tag: 'IMG', reason: 'bad_image' });
     expect(res.body_.msg).toContain('no such object in your storage');
     const bKey = await createKey(h, B.token);
-    const own = await openCall(h, bKey, { url: '/print', body: { deviceSn: b0, content: `<IMG>${theirs}</IMG>`, originId: nextOrigin() } });
+    const own = await openCall(h, bKey, {
+      url: '/print',
+      body: { deviceSn: b0, content: `<IMG>${theirs}</IMG>`, originId: nextOrigin() },
+    });
     expect(own.statusCode).toBe(200);
   });
 });
@@ -560,7 +837,9 @@ describe('jobs and devices', () => {
     const all = await openCall(h, k, { url: '/print' });
     expect(all.body_.data.total).toBe(3);
     expect(all.body_.data.list.map((j: { id: string }) => j.id)).toEqual(made.map((j) => j.id).reverse());
-    expect((await openCall(h, k, { url: `/print?deviceSn=${a3}` })).body_.data.list.map((j: { id: string }) => j.id)).toEqual([made[2].id]);
+    expect(
+      (await openCall(h, k, { url: `/print?deviceSn=${a3}` })).body_.data.list.map((j: { id: string }) => j.id),
+    ).toEqual([made[2].id]);
     expect((await openCall(h, k, { url: `/print?originId=${made[1].originId}` })).body_.data.total).toBe(1);
     expect((await openCall(h, k, { url: '/print?state=printed' })).body_.data.total).toBe(0);
     expect((await openCall(h, k, { url: '/print?pageSize=2&pageNo=2' })).body_.data.list).toHaveLength(1);
@@ -607,7 +886,11 @@ describe('jobs and devices', () => {
       ['queued', 2],
     ] as const) {
       const job = (await submit({})).body_.data;
-      await h.db.updateTable('print_jobs').set({ state, attempts, sent_at: new Date() }).where('id', '=', job.id).execute();
+      await h.db
+        .updateTable('print_jobs')
+        .set({ state, attempts, sent_at: new Date() })
+        .where('id', '=', job.id)
+        .execute();
       const res = await openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' });
       expect(res.statusCode, state).toBe(400);
       expect(res.body_.code, state).toBe(400);
@@ -618,7 +901,11 @@ describe('jobs and devices', () => {
       const cleared = await openCall(h, key, { url: `/devices/${a0}/clear`, method: 'POST' });
       expect(cleared.body_.data.jobIds, state).not.toContain(job.id);
       expect((await printRow(h, job.id)).state, state).toBe(state);
-      const fromConsole = await h.call({ method: 'POST', url: `/apiAdmin/integration/job/${job.id}/cancel`, token: A.token });
+      const fromConsole = await h.call({
+        method: 'POST',
+        url: `/apiAdmin/integration/job/${job.id}/cancel`,
+        token: A.token,
+      });
       expect(fromConsole.statusCode, state).toBe(400);
       expect(fromConsole.body_.data, state).toMatchObject({ reason: 'not_cancelable', state });
     }
@@ -626,7 +913,9 @@ describe('jobs and devices', () => {
 
   it('lets exactly one of many concurrent cancels of a job succeed', async () => {
     const job = (await submit({})).body_.data;
-    const results = await Promise.all(Array.from({ length: 10 }, () => openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => openCall(h, key, { url: `/print/${job.id}/cancel`, method: 'POST' })),
+    );
     expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
     expect(results.filter((r) => r.statusCode === 400)).toHaveLength(9);
   });
@@ -641,13 +930,23 @@ describe('jobs and devices', () => {
     expect(res.body_.data.canceled).toBeGreaterThanOrEqual(2);
     expect((await printRow(h, queued[1])).state).toBe('canceled');
     expect((await printRow(h, elsewhere)).state).toBe('queued');
-    expect((await openCall(h, k, { url: `/devices/${a3}/clear`, method: 'POST' })).body_.data).toEqual({ canceled: 0, jobIds: [] });
+    expect((await openCall(h, k, { url: `/devices/${a3}/clear`, method: 'POST' })).body_.data).toEqual({
+      canceled: 0,
+      jobIds: [],
+    });
   });
 
   it('reports a device offline, online and ready, or online with its fault', async () => {
     const status = async () => (await openCall(h, key, { url: `/devices/${a1.toLowerCase()}/status` })).body_.data;
     const before = await status();
-    expect(before).toMatchObject({ sn: a1, state: 'offline', status: 'offline', fault: null, kind: 'printer', paperWidthMm: 58 });
+    expect(before).toMatchObject({
+      sn: a1,
+      state: 'offline',
+      status: 'offline',
+      fault: null,
+      kind: 'printer',
+      paperWidthMm: 58,
+    });
     expect(before.pendingJobs).toBeGreaterThan(0);
     await h.db.updateTable('devices').set({ status: 'online' }).where('sn', '=', a1).execute();
     expect(await status()).toMatchObject({ state: 'ok', fault: null, paper: 'ok' });

@@ -12,7 +12,14 @@ export type OpenAnswer = { status: number; body: { code: number; msg: string; da
  * bench/print.ts; open-helpers.ts `openCall` signs the same way through `inject`). A network failure (refused,
  * reset: the server is gone) rejects; any HTTP answer resolves.
  */
-export async function signedFetch(baseUrl: string, key: OpenKey, method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<OpenAnswer> {
+export async function signedFetch(
+  baseUrl: string,
+  key: OpenKey,
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<OpenAnswer> {
   const raw = body === undefined ? undefined : JSON.stringify(body);
   // signed as docs/open-api.md says, not with the server's own code: a disagreement between the two shows here
   const headers: Record<string, string> = { ...docSign(key, method, url, raw ?? '') };

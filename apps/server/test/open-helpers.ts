@@ -7,8 +7,17 @@ import { signOpenRequest } from '../src/modules/open-api/signature.ts';
 import type { Harness } from './harness.ts';
 
 /** An app key made through the console, with the secret its creation answered. */
-export async function createKey(h: Harness, token: string, body: Partial<AppKeyCreateBody> = {}): Promise<AppKeyWithSecret> {
-  const res = await h.call({ method: 'POST', url: '/apiAdmin/integration/key/create', token, payload: { name: `key ${randomBytes(3).toString('hex')}`, ...body } });
+export async function createKey(
+  h: Harness,
+  token: string,
+  body: Partial<AppKeyCreateBody> = {},
+): Promise<AppKeyWithSecret> {
+  const res = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/integration/key/create',
+    token,
+    payload: { name: `key ${randomBytes(3).toString('hex')}`, ...body },
+  });
   if (res.statusCode !== 200) throw new Error(`key create: ${res.body}`);
   return res.body_.data;
 }
@@ -35,8 +44,20 @@ export function openCall(h: Harness, key: { appId: string; secret: string }, o: 
   const method = o.method ?? (o.body === undefined ? 'GET' : 'POST');
   const url = `/open/v1${o.url}`;
   const payload = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
-  const signed = signOpenRequest({ appId: key.appId, secret: o.secret ?? key.secret, method, url, body: o.signedBody ?? payload, timestamp: o.timestamp, nonce: o.nonce });
-  const headers: Record<string, string> = { ...signed, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers };
+  const signed = signOpenRequest({
+    appId: key.appId,
+    secret: o.secret ?? key.secret,
+    method,
+    url,
+    body: o.signedBody ?? payload,
+    timestamp: o.timestamp,
+    nonce: o.nonce,
+  });
+  const headers: Record<string, string> = {
+    ...signed,
+    ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...o.headers,
+  };
   for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
   return h.call({ method, url, payload, headers, ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}) });
 }
@@ -45,7 +66,8 @@ let origin = 0;
 /** A fresh originId within a test file. */
 export const nextOrigin = () => `o-${process.pid}-${++origin}-${randomBytes(2).toString('hex')}`;
 
-export const printRow = (h: Harness, id: string) => h.db.selectFrom('print_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+export const printRow = (h: Harness, id: string) =>
+  h.db.selectFrom('print_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 export interface ReceivedCallback {
   headers: http.IncomingHttpHeaders;
@@ -83,7 +105,8 @@ export async function startReceiver(secret = ''): Promise<Receiver> {
       const body = Buffer.concat(chunks).toString('utf8');
       const expected = createHmac('sha256', r.secret).update(body).digest('hex');
       const given = String(req.headers['x-cpc-signature'] ?? '');
-      const signatureValid = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+      const signatureValid =
+        given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
       let json = {} as WebhookPayload;
       try {
         json = JSON.parse(body);

@@ -40,12 +40,27 @@ beforeAll(async () => {
   db = createDb(embedded.url, 4);
   await migrate(db);
   await seed(db, 'Admin12345');
-  const tenant = await db.insertInto('tenants').values({ kind: 'enterprise', name: 'nonce crash', auth_status: 1 }).returning('id').executeTakeFirstOrThrow();
-  await db.insertInto('app_keys').values({ tenant_id: tenant.id, app_id: key.appId, secret: key.secret, name: 'till' }).execute();
+  const tenant = await db
+    .insertInto('tenants')
+    .values({ kind: 'enterprise', name: 'nonce crash', auth_status: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('app_keys')
+    .values({ tenant_id: tenant.id, app_id: key.appId, secret: key.secret, name: 'till' })
+    .execute();
   await registerInDb(db, [printer, idle]);
   await bindInDb(db, tenant.id, [printer.sn, idle.sn]);
   // no DATABASE_URL: no job queue or LISTEN connection of their own, nothing else writes to the database meanwhile
-  const config = loadConfig({ DATA_DIR: path.join(dir, 'data'), CAPTCHA_PROVIDER: 'off', LOG_LEVEL: 'silent', NODE_ENV: 'test', MQTT_PORT: '0', OPEN_LOG_FLUSH_MS: '60000', OPEN_RATE_LIMIT: '1000' });
+  const config = loadConfig({
+    DATA_DIR: path.join(dir, 'data'),
+    CAPTCHA_PROVIDER: 'off',
+    LOG_LEVEL: 'silent',
+    NODE_ENV: 'test',
+    MQTT_PORT: '0',
+    OPEN_LOG_FLUSH_MS: '60000',
+    OPEN_RATE_LIMIT: '1000',
+  });
   app = await buildApp(config, db);
   await app.ready();
 }, 120_000);
@@ -72,7 +87,10 @@ describe('nonces after a crash of PostgreSQL', () => {
     // are the ones whose nonces only their own durability keeps
     const calls: Array<[string, InjectOptions]> = [
       ['a new job', signed('POST', '/open/v1/print', { deviceSn: printer.sn, content: 'Hello', originId: origin })],
-      ['a repeated submit', signed('POST', '/open/v1/print', { deviceSn: printer.sn, content: 'Hello', originId: origin })],
+      [
+        'a repeated submit',
+        signed('POST', '/open/v1/print', { deviceSn: printer.sn, content: 'Hello', originId: origin }),
+      ],
       ['a clear of an empty queue', signed('POST', `/open/v1/devices/${idle.sn}/clear`)],
       ['a read', signed('GET', '/open/v1/devices')],
     ];

@@ -20,7 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-function get(pathAndQuery: string, headers: Record<string, string>): Promise<{ status: number; body: { code: number; msg: string; data: any } }> {
+function get(
+  pathAndQuery: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: { code: number; msg: string; data: any } }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: pathAndQuery, headers }, (res) => {
       let text = '';

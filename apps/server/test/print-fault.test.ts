@@ -74,7 +74,11 @@ async function freshDatabase(): Promise<string> {
 async function startServer(env: Record<string, string>): Promise<Server> {
   await ensureServerBuilt({ quiet: true });
   const { NODE_OPTIONS: _, ...inherited } = process.env;
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry('main')], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverEntry('main')], {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.push(child);
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => {
@@ -99,9 +103,11 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   });
 }
 
-const receipt = (originId: string) => `<C><B>Order ${originId}</B></C>\nTable 7\n1 x beef noodles      12.00\n<HR>\n<R>Total 12.00</R>\n<CUT>`;
+const receipt = (originId: string) =>
+  `<C><B>Order ${originId}</B></C>\nTable 7\n1 x beef noodles      12.00\n<HR>\n<R>Total 12.00</R>\n<CUT>`;
 
-type Outcome = { kind: 'answered'; status: number; jobId?: string; duplicate?: boolean } | { kind: 'no answer'; error: string };
+type Outcome =
+  { kind: 'answered'; status: number; jobId?: string; duplicate?: boolean } | { kind: 'no answer'; error: string };
 
 describe('printing through a killed server', () => {
   it('prints every submit answered 200 exactly once after kill -9 and a restart, and a retried unanswered submit once', async () => {
@@ -110,12 +116,26 @@ describe('printing through a killed server', () => {
     await migrate(db);
 
     // a customer with an app key and its printers
-    const tenant = await db.insertInto('tenants').values({ kind: 'enterprise', name: 'fault test', auth_status: 1 }).returning('id').executeTakeFirstOrThrow();
-    const key: OpenKey = { appId: `ak${randomBytes(8).toString('hex')}`, secret: randomBytes(30).toString('base64url') };
-    await db.insertInto('app_keys').values({ tenant_id: tenant.id, app_id: key.appId, secret: key.secret, name: 'till' }).execute();
+    const tenant = await db
+      .insertInto('tenants')
+      .values({ kind: 'enterprise', name: 'fault test', auth_status: 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const key: OpenKey = {
+      appId: `ak${randomBytes(8).toString('hex')}`,
+      secret: randomBytes(30).toString('base64url'),
+    };
+    await db
+      .insertInto('app_keys')
+      .values({ tenant_id: tenant.id, app_id: key.appId, secret: key.secret, name: 'till' })
+      .execute();
     const specs = makeSpecs(PRINTERS, { seed: 7, prefix: 'PFAULT' });
     await registerInDb(db, specs);
-    await bindInDb(db, tenant.id, specs.map((s) => s.sn));
+    await bindInDb(
+      db,
+      tenant.id,
+      specs.map((s) => s.sn),
+    );
 
     const env = {
       DATABASE_URL: databaseUrl,
@@ -135,16 +155,30 @@ describe('printing through a killed server', () => {
       SWEEP_INTERVAL_MS: '500',
     };
     let server = await startServer(env);
-    fleet = await createFleet({ url: server.mqttUrl, specs, seed: 7, heartbeatS: 30, printLineMs: 1, randomFaults: false });
+    fleet = await createFleet({
+      url: server.mqttUrl,
+      specs,
+      seed: 7,
+      heartbeatS: 30,
+      printLineMs: 1,
+      randomFaults: false,
+    });
     await waitUntil('every printer online', async () => {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM devices WHERE tenant_id = ${tenant.id} AND status = 'online'`.execute(db!);
+      const { rows } = await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM devices WHERE tenant_id = ${tenant.id} AND status = 'online'`.execute(db!);
       return rows[0].n === PRINTERS;
     });
 
     // the burst; the server dies under it
     const originIds = Array.from({ length: SUBMITS }, (_, i) => `order-${String(i).padStart(5, '0')}`);
     const submit = (base: string, originId: string, i: number) =>
-      signedFetch(base, key, 'POST', '/open/v1/print', { deviceSn: specs[i % PRINTERS].sn, content: receipt(originId), copies: 1, originId });
+      signedFetch(base, key, 'POST', '/open/v1/print', {
+        deviceSn: specs[i % PRINTERS].sn,
+        content: receipt(originId),
+        copies: 1,
+        originId,
+      });
     const outcome = new Map<string, Outcome>();
     let answered = 0;
     let killed = false;
@@ -156,7 +190,12 @@ describe('printing through a killed server', () => {
           const originId = originIds[i];
           try {
             const r = await submit(burstUrl, originId, i);
-            outcome.set(originId, { kind: 'answered', status: r.status, jobId: r.body?.data?.id, duplicate: r.body?.data?.duplicate });
+            outcome.set(originId, {
+              kind: 'answered',
+              status: r.status,
+              jobId: r.body?.data?.id,
+              duplicate: r.body?.data?.duplicate,
+            });
             if (++answered >= KILL_AFTER && !killed) {
               killed = true;
               process.kill(server.child.pid!, 'SIGKILL');
@@ -168,7 +207,9 @@ describe('printing through a killed server', () => {
       }),
     );
     expect(killed).toBe(true);
-    const answeredOk = [...outcome].filter(([, o]) => o.kind === 'answered' && o.status === 200) as Array<[string, Extract<Outcome, { kind: 'answered' }>]>;
+    const answeredOk = [...outcome].filter(([, o]) => o.kind === 'answered' && o.status === 200) as Array<
+      [string, Extract<Outcome, { kind: 'answered' }>]
+    >;
     const unanswered = [...outcome].filter(([, o]) => o.kind === 'no answer').map(([id]) => id);
     // a server that answers is a server that answers 200: no 5xx while it dies
     expect([...outcome.values()].filter((o) => o.kind === 'answered' && o.status !== 200)).toEqual([]);
@@ -177,7 +218,8 @@ describe('printing through a killed server', () => {
     expect(answeredOk.every(([, o]) => o.jobId && o.duplicate === false)).toBe(true);
 
     // the same database and broker port
-    if (server.child.exitCode === null && server.child.signalCode === null) await new Promise((r) => server.child.once('exit', r));
+    if (server.child.exitCode === null && server.child.signalCode === null)
+      await new Promise((r) => server.child.once('exit', r));
     server = await startServer(env);
 
     // the integrator retries what got no answer, with the same originIds
@@ -196,18 +238,29 @@ describe('printing through a killed server', () => {
     // and a submit that was answered, sent again, answers the same job
     for (const [originId, o] of answeredOk.slice(0, 50)) {
       const r = await submit(server.url, originId, originIds.indexOf(originId));
-      expect({ status: r.status, id: r.body?.data?.id, duplicate: r.body?.data?.duplicate }).toEqual({ status: 200, id: o.jobId, duplicate: true });
+      expect({ status: r.status, id: r.body?.data?.id, duplicate: r.body?.data?.duplicate }).toEqual({
+        status: 200,
+        id: o.jobId,
+        duplicate: true,
+      });
     }
 
-    const jobOf = new Map<string, string>([...answeredOk.map(([id, o]) => [id, o.jobId!] as const), ...[...retried].map(([id, r]) => [id, r.jobId!] as const)]);
+    const jobOf = new Map<string, string>([
+      ...answeredOk.map(([id, o]) => [id, o.jobId!] as const),
+      ...[...retried].map(([id, r]) => [id, r.jobId!] as const),
+    ]);
     expect(jobOf.size).toBe(SUBMITS);
 
     // quiet: every job printed in the database, every one out of a printer, then nothing more arriving for a while
     await waitUntil(
       'every job printed',
       async () => {
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM print_jobs WHERE state = 'printed'`.execute(db!);
-        return rows[0].n === SUBMITS && new Set(fleet!.devices.flatMap((d) => d.printed.map((p) => p.id))).size >= SUBMITS;
+        const { rows } = await sql<{
+          n: number;
+        }>`SELECT count(*)::int AS n FROM print_jobs WHERE state = 'printed'`.execute(db!);
+        return (
+          rows[0].n === SUBMITS && new Set(fleet!.devices.flatMap((d) => d.printed.map((p) => p.id))).size >= SUBMITS
+        );
       },
       90_000,
     );
@@ -242,7 +295,10 @@ describe('printing through a killed server', () => {
     expect([...timesPrinted.keys()].filter((id) => !known.has(id))).toEqual([]);
     expect([...jobOf].filter(([originId, jobId]) => !linesOf.get(jobId)?.includes(`Order ${originId}`))).toEqual([]);
 
-    const { rows } = await sql<{ jobs: number; origins: number }>`SELECT count(*)::int AS jobs, count(DISTINCT origin_id)::int AS origins FROM print_jobs`.execute(db);
+    const { rows } = await sql<{
+      jobs: number;
+      origins: number;
+    }>`SELECT count(*)::int AS jobs, count(DISTINCT origin_id)::int AS origins FROM print_jobs`.execute(db);
     expect(rows[0]).toEqual({ jobs: SUBMITS, origins: SUBMITS });
 
     await fleet.stop();

@@ -53,9 +53,19 @@ afterAll(async () => {
 });
 
 /** A printer of tenant A no other test has used, powered on unless told otherwise. */
-async function printer(opts: { on?: boolean; printLineMs?: number } = {}): Promise<{ d: VirtualDevice; spec: DeviceSpec }> {
+async function printer(
+  opts: { on?: boolean; printLineMs?: number } = {},
+): Promise<{ d: VirtualDevice; spec: DeviceSpec }> {
   const spec = specs[next++];
-  const f = await createFleet({ url, specs: [spec], seed: 61, heartbeatS: 30, start: false, printLineMs: opts.printLineMs ?? 5, randomFaults: false });
+  const f = await createFleet({
+    url,
+    specs: [spec],
+    seed: 61,
+    heartbeatS: 30,
+    start: false,
+    printLineMs: opts.printLineMs ?? 5,
+    randomFaults: false,
+  });
   fleets.push(f);
   const d = f.devices[0];
   if (opts.on !== false) {
@@ -67,12 +77,17 @@ async function printer(opts: { on?: boolean; printLineMs?: number } = {}): Promi
 const online = (sn: string) => waitUntil(`${sn} online`, async () => (await deviceRow(h, sn)).status === 'online');
 const offline = (sn: string) => waitUntil(`${sn} offline`, async () => (await deviceRow(h, sn)).status === 'offline');
 const submit = async (deviceSn: string, body: Record<string, unknown> = {}) => {
-  const res = await openCall(h, key, { url: '/print', body: { deviceSn, content: 'Hello', originId: nextOrigin(), ...body } });
+  const res = await openCall(h, key, {
+    url: '/print',
+    body: { deviceSn, content: 'Hello', originId: nextOrigin(), ...body },
+  });
   if (res.statusCode !== 200) throw new Error(`submit: ${res.body}`);
   return res.body_.data as { id: string; state: PrintJobState };
 };
-const stateOf = async (id: string) => (await openCall(h, key, { url: `/print/${id}` })).body_.data.state as PrintJobState;
-const until = (id: string, state: PrintJobState) => waitUntil(`job ${id} ${state}`, async () => (await printRow(h, id)).state === state);
+const stateOf = async (id: string) =>
+  (await openCall(h, key, { url: `/print/${id}` })).body_.data.state as PrintJobState;
+const until = (id: string, state: PrintJobState) =>
+  waitUntil(`job ${id} ${state}`, async () => (await printRow(h, id)).state === state);
 const printedIds = (d: VirtualDevice) => d.printed.map((p) => p.id);
 
 describe('printing through the open API', () => {
@@ -98,7 +113,8 @@ describe('printing through the open API', () => {
 
     const out = d.printed.find((p) => p.id === job.id)!;
     expect(out.copies).toBe(2);
-    const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${job.id}`, token: A.token })).body_.data;
+    const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${job.id}`, token: A.token })).body_
+      .data;
     // the simulator reads the ESC/POS bytes back independently of the server's renderer
     expect(out.lines).toEqual(detail.preview);
     expect(out.lines).toContain('[QR https://example.com/r?id=7&t=1]');
@@ -118,9 +134,15 @@ describe('printing through the open API', () => {
       expect(c.signatureValid).toBe(true);
       expect(c.headers['x-cpc-app-id']).toBe(key.appId);
       expect(c.headers['x-cpc-delivery']).toBe(c.json.id);
-      expect(c.json).toMatchObject({ event: 'print.job.state', appId: key.appId, job: { id: job.id, deviceSn: spec.sn, copies: 2 } });
+      expect(c.json).toMatchObject({
+        event: 'print.job.state',
+        appId: key.appId,
+        job: { id: job.id, deviceSn: spec.sn, copies: 2 },
+      });
     }
-    expect(callbacks.map((c) => c.json.job.state)).toEqual(expect.arrayContaining(['sent', 'delivered', 'printing', 'printed']));
+    expect(callbacks.map((c) => c.json.job.state)).toEqual(
+      expect.arrayContaining(['sent', 'delivered', 'printing', 'printed']),
+    );
   });
 
   it('prints a repeated message once; the repeat is answered, not printed', async () => {
@@ -155,7 +177,11 @@ describe('printing through the open API', () => {
 
     await d.powerOn();
     const all = [...first, ...later];
-    await waitUntil('every job printed', async () => (await Promise.all(all.map((j) => printRow(h, j.id)))).every((r) => r.state === 'printed'), 30_000);
+    await waitUntil(
+      'every job printed',
+      async () => (await Promise.all(all.map((j) => printRow(h, j.id)))).every((r) => r.state === 'printed'),
+      30_000,
+    );
     await d.printIdle();
     expect(printedIds(d)).toEqual(all.map((j) => j.id));
     expect(d.printed.map((p) => p.lines[0])).toEqual(all.map((_, n) => `job ${n} line 0`));
@@ -166,7 +192,11 @@ describe('printing through the open API', () => {
     const job = await submit(spec.sn, { expireInSec: 10 });
     expect(job.state).toBe('queued');
     // the clock moves on: the job's expiry is now
-    await h.db.updateTable('print_jobs').set({ expire_at: new Date(Date.now() - 1000) }).where('id', '=', job.id).execute();
+    await h.db
+      .updateTable('print_jobs')
+      .set({ expire_at: new Date(Date.now() - 1000) })
+      .where('id', '=', job.id)
+      .execute();
     await until(job.id, 'expired');
     expect((await printRow(h, job.id)).error).toContain('expired');
     await d.powerOn();
@@ -180,7 +210,11 @@ describe('printing through the open API', () => {
     const { d, spec } = await printer({ printLineMs: 100 });
     const job = await submit(spec.sn, { content: Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n') });
     await until(job.id, 'printing');
-    await h.db.updateTable('print_jobs').set({ expire_at: new Date(Date.now() - 1000) }).where('id', '=', job.id).execute();
+    await h.db
+      .updateTable('print_jobs')
+      .set({ expire_at: new Date(Date.now() - 1000) })
+      .where('id', '=', job.id)
+      .execute();
     await until(job.id, 'failed');
     expect((await printRow(h, job.id)).error).toBe('no result from the printer before the job expired');
     await until(job.id, 'printed');
@@ -193,7 +227,8 @@ describe('printing through the open API', () => {
     // enough paper for the first job and part of the second
     d.loadPaper(15);
     const jobs: Array<{ id: string; state: PrintJobState }> = [];
-    for (let n = 0; n < 3; n++) jobs.push(await submit(spec.sn, { content: Array.from({ length: 10 }, (_, i) => `${n}:${i}`).join('\n') }));
+    for (let n = 0; n < 3; n++)
+      jobs.push(await submit(spec.sn, { content: Array.from({ length: 10 }, (_, i) => `${n}:${i}`).join('\n') }));
     await until(jobs[0].id, 'printed');
     await until(jobs[1].id, 'failed');
     await until(jobs[2].id, 'failed');
@@ -215,7 +250,11 @@ describe('printing through the open API', () => {
     d.ignoreCommands = true;
     const job = await submit(spec.sn);
     // unanswered: timed out and sent again after the back-off
-    await waitUntil('a second delivery', async () => (await printRow(h, job.id)).attempts >= 2 && d.printsReceived.filter((m) => m.id === job.id).length >= 2);
+    await waitUntil(
+      'a second delivery',
+      async () =>
+        (await printRow(h, job.id)).attempts >= 2 && d.printsReceived.filter((m) => m.id === job.id).length >= 2,
+    );
     d.ignoreCommands = false;
     await until(job.id, 'printed');
     const row = await printRow(h, job.id);
@@ -259,10 +298,19 @@ describe('printing through the open API', () => {
     // behind the first one time out while they wait in the printer's own queue
     const { d, spec } = await printer({ printLineMs: 60 });
     d.dropAcks = true;
-    const jobs: Array<{ id: string; state: PrintJobState }> = [await submit(spec.sn, { content: Array.from({ length: 40 }, (_, i) => `long ${i}`).join('\n') })];
+    const jobs: Array<{ id: string; state: PrintJobState }> = [
+      await submit(spec.sn, { content: Array.from({ length: 40 }, (_, i) => `long ${i}`).join('\n') }),
+    ];
     for (let n = 1; n <= 6; n++) jobs.push(await submit(spec.sn, { content: `short ${n}\nline 2\nline 3` }));
-    await waitUntil('jobs in timeout', async () => (await Promise.all(jobs.map((j) => printRow(h, j.id)))).filter((r) => r.state === 'timeout').length >= 3, 10_000);
-    const cancels = await Promise.all(jobs.map((j) => openCall(h, key, { url: `/print/${j.id}/cancel`, method: 'POST' })));
+    await waitUntil(
+      'jobs in timeout',
+      async () =>
+        (await Promise.all(jobs.map((j) => printRow(h, j.id)))).filter((r) => r.state === 'timeout').length >= 3,
+      10_000,
+    );
+    const cancels = await Promise.all(
+      jobs.map((j) => openCall(h, key, { url: `/print/${j.id}/cancel`, method: 'POST' })),
+    );
     const final = await waitUntil(
       'every job settled',
       async () => {
@@ -321,7 +369,13 @@ describe('printing through the open API', () => {
   it('sends a terminal the markup, which the simulator lays out exactly as the preview shows', async () => {
     await h.db
       .insertInto('device_models')
-      .values({ code: 'CPSIM-T58', name: 'Simulated Android terminal 58 mm', kind: 'android-terminal', paper_width_mm: 58, capabilities: ['print'] })
+      .values({
+        code: 'CPSIM-T58',
+        name: 'Simulated Android terminal 58 mm',
+        kind: 'android-terminal',
+        paper_width_mm: 58,
+        capabilities: ['print'],
+      })
       .onConflict((oc) => oc.column('code').doNothing())
       .execute();
     const { d, spec } = await printer();
@@ -330,10 +384,19 @@ describe('printing through the open API', () => {
       .set({ model_id: (eb) => eb.selectFrom('device_models').select('id').where('code', '=', 'CPSIM-T58') })
       .where('sn', '=', spec.sn)
       .execute();
-    const content = ['<C><L>Terminal</L></C>', '<R>右对齐 12.00</R>', '<B>Bold</B> &lt;tag&gt; &amp; more', '<HR>', '<C><QR>https://example.com/t?a=1&amp;b=2</QR></C>', '<BAR>T-001</BAR>', '<CUT>'].join('\n');
+    const content = [
+      '<C><L>Terminal</L></C>',
+      '<R>右对齐 12.00</R>',
+      '<B>Bold</B> &lt;tag&gt; &amp; more',
+      '<HR>',
+      '<C><QR>https://example.com/t?a=1&amp;b=2</QR></C>',
+      '<BAR>T-001</BAR>',
+      '<CUT>',
+    ].join('\n');
     const job = await submit(spec.sn, { content });
     await until(job.id, 'printed');
-    const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${job.id}`, token: A.token })).body_.data;
+    const detail = (await h.call({ method: 'GET', url: `/apiAdmin/integration/job/${job.id}`, token: A.token })).body_
+      .data;
     expect(detail.format).toBe('markup');
     const out = d.printed.find((p) => p.id === job.id)!;
     expect(out.lines).toEqual(detail.preview);
@@ -354,11 +417,28 @@ describe('printing through the open API', () => {
     await devicesOf(h, A.tenantId, cliSpecs);
     const root = path.resolve(import.meta.dirname, '../../..');
     const { NODE_OPTIONS: _, ...env } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/device-sim/src/cli.ts', '--devices', '1', '--seed', '62', '--prefix', 'PRTCLI', '--url', url, '--show-prints'], {
-      cwd: root,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'apps/device-sim/src/cli.ts',
+        '--devices',
+        '1',
+        '--seed',
+        '62',
+        '--prefix',
+        'PRTCLI',
+        '--url',
+        url,
+        '--show-prints',
+      ],
+      {
+        cwd: root,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     children.push(child);
     const out: string[] = [];
     readline.createInterface({ input: child.stdout! }).on('line', (l) => out.push(l));
@@ -370,7 +450,13 @@ describe('printing through the open API', () => {
       return i >= 0 && out.length >= i + 6 ? i + 1 : null;
     });
     // one copy between the paper's edges; a Chinese character takes two columns
-    expect(out.slice(at, at + 5)).toEqual(['+-----------------------+', '|           CLI receipt |', '| 中文 line             |', '| [CUT]                 |', '+-----------------------+']);
+    expect(out.slice(at, at + 5)).toEqual([
+      '+-----------------------+',
+      '|           CLI receipt |',
+      '| 中文 line             |',
+      '| [CUT]                 |',
+      '+-----------------------+',
+    ]);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   });

@@ -31,10 +31,17 @@ interface Launched {
 
 function launch(args: string[], env: Record<string, string>, detached = false): Launched {
   const { NODE_OPTIONS: _, DATABASE_URL: __, ...inherited } = process.env;
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['pipe', 'pipe', 'pipe'], detached });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached,
+  });
   started.push(child);
   const lines: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const ready = new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
@@ -42,7 +49,9 @@ function launch(args: string[], env: Record<string, string>, detached = false): 
       if (http) resolve(http[1].replace('localhost', '127.0.0.1'));
     });
     readline.createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
-    void exited.then(({ code, signal }) => reject(new Error(`exited (${code ?? signal}) before serving:\n${lines.join('\n')}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`exited (${code ?? signal}) before serving:\n${lines.join('\n')}`)),
+    );
   });
   ready.catch(() => {});
   return { child, lines, ready, exited };
@@ -58,7 +67,8 @@ const env = (dataDir: string): Record<string, string> => ({
   WEB_DIST: webDist,
 });
 
-const server = (dataDir: string, detached = false) => launch([...SERVER_NODE_FLAGS, serverEntry('main')], env(dataDir), detached);
+const server = (dataDir: string, detached = false) =>
+  launch([...SERVER_NODE_FLAGS, serverEntry('main')], env(dataDir), detached);
 
 const lockFile = (dataDir: string) => path.join(dataDir, 'db', 'pg', 'postmaster.pid');
 const postgresPid = (dataDir: string) => Number(fs.readFileSync(lockFile(dataDir), 'utf8').split('\n')[0]);
@@ -76,7 +86,9 @@ function alive(pid: number): boolean {
 
 async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)),
+  );
   try {
     return await Promise.race([p, late]);
   } finally {
@@ -158,7 +170,9 @@ describe('restart and stop with the embedded PostgreSQL', () => {
     // a second server on the same data while this one runs is refused, and leaves this one's database alone
     const third = server(dataDir);
     expect(await within(30_000, 'the refused start', third.exited)).toEqual({ code: 1, signal: null });
-    expect(third.lines.join('\n')).toContain(`Cloud Print Console could not start: the data folder ${path.join(dataDir, 'db', 'pg')} is in use by another running server (process ${second.child.pid}`);
+    expect(third.lines.join('\n')).toContain(
+      `Cloud Print Console could not start: the data folder ${path.join(dataDir, 'db', 'pg')} is in use by another running server (process ${second.child.pid}`,
+    );
     // the same database: the admin keeps the password printed on the first start
     expect(second.lines.join('\n')).toContain('password as printed on first start');
     const res = await fetch(`${url2}/apiAdmin/user/v1/login`, {
@@ -166,7 +180,10 @@ describe('restart and stop with the embedded PostgreSQL', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'admin', password }),
     });
-    expect({ status: res.status, code: ((await res.json()) as { code: number }).code }).toEqual({ status: 200, code: 200 });
+    expect({ status: res.status, code: ((await res.json()) as { code: number }).code }).toEqual({
+      status: 200,
+      code: 200,
+    });
 
     second.child.kill('SIGTERM');
     expect(await within(45_000, 'stopping', second.exited)).toEqual({ code: 0, signal: null });
@@ -238,7 +255,9 @@ describe('restart and stop with the embedded PostgreSQL', () => {
     const run = server(dataDir);
     expect(await within(30_000, 'the failed start', run.exited)).toEqual({ code: 1, signal: null });
     const out = run.lines.join('\n');
-    expect(out).toContain(`Cloud Print Console could not start: the embedded PostgreSQL on ${path.join(dataDir, 'db', 'pg')} stopped while starting`);
+    expect(out).toContain(
+      `Cloud Print Console could not start: the embedded PostgreSQL on ${path.join(dataDir, 'db', 'pg')} stopped while starting`,
+    );
     expect(out).toContain('set DATA_DIR to another folder');
     expect(out).toContain('PostgreSQL said:');
     expect(run.lines).not.toContain('undefined');
@@ -247,6 +266,8 @@ describe('restart and stop with the embedded PostgreSQL', () => {
   it('describes a failure without a message by what it has', () => {
     expect(startFailure(undefined)).not.toMatch(/undefined/);
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    expect(startFailure(new AggregateError([refused, refused]))).toBe('Cloud Print Console could not start: connect ECONNREFUSED 127.0.0.1:5432');
+    expect(startFailure(new AggregateError([refused, refused]))).toBe(
+      'Cloud Print Console could not start: connect ECONNREFUSED 127.0.0.1:5432',
+    );
   });
 });

@@ -8,7 +8,7 @@ import { createHarness, nextMobile, type Harness } from './harness.ts';
 
 /** The standard security headers (helmet) and a Content-Security-Policy the console and Swagger UI work under. */
 
-const INLINE = "\n      (function () { window.__early = 1; })();\n    ";
+const INLINE = '\n      (function () { window.__early = 1; })();\n    ';
 const sha = (s: string) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`;
 
 let h: Harness;
@@ -16,7 +16,10 @@ let dist: string;
 beforeAll(async () => {
   dist = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-dist-'));
   fs.mkdirSync(path.join(dist, 'assets'));
-  fs.writeFileSync(path.join(dist, 'index.html'), `<!doctype html><html><head><script type="module" crossorigin src="/assets/app.js"></script></head><body><div id="root"></div><script>${INLINE}</script></body></html>`);
+  fs.writeFileSync(
+    path.join(dist, 'index.html'),
+    `<!doctype html><html><head><script type="module" crossorigin src="/assets/app.js"></script></head><body><div id="root"></div><script>${INLINE}</script></body></html>`,
+  );
   fs.writeFileSync(path.join(dist, 'assets', 'app.js'), 'console.log(1)');
   h = await createHarness({ WEB_DIST: dist });
 });
@@ -26,7 +29,17 @@ afterAll(async () => {
 });
 
 /** The directives of a policy, by name. */
-const directives = (csp: string) => Object.fromEntries(csp.split(';').map((d) => d.trim()).filter(Boolean).map((d) => { const [name, ...values] = d.split(/\s+/); return [name, values]; }));
+const directives = (csp: string) =>
+  Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => {
+        const [name, ...values] = d.split(/\s+/);
+        return [name, values];
+      }),
+  );
 
 function expectSecurityHeaders(headers: Record<string, unknown>) {
   expect(headers['x-content-type-options']).toBe('nosniff');
@@ -69,9 +82,15 @@ describe('security headers', () => {
     expectSecurityHeaders((await h.call({ method: 'GET', url: '/apiAdmin/publicKey' })).headers);
     expectSecurityHeaders((await h.call({ method: 'GET', url: '/apiAdmin/no-such-call' })).headers);
     expectSecurityHeaders((await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/userInfo' })).headers);
-    expectSecurityHeaders((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: 'x' } })).headers);
+    expectSecurityHeaders(
+      (await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: 'x' } })).headers,
+    );
     expectSecurityHeaders((await h.call({ method: 'GET', url: '/open/v1/devices' })).headers);
-    const sms = { method: 'POST' as const, url: '/apiAdmin/sms/send', payload: { mobile: nextMobile(), purpose: 'register' } };
+    const sms = {
+      method: 'POST' as const,
+      url: '/apiAdmin/sms/send',
+      payload: { mobile: nextMobile(), purpose: 'register' },
+    };
     expect((await h.call(sms)).statusCode).toBe(200);
     const again = await h.call(sms);
     expect(again.statusCode).toBe(429);
@@ -89,7 +108,9 @@ describe('security headers', () => {
 
 describe('inlineScriptHashes', () => {
   it('hashes each inline script as written and skips scripts with a src', () => {
-    const html = `<script src="/a.js"></script><script>one()</script><SCRIPT type="text/javascript">\ntwo()\n</SCRIPT><script type="module" src="/b.js"> </script><script>one()</script><script></script>`;
+    const html =
+      `<script src="/a.js"></script><script>one()</script><SCRIPT type="text/javascript">\ntwo()\n</SCRIPT><script ` +
+      `type="module" src="/b.js"> </script><script>one()</script><script></script>`;
     expect(inlineScriptHashes(html)).toEqual([sha('one()'), sha('\ntwo()\n')]);
   });
 

@@ -18,11 +18,15 @@ const idOf = (i: number) => ids.get(specs[i].sn)!;
 beforeAll(async () => {
   h = await createHarness();
   [A, B] = [await customer(h), await customer(h)];
-  ids = new Map([...(await devicesOf(h, A.tenantId, specs.slice(0, 6))), ...(await devicesOf(h, B.tenantId, specs.slice(6)))]);
+  ids = new Map([
+    ...(await devicesOf(h, A.tenantId, specs.slice(0, 6))),
+    ...(await devicesOf(h, B.tenantId, specs.slice(6))),
+  ]);
 });
 afterAll(() => h.close());
 
-const post = (url: string, token: string | undefined, payload?: Record<string, unknown>) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, ...(payload ? { payload } : {}) });
+const post = (url: string, token: string | undefined, payload?: Record<string, unknown>) =>
+  h.call({ method: 'POST', url: `/apiAdmin${url}`, token, ...(payload ? { payload } : {}) });
 const get = (url: string, token: string | undefined) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
 
 /** A sub-account of tenant A holding exactly these permissions. */
@@ -32,13 +36,38 @@ describe('bad input answers 400 naming the field', () => {
   const cases: Array<[string, () => ReturnType<typeof post>, string]> = [
     ['no body fields', () => post('/device/command', A.token, {}), 'deviceIds'],
     ['no device', () => post('/device/command', A.token, { deviceIds: [], type: 'reboot' }), 'deviceIds'],
-    ['501 devices', () => post('/device/command', A.token, { deviceIds: Array.from({ length: 501 }, (_, i) => i + 1), type: 'reboot' }), 'deviceIds'],
-    ['a repeated device', () => post('/device/command', A.token, { deviceIds: [idOf(0), idOf(0)], type: 'reboot' }), 'deviceIds'],
-    ['a device id that is not a number', () => post('/device/command', A.token, { deviceIds: ['x'], type: 'reboot' }), 'deviceIds.0'],
+    [
+      '501 devices',
+      () =>
+        post('/device/command', A.token, { deviceIds: Array.from({ length: 501 }, (_, i) => i + 1), type: 'reboot' }),
+      'deviceIds',
+    ],
+    [
+      'a repeated device',
+      () => post('/device/command', A.token, { deviceIds: [idOf(0), idOf(0)], type: 'reboot' }),
+      'deviceIds',
+    ],
+    [
+      'a device id that is not a number',
+      () => post('/device/command', A.token, { deviceIds: ['x'], type: 'reboot' }),
+      'deviceIds.0',
+    ],
     ['an unknown command', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'explode' }), 'type'],
-    ['an expiry of 0 s', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', expireInSec: 0 }), 'expireInSec'],
-    ['an expiry over 7 days', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', expireInSec: 8 * 86400 }), 'expireInSec'],
-    ['an unknown field', () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', force: true }), 'force'],
+    [
+      'an expiry of 0 s',
+      () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', expireInSec: 0 }),
+      'expireInSec',
+    ],
+    [
+      'an expiry over 7 days',
+      () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', expireInSec: 8 * 86400 }),
+      'expireInSec',
+    ],
+    [
+      'an unknown field',
+      () => post('/device/command', A.token, { deviceIds: [idOf(0)], type: 'reboot', force: true }),
+      'force',
+    ],
     ['a page size over 100', () => get('/device/task/list?pageSize=1000', A.token), 'pageSize'],
     ['an unknown state', () => get('/device/task/list?state=bogus', A.token), 'state'],
     ['a device id that is not a number (list)', () => get('/device/task/list?deviceId=abc', A.token), 'deviceId'],
@@ -60,7 +89,11 @@ describe('bad input answers 400 naming the field', () => {
 
 describe('permissions', () => {
   it('asks for a token', async () => {
-    for (const res of [await post('/device/command', undefined, { deviceIds: [idOf(0)], type: 'reboot' }), await get('/device/task/list', undefined), await post('/device/events/ticket', undefined)]) {
+    for (const res of [
+      await post('/device/command', undefined, { deviceIds: [idOf(0)], type: 'reboot' }),
+      await get('/device/task/list', undefined),
+      await post('/device/events/ticket', undefined),
+    ]) {
       expect(res.statusCode).toBe(401);
     }
   });
@@ -77,8 +110,18 @@ describe('permissions', () => {
       ['no roles', 'task list', () => get('/device/task/list', none), 403],
       // the stream is every signed-in user's; what it carries follows the permissions (live-events.test.ts)
       ['no roles', 'event ticket', () => post('/device/events/ticket', none), 200],
-      ['reboot only', 'reboot', () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'reboot' }), 200],
-      ['reboot only', 'shutdown', () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'shutdown' }), 403],
+      [
+        'reboot only',
+        'reboot',
+        () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'reboot' }),
+        200,
+      ],
+      [
+        'reboot only',
+        'shutdown',
+        () => post('/device/command', rebootOnly, { deviceIds: [idOf(0)], type: 'shutdown' }),
+        403,
+      ],
       ['viewer', 'event ticket', () => post('/device/events/ticket', viewer), 200],
       ['viewer', 'cancel', () => post(`/device/task/${randomUUID()}/cancel`, viewer), 403],
       ['viewer', 'batch list', () => get('/device/task/batch/list', viewer), 403],
@@ -113,29 +156,59 @@ describe('commands and tasks', () => {
 
     await post(`/device/task/${taskIds[0]}/cancel`, A.token);
     const batch = await get(`/device/task/batch/${batchId}`, A.token);
-    expect(batch.body_.data).toMatchObject({ id: batchId, type: 'shutdown', total: 3, counts: { queued: 2, canceled: 1, succeeded: 0, failed: 0 } });
+    expect(batch.body_.data).toMatchObject({
+      id: batchId,
+      type: 'shutdown',
+      total: 3,
+      counts: { queued: 2, canceled: 1, succeeded: 0, failed: 0 },
+    });
 
     const list = await get(`/device/task/list?batchId=${batchId}&state=queued&pageSize=1`, A.token);
     expect(list.body_.data.total).toBe(2);
     expect(list.body_.data.list).toHaveLength(1);
-    expect(list.body_.data.list[0]).toMatchObject({ batchId, state: 'queued', type: 'shutdown', attempts: 0, maxAttempts: 3, sentAt: null });
+    expect(list.body_.data.list[0]).toMatchObject({
+      batchId,
+      state: 'queued',
+      type: 'shutdown',
+      attempts: 0,
+      maxAttempts: 3,
+      sentAt: null,
+    });
   });
 
   it("lists the account's batches newest first, each with its counts by state, and never another account's", async () => {
-    const first = (await post('/device/command', A.token, { deviceIds: [idOf(1), idOf(2)], type: 'reboot' })).body_.data;
-    const second = (await post('/device/command', A.token, { deviceIds: [idOf(3), idOf(4), idOf(5)], type: 'shutdown' })).body_.data;
+    const first = (await post('/device/command', A.token, { deviceIds: [idOf(1), idOf(2)], type: 'reboot' })).body_
+      .data;
+    const second = (
+      await post('/device/command', A.token, { deviceIds: [idOf(3), idOf(4), idOf(5)], type: 'shutdown' })
+    ).body_.data;
     // a single device makes no batch
     await post('/device/command', A.token, { deviceIds: [idOf(1)], type: 'reboot' });
     await post(`/device/task/${second.taskIds[1]}/cancel`, A.token);
-    const theirs = (await post('/device/command', B.token, { deviceIds: [ids.get(specs[6].sn)!, ids.get(specs[7].sn)!], type: 'reboot' })).body_.data;
+    const theirs = (
+      await post('/device/command', B.token, {
+        deviceIds: [ids.get(specs[6].sn)!, ids.get(specs[7].sn)!],
+        type: 'reboot',
+      })
+    ).body_.data;
 
     const page = await get('/device/task/batch/list?pageSize=2', A.token);
     expect(page.statusCode).toBe(200);
     const all = (await get('/device/task/batch/list?pageSize=100', A.token)).body_.data;
     expect(page.body_.data.total).toBe(all.total);
     expect(page.body_.data.list.map((b: { id: number }) => b.id)).toEqual([second.batchId, first.batchId]);
-    expect(page.body_.data.list[0]).toMatchObject({ id: second.batchId, type: 'shutdown', total: 3, counts: { queued: 2, canceled: 1, succeeded: 0, running: 0 } });
-    expect(page.body_.data.list[1]).toMatchObject({ id: first.batchId, type: 'reboot', total: 2, counts: { queued: 2 } });
+    expect(page.body_.data.list[0]).toMatchObject({
+      id: second.batchId,
+      type: 'shutdown',
+      total: 3,
+      counts: { queued: 2, canceled: 1, succeeded: 0, running: 0 },
+    });
+    expect(page.body_.data.list[1]).toMatchObject({
+      id: first.batchId,
+      type: 'reboot',
+      total: 2,
+      counts: { queued: 2 },
+    });
     expect(Object.keys(page.body_.data.list[0].counts).sort()).toEqual([...TASK_STATES].sort());
     expect(all.list.map((b: { id: number }) => b.id)).not.toContain(theirs.batchId);
     const next = await get('/device/task/batch/list?pageSize=2&pageNo=2', A.token);
@@ -148,11 +221,14 @@ describe('commands and tasks', () => {
     const admin = (await h.login('admin', ADMIN_PASSWORD)).token;
     const mine = await post('/device/command', A.token, { deviceIds: [idOf(4), idOf(5)], type: 'reboot' });
     const { batchId, taskIds } = mine.body_.data;
-    const count = async () => Number((await sql<{ n: string }>`select count(*) as n from device_tasks`.execute(h.db)).rows[0].n);
+    const count = async () =>
+      Number((await sql<{ n: string }>`select count(*) as n from device_tasks`.execute(h.db)).rows[0].n);
     const before = await count();
     for (const token of [B.token, admin]) {
       expect((await post('/device/command', token, { deviceIds: [idOf(4)], type: 'reboot' })).statusCode).toBe(404);
-      expect((await post('/device/command', token, { deviceIds: [idOf(6), idOf(4)], type: 'reboot' })).statusCode).toBe(404);
+      expect((await post('/device/command', token, { deviceIds: [idOf(6), idOf(4)], type: 'reboot' })).statusCode).toBe(
+        404,
+      );
       expect((await get(`/device/task/list?deviceId=${idOf(4)}`, token)).statusCode).toBe(404);
       expect((await get(`/device/task/list?batchId=${batchId}`, token)).statusCode).toBe(404);
       expect((await get(`/device/task/batch/${batchId}`, token)).statusCode).toBe(404);
@@ -166,7 +242,11 @@ describe('commands and tasks', () => {
 
 describe('the state machine', () => {
   // transitions driven by what a device says, straight on the service: a duplicate or late message never moves a task back
-  type Msg = { kind: 'ack'; ok?: boolean } | { kind: 'progress'; progress: number } | { kind: 'result'; ok: boolean } | { kind: 'foreign-ack' };
+  type Msg =
+    | { kind: 'ack'; ok?: boolean }
+    | { kind: 'progress'; progress: number }
+    | { kind: 'result'; ok: boolean }
+    | { kind: 'foreign-ack' };
   const table: Array<[TaskState, number, Msg, TaskState, number]> = [
     ['sent', 0, { kind: 'ack' }, 'delivered', 0],
     ['timeout', 0, { kind: 'ack' }, 'delivered', 0],
@@ -189,11 +269,25 @@ describe('the state machine', () => {
     ['sent', 0, { kind: 'foreign-ack' }, 'sent', 0],
   ];
   it.each(table)('%s (%i%%) + %o → %s', async (from, progress, msg, to, progressAfter) => {
-    const service = new TaskService(h.db, { publish: () => {} }, { command: async () => {} }, { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 });
+    const service = new TaskService(
+      h.db,
+      { publish: () => {} },
+      { command: async () => {} },
+      { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 },
+    );
     const deviceId = idOf(0);
     const row = await h.db
       .insertInto('device_tasks')
-      .values({ tenant_id: A.tenantId, device_id: deviceId, type: 'reboot', params: '{}', state: from, progress, expire_at: new Date(Date.now() + 3_600_000), attempts: from === 'queued' ? 0 : 1 })
+      .values({
+        tenant_id: A.tenantId,
+        device_id: deviceId,
+        type: 'reboot',
+        params: '{}',
+        state: from,
+        progress,
+        expire_at: new Date(Date.now() + 3_600_000),
+        attempts: from === 'queued' ? 0 : 1,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     if (msg.kind === 'ack') await service.onAck(deviceId, { id: row.id, ok: msg.ok ?? true });
@@ -208,8 +302,17 @@ it('documents the task and event routes in the OpenAPI document', async () => {
   const r = await h.call({ method: 'GET', url: '/apiAdmin/docs/json' });
   expect(r.statusCode).toBe(200);
   const paths = r.json().paths;
-  expect(paths['/apiAdmin/device/command'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['deviceIds', 'type']));
-  for (const p of ['/apiAdmin/device/task/list', '/apiAdmin/device/task/batch/{id}', '/apiAdmin/device/task/{id}/cancel', '/apiAdmin/device/events', '/apiAdmin/device/events/ticket']) expect(paths[p], p).toBeDefined();
+  expect(paths['/apiAdmin/device/command'].post.requestBody.content['application/json'].schema.required).toEqual(
+    expect.arrayContaining(['deviceIds', 'type']),
+  );
+  for (const p of [
+    '/apiAdmin/device/task/list',
+    '/apiAdmin/device/task/batch/{id}',
+    '/apiAdmin/device/task/{id}/cancel',
+    '/apiAdmin/device/events',
+    '/apiAdmin/device/events/ticket',
+  ])
+    expect(paths[p], p).toBeDefined();
 });
 
 describe('live task events', () => {
@@ -227,7 +330,11 @@ describe('live task events', () => {
       const [taskId] = res.body_.data.taskIds;
       await evTasks.waitFor('the task event', (e) => e.type === 'task' && e.data.id === taskId);
       // a device event after it: once the viewer has that, it would have had the task event too
-      await h.db.updateTable('devices').set({ status: 'online', conn_id: 'c-live' }).where('id', '=', idOf(2)).execute();
+      await h.db
+        .updateTable('devices')
+        .set({ status: 'online', conn_id: 'c-live' })
+        .where('id', '=', idOf(2))
+        .execute();
       await h.app.gateway.presence.offline(idOf(2), 'c-live', 'test');
       await ev.waitFor('the device event', (e) => e.type === 'device' && e.data.id === idOf(2));
       expect(ev.events.filter((e) => e.type === 'task')).toEqual([]);
@@ -244,9 +351,15 @@ describe('live task events', () => {
     const ev = await openEvents(h, base, c.token);
     try {
       const [taskId] = (await post('/device/command', c.token, { deviceIds: [id], type: 'reboot' })).body_.data.taskIds;
-      await ev.waitFor('the queued event', (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'queued');
+      await ev.waitFor(
+        'the queued event',
+        (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'queued',
+      );
       expect((await post('/device/unbind', c.token, { id })).statusCode).toBe(200);
-      const canceled = await ev.waitFor('the canceled event', (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'canceled');
+      const canceled = await ev.waitFor(
+        'the canceled event',
+        (e) => e.type === 'task' && e.data.id === taskId && e.data.state === 'canceled',
+      );
       expect(canceled.data).toMatchObject({ deviceId: id, error: 'device unbound' });
       expect((await taskRow(h, taskId)).state).toBe('canceled');
     } finally {

@@ -16,10 +16,15 @@ describe('client errors of customers go to the server log', () => {
 
   it('takes a bounded report of a signed-in user, up to a cap per session', async () => {
     const c = await registerCustomer(h);
-    const first = await report(c.token, { message: 'TypeError: x is undefined', stack: 'at a (b.js:1:2)', url: '/device/index' });
+    const first = await report(c.token, {
+      message: 'TypeError: x is undefined',
+      stack: 'at a (b.js:1:2)',
+      url: '/device/index',
+    });
     expect(first.statusCode).toBe(200);
     expect(first.body_.data).toEqual({ logged: true });
-    for (let i = 1; i < CLIENT_ERROR_CAP; i++) expect((await report(c.token, { message: `m${i}`, url: '/' })).body_.data.logged).toBe(true);
+    for (let i = 1; i < CLIENT_ERROR_CAP; i++)
+      expect((await report(c.token, { message: `m${i}`, url: '/' })).body_.data.logged).toBe(true);
     expect((await report(c.token, { message: 'one too many', url: '/' })).body_.data).toEqual({ logged: false });
     // another session has its own share
     const other = await registerCustomer(h);
@@ -47,18 +52,32 @@ describe('captcha', () => {
     expect(res.body_.data.svg).toMatch(/transform="rotate\(-?\d+ [\d.]+ [\d.]+\)"/);
     expect(res.body_.data.svg).toContain('height="50"');
     for (const ch of '0oO1lIi') expect(CAPTCHA_ALPHABET).not.toContain(ch);
-    expect(tiltCharacters('<path fill="#abc" d="M10 20L30 40"/><path d="M1 2" stroke="#111" fill="none"/>', () => 1)).toBe(
+    expect(
+      tiltCharacters('<path fill="#abc" d="M10 20L30 40"/><path d="M1 2" stroke="#111" fill="none"/>', () => 1),
+    ).toBe(
       '<path fill="#abc" d="M10 20L30 40" transform="rotate(28 20.0 30.0)"/><path d="M1 2" stroke="#111" fill="none"/>',
     );
   });
 
   it('says a wrong answer once, without repeating the field name', async () => {
     await h.call({ method: 'GET', url: '/apiAdmin/captcha' });
-    const payload = { username: 'admin', password: ADMIN_PASSWORD, captchaId: '00000000-0000-0000-0000-000000000000', captcha: 'zzzz' };
+    const payload = {
+      username: 'admin',
+      password: ADMIN_PASSWORD,
+      captchaId: '00000000-0000-0000-0000-000000000000',
+      captcha: 'zzzz',
+    };
     const en = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload });
     expect(en.body_.msg).toBe('graphic captcha is wrong or expired');
-    expect(en.body_.data.fields).toEqual([{ field: 'captcha', message: 'graphic captcha is wrong or expired', key: 'auth.captchaWrong' }]);
-    const zh = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload, headers: { 'accept-language': 'zh-CN' } });
+    expect(en.body_.data.fields).toEqual([
+      { field: 'captcha', message: 'graphic captcha is wrong or expired', key: 'auth.captchaWrong' },
+    ]);
+    const zh = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/user/v1/login',
+      payload,
+      headers: { 'accept-language': 'zh-CN' },
+    });
     expect(zh.body_.msg).toBe('图形验证码错误或已过期');
   });
 });
@@ -67,7 +86,10 @@ describe('sessions', () => {
   it('moves last-active on use, at most once a minute per session', async () => {
     const c = await registerCustomer(h);
     const back = async () => {
-      await h.db.updateTable('sessions').set({ last_active_at: new Date(Date.now() - 10 * 60_000) }).execute();
+      await h.db
+        .updateTable('sessions')
+        .set({ last_active_at: new Date(Date.now() - 10 * 60_000) })
+        .execute();
     };
     const lastActive = async () => {
       const list = await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/sessions', token: c.token });
@@ -112,11 +134,35 @@ describe('validation of a query string', () => {
 describe('system messages', () => {
   it("show an identity review's title in the reader's language", async () => {
     const c = await registerCustomer(h);
-    const user = await h.db.selectFrom('users').select(['id', 'tenant_id']).where('username', '=', c.username).executeTakeFirstOrThrow();
-    await h.db.insertInto('messages').values({ tenant_id: user.tenant_id, user_id: user.id, kind: 'identity.reviewed', title: 'Identity authentication approved', body: '', read_at: null }).execute();
-    const zh = await h.call({ method: 'GET', url: '/apiAdmin/message/getList', token: c.token, headers: { 'accept-language': 'zh-CN' } });
+    const user = await h.db
+      .selectFrom('users')
+      .select(['id', 'tenant_id'])
+      .where('username', '=', c.username)
+      .executeTakeFirstOrThrow();
+    await h.db
+      .insertInto('messages')
+      .values({
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        kind: 'identity.reviewed',
+        title: 'Identity authentication approved',
+        body: '',
+        read_at: null,
+      })
+      .execute();
+    const zh = await h.call({
+      method: 'GET',
+      url: '/apiAdmin/message/getList',
+      token: c.token,
+      headers: { 'accept-language': 'zh-CN' },
+    });
     expect(zh.body_.data.list[0].title).toBe('实名认证已通过');
-    const en = await h.call({ method: 'GET', url: '/apiAdmin/message/getList', token: c.token, headers: { 'accept-language': 'en' } });
+    const en = await h.call({
+      method: 'GET',
+      url: '/apiAdmin/message/getList',
+      token: c.token,
+      headers: { 'accept-language': 'en' },
+    });
     expect(en.body_.data.list[0].title).toBe('Identity authentication approved');
   });
 });

@@ -3,7 +3,15 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMPORT_MAX_BYTES } from '@cpc/contracts/device';
-import { ADMIN_PASSWORD, JPEG_1x1, PNG_1x1, createHarness, multipart, registerCustomer, type Harness } from './harness.ts';
+import {
+  ADMIN_PASSWORD,
+  JPEG_1x1,
+  PNG_1x1,
+  createHarness,
+  multipart,
+  registerCustomer,
+  type Harness,
+} from './harness.ts';
 
 let h: Harness;
 let staff: string;
@@ -15,18 +23,39 @@ afterAll(() => h.close());
 
 const MB = 1024 * 1024;
 const get = (url: string, token: string) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
-const post = (url: string, token: string, payload: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
-const uploadToken = async (token: string) => (await get('/user/v1/user/getQnToken?bucket=permanentfile', token)).body_.data.token as string;
-const upload = (token: string, name: string, bytes: Buffer) => h.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token }, { name, bytes, type: 'image/jpeg' }) });
+const post = (url: string, token: string, payload: unknown) =>
+  h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
+const uploadToken = async (token: string) =>
+  (await get('/user/v1/user/getQnToken?bucket=permanentfile', token)).body_.data.token as string;
+const upload = (token: string, name: string, bytes: Buffer) =>
+  h.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token }, { name, bytes, type: 'image/jpeg' }) });
 
 /** Every file under DATA_DIR/objects, temporary ones included. */
 function filesOnDisk(): string[] {
   const root = path.join(h.dataDir, 'objects');
   if (!fs.existsSync(root)) return [];
-  return (fs.readdirSync(root, { recursive: true }) as string[]).filter((p) => fs.statSync(path.join(root, p)).isFile());
+  return (fs.readdirSync(root, { recursive: true }) as string[]).filter((p) =>
+    fs.statSync(path.join(root, p)).isFile(),
+  );
 }
-const objectRows = async () => Number((await h.db.selectFrom('objects').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-const deviceCount = async () => Number((await h.db.selectFrom('devices').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const objectRows = async () =>
+  Number(
+    (
+      await h.db
+        .selectFrom('objects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+const deviceCount = async () =>
+  Number(
+    (
+      await h.db
+        .selectFrom('devices')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** A jpg of exactly `size` bytes: a real header, then padding file-type does not read. */
 const jpegOf = (size: number) => Buffer.concat([JPEG_1x1, Buffer.alloc(size - JPEG_1x1.length, 0x20)]);
@@ -39,14 +68,25 @@ async function listening(): Promise<string> {
 }
 
 /** POSTs a body over a socket, pausing at each of `cuts` so each piece is read on its own. */
-async function postInPieces(payload: Buffer, headers: Record<string, string>, cuts: number[], path = '/apiAdmin/upload'): Promise<{ status: number; body: any }> {
+async function postInPieces(
+  payload: Buffer,
+  headers: Record<string, string>,
+  cuts: number[],
+  path = '/apiAdmin/upload',
+): Promise<{ status: number; body: any }> {
   const url = new URL(path, await listening());
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': payload.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': payload.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+      },
+    );
     req.on('error', reject);
     let at = 0;
     const send = async () => {
@@ -86,7 +126,9 @@ describe('upload size', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body_.code).toBe(400);
     expect(res.body_.msg).toBe('file: file must not exceed 10MB');
-    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 10MB', key: 'upload.tooLarge' }]);
+    expect(res.body_.data.fields).toEqual([
+      { field: 'file', message: 'file must not exceed 10MB', key: 'upload.tooLarge' },
+    ]);
     await keptNothing(before);
   });
 
@@ -107,7 +149,12 @@ describe('upload size', () => {
     const c = await registerCustomer(h);
     const before = await snapshot();
     const body = multipart({ token: await uploadToken(c.token) }, { name: 'big.jpg', bytes: jpegOf(10 * MB + 1) });
-    const zh = await h.call({ method: 'POST', url: '/apiAdmin/upload', payload: body.payload, headers: { ...body.headers, 'accept-language': 'zh-CN' } });
+    const zh = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/upload',
+      payload: body.payload,
+      headers: { ...body.headers, 'accept-language': 'zh-CN' },
+    });
     expect(zh.statusCode).toBe(400);
     expect(zh.body_.msg).toBe('文件：文件不能超过10MB');
     expect(zh.body_.msg).toMatch(/[\u4e00-\u9fff]/);
@@ -144,8 +191,22 @@ describe('temporary files', () => {
       const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
       fs.utimesSync(path.join(tmp, 'old'), twoHoursAgo, twoHoursAgo);
       const c = await registerCustomer(other);
-      const t = (await other.call({ method: 'GET', url: '/apiAdmin/user/v1/user/getQnToken?bucket=permanentfile', token: c.token })).body_.data.token;
-      expect((await other.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token: t }, { name: 'a.png', bytes: PNG_1x1 }) })).statusCode).toBe(200);
+      const t = (
+        await other.call({
+          method: 'GET',
+          url: '/apiAdmin/user/v1/user/getQnToken?bucket=permanentfile',
+          token: c.token,
+        })
+      ).body_.data.token;
+      expect(
+        (
+          await other.call({
+            method: 'POST',
+            url: '/apiAdmin/upload',
+            ...multipart({ token: t }, { name: 'a.png', bytes: PNG_1x1 }),
+          })
+        ).statusCode,
+      ).toBe(200);
       expect(fs.readdirSync(tmp)).toEqual(['recent']);
     } finally {
       await other.close();
@@ -156,7 +217,11 @@ describe('temporary files', () => {
 describe('what is checked before anything is written', () => {
   it("refuses a deleted sub-account's token with 401 and keeps no file", async () => {
     const main = await registerCustomer(h);
-    const sub = await post('/system/subAccount/create', main.token, { username: `up_${Date.now().toString(36)}`, password: 'Passw0rd99', confirmPassword: 'Passw0rd99' });
+    const sub = await post('/system/subAccount/create', main.token, {
+      username: `up_${Date.now().toString(36)}`,
+      password: 'Passw0rd99',
+      confirmPassword: 'Passw0rd99',
+    });
     expect(sub.statusCode, sub.body).toBe(200);
     const subLogin = await h.login(sub.body_.data.username, 'Passw0rd99');
     const token = await uploadToken(subLogin.token);
@@ -170,11 +235,17 @@ describe('what is checked before anything is written', () => {
 
   it('refuses the token of a disabled sub-account, and of a session that logged out', async () => {
     const main = await registerCustomer(h);
-    const sub = await post('/system/subAccount/create', main.token, { username: `ud_${Date.now().toString(36)}`, password: 'Passw0rd99', confirmPassword: 'Passw0rd99' });
+    const sub = await post('/system/subAccount/create', main.token, {
+      username: `ud_${Date.now().toString(36)}`,
+      password: 'Passw0rd99',
+      confirmPassword: 'Passw0rd99',
+    });
     const subLogin = await h.login(sub.body_.data.username, 'Passw0rd99');
     const token = await uploadToken(subLogin.token);
     expect((await upload(token, 'ok.png', PNG_1x1)).statusCode).toBe(200);
-    expect((await post('/system/subAccount/state', main.token, { id: sub.body_.data.id, state: 'disabled' })).statusCode).toBe(200);
+    expect(
+      (await post('/system/subAccount/state', main.token, { id: sub.body_.data.id, state: 'disabled' })).statusCode,
+    ).toBe(200);
     const before = await snapshot();
     const res = await upload(token, 'a.png', PNG_1x1);
     expect(res.statusCode).toBe(401);
@@ -191,7 +262,11 @@ describe('what is checked before anything is written', () => {
   it('refuses the token of a user disabled after getting it', async () => {
     const c = await registerCustomer(h);
     const token = await uploadToken(c.token);
-    const user = await h.db.selectFrom('users').select('id').where('username', '=', c.username).executeTakeFirstOrThrow();
+    const user = await h.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', c.username)
+      .executeTakeFirstOrThrow();
     // disabled directly, sessions left as they were: the user's state alone must refuse it
     await h.db.updateTable('users').set({ state: 'disabled' }).where('id', '=', user.id).execute();
     const before = await snapshot();
@@ -214,9 +289,16 @@ describe('what is checked before anything is written', () => {
     const before = await snapshot();
     const body = multipart({ token: await uploadToken(c.token) }, { name: 'cut.jpg', bytes: jpegOf(3 * MB) });
     // a body that stops at half with no closing boundary: the request ends before the file does
-    const res = await h.call({ method: 'POST', url: '/apiAdmin/upload', payload: body.payload.subarray(0, 1.5 * MB), headers: body.headers });
+    const res = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/upload',
+      payload: body.payload.subarray(0, 1.5 * MB),
+      headers: body.headers,
+    });
     expect(res.statusCode).toBe(400);
-    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'the file did not arrive whole', key: 'upload.incomplete' }]);
+    expect(res.body_.data.fields).toEqual([
+      { field: 'file', message: 'the file did not arrive whole', key: 'upload.incomplete' },
+    ]);
     await keptNothing(before);
   });
 
@@ -226,13 +308,18 @@ describe('what is checked before anything is written', () => {
     const body = multipart({ token: await uploadToken(c.token) }, { name: 'cut.jpg', bytes: jpegOf(3 * MB) });
     await abortAfter(body.payload, body.headers, 1.5 * MB);
     // the server notices the socket close on its own time
-    for (let i = 0; i < 50 && filesOnDisk().length !== before.files.length; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && filesOnDisk().length !== before.files.length; i++)
+      await new Promise((r) => setTimeout(r, 50));
     await keptNothing(before);
   });
 });
 
 describe('signed object URLs', () => {
-  it.each(['/apiAdmin/objects/%25ZZ?exp=1&sig=x', '/apiAdmin/objects/%ZZ?exp=1&sig=x', '/apiAdmin/objects/a/%E0%A4%A?exp=9999999999&sig=x'])('%s answers a 4xx envelope', async (url) => {
+  it.each([
+    '/apiAdmin/objects/%25ZZ?exp=1&sig=x',
+    '/apiAdmin/objects/%ZZ?exp=1&sig=x',
+    '/apiAdmin/objects/a/%E0%A4%A?exp=9999999999&sig=x',
+  ])('%s answers a 4xx envelope', async (url) => {
     const res = await h.call({ method: 'GET', url });
     expect(res.statusCode).toBeGreaterThanOrEqual(400);
     expect(res.statusCode).toBeLessThan(500);
@@ -277,9 +364,23 @@ describe('signed object URLs', () => {
 
 describe('device CSV import', () => {
   const importCsv = (bytes: Buffer | string) =>
-    h.call({ method: 'POST', url: '/apiAdmin/system/deviceRegistry/import', token: staff, ...multipart({}, { name: 'factory.csv', bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes), type: 'text/csv' }) });
+    h.call({
+      method: 'POST',
+      url: '/apiAdmin/system/deviceRegistry/import',
+      token: staff,
+      ...multipart(
+        {},
+        { name: 'factory.csv', bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes), type: 'text/csv' },
+      ),
+    });
   const newModel = async () => {
-    const res = await post('/system/deviceModel/add', staff, { code: `U${Date.now().toString(36)}`, name: 'printer', kind: 'printer', paperWidthMm: 58, capabilities: ['print'] });
+    const res = await post('/system/deviceModel/add', staff, {
+      code: `U${Date.now().toString(36)}`,
+      name: 'printer',
+      kind: 'printer',
+      paperWidthMm: 58,
+      capabilities: ['print'],
+    });
     expect(res.statusCode, res.body).toBe(200);
     return res.body_.data.code as string;
   };
@@ -288,12 +389,17 @@ describe('device CSV import', () => {
     const model = await newModel();
     const p = Date.now().toString(36).toUpperCase();
     const line = (i: number) => `BIG-${p}-${String(i).padStart(6, '0')},${model}${' '.repeat(200)}`;
-    const lines = ['sn,model', ...Array.from({ length: Math.ceil(IMPORT_MAX_BYTES / line(0).length) + 10 }, (_, i) => line(i))];
+    const lines = [
+      'sn,model',
+      ...Array.from({ length: Math.ceil(IMPORT_MAX_BYTES / line(0).length) + 10 }, (_, i) => line(i)),
+    ];
     const before = await deviceCount();
     const res = await importCsv(lines.join('\n'));
     expect(res.statusCode, res.body).toBe(400);
     expect(res.body_.code).toBe(400);
-    expect(res.body_.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 2 MB', key: 'upload.tooLargeMb', params: { n: 2 } }]);
+    expect(res.body_.data.fields).toEqual([
+      { field: 'file', message: 'file must not exceed 2 MB', key: 'upload.tooLargeMb', params: { n: 2 } },
+    ]);
     expect(await deviceCount()).toBe(before);
   });
 
@@ -304,12 +410,24 @@ describe('device CSV import', () => {
     let width = 230;
     while (IMPORT_MAX_BYTES % (width + 1) < 60) width++;
     const line = (i: number) => `CUT-${p}-${String(i).padStart(6, '0')},${model}`.padEnd(width, ' ');
-    const csv = Buffer.from(['sn,model'.padEnd(width, ' '), ...Array.from({ length: Math.ceil(IMPORT_MAX_BYTES / width) + 20 }, (_, i) => line(i))].join('\n'));
+    const csv = Buffer.from(
+      [
+        'sn,model'.padEnd(width, ' '),
+        ...Array.from({ length: Math.ceil(IMPORT_MAX_BYTES / width) + 20 }, (_, i) => line(i)),
+      ].join('\n'),
+    );
     const body = multipart({}, { name: 'factory.csv', bytes: csv, type: 'text/csv' });
     const before = await deviceCount();
-    const res = await postInPieces(body.payload, { ...body.headers, authorization: `Bearer ${staff}` }, [body.payload.indexOf(csv) + IMPORT_MAX_BYTES], '/apiAdmin/system/deviceRegistry/import');
+    const res = await postInPieces(
+      body.payload,
+      { ...body.headers, authorization: `Bearer ${staff}` },
+      [body.payload.indexOf(csv) + IMPORT_MAX_BYTES],
+      '/apiAdmin/system/deviceRegistry/import',
+    );
     expect(res.status).toBe(400);
-    expect(res.body.data.fields).toEqual([{ field: 'file', message: 'file must not exceed 2 MB', key: 'upload.tooLargeMb', params: { n: 2 } }]);
+    expect(res.body.data.fields).toEqual([
+      { field: 'file', message: 'file must not exceed 2 MB', key: 'upload.tooLargeMb', params: { n: 2 } },
+    ]);
     expect(await deviceCount()).toBe(before);
   });
 
@@ -326,7 +444,9 @@ describe('device CSV import', () => {
   it('imports nothing from a file with one bad row among good ones, naming it', async () => {
     const model = await newModel();
     const p = Date.now().toString(36).toUpperCase();
-    const csv = ['sn,model,imei', `GOOD-${p}-1,${model},`, `GOOD-${p}-2,${model},123`, `GOOD-${p}-3,${model},`].join('\n');
+    const csv = ['sn,model,imei', `GOOD-${p}-1,${model},`, `GOOD-${p}-2,${model},123`, `GOOD-${p}-3,${model},`].join(
+      '\n',
+    );
     const before = await deviceCount();
     const res = await importCsv(csv);
     expect(res.statusCode).toBe(400);

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, PNG_1x1, createHarness, multipart, nextMobile, registerCustomer, uploadImage, type Harness } from './harness.ts';
+import {
+  ADMIN_PASSWORD,
+  PNG_1x1,
+  createHarness,
+  multipart,
+  nextMobile,
+  registerCustomer,
+  uploadImage,
+  type Harness,
+} from './harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -8,8 +17,10 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const get = (url: string, token: string) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
-const post = (url: string, token: string, payload: unknown) => h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
-const fieldOf = (res: { body_: { data: { fields?: Array<{ field: string }> } | null } }) => res.body_.data?.fields?.map((f) => f.field);
+const post = (url: string, token: string, payload: unknown) =>
+  h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });
+const fieldOf = (res: { body_: { data: { fields?: Array<{ field: string }> } | null } }) =>
+  res.body_.data?.fields?.map((f) => f.field);
 
 describe('profile', () => {
   it('shows the profile with the mobile masked, the tenant and the account type', async () => {
@@ -34,10 +45,16 @@ describe('profile', () => {
 
   it('changes the nickname and e-mail, and refuses bad values naming the field', async () => {
     const c = await registerCustomer(h);
-    const saved = await post('/user/v1/user/updateProfile', c.token, { nickname: '  小王  ', email: 'wang@example.com' });
+    const saved = await post('/user/v1/user/updateProfile', c.token, {
+      nickname: '  小王  ',
+      email: 'wang@example.com',
+    });
     expect(saved.statusCode).toBe(200);
     expect(saved.body_.data).toMatchObject({ nickname: '小王', email: 'wang@example.com' });
-    expect((await get('/user/v1/user/profile', c.token)).body_.data).toMatchObject({ nickname: '小王', email: 'wang@example.com' });
+    expect((await get('/user/v1/user/profile', c.token)).body_.data).toMatchObject({
+      nickname: '小王',
+      email: 'wang@example.com',
+    });
 
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ nickname: 'ok', email: 'not-an-email' }, 'email'],
@@ -88,11 +105,19 @@ describe('avatar', () => {
     const bKey = await uploadImage(h, b.token);
     const foreign = await post('/user/v1/user/updateAvatar', a.token, { avatarKey: bKey });
     expect(foreign.statusCode).toBe(400);
-    expect(foreign.body_.data.fields).toEqual([{ field: 'avatarKey', message: 'upload the image first', key: 'upload.imageFirst' }]);
-    expect((await post('/user/v1/user/updateAvatar', a.token, { avatarKey: '20240101/abc/none.png' })).statusCode).toBe(400);
+    expect(foreign.body_.data.fields).toEqual([
+      { field: 'avatarKey', message: 'upload the image first', key: 'upload.imageFirst' },
+    ]);
+    expect((await post('/user/v1/user/updateAvatar', a.token, { avatarKey: '20240101/abc/none.png' })).statusCode).toBe(
+      400,
+    );
     expect(fieldOf(await post('/user/v1/user/updateAvatar', a.token, { avatarKey: '' }))).toEqual(['avatarKey']);
     // a sub-account of the same tenant cannot take the main account's upload either
-    const sub = await post('/system/subAccount/create', b.token, { username: `av_${Date.now().toString(36)}`, password: 'Passw0rd99', confirmPassword: 'Passw0rd99' });
+    const sub = await post('/system/subAccount/create', b.token, {
+      username: `av_${Date.now().toString(36)}`,
+      password: 'Passw0rd99',
+      confirmPassword: 'Passw0rd99',
+    });
     const subLogin = await h.login(sub.body_.data.username, 'Passw0rd99');
     expect((await post('/user/v1/user/updateAvatar', subLogin.token, { avatarKey: bKey })).statusCode).toBe(400);
     expect((await get('/user/v1/user/profile', a.token)).body_.data.avatar).toBe('');
@@ -101,7 +126,14 @@ describe('avatar', () => {
   it('checks the bytes of an avatar upload, not its name', async () => {
     const c = await registerCustomer(h);
     const t = await get('/user/v1/user/getQnToken?bucket=permanentfile', c.token);
-    const res = await h.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token: t.body_.data.token }, { name: 'avatar.png', bytes: Buffer.from('not really a png'), type: 'image/png' }) });
+    const res = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/upload',
+      ...multipart(
+        { token: t.body_.data.token },
+        { name: 'avatar.png', bytes: Buffer.from('not really a png'), type: 'image/png' },
+      ),
+    });
     expect(res.statusCode).toBe(400);
     expect(res.body_.msg).toBe('file: uploads must be jpg or png');
   });
@@ -111,13 +143,29 @@ describe('password and sessions', () => {
   it('changes the password: other sessions end, this one (and its refresh cookie) keeps working', async () => {
     const c = await registerCustomer(h);
     const other = await h.login(c.username, c.password);
-    const res = await post('/user/v1/user/changePassword', c.token, { oldPassword: c.password, password: 'N3wPassword', confirmPassword: 'N3wPassword' });
+    const res = await post('/user/v1/user/changePassword', c.token, {
+      oldPassword: c.password,
+      password: 'N3wPassword',
+      confirmPassword: 'N3wPassword',
+    });
     expect(res.statusCode).toBe(200);
     expect((await get('/user/v1/user/userInfo', other.token)).statusCode).toBe(401);
-    expect((await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: other.cookie } })).statusCode).toBe(401);
+    expect(
+      (await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: other.cookie } })).statusCode,
+    ).toBe(401);
     expect((await get('/user/v1/user/userInfo', c.token)).statusCode).toBe(200);
-    expect((await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: c.cookie } })).statusCode).toBe(200);
-    expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: c.username, password: c.password } })).statusCode).toBe(401);
+    expect(
+      (await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: c.cookie } })).statusCode,
+    ).toBe(200);
+    expect(
+      (
+        await h.call({
+          method: 'POST',
+          url: '/apiAdmin/user/v1/login',
+          payload: { username: c.username, password: c.password },
+        })
+      ).statusCode,
+    ).toBe(401);
     await h.login(c.username, 'N3wPassword');
   });
 
@@ -140,7 +188,13 @@ describe('password and sessions', () => {
 
   it('lists the active sessions, the current one first, and signs out another one', async () => {
     const c = await registerCustomer(h);
-    const phone = await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: c.username, password: c.password }, headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile Safari/604.1' }, remoteAddress: '10.1.2.3' });
+    const phone = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/user/v1/login',
+      payload: { username: c.username, password: c.password },
+      headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile Safari/604.1' },
+      remoteAddress: '10.1.2.3',
+    });
     const phoneToken = phone.body_.data.token as string;
     const phoneCookie = String(phone.headers['set-cookie']).split(';')[0];
     const list = await get('/user/v1/user/sessions', c.token);
@@ -159,8 +213,12 @@ describe('password and sessions', () => {
 
     expect((await post('/user/v1/user/revokeSession', c.token, { id: other.id })).statusCode).toBe(200);
     expect((await get('/user/v1/user/userInfo', phoneToken)).statusCode).toBe(401);
-    expect((await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: phoneCookie } })).statusCode).toBe(401);
-    expect((await get('/user/v1/user/sessions', c.token)).body_.data.map((s: { id: string }) => s.id)).not.toContain(other.id);
+    expect(
+      (await h.call({ method: 'GET', url: '/apiAdmin/refreshToken', headers: { cookie: phoneCookie } })).statusCode,
+    ).toBe(401);
+    expect((await get('/user/v1/user/sessions', c.token)).body_.data.map((s: { id: string }) => s.id)).not.toContain(
+      other.id,
+    );
     expect((await post('/user/v1/user/revokeSession', c.token, { id: other.id })).statusCode).toBe(404);
   });
 
@@ -175,7 +233,12 @@ describe('password and sessions', () => {
 });
 
 describe('sub-accounts', () => {
-  const newSub = (over: Record<string, unknown> = {}) => ({ username: `sub_${Math.random().toString(36).slice(2, 9)}`, password: 'Sub0Passw0rd', confirmPassword: 'Sub0Passw0rd', ...over });
+  const newSub = (over: Record<string, unknown> = {}) => ({
+    username: `sub_${Math.random().toString(36).slice(2, 9)}`,
+    password: 'Sub0Passw0rd',
+    confirmPassword: 'Sub0Passw0rd',
+    ...over,
+  });
 
   it('lets the main account create, list, edit, disable, enable, reset and delete its sub-accounts', async () => {
     const main = await registerCustomer(h);
@@ -188,40 +251,90 @@ describe('sub-accounts', () => {
     const body = newSub({ nickname: '前台', mobile, roleIds: [operator.id] });
     const created = await post('/system/subAccount/create', main.token, body);
     expect(created.statusCode).toBe(200);
-    expect(created.body_.data).toMatchObject({ username: body.username, nickname: '前台', mobile, state: 'active', roles: [{ id: operator.id, code: 'operator' }], lastLoginAt: null });
+    expect(created.body_.data).toMatchObject({
+      username: body.username,
+      nickname: '前台',
+      mobile,
+      state: 'active',
+      roles: [{ id: operator.id, code: 'operator' }],
+      lastLoginAt: null,
+    });
     const id = created.body_.data.id as number;
 
     // the sub-account logs in with the initial password and holds its role's permissions only
     const s1 = await h.login(body.username, body.password);
     const info = await get('/user/v1/user/userInfo', s1.token);
     expect(info.body_.data).toMatchObject({ username: body.username, is_super: 2, roles: ['operator'] });
-    expect(info.body_.data.permissions.sort()).toEqual(['device:edit', 'device:reboot', 'device:shutdown', 'device:task', 'device:view']);
+    expect(info.body_.data.permissions.sort()).toEqual([
+      'device:edit',
+      'device:reboot',
+      'device:shutdown',
+      'device:task',
+      'device:view',
+    ]);
     await h.login(mobile, body.password);
 
     const list = await get('/system/subAccount/list?pageNo=1&pageSize=10', main.token);
     expect(list.body_.data.total).toBe(1);
     expect(list.body_.data.list[0]).toMatchObject({ id, username: body.username, lastLoginAt: expect.any(String) });
-    expect((await get(`/system/subAccount/list?keyword=${encodeURIComponent('前台')}`, main.token)).body_.data.total).toBe(1);
+    expect(
+      (await get(`/system/subAccount/list?keyword=${encodeURIComponent('前台')}`, main.token)).body_.data.total,
+    ).toBe(1);
     expect((await get('/system/subAccount/list?keyword=nobody', main.token)).body_.data.total).toBe(0);
     expect((await get('/system/subAccount/list?state=disabled', main.token)).body_.data.total).toBe(0);
 
-    const updated = await post('/system/subAccount/update', main.token, { id, nickname: '仓库', mobile: '', email: 'store@example.com', roleIds: [viewer.id] });
+    const updated = await post('/system/subAccount/update', main.token, {
+      id,
+      nickname: '仓库',
+      mobile: '',
+      email: 'store@example.com',
+      roleIds: [viewer.id],
+    });
     expect(updated.statusCode).toBe(200);
-    expect(updated.body_.data).toMatchObject({ nickname: '仓库', mobile: null, email: 'store@example.com', roles: [{ code: 'viewer' }] });
+    expect(updated.body_.data).toMatchObject({
+      nickname: '仓库',
+      mobile: null,
+      email: 'store@example.com',
+      roles: [{ code: 'viewer' }],
+    });
 
     // disabling ends its sessions and its logins
     const disabled = await post('/system/subAccount/state', main.token, { id, state: 'disabled' });
     expect(disabled.body_.data.state).toBe('disabled');
     expect((await get('/user/v1/user/userInfo', s1.token)).statusCode).toBe(401);
-    expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: body.username, password: body.password } })).statusCode).toBe(401);
+    expect(
+      (
+        await h.call({
+          method: 'POST',
+          url: '/apiAdmin/user/v1/login',
+          payload: { username: body.username, password: body.password },
+        })
+      ).statusCode,
+    ).toBe(401);
     expect((await get('/system/subAccount/list?state=disabled', main.token)).body_.data.total).toBe(1);
     await post('/system/subAccount/state', main.token, { id, state: 'active' });
     const s2 = await h.login(body.username, body.password);
 
     // a reset password ends its sessions; only the new one works
-    expect((await post('/system/subAccount/resetPassword', main.token, { id, password: 'Reset0Passw0rd', confirmPassword: 'Reset0Passw0rd' })).statusCode).toBe(200);
+    expect(
+      (
+        await post('/system/subAccount/resetPassword', main.token, {
+          id,
+          password: 'Reset0Passw0rd',
+          confirmPassword: 'Reset0Passw0rd',
+        })
+      ).statusCode,
+    ).toBe(200);
     expect((await get('/user/v1/user/userInfo', s2.token)).statusCode).toBe(401);
-    expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: body.username, password: body.password } })).statusCode).toBe(401);
+    expect(
+      (
+        await h.call({
+          method: 'POST',
+          url: '/apiAdmin/user/v1/login',
+          payload: { username: body.username, password: body.password },
+        })
+      ).statusCode,
+    ).toBe(401);
     const s3 = await h.login(body.username, 'Reset0Passw0rd');
 
     // what it uploaded stays with the tenant when it is deleted
@@ -229,7 +342,15 @@ describe('sub-accounts', () => {
     expect((await post('/system/subAccount/delete', main.token, { id })).statusCode).toBe(200);
     expect((await get('/system/subAccount/list', main.token)).body_.data.total).toBe(0);
     expect((await get('/user/v1/user/userInfo', s3.token)).statusCode).toBe(401);
-    expect((await h.call({ method: 'POST', url: '/apiAdmin/user/v1/login', payload: { username: body.username, password: 'Reset0Passw0rd' } })).statusCode).toBe(401);
+    expect(
+      (
+        await h.call({
+          method: 'POST',
+          url: '/apiAdmin/user/v1/login',
+          payload: { username: body.username, password: 'Reset0Passw0rd' },
+        })
+      ).statusCode,
+    ).toBe(401);
     expect((await post('/user/v1/user/updateAvatar', main.token, { avatarKey: key })).statusCode).toBe(200);
     expect((await post('/system/subAccount/delete', main.token, { id })).statusCode).toBe(404);
   });
@@ -278,7 +399,12 @@ describe('sub-accounts', () => {
       ['POST', '/system/subAccount/delete', { id }],
     ];
     for (const [method, url, payload] of calls) {
-      const res = await h.call({ method: method as 'GET', url: `/apiAdmin${url}`, token: sub.token, payload: payload as Record<string, unknown> });
+      const res = await h.call({
+        method: method as 'GET',
+        url: `/apiAdmin${url}`,
+        token: sub.token,
+        payload: payload as Record<string, unknown>,
+      });
       expect(res.statusCode, url).toBe(403);
       expect(res.body_).toMatchObject({ code: 403, msg: 'only the main account can manage sub-accounts' });
     }
@@ -295,7 +421,10 @@ describe('sub-accounts', () => {
     const calls: Array<[string, Record<string, unknown>]> = [
       ['/system/subAccount/update', { id: aSub.id, nickname: 'x', mobile: '', email: '', roleIds: [] }],
       ['/system/subAccount/state', { id: aSub.id, state: 'disabled' }],
-      ['/system/subAccount/resetPassword', { id: aSub.id, password: 'Hack0Passw0rd', confirmPassword: 'Hack0Passw0rd' }],
+      [
+        '/system/subAccount/resetPassword',
+        { id: aSub.id, password: 'Hack0Passw0rd', confirmPassword: 'Hack0Passw0rd' },
+      ],
       ['/system/subAccount/delete', { id: aSub.id }],
     ];
     for (const [url, payload] of calls) {
@@ -323,7 +452,15 @@ describe('sub-accounts', () => {
 
   it('documents the calls in the OpenAPI document', async () => {
     const doc = (await h.call({ method: 'GET', url: '/apiAdmin/docs/json' })).json();
-    for (const p of ['/apiAdmin/system/subAccount/list', '/apiAdmin/system/subAccount/create', '/apiAdmin/user/v1/user/profile', '/apiAdmin/user/v1/user/sessions']) expect(doc.paths[p], p).toBeDefined();
-    expect(doc.paths['/apiAdmin/system/subAccount/create'].post.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['username', 'password', 'confirmPassword']));
+    for (const p of [
+      '/apiAdmin/system/subAccount/list',
+      '/apiAdmin/system/subAccount/create',
+      '/apiAdmin/user/v1/user/profile',
+      '/apiAdmin/user/v1/user/sessions',
+    ])
+      expect(doc.paths[p], p).toBeDefined();
+    expect(
+      doc.paths['/apiAdmin/system/subAccount/create'].post.requestBody.content['application/json'].schema.required,
+    ).toEqual(expect.arrayContaining(['username', 'password', 'confirmPassword']));
   });
 });

@@ -21,7 +21,12 @@ const specs = makeSpecs(3, { seed: 71, prefix: 'WHK' });
 const sn = specs[0].sn;
 
 beforeAll(async () => {
-  h = await createHarness({ WEBHOOK_BACKOFF_S: '1,1,1', WEBHOOK_TIMEOUT_MS: '2000', JOB_QUEUE_POLL_MS: '500', OPEN_RATE_LIMIT: '100000' });
+  h = await createHarness({
+    WEBHOOK_BACKOFF_S: '1,1,1',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    JOB_QUEUE_POLL_MS: '500',
+    OPEN_RATE_LIMIT: '100000',
+  });
   [A, B] = [await customer(h), await customer(h)];
   await devicesOf(h, A.tenantId, specs);
   receiver = await startReceiver();
@@ -35,13 +40,23 @@ afterAll(async () => {
 async function jobWithCallback(callbackUrl = receiver.url) {
   const key = await createKey(h, A.token, { callbackUrl });
   receiver.secret = key.secret;
-  const res = await openCall(h, key, { url: '/print', body: { deviceSn: sn, content: 'Hello', originId: nextOrigin() } });
+  const res = await openCall(h, key, {
+    url: '/print',
+    body: { deviceSn: sn, content: 'Hello', originId: nextOrigin() },
+  });
   expect(res.statusCode).toBe(200);
   return { key, job: res.body_.data as { id: string } };
 }
-const deliveries = async (token: string, query: string) => (await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?${query}`, token })).body_.data as { list: WebhookDeliveryItem[]; total: number };
-const detail = async (id: string, token = A.token) => (await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/${id}`, token })).body_.data as WebhookDeliveryDetail;
-const deliveryOf = (key: AppKeyWithSecret) => waitUntil('the delivery', async () => (await deliveries(A.token, `keyId=${key.id}`)).list[0]);
+const deliveries = async (token: string, query: string) =>
+  (await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?${query}`, token })).body_.data as {
+    list: WebhookDeliveryItem[];
+    total: number;
+  };
+const detail = async (id: string, token = A.token) =>
+  (await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/${id}`, token })).body_
+    .data as WebhookDeliveryDetail;
+const deliveryOf = (key: AppKeyWithSecret) =>
+  waitUntil('the delivery', async () => (await deliveries(A.token, `keyId=${key.id}`)).list[0]);
 
 describe('webhook callbacks', () => {
   it('posts the job state signed with the key secret, and logs the attempt', async () => {
@@ -51,7 +66,11 @@ describe('webhook callbacks', () => {
     expect(call.headers['content-type']).toContain('application/json');
     expect(call.headers['x-cpc-event']).toBe('print.job.state');
     expect(call.headers['x-cpc-attempt']).toBe('1');
-    expect(call.json).toMatchObject({ event: 'print.job.state', appId: key.appId, job: { id: job.id, state: 'queued', deviceSn: sn, copies: 1, error: '' } });
+    expect(call.json).toMatchObject({
+      event: 'print.job.state',
+      appId: key.appId,
+      job: { id: job.id, state: 'queued', deviceSn: sn, copies: 1, error: '' },
+    });
     // an integrator checks the signature over the raw body with the secret
     expect(call.headers['x-cpc-signature']).toBe(createHmac('sha256', key.secret).update(call.body).digest('hex'));
 
@@ -59,11 +78,21 @@ describe('webhook callbacks', () => {
       const d = await deliveryOf(key);
       return d.state === 'succeeded' ? d : null;
     });
-    expect(item).toMatchObject({ keyId: key.id, appId: key.appId, jobId: job.id, jobState: 'queued', attempts: 1, lastStatus: 200, lastError: '' });
+    expect(item).toMatchObject({
+      keyId: key.id,
+      appId: key.appId,
+      jobId: job.id,
+      jobState: 'queued',
+      attempts: 1,
+      lastStatus: 200,
+      lastError: '',
+    });
     const d = await detail(item.id);
     expect(d.payload).toBe(call.body);
     expect(d.callbackUrl).toBe(receiver.url);
-    expect(d.attemptLog).toEqual([expect.objectContaining({ attempt: 1, manual: false, status: 200, error: '', response: 'ok' })]);
+    expect(d.attemptLog).toEqual([
+      expect.objectContaining({ attempt: 1, manual: false, status: 200, error: '', response: 'ok' }),
+    ]);
   });
 
   it('reports every state change of a job, each its own delivery', async () => {
@@ -89,7 +118,10 @@ describe('webhook callbacks', () => {
     };
     const key = await createKey(h, A.token, { callbackUrl: receiver.url });
     receiver.secret = key.secret;
-    const res = await openCall(h, key, { url: '/print', body: { deviceSn: sn, content: 'retry me', originId: origin } });
+    const res = await openCall(h, key, {
+      url: '/print',
+      body: { deviceSn: sn, content: 'retry me', originId: origin },
+    });
     const jobId: string = res.body_.data.id;
     const done = await waitUntil(
       'the delivery to succeed',
@@ -124,7 +156,10 @@ describe('webhook callbacks', () => {
     try {
       const key = await createKey(h, A.token, { callbackUrl: receiver.url });
       receiver.secret = key.secret;
-      const res = await openCall(h, key, { url: '/print', body: { deviceSn: sn, content: 'lost retry', originId: origin } });
+      const res = await openCall(h, key, {
+        url: '/print',
+        body: { deviceSn: sn, content: 'lost retry', originId: origin },
+      });
       const jobId: string = res.body_.data.id;
       const retrying = await waitUntil('the first try failed', async () => {
         const d = (await deliveries(A.token, `jobId=${jobId}`)).list[0];
@@ -132,9 +167,17 @@ describe('webhook callbacks', () => {
       });
       expect(retrying.attempts).toBe(1);
       // nothing is queued for it; the row says when the next try was due, and time passes
-      const { rows: queued } = await sql<{ id: string }>`SELECT id FROM pgboss.job WHERE data->>'deliveryId' = ${retrying.id} AND state IN ('created', 'retry')`.execute(h.db);
+      const { rows: queued } = await sql<{
+        id: string;
+      }>`SELECT id FROM pgboss.job WHERE data->>'deliveryId' = ${retrying.id} AND state IN ('created', 'retry')`.execute(
+        h.db,
+      );
       expect(queued).toEqual([]);
-      await h.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 60_000) }).where('id', '=', retrying.id).execute();
+      await h.db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: new Date(Date.now() - 60_000) })
+        .where('id', '=', retrying.id)
+        .execute();
       const done = await waitUntil(
         'the delivery to succeed',
         async () => {
@@ -150,7 +193,10 @@ describe('webhook callbacks', () => {
       ]);
       // once: the sweep's re-queued try is not made again
       await new Promise((r) => setTimeout(r, 6000));
-      expect(receiver.calls.filter((c) => c.json.id === done.id).map((c) => c.headers['x-cpc-attempt'])).toEqual(['1', '2']);
+      expect(receiver.calls.filter((c) => c.json.id === done.id).map((c) => c.headers['x-cpc-attempt'])).toEqual([
+        '1',
+        '2',
+      ]);
     } finally {
       queue.insert = insert;
       receiver.answer = () => 200;
@@ -173,7 +219,11 @@ describe('webhook callbacks', () => {
     expect((await deliveries(A.token, 'state=failed')).list.map((x) => x.id)).toContain(failed.id);
 
     receiver.answer = () => 200;
-    const res = await h.call({ method: 'POST', url: `/apiAdmin/integration/webhook/${failed.id}/resend`, token: A.token });
+    const res = await h.call({
+      method: 'POST',
+      url: `/apiAdmin/integration/webhook/${failed.id}/resend`,
+      token: A.token,
+    });
     expect(res.statusCode).toBe(200);
     const after = res.body_.data as WebhookDeliveryDetail;
     expect(after).toMatchObject({ state: 'succeeded', attempts: 5, lastStatus: 200 });
@@ -199,10 +249,17 @@ describe('webhook callbacks', () => {
 
   it('signs with the new secret after a rotation', async () => {
     const { key } = await jobWithCallback();
-    const rotated = (await h.call({ method: 'POST', url: '/apiAdmin/integration/key/rotate', token: A.token, payload: { id: key.id } })).body_.data as AppKeyWithSecret;
+    const rotated = (
+      await h.call({ method: 'POST', url: '/apiAdmin/integration/key/rotate', token: A.token, payload: { id: key.id } })
+    ).body_.data as AppKeyWithSecret;
     receiver.secret = rotated.secret;
-    const res = await openCall(h, rotated, { url: '/print', body: { deviceSn: sn, content: 'after rotation', originId: nextOrigin() } });
-    const call = await waitUntil('the callback', () => receiver.calls.find((c) => c.json.job?.id === res.body_.data.id));
+    const res = await openCall(h, rotated, {
+      url: '/print',
+      body: { deviceSn: sn, content: 'after rotation', originId: nextOrigin() },
+    });
+    const call = await waitUntil('the callback', () =>
+      receiver.calls.find((c) => c.json.job?.id === res.body_.data.id),
+    );
     expect(call.signatureValid).toBe(true);
   });
 
@@ -214,8 +271,15 @@ describe('webhook callbacks', () => {
 
   it('sends nothing for a disabled key', async () => {
     const key = await createKey(h, A.token, { callbackUrl: receiver.url });
-    const job = (await openCall(h, key, { url: '/print', body: { deviceSn: sn, content: 'x', originId: nextOrigin() } })).body_.data;
-    await h.call({ method: 'POST', url: '/apiAdmin/integration/key/state', token: A.token, payload: { id: key.id, state: 'disabled' } });
+    const job = (
+      await openCall(h, key, { url: '/print', body: { deviceSn: sn, content: 'x', originId: nextOrigin() } })
+    ).body_.data;
+    await h.call({
+      method: 'POST',
+      url: '/apiAdmin/integration/key/state',
+      token: A.token,
+      payload: { id: key.id, state: 'disabled' },
+    });
     await h.call({ method: 'POST', url: `/apiAdmin/integration/job/${job.id}/cancel`, token: A.token });
     expect((await deliveries(A.token, `jobId=${job.id}`)).list.map((d) => d.jobState)).toEqual(['queued']);
   });
@@ -223,11 +287,24 @@ describe('webhook callbacks', () => {
   it("keeps deliveries inside their account: another account's are not found", async () => {
     const { key } = await jobWithCallback();
     const d = await deliveryOf(key);
-    expect((await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/${d.id}`, token: B.token })).statusCode).toBe(404);
-    expect((await h.call({ method: 'POST', url: `/apiAdmin/integration/webhook/${d.id}/resend`, token: B.token })).statusCode).toBe(404);
+    expect(
+      (await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/${d.id}`, token: B.token })).statusCode,
+    ).toBe(404);
+    expect(
+      (await h.call({ method: 'POST', url: `/apiAdmin/integration/webhook/${d.id}/resend`, token: B.token }))
+        .statusCode,
+    ).toBe(404);
     expect((await deliveries(B.token, '')).total).toBe(0);
-    expect((await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?keyId=${key.id}`, token: B.token })).statusCode).toBe(404);
-    expect((await h.call({ method: 'GET', url: '/apiAdmin/integration/webhook/not-a-uuid', token: A.token })).statusCode).toBe(400);
-    expect((await h.call({ method: 'GET', url: '/apiAdmin/integration/webhook/list?state=lost', token: A.token })).statusCode).toBe(400);
+    expect(
+      (await h.call({ method: 'GET', url: `/apiAdmin/integration/webhook/list?keyId=${key.id}`, token: B.token }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await h.call({ method: 'GET', url: '/apiAdmin/integration/webhook/not-a-uuid', token: A.token })).statusCode,
+    ).toBe(400);
+    expect(
+      (await h.call({ method: 'GET', url: '/apiAdmin/integration/webhook/list?state=lost', token: A.token }))
+        .statusCode,
+    ).toBe(400);
   });
 });

@@ -8,7 +8,15 @@ import { DEFAULT_TIME_ZONE, TREND_UNITS, isTimeZone } from './device-constants.t
  * Days, "today" and "this month" are counted in the caller's time zone (`tz`, default Asia/Shanghai).
  */
 
-export { DEFAULT_TIME_ZONE, INSTALL_DAYS, OFFLINE_REMIND_HOURS, RANK_SIZE, TREND_DAYS, TREND_UNITS, isTimeZone } from './device-constants.ts';
+export {
+  DEFAULT_TIME_ZONE,
+  INSTALL_DAYS,
+  OFFLINE_REMIND_HOURS,
+  RANK_SIZE,
+  TREND_DAYS,
+  TREND_UNITS,
+  isTimeZone,
+} from './device-constants.ts';
 
 const tzField = z.string().max(64).refine(isTimeZone, 'rule.timeZone').default(DEFAULT_TIME_ZONE);
 export const trendUnit = z.enum(TREND_UNITS);

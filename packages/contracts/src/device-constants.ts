@@ -54,8 +54,20 @@ export function luhnDigit(digits: string): number {
 export const isImei = (v: string): boolean => /^\d{15}$/.test(v) && luhnDigit(v.slice(0, 14)) === Number(v[14]);
 
 /** Carriers by the issuer digits of a China ICCID (89 86 xx …); codes the console translates. */
-const CARRIER_BY_ISSUER: Record<string, string> = { '00': 'cmcc', '02': 'cmcc', '04': 'cmcc', '07': 'cmcc', '08': 'cmcc', '01': 'cucc', '06': 'cucc', '09': 'cucc', '03': 'ctcc', '11': 'ctcc' };
-export const carrierOfIccid = (iccid: string): string => (iccid.startsWith('8986') ? (CARRIER_BY_ISSUER[iccid.slice(4, 6)] ?? '') : '');
+const CARRIER_BY_ISSUER: Record<string, string> = {
+  '00': 'cmcc',
+  '02': 'cmcc',
+  '04': 'cmcc',
+  '07': 'cmcc',
+  '08': 'cmcc',
+  '01': 'cucc',
+  '06': 'cucc',
+  '09': 'cucc',
+  '03': 'ctcc',
+  '11': 'ctcc',
+};
+export const carrierOfIccid = (iccid: string): string =>
+  iccid.startsWith('8986') ? (CARRIER_BY_ISSUER[iccid.slice(4, 6)] ?? '') : '';
 
 /** The message keys (contracts/messages.ts) of the device fields' rules. */
 export const MSG = {

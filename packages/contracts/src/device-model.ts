@@ -61,9 +61,17 @@ export const deviceModelView = z.object({
 });
 export type DeviceModelView = z.infer<typeof deviceModelView>;
 
-export const deviceModelListQuery = z.object({ ...pageFields, keyword: keywordField, kind: modelKind.optional() }).strict();
+export const deviceModelListQuery = z
+  .object({ ...pageFields, keyword: keywordField, kind: modelKind.optional() })
+  .strict();
 export type DeviceModelListQuery = z.input<typeof deviceModelListQuery>;
 
 /** The catalogue as customers see it, for filters and forms (`GET /device/model/options`). */
-export const deviceModelOption = z.object({ id: z.number().int(), code: z.string(), name: z.string(), kind: modelKind, paperWidthMm: z.number().int() });
+export const deviceModelOption = z.object({
+  id: z.number().int(),
+  code: z.string(),
+  name: z.string(),
+  kind: modelKind,
+  paperWidthMm: z.number().int(),
+});
 export type DeviceModelOption = z.infer<typeof deviceModelOption>;

@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkDeviceCredential, deviceCredential, parseTopic, parseUp, staticDeviceCredential } from './device-protocol.ts';
+import {
+  checkDeviceCredential,
+  deviceCredential,
+  parseTopic,
+  parseUp,
+  staticDeviceCredential,
+} from './device-protocol.ts';
 
 describe('device credential', () => {
   const secret = 'a-device-secret-of-the-factory';
@@ -17,7 +23,9 @@ describe('device credential', () => {
     ['not the format', 'password', false],
     ['empty', '', false],
   ];
-  it.each(table)('%s → %s', (_name, password, ok) => expect(checkDeviceCredential(secret, 'SN-0001', password, now)).toBe(ok));
+  it.each(table)('%s → %s', (_name, password, ok) =>
+    expect(checkDeviceCredential(secret, 'SN-0001', password, now)).toBe(ok),
+  );
 
   it('is ts.hex(HMAC-SHA256(secret, sn:ts))', () => {
     expect(deviceCredential('k', 'SN-1', 1)).toBe(`1.${createHmac('sha256', 'k').update('SN-1:1').digest('hex')}`);
@@ -43,11 +51,19 @@ describe('topics', () => {
 
 describe('up messages', () => {
   it('reads valid messages, ignores unknown fields, treats an empty heartbeat as {}', () => {
-    expect(parseUp('status', '{"battery":50,"paper":"out","extra":1}')).toEqual({ kind: 'status', msg: { battery: 50, paper: 'out' } });
+    expect(parseUp('status', '{"battery":50,"paper":"out","extra":1}')).toEqual({
+      kind: 'status',
+      msg: { battery: 50, paper: 'out' },
+    });
     expect(parseUp('heartbeat', Buffer.alloc(0))).toEqual({ kind: 'heartbeat', msg: {} });
     // an ack without `kind` is about a task; print jobs say `kind: "print"`
-    expect(parseUp('ack', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"}')).toEqual({ kind: 'ack', msg: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', kind: 'task', ok: true } });
-    expect(parseUp('result', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f","kind":"print","ok":false,"error":"paper out"}')).toEqual({
+    expect(parseUp('ack', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"}')).toEqual({
+      kind: 'ack',
+      msg: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', kind: 'task', ok: true },
+    });
+    expect(
+      parseUp('result', '{"id":"6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f","kind":"print","ok":false,"error":"paper out"}'),
+    ).toEqual({
       kind: 'result',
       msg: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', kind: 'print', ok: false, error: 'paper out' },
     });

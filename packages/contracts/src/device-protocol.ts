@@ -8,7 +8,18 @@ import { z } from 'zod';
  */
 
 export const TOPIC_PREFIX = 'cp/v1';
-export const UP_KINDS = ['hello', 'heartbeat', 'status', 'ack', 'result', 'progress', 'location', 'traffic', 'event', 'offline'] as const;
+export const UP_KINDS = [
+  'hello',
+  'heartbeat',
+  'status',
+  'ack',
+  'result',
+  'progress',
+  'location',
+  'traffic',
+  'event',
+  'offline',
+] as const;
 export const DOWN_KINDS = ['command', 'print', 'config'] as const;
 export type UpKind = (typeof UP_KINDS)[number];
 export type DownKind = (typeof DOWN_KINDS)[number];
@@ -35,7 +46,10 @@ export function parseTopic(topic: string): ParsedTopic | null {
   if (parts.length !== 5 || `${parts[0]}/${parts[1]}` !== TOPIC_PREFIX) return null;
   const [, , sn, dir, kind] = parts;
   if (!TOPIC_SN_RULE.test(sn) || (dir !== 'up' && dir !== 'down')) return null;
-  if (dir === 'up' ? !(UP_KINDS as readonly string[]).includes(kind) : !(DOWN_KINDS as readonly string[]).includes(kind)) return null;
+  if (
+    dir === 'up' ? !(UP_KINDS as readonly string[]).includes(kind) : !(DOWN_KINDS as readonly string[]).includes(kind)
+  )
+    return null;
   return { sn, dir, kind };
 }
 
@@ -79,10 +93,17 @@ export function deviceCredential(secret: string, sn: string, ts: number = Math.f
 }
 
 /** The fixed password provisioned into a broker's password store. */
-export const staticDeviceCredential = (secret: string, sn: string) => deviceCredential(secret, sn, STATIC_CREDENTIAL_TS);
+export const staticDeviceCredential = (secret: string, sn: string) =>
+  deviceCredential(secret, sn, STATIC_CREDENTIAL_TS);
 
 /** Checks a timed credential in constant time; a timestamp outside the window fails whatever the MAC. */
-export function checkDeviceCredential(secret: string, sn: string, password: string, nowS: number = Date.now() / 1000, windowS: number = CREDENTIAL_WINDOW_S): boolean {
+export function checkDeviceCredential(
+  secret: string,
+  sn: string,
+  password: string,
+  nowS: number = Date.now() / 1000,
+  windowS: number = CREDENTIAL_WINDOW_S,
+): boolean {
   const m = /^(\d{1,12})\.([0-9a-f]{64})$/.exec(password);
   if (!m) return false;
   const ts = Number(m[1]);
@@ -109,8 +130,14 @@ export const helloMsg = z.object({
   conn: z.string().min(1).max(64),
   fw: short.default(''),
   model: short.optional(),
-  imei: z.string().regex(/^\d{15}$/).optional(),
-  iccid: z.string().regex(/^\d{19,20}$/).optional(),
+  imei: z
+    .string()
+    .regex(/^\d{15}$/)
+    .optional(),
+  iccid: z
+    .string()
+    .regex(/^\d{19,20}$/)
+    .optional(),
   /** The device's heartbeat interval; it is offline after 2.5 of them without a message. */
   heartbeatS: z.number().int().min(1).max(3600).optional(),
   paper: paper.optional(),
@@ -121,19 +148,49 @@ export const helloMsg = z.object({
   usedMb: z.number().nonnegative().max(1e9).optional(),
 });
 export const heartbeatMsg = z.object({ ts });
-export const statusMsg = z.object({ ts, paper: paper.optional(), battery: percent.optional(), signal: percent.optional(), charging: z.boolean().optional() });
+export const statusMsg = z.object({
+  ts,
+  paper: paper.optional(),
+  battery: percent.optional(),
+  signal: percent.optional(),
+  charging: z.boolean().optional(),
+});
 export const locationMsg = z.object({ ts, lat, lng, accuracyM: z.number().nonnegative().optional() });
 /** The SIM's data counter for its current plan period, in MB, as the modem counts it. */
-export const trafficMsg = z.object({ ts, iccid: z.string().regex(/^\d{19,20}$/).optional(), usedMb: z.number().nonnegative().max(1e9) });
+export const trafficMsg = z.object({
+  ts,
+  iccid: z
+    .string()
+    .regex(/^\d{19,20}$/)
+    .optional(),
+  usedMb: z.number().nonnegative().max(1e9),
+});
 /** What an ack, progress or result is about: a task (`down/command`, the default) or a print job (`down/print`). */
 const about = z.enum(['task', 'print']).default('task');
 /** `ok: false` refuses the task (e.g. an unsupported type); the error says why. */
-export const ackMsg = z.object({ ts, id: taskId, kind: about, ok: z.boolean().default(true), error: z.string().max(500).optional() });
+export const ackMsg = z.object({
+  ts,
+  id: taskId,
+  kind: about,
+  ok: z.boolean().default(true),
+  error: z.string().max(500).optional(),
+});
 export const progressMsg = z.object({ ts, id: taskId, kind: about, progress: percent });
-export const resultMsg = z.object({ ts, id: taskId, kind: about, ok: z.boolean(), error: z.string().max(500).optional(), data: z.record(z.string(), z.unknown()).optional() });
+export const resultMsg = z.object({
+  ts,
+  id: taskId,
+  kind: about,
+  ok: z.boolean(),
+  error: z.string().max(500).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
 export const eventMsg = z.object({ ts, kind: short, data: z.record(z.string(), z.unknown()).optional() });
 /** The last will, or sent on purpose before a deliberate disconnect (reboot, shutdown). */
-export const offlineMsg = z.object({ ts, conn: z.string().max(64).optional(), reason: z.string().max(32).default('lost') });
+export const offlineMsg = z.object({
+  ts,
+  conn: z.string().max(64).optional(),
+  reason: z.string().max(32).default('lost'),
+});
 
 export const UP_SCHEMAS = {
   hello: helloMsg,
@@ -164,7 +221,17 @@ export type UpMessage = { [K in UpKind]: { kind: K; msg: z.infer<(typeof UP_SCHE
 // ---------------------------------------------------------------------------------------------------------------
 // Down messages (server → device). Every one that carries work carries its row's id: a device handles an id once.
 
-export const DEVICE_TASK_TYPES = ['reboot', 'shutdown', 'apply_profile', 'install_app', 'uninstall_app', 'fetch_file', 'upgrade', 'push_message', 'deploy_model'] as const;
+export const DEVICE_TASK_TYPES = [
+  'reboot',
+  'shutdown',
+  'apply_profile',
+  'install_app',
+  'uninstall_app',
+  'fetch_file',
+  'upgrade',
+  'push_message',
+  'deploy_model',
+] as const;
 export type DeviceTaskType = (typeof DEVICE_TASK_TYPES)[number];
 
 export const commandMsg = z.object({

@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { DEVICE_SORTS, DEVICE_STATUSES, MODEL_KINDS, MSG, PAGE_NO_MAX, PAPER_STATES, SIM_STATES, SN_RULE } from './device-constants.ts';
+import {
+  DEVICE_SORTS,
+  DEVICE_STATUSES,
+  MODEL_KINDS,
+  MSG,
+  PAGE_NO_MAX,
+  PAPER_STATES,
+  SIM_STATES,
+  SN_RULE,
+} from './device-constants.ts';
 import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './validators.ts';
-
 
 /**
  * Devices (DESIGN §4, §6): binding, groups, the fleet list, detail, telemetry and map data (customers). Paths are under /apiAdmin; every answer is the
@@ -23,7 +31,6 @@ import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './valid
  * | POST /device/group/delete | device:group | { id } | GroupDeleteResult |
  */
 
-
 export * from './device-constants.ts';
 
 export const deviceStatus = z.enum(DEVICE_STATUSES);
@@ -44,7 +51,8 @@ export const pageFields = {
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 };
 /** One line of text (a name, a search): trimmed, no control characters (PostgreSQL refuses NUL; the rest is invisible). */
-export const textLine = (max: number) => z.string().trim().max(max, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG);
+export const textLine = (max: number) =>
+  z.string().trim().max(max, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG);
 export const keywordField = textLine(50).optional();
 
 export const idBody = z.object({ id }).strict();
@@ -89,7 +97,11 @@ export type DeviceEditBody = z.input<typeof deviceEditBody>;
 /** `POST /device/move`: one or many devices into a group, or out of every group with `groupId: null`. */
 export const deviceMoveBody = z
   .object({
-    ids: z.array(id).min(1, 'rule.devicesRequired').max(500).refine((a) => new Set(a).size === a.length, 'rule.deviceRepeat'),
+    ids: z
+      .array(id)
+      .min(1, 'rule.devicesRequired')
+      .max(500)
+      .refine((a) => new Set(a).size === a.length, 'rule.deviceRepeat'),
     groupId: id.nullable(),
   })
   .strict();
@@ -148,7 +160,12 @@ export const groupTree = z.object({
 });
 export type GroupTree = z.infer<typeof groupTree>;
 
-export const groupView = z.object({ id: z.number().int(), name: z.string(), parentId: z.number().int().nullable(), sort: z.number().int() });
+export const groupView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  parentId: z.number().int().nullable(),
+  sort: z.number().int(),
+});
 export type GroupView = z.infer<typeof groupView>;
 
 /** Deleting a group deletes the groups below it too; their devices become ungrouped, never deleted. */
@@ -228,7 +245,14 @@ export const deviceDetail = deviceListItem.extend({
   imei: z.string(),
   iccid: z.string().nullable(),
   heartbeatS: z.number().int(),
-  model: z.object({ id: z.number().int(), code: z.string(), name: z.string(), kind: modelKind, paperWidthMm: z.number().int(), capabilities: z.array(z.string()) }),
+  model: z.object({
+    id: z.number().int(),
+    code: z.string(),
+    name: z.string(),
+    kind: modelKind,
+    paperWidthMm: z.number().int(),
+    capabilities: z.array(z.string()),
+  }),
   location: z.object({ lat: z.number(), lng: z.number(), at: z.string().nullable() }).nullable(),
   sim: simView.nullable(),
   /** The latest online/offline changes while this account held the device, newest first (at most 20). */
@@ -262,7 +286,10 @@ export const telemetrySeries = z.object({
 export type TelemetrySeries = z.infer<typeof telemetrySeries>;
 
 export const deviceMapQuery = z
-  .object({ status: deviceStatus.optional(), groupId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() })
+  .object({
+    status: deviceStatus.optional(),
+    groupId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  })
   .strict();
 export type DeviceMapQuery = z.input<typeof deviceMapQuery>;
 

@@ -43,7 +43,8 @@ export type AppCode = keyof typeof CODE_TEXTS;
 export { SUCCESS_CODES } from './constants.ts';
 
 /** The envelope of a paged list: `data: { list, total }`. */
-export const pagedEnvelope = <T extends z.ZodType>(item: T) => envelopeSchema(z.object({ list: z.array(item), total: z.number().int() }));
+export const pagedEnvelope = <T extends z.ZodType>(item: T) =>
+  envelopeSchema(z.object({ list: z.array(item), total: z.number().int() }));
 
 /** Paged list shape: `data: { list, total }` with `pageNo`, `pageSize` in the query. */
 export interface Paged<T> {

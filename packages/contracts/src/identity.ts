@@ -5,7 +5,8 @@ import { accountType } from './auth.ts';
 /** Identity authentication (SPEC §4): what a customer submits, what staff review, approve or reject. */
 
 // names and image keys are stored and shown to reviewers: no control characters (PostgreSQL refuses NUL in text)
-const identityText = (min: number, max: number) => z.string().trim().min(min).max(max).refine(hasNoControl, NO_CONTROL_MSG);
+const identityText = (min: number, max: number) =>
+  z.string().trim().min(min).max(max).refine(hasNoControl, NO_CONTROL_MSG);
 const imageKey = (required: string) => z.string().min(1, required).max(300).refine(hasNoControl, NO_CONTROL_MSG);
 
 export const individualIdentity = z
@@ -62,7 +63,11 @@ export const identityListQuery = z
   .object({
     pageNo: z.coerce.number().int().min(1).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
-    status: z.coerce.number().int().refine((s) => [1, 2, 3].includes(s), 'rule.identityStatus').optional(),
+    status: z.coerce
+      .number()
+      .int()
+      .refine((s) => [1, 2, 3].includes(s), 'rule.identityStatus')
+      .optional(),
     keyword: z.string().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
   })
   .strict();

@@ -9,11 +9,32 @@ import { hasNoControl } from './validators.ts';
 // ---------------------------------------------------------------------------------------------------------------
 // Print jobs (DESIGN §6: the task machine, with `running` named printing and `succeeded` named printed)
 
-export const PRINT_JOB_STATES = ['queued', 'sent', 'delivered', 'printing', 'printed', 'failed', 'timeout', 'expired', 'canceled'] as const;
+export const PRINT_JOB_STATES = [
+  'queued',
+  'sent',
+  'delivered',
+  'printing',
+  'printed',
+  'failed',
+  'timeout',
+  'expired',
+  'canceled',
+] as const;
 export type PrintJobState = (typeof PRINT_JOB_STATES)[number];
 /** States a job can still leave. */
-export const OPEN_PRINT_JOB_STATES = ['queued', 'sent', 'delivered', 'printing', 'timeout'] as const satisfies readonly PrintJobState[];
-export const FINAL_PRINT_JOB_STATES = ['printed', 'failed', 'expired', 'canceled'] as const satisfies readonly PrintJobState[];
+export const OPEN_PRINT_JOB_STATES = [
+  'queued',
+  'sent',
+  'delivered',
+  'printing',
+  'timeout',
+] as const satisfies readonly PrintJobState[];
+export const FINAL_PRINT_JOB_STATES = [
+  'printed',
+  'failed',
+  'expired',
+  'canceled',
+] as const satisfies readonly PrintJobState[];
 /**
  * The state in which a cancel can succeed: `queued`, and only while the job was never sent (`attempts` 0). A job
  * that was ever published may have reached the printer — an unacknowledged delivery (`timeout`, or a job back in
@@ -21,7 +42,8 @@ export const FINAL_PRINT_JOB_STATES = ['printed', 'failed', 'expired', 'canceled
  * 200 guarantees the job never prints. A refused cancel answers 400 with `data.reason: CANCEL_REFUSED_REASON`.
  */
 export const CANCELABLE_PRINT_JOB_STATES = ['queued'] as const satisfies readonly PrintJobState[];
-export const isCancelablePrintJob = (j: { state: PrintJobState; attempts: number }): boolean => j.state === 'queued' && j.attempts === 0;
+export const isCancelablePrintJob = (j: { state: PrintJobState; attempts: number }): boolean =>
+  j.state === 'queued' && j.attempts === 0;
 /** `data.reason` of a refused cancel (HTTP 400: the catalogue of SPEC §8 has no 409), beside `data.state`. */
 export const CANCEL_REFUSED_REASON = 'not_cancelable';
 
@@ -60,7 +82,12 @@ export const OPEN_HEADERS = {
   contentSha256: 'x-cpc-content-sha256',
 } as const;
 /** The headers every signed call must carry. */
-export const OPEN_REQUIRED_HEADERS = [OPEN_HEADERS.appId, OPEN_HEADERS.timestamp, OPEN_HEADERS.nonce, OPEN_HEADERS.signature] as const;
+export const OPEN_REQUIRED_HEADERS = [
+  OPEN_HEADERS.appId,
+  OPEN_HEADERS.timestamp,
+  OPEN_HEADERS.nonce,
+  OPEN_HEADERS.signature,
+] as const;
 /** Seconds a request's timestamp may differ from the server's clock (either way). */
 export const OPEN_CLOCK_WINDOW_S = 600;
 /** A nonce: 8-64 letters, digits, `_` or `-`; never reused by the same app id within the clock window. */

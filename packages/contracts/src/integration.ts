@@ -99,12 +99,22 @@ export const appKeyCreateBody = z
 export type AppKeyCreateBody = z.input<typeof appKeyCreateBody>;
 
 export const appKeyUpdateBody = z
-  .object({ id, name: nameField.optional(), callbackUrl: callbackField.optional(), ipAllowList: ipListField.optional(), rateLimit: rateLimitField.optional() })
+  .object({
+    id,
+    name: nameField.optional(),
+    callbackUrl: callbackField.optional(),
+    ipAllowList: ipListField.optional(),
+    rateLimit: rateLimitField.optional(),
+  })
   .strict()
-  .refine((b) => b.name !== undefined || b.callbackUrl !== undefined || b.ipAllowList !== undefined || b.rateLimit !== undefined, {
-    path: ['name'],
-    message: 'rule.keyChangeEmpty',
-  });
+  .refine(
+    (b) =>
+      b.name !== undefined || b.callbackUrl !== undefined || b.ipAllowList !== undefined || b.rateLimit !== undefined,
+    {
+      path: ['name'],
+      message: 'rule.keyChangeEmpty',
+    },
+  );
 export type AppKeyUpdateBody = z.input<typeof appKeyUpdateBody>;
 
 export const appKeyStateBody = z.object({ id, state: appKeyState }).strict();
@@ -112,7 +122,9 @@ export type AppKeyStateBody = z.input<typeof appKeyStateBody>;
 export const appKeyIdBody = z.object({ id }).strict();
 export const appKeyIdParams = z.object({ id: queryId }).strict();
 
-export const appKeyListQuery = z.object({ ...pageFields, keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional() }).strict();
+export const appKeyListQuery = z
+  .object({ ...pageFields, keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional() })
+  .strict();
 export type AppKeyListQuery = z.input<typeof appKeyListQuery>;
 
 export const appKeyView = z.object({
@@ -184,7 +196,12 @@ export const usageQuery = z
   .strict();
 export type UsageQuery = z.input<typeof usageQuery>;
 
-export const usageDay = z.object({ day: z.string(), calls: z.number().int(), errors: z.number().int(), jobs: z.number().int() });
+export const usageDay = z.object({
+  day: z.string(),
+  calls: z.number().int(),
+  errors: z.number().int(),
+  jobs: z.number().int(),
+});
 export const usageView = z.object({
   tz: z.string(),
   /** Oldest first, one entry per day (zeros included), today last. */
@@ -267,7 +284,11 @@ export const markupPreviewBody = z
   .strict();
 export type MarkupPreviewBody = z.input<typeof markupPreviewBody>;
 
-export const markupPreview = z.object({ lines: z.array(z.string()), columns: z.number().int(), paperWidthMm: z.number().int() });
+export const markupPreview = z.object({
+  lines: z.array(z.string()),
+  columns: z.number().int(),
+  paperWidthMm: z.number().int(),
+});
 export type MarkupPreview = z.infer<typeof markupPreview>;
 
 /** `data.markup` of a refused markup (400): the tag (null for text), where, and why. */
@@ -285,7 +306,12 @@ export type MarkupErrorView = z.infer<typeof markupErrorView>;
 // Webhook deliveries
 
 export const webhookListQuery = z
-  .object({ ...pageFields, keyId: queryId.optional(), jobId: z.uuid('rule.jobId').optional(), state: webhookDeliveryState.optional() })
+  .object({
+    ...pageFields,
+    keyId: queryId.optional(),
+    jobId: z.uuid('rule.jobId').optional(),
+    state: webhookDeliveryState.optional(),
+  })
   .strict();
 export type WebhookListQuery = z.input<typeof webhookListQuery>;
 

@@ -18,7 +18,10 @@ const http = {
   'http.202': { en: 'queued async task', zh: '一个请求已经进入后台排队（异步任务）' },
   'http.204': { en: 'deleted', zh: '删除数据成功' },
   'http.400': { en: 'request information is wrong', zh: '发出的请求有错误' },
-  'http.401': { en: 'no permission (token invalid, wrong user name or password, login expired)', zh: '用户没有权限（令牌失效、用户名或密码错误、登录过期）' },
+  'http.401': {
+    en: 'no permission (token invalid, wrong user name or password, login expired)',
+    zh: '用户没有权限（令牌失效、用户名或密码错误、登录过期）',
+  },
   'http.402': { en: 'token expired', zh: '令牌过期' },
   'http.403': { en: 'authorized but forbidden', zh: '用户得到授权，但是访问是被禁止的' },
   'http.404': { en: 'resource does not exist', zh: '访问的资源不存在' },
@@ -37,27 +40,45 @@ const http = {
   'http.504': { en: 'gateway timeout', zh: '网关超时' },
   'http.noRoute': { en: '{method} {path}: resource does not exist', zh: '{method} {path}：访问的资源不存在' },
   'http.notFound': { en: '{what} does not exist', zh: '{what}不存在' },
-  'http.bodyNotJson': { en: 'Body is not valid JSON but content-type is set to \'application/json\'', zh: '请求体不是有效的 JSON' },
-  'http.bodyEmpty': { en: 'Body cannot be empty when content-type is set to \'application/json\'', zh: '请求体不能为空' },
+  'http.bodyNotJson': {
+    en: "Body is not valid JSON but content-type is set to 'application/json'",
+    zh: '请求体不是有效的 JSON',
+  },
+  'http.bodyEmpty': { en: "Body cannot be empty when content-type is set to 'application/json'", zh: '请求体不能为空' },
   'http.bodyTooLarge': { en: 'Request body is too large', zh: '请求体过大' },
   'http.mediaTypeRefused': { en: 'Unsupported Media Type: {type}', zh: '不支持的内容类型：{type}' },
   'http.mediaType': { en: 'Unsupported Media Type', zh: '不支持的内容类型' },
-  'http.bodyLengthMismatch': { en: 'Request body size did not match Content-Length', zh: '请求体长度与 Content-Length 不符' },
+  'http.bodyLengthMismatch': {
+    en: 'Request body size did not match Content-Length',
+    zh: '请求体长度与 Content-Length 不符',
+  },
   'http.malformed': { en: 'malformed HTTP request', zh: 'HTTP 请求格式错误' },
-  'http.badUrl': { en: '\'{url}\' is not a valid url component', zh: '“{url}”不是有效的网址' },
-  'http.methodNotAllowed': { en: '{method} {path}: method not allowed, use {allowed}', zh: '{method} {path}：不支持该请求方法，请使用 {allowed}' },
+  'http.badUrl': { en: "'{url}' is not a valid url component", zh: '“{url}”不是有效的网址' },
+  'http.methodNotAllowed': {
+    en: '{method} {path}: method not allowed, use {allowed}',
+    zh: '{method} {path}：不支持该请求方法，请使用 {allowed}',
+  },
   'http.rateLimited': { en: 'too many requests, try again in {n} seconds', zh: '请求过于频繁，请 {n} 秒后再试' },
 } as const;
 
 /** Sessions, sign-in, registration, permissions. */
 const auth = {
-  'auth.brokerHook': { en: 'broker hook: send MQTT_AUTH_HOOK_SECRET as a bearer token (or in the User-Agent cpc-broker-hook/<secret>)', zh: '代理钩子：请以 Bearer 令牌（或 User-Agent cpc-broker-hook/<secret>）发送 MQTT_AUTH_HOOK_SECRET' },
+  'auth.brokerHook': {
+    en: 'broker hook: send MQTT_AUTH_HOOK_SECRET as a bearer token (or in the User-Agent cpc-broker-hook/<secret>)',
+    zh: '代理钩子：请以 Bearer 令牌（或 User-Agent cpc-broker-hook/<secret>）发送 MQTT_AUTH_HOOK_SECRET',
+  },
   'auth.tokenInvalid': { en: 'token invalid', zh: '令牌无效，请重新登录' },
   'auth.tokenMissing': { en: 'token missing, please log in', zh: '未登录，请先登录' },
   'auth.loginExpired': { en: 'login expired, please log in again', zh: '登录已过期，请重新登录' },
   'auth.wrongPassword': { en: 'wrong user name or password', zh: '用户名或密码错误' },
-  'auth.loginThrottled': { en: 'too many failed logins, try again in {n} minutes', zh: '登录失败次数过多，请 {n} 分钟后再试' },
-  'auth.lockSignedOut': { en: 'too many wrong passwords: signed out, please log in again', zh: '密码错误次数过多，已退出登录，请重新登录' },
+  'auth.loginThrottled': {
+    en: 'too many failed logins, try again in {n} minutes',
+    zh: '登录失败次数过多，请 {n} 分钟后再试',
+  },
+  'auth.lockSignedOut': {
+    en: 'too many wrong passwords: signed out, please log in again',
+    zh: '密码错误次数过多，已退出登录，请重新登录',
+  },
   'auth.passwordIncorrect': { en: 'please enter the correct password', zh: '请输入正确的密码' },
   'auth.oldPasswordWrong': { en: 'the old password is wrong', zh: '原密码错误' },
   'auth.captchaWrong': { en: 'graphic captcha is wrong or expired', zh: '图形验证码错误或已过期' },
@@ -68,10 +89,16 @@ const auth = {
   'auth.mobileTaken': { en: 'this mobile number is already registered', zh: '该手机号已注册' },
   'auth.usernameTaken': { en: 'this user name is taken', zh: '该用户名已被使用' },
   'auth.usernameOrMobileTaken': { en: 'this user name or mobile number is taken', zh: '该用户名或手机号已被使用' },
-  'auth.socialDisabled': { en: 'social login with "{provider}" is not enabled on this server', zh: '本服务器未启用“{provider}”社交登录' },
+  'auth.socialDisabled': {
+    en: 'social login with "{provider}" is not enabled on this server',
+    zh: '本服务器未启用“{provider}”社交登录',
+  },
   'auth.permissionRequired': { en: 'permission {permission} required', zh: '需要权限 {permission}' },
   'auth.staffOnly': { en: 'platform staff only', zh: '仅平台工作人员可用' },
-  'auth.eventTicketInvalid': { en: 'event ticket invalid or expired, ask for a new one', zh: '实时事件凭证无效或已过期，请重新获取' },
+  'auth.eventTicketInvalid': {
+    en: 'event ticket invalid or expired, ask for a new one',
+    zh: '实时事件凭证无效或已过期，请重新获取',
+  },
 } as const;
 
 /** The personal centre and sub-accounts. */
@@ -79,17 +106,29 @@ const user = {
   'user.currentSession': { en: 'this is the current session: log out instead', zh: '这是当前会话，请直接退出登录' },
   'user.mainAccountOnly': { en: 'only the main account can manage sub-accounts', zh: '只有主账号可以管理子账号' },
   'user.roleMissing': { en: 'a role does not exist', zh: '角色不存在' },
-  'user.subAccountOwnsRecords': { en: 'this sub-account still owns records: disable it instead', zh: '该子账号仍有关联记录，请改为停用' },
+  'user.subAccountOwnsRecords': {
+    en: 'this sub-account still owns records: disable it instead',
+    zh: '该子账号仍有关联记录，请改为停用',
+  },
 } as const;
 
 /** Identity authentication. */
 const identity = {
   'identity.approvedTitle': { en: 'Identity authentication approved', zh: '实名认证已通过' },
   'identity.failedTitle': { en: 'Identity authentication failed', zh: '实名认证未通过' },
-  'identity.notWaiting': { en: 'only a submission waiting for review can be reviewed', zh: '只能审核等待审核的认证资料' },
-  'identity.mainAccountOnly': { en: 'only the main account can submit the identity authentication', zh: '只有主账号可以提交实名认证' },
+  'identity.notWaiting': {
+    en: 'only a submission waiting for review can be reviewed',
+    zh: '只能审核等待审核的认证资料',
+  },
+  'identity.mainAccountOnly': {
+    en: 'only the main account can submit the identity authentication',
+    zh: '只有主账号可以提交实名认证',
+  },
   'identity.platformNeedsNone': { en: 'platform accounts need no identity authentication', zh: '平台账号无需实名认证' },
-  'identity.alreadyWaiting': { en: 'the identity authentication is already waiting for review', zh: '实名认证已在等待审核' },
+  'identity.alreadyWaiting': {
+    en: 'the identity authentication is already waiting for review',
+    zh: '实名认证已在等待审核',
+  },
   'identity.alreadyAuthenticated': { en: 'the identity is already authenticated', zh: '已完成实名认证' },
   'identity.wrongKind': { en: 'this account is registered as {kind}', zh: '该账号注册类型为 {kind}' },
 } as const;
@@ -115,8 +154,14 @@ const device = {
   'device.bindKeyWrong': { en: 'bind key is wrong', zh: '绑定码错误' },
   'device.boundElsewhere': { en: 'device is bound to another account', zh: '该设备已被其他账号绑定' },
   'device.alreadyBound': { en: 'the device is already bound to this account', zh: '该设备已绑定在本账号下' },
-  'device.bindThrottled': { en: 'too many wrong bind keys for this device, try again in {n} minutes', zh: '该设备绑定码错误次数过多，请 {n} 分钟后再试' },
-  'device.groupCycle': { en: 'a group cannot be moved under itself or one of its subgroups', zh: '分组不能移动到自身或其下级分组中' },
+  'device.bindThrottled': {
+    en: 'too many wrong bind keys for this device, try again in {n} minutes',
+    zh: '该设备绑定码错误次数过多，请 {n} 分钟后再试',
+  },
+  'device.groupCycle': {
+    en: 'a group cannot be moved under itself or one of its subgroups',
+    zh: '分组不能移动到自身或其下级分组中',
+  },
   'device.groupNameTaken': { en: 'a group with this name already exists here', zh: '此处已有同名分组' },
   'device.fromAfterTo': { en: 'must be before to', zh: '必须早于结束时间' },
   'device.rangeTooLong': { en: 'the range must not exceed {n} days', zh: '时间范围不能超过 {n} 天' },
@@ -125,17 +170,26 @@ const device = {
 /** Device models. */
 const deviceModel = {
   'deviceModel.codeTaken': { en: 'a model with this code already exists', zh: '已有相同编码的型号' },
-  'deviceModel.inUse': { en: 'the model is used by {n} registered devices and cannot be deleted', zh: '有 {n} 台已登记设备使用这个型号，不能删除' },
+  'deviceModel.inUse': {
+    en: 'the model is used by {n} registered devices and cannot be deleted',
+    zh: '有 {n} 台已登记设备使用这个型号，不能删除',
+  },
 } as const;
 
 /** The registry's CSV import. */
 const registry = {
   'registry.tooManyRows': { en: 'at most {n} devices per file', zh: '每个文件最多 {n} 台设备' },
-  'registry.notUtf8': { en: 'must be a UTF-8 CSV text file (in Excel: save as "CSV UTF-8")', zh: '必须是 UTF-8 编码的 CSV 文本文件（Excel 中请另存为“CSV UTF-8”）' },
+  'registry.notUtf8': {
+    en: 'must be a UTF-8 CSV text file (in Excel: save as "CSV UTF-8")',
+    zh: '必须是 UTF-8 编码的 CSV 文本文件（Excel 中请另存为“CSV UTF-8”）',
+  },
   'registry.noRows': { en: 'no devices in the file', zh: '文件中没有设备' },
   'registry.badCsv': { en: 'not a valid CSV at line {line}: {why}', zh: '第 {line} 行不是有效的 CSV：{why}' },
   'registry.fileEmpty': { en: 'the file is empty', zh: '文件为空' },
-  'registry.header': { en: 'the first line must be the header {header} (sn and model required)', zh: '第一行必须是表头 {header}（sn 与 model 必填）' },
+  'registry.header': {
+    en: 'the first line must be the header {header} (sn and model required)',
+    zh: '第一行必须是表头 {header}（sn 与 model 必填）',
+  },
   'registry.nothingImported': { en: 'nothing imported: {rows}', zh: '未导入任何设备：{rows}' },
   'registry.empty': { en: 'cannot be empty', zh: '不能为空' },
   'registry.unknownModel': { en: 'unknown model code "{code}"', zh: '没有编码为“{code}”的型号' },
@@ -144,12 +198,18 @@ const registry = {
   'registry.columns': { en: 'expected {expected} columns, found {found}', zh: '应有 {expected} 列，实际 {found} 列' },
   'registry.rowProblem': { en: 'row {row} {column}: {why}', zh: '第 {row} 行 {column}：{why}' },
   'registry.more': { en: 'and {n} more', zh: '另有 {n} 处' },
-  'registry.race': { en: 'nothing imported: a serial number or ICCID was registered at the same time; try again', zh: '未导入任何设备：有序列号或 ICCID 同时被登记，请重试' },
+  'registry.race': {
+    en: 'nothing imported: a serial number or ICCID was registered at the same time; try again',
+    zh: '未导入任何设备：有序列号或 ICCID 同时被登记，请重试',
+  },
 } as const;
 
 /** Device commands. */
 const task = {
-  'task.notCancelable': { en: 'the task is already {state} and cannot be canceled', zh: '任务已是 {state} 状态，不能取消' },
+  'task.notCancelable': {
+    en: 'the task is already {state} and cannot be canceled',
+    zh: '任务已是 {state} 状态，不能取消',
+  },
 } as const;
 
 /** The dashboard. */
@@ -160,14 +220,23 @@ const dashboard = {
 /** App keys and callbacks. */
 const integration = {
   'integration.keyRefused': { en: 'the open API refused the key: {why}', zh: '开放接口拒绝了该密钥：{why}' },
-  'integration.tooManyKeys': { en: 'an account has at most {n} app keys; delete one first', zh: '每个账号最多 {n} 个应用密钥，请先删除一个' },
+  'integration.tooManyKeys': {
+    en: 'an account has at most {n} app keys; delete one first',
+    zh: '每个账号最多 {n} 个应用密钥，请先删除一个',
+  },
 } as const;
 
 /** Print jobs. */
 const print = {
   'print.alreadyCanceled': { en: 'the job is already canceled', zh: '打印任务已取消' },
-  'print.alreadySent': { en: 'the job is {state} but was already sent to the printer ({n} {deliveries}) and may print: it can no longer be canceled', zh: '打印任务为 {state} 状态，但已发送到打印机（{n} 次），可能会打印，不能再取消' },
-  'print.notCancelable': { en: 'the job is already {state} and can no longer be canceled', zh: '打印任务已是 {state} 状态，不能再取消' },
+  'print.alreadySent': {
+    en: 'the job is {state} but was already sent to the printer ({n} {deliveries}) and may print: it can no longer be canceled',
+    zh: '打印任务为 {state} 状态，但已发送到打印机（{n} 次），可能会打印，不能再取消',
+  },
+  'print.notCancelable': {
+    en: 'the job is already {state} and can no longer be canceled',
+    zh: '打印任务已是 {state} 状态，不能再取消',
+  },
 } as const;
 
 /** The open API's signature checks. */
@@ -176,17 +245,38 @@ const openApi = {
   'open.notSigned': { en: 'not signed', zh: '调用未签名' },
   'open.headersMissing': { en: 'signature headers missing: {headers}', zh: '缺少签名请求头：{headers}' },
   'open.badTimestamp': { en: '{header} must be Unix time in seconds', zh: '{header} 必须是以秒为单位的 Unix 时间' },
-  'open.badNonce': { en: '{header} must be 8-64 letters, digits, _ or -', zh: '{header} 必须是 8-64 位字母、数字、_ 或 -' },
+  'open.badNonce': {
+    en: '{header} must be 8-64 letters, digits, _ or -',
+    zh: '{header} 必须是 8-64 位字母、数字、_ 或 -',
+  },
   'open.badSignatureFormat': { en: '{header} must be 64 hex digits', zh: '{header} 必须是 64 位十六进制数' },
-  'open.badContentSha': { en: '{header} must be 64 hex digits (the SHA-256 of the body)', zh: '{header} 必须是 64 位十六进制数（请求体的 SHA-256）' },
+  'open.badContentSha': {
+    en: '{header} must be 64 hex digits (the SHA-256 of the body)',
+    zh: '{header} 必须是 64 位十六进制数（请求体的 SHA-256）',
+  },
   'open.unknownAppId': { en: 'unknown app id {appId}', zh: '未知的应用 ID {appId}' },
   'open.keyDisabled': { en: 'this app key is disabled', zh: '该应用密钥已停用' },
   'open.ipRefused': { en: 'calls from {ip} are not allowed for this key', zh: '该密钥不允许来自 {ip} 的调用' },
-  'open.clockSkew': { en: 'the timestamp is {n} s {direction}; at most {window} s either way', zh: '时间戳偏差 {n} 秒（{direction}），最多允许前后 {window} 秒' },
-  'open.badSignature': { en: 'the signature does not match: see docs/open-api.md for the string to sign', zh: '签名不匹配：待签名字符串见 docs/open-api.md' },
-  'open.bodyMismatch': { en: 'the body received is not the one whose SHA-256 {header} gives: it was changed on its way (check proxies that rewrite bodies)', zh: '收到的请求体与 {header} 给出的 SHA-256 不符：请求体在途中被改动（请检查会改写请求体的代理）' },
-  'open.nonceReused': { en: 'this nonce was used before: every call needs a new one', zh: '该 nonce 已使用过：每次调用都需要新的 nonce' },
-  'open.rateLimited': { en: 'too many calls: at most {n} per second for this key; try again in {s} s', zh: '调用过于频繁：该密钥每秒最多 {n} 次，请 {s} 秒后再试' },
+  'open.clockSkew': {
+    en: 'the timestamp is {n} s {direction}; at most {window} s either way',
+    zh: '时间戳偏差 {n} 秒（{direction}），最多允许前后 {window} 秒',
+  },
+  'open.badSignature': {
+    en: 'the signature does not match: see docs/open-api.md for the string to sign',
+    zh: '签名不匹配：待签名字符串见 docs/open-api.md',
+  },
+  'open.bodyMismatch': {
+    en: 'the body received is not the one whose SHA-256 {header} gives: it was changed on its way (check proxies that rewrite bodies)',
+    zh: '收到的请求体与 {header} 给出的 SHA-256 不符：请求体在途中被改动（请检查会改写请求体的代理）',
+  },
+  'open.nonceReused': {
+    en: 'this nonce was used before: every call needs a new one',
+    zh: '该 nonce 已使用过：每次调用都需要新的 nonce',
+  },
+  'open.rateLimited': {
+    en: 'too many calls: at most {n} per second for this key; try again in {s} s',
+    zh: '调用过于频繁：该密钥每秒最多 {n} 次，请 {s} 秒后再试',
+  },
 } as const;
 
 /** The receipt markup (contracts/print-markup.ts). */
@@ -195,45 +285,87 @@ const markup = {
   'markup.nothingPrint': { en: 'nothing to print', zh: '没有可打印的内容' },
   'markup.tooLong': { en: 'the content is longer than {n} characters', zh: '内容超过 {n} 个字符' },
   'markup.tooManyLines': { en: 'more than {n} lines and blocks', zh: '超过 {n} 行或块' },
-  'markup.strayLt': { en: '\'<\' does not start a tag: write &lt; for a literal <', zh: '“<”不是标签的开头：要打印 < 请写 &lt;' },
+  'markup.strayLt': {
+    en: "'<' does not start a tag: write &lt; for a literal <",
+    zh: '“<”不是标签的开头：要打印 < 请写 &lt;',
+  },
   'markup.unknownTag': { en: 'unknown tag; the tags are {tags}', zh: '未知标签；可用的标签有 {tags}' },
-  'markup.textAfterClose': { en: 'text follows the closing tag on the same line: end the line after it', zh: '结束标签后同一行还有文字：请在结束标签后换行' },
-  'markup.selfClosing': { en: '<{tag}/> is not a tag: <{tag}> needs a closing </{tag}>', zh: '<{tag}/> 不是标签：<{tag}> 需要结束标签 </{tag}>' },
+  'markup.textAfterClose': {
+    en: 'text follows the closing tag on the same line: end the line after it',
+    zh: '结束标签后同一行还有文字：请在结束标签后换行',
+  },
+  'markup.selfClosing': {
+    en: '<{tag}/> is not a tag: <{tag}> needs a closing </{tag}>',
+    zh: '<{tag}/> 不是标签：<{tag}> 需要结束标签 </{tag}>',
+  },
   'markup.standsAlone': { en: '<{tag}> stands alone and has no closing tag', zh: '<{tag}> 是单独标签，没有结束标签' },
   'markup.unopened': { en: '</{tag}> without an opening <{tag}>', zh: '</{tag}> 没有对应的开始标签 <{tag}>' },
-  'markup.misnested': { en: '</{tag}> closes nothing: <{outer}> is open', zh: '</{tag}> 没有可结束的标签：<{outer}> 尚未结束' },
+  'markup.misnested': {
+    en: '</{tag}> closes nothing: <{outer}> is open',
+    zh: '</{tag}> 没有可结束的标签：<{outer}> 尚未结束',
+  },
   'markup.unclosed': { en: '<{tag}> is not closed: add </{tag}>', zh: '<{tag}> 没有结束：请加上 </{tag}>' },
   'markup.dataOnly': { en: '<{tag}> holds data only, not {inner}', zh: '<{tag}> 只能包含数据，不能包含 {inner}' },
   'markup.empty': { en: '<{tag}> is empty', zh: '<{tag}> 为空' },
   'markup.oneLine': { en: '<{tag}> data must stay on one line', zh: '<{tag}> 的数据必须在一行内' },
-  'markup.alignNested': { en: '<{tag}> inside <{outer}>: one alignment at a time', zh: '<{tag}> 在 <{outer}> 之内：一次只能一种对齐' },
+  'markup.alignNested': {
+    en: '<{tag}> inside <{outer}>: one alignment at a time',
+    zh: '<{tag}> 在 <{outer}> 之内：一次只能一种对齐',
+  },
   'markup.nested': { en: '<{tag}> inside <{outer}>', zh: '<{tag}> 在 <{outer}> 之内' },
   'markup.lineStart': { en: '<{tag}> must start a line', zh: '<{tag}> 必须在行首' },
   'markup.controlInData': { en: 'control character {code} in the data', zh: '数据中有控制字符 {code}' },
   'markup.controlCharacter': { en: 'control character {code}', zh: '控制字符 {code}' },
-  'markup.barcodeTooWide': { en: 'the barcode is too wide for {mm} mm paper: at most {n} characters', zh: '条码对 {mm} mm 纸张过宽：最多 {n} 个字符' },
+  'markup.barcodeTooWide': {
+    en: 'the barcode is too wide for {mm} mm paper: at most {n} characters',
+    zh: '条码对 {mm} mm 纸张过宽：最多 {n} 个字符',
+  },
   'markup.tab': { en: 'a tab: use spaces', zh: '制表符：请使用空格' },
-  'markup.beyondBmp': { en: 'U+{code} cannot be printed: emoji and other characters beyond U+FFFF are not in the printer\'s font', zh: 'U+{code} 无法打印：打印机字库中没有表情符号等 U+FFFF 以外的字符' },
-  'markup.loneSurrogate': { en: 'U+{code} is half of a character (a lone surrogate)', zh: 'U+{code} 是半个字符（孤立的代理项）' },
+  'markup.beyondBmp': {
+    en: "U+{code} cannot be printed: emoji and other characters beyond U+FFFF are not in the printer's font",
+    zh: 'U+{code} 无法打印：打印机字库中没有表情符号等 U+FFFF 以外的字符',
+  },
+  'markup.loneSurrogate': {
+    en: 'U+{code} is half of a character (a lone surrogate)',
+    zh: 'U+{code} 是半个字符（孤立的代理项）',
+  },
   'markup.qrTooLong': { en: 'QR data is longer than {n} bytes', zh: '二维码数据超过 {n} 字节' },
-  'markup.barcode': { en: 'barcode data must be 1-{n} printable ASCII characters', zh: '条码数据必须是 1-{n} 个可打印 ASCII 字符' },
-  'markup.imageSource': { en: 'an image is an http(s) URL or an object key of your storage (YYYYMMDD/<16 hex>/<name>)', zh: '图片必须是 http(s) 地址或存储中的对象键（YYYYMMDD/<16位十六进制>/<文件名>）' },
+  'markup.barcode': {
+    en: 'barcode data must be 1-{n} printable ASCII characters',
+    zh: '条码数据必须是 1-{n} 个可打印 ASCII 字符',
+  },
+  'markup.imageSource': {
+    en: 'an image is an http(s) URL or an object key of your storage (YYYYMMDD/<16 hex>/<name>)',
+    zh: '图片必须是 http(s) 地址或存储中的对象键（YYYYMMDD/<16位十六进制>/<文件名>）',
+  },
   'markup.tooManyImages': { en: 'at most {n} images', zh: '最多 {n} 张图片' },
-  'markup.atTag': { en: '<{tag}> at line {line}, column {column}: {why}', zh: '<{tag}> 第 {line} 行第 {column} 列：{why}' },
+  'markup.atTag': {
+    en: '<{tag}> at line {line}, column {column}: {why}',
+    zh: '<{tag}> 第 {line} 行第 {column} 列：{why}',
+  },
   'markup.at': { en: 'line {line}, column {column}: {why}', zh: '第 {line} 行第 {column} 列：{why}' },
 } as const;
 
 /** Field rules of the contracts (zod schemas) and of the services. */
 const rules = {
-  'rule.internalAddress': { en: 'must not point at an internal address (loopback, private network, link-local or reserved)', zh: '不能指向内部地址（本机、内网、链路本地或保留地址）' },
+  'rule.internalAddress': {
+    en: 'must not point at an internal address (loopback, private network, link-local or reserved)',
+    zh: '不能指向内部地址（本机、内网、链路本地或保留地址）',
+  },
   'rule.resolvesInternal': { en: '{host} resolves to {ip}, an internal address', zh: '{host} 解析为内部地址 {ip}' },
   'rule.wholeNumber': { en: 'must be a whole number', zh: '必须是整数' },
   'rule.jobId': { en: 'must be a job id', zh: '必须是打印任务 ID' },
   'rule.deliveryId': { en: 'must be a delivery id', zh: '必须是回调记录 ID' },
   'rule.taskId': { en: 'must be a task id', zh: '必须是任务 ID' },
   'rule.sessionId': { en: 'must be a session id', zh: '必须是会话 ID' },
-  'rule.timeZone': { en: 'must be an IANA time zone such as Asia/Shanghai', zh: '必须是 IANA 时区，例如 Asia/Shanghai' },
-  'rule.aclAction': { en: 'give action (publish, subscribe) or acc (1-4)', zh: '请给出 action（publish、subscribe）或 acc（1-4）' },
+  'rule.timeZone': {
+    en: 'must be an IANA time zone such as Asia/Shanghai',
+    zh: '必须是 IANA 时区，例如 Asia/Shanghai',
+  },
+  'rule.aclAction': {
+    en: 'give action (publish, subscribe) or acc (1-4)',
+    zh: '请给出 action（publish、subscribe）或 acc（1-4）',
+  },
   'rule.bindKeyRequired': { en: 'bind key cannot be empty', zh: '绑定码不能为空' },
   'rule.devicesRequired': { en: 'choose at least one device', zh: '请至少选择一台设备' },
   'rule.nameOrRemark': { en: 'give a name or a remark', zh: '请填写名称或备注' },
@@ -245,11 +377,23 @@ const rules = {
   'rule.nameRequired': { en: 'name cannot be empty', zh: '名称不能为空' },
   'rule.maxEntries': { en: 'at most {n} entries', zh: '最多 {n} 项' },
   'rule.contentRequired': { en: 'content cannot be empty', zh: '内容不能为空' },
-  'rule.ipList': { en: 'each must be an IPv4 or IPv6 address or CIDR block', zh: '每一项都必须是 IPv4 或 IPv6 地址或 CIDR 网段' },
-  'rule.keyChangeEmpty': { en: 'give a name, a callback URL, an IP allow-list or a rate limit', zh: '请填写名称、回调地址、IP 白名单或调用频率上限' },
-  'rule.rateLimit': { en: `must be ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} calls per second`, zh: `必须是每秒 ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} 次` },
+  'rule.ipList': {
+    en: 'each must be an IPv4 or IPv6 address or CIDR block',
+    zh: '每一项都必须是 IPv4 或 IPv6 地址或 CIDR 网段',
+  },
+  'rule.keyChangeEmpty': {
+    en: 'give a name, a callback URL, an IP allow-list or a rate limit',
+    zh: '请填写名称、回调地址、IP 白名单或调用频率上限',
+  },
+  'rule.rateLimit': {
+    en: `must be ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} calls per second`,
+    zh: `必须是每秒 ${APP_KEY_RATE_LIMIT_MIN}-${APP_KEY_RATE_LIMIT_MAX} 次`,
+  },
   'rule.originId': { en: 'must be 1-64 letters, digits, _ . : or -', zh: '必须是 1-64 位字母、数字、_ . : 或 -' },
-  'rule.callbackUrl': { en: 'must be an http:// or https:// URL of at most 500 characters, without a user name or password', zh: '必须是不超过 500 个字符的 http:// 或 https:// 地址，且不含用户名和密码' },
+  'rule.callbackUrl': {
+    en: 'must be an http:// or https:// URL of at most 500 characters, without a user name or password',
+    zh: '必须是不超过 500 个字符的 http:// 或 https:// 地址，且不含用户名和密码',
+  },
   'rule.noControl': { en: 'must not contain control characters', zh: '不能包含控制字符' },
   'rule.entryRepeat': { en: 'must not repeat an entry', zh: '不能有重复项' },
   'rule.maxDevices': { en: 'at most {n} devices at once', zh: '一次最多 {n} 台设备' },
@@ -260,8 +404,14 @@ const rules = {
   'rule.licenceRequired': { en: 'business licence image required', zh: '请上传营业执照图片' },
   'rule.identityStatus': { en: 'must be 1, 2 or 3', zh: '必须是 1、2 或 3' },
   'rule.mobile': { en: 'must be 11 digits starting with 1', zh: '请输入以 1 开头的 11 位手机号' },
-  'rule.username': { en: 'must be 4-20 letters, digits or underscores, starting with a letter', zh: '必须是 4-20 位字母、数字或下划线，并以字母开头' },
-  'rule.strongPassword': { en: 'must be 8-16 characters with upper and lower case letters and digits', zh: '密码必须是 8-16 位，且包含大小写字母和数字' },
+  'rule.username': {
+    en: 'must be 4-20 letters, digits or underscores, starting with a letter',
+    zh: '必须是 4-20 位字母、数字或下划线，并以字母开头',
+  },
+  'rule.strongPassword': {
+    en: 'must be 8-16 characters with upper and lower case letters and digits',
+    zh: '密码必须是 8-16 位，且包含大小写字母和数字',
+  },
   'rule.email': { en: 'must be a valid e-mail address', zh: '请输入正确的电子邮箱' },
   'rule.smsCode': { en: 'must be the 6-digit code', zh: '请输入 6 位验证码' },
   'rule.passwordMin6': { en: 'password cannot be less than 6 characters', zh: '密码不能少于6位' },
@@ -275,7 +425,10 @@ const rules = {
   'rule.iccid': { en: 'must be 19 or 20 digits', zh: '必须是 19 或 20 位数字' },
   'rule.imei': { en: 'must be 15 digits with a valid check digit', zh: '必须是 15 位且校验位正确' },
   'rule.modelCode': { en: 'must be 2-32 letters, digits, ., - or _', zh: '必须是 2-32 位字母、数字、.、- 或 _' },
-  'rule.capability': { en: 'each must be 2-32 lower-case letters, digits, - or _', zh: '每一项都必须是 2-32 位小写字母、数字、- 或 _' },
+  'rule.capability': {
+    en: 'each must be 2-32 lower-case letters, digits, - or _',
+    zh: '每一项都必须是 2-32 位小写字母、数字、- 或 _',
+  },
 } as const;
 
 /** Values the database refused (the safety net behind the schemas). */
@@ -288,7 +441,24 @@ const database = {
   'db.invalid': { en: 'a value is invalid', zh: '有值无效' },
 } as const;
 
-export const MESSAGES = { ...http, ...auth, ...user, ...identity, ...upload, ...device, ...deviceModel, ...registry, ...task, ...dashboard, ...integration, ...print, ...openApi, ...markup, ...rules, ...database } as const satisfies Record<string, { en: string; zh: string }>;
+export const MESSAGES = {
+  ...http,
+  ...auth,
+  ...user,
+  ...identity,
+  ...upload,
+  ...device,
+  ...deviceModel,
+  ...registry,
+  ...task,
+  ...dashboard,
+  ...integration,
+  ...print,
+  ...openApi,
+  ...markup,
+  ...rules,
+  ...database,
+} as const satisfies Record<string, { en: string; zh: string }>;
 
 export type Language = 'zh' | 'en';
 export type MessageKey = keyof typeof MESSAGES;
@@ -374,13 +544,16 @@ export type MessageParams = Record<string, ParamValue>;
 /** The values a key needs: exactly its placeholders (`{what}` a noun). */
 export type ParamsOf<K extends MessageKey> = { [P in NamesOf<K>]: P extends 'what' ? Noun : ParamValue };
 /** The arguments after a key: its values when it has placeholders, nothing (or an empty object) when not. */
-export type ParamsArg<K extends MessageKey> = [NamesOf<K>] extends [never] ? [params?: Record<string, never> | null] : [params: ParamsOf<K>];
+export type ParamsArg<K extends MessageKey> = [NamesOf<K>] extends [never]
+  ? [params?: Record<string, never> | null]
+  : [params: ParamsOf<K>];
 
 /** The keys whose text has no values. */
 export type PlainKey = { [K in MessageKey]: [NamesOf<K>] extends [never] ? K : never }[MessageKey];
 
 /** A typed `{ key, params }`, for a message held as a value (a `{why}`, a row's problem). */
-export const keyed = <K extends MessageKey>(key: K, ...[params]: ParamsArg<K>): Keyed => (params ? { key, params: params as MessageParams } : { key });
+export const keyed = <K extends MessageKey>(key: K, ...[params]: ParamsArg<K>): Keyed =>
+  params ? { key, params: params as MessageParams } : { key };
 
 export const isMessageKey = (s: unknown): s is MessageKey => typeof s === 'string' && Object.hasOwn(MESSAGES, s);
 
@@ -388,7 +561,8 @@ const isKeyed = (v: unknown): v is Keyed => typeof v === 'object' && v !== null 
 
 function sayValue(name: string, value: ParamValue | undefined, lang: Language): string {
   if (value === undefined) return '';
-  if (Array.isArray(value)) return value.map((v: ParamValue) => sayValue(name, v, lang)).join(lang === 'zh' ? '；' : '; ');
+  if (Array.isArray(value))
+    return value.map((v: ParamValue) => sayValue(name, v, lang)).join(lang === 'zh' ? '；' : '; ');
   if (isKeyed(value)) return renderMessage(lang, value.key, value.params);
   if (typeof value === 'object') return '';
   const s = String(value);
@@ -406,10 +580,13 @@ export function renderMessage(lang: Language, key: string, params?: MessageParam
 }
 
 /** The label of a field path (its last segment) in a language: en says the path as it is. */
-export const fieldLabel = (path: string, lang: Language): string => (lang === 'zh' ? (FIELD_LABELS_ZH[path.split('.').pop() ?? path] ?? path) : path);
+export const fieldLabel = (path: string, lang: Language): string =>
+  lang === 'zh' ? (FIELD_LABELS_ZH[path.split('.').pop() ?? path] ?? path) : path;
 
 /** "field: problem" in en, "标签：问题" in zh. */
-export const sayAboutField = (field: string, text: string, lang: Language): string => (lang === 'zh' ? `${fieldLabel(field, lang)}：${text}` : `${field}: ${text}`);
+export const sayAboutField = (field: string, text: string, lang: Language): string =>
+  lang === 'zh' ? `${fieldLabel(field, lang)}：${text}` : `${field}: ${text}`;
 
 /** The placeholders of a template, for the catalogue's own test. */
-export const placeholdersOf = (template: string): string[] => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+export const placeholdersOf = (template: string): string[] =>
+  [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();

@@ -53,7 +53,8 @@ export const openAuthReason = z.enum(OPEN_AUTH_REASONS);
 // HMAC is hex(HMAC-SHA256(key = app secret, message = stringToSign(...))).
 
 /** RFC 3986 encoding: everything but `A-Z a-z 0-9 - _ . ~` percent-encoded with upper-case hex. */
-export const rfc3986 = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const rfc3986 = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * The canonical query string: each `name=value` pair of the raw query decoded (`+` is a space), re-encoded
@@ -110,27 +111,64 @@ export type OpenAuthError = z.infer<typeof openAuthError>;
 // ---------------------------------------------------------------------------------------------------------------
 // Error answers (the open API's OpenAPI document lists them on every call)
 
-const errorEnvelope = <T extends z.ZodType>(code: number, data: T) => z.object({ code: z.literal(code), msg: z.string(), data });
+const errorEnvelope = <T extends z.ZodType>(code: number, data: T) =>
+  z.object({ code: z.literal(code), msg: z.string(), data });
 
 /** `data` of a 400: the field(s) at fault; refused markup adds `markup`; a refused cancel adds `reason`, `state`, `attempts`. */
 export const openBadRequestData = z.object({
-  fields: z.array(z.object({ field: z.string(), message: z.string(), key: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() })).optional(),
+  fields: z
+    .array(
+      z.object({
+        field: z.string(),
+        message: z.string(),
+        key: z.string().optional(),
+        params: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .optional(),
   markup: z
-    .object({ reason: z.enum(MARKUP_ERROR_REASONS), tag: z.string().nullable(), position: z.number().int(), line: z.number().int(), column: z.number().int(), message: z.string(), key: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() })
+    .object({
+      reason: z.enum(MARKUP_ERROR_REASONS),
+      tag: z.string().nullable(),
+      position: z.number().int(),
+      line: z.number().int(),
+      column: z.number().int(),
+      message: z.string(),
+      key: z.string().optional(),
+      params: z.record(z.string(), z.unknown()).optional(),
+    })
     .optional(),
   reason: z.literal(CANCEL_REFUSED_REASON).optional(),
   state: printJobState.optional(),
   attempts: z.number().int().optional(),
 });
 /** `data` of a 429: the key's limit per second and the seconds until its window frees (also in `Retry-After`). */
-export const openRateLimitedData = z.object({ reason: z.literal(RATE_LIMITED_REASON), limit: z.number().int(), retryAfterS: z.number().int() });
+export const openRateLimitedData = z.object({
+  reason: z.literal(RATE_LIMITED_REASON),
+  limit: z.number().int(),
+  retryAfterS: z.number().int(),
+});
 
 /** The error answers of every open call, by HTTP status (= `code`). */
 export const OPEN_ERROR_RESPONSES = {
-  400: { description: 'Bad input: `data.fields` names the field; refused markup adds `data.markup`; a refused cancel adds `data.reason: "not_cancelable"` and `data.state`', schema: errorEnvelope(400, openBadRequestData.nullable()) },
-  401: { description: `The signature was refused: \`data.reason\` is one of ${OPEN_AUTH_REASONS.join(', ')}`, schema: errorEnvelope(401, openAuthError) },
-  404: { description: 'No such job of this key, no such device in this account (another account\'s counts as none), or no such call', schema: errorEnvelope(404, z.null()) },
-  429: { description: 'More calls than the key\'s limit in this window: wait `Retry-After` seconds', schema: errorEnvelope(429, openRateLimitedData) },
+  400: {
+    description:
+      'Bad input: `data.fields` names the field; refused markup adds `data.markup`; a refused cancel adds `data.reason: "not_cancelable"` and `data.state`',
+    schema: errorEnvelope(400, openBadRequestData.nullable()),
+  },
+  401: {
+    description: `The signature was refused: \`data.reason\` is one of ${OPEN_AUTH_REASONS.join(', ')}`,
+    schema: errorEnvelope(401, openAuthError),
+  },
+  404: {
+    description:
+      "No such job of this key, no such device in this account (another account's counts as none), or no such call",
+    schema: errorEnvelope(404, z.null()),
+  },
+  429: {
+    description: "More calls than the key's limit in this window: wait `Retry-After` seconds",
+    schema: errorEnvelope(429, openRateLimitedData),
+  },
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -13,14 +13,25 @@ describe('receipt markup', () => {
   it('makes lines of text with alignment, bold and large runs', () => {
     expect(blocks('<C><L>Shop</L></C>\nTea <B>x2</B>\n\n<R>12.00</R>')).toEqual([
       { kind: 'text', align: 'center', runs: [{ text: 'Shop', bold: false, large: true }] },
-      { kind: 'text', align: 'left', runs: [{ text: 'Tea ', bold: false, large: false }, { text: 'x2', bold: true, large: false }] },
+      {
+        kind: 'text',
+        align: 'left',
+        runs: [
+          { text: 'Tea ', bold: false, large: false },
+          { text: 'x2', bold: true, large: false },
+        ],
+      },
       { kind: 'text', align: 'left', runs: [] },
       { kind: 'text', align: 'right', runs: [{ text: '12.00', bold: false, large: false }] },
     ]);
   });
 
   it('puts codes, images, rules and cuts on lines of their own and absorbs one line break after them', () => {
-    expect(blocks('Total 5<QR>https://x.cn/a?b=1&amp;c=2</QR>\n<C><BAR>AB-12</BAR></C>\n<HR>\n<img>https://x.cn/logo.png</img><CUT/>')).toMatchObject([
+    expect(
+      blocks(
+        'Total 5<QR>https://x.cn/a?b=1&amp;c=2</QR>\n<C><BAR>AB-12</BAR></C>\n<HR>\n<img>https://x.cn/logo.png</img><CUT/>',
+      ),
+    ).toMatchObject([
       { kind: 'text', align: 'left', runs: [{ text: 'Total 5', bold: false, large: false }] },
       { kind: 'qr', align: 'left', data: 'https://x.cn/a?b=1&c=2', at: 7 },
       { kind: 'barcode', align: 'center', data: 'AB-12' },
@@ -68,8 +79,14 @@ describe('receipt markup', () => {
   });
 
   it('limits images and QR data', () => {
-    expect(parseMarkup('<IMG>https://a.cn/1.png</IMG>'.repeat(6))).toMatchObject({ ok: false, error: { reason: 'too_many_images', tag: 'IMG' } });
-    expect(parseMarkup(`<QR>${'x'.repeat(501)}</QR>`)).toMatchObject({ ok: false, error: { reason: 'bad_data', tag: 'QR' } });
+    expect(parseMarkup('<IMG>https://a.cn/1.png</IMG>'.repeat(6))).toMatchObject({
+      ok: false,
+      error: { reason: 'too_many_images', tag: 'IMG' },
+    });
+    expect(parseMarkup(`<QR>${'x'.repeat(501)}</QR>`)).toMatchObject({
+      ok: false,
+      error: { reason: 'bad_data', tag: 'QR' },
+    });
     expect(parseMarkup('<IMG>20260101/0123456789abcdef/logo.png</IMG>').ok).toBe(true);
   });
 
@@ -88,9 +105,16 @@ describe('open API signature string', () => {
   });
 
   it('joins method, path, query, timestamp, nonce and body hash with line feeds', () => {
-    expect(stringToSign({ method: 'get', path: '/open/v1/print', query: 'pageSize=5', timestamp: '1767225600', nonce: 'n0nce-0001', bodySha256: 'abc' })).toBe(
-      'GET\n/open/v1/print\npageSize=5\n1767225600\nn0nce-0001\nabc',
-    );
+    expect(
+      stringToSign({
+        method: 'get',
+        path: '/open/v1/print',
+        query: 'pageSize=5',
+        timestamp: '1767225600',
+        nonce: 'n0nce-0001',
+        bodySha256: 'abc',
+      }),
+    ).toBe('GET\n/open/v1/print\npageSize=5\n1767225600\nn0nce-0001\nabc');
   });
 });
 

@@ -87,7 +87,14 @@ export interface MarkupError {
 }
 
 /** A markup problem where it was found, by key: "<QR> at line 3, column 1: <QR> is empty". */
-function located(reason: MarkupErrorReason, tag: string | null, position: number, line: number, column: number, why: Keyed | string): MarkupError {
+function located(
+  reason: MarkupErrorReason,
+  tag: string | null,
+  position: number,
+  line: number,
+  column: number,
+  why: Keyed | string,
+): MarkupError {
   const key = tag ? 'markup.atTag' : 'markup.at';
   const params: MessageParams = tag ? { tag, line, column, why } : { line, column, why };
   return { reason, tag, position, line, column, message: renderMessage('en', key, params), key, params };
@@ -114,7 +121,12 @@ export const isImageSource = (src: string): boolean => {
 
 /** Printable dots across the paper and columns of the 12-dot font (ESC/POS font A: 12 × 24 dots). */
 export function paperGeometry(paperWidthMm: number): { dots: number; columns: number } {
-  const dots = paperWidthMm >= 76 ? 576 : paperWidthMm >= 56 || paperWidthMm <= 0 ? 384 : Math.max(96, Math.floor((paperWidthMm * 8 * 0.8) / 24) * 24);
+  const dots =
+    paperWidthMm >= 76
+      ? 576
+      : paperWidthMm >= 56 || paperWidthMm <= 0
+        ? 384
+        : Math.max(96, Math.floor((paperWidthMm * 8 * 0.8) / 24) * 24);
   return { dots, columns: dots / 12 };
 }
 
@@ -149,7 +161,8 @@ export function parseMarkup(content: string): MarkupResult {
   };
 
   if (content.trim() === '') return fail('empty', null, 0, keyed('markup.contentEmpty'));
-  if (content.length > MARKUP_LIMITS.chars) return fail('too_long', null, MARKUP_LIMITS.chars, keyed('markup.tooLong', { n: MARKUP_LIMITS.chars }));
+  if (content.length > MARKUP_LIMITS.chars)
+    return fail('too_long', null, MARKUP_LIMITS.chars, keyed('markup.tooLong', { n: MARKUP_LIMITS.chars }));
 
   const blocks: MarkupBlock[] = [];
   let images = 0;
@@ -195,7 +208,9 @@ export function parseMarkup(content: string): MarkupResult {
       closedAlignAt = -1;
     }
   };
-  const tooMany = (at: number) => blocks.length >= MARKUP_LIMITS.blocks && fail('too_many_blocks', null, at, keyed('markup.tooManyLines', { n: MARKUP_LIMITS.blocks }));
+  const tooMany = (at: number) =>
+    blocks.length >= MARKUP_LIMITS.blocks &&
+    fail('too_many_blocks', null, at, keyed('markup.tooManyLines', { n: MARKUP_LIMITS.blocks }));
 
   let i = 0;
   while (i < content.length) {
@@ -219,13 +234,20 @@ export function parseMarkup(content: string): MarkupResult {
       const selfClosing = m[3] === '/';
       const shown = closing ? `/${name}` : name;
       if (!(MARKUP_TAGS as readonly string[]).includes(name)) {
-        return fail('unknown_tag', shown, i, keyed('markup.unknownTag', { tags: MARKUP_TAGS.map((t) => `<${t}>`).join(' ') }));
+        return fail(
+          'unknown_tag',
+          shown,
+          i,
+          keyed('markup.unknownTag', { tags: MARKUP_TAGS.map((t) => `<${t}>`).join(' ') }),
+        );
       }
       if (closedAlignAt >= 0 && !closing && !SINGLE_TAGS.has(name) && !BLOCK_TAGS.has(name)) {
         return fail('align_mid_line', closedAlignTag, closedAlignAt, keyed('markup.textAfterClose'));
       }
-      if (selfClosing && !SINGLE_TAGS.has(name)) return fail('bad_tag', shown, i, keyed('markup.selfClosing', { tag: name }));
-      if (closing && SINGLE_TAGS.has(name)) return fail('unexpected_close', shown, i, keyed('markup.standsAlone', { tag: name }));
+      if (selfClosing && !SINGLE_TAGS.has(name))
+        return fail('bad_tag', shown, i, keyed('markup.selfClosing', { tag: name }));
+      if (closing && SINGLE_TAGS.has(name))
+        return fail('unexpected_close', shown, i, keyed('markup.standsAlone', { tag: name }));
       const tagEnd = i + m[0].length;
 
       if (SINGLE_TAGS.has(name)) {
@@ -251,9 +273,18 @@ export function parseMarkup(content: string): MarkupResult {
         if (!close) return fail('unclosed', name, i, keyed('markup.unclosed', { tag: name }));
         const raw = rest.slice(0, close.index);
         const inner = /<\/?[A-Za-z]{1,8}\s*\/?>/.exec(raw);
-        if (inner) return fail('nested', name, tagEnd + inner.index, keyed('markup.dataOnly', { tag: name, inner: inner[0] }));
+        if (inner)
+          return fail('nested', name, tagEnd + inner.index, keyed('markup.dataOnly', { tag: name, inner: inner[0] }));
         const ctl = CONTROL_BUT_LINE_BREAKS.exec(raw);
-        if (ctl) return fail('control_char', name, tagEnd + ctl.index, keyed('markup.controlInData', { code: `U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}` }));
+        if (ctl)
+          return fail(
+            'control_char',
+            name,
+            tagEnd + ctl.index,
+            keyed('markup.controlInData', {
+              code: `U+${ctl[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`,
+            }),
+          );
         const data = decodeEntities(raw).replace(/\r\n?/g, '\n');
         const trimmed = data.trim();
         if (trimmed === '') return fail('empty_block', name, i, keyed('markup.empty', { tag: name }));
@@ -265,9 +296,11 @@ export function parseMarkup(content: string): MarkupResult {
         }
         if (name === 'IMG') {
           if (!isImageSource(trimmed)) return fail('bad_data', name, i, keyed('markup.imageSource'));
-          if (++images > MARKUP_LIMITS.images) return fail('too_many_images', name, i, keyed('markup.tooManyImages', { n: MARKUP_LIMITS.images }));
+          if (++images > MARKUP_LIMITS.images)
+            return fail('too_many_images', name, i, keyed('markup.tooManyImages', { n: MARKUP_LIMITS.images }));
         }
-        if (name !== 'QR' && /\n/.test(trimmed)) return fail('bad_data', name, i, keyed('markup.oneLine', { tag: name }));
+        if (name !== 'QR' && /\n/.test(trimmed))
+          return fail('bad_data', name, i, keyed('markup.oneLine', { tag: name }));
         const over = tooMany(i);
         if (over) return over;
         flushLine();
@@ -287,15 +320,25 @@ export function parseMarkup(content: string): MarkupResult {
       // C, R, B, L
       if (name === 'C' || name === 'R') {
         if (!closing) {
-          if (alignOpen >= 0) return fail('nested', name, i, keyed('markup.alignNested', { tag: name, outer: alignTag }));
-          if (lineStarted && runs.some((r) => r.text.length > 0)) return fail('align_mid_line', name, i, keyed('markup.lineStart', { tag: name }));
+          if (alignOpen >= 0)
+            return fail('nested', name, i, keyed('markup.alignNested', { tag: name, outer: alignTag }));
+          if (lineStarted && runs.some((r) => r.text.length > 0))
+            return fail('align_mid_line', name, i, keyed('markup.lineStart', { tag: name }));
           alignOpen = i;
           alignTag = name;
           align = name === 'C' ? 'center' : 'right';
           // the line (possibly begun by B or L) takes this alignment
           lineAlign = align;
         } else {
-          if (alignOpen < 0 || alignTag !== name) return fail('unexpected_close', shown, i, alignOpen < 0 ? keyed('markup.unopened', { tag: name }) : keyed('markup.misnested', { tag: name, outer: alignTag }));
+          if (alignOpen < 0 || alignTag !== name)
+            return fail(
+              'unexpected_close',
+              shown,
+              i,
+              alignOpen < 0
+                ? keyed('markup.unopened', { tag: name })
+                : keyed('markup.misnested', { tag: name, outer: alignTag }),
+            );
           alignOpen = -1;
           align = 'left';
           if (lineStarted) {
@@ -324,10 +367,18 @@ export function parseMarkup(content: string): MarkupResult {
       i++;
       continue;
     }
-    if (closedAlignAt >= 0) return fail('align_mid_line', closedAlignTag, closedAlignAt, keyed('markup.textAfterClose'));
+    if (closedAlignAt >= 0)
+      return fail('align_mid_line', closedAlignTag, closedAlignAt, keyed('markup.textAfterClose'));
     const code = content.charCodeAt(i);
     if (isControlCode(code)) {
-      return fail('control_char', null, i, code === 9 ? keyed('markup.tab') : keyed('markup.controlCharacter', { code: `U+${code.toString(16).padStart(4, '0').toUpperCase()}` }));
+      return fail(
+        'control_char',
+        null,
+        i,
+        code === 9
+          ? keyed('markup.tab')
+          : keyed('markup.controlCharacter', { code: `U+${code.toString(16).padStart(4, '0').toUpperCase()}` }),
+      );
     }
     if (c === '&') {
       const ent = /^&(lt|gt|amp);/.exec(content.slice(i, i + 5));
@@ -341,8 +392,10 @@ export function parseMarkup(content: string): MarkupResult {
     // a whole code point (a surrogate pair stays together)
     const cp = content.codePointAt(i)!;
     // printers' fonts hold GB18030's BMP characters: an emoji would print as a blank or garbage (QR data may hold it)
-    if (cp > 0xffff) return fail('unprintable_char', null, i, keyed('markup.beyondBmp', { code: cp.toString(16).toUpperCase() }));
-    if (cp >= 0xd800 && cp <= 0xdfff) return fail('unprintable_char', null, i, keyed('markup.loneSurrogate', { code: cp.toString(16).toUpperCase() }));
+    if (cp > 0xffff)
+      return fail('unprintable_char', null, i, keyed('markup.beyondBmp', { code: cp.toString(16).toUpperCase() }));
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      return fail('unprintable_char', null, i, keyed('markup.loneSurrogate', { code: cp.toString(16).toUpperCase() }));
     const ch = String.fromCodePoint(cp);
     afterBlock = false;
     pushText(ch);
@@ -365,7 +418,13 @@ export function parseMarkup(content: string): MarkupResult {
  * A MarkupError at a position of the content, for problems found after parsing (an image that cannot be
  * fetched, a barcode too wide for the device's paper): the same shape and wording as the parser's.
  */
-export function markupErrorAt(content: string, reason: MarkupErrorReason, tag: string | null, position: number, why: Keyed | string): MarkupError {
+export function markupErrorAt(
+  content: string,
+  reason: MarkupErrorReason,
+  tag: string | null,
+  position: number,
+  why: Keyed | string,
+): MarkupError {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < position && i < content.length; i++) {
@@ -384,4 +443,5 @@ function decodeEntities(s: string): string {
 }
 
 /** Escapes text so that it prints as written (for integrators building markup from data). */
-export const escapeMarkup = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escapeMarkup = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -26,9 +26,27 @@ describe('canAccess', () => {
 
 describe('filterRoutes', () => {
   const routes: RouteRecord[] = [
-    { path: '/device', name: 'Device', meta: { title: 'd' }, children: [{ path: 'index', name: 'DeviceIndex', meta: { title: 'i' } }] },
-    { path: '/error', name: 'Error', meta: { title: 'e', guard: ['Admin'] }, children: [{ path: '403', name: 'E403', meta: { title: '403' } }] },
-    { path: '/system', name: 'System', meta: { title: 's' }, children: [{ path: 'secret', name: 'Secret', meta: { title: 'x', guard: { permission: ['system:secret'] } } }, { path: 'ok', name: 'Ok', meta: { title: 'o', guard: ['device:view'] } }] },
+    {
+      path: '/device',
+      name: 'Device',
+      meta: { title: 'd' },
+      children: [{ path: 'index', name: 'DeviceIndex', meta: { title: 'i' } }],
+    },
+    {
+      path: '/error',
+      name: 'Error',
+      meta: { title: 'e', guard: ['Admin'] },
+      children: [{ path: '403', name: 'E403', meta: { title: '403' } }],
+    },
+    {
+      path: '/system',
+      name: 'System',
+      meta: { title: 's' },
+      children: [
+        { path: 'secret', name: 'Secret', meta: { title: 'x', guard: { permission: ['system:secret'] } } },
+        { path: 'ok', name: 'Ok', meta: { title: 'o', guard: ['device:view'] } },
+      ],
+    },
   ];
   it('drops guarded records and their children for a user without the guard', () => {
     const out = filterRoutes(routes, user);

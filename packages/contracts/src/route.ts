@@ -30,9 +30,7 @@ export interface RouteRecord {
 
 export type GuardMode = 'allOf' | 'oneOf' | 'except';
 
-export type Guard =
-  | string[]
-  | { role?: string[]; permission?: string[]; mode?: GuardMode };
+export type Guard = string[] | { role?: string[]; permission?: string[]; mode?: GuardMode };
 
 export interface Access {
   admin: boolean;

@@ -6,14 +6,40 @@ import { PAGE_NO_MAX } from './device-constants.ts';
  * events a console receives over Server-Sent Events. Paths are under /apiAdmin.
  */
 
-export const TASK_STATES = ['queued', 'sent', 'delivered', 'running', 'succeeded', 'failed', 'timeout', 'expired', 'canceled'] as const;
+export const TASK_STATES = [
+  'queued',
+  'sent',
+  'delivered',
+  'running',
+  'succeeded',
+  'failed',
+  'timeout',
+  'expired',
+  'canceled',
+] as const;
 export const taskState = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof taskState>;
 /** States a task can still leave: the user may cancel it. */
-export const OPEN_TASK_STATES = ['queued', 'sent', 'delivered', 'running', 'timeout'] as const satisfies readonly TaskState[];
+export const OPEN_TASK_STATES = [
+  'queued',
+  'sent',
+  'delivered',
+  'running',
+  'timeout',
+] as const satisfies readonly TaskState[];
 export const FINAL_TASK_STATES = ['succeeded', 'failed', 'expired', 'canceled'] as const satisfies readonly TaskState[];
 
-export const TASK_TYPES = ['reboot', 'shutdown', 'apply_profile', 'install_app', 'uninstall_app', 'fetch_file', 'upgrade', 'push_message', 'deploy_model'] as const;
+export const TASK_TYPES = [
+  'reboot',
+  'shutdown',
+  'apply_profile',
+  'install_app',
+  'uninstall_app',
+  'fetch_file',
+  'upgrade',
+  'push_message',
+  'deploy_model',
+] as const;
 export const taskType = z.enum(TASK_TYPES);
 export type TaskType = z.infer<typeof taskType>;
 
@@ -97,7 +123,9 @@ export const batchView = z.object({
   createdAt: z.string(),
   total: z.number().int(),
   /** Tasks of the batch in each state (every state is present, 0 when none). */
-  counts: z.object(Object.fromEntries(TASK_STATES.map((s) => [s, z.number().int()])) as { [K in TaskState]: z.ZodNumber }),
+  counts: z.object(
+    Object.fromEntries(TASK_STATES.map((s) => [s, z.number().int()])) as { [K in TaskState]: z.ZodNumber },
+  ),
 });
 export type BatchView = z.infer<typeof batchView>;
 
@@ -158,4 +186,7 @@ export const liveIdentityEvent = z.object({
 });
 export type LiveIdentityEvent = z.infer<typeof liveIdentityEvent>;
 
-export type LiveEvent = { type: 'device'; data: LiveDeviceEvent } | { type: 'task'; data: LiveTaskEvent } | { type: 'identity'; data: LiveIdentityEvent };
+export type LiveEvent =
+  | { type: 'device'; data: LiveDeviceEvent }
+  | { type: 'task'; data: LiveTaskEvent }
+  | { type: 'identity'; data: LiveIdentityEvent };

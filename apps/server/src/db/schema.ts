@@ -13,7 +13,8 @@ export type PrintJobState = Selectable<DB['print_jobs']>['state'];
 export type IdentitySubmissionsTable = DB['identity_submissions'];
 
 /** A json(b) value that is an object (what the server writes into its json columns). */
-export const isJsonObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isJsonObject = (v: JsonValue | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Tables whose rows belong to a tenant: every query on them goes through a TenantScope. */
 export type TenantTable =

@@ -1,4 +1,12 @@
-import type { DeleteQueryBuilder, InsertObject, Kysely, SelectQueryBuilder, UpdateQueryBuilder, DeleteResult, UpdateResult } from 'kysely';
+import type {
+  DeleteQueryBuilder,
+  InsertObject,
+  Kysely,
+  SelectQueryBuilder,
+  UpdateQueryBuilder,
+  DeleteResult,
+  UpdateResult,
+} from 'kysely';
 import type { Database, TenantTable } from './schema.ts';
 
 /**
@@ -37,7 +45,10 @@ export class TenantScope {
   }
 
   /** One row, or several in one statement. */
-  insertInto<T extends TenantTable>(table: T, values: Omit<InsertObject<Database, T>, 'tenant_id'> | readonly Omit<InsertObject<Database, T>, 'tenant_id'>[]) {
+  insertInto<T extends TenantTable>(
+    table: T,
+    values: Omit<InsertObject<Database, T>, 'tenant_id'> | readonly Omit<InsertObject<Database, T>, 'tenant_id'>[],
+  ) {
     const pinned = (v: object) => ({ ...v, tenant_id: this.tenantId }) as unknown as InsertObject<Database, T>;
     return this.db.insertInto(table).values(Array.isArray(values) ? values.map(pinned) : pinned(values as object));
   }

@@ -25,7 +25,15 @@ const DEFAULT_TTL_S = 300;
  * in varied colours over several noise lines: harder for a reader program, still plain to a person.
  */
 export const CAPTCHA_ALPHABET = 'ACDEFGHJKLMNPRTUWXY34678abcdefhjkmnprtwxy';
-export const CAPTCHA_OPTIONS = { size: 4, charPreset: CAPTCHA_ALPHABET, noise: 4, color: true, width: 150, height: 50, fontSize: 56 } as const;
+export const CAPTCHA_OPTIONS = {
+  size: 4,
+  charPreset: CAPTCHA_ALPHABET,
+  noise: 4,
+  color: true,
+  width: 150,
+  height: 50,
+  fontSize: 56,
+} as const;
 
 /** Turns each character of svg-captcha's drawing by up to ±28° about its own centre (the library draws them upright). */
 export function tiltCharacters(svg: string, random: () => number = Math.random): string {
@@ -44,23 +52,38 @@ export function tiltCharacters(svg: string, random: () => number = Math.random):
 
 export function createCaptchaProvider(kind: 'svg' | 'off', db: Db, ttlS = DEFAULT_TTL_S): CaptchaProvider {
   if (kind === 'off') {
-    return { create: async () => ({ enabled: false, captchaId: '', svg: '', expiresIn: ttlS }), verify: async () => {} };
+    return {
+      create: async () => ({ enabled: false, captchaId: '', svg: '', expiresIn: ttlS }),
+      verify: async () => {},
+    };
   }
   return {
     async create() {
       const c = svgCaptcha.create(CAPTCHA_OPTIONS);
       const id = randomUUID();
       await db.deleteFrom('captchas').where('expires_at', '<', new Date()).execute();
-      await db.insertInto('captchas').values({ id, answer: c.text.toLowerCase(), expires_at: new Date(Date.now() + ttlS * 1000) }).execute();
+      await db
+        .insertInto('captchas')
+        .values({ id, answer: c.text.toLowerCase(), expires_at: new Date(Date.now() + ttlS * 1000) })
+        .execute();
       return { enabled: true, captchaId: id, svg: tiltCharacters(c.data), expiresIn: ttlS };
     },
     async verify(id, answer) {
       // one message naming the captcha once: the field list says which field it is
-      if (!id || !answer) throw new AppError(400, 'auth.captchaRequired', null, { data: { fields: [fieldError('captcha', 'auth.captchaRequired')] } });
+      if (!id || !answer)
+        throw new AppError(400, 'auth.captchaRequired', null, {
+          data: { fields: [fieldError('captcha', 'auth.captchaRequired')] },
+        });
       const uuid = /^[0-9a-f-]{36}$/i.test(id) ? id : '00000000-0000-0000-0000-000000000000';
-      const row = await db.deleteFrom('captchas').where('id', '=', uuid).returning(['answer', 'expires_at']).executeTakeFirst();
+      const row = await db
+        .deleteFrom('captchas')
+        .where('id', '=', uuid)
+        .returning(['answer', 'expires_at'])
+        .executeTakeFirst();
       if (!row || row.expires_at < new Date() || row.answer !== answer.trim().toLowerCase()) {
-        throw new AppError(400, 'auth.captchaWrong', null, { data: { fields: [fieldError('captcha', 'auth.captchaWrong')] } });
+        throw new AppError(400, 'auth.captchaWrong', null, {
+          data: { fields: [fieldError('captcha', 'auth.captchaWrong')] },
+        });
       }
     },
   };

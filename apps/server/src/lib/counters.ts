@@ -36,7 +36,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export async function hit(db: Db, windowMs: number, counters: CounterKey[]): Promise<Hit[]> {
   if (!counters.length) return [];
-  const keys = counters.map((c) => ({ bucket: c.bucket, key: c.key.slice(0, KEY_MAX).replace(LONE_SURROGATE, '\uFFFD') }));
+  const keys = counters.map((c) => ({
+    bucket: c.bucket,
+    key: c.key.slice(0, KEY_MAX).replace(LONE_SURROGATE, '\uFFFD'),
+  }));
   const sorted = [...new Map(keys.map((c) => [`${c.bucket}\u0000${c.key}`, c])).values()].sort((a, b) =>
     a.bucket === b.bucket ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.bucket < b.bucket ? -1 : 1,
   );
@@ -48,7 +51,9 @@ export async function hit(db: Db, windowMs: number, counters: CounterKey[]): Pro
     ON CONFLICT (bucket, key) DO UPDATE SET
       hits = CASE WHEN c.reset_at <= now() THEN 1 ELSE c.hits + 1 END,
       reset_at = CASE WHEN c.reset_at <= now() THEN excluded.reset_at ELSE c.reset_at END
-    RETURNING c.bucket, c.key, c.hits, c.reset_at, greatest(0, extract(epoch FROM c.reset_at - now()) * 1000)::float8 AS ttl_ms`.execute(db);
+    RETURNING c.bucket, c.key, c.hits, c.reset_at, greatest(0, extract(epoch FROM c.reset_at - now()) * 1000)::float8 AS ttl_ms`.execute(
+    db,
+  );
   const byKey = new Map(rows.map((r) => [`${r.bucket}\u0000${r.key}`, r]));
   return keys.map((c) => {
     const r = byKey.get(`${c.bucket}\u0000${c.key}`)!;
@@ -88,7 +93,9 @@ export function addressKey(ip: string | undefined): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   // an embedded IPv4 tail (::a.b.c.d) lies in the interface half: only the first four groups matter
-  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  const groups = ip.includes('::')
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
   return `${groups
     .slice(0, 4)
     .map((g) => (parseInt(g, 16) || 0).toString(16))

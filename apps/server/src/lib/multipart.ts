@@ -32,7 +32,10 @@ export async function wholeFile(part: MultipartFile, tooLarge: AppError): Promis
  * The form's file part, or 400 on `file` when the request is no multipart form, the form cannot be read (no
  * boundary, junk, cut off: the parser's own errors carry no status) or holds no file.
  */
-export async function firstFile(req: FastifyRequest, limits: { fileSize: number; fields?: number }): Promise<MultipartFile> {
+export async function firstFile(
+  req: FastifyRequest,
+  limits: { fileSize: number; fields?: number },
+): Promise<MultipartFile> {
   if (!req.isMultipart()) throw badRequest('file', 'upload.notMultipart');
   let part: MultipartFile | undefined;
   try {

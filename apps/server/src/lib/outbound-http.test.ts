@@ -98,11 +98,19 @@ describe('outbound requests', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise((r) => server.close(r)));
-  const opts = { method: 'GET' as const, timeoutMs: 2000, maxBytes: 100, overflow: 'truncate' as const, allowPrivate: true };
+  const opts = {
+    method: 'GET' as const,
+    timeoutMs: 2000,
+    maxBytes: 100,
+    overflow: 'truncate' as const,
+    allowPrivate: true,
+  };
 
   it('keeps at most maxBytes of the answer, or fails when told to', async () => {
     expect((await outboundRequest(`${base}/big`, opts)).body.length).toBe(100);
-    await expect(outboundRequest(`${base}/big`, { ...opts, overflow: 'fail' })).rejects.toMatchObject({ code: 'ETOOBIG' });
+    await expect(outboundRequest(`${base}/big`, { ...opts, overflow: 'fail' })).rejects.toMatchObject({
+      code: 'ETOOBIG',
+    });
   });
 
   it('follows redirects only when allowed', async () => {
@@ -111,13 +119,17 @@ describe('outbound requests', () => {
   });
 
   it('gives up after the time-out', async () => {
-    await expect(outboundRequest(`${base}/slow`, { ...opts, timeoutMs: 100 })).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+    await expect(outboundRequest(`${base}/slow`, { ...opts, timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+    });
   });
 
   it('refuses internal addresses, written as such or behind a name', async () => {
     const strict = { ...opts, allowPrivate: false };
     await expect(outboundRequest(`${base}/`, strict)).rejects.toMatchObject({ code: 'EPRIVATE' });
-    await expect(outboundRequest(base.replace('127.0.0.1', 'localhost'), strict)).rejects.toMatchObject({ code: 'EPRIVATE' });
+    await expect(outboundRequest(base.replace('127.0.0.1', 'localhost'), strict)).rejects.toMatchObject({
+      code: 'EPRIVATE',
+    });
     await expect(outboundRequest('http://[::1]:9/', strict)).rejects.toMatchObject({ code: 'EPRIVATE' });
     // the other spellings of loopback reach the same server when allowed, and are refused when not
     for (const host of ['0177.0.0.1', '2130706433', '0x7f.1', '[::ffff:127.0.0.1]']) {

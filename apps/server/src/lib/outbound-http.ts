@@ -101,7 +101,8 @@ export async function resolvesPrivate(hostname: string, timeoutMs: number): Prom
   }
 }
 
-const refused = (ip: string) => new OutboundError(`${ip} is an internal address (loopback, private network or link-local): refused`, 'EPRIVATE');
+const refused = (ip: string) =>
+  new OutboundError(`${ip} is an internal address (loopback, private network or link-local): refused`, 'EPRIVATE');
 // the address connected to is checked in the socket's lookup below, so a name that resolves to a public address
 // when saved and to an internal one when used (DNS rebinding) is still refused
 
@@ -111,7 +112,8 @@ const guardedLookup: net.LookupFunction = (hostname, options, callback) => {
     if (err) return (callback as (e: Error | null, a: string, f: number) => void)(err, '', 0);
     const bad = addresses.find((a) => isPrivateAddress(a.address));
     if (bad) return (callback as (e: Error | null, a: string, f: number) => void)(refused(bad.address), '', 0);
-    if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+    if ((options as dns.LookupOptions).all)
+      return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
     callback(null, addresses[0].address, addresses[0].family);
   });
 };
@@ -136,7 +138,8 @@ function once(url: string, o: OutboundOptions): Promise<OutboundResponse & { loc
   } catch {
     return Promise.reject(new OutboundError('not a valid URL', 'EBADURL'));
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return Promise.reject(new OutboundError('only http and https are allowed', 'EBADURL'));
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return Promise.reject(new OutboundError('only http and https are allowed', 'EBADURL'));
   const host = u.hostname.replace(/^\[|\]$/g, '');
   // an address written as such is connected to without a lookup: checked here
   if (!o.allowPrivate && net.isIP(host) && isPrivateAddress(host)) return Promise.reject(refused(host));
@@ -144,11 +147,17 @@ function once(url: string, o: OutboundOptions): Promise<OutboundResponse & { loc
   return new Promise((resolve, reject) => {
     const req = lib.request(u, {
       method: o.method,
-      headers: { ...o.headers, ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}) },
+      headers: {
+        ...o.headers,
+        ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}),
+      },
       lookup: o.allowPrivate ? undefined : guardedLookup,
       agent: false,
     });
-    const timer = setTimeout(() => req.destroy(new OutboundError(`no answer within ${o.timeoutMs} ms`, 'ETIMEDOUT')), o.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new OutboundError(`no answer within ${o.timeoutMs} ms`, 'ETIMEDOUT')),
+      o.timeoutMs,
+    );
     const fail = (e: Error & { code?: string }) => {
       clearTimeout(timer);
       reject(e instanceof OutboundError ? e : new OutboundError(e.message, e.code ?? 'EFAILED'));

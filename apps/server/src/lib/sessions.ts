@@ -9,9 +9,16 @@ export interface ClientInfo {
 
 /** Ends every session of the user: logout, password change and disabling all come here. */
 export async function endSessions(db: Db, userId: number, reason: string, exceptSession?: string): Promise<void> {
-  let q = db.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: reason }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  let q = db
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoke_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null);
   if (exceptSession) q = q.where('id', '!=', exceptSession);
   await q.execute();
 }
 
-export const clientOf = (req: FastifyRequest): ClientInfo => ({ ip: req.ip, userAgent: String(req.headers['user-agent'] ?? '') });
+export const clientOf = (req: FastifyRequest): ClientInfo => ({
+  ip: req.ip,
+  userAgent: String(req.headers['user-agent'] ?? ''),
+});

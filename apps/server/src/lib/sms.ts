@@ -19,7 +19,10 @@ export const smsOutboxFile = (dataDir: string) => path.join(dataDir, 'outbox', '
 
 /** The `log` provider's outbox, oldest first (what a developer or a test reads). */
 export function readSmsOutbox(dataDir: string): Array<SmsMessage & { at: string }> {
-  return readFileSync(smsOutboxFile(dataDir), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return readFileSync(smsOutboxFile(dataDir), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 /** The code of the newest SMS to a number in the outbox. */

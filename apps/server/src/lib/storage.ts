@@ -34,7 +34,9 @@ export class ObjectStorage {
   }
 
   uploadToken(claims: UploadClaims, ttlSeconds: number): string {
-    const body = Buffer.from(JSON.stringify({ ...claims, exp: Math.floor(Date.now() / 1000) + ttlSeconds })).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ ...claims, exp: Math.floor(Date.now() / 1000) + ttlSeconds })).toString(
+      'base64url',
+    );
     return `${body}.${this.sign(`upload:${body}`)}`;
   }
 
@@ -45,7 +47,8 @@ export class ObjectStorage {
       const c = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
       if (typeof c.exp !== 'number' || c.exp < Date.now() / 1000) return null;
       // a token minted before tokens named their session cannot be checked against one: refused
-      if (typeof c.sessionId !== 'string' || !Number.isSafeInteger(c.tenantId) || !Number.isSafeInteger(c.userId)) return null;
+      if (typeof c.sessionId !== 'string' || !Number.isSafeInteger(c.tenantId) || !Number.isSafeInteger(c.userId))
+        return null;
       return { tenantId: c.tenantId, userId: c.userId, sessionId: c.sessionId, bucket: c.bucket };
     } catch {
       return null;
@@ -56,7 +59,11 @@ export class ObjectStorage {
   newKey(originalName: string, now = new Date()): string {
     const day = now.toISOString().slice(0, 10).replace(/-/g, '');
     const base = path.basename(originalName.replace(/\\/g, '/'));
-    const safe = base.replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^\.+/, '').slice(-100) || 'file';
+    const safe =
+      base
+        .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+        .replace(/^\.+/, '')
+        .slice(-100) || 'file';
     return `${day}/${randomBytes(8).toString('hex')}/${safe}`;
   }
 

@@ -8,7 +8,11 @@ import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { routeRecord } from '../modules/menu/index.ts';
 import { withOpenErrorResponses } from '../modules/open-api/index.ts';
 
-type Operation = { operationId?: string; responses?: Record<string, unknown>; parameters?: { name: string; in: string }[] };
+type Operation = {
+  operationId?: string;
+  responses?: Record<string, unknown>;
+  parameters?: { name: string; in: string }[];
+};
 type PathItem = Record<string, Operation>;
 type Document = {
   servers?: { url: string; description?: string }[];
@@ -47,7 +51,12 @@ const ERROR_ENVELOPE = {
   properties: {
     code: { type: 'integer', description: 'The same code as the HTTP status (SPEC §8)' },
     msg: { type: 'string', description: "For people, in the caller's language (Accept-Language)" },
-    data: { type: 'object', nullable: true, additionalProperties: true, description: 'For programs: `fields` of a validation error, `resource` of a 404, `retryAfter` of a 429' },
+    data: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: true,
+      description: 'For programs: `fields` of a validation error, `resource` of a 404, `retryAfter` of a 429',
+    },
   },
 };
 const CONSOLE_ERRORS: Record<string, string> = {
@@ -94,7 +103,11 @@ function finish(doc: Document, prefix: string, errors: Record<string, string> | 
         `Error${code}`,
         {
           description,
-          ...(code === '429' ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } } } } : {}),
+          ...(code === '429'
+            ? {
+                headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } } },
+              }
+            : {}),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
         },
       ]),
@@ -132,12 +145,22 @@ function pruneComponents(doc: Document): void {
 export async function registerApiDocs(app: FastifyInstance, consolePrefix: string): Promise<void> {
   const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   const consoleTransform = createJsonSchemaTransform({ schemaRegistry: consoleSchemas });
-  const consoleObject = createJsonSchemaTransformObject({ schemaRegistry: consoleSchemas, zodToJsonConfig: { target: 'openapi-3.0' } });
+  const consoleObject = createJsonSchemaTransformObject({
+    schemaRegistry: consoleSchemas,
+    zodToJsonConfig: { target: 'openapi-3.0' },
+  });
   const openTransform = createJsonSchemaTransform({ schemaRegistry: openSchemas });
-  const openObject = createJsonSchemaTransformObject({ schemaRegistry: openSchemas, zodToJsonConfig: { target: 'openapi-3.0' } });
+  const openObject = createJsonSchemaTransformObject({
+    schemaRegistry: openSchemas,
+    zodToJsonConfig: { target: 'openapi-3.0' },
+  });
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Cloud Print Console API', version: '1.0.0', description: 'Console API under /apiAdmin. Every response is `{ code, msg, data }`.' },
+      info: {
+        title: 'Cloud Print Console API',
+        version: '1.0.0',
+        description: 'Console API under /apiAdmin. Every response is `{ code, msg, data }`.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -148,7 +171,12 @@ export async function registerApiDocs(app: FastifyInstance, consolePrefix: strin
   await app.register(swagger, {
     decorator: 'openSwagger',
     openapi: {
-      info: { title: 'Cloud Print open API', version: '1.0.0', description: 'Signed calls of your own software: see docs/open-api.md. Every response is `{ code, msg, data }`.' },
+      info: {
+        title: 'Cloud Print open API',
+        version: '1.0.0',
+        description:
+          'Signed calls of your own software: see docs/open-api.md. Every response is `{ code, msg, data }`.',
+      },
       components: {
         securitySchemes: {
           appId: { type: 'apiKey', in: 'header', name: 'X-CPC-App-Id' },

@@ -52,8 +52,16 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
       't.kind',
       't.auth_status',
       's.revoked_at',
-      sql<string[]>`coalesce((select array_agg(r.code) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as('roles'),
-      sql<string[]>`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = u.id), '{}')`.as('role_permissions'),
+      sql<
+        string[]
+      >`coalesce((select array_agg(r.code) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as(
+        'roles',
+      ),
+      sql<
+        string[]
+      >`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = u.id), '{}')`.as(
+        'role_permissions',
+      ),
     ])
     .where('s.id', '=', sessionId)
     .where('u.id', '=', userId)
@@ -61,7 +69,10 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
     .executeTakeFirst();
   if (!row || row.revoked_at || row.state !== 'active') throw new AppError(401, 'auth.loginExpired');
   const admin = row.kind === 'platform' && row.roles.includes(ADMIN_ROLE);
-  const permissions = row.kind !== 'platform' && row.is_super === 1 ? [...new Set([...CUSTOMER_PERMISSIONS, ...row.role_permissions])] : row.role_permissions;
+  const permissions =
+    row.kind !== 'platform' && row.is_super === 1
+      ? [...new Set([...CUSTOMER_PERMISSIONS, ...row.role_permissions])]
+      : row.role_permissions;
   return {
     id: row.id,
     tenantId: row.tenant_id,

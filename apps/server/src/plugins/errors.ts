@@ -1,10 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ConnectionError, FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  ConnectionError,
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import pg from 'pg';
-import { CODE_TEXTS, MESSAGES, isMessageKey, renderMessage, sayAboutField, type AppCode, type FieldError, type Language, type MessageKey, type MessageParams, type Noun, type ParamsArg, type PlainKey } from '@cpc/contracts';
+import {
+  CODE_TEXTS,
+  MESSAGES,
+  isMessageKey,
+  renderMessage,
+  sayAboutField,
+  type AppCode,
+  type FieldError,
+  type Language,
+  type MessageKey,
+  type MessageParams,
+  type Noun,
+  type ParamsArg,
+  type PlainKey,
+} from '@cpc/contracts';
 import { requestLanguage, zodIssueZh } from '../lib/i18n/localize.ts';
 
 /** What an error may carry besides its message: its data for programs, headers, and the field it is about. */
@@ -34,7 +55,11 @@ export class AppError<K extends MessageKey = MessageKey> extends Error {
   ) {
     const params = (args[0] ?? null) as MessageParams | null;
     const extra = (args[1] ?? {}) as ErrorExtra;
-    super(extra.field ? sayAboutField(extra.field, renderMessage('en', key, params), 'en') : renderMessage('en', key, params));
+    super(
+      extra.field
+        ? sayAboutField(extra.field, renderMessage('en', key, params), 'en')
+        : renderMessage('en', key, params),
+    );
     this.key = key;
     this.params = params;
     this.field = extra.field;
@@ -87,7 +112,8 @@ export class VerbatimError extends Error {
 export const badRequest = <K extends MessageKey>(field: string, key: K, ...[params]: ParamsArg<K>) =>
   new AppError<MessageKey>(400, key, params as never, { field });
 /** `data.resource` names what is missing for programs (the msg is said in the caller's language). */
-export const notFound = (what: Noun = 'resource') => new AppError(404, 'http.notFound', { what }, { data: { resource: what } });
+export const notFound = (what: Noun = 'resource') =>
+  new AppError(404, 'http.notFound', { what }, { data: { resource: what } });
 
 function fieldName(path: readonly PropertyKey[] | undefined, instancePath?: string, where = 'body'): string {
   if (path && path.length) return path.map(String).join('.');
@@ -113,17 +139,30 @@ const DATA_ERRORS: Record<string, PlainKey> = {
  */
 function dataError(err: unknown, req: FastifyRequest): AppError | null {
   if (!(err instanceof pg.DatabaseError) || !err.code?.startsWith('22')) return null;
-  const field = req.body !== undefined && req.body !== null ? 'body' : req.params && Object.keys(req.params).length ? 'params' : 'query';
-  req.log.warn({ sqlState: err.code, err: err.message, url: req.url }, 'a value the schema let through was refused by the database');
+  const field =
+    req.body !== undefined && req.body !== null
+      ? 'body'
+      : req.params && Object.keys(req.params).length
+        ? 'params'
+        : 'query';
+  req.log.warn(
+    { sqlState: err.code, err: err.message, url: req.url },
+    'a value the schema let through was refused by the database',
+  );
   return badRequest(field, DATA_ERRORS[err.code] ?? 'db.invalid');
 }
 
 const sendAppError = (err: AppError | VerbatimError, req: FastifyRequest, reply: FastifyReply) =>
-  reply.code(err.code).headers(err.headers).send({ code: err.code, msg: err.say(requestLanguage(req)), data: err.data });
+  reply
+    .code(err.code)
+    .headers(err.headers)
+    .send({ code: err.code, msg: err.say(requestLanguage(req)), data: err.data });
 
 /** The keys of the texts Fastify itself says (its refusals of a body), by its en text: the one place that reads en. */
 const FASTIFY_TEXTS = new Map<string, PlainKey>(
-  (['http.bodyNotJson', 'http.bodyEmpty', 'http.bodyTooLarge', 'http.mediaType', 'http.bodyLengthMismatch'] as const).map((k) => [MESSAGES[k].en, k]),
+  (
+    ['http.bodyNotJson', 'http.bodyEmpty', 'http.bodyTooLarge', 'http.mediaType', 'http.bodyLengthMismatch'] as const
+  ).map((k) => [MESSAGES[k].en, k]),
 );
 
 /**
@@ -132,7 +171,13 @@ const FASTIFY_TEXTS = new Map<string, PlainKey>(
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const url = /^'(.*)' is not a valid url component$/s.exec(err.message)?.[1];
-  void sendAppError(url !== undefined ? badRequest('url', 'http.badUrl', { url }) : new VerbatimError(400, `url: ${err.message}`, { fields: [{ field: 'url', message: err.message }] }), req, reply);
+  void sendAppError(
+    url !== undefined
+      ? badRequest('url', 'http.badUrl', { url })
+      : new VerbatimError(400, `url: ${err.message}`, { fields: [{ field: 'url', message: err.message }] }),
+    req,
+    reply,
+  );
 }
 
 /** A schema's own message is a key of the catalogue; its values come from the issue (`{n}`: the limit it names). */
@@ -164,11 +209,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const said: string[] = [];
       const fields: FieldError[] = err.validation.map((v) => {
         // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
-        const params = v.params as { issue?: { path?: PropertyKey[]; code?: string; keys?: string[] }; keys?: string[] };
+        const params = v.params as {
+          issue?: { path?: PropertyKey[]; code?: string; keys?: string[] };
+          keys?: string[];
+        };
         const issue = params.issue;
         let field = fieldName(issue?.path, v.instancePath, where);
-        const unknownKeys = (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
-        if (unknownKeys?.length) field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
+        const unknownKeys =
+          (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
+        if (unknownKeys?.length)
+          field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
         const named = field === 'body' ? where : field;
         const message = v.message ?? 'is invalid';
         if (isMessageKey(message)) {
@@ -177,7 +227,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
           return fieldError(named, message, values);
         }
         // zod's own words (a schema without a message of its own)
-        const zh = lang === 'zh' ? zodIssueZh({ code: issue?.code ?? v.keyword, message, params: (issue ?? v.params) as Record<string, unknown> }) : message;
+        const zh =
+          lang === 'zh'
+            ? zodIssueZh({
+                code: issue?.code ?? v.keyword,
+                message,
+                params: (issue ?? v.params) as Record<string, unknown>,
+              })
+            : message;
         said.push(sayAboutField(named, zh, lang));
         return { field: named, message };
       });
@@ -194,7 +251,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const code = (status in CODE_TEXTS ? status : 400) as AppCode;
     // Fastify's 415 no longer names the type it refused: the caller needs it to see their mistake
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && req.headers['content-type']) {
-      return sendAppError(new AppError(code, 'http.mediaTypeRefused', { type: req.headers['content-type'].slice(0, 100) }), req, reply);
+      return sendAppError(
+        new AppError(code, 'http.mediaTypeRefused', { type: req.headers['content-type'].slice(0, 100) }),
+        req,
+        reply,
+      );
     }
     const key = err.message ? FASTIFY_TEXTS.get(err.message) : codeKey(code);
     return sendAppError(key ? new AppError(code, key) : new VerbatimError(code, err.message), req, reply);
@@ -202,8 +263,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   // Node answers an Expect other than 100-continue itself, with an empty 417, unless the server listens for it
   app.server?.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const body = JSON.stringify({ code: 417, msg: renderMessage(requestLanguage({ headers: req.headers } as FastifyRequest), codeKey(417)), data: null });
-    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+    const body = JSON.stringify({
+      code: 417,
+      msg: renderMessage(requestLanguage({ headers: req.headers } as FastifyRequest), codeKey(417)),
+      data: null,
+    });
+    res
+      .writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+      .end(body);
   });
 
   // The routes by method, to tell "no such path" (404) from "not with this method" (405 with Allow)
@@ -221,8 +288,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
     const allowed = ALLOW_ORDER.filter((m) => m !== req.method && known.find(m, path));
-    if (allowed.length) throw new AppError(405, 'http.methodNotAllowed', { method: req.method, path, allowed: allowed.join(', ') }, { headers: { allow: allowed.join(', ') } });
-    reply.code(404).send({ code: 404, msg: renderMessage(requestLanguage(req), 'http.noRoute', { method: req.method, path }), data: null });
+    if (allowed.length)
+      throw new AppError(
+        405,
+        'http.methodNotAllowed',
+        { method: req.method, path, allowed: allowed.join(', ') },
+        { headers: { allow: allowed.join(', ') } },
+      );
+    reply.code(404).send({
+      code: 404,
+      msg: renderMessage(requestLanguage(req), 'http.noRoute', { method: req.method, path }),
+      data: null,
+    });
   });
 }
 
@@ -234,7 +311,11 @@ const CLIENT_ERRORS: Record<string, { code: AppCode; key: PlainKey }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { code: 408, key: codeKey(408) },
   HPE_HEADER_TIMEOUT: { code: 408, key: codeKey(408) },
 };
-const STATUS_LINES: Partial<Record<AppCode, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_LINES: Partial<Record<AppCode, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Fastify's `clientErrorHandler`: a request Node could not parse (a URL or header over maxHeaderSize, garbage in
@@ -246,13 +327,15 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, err: Connec
   const known = CLIENT_ERRORS[err.code ?? ''] ?? { code: 400 as AppCode, key: 'http.malformed' as PlainKey };
   // at run time rawPacket is the Buffer Node was parsing (Fastify's type says its JSON form)
   const received: unknown = err.rawPacket;
-  const language: Language = Buffer.isBuffer(received) && /\r\naccept-language:[ \t]*zh/i.test(received.toString('latin1')) ? 'zh' : 'en';
+  const language: Language =
+    Buffer.isBuffer(received) && /\r\naccept-language:[ \t]*zh/i.test(received.toString('latin1')) ? 'zh' : 'en';
   const body = JSON.stringify({ code: known.code, msg: renderMessage(language, known.key), data: null });
   // the bytes received are not logged: they may hold a token
   this.log.debug({ code: err.code }, 'HTTP request refused by the parser');
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${known.code} ${STATUS_LINES[known.code] ?? 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${known.code} ${STATUS_LINES[known.code] ?? 'Bad Request'}\r\nContent-Type: application/json; ` +
+        `charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);

@@ -22,7 +22,12 @@ export interface QueueJob<T> {
 export class JobQueue {
   readonly boss: PgBoss | undefined;
   private queues = new Set<string>();
-  private workers: Array<{ queue: string; batchSize: number; handler: (jobs: QueueJob<unknown>[]) => Promise<void>; id?: string }> = [];
+  private workers: Array<{
+    queue: string;
+    batchSize: number;
+    handler: (jobs: QueueJob<unknown>[]) => Promise<void>;
+    id?: string;
+  }> = [];
   private started = false;
 
   constructor(private opts: JobQueueOptions) {
@@ -54,9 +59,23 @@ export class JobQueue {
   }
 
   /** Inserts jobs in one statement; a job whose id exists already is skipped (ids make sends idempotent). */
-  async insert(queue: string, jobs: Array<{ id: string; data: object; startAfter?: Date }>, opts: { retryLimit?: number; expireInSeconds?: number } = {}): Promise<void> {
+  async insert(
+    queue: string,
+    jobs: Array<{ id: string; data: object; startAfter?: Date }>,
+    opts: { retryLimit?: number; expireInSeconds?: number } = {},
+  ): Promise<void> {
     if (!this.boss || !jobs.length) return;
-    await this.boss.insert(jobs.map((j) => ({ name: queue, id: j.id, data: j.data, startAfter: j.startAfter, retryLimit: opts.retryLimit ?? 2, retryDelay: 5, expireInSeconds: opts.expireInSeconds ?? 120 })));
+    await this.boss.insert(
+      jobs.map((j) => ({
+        name: queue,
+        id: j.id,
+        data: j.data,
+        startAfter: j.startAfter,
+        retryLimit: opts.retryLimit ?? 2,
+        retryDelay: 5,
+        expireInSeconds: opts.expireInSeconds ?? 120,
+      })),
+    );
   }
 
   /** Wakes this node's workers of a queue now instead of at their next poll. */
@@ -74,15 +93,20 @@ export class JobQueue {
     if (!boss) return;
     await boss.start();
     for (const name of this.queues) {
-      if (!(await boss.getQueue(name))) await boss.createQueue(name).catch(async (e) => {
-        // another node created it between the look and the create
-        if (!(await boss.getQueue(name))) throw e;
-      });
+      if (!(await boss.getQueue(name)))
+        await boss.createQueue(name).catch(async (e) => {
+          // another node created it between the look and the create
+          if (!(await boss.getQueue(name))) throw e;
+        });
     }
     for (const w of this.workers) {
-      w.id = await boss.work(w.queue, { batchSize: w.batchSize, pollingIntervalSeconds: this.opts.pollMs / 1000 }, async (jobs) => {
-        await w.handler(jobs.map((j) => ({ id: j.id, data: j.data })));
-      });
+      w.id = await boss.work(
+        w.queue,
+        { batchSize: w.batchSize, pollingIntervalSeconds: this.opts.pollMs / 1000 },
+        async (jobs) => {
+          await w.handler(jobs.map((j) => ({ id: j.id, data: j.data })));
+        },
+      );
     }
     this.started = true;
   }
@@ -90,7 +114,9 @@ export class JobQueue {
   async stop(): Promise<void> {
     if (!this.boss) return;
     this.started = false;
-    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch((err) => this.opts.log.warn({ err }, 'job queue: stop failed'));
+    await this.boss
+      .stop({ graceful: true, wait: true, timeout: 10_000 })
+      .catch((err) => this.opts.log.warn({ err }, 'job queue: stop failed'));
   }
 }
 

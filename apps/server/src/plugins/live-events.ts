@@ -4,7 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { SignJWT, jwtVerify } from 'jose';
-import { EVENTS_TICKET_TTL_S, PERMISSIONS, envelopeSchema, eventsQuery, eventsTicketResult, type LiveEvent } from '@cpc/contracts';
+import {
+  EVENTS_TICKET_TTL_S,
+  PERMISSIONS,
+  envelopeSchema,
+  eventsQuery,
+  eventsTicketResult,
+  type LiveEvent,
+} from '@cpc/contracts';
 import type { Db } from '../db/database.ts';
 import { caller, hasPermission, loadAuthUser } from './auth.ts';
 import { AppError, ok } from './errors.ts';
@@ -81,7 +88,9 @@ export function encodePayloads(node: string, firstSeq: number, bodies: string[])
   const payloads: string[] = [];
   bodies.forEach((body, i) => {
     const pieces = splitUtf8(body, BODY_BYTES);
-    pieces.forEach((piece, part) => payloads.push(`${FRAME}|${node}|${firstSeq + i}|${part}|${pieces.length}|${piece}`));
+    pieces.forEach((piece, part) =>
+      payloads.push(`${FRAME}|${node}|${firstSeq + i}|${part}|${pieces.length}|${piece}`),
+    );
   });
   return payloads;
 }
@@ -133,7 +142,11 @@ export class LiveEvents {
 
   private async listen(): Promise<void> {
     // named, so an operator (or a test) can find it in pg_stat_activity; keepAlive notices a link gone dead
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'cpc-live-events', keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      application_name: 'cpc-live-events',
+      keepAlive: true,
+    });
     let live = false;
     const lost = (err?: Error) => {
       if (!live) return;
@@ -221,7 +234,8 @@ export class LiveEvents {
 
   /** A failed NOTIFY: logged with what was lost (never the events' content), the tenants' consoles told to resync. */
   private lost(wires: Wire[], err: unknown): void {
-    if (!wires.length) this.log.warn({ err }, 'live events: NOTIFY still failing, other nodes not yet told of the lost events');
+    if (!wires.length)
+      this.log.warn({ err }, 'live events: NOTIFY still failing, other nodes not yet told of the lost events');
     else this.logLost(wires, err);
     this.owesMarker = true;
     if (!this.stopped && !this.markerTimer) {
@@ -251,7 +265,8 @@ export class LiveEvents {
     // a node that predates the framing sends a bare JSON array (during a rolling update)
     if (payload.startsWith('[')) return this.dispatch(payload);
     const head = /^c1\|([0-9a-z]+)\|(\d+)\|(\d+)\|(\d+)\|/.exec(payload);
-    if (!head) return this.log.warn({ bytes: Buffer.byteLength(payload) }, 'live events: unreadable NOTIFY payload ignored');
+    if (!head)
+      return this.log.warn({ bytes: Buffer.byteLength(payload) }, 'live events: unreadable NOTIFY payload ignored');
     const [prefix, node, seqText, partText, partsText] = head;
     const seq = Number(seqText);
     const parts = Number(partsText);
@@ -276,7 +291,10 @@ export class LiveEvents {
     if (last === undefined && this.heard.size >= MAX_NODES) this.heard.clear();
     this.heard.set(node, seq);
     if (last !== undefined && seq !== last + 1) {
-      this.log.warn({ node, expected: last + 1, got: seq }, 'live events: messages of a node never arrived, consoles told to resync');
+      this.log.warn(
+        { node, expected: last + 1, got: seq },
+        'live events: messages of a node never arrived, consoles told to resync',
+      );
       this.resync(null, 'missed');
     }
     this.dispatch(body);
@@ -305,7 +323,8 @@ export class LiveEvents {
   /** Tells the consoles of a tenant (or of all tenants: null) to read their live lists again. */
   private resync(tenantId: number | null, reason: ResyncReason): void {
     const event: StreamEvent = { type: 'resync', data: { reason } };
-    const sets = tenantId === null ? [...this.listeners.values()] : [this.listeners.get(tenantId) ?? new Set<Listener>()];
+    const sets =
+      tenantId === null ? [...this.listeners.values()] : [this.listeners.get(tenantId) ?? new Set<Listener>()];
     for (const set of sets) for (const fn of [...set]) fn(event);
   }
 
@@ -377,7 +396,10 @@ const SSE_BUFFER_MAX = 1 << 20;
  * The ticket may be reused until it expires (EventSource reconnects with the same URL); after that the
  * stream answers 401 and the console asks for a new ticket.
  */
-export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents; tickets: EventTickets }> = async (app, { db, events, tickets }) => {
+export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents; tickets: EventTickets }> = async (
+  app,
+  { db, events, tickets },
+) => {
   const streams = new Set<() => void>();
   // Open streams would keep the HTTP server from closing.
   app.addHook('preClose', async () => {
@@ -386,10 +408,20 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
 
   app.post(
     '/device/events/ticket',
-    { schema: { tags: ['device'], summary: 'A short-lived ticket for the live event stream (any signed-in user; each event kind is sent by its permission)', response: { 200: envelopeSchema(eventsTicketResult) } } },
+    {
+      schema: {
+        tags: ['device'],
+        summary:
+          'A short-lived ticket for the live event stream (any signed-in user; each event kind is sent by its permission)',
+        response: { 200: envelopeSchema(eventsTicketResult) },
+      },
+    },
     async (req) => {
       const u = caller(req);
-      return ok({ ticket: await tickets.sign({ userId: u.id, tenantId: u.tenantId, sessionId: u.sessionId }), expiresIn: EVENTS_TICKET_TTL_S });
+      return ok({
+        ticket: await tickets.sign({ userId: u.id, tenantId: u.tenantId, sessionId: u.sessionId }),
+        expiresIn: EVENTS_TICKET_TTL_S,
+      });
     },
   );
 
@@ -397,7 +429,11 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
     '/device/events',
     {
       config: { auth: false },
-      schema: { tags: ['device'], summary: "Live device and task events of the caller's account (Server-Sent Events; authenticate with a ticket)", querystring: eventsQuery },
+      schema: {
+        tags: ['device'],
+        summary: "Live device and task events of the caller's account (Server-Sent Events; authenticate with a ticket)",
+        querystring: eventsQuery,
+      },
     },
     async (req, reply) => {
       const claims = await tickets.verify(req.query.ticket);
@@ -418,7 +454,8 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
       // numbered events: a console that sees a number skipped knows it missed some and reads its lists again
       let id = 0;
       let behind = false;
-      const write = (type: string, data: unknown) => res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      const write = (type: string, data: unknown) =>
+        res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
       let seesIdentity = hasPermission(user, PERMISSIONS.identityReview);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
         if (e.type === 'device' && !seesDevices) return;
@@ -442,11 +479,14 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
       // a role that lost or gained a permission stops or starts the events it covers
       const keepalive = setInterval(() => {
         res.write(`: ping\n\n`);
-        loadAuthUser(db, user.id, user.tenantId, user.sessionId).then((u) => {
-          seesDevices = hasPermission(u, PERMISSIONS.deviceView);
-          seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
-          seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
-        }, () => end());
+        loadAuthUser(db, user.id, user.tenantId, user.sessionId).then(
+          (u) => {
+            seesDevices = hasPermission(u, PERMISSIONS.deviceView);
+            seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
+            seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
+          },
+          () => end(),
+        );
       }, KEEPALIVE_MS);
       const end = () => {
         if (!streams.delete(end)) return;

@@ -114,7 +114,9 @@ interface Envelope {
   data: unknown;
 }
 
-async function buildApp(options: Partial<PayloadCryptoOptions> & Pick<PayloadCryptoOptions, 'scheme'>): Promise<FastifyInstance> {
+async function buildApp(
+  options: Partial<PayloadCryptoOptions> & Pick<PayloadCryptoOptions, 'scheme'>,
+): Promise<FastifyInstance> {
   const app = Fastify();
   // Stand-in for the app's error handler: statusCode → the envelope.
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
@@ -144,7 +146,10 @@ const GARBLED_MESSAGES = [
   `${CRYPTO_KEY_HEADER} header missing`,
 ];
 
-const BODY = { title: CHINESE.repeat(8), items: Array.from({ length: 30 }, (_, i) => ({ id: i, name: `打印机-${i}` })) };
+const BODY = {
+  title: CHINESE.repeat(8),
+  items: Array.from({ length: 30 }, (_, i) => ({ id: i, name: `打印机-${i}` })),
+};
 
 describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
   let app: FastifyInstance;
@@ -157,7 +162,8 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
       return {
         headers: { [CRYPTO_HEADER]: 'legacy' },
         payload: body === undefined ? undefined : { payload: legacyEncryptPublic(JSON.stringify(body), publicKeyPem) },
-        open: async (payload: string) => JSON.parse(legacyDecryptPublic(payload, publicKeyPem).toString('utf8')) as unknown,
+        open: async (payload: string) =>
+          JSON.parse(legacyDecryptPublic(payload, publicKeyPem).toString('utf8')) as unknown,
       };
     }
     const { key, wrappedKey } = await modernCreateKey(await modernImportPublicKey(publicKeyPem));
@@ -181,7 +187,12 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
 
   it('decrypts the request for the handler and encrypts the response (multi-block, Chinese)', async () => {
     const sealed = await seal(BODY);
-    const response = await app.inject({ method: 'POST', url: '/echo', headers: sealed.headers, payload: sealed.payload });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: sealed.headers,
+      payload: sealed.payload,
+    });
 
     expect(response.statusCode).toBe(200);
     expect(response.headers[CRYPTO_HEADER]).toBe(scheme);
@@ -205,10 +216,19 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
 
   it('encrypts error envelopes raised by handlers', async () => {
     const sealed = await seal({});
-    const response = await app.inject({ method: 'POST', url: '/boom', headers: sealed.headers, payload: sealed.payload });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/boom',
+      headers: sealed.headers,
+      payload: sealed.payload,
+    });
 
     expect(response.statusCode).toBe(403);
-    expect(await sealed.open(response.json<{ payload: string }>().payload)).toEqual({ code: 403, msg: 'nope', data: null });
+    expect(await sealed.open(response.json<{ payload: string }>().payload)).toEqual({
+      code: 403,
+      msg: 'nope',
+      data: null,
+    });
   });
 
   it('answers plain requests without a body in plain', async () => {
@@ -223,7 +243,12 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
     ['text', 'text/plain', 'a=1'],
     ['form', 'application/x-www-form-urlencoded', 'a=1'],
   ])('refuses an unencrypted %s body', async (_name, contentType, payload) => {
-    const response = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': contentType }, payload });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': contentType },
+      payload,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json<Envelope>()).toMatchObject({ code: 400, msg: 'payload must be encrypted' });
   });
@@ -299,7 +324,12 @@ describe.each(['legacy', 'modern'] as const)('plugin, scheme %s', (scheme) => {
     await small.ready();
     const sealed = await seal({ big: 'x'.repeat(5000) }, small.payloadCrypto.publicKeyPem);
 
-    const response = await small.inject({ method: 'POST', url: '/echo', headers: sealed.headers, payload: sealed.payload });
+    const response = await small.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: sealed.headers,
+      payload: sealed.payload,
+    });
     expect(response.statusCode).toBe(413);
     await small.close();
   });

@@ -144,7 +144,8 @@ export async function loadOrCreateKeyPair(
   try {
     pem = await readFile(privatePath, 'utf8');
     const { mode } = await stat(privatePath);
-    if ((mode & 0o077) !== 0) warn(`payload crypto: ${privatePath} is readable by others (mode ${(mode & 0o777).toString(8)}); use 0600`);
+    if ((mode & 0o077) !== 0)
+      warn(`payload crypto: ${privatePath} is readable by others (mode ${(mode & 0o777).toString(8)}); use 0600`);
   } catch (error) {
     if (!isErrno(error, 'ENOENT')) throw error;
     pem = await createOnce(privatePath, (await generateRsaKeyPair(bits)).privateKeyPem);
@@ -219,7 +220,8 @@ function legacyDecryptBlock(block: Buffer, key: LegacyPrivateKey): Buffer {
 
 /** Server side of a request: decrypt 128-byte blocks with the private key. Throws a 400 error when garbled. */
 export function legacyDecryptPrivate(payload: string, privateKey: string | KeyObject | LegacyPrivateKey): Buffer {
-  const key = typeof privateKey === 'string' || privateKey instanceof KeyObject ? toLegacyPrivateKey(privateKey) : privateKey;
+  const key =
+    typeof privateKey === 'string' || privateKey instanceof KeyObject ? toLegacyPrivateKey(privateKey) : privateKey;
   return Buffer.concat(cipherBlocks(payload).map((block) => legacyDecryptBlock(block, key)));
 }
 
@@ -252,7 +254,10 @@ const OAEP = { name: 'RSA-OAEP', hash: 'SHA-256' } as const;
 
 function der(key: string | KeyObject, kind: 'public' | 'private'): Uint8Array<ArrayBuffer> {
   const object = typeof key !== 'string' ? key : kind === 'public' ? createPublicKey(key) : createPrivateKey(key);
-  const bytes = kind === 'public' ? object.export({ type: 'spki', format: 'der' }) : object.export({ type: 'pkcs8', format: 'der' });
+  const bytes =
+    kind === 'public'
+      ? object.export({ type: 'spki', format: 'der' })
+      : object.export({ type: 'pkcs8', format: 'der' });
   return new Uint8Array(bytes);
 }
 
@@ -294,7 +299,11 @@ export async function modernDecrypt(key: CryptoKey, payload: string): Promise<Bu
   const bytes = new Uint8Array(decodeBase64(payload));
   if (bytes.length < GCM_IV_BYTES + GCM_TAG_BYTES) throw garbled();
   try {
-    const plain = await subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, GCM_IV_BYTES) }, key, bytes.subarray(GCM_IV_BYTES));
+    const plain = await subtle.decrypt(
+      { name: 'AES-GCM', iv: bytes.subarray(0, GCM_IV_BYTES) },
+      key,
+      bytes.subarray(GCM_IV_BYTES),
+    );
     return Buffer.from(plain);
   } catch {
     throw garbled();
@@ -447,7 +456,13 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
   fastify.addHook('onRequest', async (request) => {
     const header = request.headers[CRYPTO_HEADER];
     if (header === undefined) {
-      if (scheme !== 'off' && !request.is404 && hasBody(request) && needsEncryption(mediaType(request.headers['content-type'])) && !exempt(request.url)) {
+      if (
+        scheme !== 'off' &&
+        !request.is404 &&
+        hasBody(request) &&
+        needsEncryption(mediaType(request.headers['content-type'])) &&
+        !exempt(request.url)
+      ) {
         throw httpError(400, 'payload must be encrypted');
       }
       return;
@@ -482,7 +497,8 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
         plain = await modernDecrypt(context.key, sealed);
       } else {
         const blocks = cipherBlocks(sealed);
-        if (blocks.length * LEGACY_PLAIN_BLOCK > plainLimit + LEGACY_PLAIN_BLOCK) throw httpError(413, 'payload too large');
+        if (blocks.length * LEGACY_PLAIN_BLOCK > plainLimit + LEGACY_PLAIN_BLOCK)
+          throw httpError(413, 'payload too large');
         const parts: Buffer[] = [];
         for (const [index, block] of blocks.entries()) {
           // forge is pure JS (~8 ms a block): let other requests through on long bodies

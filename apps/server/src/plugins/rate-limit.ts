@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import rateLimit, { type FastifyRateLimitOptions, type FastifyRateLimitStore, type RateLimitOptions } from '@fastify/rate-limit';
+import rateLimit, {
+  type FastifyRateLimitOptions,
+  type FastifyRateLimitStore,
+  type RateLimitOptions,
+} from '@fastify/rate-limit';
 import type { RateLimit } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { addressKey, hit, pruneCounters } from '../lib/counters.ts';
@@ -16,7 +20,10 @@ import { AppError } from './errors.ts';
  */
 
 /** The limit of a route, for its `config.rateLimit`: `limit.max` calls per client address in `limit.windowS`. */
-export const perAddress = (limit: RateLimit): RateLimitOptions => ({ max: limit.max, timeWindow: limit.windowS * 1000 });
+export const perAddress = (limit: RateLimit): RateLimitOptions => ({
+  max: limit.max,
+  timeWindow: limit.windowS * 1000,
+});
 
 /** How often counters whose window is over are deleted. */
 const PRUNE_MS = 60_000;
@@ -25,9 +32,16 @@ const PRUNE_MS = 60_000;
 function postgresStore(db: Db) {
   class PostgresStore implements FastifyRateLimitStore {
     /** Made by the plugin with its options (unused here), and by `child` for each limit. */
-    constructor(_options: FastifyRateLimitOptions, private bucket = 'rate:global') {}
+    constructor(
+      _options: FastifyRateLimitOptions,
+      private bucket = 'rate:global',
+    ) {}
 
-    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ): void {
       hit(db, timeWindow, [{ bucket: this.bucket, key }]).then(
         ([h]) => callback(null, { current: h.hits, ttl: h.ttlMs }),
         (err: Error) => callback(err),
@@ -53,7 +67,12 @@ export const rateLimits = fp(
       keyGenerator: (req) => addressKey(req.ip),
       errorResponseBuilder: (_req, ctx) => {
         const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
-        return new AppError(429, 'http.rateLimited', { n: seconds }, { data: { retryAfter: seconds }, headers: { 'retry-after': String(seconds) } });
+        return new AppError(
+          429,
+          'http.rateLimited',
+          { n: seconds },
+          { data: { retryAfter: seconds }, headers: { 'retry-after': String(seconds) } },
+        );
       },
     });
     const notFound = app.rateLimit(perAddress(opts.notFound));

@@ -5,7 +5,16 @@ import type { ConfigOptions as MessageConfig } from 'antd/es/message/interface';
 import type { ConfigUpdate, ModalFunc } from 'antd/es/modal/confirm';
 import type { HookAPI as ModalApi, ModalFuncWithPromise } from 'antd/es/modal/useModal';
 import type { NotificationInstance } from 'antd/es/notification/interface';
-import { lazy, Suspense, useContext, useEffect, useMemo, useSyncExternalStore, type ComponentType, type ReactNode } from 'react';
+import {
+  lazy,
+  Suspense,
+  useContext,
+  useEffect,
+  useMemo,
+  useSyncExternalStore,
+  type ComponentType,
+  type ReactNode,
+} from 'react';
 import { logError } from '../lib/error-log';
 import { setMessageApi } from '../lib/feedback';
 
@@ -103,13 +112,17 @@ function deferredModal(method: ModalMethod): ModalFuncWithPromise {
       },
       then: <T,>(resolve: (confirmed: boolean) => T, reject: VoidFunction) =>
         opened
-          .then(({ opening }) => (opening ? new Promise<boolean>((done) => void opening.then(done, () => done(false))) : false))
+          .then(({ opening }) =>
+            opening ? new Promise<boolean>((done) => void opening.then(done, () => done(false))) : false,
+          )
           .then(resolve, reject) as Promise<T>,
     };
   };
 }
 
-const modalProxy = Object.fromEntries(MODAL_METHODS.map((method) => [method, deferredModal(method)])) as unknown as ModalApi;
+const modalProxy = Object.fromEntries(
+  MODAL_METHODS.map((method) => [method, deferredModal(method)]),
+) as unknown as ModalApi;
 
 export function AppFeedback({ message: messageConfig, children }: { message?: MessageConfig; children: ReactNode }) {
   const { getPrefixCls } = useContext(ConfigProvider.ConfigContext);
@@ -124,7 +137,10 @@ export function AppFeedback({ message: messageConfig, children }: { message?: Me
     return () => setMessageApi(null);
   }, [messageApi]);
 
-  const value = useMemo<useAppProps>(() => ({ message: messageApi, notification: notificationProxy, modal: modalProxy }), [messageApi]);
+  const value = useMemo<useAppProps>(
+    () => ({ message: messageApi, notification: notificationProxy, modal: modalProxy }),
+    [messageApi],
+  );
 
   return (
     <AppContext.Provider value={value}>

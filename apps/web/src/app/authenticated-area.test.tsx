@@ -58,7 +58,15 @@ describe('resolvePage', () => {
   });
 
   it('passes the params of a page with a pattern', () => {
-    const routes = normalizeRoutes([{ path: '/order', name: 'O', component: 'Layout', meta: { title: 'o' }, children: [{ path: 'detail/:id', name: 'Detail', component: 'x', meta: { title: 'd' } }] }]);
+    const routes = normalizeRoutes([
+      {
+        path: '/order',
+        name: 'O',
+        component: 'Layout',
+        meta: { title: 'o' },
+        children: [{ path: 'detail/:id', name: 'Detail', component: 'x', meta: { title: 'd' } }],
+      },
+    ]);
     expect(resolvePage(routes, '/order/detail/42')).toMatchObject({ kind: 'page', params: { id: '42' } });
   });
 
@@ -76,7 +84,9 @@ const SLOW = { timeout: 10_000 };
 
 function open(path: string) {
   useSession.getState().setToken('t');
-  server.on('GET', `${API}/user/v1/user/userInfo`, envelope(staff())).on('GET', `${API}/admin/login/getMenu`, envelope(MENU));
+  server
+    .on('GET', `${API}/user/v1/user/userInfo`, envelope(staff()))
+    .on('GET', `${API}/admin/login/getMenu`, envelope(MENU));
   emptyFleet(server);
   const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
   setNavigate((to, options) => void router.navigate(to, options));
@@ -100,7 +110,11 @@ const pageShown = keptPageShown;
 
 describe('the authenticated area', { timeout: 30_000 }, () => {
   beforeEach(async () => {
-    server = fakeServer(http).on('GET', `${API}/publicKey`, envelope({ publicKey: '', mockServer: true, scheme: 'off' }));
+    server = fakeServer(http).on(
+      'GET',
+      `${API}/publicKey`,
+      envelope({ publicKey: '', mockServer: true, scheme: 'off' }),
+    );
     resetPayloadCipher();
     useSession.getState().reset();
   });

@@ -68,14 +68,16 @@ function AreaPages({ routes }: { routes: RouteRecord[] }) {
     const keep = new Set(kept);
     const entries: Entry[] = [];
     for (const tab of tabs) {
-      if (tab.key === activeKey && page) entries.push({ key: tab.key, fullPath: pathname + search, record: page.record });
+      if (tab.key === activeKey && page)
+        entries.push({ key: tab.key, fullPath: pathname + search, record: page.record });
       else if (keep.has(tab.key)) {
         const record = findRoute(routes, tab.path);
         if (record?.component) entries.push({ key: tab.key, fullPath: tab.fullPath, record });
       }
     }
     // a page without a tab yet (first render of a visit) or without one at all (tabHidden)
-    if (page && activeKey && !entries.some((e) => e.key === activeKey)) entries.push({ key: activeKey, fullPath: pathname + search, record: page.record });
+    if (page && activeKey && !entries.some((e) => e.key === activeKey))
+      entries.push({ key: activeKey, fullPath: pathname + search, record: page.record });
     // the pages used last (least recently used first in `kept`) stay live behind the active one
     const warm = new Set(kept.slice(-(WARM_PAGES + 1)));
     return entries.map(({ key, fullPath, record }) => ({

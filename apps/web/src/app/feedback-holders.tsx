@@ -4,7 +4,13 @@ import { useEffect } from 'react';
 import type { FeedbackExtras } from './app-feedback';
 
 /** The modal and notification holders of `App.useApp()`, in a chunk of their own (see app-feedback.tsx). */
-export default function FeedbackHolders({ config, onReady }: { config?: NotificationConfig; onReady: (extras: FeedbackExtras) => void }) {
+export default function FeedbackHolders({
+  config,
+  onReady,
+}: {
+  config?: NotificationConfig;
+  onReady: (extras: FeedbackExtras) => void;
+}) {
   const [modal, modalHolder] = Modal.useModal();
   const [notificationApi, notificationHolder] = notification.useNotification(config);
   useEffect(() => onReady({ modal, notification: notificationApi }), [modal, notificationApi, onReady]);

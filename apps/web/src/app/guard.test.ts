@@ -14,7 +14,9 @@ let server: ReturnType<typeof fakeServer>;
 const messages = { error: vi.fn(), loading: vi.fn(), destroy: vi.fn() };
 
 function serve(info = customer(), menu: unknown = MENU) {
-  server.on('GET', `${API}/user/v1/user/userInfo`, envelope(info)).on('GET', `${API}/admin/login/getMenu`, envelope(menu));
+  server
+    .on('GET', `${API}/user/v1/user/userInfo`, envelope(info))
+    .on('GET', `${API}/admin/login/getMenu`, envelope(menu));
 }
 
 beforeEach(async () => {
@@ -34,12 +36,18 @@ afterEach(() => {
 });
 
 describe('without a token', () => {
-  it.each(['/login', '/login88121', '/register', '/callback', '/404', '/403', '/account/register', '/account/authenticate'])(
-    'opens the whitelisted %s',
-    async (path) => {
-      await expect(guard(path)).resolves.toBeNull();
-    },
-  );
+  it.each([
+    '/login',
+    '/login88121',
+    '/register',
+    '/callback',
+    '/404',
+    '/403',
+    '/account/register',
+    '/account/authenticate',
+  ])('opens the whitelisted %s', async (path) => {
+    await expect(guard(path)).resolves.toBeNull();
+  });
 
   it('sends anything else to the login page, keeping the intended path', async () => {
     await expect(guard('/device/index', '?tab=2')).resolves.toBe('/login?redirect=%2Fdevice%2Findex%3Ftab%3D2');
@@ -98,13 +106,17 @@ describe('with a token', () => {
   it('rejects a malformed user info', async () => {
     serve({ nonsense: true } as never);
     await expect(guard('/device/index')).resolves.toBe('/login?redirect=%2Fdevice%2Findex');
-    expect(messages.error).toHaveBeenCalledWith(expect.objectContaining({ content: 'Core interface abnormal: check the returned JSON format' }));
+    expect(messages.error).toHaveBeenCalledWith(
+      expect.objectContaining({ content: 'Core interface abnormal: check the returned JSON format' }),
+    );
   });
 
   it('rejects a malformed menu', async () => {
     serve(customer(), { not: 'a list' });
     await expect(guard('/device/index')).resolves.toBe('/login?redirect=%2Fdevice%2Findex');
-    expect(messages.error).toHaveBeenCalledWith(expect.objectContaining({ content: 'The route format was returned incorrectly' }));
+    expect(messages.error).toHaveBeenCalledWith(
+      expect.objectContaining({ content: 'The route format was returned incorrectly' }),
+    );
     expect(useSession.getState().token).toBe('');
     expect(useSession.getState().routes).toBeNull();
   });

@@ -20,7 +20,10 @@ import { fetchMenu, fetchUserInfo } from '../lib/session-api';
 import { warmPage } from './warm-up';
 
 const isUserInfo = (v: unknown): v is UserInfo =>
-  typeof v === 'object' && v !== null && typeof (v as UserInfo).status === 'number' && typeof (v as UserInfo).username === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as UserInfo).status === 'number' &&
+  typeof (v as UserInfo).username === 'string';
 
 function formatError(key: string, cause: unknown): Error {
   const error = new Error(t(key), { cause });

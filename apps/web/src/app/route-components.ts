@@ -52,7 +52,8 @@ const loadPage = (key: string): Promise<PageModule> =>
   });
 
 /** Downloads and runs a page's code ahead of its first visit (the first page, while the user signs in). */
-export const preloadPage = (name: string): Promise<unknown> => (isKnownComponent(name) ? loadPage(normalizeComponentName(name)) : Promise.resolve());
+export const preloadPage = (name: string): Promise<unknown> =>
+  isKnownComponent(name) ? loadPage(normalizeComponentName(name)) : Promise.resolve();
 
 /**
  * Starts the data the page `name` draws first, once a navigation to it is decided: its code and its calls
@@ -76,7 +77,9 @@ export function pageComponent(name: string): Page {
       const ready = loaded.get(key);
       // code loaded ahead is handed over at once (a thenable that answers synchronously): the page draws in the
       // same pass as the layout around it, not after a round behind its loading fallback
-      return ready ? ({ then: (resolve: (m: PageModule) => void) => resolve(ready) } as unknown as Promise<PageModule>) : load();
+      return ready
+        ? ({ then: (resolve: (m: PageModule) => void) => resolve(ready) } as unknown as Promise<PageModule>)
+        : load();
     });
     pages.set(key, page);
   }

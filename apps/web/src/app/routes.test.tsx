@@ -15,7 +15,6 @@ import { createRoutes } from './routes';
 const API = '/apiAdmin';
 let server: ReturnType<typeof fakeServer>;
 
-
 beforeEach(async () => {
   await setLanguage('en');
   server = fakeServer(http).on('GET', `${API}/publicKey`, envelope({ publicKey: '', mockServer: true, scheme: 'off' }));
@@ -79,7 +78,9 @@ describe('signed in', { timeout: 30_000 }, () => {
     signedIn();
     const { location } = open('/');
     await waitFor(() => expect(location()).toBe('/device/index'), SLOW);
-    expect(await screen.findByText('No devices yet: choose "Bind a device" to add the first one', {}, SLOW)).toBeTruthy();
+    expect(
+      await screen.findByText('No devices yet: choose "Bind a device" to add the first one', {}, SLOW),
+    ).toBeTruthy();
     // menu item, breadcrumb and card title
     expect(screen.getAllByText('My devices').length).toBeGreaterThanOrEqual(2);
     expect(screen.getByText('Devices')).toBeTruthy();

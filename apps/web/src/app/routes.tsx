@@ -25,13 +25,11 @@ const withDictionaries =
     (await Promise.all([load(), loadDictionaries()]))[0];
 
 /** A sign-in screen: while the user types, the first signed-in screen's code loads (`warm-up.ts`). */
-const signIn =
-  (load: () => Promise<PageModule>) =>
-  async (): Promise<PageModule> => {
-    const module = await load();
-    warmSignedInSoon();
-    return module;
-  };
+const signIn = (load: () => Promise<PageModule>) => async (): Promise<PageModule> => {
+  const module = await load();
+  warmSignedInSoon();
+  return module;
+};
 
 /**
  * The route tree (SPEC §2). Public screens are fixed; everything else is the splat route, where the
@@ -48,8 +46,16 @@ export function createRoutes(): RouteObject[] {
       loader: guardLoader,
       shouldRevalidate: ({ nextUrl }) => guardActsOn(nextUrl),
       children: [
-        page('/login', 'route.login', signIn(() => import('../features/auth/routes/login'))),
-        page('/login88121', 'route.login', signIn(() => import('../features/auth/routes/login88121'))),
+        page(
+          '/login',
+          'route.login',
+          signIn(() => import('../features/auth/routes/login')),
+        ),
+        page(
+          '/login88121',
+          'route.login',
+          signIn(() => import('../features/auth/routes/login88121')),
+        ),
         {
           // every other screen is drawn with antd: its providers load with the first of them and stay
           id: 'console',
@@ -58,16 +64,30 @@ export function createRoutes(): RouteObject[] {
             page('/register', 'route.register', () => import('../features/auth/routes/register')),
             page('/account/register', 'route.register', () => import('../features/auth/routes/register')),
             page('/account/authenticate', 'route.authenticate', () => import('../features/auth/routes/authenticate')),
-            page('/403', 'route.403', withDictionaries(() => import('../features/error/routes/forbidden'))),
-            page('/404', 'route.404', withDictionaries(() => import('../features/error/routes/not-found'))),
+            page(
+              '/403',
+              'route.403',
+              withDictionaries(() => import('../features/error/routes/forbidden')),
+            ),
+            page(
+              '/404',
+              'route.404',
+              withDictionaries(() => import('../features/error/routes/not-found')),
+            ),
             // whitelisted for third-party login returns; it has no screen of its own
-            { path: '/callback', handle: { title: 'route.callback' } satisfies RouteHandle, element: <Navigate to={HOME_PATH} replace /> },
+            {
+              path: '/callback',
+              handle: { title: 'route.callback' } satisfies RouteHandle,
+              element: <Navigate to={HOME_PATH} replace />,
+            },
             {
               path: '*',
               lazy: async () => {
                 // the area's pages confirm with modals and notify: their holders load beside it
                 void import('./app-feedback').then((m) => m.loadFeedbackExtras());
-                return { Component: (await withChunkTimeout(withDictionaries(() => import('./authenticated-area')))()).default };
+                return {
+                  Component: (await withChunkTimeout(withDictionaries(() => import('./authenticated-area')))()).default,
+                };
               },
             },
           ],

@@ -30,4 +30,3 @@ export function themeConfig(name: ThemeName, scheme: ColorScheme = 'light'): The
     },
   };
 }
-

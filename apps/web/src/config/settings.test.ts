@@ -32,7 +32,17 @@ describe('the constants of SPEC §9', () => {
   });
 
   it('opens the default groups of SPEC §9', () => {
-    expect(settings.DEFAULT_OPENEDS).toEqual(['/vab', '/vab/table', '/vab/icon', '/vab/form', '/vab/editor', '/other/drag', '/device', '/systemCustom', '/application']);
+    expect(settings.DEFAULT_OPENEDS).toEqual([
+      '/vab',
+      '/vab/table',
+      '/vab/icon',
+      '/vab/form',
+      '/vab/editor',
+      '/other/drag',
+      '/device',
+      '/systemCustom',
+      '/application',
+    ]);
   });
 
   it('runs the progress bar at speed 500 with a trickle of 200', () => {

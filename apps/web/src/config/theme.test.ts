@@ -41,7 +41,9 @@ describe('themeConfig', () => {
     const dark = shellColors('blue-white', 'dark');
     expect(dark.containerBg).toBe('#141414');
     expect(themeConfig('blue-white', 'dark').components?.Layout?.headerBg).toBe('#141414');
-    expect(themeConfig('blue-white', 'light').components?.Layout?.bodyBg).not.toBe(themeConfig('blue-white', 'dark').components?.Layout?.bodyBg);
+    expect(themeConfig('blue-white', 'light').components?.Layout?.bodyBg).not.toBe(
+      themeConfig('blue-white', 'dark').components?.Layout?.bodyBg,
+    );
     // a light menu in the dark scheme is a dark surface too
     expect(dark.menuBg).toBe('#141414');
   });
@@ -54,9 +56,12 @@ describe('themeConfig', () => {
 });
 
 describe('headerOnMenuSurface', () => {
-  it.each(LAYOUTS.map((l) => [l, l === 'horizontal' || l === 'common'] as const))('%s with blue-black: %s', (layout, expected) => {
-    expect(headerOnMenuSurface(layout, 'blue-black')).toBe(expected);
-  });
+  it.each(LAYOUTS.map((l) => [l, l === 'horizontal' || l === 'common'] as const))(
+    '%s with blue-black: %s',
+    (layout, expected) => {
+      expect(headerOnMenuSurface(layout, 'blue-black')).toBe(expected);
+    },
+  );
 
   it('is always on for ocean', () => {
     expect(LAYOUTS.every((l) => headerOnMenuSurface(l, 'ocean'))).toBe(true);
@@ -66,7 +71,9 @@ describe('headerOnMenuSurface', () => {
 describe('randomThemeName', () => {
   it('never picks the current theme and can pick every other', () => {
     for (const current of THEMES) {
-      const picked = new Set([0, 0.13, 0.26, 0.38, 0.51, 0.63, 0.76, 0.88, 0.9999].map((r) => randomThemeName(current, () => r)));
+      const picked = new Set(
+        [0, 0.13, 0.26, 0.38, 0.51, 0.63, 0.76, 0.88, 0.9999].map((r) => randomThemeName(current, () => r)),
+      );
       expect(picked.has(current)).toBe(false);
       expect(picked.size).toBe(THEMES.length - 1);
     }

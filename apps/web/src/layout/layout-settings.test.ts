@@ -60,7 +60,9 @@ describe('the settings store (SPEC §2 drawer, §4)', () => {
 
 describe('sanitizeSettings', () => {
   it('keeps valid values and gives anything else its default', () => {
-    expect(sanitizeSettings({ layout: 'column', themeName: 'pink', showTabs: 'yes', collapse: true, extra: 1 })).toEqual({
+    expect(
+      sanitizeSettings({ layout: 'column', themeName: 'pink', showTabs: 'yes', collapse: true, extra: 1 }),
+    ).toEqual({
       ...DEFAULT_SETTINGS,
       layout: 'column',
       collapse: true,
@@ -72,7 +74,10 @@ describe('sanitizeSettings', () => {
   });
 
   it('reads settings stored by an older release, which lack the newer fields', async () => {
-    localStorage.setItem(LAYOUT_SETTINGS_KEY, JSON.stringify({ state: { layout: 'common', themeName: 'red-black' }, version: 1 }));
+    localStorage.setItem(
+      LAYOUT_SETTINGS_KEY,
+      JSON.stringify({ state: { layout: 'common', themeName: 'red-black' }, version: 1 }),
+    );
     await useLayoutSettings.persist.rehydrate();
     expect(live()).toEqual({ ...DEFAULT_SETTINGS, layout: 'common', themeName: 'red-black' });
     expect(store().saved).toEqual(live());
@@ -81,7 +86,9 @@ describe('sanitizeSettings', () => {
 
 describe('the lock across tabs', () => {
   const fromOtherTab = (state: unknown) =>
-    window.dispatchEvent(new StorageEvent('storage', { key: LAYOUT_SETTINGS_KEY, newValue: JSON.stringify({ state, version: 1 }) }));
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: LAYOUT_SETTINGS_KEY, newValue: JSON.stringify({ state, version: 1 }) }),
+    );
 
   it('locks and unlocks with another tab, and takes nothing else from it', () => {
     useLayoutSettings.getState().setLock(false);
@@ -95,7 +102,9 @@ describe('the lock across tabs', () => {
 
   it('ignores other keys and unreadable values', () => {
     useLayoutSettings.getState().setLock(false);
-    window.dispatchEvent(new StorageEvent('storage', { key: 'something-else', newValue: JSON.stringify({ state: { lock: true } }) }));
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: 'something-else', newValue: JSON.stringify({ state: { lock: true } }) }),
+    );
     window.dispatchEvent(new StorageEvent('storage', { key: LAYOUT_SETTINGS_KEY, newValue: '{not json' }));
     expect(useLayoutSettings.getState().lock).toBe(false);
   });

@@ -1,6 +1,14 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import { DEFAULT_LAYOUT, DEFAULT_THEME, LAYOUTS, LAYOUT_SETTINGS_KEY, THEMES, type LayoutName, type ThemeName } from '../config/settings';
+import {
+  DEFAULT_LAYOUT,
+  DEFAULT_THEME,
+  LAYOUTS,
+  LAYOUT_SETTINGS_KEY,
+  THEMES,
+  type LayoutName,
+  type ThemeName,
+} from '../config/settings';
 
 export const BACKGROUNDS = ['none', 'vab-background'] as const;
 export type Background = (typeof BACKGROUNDS)[number];
@@ -149,7 +157,8 @@ export function followLockOfOtherTabs(target: Window = window): () => void {
     } catch {
       return;
     }
-    if (typeof lock === 'boolean' && lock !== useLayoutSettings.getState().lock) useLayoutSettings.setState((st) => ({ lock, saved: { ...st.saved, lock } }));
+    if (typeof lock === 'boolean' && lock !== useLayoutSettings.getState().lock)
+      useLayoutSettings.setState((st) => ({ lock, saved: { ...st.saved, lock } }));
   };
   target.addEventListener('storage', onStorage);
   return () => target.removeEventListener('storage', onStorage);

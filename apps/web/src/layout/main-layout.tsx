@@ -98,7 +98,11 @@ export function MainLayout({ tabs, children }: { tabs?: ReactNode; children: Rea
         <Layout hasSider={!!side} className="cpc-shell-body">
           {side}
           <Layout className="cpc-main">
-            <div className={cls('cpc-main-head', fixed && 'is-fixed')} data-testid="main-head" data-fixed={String(fixed)}>
+            <div
+              className={cls('cpc-main-head', fixed && 'is-fixed')}
+              data-testid="main-head"
+              data-fixed={String(fixed)}
+            >
               {parts.header}
               {s.showTabs && tabs && <div className="cpc-tabs">{tabs}</div>}
             </div>

@@ -6,14 +6,24 @@ import { SCROLL_CLASS, toMenuItems, type MenuItem } from './menu-items';
 import type { MenuNode } from './menu-model';
 
 const t = ((key: string) => `t:${key}`) as unknown as TFunction;
-const leaf = (key: string, meta: Partial<MenuNode['meta']> = {}): MenuNode => ({ key, meta: { title: key, ...meta }, external: false });
-const group = (key: string, n: number): MenuNode => ({ ...leaf(key), children: Array.from({ length: n }, (_, i) => leaf(`${key}/${i}`)) });
+const leaf = (key: string, meta: Partial<MenuNode['meta']> = {}): MenuNode => ({
+  key,
+  meta: { title: key, ...meta },
+  external: false,
+});
+const group = (key: string, n: number): MenuNode => ({
+  ...leaf(key),
+  children: Array.from({ length: n }, (_, i) => leaf(`${key}/${i}`)),
+});
 
 type Sub = Extract<MenuItem, { children?: unknown }> & { className?: string; children?: MenuItem[] };
 
 describe('toMenuItems', () => {
   it(`scrolls a group of more than ${MENU_SCROLL_THRESHOLD} items, and only such a group`, () => {
-    const [long, short] = toMenuItems([group('/long', MENU_SCROLL_THRESHOLD + 1), group('/short', MENU_SCROLL_THRESHOLD)], t) as Sub[];
+    const [long, short] = toMenuItems(
+      [group('/long', MENU_SCROLL_THRESHOLD + 1), group('/short', MENU_SCROLL_THRESHOLD)],
+      t,
+    ) as Sub[];
     expect(long.className).toBe(SCROLL_CLASS);
     expect(short.className).toBeUndefined();
   });
@@ -26,7 +36,10 @@ describe('toMenuItems', () => {
   });
 
   it('translates titles and shows a badge or a red dot', () => {
-    const [plain, badged, dotted] = toMenuItems([leaf('/p'), leaf('/b', { badge: 'New' }), leaf('/d', { dot: true })], t) as (Sub & { label: unknown })[];
+    const [plain, badged, dotted] = toMenuItems(
+      [leaf('/p'), leaf('/b', { badge: 'New' }), leaf('/d', { dot: true })],
+      t,
+    ) as (Sub & { label: unknown })[];
     expect(plain.label).toBe('t:/p');
     const { container } = render(
       <>

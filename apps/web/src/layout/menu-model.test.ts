@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Access } from '@cpc/contracts';
 import { normalizeRoutes } from '../lib/menu-routes';
 import { MENU } from '../lib/testing/fixtures';
-import { buildMenu, findNode, groupsOf, landingKey, opensColumn, selectedKey, topKeyOf, type MenuNode } from './menu-model';
+import {
+  buildMenu,
+  findNode,
+  groupsOf,
+  landingKey,
+  opensColumn,
+  selectedKey,
+  topKeyOf,
+  type MenuNode,
+} from './menu-model';
 import { initialOpenKeys } from './side-menu';
 
 const routes = normalizeRoutes(MENU);
@@ -30,7 +39,13 @@ describe('buildMenu', () => {
 
   it('turns a group whose children are all hidden into a plain item', () => {
     const menu = buildMenu(
-      normalizeRoutes([{ path: '/notice', meta: { title: 'n', icon: 'notice' }, children: [{ path: 'index', component: 'notice/index', meta: { title: 'n', hidden: true } }] }]),
+      normalizeRoutes([
+        {
+          path: '/notice',
+          meta: { title: 'n', icon: 'notice' },
+          children: [{ path: 'index', component: 'notice/index', meta: { title: 'n', hidden: true } }],
+        },
+      ]),
       customer,
     );
     expect(shape(menu)).toEqual(['/notice']);
@@ -57,7 +72,11 @@ describe('selectedKey', () => {
         meta: { title: 'w' },
         children: [
           { path: 'index', component: 'workOrder/index', meta: { title: 'list' } },
-          { path: 'detail/:id', component: 'workOrder/detail', meta: { title: 'detail', hidden: true, activeMenu: '/workOrder/index' } },
+          {
+            path: 'detail/:id',
+            component: 'workOrder/detail',
+            meta: { title: 'detail', hidden: true, activeMenu: '/workOrder/index' },
+          },
         ],
       },
     ]);
@@ -70,7 +89,11 @@ describe('selectedKey', () => {
 describe('column and comprehensive helpers', () => {
   const nodes = buildMenu(
     normalizeRoutes([
-      { path: '/device', meta: { title: 'd', icon: 'printer', levelHidden: true }, children: [{ path: 'index', component: 'device/index', meta: { title: 'my' } }] },
+      {
+        path: '/device',
+        meta: { title: 'd', icon: 'printer', levelHidden: true },
+        children: [{ path: 'index', component: 'device/index', meta: { title: 'my' } }],
+      },
       {
         path: '/flowRate',
         meta: { title: 'f' },
@@ -80,7 +103,14 @@ describe('column and comprehensive helpers', () => {
           { path: 'log', component: 'flowRate/log', meta: { title: 'l' } },
         ],
       },
-      { path: '/notice', meta: { title: 'n', noColumn: true }, children: [{ path: 'index', component: 'notice/index', meta: { title: 'n' } }, { path: 'other', component: 'notice/other', meta: { title: 'o' } }] },
+      {
+        path: '/notice',
+        meta: { title: 'n', noColumn: true },
+        children: [
+          { path: 'index', component: 'notice/index', meta: { title: 'n' } },
+          { path: 'other', component: 'notice/other', meta: { title: 'o' } },
+        ],
+      },
       { path: 'https://help.example', meta: { title: 'help' } },
     ]),
     customer,
@@ -112,8 +142,19 @@ describe('column and comprehensive helpers', () => {
 });
 
 describe('initialOpenKeys (SPEC §9: default-opened groups, the first menu opens)', () => {
-  const node = (key: string, children?: MenuNode[]): MenuNode => ({ key, meta: { title: key }, external: false, ...(children && { children }) });
-  const tree = [node('/home'), node('/flowRate', [node('/flowRate/search')]), node('/device', [node('/device/index')]), node('/systemCustom', [node('/systemCustom/wallpaper')]), node('/other', [node('/other/a')])];
+  const node = (key: string, children?: MenuNode[]): MenuNode => ({
+    key,
+    meta: { title: key },
+    external: false,
+    ...(children && { children }),
+  });
+  const tree = [
+    node('/home'),
+    node('/flowRate', [node('/flowRate/search')]),
+    node('/device', [node('/device/index')]),
+    node('/systemCustom', [node('/systemCustom/wallpaper')]),
+    node('/other', [node('/other/a')]),
+  ];
 
   it('opens the first group and the configured groups that exist, nothing else', () => {
     expect(initialOpenKeys(tree, undefined).sort()).toEqual(['/device', '/flowRate', '/systemCustom']);

@@ -25,8 +25,7 @@ export function buildMenu(routes: RouteRecord[], access: Access): MenuNode[] {
   });
 }
 
-const leafKeys = (nodes: MenuNode[]): string[] =>
-  nodes.flatMap((n) => (n.children ? leafKeys(n.children) : [n.key]));
+const leafKeys = (nodes: MenuNode[]): string[] => nodes.flatMap((n) => (n.children ? leafKeys(n.children) : [n.key]));
 
 /** The keys of the groups that contain `key`, outermost first. */
 export function groupsOf(nodes: MenuNode[], key: string): string[] {

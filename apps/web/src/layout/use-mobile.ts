@@ -10,7 +10,8 @@ function subscribe(onChange: () => void): () => void {
   return () => list.removeEventListener('change', onChange);
 }
 
-const snapshot = (): boolean => typeof window !== 'undefined' && !!window.matchMedia && window.matchMedia(QUERY).matches;
+const snapshot = (): boolean =>
+  typeof window !== 'undefined' && !!window.matchMedia && window.matchMedia(QUERY).matches;
 
 /** Below the mobile breakpoint (SPEC §9: 992px) the side bar collapses into a drawer. */
 export const useIsMobile = (): boolean => useSyncExternalStore(subscribe, snapshot, () => false);

@@ -27,7 +27,9 @@ describe('encode / decode', () => {
 
   it('hides the plain text', () => {
     const token = encode('user', 'alice', T);
-    expect(atob(token.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (token.length % 4)) % 4))).not.toContain('alice');
+    expect(atob(token.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (token.length % 4)) % 4))).not.toContain(
+      'alice',
+    );
   });
 
   it.each([['a:b'], [':'], [-1], [1.5], [Number.NaN]])('refuses a bad key or timestamp (%s)', (bad) => {
@@ -70,5 +72,8 @@ describe('isFresh', () => {
 /** Base64url of `plain` shifted by 3, to build malformed tokens. */
 function encodeShifted(plain: string): string {
   const bytes = new TextEncoder().encode(plain).map((b) => (b + 3) & 0xff);
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }

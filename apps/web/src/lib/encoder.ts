@@ -38,7 +38,8 @@ const fromBase64Url = (s: string): Uint8Array | null => {
 
 export function encode(key: string, value: string, timestamp: number = Date.now()): string {
   if (key.includes(':')) throw new Error('encoder: the key must not contain ":"');
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new Error('encoder: the timestamp must be a whole number of milliseconds');
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+    throw new Error('encoder: the timestamp must be a whole number of milliseconds');
   const bytes = new TextEncoder().encode(`${key}:${value}:${timestamp}`);
   return toBase64Url(bytes.map((b) => (b + ENCODER_SHIFT) & 0xff));
 }
@@ -64,7 +65,12 @@ export function decode(token: string): Decoded | null {
 }
 
 /** Whether `token` decodes (to `key`, when given) and was made at most 10 s before `now`. */
-export function isFresh(token: string, now: number = Date.now(), key?: string, maxAgeMs: number = ENCODER_FRESH_MS): boolean {
+export function isFresh(
+  token: string,
+  now: number = Date.now(),
+  key?: string,
+  maxAgeMs: number = ENCODER_FRESH_MS,
+): boolean {
   const d = decode(token);
   if (!d || (key !== undefined && d.key !== key)) return false;
   const age = now - d.timestamp;

@@ -16,7 +16,14 @@ describe('error log', () => {
   it('records the message, stack and the route the user was on', () => {
     window.location.hash = '#/system/identity?page=2';
     logError(new Error('boom'));
-    expect(logs()).toEqual([{ err: { message: 'boom', stack: expect.stringContaining('boom') }, url: '/system/identity?page=2', time: expect.any(Number), count: 1 }]);
+    expect(logs()).toEqual([
+      {
+        err: { message: 'boom', stack: expect.stringContaining('boom') },
+        url: '/system/identity?page=2',
+        time: expect.any(Number),
+        count: 1,
+      },
+    ]);
   });
 
   it('describes a failed call by its URL, status and the server’s answer', () => {

@@ -44,7 +44,8 @@ export const useErrorLog = create<ErrorLogState>()(
           const time = entry.time ?? Date.now();
           const last = s.logs.at(-1);
           // a poll failing every few seconds, or one error reported twice (window and boundary), is one line
-          if (last && sameError(last, entry)) return { logs: [...s.logs.slice(0, -1), { ...last, time, count: last.count + 1 }] };
+          if (last && sameError(last, entry))
+            return { logs: [...s.logs.slice(0, -1), { ...last, time, count: last.count + 1 }] };
           const added: ErrorLogEntry = { err: entry.err, url: entry.url, time, count: 1 };
           if (entry.details !== undefined) added.details = entry.details;
           return { logs: [...s.logs, added].slice(-MAX_ENTRIES) };
@@ -109,8 +110,15 @@ let reported = 0;
 export function logError(error: unknown, url: string = currentRouteUrl()): void {
   let entry: NewErrorLogEntry;
   if (error instanceof Error) {
-    const cause = error.cause === undefined ? undefined : stringify(error.cause instanceof Error ? error.cause.message : error.cause);
-    entry = { err: { message: error.message || error.name, stack: error.stack }, url, details: callDetails(error) ?? cause };
+    const cause =
+      error.cause === undefined
+        ? undefined
+        : stringify(error.cause instanceof Error ? error.cause.message : error.cause);
+    entry = {
+      err: { message: error.message || error.name, stack: error.stack },
+      url,
+      details: callDetails(error) ?? cause,
+    };
   } else if (isRecord(error) && typeof error.message === 'string') {
     entry = { err: { message: error.message }, url, details: stringify(error) };
   } else {
@@ -120,6 +128,10 @@ export function logError(error: unknown, url: string = currentRouteUrl()): void 
   if (seesErrorLog()) useErrorLog.getState().add(entry);
   else if (reporter && getToken() && reported < MAX_REPORTS) {
     reported++;
-    reporter({ message: entry.err.message.slice(0, 500), stack: entry.err.stack?.slice(0, 4000), url: url.slice(0, 500) });
+    reporter({
+      message: entry.err.message.slice(0, 500),
+      stack: entry.err.stack?.slice(0, 4000),
+      url: url.slice(0, 500),
+    });
   }
 }

@@ -49,14 +49,16 @@ export class NoResponseError extends Error {
   }
 }
 
-const paramValue = (v: unknown): string => (v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const paramValue = (v: unknown): string =>
+  v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** `a=1&b=x&b=y`: null and undefined are left out, arrays repeat their key, objects go as JSON, dates as ISO. */
 export function encodeParams(params: QueryParams): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== null) search.append(key, paramValue(item));
+    for (const item of Array.isArray(value) ? value : [value])
+      if (item !== undefined && item !== null) search.append(key, paramValue(item));
   }
   return search.toString();
 }
@@ -89,9 +91,16 @@ function viaFetch(request: HttpRequest): Promise<HttpResponse> {
     credentials: request.withCredentials ? 'include' : 'same-origin',
     signal: controller.signal,
   })
-    .then(async (response) => ({ status: response.status, statusText: response.statusText, data: parse(await response.text()) }))
+    .then(async (response) => ({
+      status: response.status,
+      statusText: response.statusText,
+      data: parse(await response.text()),
+    }))
     .catch((error: unknown) => {
-      throw new NoResponseError(timedOut ? `timeout of ${request.timeout}ms exceeded` : error instanceof Error ? error.message : String(error), timedOut);
+      throw new NoResponseError(
+        timedOut ? `timeout of ${request.timeout}ms exceeded` : error instanceof Error ? error.message : String(error),
+        timedOut,
+      );
     })
     .finally(() => clearTimeout(timer));
 }
@@ -103,7 +112,8 @@ function viaXhr(request: HttpRequest): Promise<HttpResponse> {
     xhr.timeout = request.timeout;
     xhr.withCredentials = !!request.withCredentials;
     for (const [name, value] of Object.entries(request.headers)) xhr.setRequestHeader(name, value);
-    xhr.upload.onprogress = (e) => request.onUploadProgress?.({ loaded: e.loaded, total: e.lengthComputable ? e.total : undefined });
+    xhr.upload.onprogress = (e) =>
+      request.onUploadProgress?.({ loaded: e.loaded, total: e.lengthComputable ? e.total : undefined });
     xhr.onload = () => resolve({ status: xhr.status, statusText: xhr.statusText, data: parse(xhr.responseText) });
     xhr.onerror = () => reject(new NoResponseError('Network Error'));
     xhr.ontimeout = () => reject(new NoResponseError(`timeout of ${request.timeout}ms exceeded`, true));

@@ -11,7 +11,9 @@ import { getLanguage, i18n, loadDictionaries, setLanguage, type Dictionary } fro
 import { antdLocale } from './locale-sync';
 
 const keys = (dict: Dictionary, prefix = ''): string[] =>
-  Object.entries(dict).flatMap(([k, v]) => (typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`))).sort();
+  Object.entries(dict)
+    .flatMap(([k, v]) => (typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`)))
+    .sort();
 
 afterEach(() => setLanguage('zh'));
 

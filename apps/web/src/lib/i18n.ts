@@ -24,7 +24,11 @@ type LocaleModule = { default: FeatureLocales };
  * these globs, so a feature only has to add its `locales.ts`.
  */
 const eagerLocales = import.meta.glob<LocaleModule>('../features/auth/locales.ts', { eager: true });
-const lazyLocales = import.meta.glob<LocaleModule>(['../features/*/locales.ts', '../layout/*/locales.ts', '!../features/auth/locales.ts']);
+const lazyLocales = import.meta.glob<LocaleModule>([
+  '../features/*/locales.ts',
+  '../layout/*/locales.ts',
+  '!../features/auth/locales.ts',
+]);
 
 const COMMON: Record<Language, () => Promise<Dictionary>> = {
   zh: async () => zh,
@@ -88,7 +92,9 @@ i18n.on('languageChanged', applySideEffects);
 // A language that arrives after some features' dictionaries gets theirs in the same turn it is stored.
 i18n.on('loaded', (loaded: Record<string, unknown>) => {
   for (const lng of Object.keys(loaded)) {
-    if (isLanguage(lng)) for (const locales of features) i18n.addResourceBundle(lng, 'translation', mergeInto({}, locales[lng] ?? {}), true, true);
+    if (isLanguage(lng))
+      for (const locales of features)
+        i18n.addResourceBundle(lng, 'translation', mergeInto({}, locales[lng] ?? {}), true, true);
   }
 });
 
@@ -119,7 +125,8 @@ export function loadDictionaries(): Promise<void> {
       for (const { default: locales } of modules) {
         features.push(locales);
         for (const lng of LANGUAGES) {
-          if (i18n.hasResourceBundle(lng, 'translation')) i18n.addResourceBundle(lng, 'translation', mergeInto({}, locales[lng] ?? {}), true, true);
+          if (i18n.hasResourceBundle(lng, 'translation'))
+            i18n.addResourceBundle(lng, 'translation', mergeInto({}, locales[lng] ?? {}), true, true);
         }
       }
     },

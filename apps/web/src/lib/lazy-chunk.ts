@@ -17,7 +17,11 @@ export function withChunkTimeout<T>(load: () => Promise<T>, ms: number = CHUNK_T
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(error instanceof Error && error.name !== 'ChunkLoadError' ? Object.assign(new ChunkLoadError(error.message), { cause: error }) : error);
+          reject(
+            error instanceof Error && error.name !== 'ChunkLoadError'
+              ? Object.assign(new ChunkLoadError(error.message), { cause: error })
+              : error,
+          );
         },
       );
     });

@@ -22,14 +22,28 @@ class FakeSource implements EventSourceLike {
     this.onopen?.(new Event('open'));
   }
   emit(type: string, data: unknown, lastEventId = '') {
-    for (const l of this.listeners.get(type) ?? []) l(new MessageEvent(type, { data: typeof data === 'string' ? data : JSON.stringify(data), lastEventId }));
+    for (const l of this.listeners.get(type) ?? [])
+      l(new MessageEvent(type, { data: typeof data === 'string' ? data : JSON.stringify(data), lastEventId }));
   }
   fail() {
     this.onerror?.(new Event('error'));
   }
 }
 
-const device = { id: 7, sn: 'SN-0007', status: 'online', paper: 'ok', battery: 80, signal: 60, firmware: '1.0', lastSeenAt: null, connectedAt: null, lat: null, lng: null, province: '' };
+const device = {
+  id: 7,
+  sn: 'SN-0007',
+  status: 'online',
+  paper: 'ok',
+  battery: 80,
+  signal: 60,
+  firmware: '1.0',
+  lastSeenAt: null,
+  connectedAt: null,
+  lat: null,
+  lng: null,
+  province: '',
+};
 
 function setup(overrides: Partial<LiveEventsDeps> = {}) {
   const sources: FakeSource[] = [];
@@ -68,7 +82,15 @@ describe('the live event stream', () => {
     sources[0].open();
     expect(client.status()).toBe('open');
     sources[0].emit('device', device);
-    sources[0].emit('task', { id: 't1', deviceId: 7, batchId: null, type: 'reboot', state: 'sent', progress: 0, error: '' });
+    sources[0].emit('task', {
+      id: 't1',
+      deviceId: 7,
+      batchId: null,
+      type: 'reboot',
+      state: 'sent',
+      progress: 0,
+      error: '',
+    });
     sources[0].emit('device', 'not json');
     expect(a.map((e) => e.type)).toEqual(['device', 'task']);
     expect(b).toEqual(a);
@@ -112,7 +134,11 @@ describe('the live event stream', () => {
     sources[0].emit('device', device, '4');
     expect(gap).toHaveBeenCalledTimes(1);
     // event 5 never came: the event that did is still applied, and the lists are read again
-    sources[0].emit('task', { id: 't1', deviceId: 7, batchId: null, type: 'reboot', state: 'sent', progress: 0, error: '' }, '6');
+    sources[0].emit(
+      'task',
+      { id: 't1', deviceId: 7, batchId: null, type: 'reboot', state: 'sent', progress: 0, error: '' },
+      '6',
+    );
     expect(gap).toHaveBeenCalledTimes(2);
     expect(got.map((e) => e.type)).toEqual(['device', 'device', 'device', 'task']);
 

@@ -186,7 +186,13 @@ onSessionReset(() => liveEvents.reset());
  * events were lost while it stayed open.
  */
 export function useLiveEvents(
-  handlers: { device?: (e: LiveDeviceEvent) => void; task?: (e: LiveTaskEvent) => void; identity?: (e: LiveIdentityEvent) => void; onOpen?: () => void; onGap?: () => void },
+  handlers: {
+    device?: (e: LiveDeviceEvent) => void;
+    task?: (e: LiveTaskEvent) => void;
+    identity?: (e: LiveIdentityEvent) => void;
+    onOpen?: () => void;
+    onGap?: () => void;
+  },
   enabled = true,
 ): void {
   const latest = useRef(handlers);
@@ -206,4 +212,5 @@ export function useLiveEvents(
 }
 
 /** The stream's status, for a "live" indicator. */
-export const useLiveStatus = (): LiveStatus => useSyncExternalStore(liveEvents.onStatus, liveEvents.status, liveEvents.status);
+export const useLiveStatus = (): LiveStatus =>
+  useSyncExternalStore(liveEvents.onStatus, liveEvents.status, liveEvents.status);

@@ -18,8 +18,16 @@ describe('resolvePath', () => {
 describe('normalizeRoutes', () => {
   it('makes every path absolute and keeps the rest of the record', () => {
     const routes = normalizeRoutes(MENU);
-    expect(routes[0]).toMatchObject({ path: '/', redirect: '/device', children: [{ path: '/index', component: 'home/index' }] });
-    expect(routes[2].children?.[0]).toMatchObject({ path: '/device/index', name: 'DeviceIndex', meta: { activeMenu: '/device' } });
+    expect(routes[0]).toMatchObject({
+      path: '/',
+      redirect: '/device',
+      children: [{ path: '/index', component: 'home/index' }],
+    });
+    expect(routes[2].children?.[0]).toMatchObject({
+      path: '/device/index',
+      name: 'DeviceIndex',
+      meta: { activeMenu: '/device' },
+    });
   });
 
   it.each([null, {}, 'menu', [{ name: 'no path' }], [{ path: '/a', children: 'x' }]])('refuses %j', (bad) => {
@@ -42,7 +50,13 @@ describe('matching a location', () => {
   });
 
   it('matches parameters', () => {
-    const withParams = normalizeRoutes([{ path: '/workOrder', meta: { title: 'w' }, children: [{ path: 'detail/:id', component: 'workOrder/detail', meta: { title: 'd' } }] }]);
+    const withParams = normalizeRoutes([
+      {
+        path: '/workOrder',
+        meta: { title: 'w' },
+        children: [{ path: 'detail/:id', component: 'workOrder/detail', meta: { title: 'd' } }],
+      },
+    ]);
     expect(findRoute(withParams, '/workOrder/detail/42')?.component).toBe('workOrder/detail');
   });
 

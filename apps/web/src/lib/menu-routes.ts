@@ -45,8 +45,7 @@ export function normalizeRoutes(records: unknown, parent = '/'): RouteRecord[] {
   });
 }
 
-export const isPage = (record: RouteRecord): boolean =>
-  !!record.component && record.component !== LAYOUT_COMPONENT;
+export const isPage = (record: RouteRecord): boolean => !!record.component && record.component !== LAYOUT_COMPONENT;
 
 /** Every record, parents before their children. */
 export function flattenRoutes(routes: RouteRecord[]): RouteRecord[] {

@@ -35,7 +35,11 @@ export const messagesQueryOptions = () =>
   queryOptions({ queryKey: [...MESSAGE_KEY, 'list'], queryFn: () => getMessages() });
 
 export const unreadCountQueryOptions = () =>
-  queryOptions({ queryKey: [...MESSAGE_KEY, 'unread'], queryFn: getUnreadCount, refetchInterval: NOTICE_POLL_INTERVAL });
+  queryOptions({
+    queryKey: [...MESSAGE_KEY, 'unread'],
+    queryFn: getUnreadCount,
+    refetchInterval: NOTICE_POLL_INTERVAL,
+  });
 
 export const useNotices = () => useQuery(noticesQueryOptions());
 

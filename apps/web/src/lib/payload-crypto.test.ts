@@ -143,7 +143,9 @@ describe.each(['legacy', 'modern'] as const)('%s: web cipher against the server 
       data: result(app.payloadCrypto.publicKeyPem, app.payloadCrypto.scheme),
     }));
     await app.ready();
-    const publicKey = (await app.inject({ method: 'GET', url: '/apiAdmin/publicKey' })).json<{ data: PublicKeyResult }>();
+    const publicKey = (await app.inject({ method: 'GET', url: '/apiAdmin/publicKey' })).json<{
+      data: PublicKeyResult;
+    }>();
     cipher = (await createPayloadCipher(publicKey.data))!;
   });
   afterAll(() => app.close());
@@ -159,7 +161,11 @@ describe.each(['legacy', 'modern'] as const)('%s: web cipher against the server 
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers[CRYPTO_HEADER]).toBe(scheme);
-    expect(await sealed.open(response.json<{ payload: string }>().payload)).toEqual({ code: 200, msg: 'ok', data: body });
+    expect(await sealed.open(response.json<{ payload: string }>().payload)).toEqual({
+      code: 200,
+      msg: 'ok',
+      data: body,
+    });
   });
 
   it('a GET with the headers only comes back encrypted', async () => {

@@ -38,7 +38,11 @@ beforeEach(() => {
   useSession.getState().setToken('t');
   setNavigate(() => undefined);
   setMessageApi({ error: vi.fn(), loading: vi.fn(), destroy: vi.fn() } as unknown as MessageInstance);
-  server = fakeServer(http).on('GET', `${API}/publicKey`, envelope({ publicKey: 'PEM', mockServer: false, scheme: 'modern' }));
+  server = fakeServer(http).on(
+    'GET',
+    `${API}/publicKey`,
+    envelope({ publicKey: 'PEM', mockServer: false, scheme: 'modern' }),
+  );
 });
 
 afterEach(() => {
@@ -49,7 +53,9 @@ afterEach(() => {
 
 describe('payload encryption', () => {
   it('seals the body, sends the cipher headers and opens the sealed response', async () => {
-    server.on('POST', `${API}/device/bind`, (call) => sealed({ code: 200, msg: 'ok', data: { echo: opened(call.body) } }));
+    server.on('POST', `${API}/device/bind`, (call) =>
+      sealed({ code: 200, msg: 'ok', data: { echo: opened(call.body) } }),
+    );
     await expect(post('/device/bind', { sn: 'P1' })).resolves.toEqual({ echo: { sn: 'P1' } });
     const [call] = server.callsTo(`${API}/device/bind`);
     expect(call.headers['x-payload-crypto']).toBe('modern');
@@ -64,24 +70,32 @@ describe('payload encryption', () => {
   });
 
   it('handles a plain (unsealed) error answer, such as a crypto failure', async () => {
-    server.on('POST', `${API}/x`, { status: 400, body: { code: 400, msg: 'payload could not be decrypted', data: null } });
+    server.on('POST', `${API}/x`, {
+      status: 400,
+      body: { code: 400, msg: 'payload could not be decrypted', data: null },
+    });
     await expect(post('/x', { a: 1 })).rejects.toMatchObject({ code: 400, message: 'payload could not be decrypted' });
   });
 
-  it.each(['/user/v1/login', '/user/login', '/socialLogin'])('leaves the login call %s plain (login RSA is off)', async (url) => {
-    server.on('POST', `${API}${url}`, (call) => envelope(call.body));
-    await expect(post(url, { username: 'alice', password: 'secret1' }, { noToken: true })).resolves.toEqual({
-      username: 'alice',
-      password: 'secret1',
-    });
-    expect(server.callsTo(`${API}${url}`)[0].headers['x-payload-crypto']).toBeUndefined();
-  });
+  it.each(['/user/v1/login', '/user/login', '/socialLogin'])(
+    'leaves the login call %s plain (login RSA is off)',
+    async (url) => {
+      server.on('POST', `${API}${url}`, (call) => envelope(call.body));
+      await expect(post(url, { username: 'alice', password: 'secret1' }, { noToken: true })).resolves.toEqual({
+        username: 'alice',
+        password: 'secret1',
+      });
+      expect(server.callsTo(`${API}${url}`)[0].headers['x-payload-crypto']).toBeUndefined();
+    },
+  );
 
   it('re-seals a call replayed after a token refresh', async () => {
     server
       .on('GET', `${API}/refreshToken`, envelope({ token: 'fresh', expiresIn: 900 }))
       .on('POST', `${API}/y`, (call) =>
-        call.headers.Authorization === 'Bearer fresh' ? sealed({ code: 200, msg: 'ok', data: opened(call.body) }) : { status: 402, body: { code: 402, msg: 'token expired', data: null } },
+        call.headers.Authorization === 'Bearer fresh'
+          ? sealed({ code: 200, msg: 'ok', data: opened(call.body) })
+          : { status: 402, body: { code: 402, msg: 'token expired', data: null } },
       );
     await expect(post('/y', { n: 1 })).resolves.toEqual({ n: 1 });
     const calls = server.callsTo(`${API}/y`);

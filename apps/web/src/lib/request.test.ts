@@ -206,7 +206,11 @@ describe('402: one refresh for all', () => {
     const late = get('/a');
     release.resolve();
     await expect(Promise.all([first, late])).resolves.toEqual(['a', 'a']);
-    expect(server.callsTo(`${API}/a`).map(bearer)).toEqual(['Bearer old-token', 'Bearer new-token', 'Bearer new-token']);
+    expect(server.callsTo(`${API}/a`).map(bearer)).toEqual([
+      'Bearer old-token',
+      'Bearer new-token',
+      'Bearer new-token',
+    ]);
     expect(server.callsTo(`${API}/refreshToken`)).toHaveLength(1);
   });
 
@@ -223,7 +227,9 @@ describe('402: one refresh for all', () => {
     expect(useSession.getState().token).toBe('');
     expect(useSession.getState().routes).toBeNull();
     expect(navigations.at(-1)).toBe('/login');
-    expect(messages.error).toHaveBeenCalledWith(expect.objectContaining({ content: 'login expired, please log in again' }));
+    expect(messages.error).toHaveBeenCalledWith(
+      expect.objectContaining({ content: 'login expired, please log in again' }),
+    );
   });
 
   it('does not loop when the replay answers 402 again', async () => {
@@ -296,7 +302,10 @@ describe('error messages', () => {
     server.on('GET', `${API}/e`, failure(500, 'server error'));
     await expect(get('/e')).rejects.toBeInstanceOf(RequestError);
     expect(useErrorLog.getState().logs).toEqual([
-      expect.objectContaining({ err: { message: 'server error', stack: expect.any(String) }, url: '/system/identity?page=2' }),
+      expect.objectContaining({
+        err: { message: 'server error', stack: expect.any(String) },
+        url: '/system/identity?page=2',
+      }),
     ]);
   });
 });
@@ -380,13 +389,24 @@ describe('uploadFile', () => {
     signIn('abc');
     server
       .on('GET', `${API}/user/v1/user/getQnToken`, (call) =>
-        envelope({ token: `upload-for-${call.params?.bucket}`, uploadUrl: '/apiAdmin/upload', maxSize: 10, accept: [], expiresIn: 600 }),
+        envelope({
+          token: `upload-for-${call.params?.bucket}`,
+          uploadUrl: '/apiAdmin/upload',
+          maxSize: 10,
+          accept: [],
+          expiresIn: 600,
+        }),
       )
       .on('POST', `${API}/upload`, (call) => {
         call.request.onUploadProgress?.({ loaded: 50, total: 100 });
         call.request.onUploadProgress?.({ loaded: 100, total: 100 });
         const form = call.body as FormData;
-        return envelope({ key: `20250101/abc/${(form.get('file') as File).name}`, url: '/apiAdmin/objects/x', size: 3, mime: 'image/png' });
+        return envelope({
+          key: `20250101/abc/${(form.get('file') as File).name}`,
+          url: '/apiAdmin/objects/x',
+          size: 3,
+          mime: 'image/png',
+        });
       });
     const progress: number[] = [];
     const result = await uploadFile(new File(['png'], 'photo.png', { type: 'image/png' }), (p) => progress.push(p));

@@ -65,7 +65,8 @@ export class RequestError extends Error {
   }
 }
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+export type Method =
+  'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
 /** The transport (fetch; XHR for uploads). Every HTTP status resolves: the envelope's code decides. */
 export { http };
@@ -165,7 +166,13 @@ async function fetchFreshToken(): Promise<string> {
   let response: HttpResponse;
   try {
     // the refresh credential is an httpOnly cookie: only the browser can send it
-    response = await http.request({ method: 'GET', url: `${BASE_URL}/refreshToken`, headers: {}, timeout: REQUEST_TIMEOUT, withCredentials: true });
+    response = await http.request({
+      method: 'GET',
+      url: `${BASE_URL}/refreshToken`,
+      headers: {},
+      timeout: REQUEST_TIMEOUT,
+      withCredentials: true,
+    });
   } catch (error) {
     const failed = errorFromThrown(error, '/refreshToken');
     throw new SessionExpiredError(failed.message, failed.code, failed.status, null, null, failed.url);
@@ -200,7 +207,12 @@ function freshToken(staleToken: string): Promise<string> {
 let cipher: Promise<PayloadCipher | null> | null = null;
 
 async function loadCipher(): Promise<PayloadCipher | null> {
-  const response = await http.request({ method: 'GET', url: `${BASE_URL}/publicKey`, headers: {}, timeout: REQUEST_TIMEOUT });
+  const response = await http.request({
+    method: 'GET',
+    url: `${BASE_URL}/publicKey`,
+    headers: {},
+    timeout: REQUEST_TIMEOUT,
+  });
   // a server without the key endpoint (or refusing it) takes plain payloads
   if (!isSuccess(codeOf(response))) return null;
   const key = unwrap(response.data) as PublicKeyResult | null;
@@ -243,7 +255,8 @@ const isSealedBody = (v: unknown): v is { payload: string } =>
 // one attempt
 
 /** A form-encoded body, written as a query string is (SPEC §7: form-encoded bodies are serialised). */
-const formBody = (data: unknown): string => (typeof data === 'string' ? data : isRecord(data) ? encodeParams(data) : '');
+const formBody = (data: unknown): string =>
+  typeof data === 'string' ? data : isRecord(data) ? encodeParams(data) : '';
 
 /** Site-relative URLs that already carry the base (an upload URL handed out by the server) skip it. */
 const baseFor = (url: string): string =>
@@ -253,7 +266,10 @@ async function send(config: RequestConfig, token: string): Promise<HttpResponse>
   const method = (config.method ?? 'post').toUpperCase();
   const hasBody = method !== 'GET' && method !== 'HEAD';
   // the server says its messages in the console's language (SPEC §1: zh by default)
-  const headers: Record<string, string> = { 'Accept-Language': getLanguage() === 'zh' ? 'zh-CN' : 'en', ...config.headers };
+  const headers: Record<string, string> = {
+    'Accept-Language': getLanguage() === 'zh' ? 'zh-CN' : 'en',
+    ...config.headers,
+  };
   if (!config.noToken && token) headers.Authorization = `Bearer ${token}`;
 
   let data = hasBody ? config.data : undefined;

@@ -10,9 +10,17 @@ describe('sanitizeHtml', () => {
   it.each([
     ['a script', '<p>hi</p><script>alert(1)</script>', '<p>hi</p>'],
     ['an event handler', '<p onclick="alert(1)">hi</p>', '<p>hi</p>'],
-    ['an image with onerror', '<img src="https://x.test/a.png" onerror="alert(1)">', '<img src="https://x.test/a.png" style="max-width:100%;height:auto">'],
+    [
+      'an image with onerror',
+      '<img src="https://x.test/a.png" onerror="alert(1)">',
+      '<img src="https://x.test/a.png" style="max-width:100%;height:auto">',
+    ],
     ['a javascript: link', '<a href="javascript:alert(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
-    ['a javascript: link hidden by blanks', '<a href="java\tscript:alert(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
+    [
+      'a javascript: link hidden by blanks',
+      '<a href="java\tscript:alert(1)">x</a>',
+      '<a target="_blank" rel="noopener noreferrer">x</a>',
+    ],
     ['a javascript: image', '<img src="javascript:alert(1)">', ''],
     ['an iframe', '<iframe src="https://evil.test"></iframe>ok', 'ok'],
     ['a style block', '<style>body{display:none}</style>ok', 'ok'],
@@ -21,7 +29,11 @@ describe('sanitizeHtml', () => {
     ['an inline style', '<p style="position:fixed;inset:0">x</p>', '<p>x</p>'],
     ['a comment', '<!-- secret -->x', 'x'],
     ['an image relative to the page', '<img src="x" onerror="alert(1)">', ''],
-    ['an entity-encoded javascript: link', '<a href="&#106;avascript:alert(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
+    [
+      'an entity-encoded javascript: link',
+      '<a href="&#106;avascript:alert(1)">x</a>',
+      '<a target="_blank" rel="noopener noreferrer">x</a>',
+    ],
     ['a mutation through noscript', '<noscript><p title="</noscript><img src=x onerror=alert(1)>">', '<p></p>'],
     ['a mutation through math and style', '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>', ''],
   ])('removes %s', (_, html, expected) => {
@@ -34,11 +46,15 @@ describe('sanitizeHtml', () => {
 
   it('keeps images from the web, the server and data URLs', () => {
     for (const src of ['https://cdn.test/a.png', '/apiAdmin/file/a.png', 'data:image/png;base64,iVBORw0KGgo=']) {
-      expect(sanitizeHtml(`<img src="${src}" alt="a">`)).toBe(`<img src="${src}" alt="a" style="max-width:100%;height:auto">`);
+      expect(sanitizeHtml(`<img src="${src}" alt="a">`)).toBe(
+        `<img src="${src}" alt="a" style="max-width:100%;height:auto">`,
+      );
     }
   });
 
   it('opens safe links in a new window without giving it the console', () => {
-    expect(sanitizeHtml('<a href="https://docs.test/x" class="c">docs</a>')).toBe('<a href="https://docs.test/x" target="_blank" rel="noopener noreferrer">docs</a>');
+    expect(sanitizeHtml('<a href="https://docs.test/x" class="c">docs</a>')).toBe(
+      '<a href="https://docs.test/x" target="_blank" rel="noopener noreferrer">docs</a>',
+    );
   });
 });

@@ -4,10 +4,62 @@ import DOMPurify from 'dompurify';
  * HTML written by staff (notices) is sanitised by the server when saved; this allow-list pass with DOMPurify is
  * the second lock, so a row written around the server (or a server bug) still cannot run script in the console.
  */
-const ALLOWED_TAGS = ['p', 'br', 'hr', 'div', 'span', 'b', 'strong', 'i', 'em', 'u', 's', 'del', 'sub', 'sup', 'small', 'mark', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'code', 'pre', 'ul', 'ol', 'li', 'a', 'img'];
+const ALLOWED_TAGS = [
+  'p',
+  'br',
+  'hr',
+  'div',
+  'span',
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  's',
+  'del',
+  'sub',
+  'sup',
+  'small',
+  'mark',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'code',
+  'pre',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'img',
+];
 const ATTRS: Record<string, string[]> = { a: ['href', 'title'], img: ['src', 'alt', 'title', 'width', 'height'] };
 /** Removed with everything inside them (any other element not allowed gives way to its content). */
-const FORBID_CONTENTS = ['script', 'style', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'template', 'noscript', 'title', 'form', 'select', 'textarea', 'svg', 'math', 'audio', 'video', 'canvas', 'button'];
+const FORBID_CONTENTS = [
+  'script',
+  'style',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'template',
+  'noscript',
+  'title',
+  'form',
+  'select',
+  'textarea',
+  'svg',
+  'math',
+  'audio',
+  'video',
+  'canvas',
+  'button',
+];
 
 const LINK = /^(https?:|mailto:|tel:)/i;
 const DATA_IMAGE = /^data:image\/(png|jpe?g|gif|webp);base64,[a-z0-9+/=\s]+$/i;

@@ -32,11 +32,19 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function serverFieldErrors(err: unknown): FieldError[] {
   if (!isRecord(err)) return [];
   const response = isRecord(err.response) ? err.response : undefined;
-  const candidates = [err.data, err, err.envelope, isRecord(err.envelope) ? err.envelope.data : undefined, response?.data];
+  const candidates = [
+    err.data,
+    err,
+    err.envelope,
+    isRecord(err.envelope) ? err.envelope.data : undefined,
+    response?.data,
+  ];
   if (response && isRecord(response.data)) candidates.push(response.data.data);
   for (const c of candidates) {
     if (isRecord(c) && Array.isArray(c.fields)) {
-      return c.fields.filter((f): f is FieldError => isRecord(f) && typeof f.field === 'string' && typeof f.message === 'string');
+      return c.fields.filter(
+        (f): f is FieldError => isRecord(f) && typeof f.field === 'string' && typeof f.message === 'string',
+      );
     }
   }
   return [];

@@ -42,7 +42,13 @@ describe('login and logout', () => {
     useSession.getState().reset();
     off();
     expect(listener).toHaveBeenCalledTimes(1);
-    expect(useSession.getState()).toMatchObject({ token: '', username: 'guest', is_super: 2, userInfo: null, routes: null });
+    expect(useSession.getState()).toMatchObject({
+      token: '',
+      username: 'guest',
+      is_super: 2,
+      userInfo: null,
+      routes: null,
+    });
     expect(sessionStorage.getItem(TOKEN_KEY)).toBeNull();
     expect(localStorage.getItem(USERNAME_KEY)).toBeNull();
     expect(getAccess()).toEqual({ admin: false, roles: [], permissions: [] });

@@ -68,7 +68,14 @@ export const useSession = create<SessionState>()((set) => ({
     writeStorage(TOKEN_STORAGE, TOKEN_KEY, token);
     persistProfile(result.username, result.is_super, result.status);
     // a new login may be another user: make the guard load that user's info and menu
-    set({ token, username: result.username, is_super: result.is_super, is_authenticate: result.status, userInfo: null, routes: null });
+    set({
+      token,
+      username: result.username,
+      is_super: result.is_super,
+      is_authenticate: result.status,
+      userInfo: null,
+      routes: null,
+    });
   },
 
   setUserInfo(info) {

@@ -9,7 +9,10 @@ import { i18n } from './i18n';
 export function useFormLanguage(form: FormInstance): void {
   useEffect(() => {
     const again = () => {
-      const names = form.getFieldsError().filter((f) => f.errors.length).map((f) => f.name);
+      const names = form
+        .getFieldsError()
+        .filter((f) => f.errors.length)
+        .map((f) => f.name);
       if (names.length) form.validateFields(names).catch(() => {});
     };
     i18n.on('languageChanged', again);

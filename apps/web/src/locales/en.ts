@@ -6,7 +6,8 @@ export default {
     loading: 'Loading…',
     oldBrowser: {
       title: 'Your browser is out of date',
-      description: 'This browser lacks features the console needs ({{features}}), so some pages may not work. Please switch to the latest Chrome, Edge, Firefox or Safari.',
+      description:
+        'This browser lacks features the console needs ({{features}}), so some pages may not work. Please switch to the latest Chrome, Edge, Firefox or Safari.',
       close: 'Close',
     },
     crash: {

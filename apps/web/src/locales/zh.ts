@@ -6,7 +6,8 @@ export default {
     loading: '加载中…',
     oldBrowser: {
       title: '您的浏览器版本过低',
-      description: '当前浏览器缺少本系统需要的功能（{{features}}），部分页面可能无法正常使用。请更换为最新版的 Chrome、Edge、Firefox 或 Safari。',
+      description:
+        '当前浏览器缺少本系统需要的功能（{{features}}），部分页面可能无法正常使用。请更换为最新版的 Chrome、Edge、Firefox 或 Safari。',
       close: '关闭',
     },
     crash: {

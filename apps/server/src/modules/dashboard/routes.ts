@@ -16,10 +16,30 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { 
       if (e.code === '22023' && /time zone/i.test(e.message ?? '')) throw badRequest('tz', 'dashboard.unknownTimeZone');
       throw e;
     });
-  app.get('/dashboard/overview', { config, schema: { tags: ['dashboard'], summary: 'Every dashboard widget of the account: cards, provinces, trend, rankings, installs, remind, versions', querystring: dashboardQuery, response: { 200: envelopeSchema(dashboardOverview) } } }, async (req) =>
-    ok(await zoneKnown(dashboard.overview(caller(req), req.query.tz, req.query.unit))),
+  app.get(
+    '/dashboard/overview',
+    {
+      config,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Every dashboard widget of the account: cards, provinces, trend, rankings, installs, remind, versions',
+        querystring: dashboardQuery,
+        response: { 200: envelopeSchema(dashboardOverview) },
+      },
+    },
+    async (req) => ok(await zoneKnown(dashboard.overview(caller(req), req.query.tz, req.query.unit))),
   );
-  app.get('/dashboard/trend', { config, schema: { tags: ['dashboard'], summary: 'Online devices and tasks per hour or day over the last 7 days', querystring: dashboardQuery, response: { 200: envelopeSchema(trend) } } }, async (req) =>
-    ok(await zoneKnown(dashboard.trend(caller(req), req.query.tz, req.query.unit))),
+  app.get(
+    '/dashboard/trend',
+    {
+      config,
+      schema: {
+        tags: ['dashboard'],
+        summary: 'Online devices and tasks per hour or day over the last 7 days',
+        querystring: dashboardQuery,
+        response: { 200: envelopeSchema(trend) },
+      },
+    },
+    async (req) => ok(await zoneKnown(dashboard.trend(caller(req), req.query.tz, req.query.unit))),
   );
 };

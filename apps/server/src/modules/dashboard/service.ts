@@ -36,7 +36,10 @@ export class DashboardService {
       this.remind(user),
       this.versions(user),
     ]);
-    const byData = [...data.perDevice].sort((a, b) => b.value - a.value || a.id - b.id).filter((d) => d.value > 0).slice(0, RANK_SIZE);
+    const byData = [...data.perDevice]
+      .sort((a, b) => b.value - a.value || a.id - b.id)
+      .filter((d) => d.value > 0)
+      .slice(0, RANK_SIZE);
     return {
       cards: { ...cards, dataUsedMonthMb: mb(data.total) },
       provinces,
@@ -51,8 +54,18 @@ export class DashboardService {
 
   private async cards(user: AuthUser, tz: string) {
     const [devices, tasks] = await Promise.all([
-      user.scope.selectFrom('devices').select([sql<number>`count(*)`.as('n'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')]).executeTakeFirstOrThrow(),
-      user.scope.selectFrom('device_tasks').select(sql<number>`count(*)`.as('n')).where(sql<boolean>`device_tasks.created_at >= date_trunc('day', now(), ${tz})`).executeTakeFirstOrThrow(),
+      user.scope
+        .selectFrom('devices')
+        .select([
+          sql<number>`count(*)`.as('n'),
+          sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
+        ])
+        .executeTakeFirstOrThrow(),
+      user.scope
+        .selectFrom('device_tasks')
+        .select(sql<number>`count(*)`.as('n'))
+        .where(sql<boolean>`device_tasks.created_at >= date_trunc('day', now(), ${tz})`)
+        .executeTakeFirstOrThrow(),
     ]);
     return { devices: Number(devices.n), online: Number(devices.online), tasksToday: Number(tasks.n) };
   }
@@ -60,7 +73,11 @@ export class DashboardService {
   private async provinces(user: AuthUser) {
     const rows = await user.scope
       .selectFrom('devices')
-      .select(['devices.province', sql<number>`count(*)`.as('total'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+      .select([
+        'devices.province',
+        sql<number>`count(*)`.as('total'),
+        sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
+      ])
       .where('devices.province', '<>', '')
       .groupBy('devices.province')
       .orderBy(sql`count(*)`, 'desc')
@@ -78,7 +95,13 @@ export class DashboardService {
     const n = unit === 'hour' ? TREND_DAYS * 24 : TREND_DAYS;
     const step = unit === 'hour' ? '1 hour' : '1 day';
     const u = sql.lit(unit);
-    const { rows } = await sql<{ local_b: string; b_start: Date; peak: number | null; last_n: number | null; tasks: number }>`
+    const { rows } = await sql<{
+      local_b: string;
+      b_start: Date;
+      peak: number | null;
+      last_n: number | null;
+      tasks: number;
+    }>`
       with buckets as (
         select g as local_b, g at time zone ${tz} as b_start
         from generate_series(date_trunc(${u}, now() at time zone ${tz}) - (${sql.lit(n - 1)} * ${sql.lit(step)}::interval),
@@ -118,7 +141,10 @@ export class DashboardService {
       select b.local_b::text, b.b_start, p.peak, p.last_n, coalesce(k.n, 0) as tasks
       from buckets b left join per_bucket p using (local_b) left join tasks k using (local_b)
       order by b.local_b`.execute(this.db);
-    const live = await user.scope.selectFrom('devices').select(sql<number>`count(*) filter (where devices.status = 'online')`.as('n')).executeTakeFirstOrThrow();
+    const live = await user.scope
+      .selectFrom('devices')
+      .select(sql<number>`count(*) filter (where devices.status = 'online')`.as('n'))
+      .executeTakeFirstOrThrow();
     // A bucket without changes keeps the count the previous bucket ended with.
     let carried = 0;
     const points = rows.map((r, i) => {
@@ -134,7 +160,9 @@ export class DashboardService {
   private async rankByTasks(user: AuthUser, tz: string): Promise<RankedDevice[]> {
     const rows = await user.scope
       .selectFrom('device_tasks')
-      .innerJoin('devices as d', (j) => j.onRef('d.id', '=', 'device_tasks.device_id').on('d.tenant_id', '=', user.tenantId))
+      .innerJoin('devices as d', (j) =>
+        j.onRef('d.id', '=', 'device_tasks.device_id').on('d.tenant_id', '=', user.tenantId),
+      )
       .select(['d.id', 'd.sn', 'd.name', sql<number>`count(*)`.as('n')])
       .where(sql<boolean>`device_tasks.created_at >= date_trunc('month', now(), ${tz})`)
       .groupBy(['d.id', 'd.sn', 'd.name'])
@@ -170,10 +198,17 @@ export class DashboardService {
   /** Top-level groups with the devices of every group below them, and the ungrouped devices. */
   private async groupRanking(user: AuthUser): Promise<GroupRank[]> {
     const [groups, counts] = await Promise.all([
-      user.scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name']).execute(),
+      user.scope
+        .selectFrom('device_groups')
+        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name'])
+        .execute(),
       user.scope
         .selectFrom('devices')
-        .select(['devices.group_id', sql<number>`count(*)`.as('n'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+        .select([
+          'devices.group_id',
+          sql<number>`count(*)`.as('n'),
+          sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
+        ])
         .groupBy('devices.group_id')
         .execute(),
     ]);
@@ -183,7 +218,9 @@ export class DashboardService {
       for (let p = parent.get(r); p !== null && p !== undefined; p = parent.get(r)) r = p;
       return r;
     };
-    const ranks = new Map<number | null, GroupRank>(groups.filter((g) => g.parent_id === null).map((g) => [g.id, { id: g.id, name: g.name, devices: 0, online: 0 }]));
+    const ranks = new Map<number | null, GroupRank>(
+      groups.filter((g) => g.parent_id === null).map((g) => [g.id, { id: g.id, name: g.name, devices: 0, online: 0 }]),
+    );
     for (const c of counts) {
       const key = c.group_id === null ? null : rootOf(c.group_id);
       const r = ranks.get(key) ?? { id: null, name: '', devices: 0, online: 0 };
@@ -192,8 +229,12 @@ export class DashboardService {
       ranks.set(key, r);
     }
     // ties: groups by name, the ungrouped devices after them
-    const order = (a: GroupRank, b: GroupRank) => b.devices - a.devices || Number(a.id === null) - Number(b.id === null) || a.name.localeCompare(b.name);
-    return [...ranks.values()].filter((r) => r.devices > 0).sort(order).slice(0, RANK_SIZE);
+    const order = (a: GroupRank, b: GroupRank) =>
+      b.devices - a.devices || Number(a.id === null) - Number(b.id === null) || a.name.localeCompare(b.name);
+    return [...ranks.values()]
+      .filter((r) => r.devices > 0)
+      .sort(order)
+      .slice(0, RANK_SIZE);
   }
 
   private async installs(user: AuthUser, tz: string) {
@@ -218,7 +259,15 @@ export class DashboardService {
       user.scope
         .selectFrom('devices')
         .leftJoin('sims as s', 's.iccid', 'devices.iccid')
-        .select(['devices.id', 'devices.sn', 'devices.name', 'devices.status', 'devices.paper', 'devices.last_seen_at', sql<number | null>`(s.plan_total_mb - s.used_mb)::float8`.as('left')]);
+        .select([
+          'devices.id',
+          'devices.sn',
+          'devices.name',
+          'devices.status',
+          'devices.paper',
+          'devices.last_seen_at',
+          sql<number | null>`(s.plan_total_mb - s.used_mb)::float8`.as('left'),
+        ]);
     const staleBefore = new Date(Date.now() - OFFLINE_REMIND_HOURS * 3600_000);
     const lists = {
       paper: base().where('devices.paper', '<>', 'ok'),
@@ -228,7 +277,15 @@ export class DashboardService {
       // the state follows the data left (a trigger of 0008-devices-2): one rule for the list, the detail and here
       simLow: base().where('s.state', 'in', ['low', 'suspended']),
     };
-    const toDevice = (r: { id: number; sn: string; name: string; status: 'online' | 'offline'; paper: 'ok' | 'out' | 'cover-open' | 'overheat'; last_seen_at: Date | null; left: number | null }): RemindDevice => ({
+    const toDevice = (r: {
+      id: number;
+      sn: string;
+      name: string;
+      status: 'online' | 'offline';
+      paper: 'ok' | 'out' | 'cover-open' | 'overheat';
+      last_seen_at: Date | null;
+      left: number | null;
+    }): RemindDevice => ({
       id: r.id,
       sn: r.sn,
       name: r.name,
@@ -244,18 +301,29 @@ export class DashboardService {
           : q.orderBy(sql`devices.last_seen_at ${sql.raw(order === 'last_seen_asc' ? 'asc' : 'desc')} nulls first`);
       const [rows, total] = await Promise.all([
         ordered.orderBy('devices.id').limit(RANK_SIZE).execute(),
-        q.clearSelect().select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+        q
+          .clearSelect()
+          .select(sql<number>`count(*)`.as('n'))
+          .executeTakeFirstOrThrow(),
       ]);
       return { count: Number(total.n), devices: rows.map(toDevice) };
     };
-    const [paper, offline, simLow] = await Promise.all([run(lists.paper, 'last_seen_desc'), run(lists.offline, 'last_seen_asc'), run(lists.simLow, 'left_asc')]);
+    const [paper, offline, simLow] = await Promise.all([
+      run(lists.paper, 'last_seen_desc'),
+      run(lists.offline, 'last_seen_asc'),
+      run(lists.simLow, 'left_asc'),
+    ]);
     return { paper, offline, simLow };
   }
 
   private async versions(user: AuthUser) {
     const rows = await user.scope
       .selectFrom('devices')
-      .select(['devices.firmware', sql<number>`count(*)`.as('n'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+      .select([
+        'devices.firmware',
+        sql<number>`count(*)`.as('n'),
+        sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
+      ])
       .groupBy('devices.firmware')
       .orderBy(sql`count(*)`, 'desc')
       // a version not reported yet comes after the named ones of the same count

@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 import { z } from 'zod';
 import { PERMISSIONS, envelopeSchema, pagedEnvelope } from '@cpc/contracts';
 import { idBody } from '@cpc/contracts/device';
-import { deviceModelBody, deviceModelEditBody, deviceModelListQuery, deviceModelOption, deviceModelView } from '@cpc/contracts/device-model';
+import {
+  deviceModelBody,
+  deviceModelEditBody,
+  deviceModelListQuery,
+  deviceModelOption,
+  deviceModelView,
+} from '@cpc/contracts/device-model';
 import type { Db } from '../../db/database.ts';
 import { caller, staffOnly } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
@@ -13,8 +19,17 @@ import { DeviceModelService } from './service.ts';
 export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   const models = new DeviceModelService(db);
 
-  app.get('/device/model/options', { config: { permission: PERMISSIONS.deviceView }, schema: { tags: ['device'], summary: 'Device models, for filters and forms', response: { 200: envelopeSchema(z.array(deviceModelOption)) } } }, async () =>
-    ok(await models.options()),
+  app.get(
+    '/device/model/options',
+    {
+      config: { permission: PERMISSIONS.deviceView },
+      schema: {
+        tags: ['device'],
+        summary: 'Device models, for filters and forms',
+        response: { 200: envelopeSchema(z.array(deviceModelOption)) },
+      },
+    },
+    async () => ok(await models.options()),
   );
 
   await app.register(async (scoped) => {
@@ -22,23 +37,94 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
     staff.addHook('preHandler', staffOnly);
 
     const manage = { permission: PERMISSIONS.deviceModelManage };
-    staff.get('/system/deviceModel/list', { config: manage, schema: { tags: ['device-model'], summary: 'Device models (staff)', querystring: deviceModelListQuery, response: { 200: pagedEnvelope(deviceModelView) } } }, async (req) =>
-      ok(await models.list(req.query)),
+    staff.get(
+      '/system/deviceModel/list',
+      {
+        config: manage,
+        schema: {
+          tags: ['device-model'],
+          summary: 'Device models (staff)',
+          querystring: deviceModelListQuery,
+          response: { 200: pagedEnvelope(deviceModelView) },
+        },
+      },
+      async (req) => ok(await models.list(req.query)),
     );
-    staff.post('/system/deviceModel/add', { config: manage, schema: { tags: ['device-model'], summary: 'Add a device model (staff)', body: deviceModelBody, response: { 200: envelopeSchema(deviceModelView) } } }, async (req) => {
-      const m = await models.add(req.body);
-      await audit(db, { tenantId: caller(req).tenantId, userId: caller(req).id, ip: req.ip, action: 'device-model.add', result: 'ok', resource: 'device_model', resourceId: m.id, details: { code: m.code } });
-      return ok(m);
-    });
-    staff.post('/system/deviceModel/edit', { config: manage, schema: { tags: ['device-model'], summary: 'Edit a device model (staff)', body: deviceModelEditBody, response: { 200: envelopeSchema(deviceModelView) } } }, async (req) => {
-      const m = await models.edit(req.body);
-      await audit(db, { tenantId: caller(req).tenantId, userId: caller(req).id, ip: req.ip, action: 'device-model.edit', result: 'ok', resource: 'device_model', resourceId: m.id });
-      return ok(m);
-    });
-    staff.post('/system/deviceModel/delete', { config: manage, schema: { tags: ['device-model'], summary: 'Delete a device model no device uses (staff)', body: idBody, response: { 200: envelopeSchema(z.null()) } } }, async (req) => {
-      await models.remove(req.body.id);
-      await audit(db, { tenantId: caller(req).tenantId, userId: caller(req).id, ip: req.ip, action: 'device-model.delete', result: 'ok', resource: 'device_model', resourceId: req.body.id });
-      return ok(null);
-    });
+    staff.post(
+      '/system/deviceModel/add',
+      {
+        config: manage,
+        schema: {
+          tags: ['device-model'],
+          summary: 'Add a device model (staff)',
+          body: deviceModelBody,
+          response: { 200: envelopeSchema(deviceModelView) },
+        },
+      },
+      async (req) => {
+        const m = await models.add(req.body);
+        await audit(db, {
+          tenantId: caller(req).tenantId,
+          userId: caller(req).id,
+          ip: req.ip,
+          action: 'device-model.add',
+          result: 'ok',
+          resource: 'device_model',
+          resourceId: m.id,
+          details: { code: m.code },
+        });
+        return ok(m);
+      },
+    );
+    staff.post(
+      '/system/deviceModel/edit',
+      {
+        config: manage,
+        schema: {
+          tags: ['device-model'],
+          summary: 'Edit a device model (staff)',
+          body: deviceModelEditBody,
+          response: { 200: envelopeSchema(deviceModelView) },
+        },
+      },
+      async (req) => {
+        const m = await models.edit(req.body);
+        await audit(db, {
+          tenantId: caller(req).tenantId,
+          userId: caller(req).id,
+          ip: req.ip,
+          action: 'device-model.edit',
+          result: 'ok',
+          resource: 'device_model',
+          resourceId: m.id,
+        });
+        return ok(m);
+      },
+    );
+    staff.post(
+      '/system/deviceModel/delete',
+      {
+        config: manage,
+        schema: {
+          tags: ['device-model'],
+          summary: 'Delete a device model no device uses (staff)',
+          body: idBody,
+          response: { 200: envelopeSchema(z.null()) },
+        },
+      },
+      async (req) => {
+        await models.remove(req.body.id);
+        await audit(db, {
+          tenantId: caller(req).tenantId,
+          userId: caller(req).id,
+          ip: req.ip,
+          action: 'device-model.delete',
+          result: 'ok',
+          resource: 'device_model',
+          resourceId: req.body.id,
+        });
+        return ok(null);
+      },
+    );
   });
 };

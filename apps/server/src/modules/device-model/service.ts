@@ -1,5 +1,10 @@
 import { sql } from 'kysely';
-import type { DeviceModelBody, DeviceModelEditBody, DeviceModelOption, DeviceModelView } from '@cpc/contracts/device-model';
+import type {
+  DeviceModelBody,
+  DeviceModelEditBody,
+  DeviceModelOption,
+  DeviceModelView,
+} from '@cpc/contracts/device-model';
 import type { Paged } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
@@ -18,12 +23,29 @@ export class DeviceModelService {
       .where('m.id', '=', id)
       .executeTakeFirst();
     if (!m) throw notFound('device model');
-    return { id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm, capabilities: m.capabilities, deviceCount: Number(m.device_count), createdAt: m.created_at.toISOString() };
+    return {
+      id: m.id,
+      code: m.code,
+      name: m.name,
+      kind: m.kind,
+      paperWidthMm: m.paper_width_mm,
+      capabilities: m.capabilities,
+      deviceCount: Number(m.device_count),
+      createdAt: m.created_at.toISOString(),
+    };
   }
 
-  async list(q: { pageNo: number; pageSize: number; keyword?: string; kind?: 'printer' | 'android-terminal' }): Promise<Paged<DeviceModelView>> {
+  async list(q: {
+    pageNo: number;
+    pageSize: number;
+    keyword?: string;
+    kind?: 'printer' | 'android-terminal';
+  }): Promise<Paged<DeviceModelView>> {
     let query = this.db.selectFrom('device_models as m');
-    if (q.keyword) query = query.where((eb) => eb.or([eb('m.code', 'ilike', likeOf(q.keyword!)), eb('m.name', 'ilike', likeOf(q.keyword!))]));
+    if (q.keyword)
+      query = query.where((eb) =>
+        eb.or([eb('m.code', 'ilike', likeOf(q.keyword!)), eb('m.name', 'ilike', likeOf(q.keyword!))]),
+      );
     if (q.kind) query = query.where('m.kind', '=', q.kind);
     const [rows, total] = await Promise.all([
       query
@@ -36,19 +58,36 @@ export class DeviceModelService {
       query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
     ]);
     return {
-      list: rows.map((m) => ({ id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm, capabilities: m.capabilities, deviceCount: Number(m.device_count), createdAt: m.created_at.toISOString() })),
+      list: rows.map((m) => ({
+        id: m.id,
+        code: m.code,
+        name: m.name,
+        kind: m.kind,
+        paperWidthMm: m.paper_width_mm,
+        capabilities: m.capabilities,
+        deviceCount: Number(m.device_count),
+        createdAt: m.created_at.toISOString(),
+      })),
       total: Number(total.n),
     };
   }
 
   async options(): Promise<DeviceModelOption[]> {
-    const rows = await this.db.selectFrom('device_models').select(['id', 'code', 'name', 'kind', 'paper_width_mm']).orderBy('name').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('device_models')
+      .select(['id', 'code', 'name', 'kind', 'paper_width_mm'])
+      .orderBy('name')
+      .orderBy('id')
+      .execute();
     return rows.map((m) => ({ id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm }));
   }
 
   /** Codes are unique without regard to case, since CSV imports name models by code as typed. */
   private async assertCodeFree(code: string, exceptId?: number): Promise<void> {
-    let q = this.db.selectFrom('device_models').select('id').where(sql<boolean>`lower(code) = lower(${code})`);
+    let q = this.db
+      .selectFrom('device_models')
+      .select('id')
+      .where(sql<boolean>`lower(code) = lower(${code})`);
     if (exceptId) q = q.where('id', '<>', exceptId);
     if (await q.executeTakeFirst()) throw badRequest('code', 'deviceModel.codeTaken');
   }
@@ -57,7 +96,13 @@ export class DeviceModelService {
     await this.assertCodeFree(body.code);
     const row = await this.db
       .insertInto('device_models')
-      .values({ code: body.code, name: body.name, kind: body.kind, paper_width_mm: body.paperWidthMm, capabilities: body.capabilities })
+      .values({
+        code: body.code,
+        name: body.name,
+        kind: body.kind,
+        paper_width_mm: body.paperWidthMm,
+        capabilities: body.capabilities,
+      })
       .returning('id')
       .executeTakeFirstOrThrow()
       .catch(uniqueCode);
@@ -74,19 +119,27 @@ export class DeviceModelService {
       ...(body.capabilities !== undefined ? { capabilities: body.capabilities } : {}),
     };
     if (Object.keys(set).length) {
-      const res = await this.db.updateTable('device_models').set(set).where('id', '=', body.id).executeTakeFirst().catch(uniqueCode);
+      const res = await this.db
+        .updateTable('device_models')
+        .set(set)
+        .where('id', '=', body.id)
+        .executeTakeFirst()
+        .catch(uniqueCode);
       if (Number(res.numUpdatedRows) === 0) throw notFound('device model');
     }
     return this.view(body.id);
   }
 
   async remove(id: number): Promise<void> {
-    const used = await this.db.selectFrom('devices').select(sql<number>`count(*)`.as('n')).where('model_id', '=', id).executeTakeFirstOrThrow();
+    const used = await this.db
+      .selectFrom('devices')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('model_id', '=', id)
+      .executeTakeFirstOrThrow();
     if (Number(used.n) > 0) throw new AppError(400, 'deviceModel.inUse', { n: Number(used.n) });
     const res = await this.db.deleteFrom('device_models').where('id', '=', id).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw notFound('device model');
   }
-
 }
 
 /** Two staff adding the same code at once: the unique index answers, as a field error. */

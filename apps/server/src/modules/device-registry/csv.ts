@@ -15,7 +15,14 @@ export interface ParsedCsv {
 
 const EXPECTED = IMPORT_COLUMNS.join(',');
 type Column = (typeof IMPORT_COLUMNS)[number];
-const FIELD: Record<Column, keyof RegisterRow> = { sn: 'sn', model: 'model', bind_key: 'bindKey', secret: 'secret', iccid: 'iccid', imei: 'imei' };
+const FIELD: Record<Column, keyof RegisterRow> = {
+  sn: 'sn',
+  model: 'model',
+  bind_key: 'bindKey',
+  secret: 'secret',
+  iccid: 'iccid',
+  imei: 'imei',
+};
 
 /**
  * Reads a factory CSV (`sn,model,bind_key,secret,iccid,imei`, header required, any column order, only sn and
@@ -41,14 +48,28 @@ export function parseDeviceCsv(bytes: Buffer): ParsedCsv {
     header = [];
   }
   const known = new Set<string>(IMPORT_COLUMNS);
-  const headerOk = header.length > 0 && header.includes('sn') && header.includes('model') && header.every((h) => known.has(h)) && new Set(header).size === header.length;
+  const headerOk =
+    header.length > 0 &&
+    header.includes('sn') &&
+    header.includes('model') &&
+    header.every((h) => known.has(h)) &&
+    new Set(header).size === header.length;
   if (!headerOk) throw badRequest('file', 'registry.header', { header: EXPECTED });
 
   let records: Array<{ record: string[]; info: { lines: number } }>;
   try {
-    records = parse(text, { trim: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
+    records = parse(text, {
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      info: true,
+    }) as unknown as typeof records;
   } catch (e) {
-    if (e instanceof CsvError) throw badRequest('file', 'registry.badCsv', { line: (e as CsvError & { lines?: number }).lines ?? '?', why: e.message.split(':')[0] });
+    if (e instanceof CsvError)
+      throw badRequest('file', 'registry.badCsv', {
+        line: (e as CsvError & { lines?: number }).lines ?? '?',
+        why: e.message.split(':')[0],
+      });
     throw e;
   }
   const data = records.slice(1);
@@ -59,7 +80,9 @@ export function parseDeviceCsv(bytes: Buffer): ParsedCsv {
   const shapeErrors: ParsedCsv['shapeErrors'] = [];
   for (const { record, info } of data) {
     if (record.length !== header.length) {
-      shapeErrors.push(rowError(info.lines, 'row', 'registry.columns', { expected: header.length, found: record.length }));
+      shapeErrors.push(
+        rowError(info.lines, 'row', 'registry.columns', { expected: header.length, found: record.length }),
+      );
       continue;
     }
     const row: NumberedRow = { row: info.lines, sn: '', model: '' };

@@ -1,6 +1,15 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { sql } from 'kysely';
-import { BIND_KEY_RULE, ICCID_RULE, MSG, SECRET_RULE, SN_RULE, carrierOfIccid, isImei, luhnDigit } from '@cpc/contracts/device';
+import {
+  BIND_KEY_RULE,
+  ICCID_RULE,
+  MSG,
+  SECRET_RULE,
+  SN_RULE,
+  carrierOfIccid,
+  isImei,
+  luhnDigit,
+} from '@cpc/contracts/device';
 import { type ImportRowError, type RegisteredDevice, type RegistryItem } from '@cpc/contracts/device-registry';
 import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
 import { isMessageKey as isKey, keyed, renderMessage, type MessageKey, type ParamsArg } from '@cpc/contracts/messages';
@@ -24,7 +33,8 @@ export interface RegisterRow {
 const KEY_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const randomDigits = (n: number) => Array.from({ length: n }, () => randomInt(0, 10)).join('');
 
-export const newBindKey = () => Array.from({ length: 12 }, () => KEY_ALPHABET[randomInt(0, KEY_ALPHABET.length)]).join('');
+export const newBindKey = () =>
+  Array.from({ length: 12 }, () => KEY_ALPHABET[randomInt(0, KEY_ALPHABET.length)]).join('');
 export const newSecret = () => randomBytes(24).toString('base64url');
 /** A China-issued ICCID (89 86 + issuer) of 20 digits with its Luhn digit. */
 export function newIccid(): string {
@@ -51,7 +61,12 @@ function formatErrors(r: RegisterRow & { row: number }): ImportRowError[] {
 }
 
 /** A problem of one row: the en message for programs, its key and values for the console. */
-export function rowError<K extends MessageKey>(row: number, field: string, key: K, ...[params]: ParamsArg<K>): ImportRowError {
+export function rowError<K extends MessageKey>(
+  row: number,
+  field: string,
+  key: K,
+  ...[params]: ParamsArg<K>
+): ImportRowError {
   const values = (params ?? undefined) as Record<string, string | number> | undefined;
   return { row, field, message: renderMessage('en', key, values), key, ...(values ? { params: values } : {}) };
 }
@@ -60,14 +75,25 @@ export function rowError<K extends MessageKey>(row: number, field: string, key: 
  * Every problem of a batch, each naming its row (1-based position, or the file line when given) and field:
  * formats, unknown models, repeats inside the batch and serial numbers / ICCIDs / IMEIs already registered.
  */
-export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number }>): Promise<{ errors: ImportRowError[]; models: Map<string, { id: number; code: string }> }> {
+export async function checkRows(
+  db: Db,
+  rows: Array<RegisterRow & { row: number }>,
+): Promise<{ errors: ImportRowError[]; models: Map<string, { id: number; code: string }> }> {
   const errors: ImportRowError[] = [];
   for (const r of rows) errors.push(...formatErrors(r));
 
   const codes = [...new Set(rows.map((r) => r.model.toLowerCase()).filter(Boolean))];
-  const modelRows = codes.length ? await db.selectFrom('device_models').select(['id', 'code']).where(sql<boolean>`lower(code) = any(${codes}::text[])`).execute() : [];
+  const modelRows = codes.length
+    ? await db
+        .selectFrom('device_models')
+        .select(['id', 'code'])
+        .where(sql<boolean>`lower(code) = any(${codes}::text[])`)
+        .execute()
+    : [];
   const models = new Map(modelRows.map((m) => [m.code.toLowerCase(), m]));
-  for (const r of rows) if (r.model && hasNoControl(r.model) && !models.has(r.model.toLowerCase())) errors.push(rowError(r.row, 'model', 'registry.unknownModel', { code: r.model }));
+  for (const r of rows)
+    if (r.model && hasNoControl(r.model) && !models.has(r.model.toLowerCase()))
+      errors.push(rowError(r.row, 'model', 'registry.unknownModel', { code: r.model }));
 
   const repeats = (field: string, key: (r: RegisterRow) => string | undefined) => {
     const first = new Map<string, number>();
@@ -85,16 +111,33 @@ export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number 
   const imeis = repeats('imei', (r) => r.imei);
 
   const [takenSn, takenIccid, takenImei] = await Promise.all([
-    sns.length ? db.selectFrom('devices').select(sql<string>`lower(sn)`.as('v')).where(sql<boolean>`lower(sn) = any(${sns}::text[])`).execute() : [],
+    sns.length
+      ? db
+          .selectFrom('devices')
+          .select(sql<string>`lower(sn)`.as('v'))
+          .where(sql<boolean>`lower(sn) = any(${sns}::text[])`)
+          .execute()
+      : [],
     iccids.length
       ? db
           .selectFrom('devices')
           .select('iccid as v')
           .where(sql<boolean>`iccid = any(${iccids}::text[])`)
-          .union(db.selectFrom('sims').select('iccid as v').where(sql<boolean>`iccid = any(${iccids}::text[])`))
+          .union(
+            db
+              .selectFrom('sims')
+              .select('iccid as v')
+              .where(sql<boolean>`iccid = any(${iccids}::text[])`),
+          )
           .execute()
       : [],
-    imeis.length ? db.selectFrom('devices').select('imei as v').where(sql<boolean>`imei = any(${imeis}::text[])`).execute() : [],
+    imeis.length
+      ? db
+          .selectFrom('devices')
+          .select('imei as v')
+          .where(sql<boolean>`imei = any(${imeis}::text[])`)
+          .execute()
+      : [],
   ]);
   const taken = (field: string, values: Array<{ v: string | null }>, key: (r: RegisterRow) => string | undefined) => {
     const set = new Set(values.map((x) => x.v));
@@ -109,19 +152,32 @@ export async function checkRows(db: Db, rows: Array<RegisterRow & { row: number 
 
 const FIELD_ORDER = ['row', 'sn', 'model', 'bind_key', 'secret', 'iccid', 'imei'];
 /** By row, then in the order of the file's columns. */
-export const sortRowErrors = (errors: ImportRowError[]) => [...errors].sort((a, b) => a.row - b.row || FIELD_ORDER.indexOf(a.field) - FIELD_ORDER.indexOf(b.field));
+export const sortRowErrors = (errors: ImportRowError[]) =>
+  [...errors].sort((a, b) => a.row - b.row || FIELD_ORDER.indexOf(a.field) - FIELD_ORDER.indexOf(b.field));
 
 /** The 400 of a refused batch: every row error in `data.rows`, the first few in the message. */
 export function rowErrors(errors: ImportRowError[]): AppError {
   const said = (e: ImportRowError) => (e.key && isKey(e.key) ? { key: e.key, params: e.params } : e.message);
-  const shown = errors.slice(0, 5).map((e) => keyed('registry.rowProblem', { row: e.row, column: e.field, why: said(e) }));
+  const shown = errors
+    .slice(0, 5)
+    .map((e) => keyed('registry.rowProblem', { row: e.row, column: e.field, why: said(e) }));
   const more = errors.length > shown.length ? [keyed('registry.more', { n: errors.length - shown.length })] : [];
-  return new AppError(400, 'registry.nothingImported', { rows: [...shown, ...more] }, {
-    data: {
-      fields: errors.map((e) => ({ field: `row ${e.row}.${e.field}`, message: e.message, ...(e.key ? { key: e.key } : {}), ...(e.params ? { params: e.params } : {}) })),
-      rows: errors,
+  return new AppError(
+    400,
+    'registry.nothingImported',
+    { rows: [...shown, ...more] },
+    {
+      data: {
+        fields: errors.map((e) => ({
+          field: `row ${e.row}.${e.field}`,
+          message: e.message,
+          ...(e.key ? { key: e.key } : {}),
+          ...(e.params ? { params: e.params } : {}),
+        })),
+        rows: errors,
+      },
     },
-  });
+  );
 }
 
 /**
@@ -130,7 +186,12 @@ export function rowErrors(errors: ImportRowError[]): AppError {
  */
 export async function reissueBindKey(db: Db, id: number): Promise<{ id: number; sn: string; bindKey: string }> {
   const bindKey = newBindKey();
-  const row = await db.updateTable('devices').set({ bind_key_hash: sha256(bindKey) }).where('id', '=', id).returning(['id', 'sn']).executeTakeFirst();
+  const row = await db
+    .updateTable('devices')
+    .set({ bind_key_hash: sha256(bindKey) })
+    .where('id', '=', id)
+    .returning(['id', 'sn'])
+    .executeTakeFirst();
   if (!row) throw notFound('device');
   return { id: row.id, sn: row.sn, bindKey };
 }
@@ -162,15 +223,53 @@ export async function registerDevices(db: Db, input: RegisterRow[]): Promise<Reg
         const part = filled.slice(i, i + CHUNK);
         const ids = await trx
           .insertInto('devices')
-          .values(part.map((d) => ({ sn: d.sn, model_id: d.model.id, bind_key_hash: sha256(d.bindKey), secret: d.secret, iccid: d.iccid, imei: d.imei, bound_at: null, group_id: null, connected_at: null, last_seen_at: null, battery: null, signal: null, lat: null, lng: null, located_at: null, tenant_id: null })))
+          .values(
+            part.map((d) => ({
+              sn: d.sn,
+              model_id: d.model.id,
+              bind_key_hash: sha256(d.bindKey),
+              secret: d.secret,
+              iccid: d.iccid,
+              imei: d.imei,
+              bound_at: null,
+              group_id: null,
+              connected_at: null,
+              last_seen_at: null,
+              battery: null,
+              signal: null,
+              lat: null,
+              lng: null,
+              located_at: null,
+              tenant_id: null,
+            })),
+          )
           .returning(['id', 'sn'])
           .execute();
         const idBySn = new Map(ids.map((x) => [x.sn, x.id]));
         await trx
           .insertInto('sims')
-          .values(part.map((d) => ({ iccid: d.iccid, device_id: idBySn.get(d.sn)!, tenant_id: null, carrier: carrierOfIccid(d.iccid), plan_total_mb: 0, used_mb: 0, expires_at: null })))
+          .values(
+            part.map((d) => ({
+              iccid: d.iccid,
+              device_id: idBySn.get(d.sn)!,
+              tenant_id: null,
+              carrier: carrierOfIccid(d.iccid),
+              plan_total_mb: 0,
+              used_mb: 0,
+              expires_at: null,
+            })),
+          )
           .execute();
-        for (const d of part) out.push({ id: idBySn.get(d.sn)!, sn: d.sn, model: d.model.code, bindKey: d.bindKey, secret: d.secret, iccid: d.iccid, imei: d.imei });
+        for (const d of part)
+          out.push({
+            id: idBySn.get(d.sn)!,
+            sn: d.sn,
+            model: d.model.code,
+            bindKey: d.bindKey,
+            secret: d.secret,
+            iccid: d.iccid,
+            imei: d.imei,
+          });
       }
       return out;
     });
@@ -185,18 +284,45 @@ const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
 /** Every device made, bound or not, with its owner's account name. */
-export async function listRegistry(db: Db, q: { pageNo: number; pageSize: number; keyword?: string; bound?: 'true' | 'false'; modelId?: number }): Promise<Paged<RegistryItem>> {
-  let query = db.selectFrom('devices as d').innerJoin('device_models as m', 'm.id', 'd.model_id').leftJoin('tenants as t', 't.id', 'd.tenant_id');
+export async function listRegistry(
+  db: Db,
+  q: { pageNo: number; pageSize: number; keyword?: string; bound?: 'true' | 'false'; modelId?: number },
+): Promise<Paged<RegistryItem>> {
+  let query = db
+    .selectFrom('devices as d')
+    .innerJoin('device_models as m', 'm.id', 'd.model_id')
+    .leftJoin('tenants as t', 't.id', 'd.tenant_id');
   if (q.bound === 'true') query = query.where('d.tenant_id', 'is not', null);
   if (q.bound === 'false') query = query.where('d.tenant_id', 'is', null);
   if (q.modelId) query = query.where('d.model_id', '=', q.modelId);
   if (q.keyword) {
     const like = likeOf(q.keyword);
-    query = query.where((eb) => eb.or([eb('d.sn', 'ilike', like), eb('d.iccid', '=', q.keyword!), eb('d.imei', '=', q.keyword!), eb('t.name', 'ilike', like)]));
+    query = query.where((eb) =>
+      eb.or([
+        eb('d.sn', 'ilike', like),
+        eb('d.iccid', '=', q.keyword!),
+        eb('d.imei', '=', q.keyword!),
+        eb('t.name', 'ilike', like),
+      ]),
+    );
   }
   const [rows, total] = await Promise.all([
     query
-      .select(['d.id', 'd.sn', 'd.model_id', 'm.code', 'm.name as model_name', 'd.tenant_id', 't.name as tenant_name', 'd.bound_at', 'd.iccid', 'd.imei', 'd.status', 'd.last_seen_at', 'd.created_at'])
+      .select([
+        'd.id',
+        'd.sn',
+        'd.model_id',
+        'm.code',
+        'm.name as model_name',
+        'd.tenant_id',
+        't.name as tenant_name',
+        'd.bound_at',
+        'd.iccid',
+        'd.imei',
+        'd.status',
+        'd.last_seen_at',
+        'd.created_at',
+      ])
       .orderBy('d.id', 'desc')
       .limit(q.pageSize)
       .offset((q.pageNo - 1) * q.pageSize)

@@ -1,11 +1,23 @@
 import { sql } from 'kysely';
-import type { GroupAddBody, GroupDeleteResult, GroupEditBody, GroupNode, GroupTree, GroupView } from '@cpc/contracts/device';
+import type {
+  GroupAddBody,
+  GroupDeleteResult,
+  GroupEditBody,
+  GroupNode,
+  GroupTree,
+  GroupView,
+} from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
 
-const view = (g: { id: number; name: string; parent_id: number | null; sort: number }): GroupView => ({ id: g.id, name: g.name, parentId: g.parent_id, sort: g.sort });
+const view = (g: { id: number; name: string; parent_id: number | null; sort: number }): GroupView => ({
+  id: g.id,
+  name: g.name,
+  parentId: g.parent_id,
+  sort: g.sort,
+});
 
 /** Unique names among siblings: the index says so; this says it as a field error. */
 function sameName(e: unknown): never {
@@ -19,10 +31,17 @@ export class GroupService {
 
   async tree(user: AuthUser): Promise<GroupTree> {
     const [groups, counts] = await Promise.all([
-      user.scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.name', 'device_groups.parent_id', 'device_groups.sort']).execute(),
+      user.scope
+        .selectFrom('device_groups')
+        .select(['device_groups.id', 'device_groups.name', 'device_groups.parent_id', 'device_groups.sort'])
+        .execute(),
       user.scope
         .selectFrom('devices')
-        .select(['devices.group_id', sql<number>`count(*)`.as('n'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+        .select([
+          'devices.group_id',
+          sql<number>`count(*)`.as('n'),
+          sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
+        ])
         .groupBy('devices.group_id')
         .execute(),
     ]);
@@ -49,19 +68,32 @@ export class GroupService {
     return { tree: build(null), total, ungrouped: own.get(null)?.n ?? 0 };
   }
 
-  private async assertNameFree(scope: TenantScope, name: string, parentId: number | null, exceptId?: number): Promise<void> {
+  private async assertNameFree(
+    scope: TenantScope,
+    name: string,
+    parentId: number | null,
+    exceptId?: number,
+  ): Promise<void> {
     let q = scope
       .selectFrom('device_groups')
       .select('device_groups.id')
       .where(sql<boolean>`lower(device_groups.name) = lower(${name})`)
-      .where(parentId === null ? sql<boolean>`device_groups.parent_id is null` : sql<boolean>`device_groups.parent_id = ${parentId}`);
+      .where(
+        parentId === null
+          ? sql<boolean>`device_groups.parent_id is null`
+          : sql<boolean>`device_groups.parent_id = ${parentId}`,
+      );
     if (exceptId) q = q.where('device_groups.id', '<>', exceptId);
     if (await q.executeTakeFirst()) throw badRequest('name', 'device.groupNameTaken');
   }
 
   async add(user: AuthUser, body: Required<GroupAddBody>): Promise<GroupView> {
     if (body.parentId !== null) {
-      const parent = await user.scope.selectFrom('device_groups').select('device_groups.id').where('device_groups.id', '=', body.parentId).executeTakeFirst();
+      const parent = await user.scope
+        .selectFrom('device_groups')
+        .select('device_groups.id')
+        .where('device_groups.id', '=', body.parentId)
+        .executeTakeFirst();
       if (!parent) throw notFound('parent group');
     }
     await this.assertNameFree(user.scope, body.name, body.parentId);
@@ -77,7 +109,11 @@ export class GroupService {
   async edit(user: AuthUser, body: GroupEditBody): Promise<GroupView> {
     return user.scope.transaction(async (scope) => {
       // One tenant's tree changes one edit at a time, so two moves cannot build a cycle together.
-      const all = await scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name']).forUpdate().execute();
+      const all = await scope
+        .selectFrom('device_groups')
+        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name'])
+        .forUpdate()
+        .execute();
       const g = all.find((x) => x.id === body.id);
       if (!g) throw notFound('group');
       const parentId = body.parentId === undefined ? g.parent_id : body.parentId;
@@ -88,7 +124,8 @@ export class GroupService {
         }
       }
       const name = body.name ?? g.name;
-      if (body.name !== undefined || body.parentId !== undefined) await this.assertNameFree(scope, name, parentId, g.id);
+      if (body.name !== undefined || body.parentId !== undefined)
+        await this.assertNameFree(scope, name, parentId, g.id);
       const row = await scope
         .updateTable('device_groups')
         .set({ name, parent_id: parentId, ...(body.sort !== undefined ? { sort: body.sort } : {}) })
@@ -103,18 +140,27 @@ export class GroupService {
   /** Deletes the group and the groups below it; their devices become ungrouped (never unbound or deleted). */
   async remove(user: AuthUser, id: number): Promise<GroupDeleteResult> {
     return user.scope.transaction(async (scope) => {
-      const all = await scope.selectFrom('device_groups').select(['device_groups.id', 'device_groups.parent_id']).forUpdate().execute();
+      const all = await scope
+        .selectFrom('device_groups')
+        .select(['device_groups.id', 'device_groups.parent_id'])
+        .forUpdate()
+        .execute();
       if (!all.some((g) => g.id === id)) throw notFound('group');
       const subtree = new Set([id]);
-      for (let grew = true; grew; ) {
+      for (let grew = true; grew;) {
         grew = false;
-        for (const g of all) if (g.parent_id !== null && subtree.has(g.parent_id) && !subtree.has(g.id)) {
-          subtree.add(g.id);
-          grew = true;
-        }
+        for (const g of all)
+          if (g.parent_id !== null && subtree.has(g.parent_id) && !subtree.has(g.id)) {
+            subtree.add(g.id);
+            grew = true;
+          }
       }
       const ids = [...subtree];
-      const moved = await scope.updateTable('devices').set({ group_id: null }).where('devices.group_id', 'in', ids).executeTakeFirst();
+      const moved = await scope
+        .updateTable('devices')
+        .set({ group_id: null })
+        .where('devices.group_id', 'in', ids)
+        .executeTakeFirst();
       await scope.deleteFrom('device_groups').where('device_groups.id', '=', id).execute();
       return { deletedGroups: ids.length, ungroupedDevices: Number(moved.numUpdatedRows) };
     });

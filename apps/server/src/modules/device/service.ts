@@ -1,7 +1,21 @@
 import { timingSafeEqual } from 'node:crypto';
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Paged } from '@cpc/contracts';
-import { BIND_FAIL_WINDOW_S, BIND_MAX_FAILS, TELEMETRY_MAX_DAYS, TELEMETRY_MAX_POINTS, type DeviceBindBody, type DeviceDetail, type DeviceEditBody, type DeviceListItem, type DeviceMapData, type DeviceSort, type DeviceStatus, type PaperState, type TelemetrySeries } from '@cpc/contracts/device';
+import {
+  BIND_FAIL_WINDOW_S,
+  BIND_MAX_FAILS,
+  TELEMETRY_MAX_DAYS,
+  TELEMETRY_MAX_POINTS,
+  type DeviceBindBody,
+  type DeviceDetail,
+  type DeviceEditBody,
+  type DeviceListItem,
+  type DeviceMapData,
+  type DeviceSort,
+  type DeviceStatus,
+  type PaperState,
+  type TelemetrySeries,
+} from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -25,7 +39,8 @@ export interface DeviceListQuery {
 }
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
-const num = (v: string | number | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v) * 100) / 100);
+const num = (v: string | number | null | undefined) =>
+  v === null || v === undefined ? null : Math.round(Number(v) * 100) / 100;
 const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
 
 /**
@@ -34,8 +49,12 @@ const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
  */
 const ORDER_SQL = {
   sn: (dir: 'asc' | 'desc') => (dir === 'asc' ? sql`devices.sn asc` : sql`devices.sn desc`),
-  lastSeen: (dir: 'asc' | 'desc') => (dir === 'asc' ? sql`devices.last_seen_at asc nulls first, devices.id asc` : sql`devices.last_seen_at desc nulls last, devices.id desc`),
-  name: (dir: 'asc' | 'desc') => sql`lower(nullif(devices.name, '')) ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
+  lastSeen: (dir: 'asc' | 'desc') =>
+    dir === 'asc'
+      ? sql`devices.last_seen_at asc nulls first, devices.id asc`
+      : sql`devices.last_seen_at desc nulls last, devices.id desc`,
+  name: (dir: 'asc' | 'desc') =>
+    sql`lower(nullif(devices.name, '')) ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
   battery: (dir: 'asc' | 'desc') => sql`devices.battery ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
   signal: (dir: 'asc' | 'desc') => sql`devices.signal ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
   // a lookup per device by the SIM's key: a join would let the planner hash every SIM of the platform
@@ -52,7 +71,11 @@ const subtreeIds = (tenantId: number, groupId: number) => sql<number>`(
   ) select id from sub)`;
 
 /** The status and group filters the list and the map share. */
-function fleetFilters<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, tenantId: number, f: { status?: DeviceStatus; groupId?: number }): QB {
+function fleetFilters<QB extends SelectQueryBuilder<any, any, any>>(
+  qb: QB,
+  tenantId: number,
+  f: { status?: DeviceStatus; groupId?: number },
+): QB {
   let q = qb;
   if (f.status) q = q.where('devices.status', '=', f.status) as QB;
   if (f.groupId === 0) q = q.where('devices.group_id', 'is', null) as QB;
@@ -136,17 +159,26 @@ export class DeviceService {
       if (q.paper && q.paper !== 'ok') x = x.where('devices.paper', '<>', 'ok') as QB;
       if (q.keyword) {
         const like = likeOf(q.keyword);
-        x = x.where((eb: ExpressionBuilder<any, any>) => eb.or([eb('devices.sn', 'ilike', like), eb('devices.name', 'ilike', like)])) as QB;
+        x = x.where((eb: ExpressionBuilder<any, any>) =>
+          eb.or([eb('devices.sn', 'ilike', like), eb('devices.name', 'ilike', like)]),
+        ) as QB;
       }
       return x;
     };
     // First the page's ids, ordered and filtered on the devices table alone (an index walk for the default, sn
     // and lastSeen orders), then the 20 rows with their model, group and SIM: joins never run over a whole fleet.
     let ids = filter(user.scope.selectFrom('devices')).select('devices.id');
-    ids = q.sort ? ids.orderBy(ORDER_SQL[q.sort](q.order === 'desc' ? 'desc' : 'asc')) : ids.orderBy('devices.bound_at', 'desc').orderBy('devices.id', 'desc');
+    ids = q.sort
+      ? ids.orderBy(ORDER_SQL[q.sort](q.order === 'desc' ? 'desc' : 'asc'))
+      : ids.orderBy('devices.bound_at', 'desc').orderBy('devices.id', 'desc');
     const [page, total] = await Promise.all([
-      ids.limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
-      filter(user.scope.selectFrom('devices')).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      ids
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      filter(user.scope.selectFrom('devices'))
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     const order = page.map((r) => r.id);
     const rows = order.length ? await listQuery(user.scope).where('devices.id', 'in', order).execute() : [];
@@ -181,13 +213,27 @@ export class DeviceService {
       .where('devices.id', '=', id)
       .executeTakeFirst();
     if (!r) throw notFound('device');
-    const history = await user.scope.selectFrom('device_status_log').select(['status', 'reason', 'at']).where('device_id', '=', id).orderBy('at', 'desc').orderBy('id', 'desc').limit(20).execute();
+    const history = await user.scope
+      .selectFrom('device_status_log')
+      .select(['status', 'reason', 'at'])
+      .where('device_id', '=', id)
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(20)
+      .execute();
     return {
       ...listItem(r),
       imei: r.imei,
       iccid: r.iccid,
       heartbeatS: r.heartbeat_s,
-      model: { id: r.model_id, code: r.model_code, name: r.model_name, kind: r.model_kind, paperWidthMm: r.paper_width_mm, capabilities: r.capabilities },
+      model: {
+        id: r.model_id,
+        code: r.model_code,
+        name: r.model_name,
+        kind: r.model_kind,
+        paperWidthMm: r.paper_width_mm,
+        capabilities: r.capabilities,
+      },
       location: r.lat !== null && r.lng !== null ? { lat: r.lat, lng: r.lng, at: iso(r.located_at) } : null,
       sim:
         r.sim_iccid !== null
@@ -210,18 +256,24 @@ export class DeviceService {
     const to = q.to ? new Date(q.to) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - 86_400_000);
     if (from >= to) throw badRequest('from', 'device.fromAfterTo');
-    if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000) throw badRequest('to', 'device.rangeTooLong', { n: TELEMETRY_MAX_DAYS });
+    if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000)
+      throw badRequest('to', 'device.rangeTooLong', { n: TELEMETRY_MAX_DAYS });
     const device = await user.scope.selectFrom('devices').select('id').where('devices.id', '=', id).executeTakeFirst();
     if (!device) throw notFound('device');
     // Buckets of whole minutes, so a month still answers a few hundred points.
-    const bucketSeconds = Math.max(60, Math.ceil((to.getTime() - from.getTime()) / 1000 / TELEMETRY_MAX_POINTS / 60) * 60);
+    const bucketSeconds = Math.max(
+      60,
+      Math.ceil((to.getTime() - from.getTime()) / 1000 / TELEMETRY_MAX_POINTS / 60) * 60,
+    );
     const rows = await user.scope
       .selectFrom('device_telemetry')
       .select([
         sql<Date>`date_bin(make_interval(secs => ${bucketSeconds}), at, ${from})`.as('bucket'),
         sql<number | null>`avg(battery)::float8`.as('battery'),
         sql<number | null>`avg(signal)::float8`.as('signal'),
-        sql<number | null>`((array_agg(used_mb order by at desc) filter (where used_mb is not null))[1])::float8`.as('used'),
+        sql<number | null>`((array_agg(used_mb order by at desc) filter (where used_mb is not null))[1])::float8`.as(
+          'used',
+        ),
       ])
       .where('device_id', '=', id)
       .where('at', '>=', from)
@@ -233,24 +285,54 @@ export class DeviceService {
       from: from.toISOString(),
       to: to.toISOString(),
       bucketSeconds,
-      points: rows.map((r) => ({ at: new Date(r.bucket).toISOString(), battery: num(r.battery), signal: num(r.signal), usedMb: num(r.used) })),
+      points: rows.map((r) => ({
+        at: new Date(r.bucket).toISOString(),
+        battery: num(r.battery),
+        signal: num(r.signal),
+        usedMb: num(r.used),
+      })),
     };
   }
 
   async map(user: AuthUser, q: { status?: DeviceStatus; groupId?: number }): Promise<DeviceMapData> {
-    const located = fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q).where('devices.lat', 'is not', null).where('devices.lng', 'is not', null);
+    const located = fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q)
+      .where('devices.lat', 'is not', null)
+      .where('devices.lng', 'is not', null);
     const [list, provinces] = await Promise.all([
-      located.select(['devices.id', 'devices.sn', 'devices.name', 'devices.status', 'devices.paper', 'devices.lat', 'devices.lng']).orderBy('devices.id').execute(),
+      located
+        .select([
+          'devices.id',
+          'devices.sn',
+          'devices.name',
+          'devices.status',
+          'devices.paper',
+          'devices.lat',
+          'devices.lng',
+        ])
+        .orderBy('devices.id')
+        .execute(),
       fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q)
         .where('devices.province', '<>', '')
-        .select(['devices.province', sql<number>`count(*)`.as('total'), sql<number>`count(*) filter (where devices.status = 'online')`.as('online')])
+        .select([
+          'devices.province',
+          sql<number>`count(*)`.as('total'),
+          sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
+        ])
         .groupBy('devices.province')
         .orderBy(sql`count(*)`, 'desc')
         .orderBy('devices.province')
         .execute(),
     ]);
     return {
-      list: list.map((d) => ({ id: d.id, sn: d.sn, name: d.name, status: d.status, paper: d.paper, lat: d.lat!, lng: d.lng! })),
+      list: list.map((d) => ({
+        id: d.id,
+        sn: d.sn,
+        name: d.name,
+        status: d.status,
+        paper: d.paper,
+        lat: d.lat!,
+        lng: d.lng!,
+      })),
       provinces: provinces.map((p) => ({ province: p.province, total: Number(p.total), online: Number(p.online) })),
     };
   }
@@ -268,17 +350,28 @@ export class DeviceService {
    * at most BIND_MAX_FAILS compare a key; a refused try and a successful bind give their count back.
    */
   private async takeBindTry(tenantId: number, subject: string): Promise<Hit[]> {
-    const hits = await hit(this.db, BIND_FAIL_WINDOW_S * 1000, [{ bucket: 'device.bind', key: `${tenantId}:${subject}` }]);
+    const hits = await hit(this.db, BIND_FAIL_WINDOW_S * 1000, [
+      { bucket: 'device.bind', key: `${tenantId}:${subject}` },
+    ]);
     if (hits[0].hits > BIND_MAX_FAILS) {
       await unhit(this.db, hits);
       const seconds = Math.max(1, Math.ceil(hits[0].ttlMs / 1000));
-      throw new AppError(429, 'device.bindThrottled', { n: BIND_FAIL_WINDOW_S / 60 }, { headers: { 'retry-after': String(seconds) } });
+      throw new AppError(
+        429,
+        'device.bindThrottled',
+        { n: BIND_FAIL_WINDOW_S / 60 },
+        { headers: { 'retry-after': String(seconds) } },
+      );
     }
     return hits;
   }
 
   private async groupOf(scope: TenantScope, groupId: number): Promise<void> {
-    const g = await scope.selectFrom('device_groups').select('id').where('device_groups.id', '=', groupId).executeTakeFirst();
+    const g = await scope
+      .selectFrom('device_groups')
+      .select('id')
+      .where('device_groups.id', '=', groupId)
+      .executeTakeFirst();
     if (!g) throw notFound('group');
   }
 
@@ -286,11 +379,27 @@ export class DeviceService {
     const subject = body.sn.toLowerCase();
     const tried = await this.takeBindTry(user.tenantId, subject);
     // Unbound devices belong to no tenant yet, so this lookup is the one read outside a TenantScope.
-    const device = await this.db.selectFrom('devices').select(['id', 'tenant_id', 'bind_key_hash', 'iccid']).where(sql<string>`lower(sn)`, '=', subject).executeTakeFirst();
+    const device = await this.db
+      .selectFrom('devices')
+      .select(['id', 'tenant_id', 'bind_key_hash', 'iccid'])
+      .where(sql<string>`lower(sn)`, '=', subject)
+      .executeTakeFirst();
     const given = Buffer.from(sha256(body.bindKey));
-    const keyOk = device !== undefined && device.bind_key_hash.length === given.length && timingSafeEqual(Buffer.from(device.bind_key_hash), given);
+    const keyOk =
+      device !== undefined &&
+      device.bind_key_hash.length === given.length &&
+      timingSafeEqual(Buffer.from(device.bind_key_hash), given);
     if (!device || !keyOk) {
-      await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'fail', subject, resource: 'device', details: { reason: device ? 'wrong key' : 'unknown sn' } });
+      await audit(this.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.bind',
+        result: 'fail',
+        subject,
+        resource: 'device',
+        details: { reason: device ? 'wrong key' : 'unknown sn' },
+      });
       throw badRequest('bindKey', 'device.bindKeyWrong');
     }
     // the right key: this try was no guess
@@ -303,7 +412,13 @@ export class DeviceService {
       // the device is claimed from the unbound pool (no tenant yet), so outside the scope's filter
       const res = await tx.db
         .updateTable('devices')
-        .set({ tenant_id: user.tenantId, bound_at: new Date(), name: body.name ?? '', remark: '', group_id: body.groupId ?? null })
+        .set({
+          tenant_id: user.tenantId,
+          bound_at: new Date(),
+          name: body.name ?? '',
+          remark: '',
+          group_id: body.groupId ?? null,
+        })
         .where('id', '=', device.id)
         .where('tenant_id', 'is', null)
         .returning('status')
@@ -311,10 +426,21 @@ export class DeviceService {
       // Someone else bound it between the check and now.
       if (!res) throw badRequest('sn', 'device.boundElsewhere');
       // Already online: the account's history starts with it online, or its online trend misses it until a reconnect.
-      if (res.status === 'online') await tx.insertInto('device_status_log', { device_id: device.id, status: 'online', reason: 'bound' }).execute();
-      if (device.iccid) await tx.db.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
+      if (res.status === 'online')
+        await tx.insertInto('device_status_log', { device_id: device.id, status: 'online', reason: 'bound' }).execute();
+      if (device.iccid)
+        await tx.db.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
     });
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.bind', result: 'ok', subject, resource: 'device', resourceId: device.id });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'device.bind',
+      result: 'ok',
+      subject,
+      resource: 'device',
+      resourceId: device.id,
+    });
     return this.one(user, device.id);
   }
 
@@ -327,10 +453,16 @@ export class DeviceService {
   async unbind(user: AuthUser, id: number, ip: string): Promise<{ sn: string; bindKey: string }> {
     const bindKey = newBindKey();
     const { sn, canceled } = await user.scope.transaction(async (scope) => {
-      const d = await scope.selectFrom('devices').select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status']).where('devices.id', '=', id).forUpdate().executeTakeFirst();
+      const d = await scope
+        .selectFrom('devices')
+        .select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status'])
+        .where('devices.id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!d) throw notFound('device');
       // It leaves the account online: close its online span there, or the account's trend counts it for the rest of the window.
-      if (d.status === 'online') await scope.insertInto('device_status_log', { device_id: id, status: 'offline', reason: 'unbound' }).execute();
+      if (d.status === 'online')
+        await scope.insertInto('device_status_log', { device_id: id, status: 'offline', reason: 'unbound' }).execute();
       await scope
         .updateTable('devices')
         .set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null, bind_key_hash: sha256(bindKey) })
@@ -340,14 +472,26 @@ export class DeviceService {
       return { sn: d.sn, canceled: await cancelOpenTasks(scope, id, 'device unbound') };
     });
     this.tasks?.announce(canceled);
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'device.unbind', result: 'ok', resource: 'device', resourceId: id, details: { canceledTasks: canceled.length, newBindKey: true } });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'device.unbind',
+      result: 'ok',
+      resource: 'device',
+      resourceId: id,
+      details: { canceledTasks: canceled.length, newBindKey: true },
+    });
     return { sn, bindKey };
   }
 
   async edit(user: AuthUser, body: DeviceEditBody): Promise<DeviceListItem> {
     const res = await user.scope
       .updateTable('devices')
-      .set({ ...(body.name !== undefined ? { name: body.name } : {}), ...(body.remark !== undefined ? { remark: body.remark } : {}) })
+      .set({
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.remark !== undefined ? { remark: body.remark } : {}),
+      })
       .where('devices.id', '=', body.id)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw notFound('device');
@@ -358,7 +502,11 @@ export class DeviceService {
   async move(user: AuthUser, ids: number[], groupId: number | null): Promise<number> {
     if (groupId !== null) await this.groupOf(user.scope, groupId);
     return user.scope.transaction(async (scope) => {
-      const res = await scope.updateTable('devices').set({ group_id: groupId }).where('devices.id', 'in', ids).executeTakeFirst();
+      const res = await scope
+        .updateTable('devices')
+        .set({ group_id: groupId })
+        .where('devices.id', 'in', ids)
+        .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== ids.length) throw notFound('device');
       return ids.length;
     });

@@ -1,26 +1,83 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { PERMISSIONS, authenticateState, envelopeSchema, identityApproveBody, identityBody, identityListQuery, identityRejectBody, identityView, pagedEnvelope } from '@cpc/contracts';
+import {
+  PERMISSIONS,
+  authenticateState,
+  envelopeSchema,
+  identityApproveBody,
+  identityBody,
+  identityListQuery,
+  identityRejectBody,
+  identityView,
+  pagedEnvelope,
+} from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import type { IdentityService } from './service.ts';
 
 export const identityRoutes: FastifyPluginAsyncZod<{ identity: IdentityService }> = async (app, { identity }) => {
-  app.get('/user/v1/user/authenticate', { schema: { tags: ['identity'], summary: 'The tenant identity authentication status and latest submission', response: { 200: envelopeSchema(authenticateState) } } }, async (req) =>
-    ok(await identity.state(caller(req))),
+  app.get(
+    '/user/v1/user/authenticate',
+    {
+      schema: {
+        tags: ['identity'],
+        summary: 'The tenant identity authentication status and latest submission',
+        response: { 200: envelopeSchema(authenticateState) },
+      },
+    },
+    async (req) => ok(await identity.state(caller(req))),
   );
 
-  app.post('/user/v1/user/authenticate', { schema: { tags: ['identity'], summary: 'Submit the identity authentication', body: identityBody, response: { 200: envelopeSchema(authenticateState) } } }, async (req) =>
-    ok(await identity.submit(caller(req), req.body, req.ip)),
+  app.post(
+    '/user/v1/user/authenticate',
+    {
+      schema: {
+        tags: ['identity'],
+        summary: 'Submit the identity authentication',
+        body: identityBody,
+        response: { 200: envelopeSchema(authenticateState) },
+      },
+    },
+    async (req) => ok(await identity.submit(caller(req), req.body, req.ip)),
   );
 
   const review = { permission: PERMISSIONS.identityReview };
-  app.get('/system/identity/list', { config: review, schema: { tags: ['identity'], summary: 'Identity submissions (staff)', querystring: identityListQuery, response: { 200: pagedEnvelope(identityView) } } }, async (req) =>
-    ok(await identity.list(req.query)),
+  app.get(
+    '/system/identity/list',
+    {
+      config: review,
+      schema: {
+        tags: ['identity'],
+        summary: 'Identity submissions (staff)',
+        querystring: identityListQuery,
+        response: { 200: pagedEnvelope(identityView) },
+      },
+    },
+    async (req) => ok(await identity.list(req.query)),
   );
-  app.post('/system/identity/approve', { config: review, schema: { tags: ['identity'], summary: 'Approve a submission (staff)', body: identityApproveBody, response: { 200: envelopeSchema(identityView) } } }, async (req) =>
-    ok(await identity.review(caller(req), req.body.id, 'approve', null, req.ip)),
+  app.post(
+    '/system/identity/approve',
+    {
+      config: review,
+      schema: {
+        tags: ['identity'],
+        summary: 'Approve a submission (staff)',
+        body: identityApproveBody,
+        response: { 200: envelopeSchema(identityView) },
+      },
+    },
+    async (req) => ok(await identity.review(caller(req), req.body.id, 'approve', null, req.ip)),
   );
-  app.post('/system/identity/reject', { config: review, schema: { tags: ['identity'], summary: 'Reject a submission with a reason (staff)', body: identityRejectBody, response: { 200: envelopeSchema(identityView) } } }, async (req) =>
-    ok(await identity.review(caller(req), req.body.id, 'reject', req.body.reason, req.ip)),
+  app.post(
+    '/system/identity/reject',
+    {
+      config: review,
+      schema: {
+        tags: ['identity'],
+        summary: 'Reject a submission with a reason (staff)',
+        body: identityRejectBody,
+        response: { 200: envelopeSchema(identityView) },
+      },
+    },
+    async (req) => ok(await identity.review(caller(req), req.body.id, 'reject', req.body.reason, req.ip)),
   );
 };

@@ -1,5 +1,12 @@
 import { sql } from 'kysely';
-import { AUTH_STATUS, MESSAGES, type AuthenticateState, type IdentityBody, type IdentityView, type Paged } from '@cpc/contracts';
+import {
+  AUTH_STATUS,
+  MESSAGES,
+  type AuthenticateState,
+  type IdentityBody,
+  type IdentityView,
+  type Paged,
+} from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { IdentitySubmissionsTable } from '../../db/schema.ts';
 import type { Selectable } from 'kysely';
@@ -28,7 +35,11 @@ export class IdentityService {
 
   private view(r: Row): IdentityView {
     const keys = { idFront: r.id_front_key, idBack: r.id_back_key, licence: r.licence_key };
-    const images = Object.fromEntries(Object.entries(keys).filter(([, k]) => k).map(([n, k]) => [n, this.storage.signedUrl(k as string)]));
+    const images = Object.fromEntries(
+      Object.entries(keys)
+        .filter(([, k]) => k)
+        .map(([n, k]) => [n, this.storage.signedUrl(k as string)]),
+    );
     return {
       id: r.id,
       tenantId: r.tenant_id,
@@ -65,13 +76,21 @@ export class IdentityService {
     if (user.tenantKind === 'platform') throw new AppError(403, 'identity.platformNeedsNone');
     if (user.isSuper !== 1) throw new AppError(403, 'identity.mainAccountOnly');
     if (body.type !== user.tenantKind) throw badRequest('type', 'identity.wrongKind', { kind: user.tenantKind });
-    const images = body.type === 'individual' ? { idFrontKey: body.idFrontKey, idBackKey: body.idBackKey } : { licenceKey: body.licenceKey };
+    const images =
+      body.type === 'individual'
+        ? { idFrontKey: body.idFrontKey, idBackKey: body.idBackKey }
+        : { licenceKey: body.licenceKey };
     for (const [field, key] of Object.entries(images)) {
       const owned = await user.scope.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
       if (!owned) throw badRequest(field, 'upload.imageFirst');
     }
     const submissionId = await user.scope.transaction(async (tx) => {
-      const tenant = await tx.db.selectFrom('tenants').select('auth_status').where('id', '=', user.tenantId).forUpdate().executeTakeFirstOrThrow();
+      const tenant = await tx.db
+        .selectFrom('tenants')
+        .select('auth_status')
+        .where('id', '=', user.tenantId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       if (tenant.auth_status === AUTH_STATUS.waiting) throw new AppError(400, 'identity.alreadyWaiting');
       if (tenant.auth_status === AUTH_STATUS.authenticated) throw new AppError(400, 'identity.alreadyAuthenticated');
       const inserted = await tx
@@ -93,16 +112,32 @@ export class IdentityService {
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await tx.db.updateTable('tenants').set({ auth_status: AUTH_STATUS.waiting }).where('id', '=', user.tenantId).execute();
+      await tx.db
+        .updateTable('tenants')
+        .set({ auth_status: AUTH_STATUS.waiting })
+        .where('id', '=', user.tenantId)
+        .execute();
       return inserted.id;
     });
     await this.notifyStaff({ id: submissionId, tenantId: user.tenantId, status: AUTH_STATUS.waiting });
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'identity.submit', result: 'ok', resource: 'tenant', resourceId: user.tenantId });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'identity.submit',
+      result: 'ok',
+      resource: 'tenant',
+      resourceId: user.tenantId,
+    });
     return this.state({ ...user, authStatus: AUTH_STATUS.waiting });
   }
 
   private base() {
-    return this.db.selectFrom('identity_submissions as s').innerJoin('users as u', 'u.id', 's.user_id').selectAll('s').select(['u.username', 'u.mobile']);
+    return this.db
+      .selectFrom('identity_submissions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .selectAll('s')
+      .select(['u.username', 'u.mobile']);
   }
 
   async list(q: { pageNo: number; pageSize: number; status?: number; keyword?: string }): Promise<Paged<IdentityView>> {
@@ -110,25 +145,60 @@ export class IdentityService {
     if (q.status !== undefined) query = query.where('s.status', '=', q.status);
     if (q.keyword) {
       const like = `%${q.keyword.replace(/[\\%_]/g, '\\$&')}%`;
-      query = query.where((eb) => eb.or([eb('u.username', 'ilike', like), eb('u.mobile', 'like', like), eb('s.real_name', 'ilike', like), eb('s.company_name', 'ilike', like)]));
+      query = query.where((eb) =>
+        eb.or([
+          eb('u.username', 'ilike', like),
+          eb('u.mobile', 'like', like),
+          eb('s.real_name', 'ilike', like),
+          eb('s.company_name', 'ilike', like),
+        ]),
+      );
     }
     const [rows, total] = await Promise.all([
-      query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc').limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
-      query.clearSelect().select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      query
+        .orderBy('s.created_at', 'desc')
+        .orderBy('s.id', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      query
+        .clearSelect()
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     return { list: rows.map((r) => this.view(r)), total: Number(total.n) };
   }
 
-  async review(staff: AuthUser, id: number, decision: 'approve' | 'reject', reason: string | null, ip: string): Promise<IdentityView> {
+  async review(
+    staff: AuthUser,
+    id: number,
+    decision: 'approve' | 'reject',
+    reason: string | null,
+    ip: string,
+  ): Promise<IdentityView> {
     const decided = await this.db.transaction().execute(async (trx) => {
-      const s = await trx.selectFrom('identity_submissions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      const s = await trx
+        .selectFrom('identity_submissions')
+        .selectAll()
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst();
       if (!s) throw notFound('identity submission');
       if (s.status !== AUTH_STATUS.waiting) throw new AppError(400, 'identity.notWaiting');
       const status = decision === 'approve' ? AUTH_STATUS.authenticated : AUTH_STATUS.failed;
-      await trx.updateTable('identity_submissions').set({ status, reason, reviewed_by: staff.id, reviewed_at: new Date() }).where('id', '=', id).execute();
+      await trx
+        .updateTable('identity_submissions')
+        .set({ status, reason, reviewed_by: staff.id, reviewed_at: new Date() })
+        .where('id', '=', id)
+        .execute();
       await trx
         .updateTable('tenants')
-        .set({ auth_status: status, ...(decision === 'approve' ? { attest_name: (s.kind === 'individual' ? s.real_name : s.company_name) ?? '' } : {}) })
+        .set({
+          auth_status: status,
+          ...(decision === 'approve'
+            ? { attest_name: (s.kind === 'individual' ? s.real_name : s.company_name) ?? '' }
+            : {}),
+        })
         .where('id', '=', s.tenant_id)
         .execute();
       await trx
@@ -145,7 +215,15 @@ export class IdentityService {
       return { id, tenantId: s.tenant_id, status };
     });
     await this.notifyStaff(decided);
-    await audit(this.db, { tenantId: staff.tenantId, userId: staff.id, ip, action: `identity.${decision}`, result: 'ok', resource: 'identity_submission', resourceId: id });
+    await audit(this.db, {
+      tenantId: staff.tenantId,
+      userId: staff.id,
+      ip,
+      action: `identity.${decision}`,
+      result: 'ok',
+      resource: 'identity_submission',
+      resourceId: id,
+    });
     const row = await this.base().where('s.id', '=', id).executeTakeFirstOrThrow();
     return this.view(row);
   }

@@ -64,7 +64,10 @@ function sampleReceipt(key: { name: string; appId: string }, sn: string): string
 }
 
 /** System integration in the console (contracts: integration.ts); everything in the caller's account. */
-export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> = async (app, { integration, prints, content, webhooks, openAuth, inject }) => {
+export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> = async (
+  app,
+  { integration, prints, content, webhooks, openAuth, inject },
+) => {
   const tags = ['integration'];
   const manage = { permission: PERMISSIONS.integrationManage };
   const view = { permission: PERMISSIONS.printView };
@@ -74,45 +77,153 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     openAuth.forgetKey(key.appId);
     return key;
   };
-  app.get('/integration/key/list', { config: manage, schema: { tags, summary: 'App keys of the account (no secrets)', querystring: appKeyListQuery, response: { 200: pagedEnvelope(appKeyView) } } }, async (req) =>
-    ok(await integration.keys(caller(req).scope, req.query)),
+  app.get(
+    '/integration/key/list',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'App keys of the account (no secrets)',
+        querystring: appKeyListQuery,
+        response: { 200: pagedEnvelope(appKeyView) },
+      },
+    },
+    async (req) => ok(await integration.keys(caller(req).scope, req.query)),
   );
-  app.post('/integration/key/create', { config: manage, schema: { tags, summary: 'Create an app key; its secret is in this answer only', body: appKeyCreateBody, response: { 200: envelopeSchema(appKeyWithSecret) } } }, async (req) =>
-    ok(await integration.createKey(caller(req), req.body, req.ip)),
+  app.post(
+    '/integration/key/create',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Create an app key; its secret is in this answer only',
+        body: appKeyCreateBody,
+        response: { 200: envelopeSchema(appKeyWithSecret) },
+      },
+    },
+    async (req) => ok(await integration.createKey(caller(req), req.body, req.ip)),
   );
-  app.post('/integration/key/update', { config: manage, schema: { tags, summary: 'Rename a key, set its callback URL, IP allow-list or rate limit', body: appKeyUpdateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
-    ok(forget(await integration.updateKey(caller(req), req.body, req.ip))),
+  app.post(
+    '/integration/key/update',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Rename a key, set its callback URL, IP allow-list or rate limit',
+        body: appKeyUpdateBody,
+        response: { 200: envelopeSchema(appKeyView) },
+      },
+    },
+    async (req) => ok(forget(await integration.updateKey(caller(req), req.body, req.ip))),
   );
-  app.post('/integration/key/state', { config: manage, schema: { tags, summary: 'Disable or enable a key', body: appKeyStateBody, response: { 200: envelopeSchema(appKeyView) } } }, async (req) =>
-    ok(forget(await integration.setKeyState(caller(req), req.body.id, req.body.state, req.ip))),
+  app.post(
+    '/integration/key/state',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Disable or enable a key',
+        body: appKeyStateBody,
+        response: { 200: envelopeSchema(appKeyView) },
+      },
+    },
+    async (req) => ok(forget(await integration.setKeyState(caller(req), req.body.id, req.body.state, req.ip))),
   );
-  app.post('/integration/key/rotate', { config: manage, schema: { tags, summary: 'A new secret (in this answer only); the old one stops working at once', body: appKeyIdBody, response: { 200: envelopeSchema(appKeyWithSecret) } } }, async (req) =>
-    ok(forget(await integration.rotateKey(caller(req), req.body.id, req.ip))),
+  app.post(
+    '/integration/key/rotate',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'A new secret (in this answer only); the old one stops working at once',
+        body: appKeyIdBody,
+        response: { 200: envelopeSchema(appKeyWithSecret) },
+      },
+    },
+    async (req) => ok(forget(await integration.rotateKey(caller(req), req.body.id, req.ip))),
   );
-  app.post('/integration/key/delete', { config: manage, schema: { tags, summary: 'Delete a key: its calls stop; its jobs stay', body: appKeyIdBody, response: { 200: envelopeSchema(z.null()) } } }, async (req) => {
-    forget(await integration.deleteKey(caller(req), req.body.id, req.ip));
-    return ok(null);
-  });
+  app.post(
+    '/integration/key/delete',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Delete a key: its calls stop; its jobs stay',
+        body: appKeyIdBody,
+        response: { 200: envelopeSchema(z.null()) },
+      },
+    },
+    async (req) => {
+      forget(await integration.deleteKey(caller(req), req.body.id, req.ip));
+      return ok(null);
+    },
+  );
   app.get(
     '/integration/key/:id/requests',
-    { config: manage, schema: { tags, summary: "The key's calls of the last 30 days, newest first", params: appKeyIdParams, querystring: requestLogQuery, response: { 200: pagedEnvelope(requestLogItem) } } },
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: "The key's calls of the last 30 days, newest first",
+        params: appKeyIdParams,
+        querystring: requestLogQuery,
+        response: { 200: pagedEnvelope(requestLogItem) },
+      },
+    },
     async (req) => ok(await integration.requests(caller(req).scope, req.params.id, req.query)),
   );
   app.get(
     '/integration/key/:id/usage',
-    { config: manage, schema: { tags, summary: 'Calls, errors and jobs per day', params: appKeyIdParams, querystring: usageQuery, response: { 200: envelopeSchema(usageView) } } },
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Calls, errors and jobs per day',
+        params: appKeyIdParams,
+        querystring: usageQuery,
+        response: { 200: envelopeSchema(usageView) },
+      },
+    },
     async (req) => ok(await integration.usage(caller(req).scope, req.params.id, req.query)),
   );
 
-  app.get('/integration/job/list', { config: view, schema: { tags, summary: 'Print jobs of the account, newest first', querystring: printJobListQuery, response: { 200: pagedEnvelope(printJobItem) } } }, async (req) =>
-    ok(await integration.jobList(caller(req).scope, req.query)),
+  app.get(
+    '/integration/job/list',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'Print jobs of the account, newest first',
+        querystring: printJobListQuery,
+        response: { 200: pagedEnvelope(printJobItem) },
+      },
+    },
+    async (req) => ok(await integration.jobList(caller(req).scope, req.query)),
   );
-  app.get('/integration/job/:id', { config: view, schema: { tags, summary: 'One job with its content and rendered preview', params: printJobIdParams, response: { 200: envelopeSchema(printJobDetail) } } }, async (req) =>
-    ok(await integration.jobDetail(caller(req).scope, req.params.id)),
+  app.get(
+    '/integration/job/:id',
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'One job with its content and rendered preview',
+        params: printJobIdParams,
+        response: { 200: envelopeSchema(printJobDetail) },
+      },
+    },
+    async (req) => ok(await integration.jobDetail(caller(req).scope, req.params.id)),
   );
   app.post(
     '/integration/job/:id/cancel',
-    { config: manage, schema: { tags, summary: 'Cancel a job never sent to the printer; 400 not_cancelable once it was', params: printJobIdParams, response: { 200: envelopeSchema(printJobItem) } } },
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Cancel a job never sent to the printer; 400 not_cancelable once it was',
+        params: printJobIdParams,
+        response: { 200: envelopeSchema(printJobItem) },
+      },
+    },
     async (req) => {
       const u = caller(req);
       await prints.cancelInTenant(u.tenantId, req.params.id);
@@ -122,11 +233,23 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
 
   app.post(
     '/integration/testPrint',
-    { config: manage, schema: { tags, summary: 'Print on a device through the open API, signed with the key', body: testPrintBody, response: { 200: envelopeSchema(printJobItem) } } },
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Print on a device through the open API, signed with the key',
+        body: testPrintBody,
+        response: { 200: envelopeSchema(printJobItem) },
+      },
+    },
     async (req) => {
       const u = caller(req);
       const key = await integration.key(u.scope, req.body.keyId);
-      const device = await u.scope.selectFrom('devices').select(['devices.sn']).where('devices.id', '=', req.body.deviceId).executeTakeFirst();
+      const device = await u.scope
+        .selectFrom('devices')
+        .select(['devices.sn'])
+        .where('devices.id', '=', req.body.deviceId)
+        .executeTakeFirst();
       if (!device) throw notFound('device');
       const url = `${OPEN_API_PREFIX}/print`;
       const body = JSON.stringify({
@@ -141,22 +264,43 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         url,
         payload: body,
         remoteAddress: req.ip,
-        headers: { ...headers, 'content-type': 'application/json', ...(req.headers['accept-language'] ? { 'accept-language': req.headers['accept-language'] } : {}), [TEST_PRINT_HEADER]: openAuth.testPrintMarker(headers[OPEN_HEADERS.nonce]) },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          ...(req.headers['accept-language'] ? { 'accept-language': req.headers['accept-language'] } : {}),
+          [TEST_PRINT_HEADER]: openAuth.testPrintMarker(headers[OPEN_HEADERS.nonce]),
+        },
       });
       const answer = res.json() as { code: number; msg: string; data: { id?: string } | null };
       if (answer.code === 200 && answer.data?.id) return ok(await integration.jobItem(u.scope, answer.data.id));
       // a refused signature is 401 on the open API; to the console a 401 means "log in again", so it is a 400 here
       const code = (answer.code === 401 ? 400 : answer.code) as AppCode;
       // the open API answered in the caller's language (its Accept-Language went along)
-      const headers2: Record<string, string> = res.headers['retry-after'] ? { 'retry-after': String(res.headers['retry-after']) } : {};
-      if (answer.code === 401) throw new AppError(code, 'integration.keyRefused', { why: answer.msg }, { data: answer.data, headers: headers2 });
+      const headers2: Record<string, string> = res.headers['retry-after']
+        ? { 'retry-after': String(res.headers['retry-after']) }
+        : {};
+      if (answer.code === 401)
+        throw new AppError(
+          code,
+          'integration.keyRefused',
+          { why: answer.msg },
+          { data: answer.data, headers: headers2 },
+        );
       throw new VerbatimError(code, answer.msg, answer.data, headers2);
     },
   );
 
   app.post(
     '/integration/markup/preview',
-    { config: view, schema: { tags, summary: 'Validate markup and lay it out as the printer would', body: markupPreviewBody, response: { 200: envelopeSchema(markupPreview) } } },
+    {
+      config: view,
+      schema: {
+        tags,
+        summary: 'Validate markup and lay it out as the printer would',
+        body: markupPreviewBody,
+        response: { 200: envelopeSchema(markupPreview) },
+      },
+    },
     async (req) => {
       const u = caller(req);
       let paper = { kind: 'printer' as const, paperWidthMm: req.body.paperWidthMm ?? 58 };
@@ -175,15 +319,43 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     },
   );
 
-  app.get('/integration/webhook/list', { config: manage, schema: { tags, summary: 'Webhook deliveries, newest first', querystring: webhookListQuery, response: { 200: pagedEnvelope(webhookDeliveryItem) } } }, async (req) =>
-    ok(await integration.webhookList(caller(req).scope, req.query)),
+  app.get(
+    '/integration/webhook/list',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Webhook deliveries, newest first',
+        querystring: webhookListQuery,
+        response: { 200: pagedEnvelope(webhookDeliveryItem) },
+      },
+    },
+    async (req) => ok(await integration.webhookList(caller(req).scope, req.query)),
   );
-  app.get('/integration/webhook/:id', { config: manage, schema: { tags, summary: 'One delivery: the exact body and every attempt', params: webhookIdParams, response: { 200: envelopeSchema(webhookDeliveryDetail) } } }, async (req) =>
-    ok(await integration.webhookDetail(caller(req).scope, req.params.id)),
+  app.get(
+    '/integration/webhook/:id',
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'One delivery: the exact body and every attempt',
+        params: webhookIdParams,
+        response: { 200: envelopeSchema(webhookDeliveryDetail) },
+      },
+    },
+    async (req) => ok(await integration.webhookDetail(caller(req).scope, req.params.id)),
   );
   app.post(
     '/integration/webhook/:id/resend',
-    { config: manage, schema: { tags, summary: 'Send a delivery once more, now; answers after the attempt', params: webhookIdParams, response: { 200: envelopeSchema(webhookDeliveryDetail) } } },
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Send a delivery once more, now; answers after the attempt',
+        params: webhookIdParams,
+        response: { 200: envelopeSchema(webhookDeliveryDetail) },
+      },
+    },
     async (req) => {
       const scope = caller(req).scope;
       await integration.webhookDetail(scope, req.params.id);

@@ -165,14 +165,22 @@ export class IntegrationService {
   // -------------------------------------------------------------------------------------------------------------
   // App keys
 
-  async keys(scope: TenantScope, q: { pageNo: number; pageSize: number; keyword?: string }): Promise<Paged<AppKeyView>> {
+  async keys(
+    scope: TenantScope,
+    q: { pageNo: number; pageSize: number; keyword?: string },
+  ): Promise<Paged<AppKeyView>> {
     let base = scope.selectFrom('app_keys');
     if (q.keyword) {
       const like = `%${q.keyword.replace(/[\\%_]/g, '\\$&')}%`;
       base = base.where((eb) => eb.or([eb('app_keys.name', 'ilike', like), eb('app_keys.app_id', 'ilike', like)]));
     }
     const [rows, total] = await Promise.all([
-      base.select(KEY_COLS).orderBy('app_keys.id', 'desc').limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
+      base
+        .select(KEY_COLS)
+        .orderBy('app_keys.id', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
       base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
     ]);
     return { list: rows.map(this.view), total: total.n };
@@ -203,58 +211,139 @@ export class IntegrationService {
       // the account's row is locked while its keys are counted: simultaneous creations (on any node) queue here,
       // so the cap holds
       await scope.db.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
-      const count = await scope.selectFrom('app_keys').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+      const count = await scope
+        .selectFrom('app_keys')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow();
       if (count.n >= APP_KEYS_MAX) throw badRequest('name', 'integration.tooManyKeys', { n: APP_KEYS_MAX });
       return scope
-        .insertInto('app_keys', { app_id: newAppId(), secret: newSecret(), name: body.name, callback_url: body.callbackUrl, ip_allow: body.ipAllowList, rate_limit: body.rateLimit, created_by: u.id })
+        .insertInto('app_keys', {
+          app_id: newAppId(),
+          secret: newSecret(),
+          name: body.name,
+          callback_url: body.callbackUrl,
+          ip_allow: body.ipAllowList,
+          rate_limit: body.rateLimit,
+          created_by: u.id,
+        })
         .returning([...KEY_COLS])
         .executeTakeFirstOrThrow();
     });
-    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.create', resource: 'app_key', resourceId: row.id, result: 'ok', details: { appId: row.app_id, name: row.name } });
+    await audit(this.db, {
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: 'integration.key.create',
+      resource: 'app_key',
+      resourceId: row.id,
+      result: 'ok',
+      details: { appId: row.app_id, name: row.name },
+    });
     return { ...this.view(row), secret: row.secret };
   }
 
   /** Changes what is given; `rateLimit: null` makes the key follow the server's default again. */
-  async updateKey(u: AuthUser, body: { id: number; name?: string; callbackUrl?: string; ipAllowList?: string[]; rateLimit?: number | null }, ip: string): Promise<AppKeyView> {
+  async updateKey(
+    u: AuthUser,
+    body: { id: number; name?: string; callbackUrl?: string; ipAllowList?: string[]; rateLimit?: number | null },
+    ip: string,
+  ): Promise<AppKeyView> {
     if (body.callbackUrl !== undefined) await this.checkCallback(body.callbackUrl);
     const set: Record<string, unknown> = {};
     if (body.name !== undefined) set.name = body.name;
     if (body.callbackUrl !== undefined) set.callback_url = body.callbackUrl;
     if (body.ipAllowList !== undefined) set.ip_allow = body.ipAllowList;
     if (body.rateLimit !== undefined) set.rate_limit = body.rateLimit;
-    const row = await u.scope.updateTable('app_keys').set(set).where('app_keys.id', '=', body.id).returning([...KEY_COLS]).executeTakeFirst();
+    const row = await u.scope
+      .updateTable('app_keys')
+      .set(set)
+      .where('app_keys.id', '=', body.id)
+      .returning([...KEY_COLS])
+      .executeTakeFirst();
     if (!row) throw notFound('app key');
-    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.update', resource: 'app_key', resourceId: row.id, result: 'ok', details: { fields: Object.keys(set) } });
+    await audit(this.db, {
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: 'integration.key.update',
+      resource: 'app_key',
+      resourceId: row.id,
+      result: 'ok',
+      details: { fields: Object.keys(set) },
+    });
     return this.view(row);
   }
 
   async setKeyState(u: AuthUser, id: number, state: 'active' | 'disabled', ip: string): Promise<AppKeyView> {
-    const row = await u.scope.updateTable('app_keys').set({ state }).where('app_keys.id', '=', id).returning([...KEY_COLS]).executeTakeFirst();
+    const row = await u.scope
+      .updateTable('app_keys')
+      .set({ state })
+      .where('app_keys.id', '=', id)
+      .returning([...KEY_COLS])
+      .executeTakeFirst();
     if (!row) throw notFound('app key');
-    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: `integration.key.${state === 'active' ? 'enable' : 'disable'}`, resource: 'app_key', resourceId: id, result: 'ok' });
+    await audit(this.db, {
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: `integration.key.${state === 'active' ? 'enable' : 'disable'}`,
+      resource: 'app_key',
+      resourceId: id,
+      result: 'ok',
+    });
     return this.view(row);
   }
 
   /** A new secret; every signature check reads the key's row as it is now, so the old secret fails from the next call on. */
   async rotateKey(u: AuthUser, id: number, ip: string): Promise<AppKeyWithSecret> {
-    const row = await u.scope.updateTable('app_keys').set({ secret: newSecret(), secret_rotated_at: new Date() }).where('app_keys.id', '=', id).returning([...KEY_COLS]).executeTakeFirst();
+    const row = await u.scope
+      .updateTable('app_keys')
+      .set({ secret: newSecret(), secret_rotated_at: new Date() })
+      .where('app_keys.id', '=', id)
+      .returning([...KEY_COLS])
+      .executeTakeFirst();
     if (!row) throw notFound('app key');
-    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.rotate', resource: 'app_key', resourceId: id, result: 'ok' });
+    await audit(this.db, {
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: 'integration.key.rotate',
+      resource: 'app_key',
+      resourceId: id,
+      result: 'ok',
+    });
     return { ...this.view(row), secret: row.secret };
   }
 
   /** Deletes a key: its calls stop at once; its jobs stay (without a key); its log, usage and deliveries go. */
   async deleteKey(u: AuthUser, id: number, ip: string): Promise<{ appId: string }> {
-    const row = await u.scope.deleteFrom('app_keys').where('app_keys.id', '=', id).returning(['app_keys.app_id']).executeTakeFirst();
+    const row = await u.scope
+      .deleteFrom('app_keys')
+      .where('app_keys.id', '=', id)
+      .returning(['app_keys.app_id'])
+      .executeTakeFirst();
     if (!row) throw notFound('app key');
-    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: 'integration.key.delete', resource: 'app_key', resourceId: id, result: 'ok', details: { appId: row.app_id } });
+    await audit(this.db, {
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: 'integration.key.delete',
+      resource: 'app_key',
+      resourceId: id,
+      result: 'ok',
+      details: { appId: row.app_id },
+    });
     return { appId: row.app_id };
   }
 
   // -------------------------------------------------------------------------------------------------------------
   // Request log and usage
 
-  async requests(scope: TenantScope, keyId: number, q: { pageNo: number; pageSize: number; from?: string; to?: string; result?: 'ok' | 'error' }): Promise<Paged<RequestLogItem>> {
+  async requests(
+    scope: TenantScope,
+    keyId: number,
+    q: { pageNo: number; pageSize: number; from?: string; to?: string; result?: 'ok' | 'error' },
+  ): Promise<Paged<RequestLogItem>> {
     await this.key(scope, keyId);
     let base = scope
       .selectFrom('open_request_log')
@@ -264,7 +353,13 @@ export class IntegrationService {
     if (q.to) base = base.where('open_request_log.at', '<', new Date(q.to));
     if (q.result) base = base.where('open_request_log.code', q.result === 'ok' ? '=' : '<>', 200);
     const [rows, total] = await Promise.all([
-      base.selectAll('open_request_log').orderBy('open_request_log.at', 'desc').orderBy('open_request_log.id', 'desc').limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
+      base
+        .selectAll('open_request_log')
+        .orderBy('open_request_log.at', 'desc')
+        .orderBy('open_request_log.id', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
       base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
     ]);
     return {
@@ -298,7 +393,10 @@ export class IntegrationService {
       )
       SELECT to_char(days.day, 'YYYY-MM-DD') AS day, coalesce(u.calls, 0) AS calls, coalesce(u.errors, 0) AS errors, coalesce(u.jobs, 0) AS jobs
       FROM days LEFT JOIN u ON u.day = days.day ORDER BY days.day`.execute(this.db);
-    const totals = rows.reduce((t, r) => ({ calls: t.calls + r.calls, errors: t.errors + r.errors, jobs: t.jobs + r.jobs }), { calls: 0, errors: 0, jobs: 0 });
+    const totals = rows.reduce(
+      (t, r) => ({ calls: t.calls + r.calls, errors: t.errors + r.errors, jobs: t.jobs + r.jobs }),
+      { calls: 0, errors: 0, jobs: 0 },
+    );
     return { tz: q.tz, days: rows, totals };
   }
 
@@ -335,10 +433,23 @@ export class IntegrationService {
 
   async jobList(
     scope: TenantScope,
-    q: { pageNo: number; pageSize: number; deviceId?: number; state?: PrintJobState; keyId?: number; originId?: string; from?: string; to?: string },
+    q: {
+      pageNo: number;
+      pageSize: number;
+      deviceId?: number;
+      state?: PrintJobState;
+      keyId?: number;
+      originId?: string;
+      from?: string;
+      to?: string;
+    },
   ): Promise<Paged<PrintJobItem>> {
     // a filter naming another account's device or key is a 404, like every cross-tenant id
-    if (q.deviceId && !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())) throw notFound('device');
+    if (
+      q.deviceId &&
+      !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())
+    )
+      throw notFound('device');
     if (q.keyId) await this.key(scope, q.keyId);
     let base = scope.selectFrom('print_jobs');
     if (q.deviceId) base = base.where('print_jobs.device_id', '=', q.deviceId);
@@ -347,8 +458,16 @@ export class IntegrationService {
     if (q.originId) base = base.where('print_jobs.origin_id', '=', q.originId);
     if (q.from) base = base.where('print_jobs.created_at', '>=', new Date(q.from));
     if (q.to) base = base.where('print_jobs.created_at', '<', new Date(q.to));
-    const ids = base.select('print_jobs.id').orderBy('print_jobs.created_at', 'desc').orderBy('print_jobs.seq', 'desc').limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize);
-    const [page, total] = await Promise.all([ids.execute(), base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()]);
+    const ids = base
+      .select('print_jobs.id')
+      .orderBy('print_jobs.created_at', 'desc')
+      .orderBy('print_jobs.seq', 'desc')
+      .limit(q.pageSize)
+      .offset((q.pageNo - 1) * q.pageSize);
+    const [page, total] = await Promise.all([
+      ids.execute(),
+      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    ]);
     if (!page.length) return { list: [], total: total.n };
     const rows = await this.jobs(scope)
       .where(
@@ -373,7 +492,13 @@ export class IntegrationService {
       .where('print_jobs.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound('job');
-    return { ...jobItem(row), content: row.content, preview: row.preview.split('\n'), columns: row.columns, format: row.format };
+    return {
+      ...jobItem(row),
+      content: row.content,
+      preview: row.preview.split('\n'),
+      columns: row.columns,
+      format: row.format,
+    };
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -401,7 +526,10 @@ export class IntegrationService {
       ]);
   }
 
-  async webhookList(scope: TenantScope, q: { pageNo: number; pageSize: number; keyId?: number; jobId?: string; state?: WebhookDeliveryItem['state'] }): Promise<Paged<WebhookDeliveryItem>> {
+  async webhookList(
+    scope: TenantScope,
+    q: { pageNo: number; pageSize: number; keyId?: number; jobId?: string; state?: WebhookDeliveryItem['state'] },
+  ): Promise<Paged<WebhookDeliveryItem>> {
     if (q.keyId) await this.key(scope, q.keyId);
     let base = scope.selectFrom('webhook_deliveries');
     if (q.keyId) base = base.where('webhook_deliveries.app_key_id', '=', q.keyId);
@@ -413,7 +541,10 @@ export class IntegrationService {
       .orderBy('webhook_deliveries.occurred_at', 'desc')
       .limit(q.pageSize)
       .offset((q.pageNo - 1) * q.pageSize);
-    const [page, total] = await Promise.all([ids.execute(), base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()]);
+    const [page, total] = await Promise.all([
+      ids.execute(),
+      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    ]);
     if (!page.length) return { list: [], total: total.n };
     const rows = await this.deliveries(scope)
       .where(
@@ -429,7 +560,13 @@ export class IntegrationService {
   async webhookDetail(scope: TenantScope, id: string): Promise<WebhookDeliveryDetail> {
     const row = await this.deliveries(scope)
       .innerJoin('devices', 'devices.id', 'print_jobs.device_id')
-      .select(['app_keys.callback_url', 'webhook_deliveries.occurred_at', 'webhook_deliveries.job_error', 'print_jobs.copies', 'devices.sn'])
+      .select([
+        'app_keys.callback_url',
+        'webhook_deliveries.occurred_at',
+        'webhook_deliveries.job_error',
+        'print_jobs.copies',
+        'devices.sn',
+      ])
       .where('webhook_deliveries.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound('delivery');
@@ -440,11 +577,29 @@ export class IntegrationService {
       .orderBy('webhook_attempts.attempt')
       .orderBy('webhook_attempts.id')
       .execute();
-    const attemptLog: WebhookAttempt[] = attempts.map((a) => ({ attempt: a.attempt, at: iso(a.at)!, manual: a.manual, status: a.status, durationMs: a.duration_ms, error: a.error, response: a.response }));
+    const attemptLog: WebhookAttempt[] = attempts.map((a) => ({
+      attempt: a.attempt,
+      at: iso(a.at)!,
+      manual: a.manual,
+      status: a.status,
+      durationMs: a.duration_ms,
+      error: a.error,
+      response: a.response,
+    }));
     return {
       ...deliveryItem(row),
       callbackUrl: row.callback_url,
-      payload: webhookBody({ id: row.id, app_id: row.app_id, occurred_at: row.occurred_at, job_id: row.job_id, origin_id: row.origin_id, sn: row.sn, job_state: row.job_state, job_error: row.job_error, copies: row.copies }),
+      payload: webhookBody({
+        id: row.id,
+        app_id: row.app_id,
+        occurred_at: row.occurred_at,
+        job_id: row.job_id,
+        origin_id: row.origin_id,
+        sn: row.sn,
+        job_state: row.job_state,
+        job_error: row.job_error,
+        copies: row.copies,
+      }),
       attemptLog,
     };
   }

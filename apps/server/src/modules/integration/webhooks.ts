@@ -51,18 +51,31 @@ const tryJobId = (deliveryId: string, n: number) => {
 };
 
 /** The exact body of a delivery: built from what the row holds, so every try sends the same bytes. */
-export function webhookBody(r: Pick<DeliveryRow, 'id' | 'app_id' | 'occurred_at' | 'job_id' | 'origin_id' | 'sn' | 'job_state' | 'job_error' | 'copies'>): string {
+export function webhookBody(
+  r: Pick<
+    DeliveryRow,
+    'id' | 'app_id' | 'occurred_at' | 'job_id' | 'origin_id' | 'sn' | 'job_state' | 'job_error' | 'copies'
+  >,
+): string {
   const payload: WebhookPayload = {
     id: r.id,
     event: WEBHOOK_EVENT,
     appId: r.app_id,
     occurredAt: new Date(r.occurred_at).toISOString(),
-    job: { id: r.job_id, originId: r.origin_id, deviceSn: r.sn, state: r.job_state, error: r.job_error, copies: r.copies },
+    job: {
+      id: r.job_id,
+      originId: r.origin_id,
+      deviceSn: r.sn,
+      state: r.job_state,
+      error: r.job_error,
+      copies: r.copies,
+    },
   };
   return JSON.stringify(payload);
 }
 
-export const webhookSignature = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+export const webhookSignature = (secret: string, body: string) =>
+  createHmac('sha256', secret).update(body).digest('hex');
 
 /**
  * Webhook callbacks (DESIGN §6): every delivery row (written with the job's state change) becomes a pg-boss
@@ -100,7 +113,10 @@ export class WebhookSender {
       const ids = this.pending.splice(0);
       if (!ids.length) return;
       try {
-        await this.queue.insert(WEBHOOK_QUEUE, ids.map((id) => ({ id: tryJobId(id, 1), data: { deliveryId: id, try: 1 } })));
+        await this.queue.insert(
+          WEBHOOK_QUEUE,
+          ids.map((id) => ({ id: tryJobId(id, 1), data: { deliveryId: id, try: 1 } })),
+        );
         this.queue.wake(WEBHOOK_QUEUE);
       } catch (err) {
         // the sweep queues them again from their rows
@@ -127,14 +143,19 @@ export class WebhookSender {
        WHERE d.state = 'retrying' AND d.next_attempt_at < now() - interval '10 seconds'
        ORDER BY d.next_attempt_at LIMIT 500)`.execute(this.db);
     if (!rows.length) return;
-    await this.queue.insert(WEBHOOK_QUEUE, rows.map((r) => ({ id: tryJobId(r.id, r.try), data: { deliveryId: r.id, try: r.try } })));
+    await this.queue.insert(
+      WEBHOOK_QUEUE,
+      rows.map((r) => ({ id: tryJobId(r.id, r.try), data: { deliveryId: r.id, try: r.try } })),
+    );
     this.queue.wake(WEBHOOK_QUEUE);
   }
 
   private async work(jobs: QueueJob<{ deliveryId: string; try: number }>[]): Promise<void> {
     await Promise.all(
       jobs.map((j) =>
-        this.attempt(j.data.deliveryId, { try: j.data.try }).catch((err) => this.log.error({ err, delivery: j.data.deliveryId }, 'webhooks: attempt failed')),
+        this.attempt(j.data.deliveryId, { try: j.data.try }).catch((err) =>
+          this.log.error({ err, delivery: j.data.deliveryId }, 'webhooks: attempt failed'),
+        ),
       ),
     );
   }
@@ -196,7 +217,11 @@ export class WebhookSender {
     } catch (e) {
       if (!(e instanceof OutboundError)) throw e;
       // the code says what went wrong (ECONNREFUSED, ENOTFOUND, ETIMEDOUT); an internal address is named
-      outcome = { ok: false, status: null, error: (e.code === 'ETIMEDOUT' || e.code === 'EPRIVATE' ? e.message : e.code).slice(0, 200) };
+      outcome = {
+        ok: false,
+        status: null,
+        error: (e.code === 'ETIMEDOUT' || e.code === 'EPRIVATE' ? e.message : e.code).slice(0, 200),
+      };
     }
     const durationMs = Math.round(performance.now() - started);
     const tryNo = manual ? 0 : (how as { try: number }).try;
@@ -204,13 +229,27 @@ export class WebhookSender {
     // the row says when the next try is due before the queue hears of it: a crash in between leaves it to the sweep
     await this.record(r, outcome, durationMs, response, manual, retryIn !== undefined, retryIn);
     if (retryIn !== undefined) {
-      await this.queue.insert(WEBHOOK_QUEUE, [{ id: tryJobId(r.id, tryNo + 1), data: { deliveryId: r.id, try: tryNo + 1 }, startAfter: new Date(Date.now() + retryIn * 1000) }]);
+      await this.queue.insert(WEBHOOK_QUEUE, [
+        {
+          id: tryJobId(r.id, tryNo + 1),
+          data: { deliveryId: r.id, try: tryNo + 1 },
+          startAfter: new Date(Date.now() + retryIn * 1000),
+        },
+      ]);
     }
     return outcome;
   }
 
   /** The attempt's log entry and the delivery's new state, in one statement. */
-  private async record(r: DeliveryRow, o: AttemptOutcome, durationMs: number, response: string, manual: boolean, retrying: boolean, retryInS?: number): Promise<void> {
+  private async record(
+    r: DeliveryRow,
+    o: AttemptOutcome,
+    durationMs: number,
+    response: string,
+    manual: boolean,
+    retrying: boolean,
+    retryInS?: number,
+  ): Promise<void> {
     // a failed manual try leaves a scheduled retry (or a final failure) as it was
     const next = o.ok ? 'succeeded' : retrying ? 'retrying' : manual ? null : 'failed';
     await sql`
@@ -223,6 +262,8 @@ export class WebhookSender {
         RETURNING attempts
       )
       INSERT INTO webhook_attempts (delivery_id, tenant_id, attempt, manual, status, duration_ms, error, response)
-      SELECT ${r.id}, ${r.tenant_id}, d.attempts, ${manual}, ${o.status}, ${durationMs}, ${o.error}, ${response} FROM d`.execute(this.db);
+      SELECT ${r.id}, ${r.tenant_id}, d.attempts, ${manual}, ${o.status}, ${durationMs}, ${o.error}, ${response} FROM d`.execute(
+      this.db,
+    );
   }
 }

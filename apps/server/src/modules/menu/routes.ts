@@ -43,6 +43,14 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db })
     return ok(filterRoutes(await loadMenuTree(db), { admin: u.admin, roles: u.roles, permissions: u.permissions }));
   };
   app.get('/admin/login/getMenu', { schema: { ...schema, summary: "The user's menu tree" } }, handler);
-  app.get('/user/system/user_menu_list', { schema: { ...schema, summary: "The user's menu tree (alternative path)" } }, handler);
-  app.get('/developer/developer/menuList', { schema: { ...schema, summary: "The user's menu tree (alternative path)" } }, handler);
+  app.get(
+    '/user/system/user_menu_list',
+    { schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
+    handler,
+  );
+  app.get(
+    '/developer/developer/menuList',
+    { schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
+    handler,
+  );
 };

@@ -12,7 +12,14 @@ export const MENU: RouteRecord[] = [
     component: 'Layout',
     redirect: '/device',
     meta: { title: 'route.home', icon: 'home', hidden: true },
-    children: [{ path: 'index', name: 'Index', component: 'home/index', meta: { title: 'route.home', icon: 'home', noClosable: true, hidden: true } }],
+    children: [
+      {
+        path: 'index',
+        name: 'Index',
+        component: 'home/index',
+        meta: { title: 'route.home', icon: 'home', noClosable: true, hidden: true },
+      },
+    ],
   },
   {
     path: '/person',
@@ -21,7 +28,12 @@ export const MENU: RouteRecord[] = [
     meta: { title: 'route.person', hidden: true },
     children: [
       { path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } },
-      { path: 'subAccount', name: 'SubAccount', component: 'person/sub-account', meta: { title: 'route.subAccount', hidden: true } },
+      {
+        path: 'subAccount',
+        name: 'SubAccount',
+        component: 'person/sub-account',
+        meta: { title: 'route.subAccount', hidden: true },
+      },
     ],
   },
   {
@@ -31,7 +43,15 @@ export const MENU: RouteRecord[] = [
     component: 'Layout',
     redirect: '/person/info',
     meta: { title: 'route.personalCenter', hidden: true },
-    children: [{ path: 'personalCenter', name: 'PersonalCenter', component: 'person/personal-center', redirect: '/person/info', meta: { title: 'route.personalCenter', hidden: true } }],
+    children: [
+      {
+        path: 'personalCenter',
+        name: 'PersonalCenter',
+        component: 'person/personal-center',
+        redirect: '/person/info',
+        meta: { title: 'route.personalCenter', hidden: true },
+      },
+    ],
   },
   {
     path: '/device',
@@ -40,9 +60,19 @@ export const MENU: RouteRecord[] = [
     redirect: '/device/index',
     meta: { title: 'route.device', icon: 'printer', levelHidden: true },
     children: [
-      { path: 'index', name: 'DeviceIndex', component: 'device/index', meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' } },
+      {
+        path: 'index',
+        name: 'DeviceIndex',
+        component: 'device/index',
+        meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' },
+      },
       // one tab per device: /device/detail?id=…
-      { path: 'detail', name: 'DeviceDetail', component: 'device/detail', meta: { title: 'route.deviceDetail', hidden: true, activeMenu: '/device', dynamicNewTab: true } },
+      {
+        path: 'detail',
+        name: 'DeviceDetail',
+        component: 'device/detail',
+        meta: { title: 'route.deviceDetail', hidden: true, activeMenu: '/device', dynamicNewTab: true },
+      },
       { path: 'map', name: 'DeviceMap', component: 'device/map', meta: { title: 'route.deviceMap', icon: 'map' } },
     ],
   },
@@ -52,13 +82,23 @@ export const MENU: RouteRecord[] = [
     name: 'Integration',
     component: 'Layout',
     redirect: '/integration/index',
-    meta: { title: 'route.integration', icon: 'integration', levelHidden: true, guard: { permission: [PERMISSIONS.integrationManage, PERMISSIONS.printView] } },
+    meta: {
+      title: 'route.integration',
+      icon: 'integration',
+      levelHidden: true,
+      guard: { permission: [PERMISSIONS.integrationManage, PERMISSIONS.printView] },
+    },
     children: [
       {
         path: 'index',
         name: 'IntegrationIndex',
         component: 'integration/index',
-        meta: { title: 'route.integrationIndex', icon: 'integration', activeMenu: '/integration', guard: { permission: [PERMISSIONS.integrationManage, PERMISSIONS.printView] } },
+        meta: {
+          title: 'route.integrationIndex',
+          icon: 'integration',
+          activeMenu: '/integration',
+          guard: { permission: [PERMISSIONS.integrationManage, PERMISSIONS.printView] },
+        },
       },
     ],
   },
@@ -66,11 +106,30 @@ export const MENU: RouteRecord[] = [
     path: '/system',
     name: 'System',
     component: 'Layout',
-    meta: { title: 'route.system', icon: 'safety', guard: { permission: [PERMISSIONS.identityReview, PERMISSIONS.deviceModelManage, PERMISSIONS.deviceRegister] } },
+    meta: {
+      title: 'route.system',
+      icon: 'safety',
+      guard: { permission: [PERMISSIONS.identityReview, PERMISSIONS.deviceModelManage, PERMISSIONS.deviceRegister] },
+    },
     children: [
-      { path: 'identity', name: 'IdentityReview', component: 'identity/review', meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: [PERMISSIONS.identityReview] } } },
-      { path: 'deviceModel', name: 'DeviceModel', component: 'device-model/index', meta: { title: 'route.deviceModel', icon: 'appstore', guard: { permission: [PERMISSIONS.deviceModelManage] } } },
-      { path: 'deviceRegistry', name: 'DeviceRegistry', component: 'device-registry/index', meta: { title: 'route.deviceRegistry', icon: 'tool', guard: { permission: [PERMISSIONS.deviceRegister] } } },
+      {
+        path: 'identity',
+        name: 'IdentityReview',
+        component: 'identity/review',
+        meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: [PERMISSIONS.identityReview] } },
+      },
+      {
+        path: 'deviceModel',
+        name: 'DeviceModel',
+        component: 'device-model/index',
+        meta: { title: 'route.deviceModel', icon: 'appstore', guard: { permission: [PERMISSIONS.deviceModelManage] } },
+      },
+      {
+        path: 'deviceRegistry',
+        name: 'DeviceRegistry',
+        component: 'device-registry/index',
+        meta: { title: 'route.deviceRegistry', icon: 'tool', guard: { permission: [PERMISSIONS.deviceRegister] } },
+      },
     ],
   },
   {
@@ -89,9 +148,24 @@ export async function seedMenus(db: Db, records: RouteRecord[] = MENU): Promise<
   const put = async (r: RouteRecord, parentId: number | null, sort: number) => {
     const row = await db
       .insertInto('menus')
-      .values({ parent_id: parentId, path: r.path, name: r.name, component: r.component ?? null, redirect: r.redirect ?? null, meta: JSON.stringify(r.meta), sort })
+      .values({
+        parent_id: parentId,
+        path: r.path,
+        name: r.name,
+        component: r.component ?? null,
+        redirect: r.redirect ?? null,
+        meta: JSON.stringify(r.meta),
+        sort,
+      })
       .onConflict((oc) =>
-        oc.column('name').doUpdateSet({ parent_id: parentId, path: r.path, component: r.component ?? null, redirect: r.redirect ?? null, meta: JSON.stringify(r.meta), sort }),
+        oc.column('name').doUpdateSet({
+          parent_id: parentId,
+          path: r.path,
+          component: r.component ?? null,
+          redirect: r.redirect ?? null,
+          meta: JSON.stringify(r.meta),
+          sort,
+        }),
       )
       .returning('id')
       .executeTakeFirstOrThrow();

@@ -2,7 +2,14 @@ import net from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { sql, type RawBuilder } from 'kysely';
-import { NONCE_RULE, OPEN_HEADERS, OPEN_RATE_WINDOW_S, OPEN_REQUIRED_HEADERS, RATE_LIMITED_REASON, type OpenAuthReason } from '@cpc/contracts/open-api';
+import {
+  NONCE_RULE,
+  OPEN_HEADERS,
+  OPEN_RATE_WINDOW_S,
+  OPEN_REQUIRED_HEADERS,
+  RATE_LIMITED_REASON,
+  type OpenAuthReason,
+} from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { MessageKey, ParamsArg } from '@cpc/contracts';
@@ -77,9 +84,14 @@ export interface OpenAuthOptions {
 /** The marker header of a test print the console sends through the open API on the user's behalf. */
 export const TEST_PRINT_HEADER = 'x-cpc-console-test';
 
-const refuse = <K extends MessageKey>(reason: OpenAuthReason, key: K, params: ParamsArg<K>[0], extra: Record<string, unknown> = {}) =>
-  new AppError<MessageKey>(401, key, params as never, { data: { reason, ...extra } });
-const unknownApp = (appId: string) => refuse('unknown_app', 'open.unknownAppId', { appId: appId.length > 40 ? `${appId.slice(0, 40)}…` : appId });
+const refuse = <K extends MessageKey>(
+  reason: OpenAuthReason,
+  key: K,
+  params: ParamsArg<K>[0],
+  extra: Record<string, unknown> = {},
+) => new AppError<MessageKey>(401, key, params as never, { data: { reason, ...extra } });
+const unknownApp = (appId: string) =>
+  refuse('unknown_app', 'open.unknownAppId', { appId: appId.length > 40 ? `${appId.slice(0, 40)}…` : appId });
 const unmap = (ip: string) => (ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip);
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 /** How long a node reuses a key's row for the checks before the body (the checks after it read it again). */
@@ -140,16 +152,20 @@ export class OpenAuth {
       return typeof v === 'string' ? v.trim() : undefined;
     };
     const missing = OPEN_REQUIRED_HEADERS.filter((n) => !value(n));
-    if (missing.length) throw refuse('missing_headers', 'open.headersMissing', { headers: missing.join(', ') }, { missing });
+    if (missing.length)
+      throw refuse('missing_headers', 'open.headersMissing', { headers: missing.join(', ') }, { missing });
     const appId = value(OPEN_HEADERS.appId)!;
     const timestamp = value(OPEN_HEADERS.timestamp)!;
     const nonce = value(OPEN_HEADERS.nonce)!;
     const signature = value(OPEN_HEADERS.signature)!;
     const contentSha256 = value(OPEN_HEADERS.contentSha256);
-    if (!/^\d{1,12}$/.test(timestamp)) throw refuse('malformed_header', 'open.badTimestamp', { header: OPEN_HEADERS.timestamp });
+    if (!/^\d{1,12}$/.test(timestamp))
+      throw refuse('malformed_header', 'open.badTimestamp', { header: OPEN_HEADERS.timestamp });
     if (!NONCE_RULE.test(nonce)) throw refuse('malformed_header', 'open.badNonce', { header: OPEN_HEADERS.nonce });
-    if (!HEX64.test(signature)) throw refuse('malformed_header', 'open.badSignatureFormat', { header: OPEN_HEADERS.signature });
-    if (contentSha256 !== undefined && !HEX64.test(contentSha256)) throw refuse('malformed_header', 'open.badContentSha', { header: OPEN_HEADERS.contentSha256 });
+    if (!HEX64.test(signature))
+      throw refuse('malformed_header', 'open.badSignatureFormat', { header: OPEN_HEADERS.signature });
+    if (contentSha256 !== undefined && !HEX64.test(contentSha256))
+      throw refuse('malformed_header', 'open.badContentSha', { header: OPEN_HEADERS.contentSha256 });
 
     const marker = value(TEST_PRINT_HEADER);
     ctx.testPrint = !!marker && signatureMatches(this.testPrintMarker(nonce), marker);
@@ -177,7 +193,11 @@ export class OpenAuth {
     const cached = this.keys.get(appId);
     if (!fresh && cached && Date.now() - cached.at < KEY_CACHE_MS) return cached.row;
     const row =
-      (await this.db.selectFrom('app_keys').select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit']).where('app_id', '=', appId).executeTakeFirst()) ?? null;
+      (await this.db
+        .selectFrom('app_keys')
+        .select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit'])
+        .where('app_id', '=', appId)
+        .executeTakeFirst()) ?? null;
     // only keys that exist are kept: made-up app ids must not fill the cache
     if (row) this.remember(row);
     else this.keys.delete(appId);
@@ -210,7 +230,11 @@ export class OpenAuth {
     }
     const skew = Math.floor(Date.now() / 1000) - Number(timestamp);
     if (Math.abs(skew) > this.opts.clockWindowS) {
-      throw refuse('stale_timestamp', 'open.clockSkew', { n: Math.abs(skew), direction: skew > 0 ? 'old' : 'ahead', window: this.opts.clockWindowS });
+      throw refuse('stale_timestamp', 'open.clockSkew', {
+        n: Math.abs(skew),
+        direction: skew > 0 ? 'old' : 'ahead',
+        window: this.opts.clockWindowS,
+      });
     }
   }
 
@@ -233,7 +257,11 @@ export class OpenAuth {
    * committed without waiting for the disk — the job's commit flushes the log up to and past it — and
    * `persistNonce` makes it durable when no such write came.
    */
-  async verify(req: FastifyRequest, ctx: OpenContext, opts: { deferNonceDurability: boolean; lookups?: OpenLookups }): Promise<void> {
+  async verify(
+    req: FastifyRequest,
+    ctx: OpenContext,
+    opts: { deferNonceDurability: boolean; lookups?: OpenLookups },
+  ): Promise<void> {
     const c = ctx.headers;
     if (!c) throw new AppError(401, 'open.notSigned');
     const bodySha256 = sha256Hex(ctx.rawBody);
@@ -288,7 +316,10 @@ export class OpenAuth {
         429,
         'open.rateLimited',
         { n: nowLimit, s: retryAfterS },
-        { data: { reason: RATE_LIMITED_REASON, limit: nowLimit, retryAfterS }, headers: { 'retry-after': String(retryAfterS) } },
+        {
+          data: { reason: RATE_LIMITED_REASON, limit: nowLimit, retryAfterS },
+          headers: { 'retry-after': String(retryAfterS) },
+        },
       );
     }
     if (!fresh) throw refuse('nonce_reused', 'open.nonceReused', null);

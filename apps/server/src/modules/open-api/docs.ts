@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { OPEN_ERROR_RESPONSES } from '@cpc/contracts/open-api';
 
 type Operation = { responses?: Record<string, unknown>; parameters?: unknown[] };
-type Document = { components?: { schemas?: Record<string, unknown> }; paths?: Record<string, Record<string, Operation>> };
+type Document = {
+  components?: { schemas?: Record<string, unknown> };
+  paths?: Record<string, Record<string, Operation>>;
+};
 
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
@@ -10,7 +13,8 @@ const CONTENT_SHA256 = {
   in: 'header',
   name: 'X-CPC-Content-Sha256',
   required: false,
-  description: 'Optional: lower-case hex SHA-256 of the body sent. A body that does not match it is refused (401 body_mismatch) before the signature is checked.',
+  description:
+    'Optional: lower-case hex SHA-256 of the body sent. A body that does not match it is refused (401 body_mismatch) before the signature is checked.',
   schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
 };
 
@@ -30,7 +34,16 @@ export function withOpenErrorResponses<D>(doc: D): D {
     d.components.schemas[name] = z.toJSONSchema(r.schema, { target: 'openapi-3.0', io: 'output' });
     refs[code] = {
       description: r.description,
-      ...(code === '429' ? { headers: { 'Retry-After': { description: 'Seconds until the key’s window frees (at least 1)', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      ...(code === '429'
+        ? {
+            headers: {
+              'Retry-After': {
+                description: 'Seconds until the key’s window frees (at least 1)',
+                schema: { type: 'integer', minimum: 1 },
+              },
+            },
+          }
+        : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
     };
   }

@@ -46,7 +46,9 @@ export class RequestLog {
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.flushing = this.flushing.then(() => this.write().catch((err) => this.log.warn({ err }, 'open api: request log not written')));
+    this.flushing = this.flushing.then(() =>
+      this.write().catch((err) => this.log.warn({ err }, 'open api: request log not written')),
+    );
     return this.flushing;
   }
 
@@ -77,7 +79,10 @@ export class RequestLog {
         // a key deleted in between: its lines go with it
         .catch((err) => this.log.debug({ err }, 'open api: log lines of a deleted key dropped'));
     }
-    const usage = new Map<string, { keyId: number; tenantId: number; hour: Date; calls: number; errors: number; jobs: number }>();
+    const usage = new Map<
+      string,
+      { keyId: number; tenantId: number; hour: Date; calls: number; errors: number; jobs: number }
+    >();
     const lastUse = new Map<number, Date>();
     for (const c of calls) {
       const hour = new Date(Math.floor(c.at.getTime() / 3_600_000) * 3_600_000);
@@ -107,7 +112,11 @@ export class RequestLog {
 
   /** Deletes log lines and usage older than the retention (any node; idempotent). */
   async prune(): Promise<void> {
-    await sql`DELETE FROM open_request_log WHERE at < now() - make_interval(days => ${this.opts.retentionDays})`.execute(this.db);
-    await sql`DELETE FROM app_key_usage WHERE hour < now() - make_interval(days => ${this.opts.retentionDays + 1})`.execute(this.db);
+    await sql`DELETE FROM open_request_log WHERE at < now() - make_interval(days => ${this.opts.retentionDays})`.execute(
+      this.db,
+    );
+    await sql`DELETE FROM app_key_usage WHERE hour < now() - make_interval(days => ${this.opts.retentionDays + 1})`.execute(
+      this.db,
+    );
   }
 }

@@ -37,7 +37,11 @@ const BODY_LIMIT = 256 * 1024;
  * body), the rest once the raw body is in (kept for its hash); every call of an identified key goes to its
  * request log, refused ones with their reason.
  */
-export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: OpenAuth; requestLog: RequestLog }> = async (app, { prints, auth, requestLog }) => {
+export const openApiRoutes: FastifyPluginAsyncZod<{
+  prints: PrintService;
+  auth: OpenAuth;
+  requestLog: RequestLog;
+}> = async (app, { prints, auth, requestLog }) => {
   const tags = ['open api'];
   app.decorateRequest('open', null);
   app.removeContentTypeParser('application/json');
@@ -78,7 +82,10 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   app.addHook('preValidation', async (req) => {
     if (req.routeOptions.config?.openAuth === false || !req.open) return;
     const config = req.routeOptions.config;
-    await auth.verify(req, req.open, { deferNonceDurability: config?.nonceDurableWithWrite === true, lookups: config?.openLookups });
+    await auth.verify(req, req.open, {
+      deferNonceDurability: config?.nonceDurableWithWrite === true,
+      lookups: config?.openLookups,
+    });
     if (req.open.bodyError) throw req.open.bodyError;
   });
   // before any answer leaves: the nonce of a submit that made no job (a duplicate, a refusal) is made durable
@@ -127,7 +134,10 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   app.post(
     '/print',
     {
-      config: { nonceDurableWithWrite: true, openLookups: (req, key) => (lookupable(req.body) ? prints.submitLookups(key, req.body) : null) },
+      config: {
+        nonceDurableWithWrite: true,
+        openLookups: (req, key) => (lookupable(req.body) ? prints.submitLookups(key, req.body) : null),
+      },
       schema: {
         tags,
         operationId: 'submitPrintJob',
@@ -143,17 +153,47 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
       return ok({ ...toOpenJob(job), duplicate });
     },
   );
-  app.get('/print/:id', { schema: { tags, operationId: 'getPrintJob', summary: 'One job of this key', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } }, async (req) => {
-    const job = await prints.get(keyOf(req), req.params.id);
-    req.open!.jobId = job.id;
-    return ok(toOpenJob(job));
-  });
-  app.get('/print', { schema: { tags, operationId: 'listPrintJobs', summary: 'Jobs of this key, newest first', querystring: openPrintListQuery, response: { 200: pagedEnvelope(openPrintJob) } } }, async (req) =>
-    ok(await prints.list(keyOf(req), req.query)),
+  app.get(
+    '/print/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getPrintJob',
+        summary: 'One job of this key',
+        params: openJobIdParams,
+        response: { 200: envelopeSchema(openPrintJob) },
+      },
+    },
+    async (req) => {
+      const job = await prints.get(keyOf(req), req.params.id);
+      req.open!.jobId = job.id;
+      return ok(toOpenJob(job));
+    },
+  );
+  app.get(
+    '/print',
+    {
+      schema: {
+        tags,
+        operationId: 'listPrintJobs',
+        summary: 'Jobs of this key, newest first',
+        querystring: openPrintListQuery,
+        response: { 200: pagedEnvelope(openPrintJob) },
+      },
+    },
+    async (req) => ok(await prints.list(keyOf(req), req.query)),
   );
   app.post(
     '/print/:id/cancel',
-    { schema: { tags, operationId: 'cancelPrintJob', summary: 'Cancel a job never sent to the printer (queued, no delivery yet); 400 not_cancelable otherwise', params: openJobIdParams, response: { 200: envelopeSchema(openPrintJob) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'cancelPrintJob',
+        summary: 'Cancel a job never sent to the printer (queued, no delivery yet); 400 not_cancelable otherwise',
+        params: openJobIdParams,
+        response: { 200: envelopeSchema(openPrintJob) },
+      },
+    },
     async (req) => {
       req.open!.jobId = req.params.id;
       return ok(toOpenJob(await prints.cancel(keyOf(req), req.params.id)));
@@ -161,16 +201,42 @@ export const openApiRoutes: FastifyPluginAsyncZod<{ prints: PrintService; auth: 
   );
   app.post(
     '/devices/:sn/clear',
-    { schema: { tags, operationId: 'clearDeviceQueue', summary: "Cancel the device's queued jobs of this account", params: openDeviceParams, response: { 200: envelopeSchema(openClearResult) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'clearDeviceQueue',
+        summary: "Cancel the device's queued jobs of this account",
+        params: openDeviceParams,
+        response: { 200: envelopeSchema(openClearResult) },
+      },
+    },
     async (req) => ok(await prints.clearDevice(keyOf(req), req.params.sn)),
   );
   app.get(
     '/devices/:sn/status',
-    { schema: { tags, operationId: 'getDeviceStatus', summary: 'offline, online and ready, or online with a fault (paper out, cover open, overheat)', params: openDeviceParams, response: { 200: envelopeSchema(openDeviceStatus) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getDeviceStatus',
+        summary: 'offline, online and ready, or online with a fault (paper out, cover open, overheat)',
+        params: openDeviceParams,
+        response: { 200: envelopeSchema(openDeviceStatus) },
+      },
+    },
     async (req) => ok(await prints.deviceStatus(keyOf(req), req.params.sn)),
   );
-  app.get('/devices', { schema: { tags, operationId: 'listDevices', summary: "The account's devices", querystring: openDevicesQuery, response: { 200: pagedEnvelope(openDevice) } } }, async (req) =>
-    ok(await prints.devices(keyOf(req), req.query)),
+  app.get(
+    '/devices',
+    {
+      schema: {
+        tags,
+        operationId: 'listDevices',
+        summary: "The account's devices",
+        querystring: openDevicesQuery,
+        response: { 200: pagedEnvelope(openDevice) },
+      },
+    },
+    async (req) => ok(await prints.devices(keyOf(req), req.query)),
   );
   app.get('/docs/json', { config: { openAuth: false }, schema: { hide: true } }, async () => app.openSwagger());
 };

@@ -1,10 +1,12 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EMPTY_BODY_SHA256, OPEN_HEADERS, stringToSign, type SignatureParts } from '@cpc/contracts/open-api';
 
-export const sha256Hex = (body: Buffer | string | undefined) => (body === undefined || body.length === 0 ? EMPTY_BODY_SHA256 : createHash('sha256').update(body).digest('hex'));
+export const sha256Hex = (body: Buffer | string | undefined) =>
+  body === undefined || body.length === 0 ? EMPTY_BODY_SHA256 : createHash('sha256').update(body).digest('hex');
 
 /** hex(HMAC-SHA256(secret, stringToSign(parts))) */
-export const openSignature = (secret: string, parts: SignatureParts) => createHmac('sha256', secret).update(stringToSign(parts), 'utf8').digest('hex');
+export const openSignature = (secret: string, parts: SignatureParts) =>
+  createHmac('sha256', secret).update(stringToSign(parts), 'utf8').digest('hex');
 
 /** Compares in constant time; anything that is not 64 hex digits fails. */
 export function signatureMatches(expectedHex: string, givenHex: string): boolean {

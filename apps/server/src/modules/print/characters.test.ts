@@ -16,7 +16,11 @@ const hex = (s: string) => Buffer.from(s.replace(/ /g, ''), 'hex');
 
 describe('the bytes each character prints as', () => {
   const chars: Array<[string, string, string]> = [
-    ['printable ASCII', ' !"#$%&\'()*+,-./09:;=?@AZ[\\]^_`az{|}~', '20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 39 3a 3b 3d 3f 40 41 5a 5b 5c 5d 5e 5f 60 61 7a 7b 7c 7d 7e'],
+    [
+      'printable ASCII',
+      ' !"#$%&\'()*+,-./09:;=?@AZ[\\]^_`az{|}~',
+      '20 21 22 23 24 25 26 27 28 29 2a 2b 2c 2d 2e 2f 30 39 3a 3b 3d 3f 40 41 5a 5b 5c 5d 5e 5f 60 61 7a 7b 7c 7d 7e',
+    ],
     ['entities for < > &', '&lt;&gt;&amp;', '3c 3e 26'],
     ['CJK', '中文', 'd6 d0 ce c4'],
     ['full-width punctuation', '，。、！“￥', 'a3 ac a1 a3 a1 a2 a3 a1 a1 b0 a3 a4'],

@@ -1,4 +1,10 @@
-import { markupErrorAt, paperGeometry, parseMarkup, type MarkupBlock, type MarkupError } from '@cpc/contracts/print-markup';
+import {
+  markupErrorAt,
+  paperGeometry,
+  parseMarkup,
+  type MarkupBlock,
+  type MarkupError,
+} from '@cpc/contracts/print-markup';
 import type { Db } from '../../db/database.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { keyed, type MessageKey } from '@cpc/contracts/messages';
@@ -21,7 +27,8 @@ export interface PreparedContent {
 }
 
 /** 400 naming the markup's problem: `data.fields` for forms, `data.markup` with the tag and position. */
-export const markupError = (e: MarkupError) => new AppError<MessageKey>(400, e.key, e.params as never, { field: 'content', data: { markup: e } });
+export const markupError = (e: MarkupError) =>
+  new AppError<MessageKey>(400, e.key, e.params as never, { field: 'content', data: { markup: e } });
 
 /**
  * Turns markup into what a device prints: validated (the parser's errors, then what depends on the paper: a
@@ -42,20 +49,39 @@ export class PrintContent {
     for (const b of parsed.blocks) {
       if (b.kind === 'barcode' && !barcodeModuleWidth(b.data, dots)) {
         const max = Math.floor((dots - 35) / 11);
-        throw markupError(markupErrorAt(content, 'bad_data', 'BAR', b.at, keyed('markup.barcodeTooWide', { mm: paper.paperWidthMm, n: max })));
+        throw markupError(
+          markupErrorAt(
+            content,
+            'bad_data',
+            'BAR',
+            b.at,
+            keyed('markup.barcodeTooWide', { mm: paper.paperWidthMm, n: max }),
+          ),
+        );
       }
     }
     const images = await this.images(tenantId, content, parsed.blocks, dots);
     const preview = renderLines(parsed.blocks, columns, images);
-    if (paper.kind === 'android-terminal') return { format: 'markup', payload: Buffer.from(content, 'utf8'), preview, columns };
+    if (paper.kind === 'android-terminal')
+      return { format: 'markup', payload: Buffer.from(content, 'utf8'), preview, columns };
     return { format: 'escpos', payload: encodeEscPos(parsed.blocks, { columns, dots, images }), preview, columns };
   }
 
-  private async images(tenantId: number, content: string, blocks: MarkupBlock[], dots: number): Promise<Map<string, RasterImage>> {
+  private async images(
+    tenantId: number,
+    content: string,
+    blocks: MarkupBlock[],
+    dots: number,
+  ): Promise<Map<string, RasterImage>> {
     const wanted = blocks.filter((b): b is Extract<MarkupBlock, { kind: 'image' }> => b.kind === 'image');
     const out = new Map<string, RasterImage>();
     const readObject = async (key: string) => {
-      const own = await this.db.selectFrom('objects').select('key').where('key', '=', key).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const own = await this.db
+        .selectFrom('objects')
+        .select('key')
+        .where('key', '=', key)
+        .where('tenant_id', '=', tenantId)
+        .executeTakeFirst();
       return own ? this.storage.read(key).catch(() => null) : null;
     };
     // each source once, whatever the number of blocks showing it

@@ -17,7 +17,10 @@ const parse = (content: string): MarkupBlock[] => {
 function both(content: string, paperWidthMm: number, images = new Map<string, RasterImage>()) {
   const blocks = parse(content);
   const { columns, dots } = paperGeometry(paperWidthMm);
-  return { preview: renderLines(blocks, columns, images), printed: renderEscPos(encodeEscPos(blocks, { columns, dots, images }), columns) };
+  return {
+    preview: renderLines(blocks, columns, images),
+    printed: renderEscPos(encodeEscPos(blocks, { columns, dots, images }), columns),
+  };
 }
 
 describe('ESC/POS encoding, read back by an independent interpreter', () => {
@@ -61,7 +64,11 @@ describe('ESC/POS encoding, read back by an independent interpreter', () => {
     for (let i = 0; i < png.data.length; i += 4) png.data.set([i % 7 === 0 ? 0 : 255, 0, 0, 255], i);
     const img = await rasterize(PNG.sync.write(png), 384, 2400);
     expect(img).toMatchObject({ width: 384, height: 77 });
-    const { preview, printed } = both('<C><IMG>https://x.cn/logo.png</IMG></C>\nThanks', 58, new Map([['https://x.cn/logo.png', img]]));
+    const { preview, printed } = both(
+      '<C><IMG>https://x.cn/logo.png</IMG></C>\nThanks',
+      58,
+      new Map([['https://x.cn/logo.png', img]]),
+    );
     expect(preview).toEqual(['[IMAGE 384x77]', 'Thanks']);
     expect(printed).toEqual(preview);
   });

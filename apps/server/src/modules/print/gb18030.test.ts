@@ -31,10 +31,13 @@ describe('GB18030 for the printers', () => {
     ['CJK U+9FBB', 0x9fbb, 0xe864, 'fea0'],
   ];
 
-  it.each(changed)('%s goes out as its two-byte code, typed as in 2022 or as in 2005', (_name, unicode2022, unicode2005, code) => {
-    expect(hex(ch(unicode2022))).toBe(code);
-    expect(hex(ch(unicode2005))).toBe(code);
-  });
+  it.each(changed)(
+    '%s goes out as its two-byte code, typed as in 2022 or as in 2005',
+    (_name, unicode2022, unicode2005, code) => {
+      expect(hex(ch(unicode2022))).toBe(code);
+      expect(hex(ch(unicode2005))).toBe(code);
+    },
+  );
 
   it('never sends the four-byte codes GB18030-2005 gave the standard code points', () => {
     // 2005: U+FE10 → 84 31 82 36, U+9FB4 → 82 35 90 37 (what iconv-lite 0.7 sends); few printer fonts have them
@@ -45,7 +48,9 @@ describe('GB18030 for the printers', () => {
 
   it('covers exactly the 18 codes the 2022 edition changed', () => {
     expect(EDITION_CHANGES).toHaveLength(18);
-    expect(new Set(changed.map(([, , , code]) => code))).toEqual(new Set(EDITION_CHANGES.map(([code]) => code.toString(16))));
+    expect(new Set(changed.map(([, , , code]) => code))).toEqual(
+      new Set(EDITION_CHANGES.map(([code]) => code.toString(16))),
+    );
   });
 
   it('reads back through the platform decoder as the 2022 characters', () => {

@@ -4,12 +4,19 @@ import { ImageError, rasterize } from './images.ts';
 
 const jpeg = (width: number, height: number, orientation?: number) =>
   sharp({ create: { width, height, channels: 3, background: '#000000' } })
-    .composite([{ input: { create: { width: Math.floor(width / 2), height, channels: 3, background: '#ffffff' } }, left: Math.floor(width / 2), top: 0 }])
+    .composite([
+      {
+        input: { create: { width: Math.floor(width / 2), height, channels: 3, background: '#ffffff' } },
+        left: Math.floor(width / 2),
+        top: 0,
+      },
+    ])
     .jpeg({ quality: 80 })
     .withMetadata(orientation ? { orientation } : {})
     .toBuffer();
 
-const dot = (img: { width: number; data: Uint8Array }, x: number, y: number) => (img.data[y * (img.width / 8) + (x >> 3)] & (0x80 >> (x & 7))) !== 0;
+const dot = (img: { width: number; data: Uint8Array }, x: number, y: number) =>
+  (img.data[y * (img.width / 8) + (x >> 3)] & (0x80 >> (x & 7))) !== 0;
 
 describe('rasterize', () => {
   it('prints a 20-megapixel photo at the paper width, black where it is black', async () => {

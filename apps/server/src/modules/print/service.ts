@@ -79,7 +79,8 @@ type SendRow = JobRow & { format: 'escpos' | 'markup'; payload: Buffer };
 
 /** The columns every statement returns (plus the device's sn). */
 const COLS = sql.raw(
-  'j.id, j.seq, j.tenant_id, j.app_key_id, j.device_id, j.origin_id, j.state, j.error, j.copies, j.attempts, j.created_at, j.updated_at, j.sent_at, j.delivered_at, j.started_at, j.finished_at, j.expire_at',
+  'j.id, j.seq, j.tenant_id, j.app_key_id, j.device_id, j.origin_id, j.state, j.error, j.copies, j.attempts, j.created_at, ' +
+    'j.updated_at, j.sent_at, j.delivered_at, j.started_at, j.finished_at, j.expire_at',
 );
 const OPEN = sql.raw(`('queued', 'sent', 'delivered', 'printing', 'timeout')`);
 /** A job that was never published (contracts: isCancelablePrintJob): only it can be canceled with the promise that it never prints. */
@@ -136,9 +137,16 @@ export class PrintService {
    * concurrent identical submits produce exactly one row. The job is sent in the same statement when the
    * printer is online (state `sent`), and published after the commit.
    */
-  async submit(key: PrintKey, body: SubmitInput, pre?: Record<string, unknown> | null): Promise<{ job: JobRow; duplicate: boolean }> {
+  async submit(
+    key: PrintKey,
+    body: SubmitInput,
+    pre?: Record<string, unknown> | null,
+  ): Promise<{ job: JobRow; duplicate: boolean }> {
     // read beforehand in the signature check's round trip (submitLookups), else here
-    const looked = pre && pre.origin_id === body.originId && pre.device_sn === body.deviceSn.toLowerCase() ? (pre as unknown as SubmitLookup) : null;
+    const looked =
+      pre && pre.origin_id === body.originId && pre.device_sn === body.deviceSn.toLowerCase()
+        ? (pre as unknown as SubmitLookup)
+        : null;
     // a retry: its first job is the answer (read whole only when the look-up says there is one)
     const earlier = !looked || looked.earlier_id ? await this.byOrigin(key.id, body.originId) : undefined;
     if (earlier) return { job: earlier, duplicate: true };
@@ -152,7 +160,10 @@ export class PrintService {
           .where('d.tenant_id', '=', key.tenantId)
           .executeTakeFirst();
     if (!device) throw notFound('device');
-    const prepared = await this.content.prepare(key.tenantId, body.content, { kind: device.kind, paperWidthMm: device.paper_width_mm });
+    const prepared = await this.content.prepare(key.tenantId, body.content, {
+      kind: device.kind,
+      paperWidthMm: device.paper_width_mm,
+    });
     const expireS = body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S;
     const rows = await this.transition<SendRow>(sql`
       INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
@@ -182,7 +193,14 @@ export class PrintService {
    */
   submitLookups(key: PrintKey, body: unknown) {
     const b = body as { originId?: unknown; deviceSn?: unknown } | null;
-    if (!b || typeof b.originId !== 'string' || typeof b.deviceSn !== 'string' || b.originId.length > 64 || b.deviceSn.length > 64) return null;
+    if (
+      !b ||
+      typeof b.originId !== 'string' ||
+      typeof b.deviceSn !== 'string' ||
+      b.originId.length > 64 ||
+      b.deviceSn.length > 64
+    )
+      return null;
     return sql`${b.originId}::text AS origin_id, ${b.deviceSn.toLowerCase()}::text AS device_sn,
       (SELECT j.id FROM print_jobs j WHERE j.app_key_id = ${key.id} AND j.origin_id = ${b.originId}) AS earlier_id,
       (SELECT json_build_object('id', d.id, 'kind', m.kind, 'paper_width_mm', m.paper_width_mm)
@@ -205,7 +223,10 @@ export class PrintService {
     return rows[0];
   }
 
-  async list(key: PrintKey, q: OpenPrintListQuery & { pageNo: number; pageSize: number }): Promise<Paged<OpenPrintJob>> {
+  async list(
+    key: PrintKey,
+    q: OpenPrintListQuery & { pageNo: number; pageSize: number },
+  ): Promise<Paged<OpenPrintJob>> {
     const where = [sql`j.app_key_id = ${key.id}`];
     if (q.deviceSn) where.push(sql`lower(d.sn) = ${q.deviceSn.toLowerCase()}`);
     if (q.state) where.push(sql`j.state = ${q.state}`);
@@ -216,8 +237,14 @@ export class PrintService {
     const [page, total] = await Promise.all([
       sql<JobRow>`
         SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}
-        ORDER BY j.created_at DESC, j.seq DESC LIMIT ${q.pageSize} OFFSET ${(q.pageNo - 1) * q.pageSize}`.execute(this.db),
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}`.execute(this.db),
+        ORDER BY j.created_at DESC, j.seq DESC LIMIT ${q.pageSize} OFFSET ${(q.pageNo - 1) * q.pageSize}`.execute(
+        this.db,
+      ),
+      sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}`.execute(
+        this.db,
+      ),
     ]);
     return { list: page.rows.map(toOpenJob), total: total.rows[0].n };
   }
@@ -242,13 +269,22 @@ export class PrintService {
       WHERE ${where} AND d.id = j.device_id AND ${CANCELABLE}
       RETURNING ${COLS}, d.sn, true AS changed`);
     if (rows[0]) return rows[0];
-    const { rows: existing } = await sql<{ state: PrintJobState; attempts: number }>`SELECT j.state, j.attempts FROM print_jobs j WHERE ${where}`.execute(this.db);
+    const { rows: existing } = await sql<{
+      state: PrintJobState;
+      attempts: number;
+    }>`SELECT j.state, j.attempts FROM print_jobs j WHERE ${where}`.execute(this.db);
     if (!existing[0]) throw notFound('job');
     const { state, attempts } = existing[0];
     // 400, not 409: the code catalogue (SPEC §8) has no conflict code; data.reason tells it apart from bad input
     const extra = { field: 'id', data: { reason: CANCEL_REFUSED_REASON, state, attempts } };
     if (state === 'canceled') throw new AppError(400, 'print.alreadyCanceled', null, extra);
-    if (state === 'queued' || state === 'timeout') throw new AppError(400, 'print.alreadySent', { state, n: attempts, deliveries: attempts === 1 ? 'delivery' : 'deliveries' }, extra);
+    if (state === 'queued' || state === 'timeout')
+      throw new AppError(
+        400,
+        'print.alreadySent',
+        { state, n: attempts, deliveries: attempts === 1 ? 'delivery' : 'deliveries' },
+        extra,
+      );
     throw new AppError(400, 'print.notCancelable', { state }, extra);
   }
 
@@ -270,7 +306,17 @@ export class PrintService {
     const d = await this.db
       .selectFrom('devices as d')
       .innerJoin('device_models as m', 'm.id', 'd.model_id')
-      .select(['d.id', 'd.sn', 'd.name', 'd.status', 'd.paper', 'd.last_seen_at', 'm.code as model', 'm.kind', 'm.paper_width_mm'])
+      .select([
+        'd.id',
+        'd.sn',
+        'd.name',
+        'd.status',
+        'd.paper',
+        'd.last_seen_at',
+        'm.code as model',
+        'm.kind',
+        'm.paper_width_mm',
+      ])
       .where(sql<string>`lower(d.sn)`, '=', sn.toLowerCase())
       .where('d.tenant_id', '=', key.tenantId)
       .executeTakeFirst();
@@ -281,16 +327,34 @@ export class PrintService {
   async deviceStatus(key: PrintKey, sn: string): Promise<OpenDeviceStatus> {
     const d = await this.deviceOf(key, sn);
     const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM print_jobs WHERE device_id = ${d.id} AND tenant_id = ${key.tenantId} AND state IN ${OPEN}`.execute(this.db);
+      SELECT count(*)::int AS n FROM print_jobs WHERE device_id = ${d.id} AND tenant_id = ${key.tenantId} AND state IN ${OPEN}`.execute(
+      this.db,
+    );
     return { ...openDevice(d), paper: d.paper, pendingJobs: rows[0].n };
   }
 
-  async devices(key: PrintKey, q: { pageNo: number; pageSize: number; status?: 'online' | 'offline' }): Promise<Paged<OpenDevice>> {
-    let base = this.db.selectFrom('devices as d').innerJoin('device_models as m', 'm.id', 'd.model_id').where('d.tenant_id', '=', key.tenantId);
+  async devices(
+    key: PrintKey,
+    q: { pageNo: number; pageSize: number; status?: 'online' | 'offline' },
+  ): Promise<Paged<OpenDevice>> {
+    let base = this.db
+      .selectFrom('devices as d')
+      .innerJoin('device_models as m', 'm.id', 'd.model_id')
+      .where('d.tenant_id', '=', key.tenantId);
     if (q.status) base = base.where('d.status', '=', q.status);
     const [rows, total] = await Promise.all([
       base
-        .select(['d.id', 'd.sn', 'd.name', 'd.status', 'd.paper', 'd.last_seen_at', 'm.code as model', 'm.kind', 'm.paper_width_mm'])
+        .select([
+          'd.id',
+          'd.sn',
+          'd.name',
+          'd.status',
+          'd.paper',
+          'd.last_seen_at',
+          'm.code as model',
+          'm.kind',
+          'm.paper_width_mm',
+        ])
         .orderBy('d.sn')
         .limit(q.pageSize)
         .offset((q.pageNo - 1) * q.pageSize)
@@ -450,14 +514,24 @@ export function printMsg(r: SendRow): PrintMsg {
   return {
     id: r.id,
     format: r.format,
-    content: r.format === 'escpos' ? Buffer.from(r.payload).toString('base64') : Buffer.from(r.payload).toString('utf8'),
+    content:
+      r.format === 'escpos' ? Buffer.from(r.payload).toString('base64') : Buffer.from(r.payload).toString('utf8'),
     copies: r.copies,
     expireAt: iso(r.expire_at)!,
     attempt: Math.max(1, r.attempts),
   };
 }
 
-function openDevice(d: { sn: string; name: string; status: 'online' | 'offline'; paper: keyof typeof FAULT | 'ok'; last_seen_at: Date | null; model: string; kind: 'printer' | 'android-terminal'; paper_width_mm: number }): OpenDevice {
+function openDevice(d: {
+  sn: string;
+  name: string;
+  status: 'online' | 'offline';
+  paper: keyof typeof FAULT | 'ok';
+  last_seen_at: Date | null;
+  model: string;
+  kind: 'printer' | 'android-terminal';
+  paper_width_mm: number;
+}): OpenDevice {
   const fault = d.status === 'online' && d.paper !== 'ok' ? FAULT[d.paper] : null;
   return {
     sn: d.sn,

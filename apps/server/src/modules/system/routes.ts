@@ -11,7 +11,8 @@ const MAX_SESSIONS = 10_000;
 
 // a token or a password pasted into a URL or a message stays out of the log
 const SECRET = /(bearer\s+)[\w.~+/=-]+|((?:token|password|secret|authorization)["']?\s*[:=]\s*["']?)[^\s"'&,;]+/gi;
-const redact = (s: string | undefined) => s?.replace(SECRET, (_m, bearer: string | undefined, key: string | undefined) => `${bearer ?? key}[redacted]`);
+const redact = (s: string | undefined) =>
+  s?.replace(SECRET, (_m, bearer: string | undefined, key: string | undefined) => `${bearer ?? key}[redacted]`);
 
 /** The console's unexpected errors met by customers (staff read theirs in the error-log panel), at warn level. */
 export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -19,7 +20,14 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/system/clientError',
-    { schema: { tags: ['system'], summary: 'Writes an unexpected console error to the server log (capped per session)', body: clientErrorBody, response: { 200: envelopeSchema(clientErrorResult) } } },
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Writes an unexpected console error to the server log (capped per session)',
+        body: clientErrorBody,
+        response: { 200: envelopeSchema(clientErrorResult) },
+      },
+    },
     async (req) => {
       const u = caller(req);
       const now = Date.now();
@@ -32,7 +40,14 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       if (++seen.n > CLIENT_ERROR_CAP) return ok({ logged: false });
       const { message, stack, url } = req.body;
-      req.log.warn({ clientError: { message: redact(message), stack: redact(stack), url: redact(url) }, userId: u.id, tenantId: u.tenantId }, 'console error');
+      req.log.warn(
+        {
+          clientError: { message: redact(message), stack: redact(stack), url: redact(url) },
+          userId: u.id,
+          tenantId: u.tenantId,
+        },
+        'console error',
+      );
       return ok({ logged: true });
     },
   );

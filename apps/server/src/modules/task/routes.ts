@@ -24,7 +24,14 @@ const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISS
 export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
   app.post(
     '/device/command',
-    { schema: { tags, summary: 'Send reboot or shutdown to 1-500 devices: one task per device, a batch for several', body: commandBody, response: { 200: envelopeSchema(commandResult) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Send reboot or shutdown to 1-500 devices: one task per device, a batch for several',
+        body: commandBody,
+        response: { 200: envelopeSchema(commandResult) },
+      },
+    },
     async (req) => {
       const u = caller(req);
       // the permission depends on the command, so it is checked here rather than in the route config
@@ -36,7 +43,15 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
 
   app.get(
     '/device/task/list',
-    { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'Tasks of the account, newest first', querystring: taskListQuery, response: { 200: pagedEnvelope(taskItem) } } },
+    {
+      config: { permission: PERMISSIONS.deviceTask },
+      schema: {
+        tags,
+        summary: 'Tasks of the account, newest first',
+        querystring: taskListQuery,
+        response: { 200: pagedEnvelope(taskItem) },
+      },
+    },
     async (req) => ok(await tasks.list(caller(req).scope, req.query)),
   );
 
@@ -44,20 +59,41 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
     '/device/task/batch/list',
     {
       config: { permission: PERMISSIONS.deviceTask },
-      schema: { tags, summary: 'Batches of the account, newest first, each with how many of its tasks are in each state', querystring: batchListQuery, response: { 200: pagedEnvelope(batchView) } },
+      schema: {
+        tags,
+        summary: 'Batches of the account, newest first, each with how many of its tasks are in each state',
+        querystring: batchListQuery,
+        response: { 200: pagedEnvelope(batchView) },
+      },
     },
     async (req) => ok(await tasks.batches(caller(req).scope, req.query)),
   );
 
   app.get(
     '/device/task/batch/:id',
-    { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'A batch and how many of its tasks are in each state', params: batchIdParams, response: { 200: envelopeSchema(batchView) } } },
+    {
+      config: { permission: PERMISSIONS.deviceTask },
+      schema: {
+        tags,
+        summary: 'A batch and how many of its tasks are in each state',
+        params: batchIdParams,
+        response: { 200: envelopeSchema(batchView) },
+      },
+    },
     async (req) => ok(await tasks.batch(caller(req).scope, req.params.id)),
   );
 
   app.post(
     '/device/task/:id/cancel',
-    { config: { permission: PERMISSIONS.deviceTask }, schema: { tags, summary: 'Cancel a task that has not finished', params: taskIdParams, response: { 200: envelopeSchema(cancelResult) } } },
+    {
+      config: { permission: PERMISSIONS.deviceTask },
+      schema: {
+        tags,
+        summary: 'Cancel a task that has not finished',
+        params: taskIdParams,
+        response: { 200: envelopeSchema(cancelResult) },
+      },
+    },
     async (req) => ok(await tasks.cancel(caller(req).scope, req.params.id)),
   );
 };

@@ -48,7 +48,10 @@ export type ChangedTask = TaskRow;
 const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
 
 /** Tasks of a batch (or of each of several batches) in each state: every state present, 0 when none. */
-function stateCounts(rows: Array<{ state: TaskState; n: number | string }>): { total: number; counts: Record<TaskState, number> } {
+function stateCounts(rows: Array<{ state: TaskState; n: number | string }>): {
+  total: number;
+  counts: Record<TaskState, number>;
+} {
   const counts = Object.fromEntries(TASK_STATES.map((s) => [s, 0])) as Record<TaskState, number>;
   for (const r of rows) counts[r.state] = Number(r.n);
   return { total: rows.reduce((a, r) => a + Number(r.n), 0), counts };
@@ -91,25 +94,52 @@ export class TaskService {
 
   /** One task per device (a batch row when there are several); a device outside the tenant → 404, nothing made. */
   async createCommands(u: TaskCaller, body: CommandBody, ip: string): Promise<CommandResult> {
-    const found = await u.scope.selectFrom('devices').select('devices.id').where('devices.id', 'in', body.deviceIds).execute();
+    const found = await u.scope
+      .selectFrom('devices')
+      .select('devices.id')
+      .where('devices.id', 'in', body.deviceIds)
+      .execute();
     if (found.length !== body.deviceIds.length) throw notFound('device');
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
     const { batchId, tasks } = await u.scope.transaction(async (tx) => {
       const batch =
         body.deviceIds.length > 1
           ? await tx
-              .insertInto('task_batches', { type: body.type, targets: JSON.stringify({ deviceIds: body.deviceIds }), created_by: u.id })
+              .insertInto('task_batches', {
+                type: body.type,
+                targets: JSON.stringify({ deviceIds: body.deviceIds }),
+                created_by: u.id,
+              })
               .returning('id')
               .executeTakeFirstOrThrow()
           : null;
       const rows = await tx
-        .insertInto('device_tasks', body.deviceIds.map((deviceId) => ({ batch_id: batch?.id ?? null, device_id: deviceId, type: body.type, params: '{}', created_by: u.id, expire_at: expireAt })))
+        .insertInto(
+          'device_tasks',
+          body.deviceIds.map((deviceId) => ({
+            batch_id: batch?.id ?? null,
+            device_id: deviceId,
+            type: body.type,
+            params: '{}',
+            created_by: u.id,
+            expire_at: expireAt,
+          })),
+        )
         .returningAll()
         .execute();
       return { batchId: batch?.id ?? null, tasks: rows };
     });
     for (const t of tasks) this.emit(t);
-    await audit(this.db, { tenantId: u.tenantId, userId: u.id, ip, action: `device.${body.type}`, resource: batchId ? 'task_batch' : 'device_task', resourceId: batchId ?? tasks[0].id, result: 'ok', details: { devices: body.deviceIds.length } });
+    await audit(this.db, {
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: `device.${body.type}`,
+      resource: batchId ? 'task_batch' : 'device_task',
+      resourceId: batchId ?? tasks[0].id,
+      result: 'ok',
+      details: { devices: body.deviceIds.length },
+    });
     const byDevice = new Map(tasks.map((t) => [t.device_id, t.id]));
     const taskIds = body.deviceIds.map((d) => byDevice.get(d)!);
     await this.dispatch(taskIds);
@@ -119,8 +149,20 @@ export class TaskService {
   async list(scope: TenantScope, q: TaskListParams): Promise<Paged<TaskItem>> {
     const { pageNo, pageSize } = q;
     // a filter naming another tenant's device or batch is a 404, like every cross-tenant id
-    if (q.deviceId && !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())) throw notFound('device');
-    if (q.batchId && !(await scope.selectFrom('task_batches').select('task_batches.id').where('task_batches.id', '=', q.batchId).executeTakeFirst())) throw notFound('batch');
+    if (
+      q.deviceId &&
+      !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())
+    )
+      throw notFound('device');
+    if (
+      q.batchId &&
+      !(await scope
+        .selectFrom('task_batches')
+        .select('task_batches.id')
+        .where('task_batches.id', '=', q.batchId)
+        .executeTakeFirst())
+    )
+      throw notFound('batch');
     let base = scope.selectFrom('device_tasks');
     if (q.deviceId) base = base.where('device_tasks.device_id', '=', q.deviceId);
     if (q.batchId) base = base.where('device_tasks.batch_id', '=', q.batchId);
@@ -148,7 +190,11 @@ export class TaskService {
   }
 
   async batch(scope: TenantScope, id: number): Promise<BatchView> {
-    const batch = await scope.selectFrom('task_batches').select(['task_batches.id', 'task_batches.type', 'task_batches.created_at']).where('task_batches.id', '=', id).executeTakeFirst();
+    const batch = await scope
+      .selectFrom('task_batches')
+      .select(['task_batches.id', 'task_batches.type', 'task_batches.created_at'])
+      .where('task_batches.id', '=', id)
+      .executeTakeFirst();
     if (!batch) throw notFound('batch');
     const rows = await scope
       .selectFrom('device_tasks')
@@ -169,7 +215,10 @@ export class TaskService {
         .limit(q.pageSize)
         .offset((q.pageNo - 1) * q.pageSize)
         .execute(),
-      scope.selectFrom('task_batches').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      scope
+        .selectFrom('task_batches')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     const ids = page.map((b) => b.id);
     const rows = ids.length
@@ -181,7 +230,12 @@ export class TaskService {
           .execute()
       : [];
     return {
-      list: page.map((b) => ({ id: b.id, type: b.type, createdAt: b.created_at.toISOString(), ...stateCounts(rows.filter((r) => Number(r.batch_id) === b.id)) })),
+      list: page.map((b) => ({
+        id: b.id,
+        type: b.type,
+        createdAt: b.created_at.toISOString(),
+        ...stateCounts(rows.filter((r) => Number(r.batch_id) === b.id)),
+      })),
       total: Number(total.n),
     };
   }
@@ -199,7 +253,11 @@ export class TaskService {
       this.emit(row);
       return { id, state: 'canceled' };
     }
-    const existing = await scope.selectFrom('device_tasks').select('device_tasks.state').where('device_tasks.id', '=', id).executeTakeFirst();
+    const existing = await scope
+      .selectFrom('device_tasks')
+      .select('device_tasks.state')
+      .where('device_tasks.id', '=', id)
+      .executeTakeFirst();
     if (!existing) throw notFound('task');
     throw new AppError(400, 'task.notCancelable', { state: existing.state }, { field: 'id' });
   }
@@ -240,7 +298,9 @@ export class TaskService {
         RETURNING t.*, d.sn`.execute(this.db),
       sql<SentRow>`
         SELECT t.*, d.sn FROM device_tasks t JOIN devices d ON d.id = t.device_id
-        WHERE t.device_id = ${deviceId} AND t.state IN ('delivered', 'running') AND t.expire_at > now()`.execute(this.db),
+        WHERE t.device_id = ${deviceId} AND t.state IN ('delivered', 'running') AND t.expire_at > now()`.execute(
+        this.db,
+      ),
     ]);
     fresh.rows.forEach((r) => this.emit(r));
     const all = [...fresh.rows, ...taken.rows].sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at));
@@ -343,7 +403,13 @@ export class TaskService {
     for (const r of rows) {
       // a failed publish is not an error here: the task times out and goes again
       await this.downlink
-        .command(r.sn, { id: r.id, type: r.type, params: isJsonObject(r.params) ? r.params : {}, expireAt: new Date(r.expire_at).toISOString(), attempt: r.attempts })
+        .command(r.sn, {
+          id: r.id,
+          type: r.type,
+          params: isJsonObject(r.params) ? r.params : {},
+          expireAt: new Date(r.expire_at).toISOString(),
+          attempt: r.attempts,
+        })
         .catch(() => {});
     }
   }
@@ -351,7 +417,15 @@ export class TaskService {
   private emit(r: TaskRow): void {
     this.events.publish(r.tenant_id, {
       type: 'task',
-      data: { id: r.id, deviceId: Number(r.device_id), batchId: r.batch_id == null ? null : Number(r.batch_id), type: r.type, state: r.state, progress: r.progress, error: r.error },
+      data: {
+        id: r.id,
+        deviceId: Number(r.device_id),
+        batchId: r.batch_id == null ? null : Number(r.batch_id),
+        type: r.type,
+        state: r.state,
+        progress: r.progress,
+        error: r.error,
+      },
     });
   }
 }

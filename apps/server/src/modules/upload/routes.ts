@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { fileTypeFromFile } from 'file-type';
-import { UPLOAD_ACCEPT, UPLOAD_MAX_BYTES, envelopeSchema, uploadResult, uploadTokenQuery, uploadTokenResult } from '@cpc/contracts';
+import {
+  UPLOAD_ACCEPT,
+  UPLOAD_MAX_BYTES,
+  envelopeSchema,
+  uploadResult,
+  uploadTokenQuery,
+  uploadTokenResult,
+} from '@cpc/contracts';
 import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
 import { caller, loadAuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
@@ -16,66 +23,133 @@ const TOKEN_TTL = 3600;
 export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: Db }> = async (app, { storage, db }) => {
   const tokenFor = (req: Parameters<typeof caller>[0], bucket: string) => {
     const u = caller(req);
-    return ok({ token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, sessionId: u.sessionId, bucket }, TOKEN_TTL), uploadUrl: '/apiAdmin/upload', maxSize: UPLOAD_MAX_BYTES, accept: UPLOAD_ACCEPT, expiresIn: TOKEN_TTL });
+    return ok({
+      token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, sessionId: u.sessionId, bucket }, TOKEN_TTL),
+      uploadUrl: '/apiAdmin/upload',
+      maxSize: UPLOAD_MAX_BYTES,
+      accept: UPLOAD_ACCEPT,
+      expiresIn: TOKEN_TTL,
+    });
   };
 
-  app.get('/user/v1/user/getQnToken', { schema: { tags: ['upload'], summary: 'An upload token', querystring: uploadTokenQuery, response: { 200: envelopeSchema(uploadTokenResult) } } }, async (req) => tokenFor(req, req.query.bucket));
-  app.post('/admin/admin/getQiniuToken', { schema: { tags: ['upload'], summary: 'An upload token (alternative path)', body: z.object({ bucket: z.enum(['permanentfile']).default('permanentfile') }).strict().optional(), response: { 200: envelopeSchema(uploadTokenResult) } } }, async (req) => tokenFor(req, req.body?.bucket ?? 'permanentfile'));
+  app.get(
+    '/user/v1/user/getQnToken',
+    {
+      schema: {
+        tags: ['upload'],
+        summary: 'An upload token',
+        querystring: uploadTokenQuery,
+        response: { 200: envelopeSchema(uploadTokenResult) },
+      },
+    },
+    async (req) => tokenFor(req, req.query.bucket),
+  );
+  app.post(
+    '/admin/admin/getQiniuToken',
+    {
+      schema: {
+        tags: ['upload'],
+        summary: 'An upload token (alternative path)',
+        body: z
+          .object({ bucket: z.enum(['permanentfile']).default('permanentfile') })
+          .strict()
+          .optional(),
+        response: { 200: envelopeSchema(uploadTokenResult) },
+      },
+    },
+    async (req) => tokenFor(req, req.body?.bucket ?? 'permanentfile'),
+  );
 
-  app.post('/upload', { config: { auth: false }, schema: { tags: ['upload'], summary: 'Upload a jpg or png (≤ 10 MB) with an upload token: multipart fields `token` then `file`', consumes: ['multipart/form-data'], response: { 200: envelopeSchema(uploadResult) } } }, async (req) => {
-    const part = await firstFile(req, { fileSize: UPLOAD_MAX_BYTES, fields: 5 });
-    // Everything that can refuse the upload is checked before a byte is written; a refused file is drained.
-    let claims: UploadClaims;
-    const name = part.filename ?? '';
-    try {
-      const tokenField = part.fields.token as { value?: unknown } | undefined;
-      const token = typeof tokenField?.value === 'string' ? tokenField.value : String((req.query as { token?: string }).token ?? '');
-      const read = storage.readUploadToken(token);
-      if (!read) throw new AppError(401, 'upload.tokenInvalid');
-      // the session it was minted from must still be live and its user enabled, as for any bearer call
-      await loadAuthUser(db, read.userId, read.tenantId, read.sessionId);
-      claims = read;
-      if (!hasNoControl(name)) throw badRequest('filename', NO_CONTROL_MSG);
-    } catch (e) {
-      part.file.resume();
-      throw e;
-    }
-
-    const { temp, size } = await storage.receive(part.file).catch(cutShort);
-    try {
-      assertWhole(part, badRequest('file', 'upload.tooLarge'));
-      if (size === 0) throw badRequest('file', 'upload.fileEmpty');
-      const type = await fileTypeFromFile(temp);
-      if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'upload.wrongType');
-      const key = storage.newKey(name || `upload.${type.ext}`);
-      await new TenantScope(db, claims.tenantId)
-        .insertInto('objects', { key, user_id: claims.userId, bucket: claims.bucket, size, mime: type.mime, original_name: name.slice(0, 200) })
-        .execute()
-        .catch((e: unknown) => {
-          // the user was deleted between the check above and this row
-          if ((e as { code?: string }).code === '23503') throw new AppError(401, 'auth.loginExpired');
-          throw e;
-        });
+  app.post(
+    '/upload',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['upload'],
+        summary: 'Upload a jpg or png (≤ 10 MB) with an upload token: multipart fields `token` then `file`',
+        consumes: ['multipart/form-data'],
+        response: { 200: envelopeSchema(uploadResult) },
+      },
+    },
+    async (req) => {
+      const part = await firstFile(req, { fileSize: UPLOAD_MAX_BYTES, fields: 5 });
+      // Everything that can refuse the upload is checked before a byte is written; a refused file is drained.
+      let claims: UploadClaims;
+      const name = part.filename ?? '';
       try {
-        await storage.commit(temp, key);
+        const tokenField = part.fields.token as { value?: unknown } | undefined;
+        const token =
+          typeof tokenField?.value === 'string'
+            ? tokenField.value
+            : String((req.query as { token?: string }).token ?? '');
+        const read = storage.readUploadToken(token);
+        if (!read) throw new AppError(401, 'upload.tokenInvalid');
+        // the session it was minted from must still be live and its user enabled, as for any bearer call
+        await loadAuthUser(db, read.userId, read.tenantId, read.sessionId);
+        claims = read;
+        if (!hasNoControl(name)) throw badRequest('filename', NO_CONTROL_MSG);
       } catch (e) {
-        await db.deleteFrom('objects').where('key', '=', key).execute();
+        part.file.resume();
         throw e;
       }
-      return ok({ key, url: storage.signedUrl(key), size, mime: type.mime });
-    } finally {
-      await storage.discard(temp);
-    }
-  });
 
-  app.get('/objects/*', { config: { auth: false }, schema: { tags: ['upload'], summary: 'Read an object through a signed URL', querystring: z.object({ exp: z.coerce.number().int(), sig: z.string().max(100) }).strict() } }, async (req, reply) => {
-    // the router has already decoded the path once; decoding again would read '%25ZZ' as a bad escape
-    const key = (req.params as { '*': string })['*'];
-    if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
-    const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
-    const bytes = row ? await storage.read(key) : null;
-    if (!row || !bytes) throw new AppError(404, 'upload.objectMissing');
-    reply.header('content-type', row.mime).header('cache-control', 'private, max-age=3600').header('x-content-type-options', 'nosniff');
-    return reply.send(bytes);
-  });
+      const { temp, size } = await storage.receive(part.file).catch(cutShort);
+      try {
+        assertWhole(part, badRequest('file', 'upload.tooLarge'));
+        if (size === 0) throw badRequest('file', 'upload.fileEmpty');
+        const type = await fileTypeFromFile(temp);
+        if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'upload.wrongType');
+        const key = storage.newKey(name || `upload.${type.ext}`);
+        await new TenantScope(db, claims.tenantId)
+          .insertInto('objects', {
+            key,
+            user_id: claims.userId,
+            bucket: claims.bucket,
+            size,
+            mime: type.mime,
+            original_name: name.slice(0, 200),
+          })
+          .execute()
+          .catch((e: unknown) => {
+            // the user was deleted between the check above and this row
+            if ((e as { code?: string }).code === '23503') throw new AppError(401, 'auth.loginExpired');
+            throw e;
+          });
+        try {
+          await storage.commit(temp, key);
+        } catch (e) {
+          await db.deleteFrom('objects').where('key', '=', key).execute();
+          throw e;
+        }
+        return ok({ key, url: storage.signedUrl(key), size, mime: type.mime });
+      } finally {
+        await storage.discard(temp);
+      }
+    },
+  );
+
+  app.get(
+    '/objects/*',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['upload'],
+        summary: 'Read an object through a signed URL',
+        querystring: z.object({ exp: z.coerce.number().int(), sig: z.string().max(100) }).strict(),
+      },
+    },
+    async (req, reply) => {
+      // the router has already decoded the path once; decoding again would read '%25ZZ' as a bad escape
+      const key = (req.params as { '*': string })['*'];
+      if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
+      const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
+      const bytes = row ? await storage.read(key) : null;
+      if (!row || !bytes) throw new AppError(404, 'upload.objectMissing');
+      reply
+        .header('content-type', row.mime)
+        .header('cache-control', 'private, max-age=3600')
+        .header('x-content-type-options', 'nosniff');
+      return reply.send(bytes);
+    },
+  );
 };

@@ -1,5 +1,12 @@
 import { sql } from 'kysely';
-import { AUTH_STATUS, type ProfileUpdateBody, type ProfileView, type RoleOption, type SessionView, type UserInfo } from '@cpc/contracts';
+import {
+  AUTH_STATUS,
+  type ProfileUpdateBody,
+  type ProfileView,
+  type RoleOption,
+  type SessionView,
+  type UserInfo,
+} from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
@@ -15,11 +22,18 @@ import { endSessions, type ClientInfo } from '../../lib/sessions.ts';
 const AVATAR_URL_TTL = 24 * 3600;
 /** 138****0000: the personal centre shows the number without handing it out whole. */
 export const maskMobile = (mobile: string | null): string | null =>
-  mobile ? (mobile.length >= 7 ? `${mobile.slice(0, 3)}${'*'.repeat(mobile.length - 7)}${mobile.slice(-4)}` : '*'.repeat(mobile.length)) : null;
+  mobile
+    ? mobile.length >= 7
+      ? `${mobile.slice(0, 3)}${'*'.repeat(mobile.length - 7)}${mobile.slice(-4)}`
+      : '*'.repeat(mobile.length)
+    : null;
 
 /** The roles of each user, as `[{ id, code, name }]`, for a query over `users`. */
 export const rolesOf = (userIdColumn: string) =>
-  sql<RoleOption[]>`coalesce((select json_agg(json_build_object('id', r.id, 'code', r.code, 'name', r.name) order by r.id) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${sql.ref(userIdColumn)}), '[]'::json)`;
+  sql<RoleOption[]>`coalesce(
+    (select json_agg(json_build_object('id', r.id, 'code', r.code, 'name', r.name) order by r.id)
+     from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${sql.ref(userIdColumn)}),
+    '[]'::json)`;
 
 export class UserService {
   constructor(
@@ -33,12 +47,20 @@ export class UserService {
     return key ? this.storage.signedUrl(key, AVATAR_URL_TTL) : '';
   }
 
-
   async userInfo(user: AuthUser): Promise<UserInfo> {
     const row = await user.scope
       .selectFrom('users')
       .innerJoin('tenants as t', 't.id', 'users.tenant_id')
-      .select(['users.id', 'users.username', 'users.mobile', 'users.avatar', 'users.is_super', 't.auth_status', 't.attest_name', 't.kind'])
+      .select([
+        'users.id',
+        'users.username',
+        'users.mobile',
+        'users.avatar',
+        'users.is_super',
+        't.auth_status',
+        't.attest_name',
+        't.kind',
+      ])
       .where('users.id', '=', user.id)
       .executeTakeFirstOrThrow();
     return {
@@ -65,37 +87,85 @@ export class UserService {
    * statement that checks the count, and a right password takes its count back: however many tries come at
    * once, on however many nodes, at most the limit of them are checked.
    */
-  async checkPassword(user: AuthUser, password: string, client: ClientInfo, field: 'password' | 'oldPassword' = 'password'): Promise<void> {
+  async checkPassword(
+    user: AuthUser,
+    password: string,
+    client: ClientInfo,
+    field: 'password' | 'oldPassword' = 'password',
+  ): Promise<void> {
     const limit = this.config.LOGIN_MAX_FAILS_ACCOUNT;
     const signOut = async () => {
-      await this.db.updateTable('sessions').set({ revoked_at: new Date(), revoke_reason: 'too many wrong passwords' }).where('id', '=', user.sessionId).execute();
+      await this.db
+        .updateTable('sessions')
+        .set({ revoked_at: new Date(), revoke_reason: 'too many wrong passwords' })
+        .where('id', '=', user.sessionId)
+        .execute();
       return new AppError(401, 'auth.lockSignedOut');
     };
-    const attempt = await hit(this.db, this.config.LOGIN_FAIL_WINDOW * 1000, [{ bucket: 'password.session', key: user.sessionId }]);
+    const attempt = await hit(this.db, this.config.LOGIN_FAIL_WINDOW * 1000, [
+      { bucket: 'password.session', key: user.sessionId },
+    ]);
     if (attempt[0].hits > limit) throw await signOut();
-    const row = await user.scope.selectFrom('users').select('password_hash').where('users.id', '=', user.id).executeTakeFirstOrThrow();
+    const row = await user.scope
+      .selectFrom('users')
+      .select('password_hash')
+      .where('users.id', '=', user.id)
+      .executeTakeFirstOrThrow();
     if (await verifyPassword(row.password_hash, password)) {
       await unhit(this.db, attempt);
       return;
     }
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.check', result: 'fail', subject: user.username.toLowerCase() });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip: client.ip,
+      action: 'password.check',
+      result: 'fail',
+      subject: user.username.toLowerCase(),
+    });
     const left = limit - attempt[0].hits;
     if (left <= 0) throw await signOut();
-    throw new AppError(400, field === 'password' ? 'auth.passwordIncorrect' : 'auth.oldPasswordWrong', null, { field, data: { attemptsLeft: left } });
+    throw new AppError(400, field === 'password' ? 'auth.passwordIncorrect' : 'auth.oldPasswordWrong', null, {
+      field,
+      data: { attemptsLeft: left },
+    });
   }
 
   async changePassword(user: AuthUser, oldPassword: string, password: string, client: ClientInfo): Promise<void> {
     await this.checkPassword(user, oldPassword, client, 'oldPassword');
-    await user.scope.updateTable('users').set({ password_hash: await hashPassword(password) }).where('users.id', '=', user.id).execute();
+    await user.scope
+      .updateTable('users')
+      .set({ password_hash: await hashPassword(password) })
+      .where('users.id', '=', user.id)
+      .execute();
     await endSessions(this.db, user.id, 'password changed', user.sessionId);
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'password.change', result: 'ok' });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip: client.ip,
+      action: 'password.change',
+      result: 'ok',
+    });
   }
 
   async profile(user: AuthUser): Promise<ProfileView> {
     const row = await user.scope
       .selectFrom('users')
       .innerJoin('tenants as t', 't.id', 'users.tenant_id')
-      .select(['users.id', 'users.username', 'users.nickname', 'users.email', 'users.mobile', 'users.avatar', 'users.is_super', 'users.created_at', 't.kind', 't.name as tenant_name', 't.auth_status', 't.attest_name'])
+      .select([
+        'users.id',
+        'users.username',
+        'users.nickname',
+        'users.email',
+        'users.mobile',
+        'users.avatar',
+        'users.is_super',
+        'users.created_at',
+        't.kind',
+        't.name as tenant_name',
+        't.auth_status',
+        't.attest_name',
+      ])
       .select(rolesOf('users.id').as('roles'))
       .where('users.id', '=', user.id)
       .executeTakeFirstOrThrow();
@@ -117,17 +187,42 @@ export class UserService {
   }
 
   async updateProfile(user: AuthUser, body: ProfileUpdateBody, client: ClientInfo): Promise<ProfileView> {
-    await user.scope.updateTable('users').set({ nickname: body.nickname, email: body.email }).where('users.id', '=', user.id).execute();
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'profile.update', result: 'ok', resource: 'user', resourceId: user.id });
+    await user.scope
+      .updateTable('users')
+      .set({ nickname: body.nickname, email: body.email })
+      .where('users.id', '=', user.id)
+      .execute();
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip: client.ip,
+      action: 'profile.update',
+      result: 'ok',
+      resource: 'user',
+      resourceId: user.id,
+    });
     return this.profile(user);
   }
 
   /** The avatar must be an image this user uploaded (the upload already checked its bytes: jpg/png ≤ 10 MB). */
   async setAvatar(user: AuthUser, key: string, client: ClientInfo): Promise<ProfileView> {
-    const owned = await user.scope.selectFrom('objects').select('objects.mime').where('objects.key', '=', key).where('objects.user_id', '=', user.id).executeTakeFirst();
+    const owned = await user.scope
+      .selectFrom('objects')
+      .select('objects.mime')
+      .where('objects.key', '=', key)
+      .where('objects.user_id', '=', user.id)
+      .executeTakeFirst();
     if (!owned) throw badRequest('avatarKey', 'upload.imageFirst');
     await user.scope.updateTable('users').set({ avatar: key }).where('users.id', '=', user.id).execute();
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'profile.avatar', result: 'ok', resource: 'user', resourceId: user.id });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip: client.ip,
+      action: 'profile.avatar',
+      result: 'ok',
+      resource: 'user',
+      resourceId: user.id,
+    });
     return this.profile(user);
   }
 
@@ -142,7 +237,14 @@ export class UserService {
       .where((eb) =>
         eb.or([
           eb('sessions.id', '=', user.sessionId),
-          eb.exists(eb.selectFrom('refresh_tokens as r').select('r.session_id').whereRef('r.session_id', '=', 'sessions.id').where('r.used_at', 'is', null).where('r.expires_at', '>', now)),
+          eb.exists(
+            eb
+              .selectFrom('refresh_tokens as r')
+              .select('r.session_id')
+              .whereRef('r.session_id', '=', 'sessions.id')
+              .where('r.used_at', 'is', null)
+              .where('r.expires_at', '>', now),
+          ),
         ]),
       )
       .orderBy('sessions.last_active_at', 'desc')
@@ -171,6 +273,14 @@ export class UserService {
       .where('sessions.revoked_at', 'is', null)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw notFound('session');
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'session.revoke', result: 'ok', resource: 'session', resourceId: sessionId });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip: client.ip,
+      action: 'session.revoke',
+      result: 'ok',
+      resource: 'session',
+      resourceId: sessionId,
+    });
   }
 }

@@ -29,7 +29,13 @@ export const DEFAULT_CUSTOMER_ROLES = [
   {
     code: 'operator',
     name: 'Operator',
-    permissions: [PERMISSIONS.deviceView, PERMISSIONS.deviceEdit, PERMISSIONS.deviceReboot, PERMISSIONS.deviceShutdown, PERMISSIONS.deviceTask],
+    permissions: [
+      PERMISSIONS.deviceView,
+      PERMISSIONS.deviceEdit,
+      PERMISSIONS.deviceReboot,
+      PERMISSIONS.deviceShutdown,
+      PERMISSIONS.deviceTask,
+    ],
   },
   { code: 'viewer', name: 'Viewer', permissions: [PERMISSIONS.deviceView] },
 ];
@@ -47,12 +53,32 @@ export class SubAccountService {
     return scope
       .selectFrom('users')
       .where('users.is_super', '=', SUB_ACCOUNT)
-      .select(['users.id', 'users.username', 'users.nickname', 'users.mobile', 'users.email', 'users.state', 'users.created_at'])
+      .select([
+        'users.id',
+        'users.username',
+        'users.nickname',
+        'users.mobile',
+        'users.email',
+        'users.state',
+        'users.created_at',
+      ])
       .select(rolesOf('users.id').as('roles'))
-      .select(sql<Date | null>`(select max(s.created_at) from sessions s where s.user_id = users.id)`.as('last_login_at'));
+      .select(
+        sql<Date | null>`(select max(s.created_at) from sessions s where s.user_id = users.id)`.as('last_login_at'),
+      );
   }
 
-  private view(r: { id: number; username: string; nickname: string; mobile: string | null; email: string; state: SubAccountState; created_at: Date; roles: RoleOption[]; last_login_at: Date | null }): SubAccountView {
+  private view(r: {
+    id: number;
+    username: string;
+    nickname: string;
+    mobile: string | null;
+    email: string;
+    state: SubAccountState;
+    created_at: Date;
+    roles: RoleOption[];
+    last_login_at: Date | null;
+  }): SubAccountView {
     return {
       id: r.id,
       username: r.username,
@@ -77,11 +103,26 @@ export class SubAccountService {
     if (q.state) query = query.where('users.state', '=', q.state);
     if (q.keyword) {
       const like = `%${escapeLike(q.keyword)}%`;
-      query = query.where((eb) => eb.or([eb('users.username', 'ilike', like), eb('users.nickname', 'ilike', like), eb('users.mobile', 'like', like), eb('users.email', 'ilike', like)]));
+      query = query.where((eb) =>
+        eb.or([
+          eb('users.username', 'ilike', like),
+          eb('users.nickname', 'ilike', like),
+          eb('users.mobile', 'like', like),
+          eb('users.email', 'ilike', like),
+        ]),
+      );
     }
     const [rows, total] = await Promise.all([
-      query.orderBy('users.created_at', 'desc').orderBy('users.id', 'desc').limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute(),
-      query.clearSelect().select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      query
+        .orderBy('users.created_at', 'desc')
+        .orderBy('users.id', 'desc')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      query
+        .clearSelect()
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     return { list: rows.map((r) => this.view(r)), total: Number(total.n) };
   }
@@ -100,7 +141,11 @@ export class SubAccountService {
   /** The roles of the caller's tenant a sub-account may be given. */
   async roles(user: AuthUser): Promise<RoleOption[]> {
     await this.ensureDefaultRoles(user);
-    return user.scope.selectFrom('roles').select(['roles.id', 'roles.code', 'roles.name']).orderBy('roles.id').execute();
+    return user.scope
+      .selectFrom('roles')
+      .select(['roles.id', 'roles.code', 'roles.name'])
+      .orderBy('roles.id')
+      .execute();
   }
 
   private async checkRoles(user: AuthUser, roleIds: number[]): Promise<number[]> {
@@ -114,7 +159,10 @@ export class SubAccountService {
   /** User names are unique across the platform (they log in with them), mobile numbers too. */
   private async checkUnique(username: string | null, mobile: string | null, exceptId?: number): Promise<void> {
     if (username) {
-      let q = this.db.selectFrom('users').select('id').where(sql`lower(username)`, '=', username.toLowerCase());
+      let q = this.db
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(username)`, '=', username.toLowerCase());
       if (exceptId) q = q.where('id', '!=', exceptId);
       if (await q.executeTakeFirst()) throw badRequest('username', 'auth.usernameTaken');
     }
@@ -139,19 +187,41 @@ export class SubAccountService {
     const id = await user.scope
       .transaction(async (scope) => {
         const row = await scope
-          .insertInto('users', { username: body.username, nickname: body.nickname, mobile, email: body.email, password_hash: passwordHash, is_super: SUB_ACCOUNT })
+          .insertInto('users', {
+            username: body.username,
+            nickname: body.nickname,
+            mobile,
+            email: body.email,
+            password_hash: passwordHash,
+            is_super: SUB_ACCOUNT,
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
-        for (const roleId of roleIds) await scope.insertInto('user_roles', { user_id: row.id, role_id: roleId }).execute();
+        for (const roleId of roleIds)
+          await scope.insertInto('user_roles', { user_id: row.id, role_id: roleId }).execute();
         return row.id;
       })
       .catch(SubAccountService.uniqueViolation);
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'subAccount.create', result: 'ok', resource: 'user', resourceId: id, details: { username: body.username, roleIds } });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'subAccount.create',
+      result: 'ok',
+      resource: 'user',
+      resourceId: id,
+      details: { username: body.username, roleIds },
+    });
     return this.one(user.scope, id);
   }
 
   private async exists(user: AuthUser, id: number): Promise<void> {
-    const row = await user.scope.selectFrom('users').select('users.id').where('users.id', '=', id).where('users.is_super', '=', SUB_ACCOUNT).executeTakeFirst();
+    const row = await user.scope
+      .selectFrom('users')
+      .select('users.id')
+      .where('users.id', '=', id)
+      .where('users.is_super', '=', SUB_ACCOUNT)
+      .executeTakeFirst();
     if (!row) throw notFound('sub-account');
   }
 
@@ -162,30 +232,71 @@ export class SubAccountService {
     await this.checkUnique(null, mobile, body.id);
     await user.scope
       .transaction(async (scope) => {
-        await scope.updateTable('users').set({ nickname: body.nickname, mobile, email: body.email }).where('users.id', '=', body.id).where('users.is_super', '=', SUB_ACCOUNT).execute();
+        await scope
+          .updateTable('users')
+          .set({ nickname: body.nickname, mobile, email: body.email })
+          .where('users.id', '=', body.id)
+          .where('users.is_super', '=', SUB_ACCOUNT)
+          .execute();
         await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
-        for (const roleId of roleIds) await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
+        for (const roleId of roleIds)
+          await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
       })
       .catch(SubAccountService.uniqueViolation);
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'subAccount.update', result: 'ok', resource: 'user', resourceId: body.id, details: { roleIds } });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'subAccount.update',
+      result: 'ok',
+      resource: 'user',
+      resourceId: body.id,
+      details: { roleIds },
+    });
     return this.one(user.scope, body.id);
   }
 
   /** Disabling ends every session of the sub-account at once; it can no longer log in. */
   async setState(user: AuthUser, id: number, state: SubAccountState, ip: string): Promise<SubAccountView> {
     await this.exists(user, id);
-    await user.scope.updateTable('users').set({ state }).where('users.id', '=', id).where('users.is_super', '=', SUB_ACCOUNT).execute();
+    await user.scope
+      .updateTable('users')
+      .set({ state })
+      .where('users.id', '=', id)
+      .where('users.is_super', '=', SUB_ACCOUNT)
+      .execute();
     if (state === 'disabled') await endSessions(this.db, id, 'disabled by the main account');
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: state === 'disabled' ? 'subAccount.disable' : 'subAccount.enable', result: 'ok', resource: 'user', resourceId: id });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: state === 'disabled' ? 'subAccount.disable' : 'subAccount.enable',
+      result: 'ok',
+      resource: 'user',
+      resourceId: id,
+    });
     return this.one(user.scope, id);
   }
 
   /** A new password from the main account; the sub-account's sessions end so only the new one works. */
   async resetPassword(user: AuthUser, id: number, password: string, ip: string): Promise<void> {
     await this.exists(user, id);
-    await user.scope.updateTable('users').set({ password_hash: await hashPassword(password) }).where('users.id', '=', id).where('users.is_super', '=', SUB_ACCOUNT).execute();
+    await user.scope
+      .updateTable('users')
+      .set({ password_hash: await hashPassword(password) })
+      .where('users.id', '=', id)
+      .where('users.is_super', '=', SUB_ACCOUNT)
+      .execute();
     await endSessions(this.db, id, 'password reset by the main account');
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'subAccount.resetPassword', result: 'ok', resource: 'user', resourceId: id });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'subAccount.resetPassword',
+      result: 'ok',
+      resource: 'user',
+      resourceId: id,
+    });
   }
 
   /** Files the sub-account uploaded stay with the tenant: they pass to the main account that deletes it. */
@@ -194,15 +305,32 @@ export class SubAccountService {
     const username = await user.scope
       .transaction(async (scope) => {
         await scope.updateTable('objects').set({ user_id: user.id }).where('objects.user_id', '=', id).execute();
-        const row = await scope.deleteFrom('users').where('users.id', '=', id).where('users.is_super', '=', SUB_ACCOUNT).returning('users.username').executeTakeFirst();
+        const row = await scope
+          .deleteFrom('users')
+          .where('users.id', '=', id)
+          .where('users.is_super', '=', SUB_ACCOUNT)
+          .returning('users.username')
+          .executeTakeFirst();
         if (!row) throw notFound('sub-account');
         return row.username;
       })
       .catch((e: unknown) => {
         // records of other sections that keep their author (work orders, identity submissions…)
-        if ((e as { code?: string }).code === '23503') throw new AppError(400, 'user.subAccountOwnsRecords', null, { data: { fields: [fieldError('id', 'user.subAccountOwnsRecords')] } });
+        if ((e as { code?: string }).code === '23503')
+          throw new AppError(400, 'user.subAccountOwnsRecords', null, {
+            data: { fields: [fieldError('id', 'user.subAccountOwnsRecords')] },
+          });
         throw e;
       });
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip, action: 'subAccount.delete', result: 'ok', resource: 'user', resourceId: id, details: { username } });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'subAccount.delete',
+      result: 'ok',
+      resource: 'user',
+      resourceId: id,
+      details: { username },
+    });
   }
 }

@@ -23,7 +23,11 @@ export const BROKER_HOOK_PREFIX = '/mqtt/v1';
  */
 const AGENT_SECRET = /^cpc-broker-hook\/(.+)$/;
 
-const allow = (superuser?: boolean): BrokerHookResult => ({ result: 'allow', ok: true, ...(superuser !== undefined ? { is_superuser: superuser } : {}) });
+const allow = (superuser?: boolean): BrokerHookResult => ({
+  result: 'allow',
+  ok: true,
+  ...(superuser !== undefined ? { is_superuser: superuser } : {}),
+});
 const deny = (why: string): BrokerHookResult => ({ result: 'deny', ok: false, is_superuser: false, error: why });
 const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Equal strings, in constant time whatever their lengths. */
@@ -56,7 +60,10 @@ function aclAllows(b: BrokerAclBody): boolean {
  * (MQTT_URL's) is allowed everything. Both answer 200 with `result` allow or deny; only the broker, holding
  * MQTT_AUTH_HOOK_SECRET, may ask. Without that secret the hooks do not exist (404).
  */
-export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; link: DeviceLink }> = async (app, { config, link }) => {
+export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; link: DeviceLink }> = async (
+  app,
+  { config, link },
+) => {
   const secret = config.MQTT_AUTH_HOOK_SECRET;
   if (!secret) return;
   const server = serverUser(config);
@@ -64,23 +71,43 @@ export const brokerHookRoutes: FastifyPluginAsyncZod<{ config: Config; link: Dev
 
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice(7) : (AGENT_SECRET.exec(req.headers['user-agent'] ?? '')?.[1] ?? '');
+    const given = header.startsWith('Bearer ')
+      ? header.slice(7)
+      : (AGENT_SECRET.exec(req.headers['user-agent'] ?? '')?.[1] ?? '');
     if (!given || !same(given, secret)) throw new AppError(401, 'auth.brokerHook');
   });
 
   app.post(
     '/auth',
-    { schema: { tags, summary: "The broker asks whether a client's credentials are good (EMQX HTTP authenticator, mosquitto-go-auth)", body: brokerAuthBody, response: { 200: brokerHookResult } } },
+    {
+      schema: {
+        tags,
+        summary: "The broker asks whether a client's credentials are good (EMQX HTTP authenticator, mosquitto-go-auth)",
+        body: brokerAuthBody,
+        response: { 200: brokerHookResult },
+      },
+    },
     async (req) => {
       const b = req.body;
-      if (server && same(b.username, server.username)) return same(b.password, server.password) ? allow(true) : deny('bad user name or password');
-      return (await link.checkDevice(b.clientid, b.username, b.password)) ? allow(false) : deny('bad user name or password');
+      if (server && same(b.username, server.username))
+        return same(b.password, server.password) ? allow(true) : deny('bad user name or password');
+      return (await link.checkDevice(b.clientid, b.username, b.password))
+        ? allow(false)
+        : deny('bad user name or password');
     },
   );
 
   app.post(
     '/acl',
-    { schema: { tags, summary: 'The broker asks whether a client may publish, subscribe or receive on a topic (EMQX HTTP authorizer, mosquitto-go-auth)', body: brokerAclBody, response: { 200: brokerHookResult } } },
+    {
+      schema: {
+        tags,
+        summary:
+          'The broker asks whether a client may publish, subscribe or receive on a topic (EMQX HTTP authorizer, mosquitto-go-auth)',
+        body: brokerAclBody,
+        response: { 200: brokerHookResult },
+      },
+    },
     async (req) => {
       const b = req.body;
       if (server && same(b.username, server.username)) return allow();

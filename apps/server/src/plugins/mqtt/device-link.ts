@@ -1,5 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { TOPIC_SN_RULE, checkDeviceCredential, downTopic, type CommandMsg, type ConfigMsg, type PrintMsg } from '@cpc/contracts/device-protocol';
+import {
+  TOPIC_SN_RULE,
+  checkDeviceCredential,
+  downTopic,
+  type CommandMsg,
+  type ConfigMsg,
+  type PrintMsg,
+} from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Downlink } from '../../modules/task/index.ts';
@@ -39,7 +46,12 @@ export class DeviceLink implements Downlink, PrintDownlink {
   ) {
     this.directory = new DeviceDirectory(db);
     if (config.MQTT_URL) {
-      const external = new ExternalBroker({ url: config.MQTT_URL, sharedGroup: config.MQTT_SHARED_GROUP, dynsec: config.MQTT_DYNSEC === 'on', onError: (err) => log.warn({ err: err.message }, 'mqtt: external broker') });
+      const external = new ExternalBroker({
+        url: config.MQTT_URL,
+        sharedGroup: config.MQTT_SHARED_GROUP,
+        dynsec: config.MQTT_DYNSEC === 'on',
+        onError: (err) => log.warn({ err: err.message }, 'mqtt: external broker'),
+      });
       this.transport = external;
       if (config.MQTT_DYNSEC === 'on') this.dynsec = new DynsecProvisioner(db, external);
     } else {
@@ -60,7 +72,9 @@ export class DeviceLink implements Downlink, PrintDownlink {
     // a user name that cannot be a serial number is not looked up at all
     if (clientId !== username || !password || !TOPIC_SN_RULE.test(username)) return false;
     const d = await this.directory.get(username);
-    return !!d && checkDeviceCredential(d.secret, username, password, Date.now() / 1000, this.config.MQTT_AUTH_WINDOW_S);
+    return (
+      !!d && checkDeviceCredential(d.secret, username, password, Date.now() / 1000, this.config.MQTT_AUTH_WINDOW_S)
+    );
   }
 
   /** Publishes a down message (QoS 1) to one device. */

@@ -32,18 +32,29 @@ export class DynsecProvisioner {
   async reconcile(): Promise<void> {
     const [r] = await this.broker.control([{ command: 'listClients', verbose: false, count: -1 }]);
     if (r?.error) throw new Error(`MQTT_DYNSEC: listClients: ${r.error}`);
-    const known = ((r?.data?.clients as unknown[]) ?? []).map((c) => (typeof c === 'string' ? c : String((c as { username?: string }).username)));
-    await sql`UPDATE devices SET broker_synced_at = NULL WHERE broker_synced_at IS NOT NULL AND NOT (sn = ANY(${known}::text[]))`.execute(this.db);
+    const known = ((r?.data?.clients as unknown[]) ?? []).map((c) =>
+      typeof c === 'string' ? c : String((c as { username?: string }).username),
+    );
+    await sql`UPDATE devices SET broker_synced_at = NULL WHERE broker_synced_at IS NOT NULL AND NOT (sn = ANY(${known}::text[]))`.execute(
+      this.db,
+    );
   }
 
   /** Provisions the devices still to do, a batch at a time; answers how many were done. */
   async sync(): Promise<number> {
     let done = 0;
     for (;;) {
-      const rows = await this.db.selectFrom('devices').select(['id', 'sn', 'secret']).where('broker_synced_at', 'is', null).orderBy('id').limit(BATCH).execute();
+      const rows = await this.db
+        .selectFrom('devices')
+        .select(['id', 'sn', 'secret'])
+        .where('broker_synced_at', 'is', null)
+        .orderBy('id')
+        .limit(BATCH)
+        .execute();
       if (!rows.length) return done;
       const ok = await this.provision(rows);
-      if (ok.length) await this.db.updateTable('devices').set({ broker_synced_at: new Date() }).where('id', 'in', ok).execute();
+      if (ok.length)
+        await this.db.updateTable('devices').set({ broker_synced_at: new Date() }).where('id', 'in', ok).execute();
       done += ok.length;
       // a batch with failures is tried again at the next sweep, not in a tight loop
       if (ok.length < rows.length || rows.length < BATCH) return done;
@@ -51,7 +62,12 @@ export class DynsecProvisioner {
   }
 
   private async provision(rows: Array<{ id: number; sn: string; secret: string }>): Promise<number[]> {
-    const client = (d: { sn: string; secret: string }) => ({ username: d.sn, clientid: d.sn, password: staticDeviceCredential(d.secret, d.sn), roles: [{ rolename: deviceRole(d.sn) }] });
+    const client = (d: { sn: string; secret: string }) => ({
+      username: d.sn,
+      clientid: d.sn,
+      password: staticDeviceCredential(d.secret, d.sn),
+      roles: [{ rolename: deviceRole(d.sn) }],
+    });
     const commands: DynsecCommand[] = rows.flatMap((d) => [
       {
         command: 'createRole',

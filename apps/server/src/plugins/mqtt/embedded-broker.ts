@@ -1,6 +1,13 @@
 import net from 'node:net';
 import { Aedes, type AuthenticateError, type Client, type PublishPacket } from 'aedes';
-import { TOPIC_SN_RULE, UP_FILTER, helloMsg, mayPublish, maySubscribe, parseTopic } from '@cpc/contracts/device-protocol';
+import {
+  TOPIC_SN_RULE,
+  UP_FILTER,
+  helloMsg,
+  mayPublish,
+  maySubscribe,
+  parseTopic,
+} from '@cpc/contracts/device-protocol';
 import type { Transport, TransportHandlers } from './transport.ts';
 
 // The connection id a client announced in its hello, kept on the client object for its disconnect.
@@ -56,7 +63,8 @@ export class EmbeddedBroker implements Transport {
         const t = parseTopic(packet.topic);
         // a client is null only for the stored will of a client that is gone: its topic was checked at connect
         if (!client) return done(t?.dir === 'up' && t.kind === 'offline' ? null : new Error('not allowed'));
-        if (!t || !mayPublish(client.id, packet.topic)) return done(new Error(`${client.id} may not publish to ${packet.topic}`));
+        if (!t || !mayPublish(client.id, packet.topic))
+          return done(new Error(`${client.id} may not publish to ${packet.topic}`));
         if (t.kind === 'hello') {
           try {
             const hello = helloMsg.safeParse(JSON.parse(packet.payload.toString()));
@@ -73,10 +81,19 @@ export class EmbeddedBroker implements Transport {
       },
     });
     this.aedes = aedes;
-    await new Promise<void>((resolve) => aedes.subscribe(UP_FILTER, (packet, cb) => {
-      handlers.message(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
-      cb();
-    }, resolve));
+    await new Promise<void>((resolve) =>
+      aedes.subscribe(
+        UP_FILTER,
+        (packet, cb) => {
+          handlers.message(
+            packet.topic,
+            Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
+          );
+          cb();
+        },
+        resolve,
+      ),
+    );
     aedes.on('clientDisconnect', (client: DeviceClient) => {
       const conn = client[CONN];
       if (conn) handlers.disconnect?.(client.id, conn);
@@ -85,7 +102,11 @@ export class EmbeddedBroker implements Transport {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) =>
-        reject(e.code === 'EADDRINUSE' ? new Error(`MQTT_PORT ${this.opts.port} is in use: choose another port (0 picks a free one)`) : e),
+        reject(
+          e.code === 'EADDRINUSE'
+            ? new Error(`MQTT_PORT ${this.opts.port} is in use: choose another port (0 picks a free one)`)
+            : e,
+        ),
       );
       server.listen(this.opts.port, this.opts.host, () => resolve());
     });

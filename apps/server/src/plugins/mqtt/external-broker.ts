@@ -34,7 +34,10 @@ export class ExternalBroker implements Transport {
   readonly kind = 'external' as const;
   private client: MqttClient | undefined;
   /** Control calls awaiting their answers, by the correlation prefix of their commands. */
-  private pending = new Map<string, { resolve(r: DynsecResponse[]): void; responses: DynsecResponse[]; expected: number }>();
+  private pending = new Map<
+    string,
+    { resolve(r: DynsecResponse[]): void; responses: DynsecResponse[]; expected: number }
+  >();
   private callSeq = 0;
   private readonly callPrefix = randomBytes(4).toString('hex');
 
@@ -60,7 +63,9 @@ export class ExternalBroker implements Transport {
     client.on('connect', () => {
       client.subscribe(filters, { qos: 1 }, (err) => err && this.opts.onError?.(err));
     });
-    client.on('message', (topic, payload) => (topic === DYNSEC_RESPONSE ? this.onControlAnswer(payload) : handlers.message(topic, payload)));
+    client.on('message', (topic, payload) =>
+      topic === DYNSEC_RESPONSE ? this.onControlAnswer(payload) : handlers.message(topic, payload),
+    );
     client.on('error', (err) => this.opts.onError?.(err));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -81,7 +86,10 @@ export class ExternalBroker implements Transport {
     });
     // the subscription must be in place before the server says it is ready
     const granted = await client.subscribeAsync(filters, { qos: 1 });
-    if (this.opts.dynsec && granted.some((g) => g.qos > 2)) throw new Error(`MQTT_DYNSEC: the broker refused the server's subscription to ${DYNSEC_RESPONSE}: give its role subscribePattern and publishClientReceive on $CONTROL/dynamic-security/#`);
+    if (this.opts.dynsec && granted.some((g) => g.qos > 2))
+      throw new Error(
+        `MQTT_DYNSEC: the broker refused the server's subscription to ${DYNSEC_RESPONSE}: give its role subscribePattern and publishClientReceive on $CONTROL/dynamic-security/#`,
+      );
   }
 
   /**
@@ -96,7 +104,11 @@ export class ExternalBroker implements Transport {
     return new Promise<DynsecResponse[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(key);
-        reject(new Error(`the broker's dynamic-security plugin did not answer within ${CONTROL_TIMEOUT_MS / 1000} s (is it loaded, and may the server's user publish to ${DYNSEC_TOPIC}?)`));
+        reject(
+          new Error(
+            `the broker's dynamic-security plugin did not answer within ${CONTROL_TIMEOUT_MS / 1000} s (is it loaded, and may the server's user publish to ${DYNSEC_TOPIC}?)`,
+          ),
+        );
       }, CONTROL_TIMEOUT_MS);
       this.pending.set(key, {
         responses: [],

@@ -55,7 +55,10 @@ export class DeviceGateway {
     private link: DeviceLink,
     private prints?: PrintService,
   ) {
-    this.presence = new Presence(db, events, { heartbeatS: config.HEARTBEAT_S, telemetrySampleS: config.TELEMETRY_SAMPLE_S });
+    this.presence = new Presence(db, events, {
+      heartbeatS: config.HEARTBEAT_S,
+      telemetrySampleS: config.TELEMETRY_SAMPLE_S,
+    });
   }
 
   get transport(): Transport {
@@ -84,7 +87,15 @@ export class DeviceGateway {
   stats(): GatewayStats {
     const { dropped, unknownDevice, staleOffline, received } = this.counters;
     const { authFailures, published } = this.link.counters;
-    return { received: { ...received }, dropped, unknownDevice, staleOffline, authFailures, published, connected: this.transport.connectedDevices() };
+    return {
+      received: { ...received },
+      dropped,
+      unknownDevice,
+      staleOffline,
+      authFailures,
+      published,
+      connected: this.transport.connectedDevices(),
+    };
   }
 
   async start(): Promise<void> {
@@ -206,9 +217,13 @@ export class DeviceGateway {
       case 'ack':
         return parsed.msg.kind === 'print' ? this.prints?.onAck(id, parsed.msg) : this.tasks.onAck(id, parsed.msg);
       case 'progress':
-        return parsed.msg.kind === 'print' ? this.prints?.onProgress(id, parsed.msg) : this.tasks.onProgress(id, parsed.msg);
+        return parsed.msg.kind === 'print'
+          ? this.prints?.onProgress(id, parsed.msg)
+          : this.tasks.onProgress(id, parsed.msg);
       case 'result':
-        return parsed.msg.kind === 'print' ? this.prints?.onResult(id, parsed.msg) : this.tasks.onResult(id, parsed.msg);
+        return parsed.msg.kind === 'print'
+          ? this.prints?.onResult(id, parsed.msg)
+          : this.tasks.onResult(id, parsed.msg);
       case 'heartbeat':
       case 'event':
         return;
@@ -231,7 +246,14 @@ declare module 'fastify' {
  * Registers the gateway: the embedded Aedes broker on MQTT_PORT, or a client of MQTT_URL. It starts when the
  * app is ready (so a port in use stops the start with its name) and stops when the app closes.
  */
-export const mqttGateway = fp<{ db: Db; config: Config; events: EventSink; link: DeviceLink; tasks: TaskService; prints?: PrintService }>(
+export const mqttGateway = fp<{
+  db: Db;
+  config: Config;
+  events: EventSink;
+  link: DeviceLink;
+  tasks: TaskService;
+  prints?: PrintService;
+}>(
   async (app: FastifyInstance, { db, config, events, link, tasks, prints }) => {
     const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }), link, prints);
     app.decorate('gateway', gateway);

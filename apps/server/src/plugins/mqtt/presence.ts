@@ -20,7 +20,9 @@ interface DeviceRow {
   lng: number | null;
   province: string;
 }
-const RETURNING = sql.raw('d.id, d.sn, d.tenant_id, d.status, d.paper, d.battery, d.signal, d.firmware, d.last_seen_at, d.connected_at, d.lat, d.lng, d.province');
+const RETURNING = sql.raw(
+  'd.id, d.sn, d.tenant_id, d.status, d.paper, d.battery, d.signal, d.firmware, d.last_seen_at, d.connected_at, d.lat, d.lng, d.province',
+);
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
@@ -162,7 +164,9 @@ export class Presence {
       SELECT coalesce(${n(m.iccid)}::text, d.iccid), d.tenant_id, d.id, ${m.usedMb}::numeric FROM devices d
       WHERE d.id = ${deviceId} AND coalesce(${n(m.iccid)}::text, d.iccid) IS NOT NULL
       ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id
-      WHERE sims.used_mb IS DISTINCT FROM excluded.used_mb OR sims.device_id IS DISTINCT FROM excluded.device_id`.execute(this.db);
+      WHERE sims.used_mb IS DISTINCT FROM excluded.used_mb OR sims.device_id IS DISTINCT FROM excluded.device_id`.execute(
+      this.db,
+    );
     await this.sample(deviceId, false);
   }
 

@@ -14,7 +14,9 @@ const spaced = (label: string) => (/^[\u4e00-\u9fa5]{2}$/.test(label) ? `${label
 export function LiteButton({ primary, block, loading, children, className, ...rest }: ButtonProps) {
   return (
     <button
-      className={['lite-btn', primary && 'lite-btn-primary', block && 'lite-btn-block', className].filter(Boolean).join(' ')}
+      className={['lite-btn', primary && 'lite-btn-primary', block && 'lite-btn-block', className]
+        .filter(Boolean)
+        .join(' ')}
       aria-busy={loading || undefined}
       {...rest}
       onClick={loading ? (e) => e.preventDefault() : rest.onClick}

@@ -12,7 +12,12 @@ const draw = (node: AbstractNode, key?: number): ReactNode =>
 export function LiteIcon({ icon, label }: { icon: IconDefinition; label?: string }) {
   const node = typeof icon.icon === 'function' ? icon.icon('currentColor', 'currentColor') : icon.icon;
   return (
-    <span className="lite-icon" role={label ? 'img' : undefined} aria-label={label} aria-hidden={label ? undefined : true}>
+    <span
+      className="lite-icon"
+      role={label ? 'img' : undefined}
+      aria-label={label}
+      aria-hidden={label ? undefined : true}
+    >
       {draw(node)}
     </span>
   );

@@ -5,5 +5,15 @@ import { itHasEveryKeyTheCodeAsksFor, itHasLocaleParity } from '../../lib/testin
 describe('auth locales', () => {
   itHasLocaleParity('auth', locales);
 
-  itHasEveryKeyTheCodeAsksFor('auth', locales, import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], { query: '?raw', import: 'default', eager: true }), 10, (text) => [...text.matchAll(/\$\{V\}(\w+)/g)].map((m) => `auth.validation.${m[1]}`));
+  itHasEveryKeyTheCodeAsksFor(
+    'auth',
+    locales,
+    import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }),
+    10,
+    (text) => [...text.matchAll(/\$\{V\}(\w+)/g)].map((m) => `auth.validation.${m[1]}`),
+  );
 });

@@ -7,7 +7,16 @@ describe('dashboard locales', () => {
   itHasLocaleParity('dashboard', locales);
   const zh = leaves(locales.zh);
 
-  itHasEveryKeyTheCodeAsksFor('dashboard', locales, import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], { query: '?raw', import: 'default', eager: true }), 20);
+  itHasEveryKeyTheCodeAsksFor(
+    'dashboard',
+    locales,
+    import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }),
+    20,
+  );
 
   it('names every province of the shipped map in both languages', () => {
     for (const f of CHINA_PROVINCES.features) {

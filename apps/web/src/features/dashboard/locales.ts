@@ -147,7 +147,8 @@ export default {
       },
       empty: {
         title: 'No devices bound yet',
-        description: 'Bind a device with the serial number and bind key on its label, and this page shows where your devices are, their online trend, rankings and reminders.',
+        description:
+          'Bind a device with the serial number and bind key on its label, and this page shows where your devices are, their online trend, rankings and reminders.',
         bind: 'Bind a device',
       },
       map: {

@@ -5,5 +5,14 @@ import { itHasEveryKeyTheCodeAsksFor, itHasLocaleParity } from '../../lib/testin
 describe('device-model locales', () => {
   itHasLocaleParity('deviceModel', locales);
 
-  itHasEveryKeyTheCodeAsksFor('deviceModel', locales, import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], { query: '?raw', import: 'default', eager: true }), 20);
+  itHasEveryKeyTheCodeAsksFor(
+    'deviceModel',
+    locales,
+    import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }),
+    20,
+  );
 });

@@ -76,7 +76,8 @@ export default {
   en: {
     deviceModel: {
       title: 'Device models',
-      subtitle: "The platform's catalogue of device models: factory registration and customers' device filters use these models.",
+      subtitle:
+        "The platform's catalogue of device models: factory registration and customers' device filters use these models.",
       empty: 'No device models yet',
       total: 'Total: {{total}}',
       none: 'None',

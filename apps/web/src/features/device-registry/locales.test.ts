@@ -5,5 +5,14 @@ import { itHasEveryKeyTheCodeAsksFor, itHasLocaleParity } from '../../lib/testin
 describe('device-registry locales', () => {
   itHasLocaleParity('deviceRegistry', locales);
 
-  itHasEveryKeyTheCodeAsksFor('deviceRegistry', locales, import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], { query: '?raw', import: 'default', eager: true }), 20);
+  itHasEveryKeyTheCodeAsksFor(
+    'deviceRegistry',
+    locales,
+    import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }),
+    20,
+  );
 });

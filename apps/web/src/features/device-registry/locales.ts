@@ -115,7 +115,8 @@ export default {
   en: {
     deviceRegistry: {
       title: 'Device registry',
-      subtitle: 'Devices registered at the factory, one by one or from a CSV; customers bind them with the serial number and bind key on the label.',
+      subtitle:
+        'Devices registered at the factory, one by one or from a CSV; customers bind them with the serial number and bind key on the label.',
       empty: 'No registered devices yet',
       total: 'Total: {{total}}',
       cancel: 'Cancel',
@@ -154,7 +155,8 @@ export default {
       },
       reissue: {
         title: 'Issue a new bind key for {{sn}}?',
-        content: 'The current bind key (the one on the label too) stops working at once. A bound device stays bound; the new key binds it after it is unbound.',
+        content:
+          'The current bind key (the one on the label too) stops working at once. A bound device stays bound; the new key binds it after it is unbound.',
         ok: 'Issue',
         cancel: 'Cancel',
         doneTitle: 'New bind key of {{sn}}',
@@ -176,7 +178,9 @@ export default {
       },
       import: {
         title: 'Import CSV',
-        help: 'The first line is the header {{columns}}; sn and model (a model code) are required, the rest are generated when empty. At most {{maxRows}} devices and {{maxMb}} MB per file; if any row is wrong, nothing in the file is imported.',
+        help:
+          'The first line is the header {{columns}}; sn and model (a model code) are required, the rest are generated when empty. At most {{maxRows}} ' +
+          'devices and {{maxMb}} MB per file; if any row is wrong, nothing in the file is imported.',
         template: 'Download template',
         drop: 'Click or drop a CSV file here',
         dropHint: 'A UTF-8 CSV (in Excel: save as "CSV UTF-8")',
@@ -192,7 +196,8 @@ export default {
       keys: {
         title: 'Devices registered ({{n}}): bind keys and secrets',
         warningTitle: 'Bind keys and device secrets are shown only this once',
-        warning: 'Once you close this dialog they cannot be shown again. Download the CSV now and keep it safe: it is what the labels are printed from and the devices are flashed with.',
+        warning:
+          'Once you close this dialog they cannot be shown again. Download the CSV now and keep it safe: it is what the labels are printed from and the devices are flashed with.',
         download: 'Download as CSV',
         close: 'Close',
         closeTitle: 'The bind keys and secrets have not been downloaded',

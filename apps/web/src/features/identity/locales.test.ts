@@ -5,5 +5,14 @@ import { itHasEveryKeyTheCodeAsksFor, itHasLocaleParity } from '../../lib/testin
 describe('identity locales', () => {
   itHasLocaleParity('identity', locales);
 
-  itHasEveryKeyTheCodeAsksFor('identity', locales, import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], { query: '?raw', import: 'default', eager: true }), 10);
+  itHasEveryKeyTheCodeAsksFor(
+    'identity',
+    locales,
+    import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }),
+    10,
+  );
 });

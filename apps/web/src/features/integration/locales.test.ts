@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MARKUP_ERROR_REASONS } from '@cpc/contracts/print-markup';
-import { OPEN_AUTH_REASONS, PRINT_JOB_STATES, RATE_LIMITED_REASON, WEBHOOK_DELIVERY_STATES } from '@cpc/contracts/integration-constants';
+import {
+  OPEN_AUTH_REASONS,
+  PRINT_JOB_STATES,
+  RATE_LIMITED_REASON,
+  WEBHOOK_DELIVERY_STATES,
+} from '@cpc/contracts/integration-constants';
 import locales from './locales';
 import { itHasEveryKeyTheCodeAsksFor, itHasLocaleParity, leaves } from '../../lib/testing/locale-parity';
 
@@ -8,7 +13,16 @@ describe('integration locales', () => {
   itHasLocaleParity('integration', locales);
   const zh = leaves(locales.zh);
 
-  itHasEveryKeyTheCodeAsksFor('integration', locales, import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], { query: '?raw', import: 'default', eager: true }), 100);
+  itHasEveryKeyTheCodeAsksFor(
+    'integration',
+    locales,
+    import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+      query: '?raw',
+      import: 'default',
+      eager: true,
+    }),
+    100,
+  );
 
   it('names every job state, delivery state, refusal reason and markup error', () => {
     const missing = [

@@ -64,12 +64,14 @@ export default {
         namePlaceholder: '例如：门店收银系统',
         callbackUrl: '回调地址',
         callbackUrlHint: '任务状态变化时向这个地址 POST 通知；留空则不回调。',
-        callbackPrivate: '这个回调地址指向内部地址（本机、内网、链路本地或保留地址）。当前服务器允许投递（开发环境），正式环境会拒绝保存和投递，请改用公网地址。',
+        callbackPrivate:
+          '这个回调地址指向内部地址（本机、内网、链路本地或保留地址）。当前服务器允许投递（开发环境），正式环境会拒绝保存和投递，请改用公网地址。',
         ipAllowList: 'IP 白名单',
         ipAllowListHint: '每行一个 IPv4/IPv6 地址或 CIDR 网段，最多 {{ipMax}} 个；留空则不限来源。',
         ipAllowListPlaceholder: '203.0.113.10\n10.0.0.0/8',
         rateLimit: '频率上限',
-        rateLimitHint: '这个密钥每秒最多调用的次数（{{rateMin}}-{{rateMax}}）；超出时返回 429 并带 Retry-After。留空则使用服务器的默认值。',
+        rateLimitHint:
+          '这个密钥每秒最多调用的次数（{{rateMin}}-{{rateMax}}）；超出时返回 429 并带 Retry-After。留空则使用服务器的默认值。',
         rateLimitPlaceholder: '留空使用默认值',
         rateLimitDefault: '留空使用默认值（{{n}}）',
         rateLimitUnit: '次/秒',
@@ -283,7 +285,8 @@ export default {
         },
       },
       ref: {
-        intro: '开放接口供您自己的系统调用：每个请求用应用密钥签名，只能访问本账号的设备。应答都是 { code, msg, data }，code 与 HTTP 状态相同。',
+        intro:
+          '开放接口供您自己的系统调用：每个请求用应用密钥签名，只能访问本账号的设备。应答都是 { code, msg, data }，code 与 HTTP 状态相同。',
         baseUrl: '接口地址',
         openapi: 'OpenAPI 文档（JSON）',
         exampleKey: '示例使用的密钥',
@@ -297,10 +300,12 @@ export default {
           timestamp: 'Unix 时间戳（秒），与服务器时间相差不超过 {{window}} 秒',
           nonce: '每次请求不同的随机串',
           signature: '签名：hex(HMAC-SHA256(密钥, 待签名串))，小写十六进制',
-          contentSha256: '可选：请求体的 SHA-256（小写十六进制）。与收到的请求体不符时返回 401 body_mismatch，便于区分请求体被改动和密钥错误',
+          contentSha256:
+            '可选：请求体的 SHA-256（小写十六进制）。与收到的请求体不符时返回 401 body_mismatch，便于区分请求体被改动和密钥错误',
         },
         step: {
-          string: '待签名串由 6 行组成，以换行符 \\n 连接：请求方法（大写）、路径（不含查询串）、规范化查询串、时间戳、Nonce、请求体的 SHA-256（小写十六进制）。',
+          string:
+            '待签名串由 6 行组成，以换行符 \\n 连接：请求方法（大写）、路径（不含查询串）、规范化查询串、时间戳、Nonce、请求体的 SHA-256（小写十六进制）。',
           query: '规范化查询串：把每个参数按 RFC 3986 编码，按名称再按值排序，用 & 连接；没有查询串时为空行。',
           body: '没有请求体时，使用空内容的 SHA-256：e3b0c442…b855。签名的必须是实际发送的原始字节。',
           hmac: '用密钥对待签名串计算 HMAC-SHA256，结果的十六进制放进签名请求头。',
@@ -319,10 +324,12 @@ export default {
           devices: '设备列表',
         },
         callAnswer: {
-          print: '返回任务及其状态。同一密钥重复使用同一 originId 时返回第一次的任务（duplicate: true），不会重复打印。',
+          print:
+            '返回任务及其状态。同一密钥重复使用同一 originId 时返回第一次的任务（duplicate: true），不会重复打印。',
           job: '返回任务当前的状态和各阶段时间；只能查询本密钥提交的任务。',
           jobs: '本密钥提交的任务，最新的在前；可按设备、状态、originId、时间筛选。',
-          cancel: '只能取消从未发往打印机的任务（排队中且未下发过）；下发过的任务（包括超时的）可能已到达打印机，返回 400，data.reason 为 not_cancelable。',
+          cancel:
+            '只能取消从未发往打印机的任务（排队中且未下发过）；下发过的任务（包括超时的）可能已到达打印机，返回 400，data.reason 为 not_cancelable。',
           clear: '取消这台设备上本账号所有排队中的任务，返回取消的数量和任务 ID。',
           status: '在线状态、纸张状态（缺纸、开盖、过热）和未完成的任务数。',
           devices: '本账号的设备，可按在线状态筛选。',
@@ -345,7 +352,8 @@ export default {
           entities: '字面的 <、>、&',
         },
         webhookTitle: '回调',
-        webhookIntro: '任务每进入一个状态，都会向密钥的回调地址 POST 一个 JSON（事件 {{event}}），带以下请求头。同一投递可能送达多次，请按 id 去重。',
+        webhookIntro:
+          '任务每进入一个状态，都会向密钥的回调地址 POST 一个 JSON（事件 {{event}}），带以下请求头。同一投递可能送达多次，请按 id 去重。',
         webhookSignature: '{{header}} = hex(HMAC-SHA256(密钥, 原始请求体))，请先校验再处理。返回 2xx 表示接收成功。',
         webhookRetry: '失败时自动重试，共 {{tries}} 次，持续约 {{minutes}} 分钟；也可以在“回调记录”中手动重发。',
       },
@@ -354,7 +362,8 @@ export default {
   en: {
     integration: {
       title: 'System integration',
-      subtitle: 'Connect your own software to the open API with app keys: print on your printers, check jobs and devices, receive callbacks.',
+      subtitle:
+        'Connect your own software to the open API with app keys: print on your printers, check jobs and devices, receive callbacks.',
       total: '{{total}} in total',
       refresh: 'Refresh',
       cancel: 'Cancel',
@@ -416,12 +425,15 @@ export default {
         callbackUrl: 'Callback URL',
         callbackUrlHint: 'Job state changes are POSTed to this address; leave it empty for no callbacks.',
         callbackPrivate:
-          'This callback points at an internal address (loopback, private network, link-local or reserved). This server delivers to it (development); in production it is refused when saved and when delivered: use a public address.',
+          'This callback points at an internal address (loopback, private network, link-local or reserved). This server delivers to it ' +
+          '(development); in production it is refused when saved and when delivered: use a public address.',
         ipAllowList: 'IP allow-list',
-        ipAllowListHint: 'One IPv4/IPv6 address or CIDR block a line, at most {{ipMax}}; empty allows calls from anywhere.',
+        ipAllowListHint:
+          'One IPv4/IPv6 address or CIDR block a line, at most {{ipMax}}; empty allows calls from anywhere.',
         ipAllowListPlaceholder: '203.0.113.10\n10.0.0.0/8',
         rateLimit: 'Rate limit',
-        rateLimitHint: 'Calls per second this key may make ({{rateMin}}-{{rateMax}}); more are answered 429 with Retry-After. Empty uses the server default.',
+        rateLimitHint:
+          'Calls per second this key may make ({{rateMin}}-{{rateMax}}); more are answered 429 with Retry-After. Empty uses the server default.',
         rateLimitPlaceholder: 'Empty: the default',
         rateLimitDefault: 'Empty: the default ({{n}})',
         rateLimitUnit: 'calls/s',
@@ -439,27 +451,32 @@ export default {
         createdTitle: 'Key created',
         rotatedTitle: 'Secret rotated',
         warningTitle: 'Copy the secret now and keep it safe',
-        warning: 'The secret is shown this once: after you close this window nobody can see it again. If it is lost, rotate the key for a new one.',
-        warningRotated: 'The new secret is shown this once: after you close this window nobody can see it again. The old secret has stopped working: update your software now.',
+        warning:
+          'The secret is shown this once: after you close this window nobody can see it again. If it is lost, rotate the key for a new one.',
+        warningRotated:
+          'The new secret is shown this once: after you close this window nobody can see it again. The old secret has stopped working: update your software now.',
         label: 'Secret (App Secret)',
         copy: 'Copy secret',
         done: "I've saved it, close",
       },
       rotate: {
         title: 'Rotate the secret of {{name}}?',
-        content: 'A new secret is made and the old one stops working at once: calls signed with it are refused. The new secret is shown once.',
+        content:
+          'A new secret is made and the old one stops working at once: calls signed with it are refused. The new secret is shown once.',
         ok: 'Rotate',
       },
       state: {
         disableTitle: 'Disable key {{name}}?',
-        disableContent: 'Calls with this key are refused while it is disabled; jobs already submitted still print. You can enable it again at any time.',
+        disableContent:
+          'Calls with this key are refused while it is disabled; jobs already submitted still print. You can enable it again at any time.',
         disable: 'Disable',
         enabled: 'Key {{name}} enabled',
         disabledDone: 'Key {{name}} disabled',
       },
       delete: {
         title: 'Delete key {{name}}?',
-        content: 'Calls with this key are refused and its request log is deleted; the print jobs it submitted stay. This cannot be undone.',
+        content:
+          'Calls with this key are refused and its request log is deleted; the print jobs it submitted stay. This cannot be undone.',
         ok: 'Delete',
         done: 'Key {{name}} deleted',
       },
@@ -635,12 +652,15 @@ export default {
         },
       },
       ref: {
-        intro: 'The open API is for your own software: every request is signed with an app key and reaches only the devices of this account. Every answer is { code, msg, data }, with code equal to the HTTP status.',
+        intro:
+          'The open API is for your own software: every request is signed with an app key and reaches only the devices of this ' +
+          'account. Every answer is { code, msg, data }, with code equal to the HTTP status.',
         baseUrl: 'Base URL',
         openapi: 'OpenAPI document (JSON)',
         exampleKey: 'Key in the examples',
         noKey: 'No keys yet',
-        secretNote: 'The examples hold no secret: keep it in the environment variable {{env}}, never in code or a repository.',
+        secretNote:
+          'The examples hold no secret: keep it in the environment variable {{env}}, never in code or a repository.',
         signTitle: 'Signature',
         headerName: 'Header',
         headerMeaning: 'Meaning',
@@ -649,14 +669,19 @@ export default {
           timestamp: "Unix time in seconds, within {{window}} seconds of the server's clock",
           nonce: 'A random string, different for every request',
           signature: 'hex(HMAC-SHA256(secret, string to sign)), lower-case hex',
-          contentSha256: 'Optional: the SHA-256 of the body (lower-case hex). A body that does not match it is refused as 401 body_mismatch, telling a changed body apart from a wrong secret',
+          contentSha256:
+            'Optional: the SHA-256 of the body (lower-case hex). A body that does not match it is refused as 401 body_mismatch, telling a changed body apart from a wrong secret',
         },
         step: {
-          string: 'The string to sign is 6 lines joined with \\n: the method (upper case), the path (without the query), the canonical query, the timestamp, the nonce, and the SHA-256 of the body (lower-case hex).',
-          query: 'The canonical query: each parameter RFC 3986-encoded, sorted by name then value, joined with &; an empty line without a query.',
+          string:
+            'The string to sign is 6 lines joined with \\n: the method (upper case), the path (without the query), the canonical ' +
+            'query, the timestamp, the nonce, and the SHA-256 of the body (lower-case hex).',
+          query:
+            'The canonical query: each parameter RFC 3986-encoded, sorted by name then value, joined with &; an empty line without a query.',
           body: 'Without a body, use the SHA-256 of nothing: e3b0c442…b855. Sign the exact bytes you send.',
           hmac: 'HMAC-SHA256 the string with the secret; its hex goes in the signature header.',
-          nonce: 'A nonce is 8-64 letters, digits, _ or - ({{rule}}) and is never reused by the same app id within {{window}} seconds.',
+          nonce:
+            'A nonce is 8-64 letters, digits, _ or - ({{rule}}) and is never reused by the same app id within {{window}} seconds.',
         },
         stringToSignComment: '# a string to sign (6 lines)',
         refusals: 'A refused signature answers 401 with data.reason; too many calls answer 429 with Retry-After:',
@@ -671,16 +696,20 @@ export default {
           devices: 'List devices',
         },
         callAnswer: {
-          print: 'Answers the job and its state. The same originId on the same key answers the first job (duplicate: true) and prints nothing new.',
+          print:
+            'Answers the job and its state. The same originId on the same key answers the first job (duplicate: true) and prints nothing new.',
           job: "The job's state and the time of each step; only jobs this key submitted.",
           jobs: "This key's jobs, newest first; filter by device, state, originId and time.",
-          cancel: 'Only a job never sent to the printer (queued, no delivery yet) can be canceled; a job sent once, also one that timed out, may have reached the printer: 400 with data.reason not_cancelable.',
+          cancel:
+            'Only a job never sent to the printer (queued, no delivery yet) can be canceled; a job sent once, also one that ' +
+            'timed out, may have reached the printer: 400 with data.reason not_cancelable.',
           clear: "Cancels this account's queued jobs on the device; answers how many and their ids.",
           status: 'Online or not, the paper state (paper out, cover open, overheated) and unfinished jobs.',
           devices: "The account's devices; filter by online status.",
         },
         markupTitle: 'Content markup',
-        markupIntro: 'The content is plain text with a few tags; tag names are case-insensitive. Invalid content answers 400 naming the tag and position.',
+        markupIntro:
+          'The content is plain text with a few tags; tag names are case-insensitive. Invalid content answers 400 naming the tag and position.',
         markupSyntax: 'Markup',
         markupMeaning: 'Meaning',
         markup: {
@@ -697,9 +726,12 @@ export default {
           entities: 'A literal <, >, &',
         },
         webhookTitle: 'Webhooks',
-        webhookIntro: "Every state a job enters is POSTed as JSON (event {{event}}) to the key's callback URL with these headers. The same delivery may arrive more than once: deduplicate by its id.",
-        webhookSignature: '{{header}} = hex(HMAC-SHA256(secret, raw body)): check it before you act. Answer 2xx to accept.',
-        webhookRetry: 'Failures are retried, {{tries}} tries over about {{minutes}} minutes; you can also resend by hand under "Webhooks".',
+        webhookIntro:
+          "Every state a job enters is POSTed as JSON (event {{event}}) to the key's callback URL with these headers. The same delivery may arrive more than once: deduplicate by its id.",
+        webhookSignature:
+          '{{header}} = hex(HMAC-SHA256(secret, raw body)): check it before you act. Answer 2xx to accept.',
+        webhookRetry:
+          'Failures are retried, {{tries}} tries over about {{minutes}} minutes; you can also resend by hand under "Webhooks".',
       },
     },
   },

@@ -278,12 +278,14 @@ export default {
         oldPlaceholder: 'Your current password',
         newPlaceholder: '8-16 characters with upper and lower case letters and digits',
         confirmPlaceholder: 'The new password again',
-        notice: 'After the change, every other browser and device signed in to this account is signed out; this browser stays signed in.',
+        notice:
+          'After the change, every other browser and device signed in to this account is signed out; this browser stays signed in.',
         submit: 'Change password',
         success: 'Password changed; your other sessions have been signed out',
       },
       sessions: {
-        description: 'These browsers and devices are signed in to your account. Sign out any you do not recognise and change your password.',
+        description:
+          'These browsers and devices are signed in to your account. Sign out any you do not recognise and change your password.',
         current: 'This browser',
         unknownBrowser: 'Unknown browser',
         unknownOs: 'unknown system',
@@ -321,10 +323,12 @@ export default {
       },
       subAccount: {
         title: 'Sub-accounts',
-        subtitle: 'Create accounts for your staff and give them device rights through roles; disabling or deleting one takes effect at once',
+        subtitle:
+          'Create accounts for your staff and give them device rights through roles; disabling or deleting one takes effect at once',
         forbidden: {
           title: 'Only the main account can manage sub-accounts',
-          description: 'You are signed in as a sub-account. Ask the main account of your organisation to add, change or remove sub-accounts.',
+          description:
+            'You are signed in as a sub-account. Ask the main account of your organisation to add, change or remove sub-accounts.',
           back: 'Back to the personal centre',
         },
         filter: {

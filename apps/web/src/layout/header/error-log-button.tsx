@@ -72,7 +72,10 @@ export function ErrorLogButton() {
   const staff = usePermission([ADMIN_ROLE]);
   const clear = useErrorLog((s) => s.clear);
   const [open, setOpen] = useState(false);
-  const format = useMemo(() => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'short', timeStyle: 'medium' }), [language]);
+  const format = useMemo(
+    () => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'short', timeStyle: 'medium' }),
+    [language],
+  );
 
   if (!logs.length || !staff) return null;
 
@@ -99,7 +102,12 @@ export function ErrorLogButton() {
   return (
     <>
       <Tooltip title={t('layout.header.errorLog.button')}>
-        <Button type="text" onClick={() => setOpen(true)} aria-label={t('layout.header.errorLog.button')} data-testid="error-log-button">
+        <Button
+          type="text"
+          onClick={() => setOpen(true)}
+          aria-label={t('layout.header.errorLog.button')}
+          data-testid="error-log-button"
+        >
           <Badge count={logs.length} size="small" offset={[2, -2]} overflowCount={99}>
             <BugOutlined style={{ fontSize: 16 }} />
           </Badge>

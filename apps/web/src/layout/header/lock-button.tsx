@@ -9,7 +9,13 @@ export function LockButton() {
   const setLock = useLayoutSettings((s) => s.setLock);
   return (
     <Tooltip title={t('layout.header.lock.button')}>
-      <Button type="text" icon={<LockOutlined />} onClick={() => setLock(true)} aria-label={t('layout.header.lock.button')} data-testid="lock-button" />
+      <Button
+        type="text"
+        icon={<LockOutlined />}
+        onClick={() => setLock(true)}
+        aria-label={t('layout.header.lock.button')}
+        data-testid="lock-button"
+      />
     </Tooltip>
   );
 }

@@ -67,7 +67,9 @@ describe('the screen lock', () => {
   });
 
   it('warns before the last tries that the server will sign the session out', async () => {
-    vi.mocked(checkPassword).mockRejectedValue(new RequestError('password: please enter the correct password', 400, 400, { attemptsLeft: 2 }));
+    vi.mocked(checkPassword).mockRejectedValue(
+      new RequestError('password: please enter the correct password', 400, 400, { attemptsLeft: 2 }),
+    );
     renderLock();
     await submit('wrong');
     await screen.findByText('再错 2 次将退出登录');

@@ -37,7 +37,10 @@ function LockPanel() {
 
   const [time, date] = useMemo(() => {
     const locale = localeOf(language);
-    return [new Intl.DateTimeFormat(locale, { timeStyle: 'medium' }), new Intl.DateTimeFormat(locale, { dateStyle: 'full' })];
+    return [
+      new Intl.DateTimeFormat(locale, { timeStyle: 'medium' }),
+      new Intl.DateTimeFormat(locale, { dateStyle: 'full' }),
+    ];
   }, [language]);
 
   const unlock = async ({ password }: { password: string }) => {
@@ -50,7 +53,9 @@ function LockPanel() {
       const wrong = error instanceof RequestError && Number(error.code) === 400;
       // the server signs the session out after a few wrong passwords: the last ones say so
       const left = wrong ? Number((error.data as { attemptsLeft?: number } | null)?.attemptsLeft) : NaN;
-      const errors = wrong ? [t('layout.header.lock.wrong'), ...(left <= 2 ? [t('layout.header.lock.attemptsLeft', { count: left })] : [])] : [(error as Error).message];
+      const errors = wrong
+        ? [t('layout.header.lock.wrong'), ...(left <= 2 ? [t('layout.header.lock.attemptsLeft', { count: left })] : [])]
+        : [(error as Error).message];
       form.setFields([{ name: 'password', value: '', errors }]);
       return;
     }
@@ -83,7 +88,12 @@ function LockPanel() {
         <time
           dateTime={now.toISOString()}
           data-testid="lock-time"
-          style={{ fontSize: 'clamp(40px, 12vw, 72px)', fontWeight: 200, lineHeight: 1.1, fontVariantNumeric: 'tabular-nums' }}
+          style={{
+            fontSize: 'clamp(40px, 12vw, 72px)',
+            fontWeight: 200,
+            lineHeight: 1.1,
+            fontVariantNumeric: 'tabular-nums',
+          }}
         >
           {time.format(now)}
         </time>
@@ -115,7 +125,11 @@ function LockPanel() {
         <Form form={form} onFinish={unlock} style={{ width: '100%' }} autoComplete="off">
           {/* lets a password manager know whose password this is */}
           <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-          <Form.Item name="password" rules={[{ required: true, message: t('layout.header.lock.required') }]} style={{ marginBottom: 12 }}>
+          <Form.Item
+            name="password"
+            rules={[{ required: true, message: t('layout.header.lock.required') }]}
+            style={{ marginBottom: 12 }}
+          >
             <Input.Password
               autoFocus
               size="large"
@@ -129,7 +143,12 @@ function LockPanel() {
             {t('layout.header.lock.unlock')}
           </Button>
         </Form>
-        <Button type="link" icon={<LogoutOutlined />} onClick={() => void signOut()} style={{ color: 'rgba(255, 255, 255, 0.85)' }}>
+        <Button
+          type="link"
+          icon={<LogoutOutlined />}
+          onClick={() => void signOut()}
+          style={{ color: 'rgba(255, 255, 255, 0.85)' }}
+        >
           {t('layout.header.lock.logout')}
         </Button>
       </Flex>

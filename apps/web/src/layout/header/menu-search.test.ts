@@ -9,7 +9,9 @@ import { menuSearchItems, searchMenu } from './menu-search';
 
 type Dict = { [k: string]: string | Dict };
 const translator = (dict: Dict) => (key: string) => {
-  const value = key.split('.').reduce<string | Dict | undefined>((d, k) => (typeof d === 'object' ? d[k] : undefined), dict);
+  const value = key
+    .split('.')
+    .reduce<string | Dict | undefined>((d, k) => (typeof d === 'object' ? d[k] : undefined), dict);
   return typeof value === 'string' ? value : key;
 };
 const en = translator(enLocale as Dict);
@@ -27,8 +29,21 @@ const paths = (items: { path: string }[]) => items.map((i) => i.path);
 describe('menuSearchItems', () => {
   it('lists the pages of the menu with translated titles and their groups', () => {
     const items = menuSearchItems(buildMenu(routes, admin), en);
-    expect(items).toContainEqual({ path: '/system/identity', title: 'Identity review', trail: ['System'], icon: 'idcard', external: false });
-    expect(items).toContainEqual({ path: 'https://docs.example.com', title: 'Docs', trail: [], icon: 'file', external: true, target: '_blank' });
+    expect(items).toContainEqual({
+      path: '/system/identity',
+      title: 'Identity review',
+      trail: ['System'],
+      icon: 'idcard',
+      external: false,
+    });
+    expect(items).toContainEqual({
+      path: 'https://docs.example.com',
+      title: 'Docs',
+      trail: [],
+      icon: 'file',
+      external: true,
+      target: '_blank',
+    });
     // groups lead to their pages; hidden pages are not offered
     expect(paths(items)).not.toContain('/system');
     expect(paths(items)).not.toContain('/person/info');
@@ -68,7 +83,12 @@ describe('searchMenu', () => {
   });
 
   it('stops at the limit', () => {
-    const items = Array.from({ length: 30 }, (_, i) => ({ path: `/p${i}`, title: `Page ${i}`, trail: [], external: false }));
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      path: `/p${i}`,
+      title: `Page ${i}`,
+      trail: [],
+      external: false,
+    }));
     expect(searchMenu(items, 'page', 5)).toHaveLength(5);
   });
 });

@@ -13,7 +13,11 @@ export interface MenuSearchItem {
 }
 
 /** Every page of the menu (groups only lead to their pages), with translated titles. */
-export function menuSearchItems(nodes: MenuNode[], translate: (key: string) => string, trail: string[] = []): MenuSearchItem[] {
+export function menuSearchItems(
+  nodes: MenuNode[],
+  translate: (key: string) => string,
+  trail: string[] = [],
+): MenuSearchItem[] {
   return nodes.flatMap((node): MenuSearchItem[] => {
     const title = node.meta.title ? translate(node.meta.title) : node.key;
     if (node.children?.length) return menuSearchItems(node.children, translate, [...trail, title]);

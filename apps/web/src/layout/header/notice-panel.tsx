@@ -46,7 +46,19 @@ function Failed({ onRetry }: { onRetry: () => void }) {
   );
 }
 
-function ListFrame({ loading, error, onRetry, empty, children }: { loading: boolean; error: boolean; onRetry: () => void; empty: string | null; children: ReactNode }) {
+function ListFrame({
+  loading,
+  error,
+  onRetry,
+  empty,
+  children,
+}: {
+  loading: boolean;
+  error: boolean;
+  onRetry: () => void;
+  empty: string | null;
+  children: ReactNode;
+}) {
   if (loading) {
     return (
       <Flex justify="center" style={{ padding: 24 }}>
@@ -67,7 +79,13 @@ function NoticeRow({ item, timeAgo }: { item: NoticeItem; timeAgo: (when: string
     <li data-testid="notice-item" style={{ padding: '10px 4px', borderBottom: `1px solid ${token.colorSplit}` }}>
       <Flex gap={10} align="flex-start">
         {item.image && isImageUrl(item.image) && (
-          <img src={item.image} alt="" width={44} height={44} style={{ objectFit: 'cover', borderRadius: token.borderRadius, flex: 'none' }} />
+          <img
+            src={item.image}
+            alt=""
+            width={44}
+            height={44}
+            style={{ objectFit: 'cover', borderRadius: token.borderRadius, flex: 'none' }}
+          />
         )}
         <Flex vertical gap={2} style={{ minWidth: 0, flex: 1 }}>
           <Flex align="center" gap={6}>
@@ -81,7 +99,10 @@ function NoticeRow({ item, timeAgo }: { item: NoticeItem; timeAgo: (when: string
             )}
           </Flex>
           {/* the server has no API that writes notices (operators insert them): sanitizeHtml's allow-list is the guard */}
-          <div style={{ ...clamp(3), color: token.colorTextSecondary, fontSize: token.fontSizeSM }} dangerouslySetInnerHTML={{ __html: html }} />
+          <div
+            style={{ ...clamp(3), color: token.colorTextSecondary, fontSize: token.fontSizeSM }}
+            dangerouslySetInnerHTML={{ __html: html }}
+          />
           <Flex gap={8} style={{ fontSize: token.fontSizeSM, color: token.colorTextTertiary }}>
             <span>{timeAgo(item.publishedAt)}</span>
             {item.email && (
@@ -96,7 +117,15 @@ function NoticeRow({ item, timeAgo }: { item: NoticeItem; timeAgo: (when: string
   );
 }
 
-function MessageRow({ item, timeAgo, onRead }: { item: MessageItem; timeAgo: (when: string) => string; onRead: (id: number) => void }) {
+function MessageRow({
+  item,
+  timeAgo,
+  onRead,
+}: {
+  item: MessageItem;
+  timeAgo: (when: string) => string;
+  onRead: (id: number) => void;
+}) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
   const unread = item.readAt === null;
@@ -109,15 +138,27 @@ function MessageRow({ item, timeAgo, onRead }: { item: MessageItem; timeAgo: (wh
       tabIndex={unread ? 0 : undefined}
       onClick={read}
       onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && read()}
-      style={{ padding: '10px 4px', borderBottom: `1px solid ${token.colorSplit}`, cursor: unread ? 'pointer' : undefined }}
+      style={{
+        padding: '10px 4px',
+        borderBottom: `1px solid ${token.colorSplit}`,
+        cursor: unread ? 'pointer' : undefined,
+      }}
     >
       <Flex gap={8} align="flex-start">
-        <Badge status={unread ? 'processing' : 'default'} title={unread ? t('layout.header.notice.unreadDot') : undefined} style={{ marginTop: 4, visibility: unread ? 'visible' : 'hidden' }} />
+        <Badge
+          status={unread ? 'processing' : 'default'}
+          title={unread ? t('layout.header.notice.unreadDot') : undefined}
+          style={{ marginTop: 4, visibility: unread ? 'visible' : 'hidden' }}
+        />
         <Flex vertical gap={2} style={{ minWidth: 0, flex: 1 }}>
           <Typography.Text strong={unread} type={unread ? undefined : 'secondary'} ellipsis>
             {item.title}
           </Typography.Text>
-          {item.body && <span style={{ ...clamp(2), color: token.colorTextSecondary, fontSize: token.fontSizeSM }}>{item.body}</span>}
+          {item.body && (
+            <span style={{ ...clamp(2), color: token.colorTextSecondary, fontSize: token.fontSizeSM }}>
+              {item.body}
+            </span>
+          )}
           <span style={{ fontSize: token.fontSizeSM, color: token.colorTextTertiary }}>{timeAgo(item.createdAt)}</span>
         </Flex>
       </Flex>
@@ -125,7 +166,17 @@ function MessageRow({ item, timeAgo, onRead }: { item: MessageItem; timeAgo: (wh
   );
 }
 
-export default function NoticePanel({ tab, onTab, unreadCount, onClose }: { tab: TabKey; onTab: (tab: TabKey) => void; unreadCount: number; onClose: () => void }) {
+export default function NoticePanel({
+  tab,
+  onTab,
+  unreadCount,
+  onClose,
+}: {
+  tab: TabKey;
+  onTab: (tab: TabKey) => void;
+  unreadCount: number;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const navigate = useStableNavigate();
   const timeAgo = useTimeAgo();
@@ -206,4 +257,3 @@ export default function NoticePanel({ tab, onTab, unreadCount, onClose }: { tab:
     </div>
   );
 }
-

@@ -29,7 +29,15 @@ describe('old-browser detection', () => {
     ['Object.hasOwn', (g: Record<string, unknown>) => (g.Object = {})],
     ['Intl.RelativeTimeFormat', (g: Record<string, unknown>) => (g.Intl = {})],
     ['CSS :has()', (g: Record<string, unknown>) => (g.CSS = { supports: () => false })],
-    ['CSS :has()', (g: Record<string, unknown>) => (g.CSS = { supports: () => { throw new SyntaxError('bad selector'); } })],
+    [
+      'CSS :has()',
+      (g: Record<string, unknown>) =>
+        (g.CSS = {
+          supports: () => {
+            throw new SyntaxError('bad selector');
+          },
+        }),
+    ],
     ['inert', (g: Record<string, unknown>) => (g.HTMLElement = class {})],
   ])('names %s when it is missing', (name, remove) => {
     const g = modern();

@@ -11,7 +11,13 @@ export function RefreshButton() {
   if (!show) return null;
   return (
     <Tooltip title={t('layout.tabs.refreshPage')}>
-      <Button type="text" icon={<ReloadOutlined />} aria-label={t('layout.tabs.refreshPage')} data-testid="refresh-page" onClick={() => refreshPage()} />
+      <Button
+        type="text"
+        icon={<ReloadOutlined />}
+        aria-label={t('layout.tabs.refreshPage')}
+        data-testid="refresh-page"
+        onClick={() => refreshPage()}
+      />
     </Tooltip>
   );
 }

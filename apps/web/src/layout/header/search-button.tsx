@@ -101,7 +101,14 @@ function SearchDialog({ open, onClose }: { open: boolean; onClose: () => void })
         id={LISTBOX_ID}
         role="listbox"
         aria-label={t('layout.header.search.title')}
-        style={{ listStyle: 'none', margin: 0, marginTop: results.length ? 8 : 0, padding: 0, maxHeight: 360, overflowY: 'auto' }}
+        style={{
+          listStyle: 'none',
+          margin: 0,
+          marginTop: results.length ? 8 : 0,
+          padding: 0,
+          maxHeight: 360,
+          overflowY: 'auto',
+        }}
       >
         {results.map((item, i) => (
           <li

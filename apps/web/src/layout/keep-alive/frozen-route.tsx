@@ -7,10 +7,21 @@ import { matchPath, NavigationType, parsePath, UNSAFE_LocationContext, UNSAFE_Ro
  * while another tab is on screen, and — unlike `useRoutes(…, fullPath)`, whose contexts are new objects at
  * every navigation — nothing in the page re-renders when the app's location moves elsewhere.
  */
-export function FrozenRoute({ pattern, fullPath, children }: { pattern: string; fullPath: string; children: ReactNode }) {
+export function FrozenRoute({
+  pattern,
+  fullPath,
+  children,
+}: {
+  pattern: string;
+  fullPath: string;
+  children: ReactNode;
+}) {
   const location = useMemo<ContextType<typeof UNSAFE_LocationContext>>(() => {
     const { pathname = '/', search = '', hash = '' } = parsePath(fullPath);
-    return { location: { pathname, search, hash, state: null, key: `kept:${fullPath}`, mask: undefined }, navigationType: NavigationType.Pop };
+    return {
+      location: { pathname, search, hash, state: null, key: `kept:${fullPath}`, mask: undefined },
+      navigationType: NavigationType.Pop,
+    };
   }, [fullPath]);
 
   const route = useMemo<ContextType<typeof UNSAFE_RouteContext>>(() => {
@@ -19,7 +30,14 @@ export function FrozenRoute({ pattern, fullPath, children }: { pattern: string; 
     return {
       outlet: null,
       isDataRoute: false,
-      matches: [{ params: match.params, pathname: match.pathname, pathnameBase: match.pathnameBase, route: { id: `kept:${pattern}`, path: pattern } }],
+      matches: [
+        {
+          params: match.params,
+          pathname: match.pathname,
+          pathnameBase: match.pathnameBase,
+          route: { id: `kept:${pattern}`, path: pattern },
+        },
+      ],
     };
   }, [pattern, location]);
 

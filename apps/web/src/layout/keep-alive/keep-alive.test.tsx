@@ -15,7 +15,12 @@ function Form({ name }: { name: string }) {
   return <input aria-label={name} value={text} onChange={(e) => setText(e.target.value)} />;
 }
 
-const page = (id: string, active: boolean): KeptPage => ({ id, fullPath: `/${id.split('#')[0]}`, active, element: <Form name={id.split('#')[0]} /> });
+const page = (id: string, active: boolean): KeptPage => ({
+  id,
+  fullPath: `/${id.split('#')[0]}`,
+  active,
+  element: <Form name={id.split('#')[0]} />,
+});
 
 function Harness({ pages }: { pages: KeptPage[] }) {
   return <KeepAlive pages={pages} />;
@@ -53,7 +58,13 @@ describe('KeepAlive', () => {
         }, [name]);
         return <span>{name}</span>;
       }
-      const kept = (name: string, active: boolean, warm = false): KeptPage => ({ id: `${name}#0`, fullPath: `/${name}`, active, warm, element: <Polling name={name} /> });
+      const kept = (name: string, active: boolean, warm = false): KeptPage => ({
+        id: `${name}#0`,
+        fullPath: `/${name}`,
+        active,
+        warm,
+        element: <Polling name={name} />,
+      });
       const { rerender } = render(<Harness pages={[kept('a', true), kept('b', false)]} />);
       await act(async () => rerender(<Harness pages={[kept('a', false, true), kept('b', false), kept('c', true)]} />));
       await act(async () => vi.advanceTimersByTime(COOL_DELAY + 10));
@@ -118,7 +129,11 @@ describe('KeepAlive', () => {
     try {
       const { rerender } = render(<Harness pages={[page('a#0', true)]} />);
       fireEvent.change(screen.getByLabelText('a'), { target: { value: 'kept' } });
-      await act(async () => rerender(<Harness pages={[page('a#0', false), { id: 'x#0', fullPath: '/x', active: true, element: <Fragile /> }]} />));
+      await act(async () =>
+        rerender(
+          <Harness pages={[page('a#0', false), { id: 'x#0', fullPath: '/x', active: true, element: <Fragile /> }]} />,
+        ),
+      );
       const alert = screen.getByRole('alert');
       expect(alert.textContent).toContain('页面出错了');
       expect(wrapper('/x')?.contains(alert)).toBe(true);

@@ -30,7 +30,11 @@ const shallowEqual = (a: Record<string, unknown>, b: Record<string, unknown>): b
 /** The same page element drawn anew by the parent: same component, same props. */
 const sameElement = (a: ReactNode, b: ReactNode): boolean =>
   a === b ||
-  (isValidElement(a) && isValidElement(b) && a.type === b.type && a.key === b.key && shallowEqual(a.props as Record<string, unknown>, b.props as Record<string, unknown>));
+  (isValidElement(a) &&
+    isValidElement(b) &&
+    a.type === b.type &&
+    a.key === b.key &&
+    shallowEqual(a.props as Record<string, unknown>, b.props as Record<string, unknown>));
 
 /**
  * One kept page, in one of three states:
@@ -69,7 +73,11 @@ const Slot = memo(
     );
   },
   ({ page: a }, { page: b }) =>
-    a.id === b.id && a.fullPath === b.fullPath && a.active === b.active && !!a.warm === !!b.warm && sameElement(a.element, b.element),
+    a.id === b.id &&
+    a.fullPath === b.fullPath &&
+    a.active === b.active &&
+    !!a.warm === !!b.warm &&
+    sameElement(a.element, b.element),
 );
 
 /**

@@ -4,9 +4,7 @@ import { HOME_PATH, NOT_FOUND_PATH, WHITE_LIST } from '../../config/settings';
 import { findRoute, isExternal, isPage, landingPath } from '../../lib/menu-routes';
 
 /** What a location shows inside the layout: one of the user's pages, or where it leads instead. */
-export type PageResolution =
-  | { kind: 'page'; record: RouteRecord; params: Params }
-  | { kind: 'redirect'; to: string };
+export type PageResolution = { kind: 'page'; record: RouteRecord; params: Params } | { kind: 'redirect'; to: string };
 
 /** Enough hops for any real menu; a menu whose redirects loop ends on /404 instead of hanging. */
 const MAX_HOPS = 10;
@@ -21,7 +19,8 @@ function step(routes: RouteRecord[], pathname: string): PageResolution {
   const record = findRoute(routes, pathname);
   if (!record) {
     // the guard sends a fresh login to '/': a menu without a root record still needs somewhere to land
-    if (pathname === HOME_PATH) return { kind: 'redirect', to: routes.map(landingOrSelf).find((p): p is string => !!p) ?? NOT_FOUND_PATH };
+    if (pathname === HOME_PATH)
+      return { kind: 'redirect', to: routes.map(landingOrSelf).find((p): p is string => !!p) ?? NOT_FOUND_PATH };
     return { kind: 'redirect', to: NOT_FOUND_PATH };
   }
   const target = record.redirect ?? (isPage(record) ? undefined : landingPath(record));

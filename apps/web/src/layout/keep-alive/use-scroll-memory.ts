@@ -21,7 +21,11 @@ export function scrollParent(el: Element | null): Element {
  * again; a page shown for the first time starts at the top. Positions are recorded as the user
  * scrolls, so a switch (which changes the content height) cannot spoil the one being left.
  */
-export function useScrollMemory(container: RefObject<HTMLElement | null>, activeId: string | undefined, ids: string[]): void {
+export function useScrollMemory(
+  container: RefObject<HTMLElement | null>,
+  activeId: string | undefined,
+  ids: string[],
+): void {
   const positions = useRef(new Map<string, Position>());
   const active = useRef(activeId);
 
@@ -32,7 +36,8 @@ export function useScrollMemory(container: RefObject<HTMLElement | null>, active
       if (!el || !id) return;
       const target = e.target === document ? documentScroller() : e.target;
       // scrolling inside a page (a table body, a drawer) is the page's own business
-      if (target instanceof Element && target.contains(el)) positions.current.set(id, { scroller: target, top: target.scrollTop });
+      if (target instanceof Element && target.contains(el))
+        positions.current.set(id, { scroller: target, top: target.scrollTop });
     };
     document.addEventListener('scroll', onScroll, { capture: true, passive: true });
     return () => document.removeEventListener('scroll', onScroll, { capture: true });

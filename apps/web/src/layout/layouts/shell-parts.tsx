@@ -137,7 +137,13 @@ export function PageTransition({ children }: { children: ReactNode }) {
   useEffect(() => {
     const el = ref.current;
     if (!on || !el?.animate || window.matchMedia?.('(prefers-reduced-motion: reduce)').matches) return;
-    el.animate([{ opacity: 0, transform: 'translateX(-16px)' }, { opacity: 1, transform: 'none' }], { duration: 280, easing: 'ease-out' });
+    el.animate(
+      [
+        { opacity: 0, transform: 'translateX(-16px)' },
+        { opacity: 1, transform: 'none' },
+      ],
+      { duration: 280, easing: 'ease-out' },
+    );
   }, [pathname, on]);
   return (
     <div ref={ref} className="cpc-page">

@@ -13,7 +13,14 @@ import { isClosable, type CloseAction, type VisitedTab } from './tabs-store';
 
 export type TabMenuAction = CloseAction | 'refresh';
 
-export const TAB_MENU_ACTIONS: TabMenuAction[] = ['refresh', 'close', 'closeOthers', 'closeLeft', 'closeRight', 'closeAll'];
+export const TAB_MENU_ACTIONS: TabMenuAction[] = [
+  'refresh',
+  'close',
+  'closeOthers',
+  'closeLeft',
+  'closeRight',
+  'closeAll',
+];
 
 const ICONS: Record<TabMenuAction, ReactNode> = {
   refresh: <ReloadOutlined />,
@@ -47,5 +54,13 @@ export function tabMenuItems(t: TFunction, tabs: VisitedTab[], key: string | nul
     disabled: off[action],
     label: <span data-tab-action={action}>{t(`layout.tabs.${action}`)}</span>,
   });
-  return [item('refresh'), { type: 'divider' }, item('close'), item('closeOthers'), item('closeLeft'), item('closeRight'), item('closeAll')];
+  return [
+    item('refresh'),
+    { type: 'divider' },
+    item('close'),
+    item('closeOthers'),
+    item('closeLeft'),
+    item('closeRight'),
+    item('closeAll'),
+  ];
 }

@@ -1,6 +1,15 @@
 import { CloseOutlined, DownOutlined } from '@ant-design/icons';
 import { Button, Dropdown, theme, type MenuProps } from 'antd';
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, type CSSProperties, type KeyboardEvent } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  type CSSProperties,
+  type KeyboardEvent,
+} from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLayoutSettings } from '../layout-settings';
 import { MenuIcon } from '../menu-icon';
@@ -108,7 +117,8 @@ export function TabsBar() {
       const active = scroller?.querySelector<HTMLElement>('.cpc-tab--active');
       if (!scroller || !active) return;
       const [tab, view] = [active.getBoundingClientRect(), scroller.getBoundingClientRect()];
-      if (tab.left < view.left || tab.right > view.right) active.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+      if (tab.left < view.left || tab.right > view.right)
+        active.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
     });
     return () => cancelAnimationFrame(frame);
   }, [activeKey, tabs.length, showTabs]);

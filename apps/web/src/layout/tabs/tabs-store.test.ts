@@ -14,7 +14,14 @@ const routes: RouteRecord[] = normalizeRoutes([
     component: 'Layout',
     redirect: '/device',
     meta: { title: 'route.home', icon: 'home', hidden: true },
-    children: [{ path: 'index', name: 'Index', component: 'home/index', meta: { title: 'route.home', icon: 'home', noClosable: true } }],
+    children: [
+      {
+        path: 'index',
+        name: 'Index',
+        component: 'home/index',
+        meta: { title: 'route.home', icon: 'home', noClosable: true },
+      },
+    ],
   },
   {
     path: '/device',
@@ -23,8 +30,18 @@ const routes: RouteRecord[] = normalizeRoutes([
     meta: { title: 'route.device', icon: 'printer' },
     children: [
       { path: 'index', name: 'DeviceIndex', component: 'device/index', meta: { title: 'route.myDevice' } },
-      { path: 'detail', name: 'DeviceDetail', component: 'device/detail', meta: { title: 'route.deviceDetail', dynamicNewTab: true } },
-      { path: 'map', name: 'DeviceMap', component: 'device/map', meta: { title: 'route.deviceMap', noKeepAlive: true } },
+      {
+        path: 'detail',
+        name: 'DeviceDetail',
+        component: 'device/detail',
+        meta: { title: 'route.deviceDetail', dynamicNewTab: true },
+      },
+      {
+        path: 'map',
+        name: 'DeviceMap',
+        component: 'device/map',
+        meta: { title: 'route.deviceMap', noKeepAlive: true },
+      },
       { path: 'hidden', name: 'Hidden', component: 'device/hidden', meta: { title: 'route.device', tabHidden: true } },
       { path: 'page/:n', name: 'Numbered', component: 'device/numbered', meta: { title: 'route.device' } },
     ],
@@ -60,17 +77,29 @@ describe('opening tabs', () => {
   });
 
   it.each<{ name: string; visits: string[]; tabs: string[] }>([
-    { name: 'adds a tab per visited page, in order', visits: ['/device/index', '/a', '/b'], tabs: ['/index', '/fixed', '/device/index', '/a', '/b'] },
+    {
+      name: 'adds a tab per visited page, in order',
+      visits: ['/device/index', '/a', '/b'],
+      tabs: ['/index', '/fixed', '/device/index', '/a', '/b'],
+    },
     { name: 'does not add a page twice', visits: ['/a', '/b', '/a'], tabs: ['/index', '/fixed', '/a', '/b'] },
     { name: 'a fixed page keeps its place', visits: ['/a', '/index'], tabs: ['/index', '/fixed', '/a'] },
-    { name: 'one tab per path: a new query updates it', visits: ['/device/index?page=1', '/device/index?page=2'], tabs: ['/index', '/fixed', '/device/index?page=2'] },
+    {
+      name: 'one tab per path: a new query updates it',
+      visits: ['/device/index?page=1', '/device/index?page=2'],
+      tabs: ['/index', '/fixed', '/device/index?page=2'],
+    },
     {
       name: 'dynamicNewTab: one tab per distinct query',
       visits: ['/device/detail?sn=1', '/device/detail?sn=2', '/device/detail?sn=1'],
       tabs: ['/index', '/fixed', '/device/detail?sn=1', '/device/detail?sn=2'],
     },
     { name: 'tabHidden pages get no tab', visits: ['/a', '/device/hidden'], tabs: ['/index', '/fixed', '/a'] },
-    { name: 'pages with params get one tab per path', visits: ['/device/page/1', '/device/page/2'], tabs: ['/index', '/fixed', '/device/page/1', '/device/page/2'] },
+    {
+      name: 'pages with params get one tab per path',
+      visits: ['/device/page/1', '/device/page/2'],
+      tabs: ['/index', '/fixed', '/device/page/1', '/device/page/2'],
+    },
   ])('$name', ({ visits, tabs }) => {
     visits.forEach(go);
     expect(paths()).toEqual(tabs);
@@ -172,9 +201,17 @@ describe('kept pages', () => {
 
   it.each<{ name: string; visits: string[]; kept: string[] }>([
     { name: 'every visited page by default', visits: ['/a', '/b'], kept: ['/a', '/b'] },
-    { name: 'none for noKeepAlive (mounted anew on every visit)', visits: ['/a', '/device/map', '/b'], kept: ['/a', '/b'] },
+    {
+      name: 'none for noKeepAlive (mounted anew on every visit)',
+      visits: ['/a', '/device/map', '/b'],
+      kept: ['/a', '/b'],
+    },
     { name: 'none for tabHidden', visits: ['/a', '/device/hidden'], kept: ['/a'] },
-    { name: 'one per dynamicNewTab query', visits: ['/device/detail?sn=1', '/device/detail?sn=2'], kept: ['/device/detail?sn=1', '/device/detail?sn=2'] },
+    {
+      name: 'one per dynamicNewTab query',
+      visits: ['/device/detail?sn=1', '/device/detail?sn=2'],
+      kept: ['/device/detail?sn=1', '/device/detail?sn=2'],
+    },
     { name: 'the most recent last', visits: ['/a', '/b', '/a'], kept: ['/b', '/a'] },
   ])('$name', ({ visits, kept: expected }) => {
     visits.forEach(go);

@@ -53,7 +53,13 @@ export function tabOf(visit: PageVisit): VisitedTab {
 }
 
 /** The visit of a record from the menu, with the icon of the group it sits in. */
-export function visitOf(routes: RouteRecord[], record: RouteRecord, pathname: string, search = '', params: PageVisit['params'] = {}): PageVisit {
+export function visitOf(
+  routes: RouteRecord[],
+  record: RouteRecord,
+  pathname: string,
+  search = '',
+  params: PageVisit['params'] = {},
+): PageVisit {
   return { record, pathname, search, params, parentIcon: matchRouteChain(routes, pathname).at(-2)?.meta.icon };
 }
 
@@ -81,7 +87,12 @@ interface TabsState {
   reset(): void;
 }
 
-const EMPTY = { tabs: [] as VisitedTab[], activeKey: null, kept: [] as string[], versions: {} as Record<string, number> };
+const EMPTY = {
+  tabs: [] as VisitedTab[],
+  activeKey: null,
+  kept: [] as string[],
+  versions: {} as Record<string, number>,
+};
 
 function closing(tabs: VisitedTab[], action: CloseAction, key: string | null): Set<string> {
   const index = tabs.findIndex((t) => t.key === key);
@@ -92,9 +103,23 @@ function closing(tabs: VisitedTab[], action: CloseAction, key: string | null): S
     case 'closeOthers':
       return new Set(closable.filter((t) => t.key !== key).map((t) => t.key));
     case 'closeLeft':
-      return new Set(index < 0 ? [] : tabs.slice(0, index).filter(isClosable).map((t) => t.key));
+      return new Set(
+        index < 0
+          ? []
+          : tabs
+              .slice(0, index)
+              .filter(isClosable)
+              .map((t) => t.key),
+      );
     case 'closeRight':
-      return new Set(index < 0 ? [] : tabs.slice(index + 1).filter(isClosable).map((t) => t.key));
+      return new Set(
+        index < 0
+          ? []
+          : tabs
+              .slice(index + 1)
+              .filter(isClosable)
+              .map((t) => t.key),
+      );
     case 'closeAll':
       return new Set(closable.map((t) => t.key));
   }
@@ -123,7 +148,10 @@ export const useTabs = create<TabsState>()((set, get) => ({
         const existing = tabs.find((t) => t.key === tab.key);
         if (!existing) tabs = [...tabs, tab];
         // one tab per path: a new query updates it
-        else if (existing.fullPath !== tab.fullPath) tabs = tabs.map((t) => (t === existing ? { ...existing, fullPath: tab.fullPath, query: tab.query, params: tab.params } : t));
+        else if (existing.fullPath !== tab.fullPath)
+          tabs = tabs.map((t) =>
+            t === existing ? { ...existing, fullPath: tab.fullPath, query: tab.query, params: tab.params } : t,
+          );
       }
       let kept = s.kept;
       if (isKept(meta) && kept.at(-1) !== tab.key) {

@@ -19,14 +19,20 @@ describe('theme drawer locales', () => {
   });
 
   it('has every literal key the drawer and the layouts ask for', () => {
-    const sources = import.meta.glob<string>(['../**/*.{ts,tsx}', '!../**/*.test.{ts,tsx}', '!../header/**', '!../tabs/**', '!../keep-alive/**'], {
-      query: '?raw',
-      import: 'default',
-      eager: true,
-    });
+    const sources = import.meta.glob<string>(
+      ['../**/*.{ts,tsx}', '!../**/*.test.{ts,tsx}', '!../header/**', '!../tabs/**', '!../keep-alive/**'],
+      {
+        query: '?raw',
+        import: 'default',
+        eager: true,
+      },
+    );
     const used = new Set<string>();
     for (const text of Object.values(sources)) {
-      for (const m of text.matchAll(/['"`](layout\.(?:drawer|layouts|themes|mainMenu)[A-Za-z0-9_.]*[A-Za-z0-9_])['"`]/g)) used.add(m[1]);
+      for (const m of text.matchAll(
+        /['"`](layout\.(?:drawer|layouts|themes|mainMenu)[A-Za-z0-9_.]*[A-Za-z0-9_])['"`]/g,
+      ))
+        used.add(m[1]);
       // `layout.drawer.${key}` for the switches
       for (const m of text.matchAll(/SWITCHES\.\w+|'(show\w+)'/g)) if (m[1]) used.add(`layout.drawer.${m[1]}`);
     }

@@ -37,7 +37,13 @@ export function ThemeSettingTab() {
   const { t } = useTranslation();
   const setOpen = useThemeDrawer((s) => s.setOpen);
   return (
-    <button type="button" className="cpc-theme-tab" onClick={() => setOpen(true)} aria-label={t('layout.drawer.open')} data-testid="theme-setting-tab">
+    <button
+      type="button"
+      className="cpc-theme-tab"
+      onClick={() => setOpen(true)}
+      aria-label={t('layout.drawer.open')}
+      data-testid="theme-setting-tab"
+    >
       <SettingOutlined />
     </button>
   );

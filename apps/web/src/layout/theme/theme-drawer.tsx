@@ -57,7 +57,11 @@ function LayoutThumb({ name }: { name: LayoutName }) {
   return (
     <span className="cpc-thumb" aria-hidden>
       {THUMBS[name].map(([left, top, width, height, kind], i) => (
-        <span key={i} className={`cpc-thumb-${kind}`} style={{ left: `${left}%`, top: `${top}%`, width: `${width}%`, height: `${height}%` }} />
+        <span
+          key={i}
+          className={`cpc-thumb-${kind}`}
+          style={{ left: `${left}%`, top: `${top}%`, width: `${width}%`, height: `${height}%` }}
+        />
       ))}
     </span>
   );
@@ -121,7 +125,15 @@ function Row({ label, hint, children }: { label: string; hint?: string; children
 
 const SWITCHES = {
   tabs: ['showTabs', 'showTabsIcon'],
-  header: ['showSearch', 'showNotice', 'showFullScreen', 'showRefresh', 'showLanguage', 'showTheme', 'showThemeSetting'],
+  header: [
+    'showSearch',
+    'showNotice',
+    'showFullScreen',
+    'showRefresh',
+    'showLanguage',
+    'showTheme',
+    'showThemeSetting',
+  ],
   other: ['showProgressBar', 'showPageTransition'],
 } as const satisfies Record<string, readonly (keyof Settings)[]>;
 
@@ -205,7 +217,10 @@ function ThemeForm() {
           data-testid="setting-background"
         />
       </Row>
-      <Row label={t('layout.drawer.columnStyle')} hint={s.layout === 'column' ? undefined : t('layout.drawer.columnStyleHint')}>
+      <Row
+        label={t('layout.drawer.columnStyle')}
+        hint={s.layout === 'column' ? undefined : t('layout.drawer.columnStyleHint')}
+      >
         <Select<ColumnStyle>
           size="small"
           value={s.columnStyle}
@@ -242,7 +257,10 @@ function ThemeForm() {
       <Divider titlePlacement="start" plain>
         {t('layout.drawer.sections.header')}
       </Divider>
-      <Row label={t('layout.drawer.fixedHeader')} hint={s.layout === 'common' ? t('layout.drawer.fixedHeaderHint') : undefined}>
+      <Row
+        label={t('layout.drawer.fixedHeader')}
+        hint={s.layout === 'common' ? t('layout.drawer.fixedHeaderHint') : undefined}
+      >
         <Switch
           size="small"
           checked={s.fixedHeader && s.layout !== 'common'}
@@ -309,7 +327,10 @@ function DrawerActions({ onSaved }: { onSaved(): void }) {
       <Button onClick={() => store.getState().restoreDefaults()} data-testid="theme-restore">
         {t('layout.drawer.restore')}
       </Button>
-      <Button onClick={() => store.getState().update({ themeName: randomThemeName(store.getState().themeName) })} data-testid="theme-random">
+      <Button
+        onClick={() => store.getState().update({ themeName: randomThemeName(store.getState().themeName) })}
+        data-testid="theme-random"
+      >
         {t('layout.drawer.random')}
       </Button>
       <Button danger onClick={clearCache} data-testid="theme-clear-cache">

@@ -33,7 +33,10 @@ let loaded: ChinaMapData | null = null;
 export function loadChinaMap(): Promise<ChinaMapData> {
   loading ??= import('@cpc/contracts/geo/provinces').then(
     ({ CHINA_PROVINCES }) => {
-      loaded = { geo: CHINA_PROVINCES, centres: new Map(CHINA_PROVINCES.features.map((f) => [f.properties.name, f.properties.cp])) };
+      loaded = {
+        geo: CHINA_PROVINCES,
+        centres: new Map(CHINA_PROVINCES.features.map((f) => [f.properties.name, f.properties.cp])),
+      };
       return loaded;
     },
     (error: unknown) => {
@@ -62,7 +65,10 @@ export function registerChinaMap(echarts: typeof Echarts): boolean {
 
 /** Whether the map's data is in, and the provinces' label points once it is. */
 export function useChinaMap(): { ready: boolean; failed: boolean; centres: Map<string, [number, number]> | null } {
-  const [state, setState] = useState<{ centres: Map<string, [number, number]> | null; failed: boolean }>(() => ({ centres: loaded?.centres ?? null, failed: false }));
+  const [state, setState] = useState<{ centres: Map<string, [number, number]> | null; failed: boolean }>(() => ({
+    centres: loaded?.centres ?? null,
+    failed: false,
+  }));
   useEffect(() => {
     let alive = true;
     loadChinaMap().then(

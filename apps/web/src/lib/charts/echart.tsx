@@ -2,7 +2,13 @@ import { use, type CSSProperties, type Ref } from 'react';
 import ReactEChartsCore from 'echarts-for-react/esm/core';
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart, PieChart, ScatterChart } from 'echarts/charts';
-import { GeoComponent, GridComponent, LegendComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components';
+import {
+  GeoComponent,
+  GridComponent,
+  LegendComponent,
+  TooltipComponent,
+  VisualMapContinuousComponent,
+} from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { loadChinaMap, registerChinaMap } from './china-map';
 import { FLUID_SIZE } from './fluid-size';
@@ -43,12 +49,31 @@ export interface EChartProps {
 }
 
 /** ECharts through the core build, on a canvas; in a chunk of its own, loaded with the first chart. */
-export default function EChart({ option, theme, height, map, loading, notMerge, lazyUpdate, onEvents, chartRef, style, 'aria-label': ariaLabel, 'data-testid': testId }: EChartProps) {
+export default function EChart({
+  option,
+  theme,
+  height,
+  map,
+  loading,
+  notMerge,
+  lazyUpdate,
+  onEvents,
+  chartRef,
+  style,
+  'aria-label': ariaLabel,
+  'data-testid': testId,
+}: EChartProps) {
   if (map) use(loadChinaMap());
   // a chart whose option names the map once `loadChinaMap` has it (the device pages wait with `useChinaMap`)
   registerChinaMap(echarts);
   return (
-    <div role="img" aria-label={ariaLabel} data-chart={map ? 'map' : 'chart'} data-testid={testId} style={{ height, width: '100%', ...style }}>
+    <div
+      role="img"
+      aria-label={ariaLabel}
+      data-chart={map ? 'map' : 'chart'}
+      data-testid={testId}
+      style={{ height, width: '100%', ...style }}
+    >
       <ReactEChartsCore
         ref={chartRef}
         echarts={echarts}
@@ -57,7 +82,11 @@ export default function EChart({ option, theme, height, map, loading, notMerge, 
         notMerge={notMerge}
         lazyUpdate={lazyUpdate}
         showLoading={loading}
-        loadingOption={{ text: '', color: (theme.color as string[] | undefined)?.[0], maskColor: 'rgba(127,127,127,0.08)' }}
+        loadingOption={{
+          text: '',
+          color: (theme.color as string[] | undefined)?.[0],
+          maskColor: 'rgba(127,127,127,0.08)',
+        }}
         onEvents={onEvents}
         opts={FLUID_SIZE}
         style={{ height: '100%', width: '100%' }}

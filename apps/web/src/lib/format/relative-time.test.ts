@@ -58,5 +58,6 @@ describe('formatSeconds', () => {
 });
 
 describe('fileStamp', () => {
-  it('sorts as text and holds the seconds', () => expect(fileStamp(new Date(2024, 11, 31, 23, 59, 7))).toBe('20241231-235907'));
+  it('sorts as text and holds the seconds', () =>
+    expect(fileStamp(new Date(2024, 11, 31, 23, 59, 7))).toBe('20241231-235907'));
 });

@@ -29,5 +29,7 @@ describe('formatSize', () => {
     [1234567, 3, '1.177 MB'],
   ])('%s bytes with %s decimals → %s', (bytes, decimals, want) => expect(formatSize(bytes, decimals)).toBe(want));
 
-  it.each([[-1], [Number.NaN], [Number.POSITIVE_INFINITY], ['12' as unknown as number]])('%s → -', (bad) => expect(formatSize(bad)).toBe('-'));
+  it.each([[-1], [Number.NaN], [Number.POSITIVE_INFINITY], ['12' as unknown as number]])('%s → -', (bad) =>
+    expect(formatSize(bad)).toBe('-'),
+  );
 });

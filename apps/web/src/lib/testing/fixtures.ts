@@ -9,14 +9,23 @@ export const MENU: RouteRecord[] = [
     component: 'Layout',
     redirect: '/device',
     meta: { title: 'route.home', icon: 'home', hidden: true },
-    children: [{ path: 'index', name: 'Index', component: 'home/index', meta: { title: 'route.home', icon: 'home', noClosable: true, hidden: true } }],
+    children: [
+      {
+        path: 'index',
+        name: 'Index',
+        component: 'home/index',
+        meta: { title: 'route.home', icon: 'home', noClosable: true, hidden: true },
+      },
+    ],
   },
   {
     path: '/person',
     name: 'Person',
     component: 'Layout',
     meta: { title: 'route.person', hidden: true },
-    children: [{ path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } }],
+    children: [
+      { path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } },
+    ],
   },
   {
     path: '/device',
@@ -24,7 +33,14 @@ export const MENU: RouteRecord[] = [
     component: 'Layout',
     redirect: '/device/index',
     meta: { title: 'route.device', icon: 'printer', levelHidden: true },
-    children: [{ path: 'index', name: 'DeviceIndex', component: 'device/index', meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' } }],
+    children: [
+      {
+        path: 'index',
+        name: 'DeviceIndex',
+        component: 'device/index',
+        meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' },
+      },
+    ],
   },
   {
     path: '/system',
@@ -32,7 +48,12 @@ export const MENU: RouteRecord[] = [
     component: 'Layout',
     meta: { title: 'route.system', icon: 'safety', guard: { permission: ['identity:review'] } },
     children: [
-      { path: 'identity', name: 'IdentityReview', component: 'identity/review', meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: ['identity:review'] } } },
+      {
+        path: 'identity',
+        name: 'IdentityReview',
+        component: 'identity/review',
+        meta: { title: 'route.identityReview', icon: 'idcard', guard: { permission: ['identity:review'] } },
+      },
     ],
   },
   {
@@ -64,7 +85,15 @@ export const customer = (overrides: Partial<UserInfo> = {}): UserInfo => ({
 });
 
 export const staff = (overrides: Partial<UserInfo> = {}): UserInfo =>
-  customer({ id: 1, username: 'admin', tenantKind: 'platform', admin: true, roles: ['Admin'], permissions: ['identity:review'], ...overrides });
+  customer({
+    id: 1,
+    username: 'admin',
+    tenantKind: 'platform',
+    admin: true,
+    roles: ['Admin'],
+    permissions: ['identity:review'],
+    ...overrides,
+  });
 
 /** The calls of My devices for an account without devices: the first page after login renders its empty state. */
 export function emptyFleet(server: { on(method: string, url: string, reply: FakeReply): unknown }, api = '/apiAdmin') {

@@ -55,7 +55,10 @@ export function itHasEveryKeyTheCodeAsksFor(
     expect(used.size).toBeGreaterThan(atLeast);
     // a key is there as a text, as the parent of texts, or as plural forms (`key_one`, `key_other`); the server's
     // message keys (contracts/messages.ts) share some namespaces: they are the catalogue's, not these locales'
-    const missing = [...used].filter((k) => !isMessageKey(k) && !zh.has(k) && !zh.has(`${k}_other`) && ![...zh.keys()].some((z) => z.startsWith(`${k}.`)));
+    const missing = [...used].filter(
+      (k) =>
+        !isMessageKey(k) && !zh.has(k) && !zh.has(`${k}_other`) && ![...zh.keys()].some((z) => z.startsWith(`${k}.`)),
+    );
     expect(missing).toEqual([]);
   });
 }

@@ -41,7 +41,8 @@ afterEach(async () => {
   // past the file's teardown; end each leave motion as a browser would once it reaches its active step (a frame)
   for (let i = 0; i < 30 && document.querySelector('.ant-message-notice'); i++) {
     await tick(16);
-    for (const el of document.querySelectorAll('[class*="-leave-active"]')) el.dispatchEvent(new Event('transitionend'));
+    for (const el of document.querySelectorAll('[class*="-leave-active"]'))
+      el.dispatchEvent(new Event('transitionend'));
   }
 });
 

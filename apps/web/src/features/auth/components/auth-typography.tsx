@@ -25,7 +25,10 @@ interface AuthTextProps {
 export function AuthText({ children, paragraph = false, secondary = false, strong = false, style }: AuthTextProps) {
   const Element = paragraph ? 'p' : 'span';
   return (
-    <Element className={['auth-text', secondary && 'is-secondary', strong && 'is-strong'].filter(Boolean).join(' ')} style={style}>
+    <Element
+      className={['auth-text', secondary && 'is-secondary', strong && 'is-strong'].filter(Boolean).join(' ')}
+      style={style}
+    >
       {children}
     </Element>
   );

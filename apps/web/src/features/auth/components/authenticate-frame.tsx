@@ -39,14 +39,21 @@ export function AuthenticateFrame({ children }: { children: ReactNode }) {
           </Button>
         </Flex>
       </Flex>
-      <Flex vertical flex={1} style={{ width: '100%', maxWidth: 920, margin: '0 auto', padding: screens.md ? '32px 24px' : '20px 12px' }}>
+      <Flex
+        vertical
+        flex={1}
+        style={{ width: '100%', maxWidth: 920, margin: '0 auto', padding: screens.md ? '32px 24px' : '20px 12px' }}
+      >
         <Typography.Title level={3} style={{ marginTop: 0, marginBottom: 4 }}>
           {t('auth.authenticate.title')}
         </Typography.Title>
         <Typography.Paragraph type="secondary">{t('auth.authenticate.subtitle')}</Typography.Paragraph>
         {children}
       </Flex>
-      <Typography.Text type="secondary" style={{ textAlign: 'center', padding: '8px 16px 24px', fontSize: token.fontSizeSM }}>
+      <Typography.Text
+        type="secondary"
+        style={{ textAlign: 'center', padding: '8px 16px 24px', fontSize: token.fontSizeSM }}
+      >
         {t('auth.brand.copyright', { year })}
       </Typography.Text>
     </Flex>

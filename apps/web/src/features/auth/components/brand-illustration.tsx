@@ -4,9 +4,25 @@ import type { CSSProperties } from 'react';
  * The brand panel's picture: a cloud linked to a printer and a terminal. Light shapes are drawn in
  * currentColor, details in `accent`, so it sits on any of the theme's primary colours (SPEC §2 lists nine).
  */
-export function BrandIllustration({ accent, ok, className, style }: { accent: string; ok: string; className?: string; style?: CSSProperties }) {
+export function BrandIllustration({
+  accent,
+  ok,
+  className,
+  style,
+}: {
+  accent: string;
+  ok: string;
+  className?: string;
+  style?: CSSProperties;
+}) {
   return (
-    <svg viewBox="0 0 480 340" role="img" aria-hidden className={className} style={{ width: '100%', height: 'auto', ...style }}>
+    <svg
+      viewBox="0 0 480 340"
+      role="img"
+      aria-hidden
+      className={className}
+      style={{ width: '100%', height: 'auto', ...style }}
+    >
       <ellipse cx="240" cy="318" rx="210" ry="16" fill="currentColor" opacity="0.1" />
       {/* cloud */}
       <path
@@ -16,8 +32,22 @@ export function BrandIllustration({ accent, ok, className, style }: { accent: st
       />
       <path d="M190 60h80M176 82h118" stroke="currentColor" strokeWidth="6" strokeLinecap="round" opacity="0.55" />
       {/* links from the cloud */}
-      <path d="M210 114v40c0 14-10 22-24 22h-40" fill="none" stroke="currentColor" strokeWidth="3" strokeDasharray="6 8" opacity="0.65" />
-      <path d="M270 114v52c0 12 8 18 20 18h60" fill="none" stroke="currentColor" strokeWidth="3" strokeDasharray="6 8" opacity="0.65" />
+      <path
+        d="M210 114v40c0 14-10 22-24 22h-40"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="3"
+        strokeDasharray="6 8"
+        opacity="0.65"
+      />
+      <path
+        d="M270 114v52c0 12 8 18 20 18h60"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="3"
+        strokeDasharray="6 8"
+        opacity="0.65"
+      />
       <circle cx="210" cy="114" r="6" fill="currentColor" />
       <circle cx="270" cy="114" r="6" fill="currentColor" />
       {/* printer */}
@@ -35,7 +65,14 @@ export function BrandIllustration({ accent, ok, className, style }: { accent: st
         <rect x="10" y="16" width="76" height="104" rx="6" fill={accent} opacity="0.18" />
         <path d="M24 44h48M24 60h36M24 76h44" stroke={accent} strokeWidth="5" strokeLinecap="round" opacity="0.5" />
         <circle cx="48" cy="135" r="6" fill={accent} opacity="0.3" />
-        <path d="M78-14a22 22 0 0 1 22 22M78-28a36 36 0 0 1 36 36" fill="none" stroke="currentColor" strokeWidth="4" strokeLinecap="round" opacity="0.75" />
+        <path
+          d="M78-14a22 22 0 0 1 22 22M78-28a36 36 0 0 1 36 36"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="4"
+          strokeLinecap="round"
+          opacity="0.75"
+        />
       </g>
       <g fill="currentColor" opacity="0.6">
         <circle cx="60" cy="60" r="4" />

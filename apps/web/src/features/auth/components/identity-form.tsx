@@ -17,7 +17,16 @@ interface IdentityFormProps {
   onCancel?: () => void;
 }
 
-const FIELDS = ['realName', 'idNumber', 'idFrontKey', 'idBackKey', 'companyName', 'creditCode', 'legalPerson', 'licenceKey'] as const;
+const FIELDS = [
+  'realName',
+  'idNumber',
+  'idFrontKey',
+  'idBackKey',
+  'companyName',
+  'creditCode',
+  'legalPerson',
+  'licenceKey',
+] as const;
 
 const trim = (v: string | undefined) => (v ?? '').trim();
 
@@ -68,12 +77,26 @@ export function IdentityForm({ type, initialValues, previews = {}, onCancel }: I
         <>
           <Row gutter={16}>
             <Col xs={24} md={12}>
-              <Form.Item name="realName" label={t('auth.authenticate.form.realName')} required rules={[toRule(checks.realName, t)]}>
-                <Input placeholder={t('auth.authenticate.form.realNamePlaceholder')} maxLength={30} autoComplete="name" />
+              <Form.Item
+                name="realName"
+                label={t('auth.authenticate.form.realName')}
+                required
+                rules={[toRule(checks.realName, t)]}
+              >
+                <Input
+                  placeholder={t('auth.authenticate.form.realNamePlaceholder')}
+                  maxLength={30}
+                  autoComplete="name"
+                />
               </Form.Item>
             </Col>
             <Col xs={24} md={12}>
-              <Form.Item name="idNumber" label={t('auth.authenticate.form.idNumber')} required rules={[toRule(checks.idNumber, t)]}>
+              <Form.Item
+                name="idNumber"
+                label={t('auth.authenticate.form.idNumber')}
+                required
+                rules={[toRule(checks.idNumber, t)]}
+              >
                 <Input
                   prefix={<IdcardOutlined />}
                   placeholder={t('auth.authenticate.form.idNumberPlaceholder')}
@@ -108,17 +131,40 @@ export function IdentityForm({ type, initialValues, previews = {}, onCancel }: I
         </>
       ) : (
         <>
-          <Form.Item name="companyName" label={t('auth.authenticate.form.companyName')} required rules={[toRule(checks.companyName, t)]}>
-            <Input placeholder={t('auth.authenticate.form.companyNamePlaceholder')} maxLength={100} autoComplete="organization" />
+          <Form.Item
+            name="companyName"
+            label={t('auth.authenticate.form.companyName')}
+            required
+            rules={[toRule(checks.companyName, t)]}
+          >
+            <Input
+              placeholder={t('auth.authenticate.form.companyNamePlaceholder')}
+              maxLength={100}
+              autoComplete="organization"
+            />
           </Form.Item>
           <Row gutter={16}>
             <Col xs={24} md={12}>
-              <Form.Item name="creditCode" label={t('auth.authenticate.form.creditCode')} required rules={[toRule(checks.creditCode, t)]}>
-                <Input placeholder={t('auth.authenticate.form.creditCodePlaceholder')} maxLength={18} autoComplete="off" />
+              <Form.Item
+                name="creditCode"
+                label={t('auth.authenticate.form.creditCode')}
+                required
+                rules={[toRule(checks.creditCode, t)]}
+              >
+                <Input
+                  placeholder={t('auth.authenticate.form.creditCodePlaceholder')}
+                  maxLength={18}
+                  autoComplete="off"
+                />
               </Form.Item>
             </Col>
             <Col xs={24} md={12}>
-              <Form.Item name="legalPerson" label={t('auth.authenticate.form.legalPerson')} required rules={[toRule(checks.legalPerson, t)]}>
+              <Form.Item
+                name="legalPerson"
+                label={t('auth.authenticate.form.legalPerson')}
+                required
+                rules={[toRule(checks.legalPerson, t)]}
+              >
                 <Input placeholder={t('auth.authenticate.form.legalPersonPlaceholder')} maxLength={30} />
               </Form.Item>
             </Col>
@@ -138,7 +184,13 @@ export function IdentityForm({ type, initialValues, previews = {}, onCancel }: I
         </>
       )}
 
-      <Alert type="info" showIcon icon={<SafetyOutlined />} title={t('auth.authenticate.form.privacy')} style={{ marginBottom: 24 }} />
+      <Alert
+        type="info"
+        showIcon
+        icon={<SafetyOutlined />}
+        title={t('auth.authenticate.form.privacy')}
+        style={{ marginBottom: 24 }}
+      />
 
       <Flex gap={12} justify="flex-end" wrap>
         {onCancel && <Button onClick={onCancel}>{t('auth.authenticate.form.cancel')}</Button>}

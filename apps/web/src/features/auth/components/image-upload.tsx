@@ -98,7 +98,11 @@ export function ImageUpload({ value, onChange, title, initialPreview, id }: Imag
   };
 
   const borderColor =
-    status === 'error' || phase === 'error' ? token.colorError : phase === 'done' ? token.colorBorderSecondary : token.colorBorder;
+    status === 'error' || phase === 'error'
+      ? token.colorError
+      : phase === 'done'
+        ? token.colorBorderSecondary
+        : token.colorBorder;
 
   const picker = (children: ReactNode, block = false) => (
     <Upload
@@ -110,7 +114,11 @@ export function ImageUpload({ value, onChange, title, initialPreview, id }: Imag
       customRequest={customRequest}
       disabled={phase === 'uploading'}
       style={block ? { display: 'block', width: '100%', height: '100%' } : undefined}
-      styles={block ? { root: { display: 'block', height: '100%' }, trigger: { display: 'block', height: '100%' } } : undefined}
+      styles={
+        block
+          ? { root: { display: 'block', height: '100%' }, trigger: { display: 'block', height: '100%' } }
+          : undefined
+      }
     >
       {children}
     </Upload>
@@ -173,7 +181,13 @@ export function ImageUpload({ value, onChange, title, initialPreview, id }: Imag
         )}
 
         {phase === 'error' && (
-          <Flex vertical align="center" justify="center" gap={8} style={{ position: 'absolute', inset: 0, padding: 12, textAlign: 'center' }}>
+          <Flex
+            vertical
+            align="center"
+            justify="center"
+            gap={8}
+            style={{ position: 'absolute', inset: 0, padding: 12, textAlign: 'center' }}
+          >
             <Typography.Text type="danger">
               <WarningOutlined /> {t('auth.authenticate.upload.failed')}
             </Typography.Text>

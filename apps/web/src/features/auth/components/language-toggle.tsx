@@ -13,7 +13,13 @@ export function LanguageToggle() {
   return (
     <span className="auth-lang" role="group" aria-label={t('auth.language.label')}>
       {options.map((o) => (
-        <button key={o.value} type="button" title={o.title} aria-pressed={language === o.value} onClick={() => void setLanguage(o.value)}>
+        <button
+          key={o.value}
+          type="button"
+          title={o.title}
+          aria-pressed={language === o.value}
+          onClick={() => void setLanguage(o.value)}
+        >
           {o.label}
         </button>
       ))}

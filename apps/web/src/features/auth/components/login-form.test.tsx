@@ -21,8 +21,7 @@ function serve(routes: Record<string, (data: unknown) => unknown>) {
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url);
 
-const fill = (label: string, value: string) =>
-  fireEvent.change(screen.getByLabelText(label), { target: { value } });
+const fill = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
 
 const submit = () => fireEvent.click(screen.getByText(/^登\s*录$/).closest('button') as HTMLButtonElement);
 
@@ -49,7 +48,9 @@ describe('LoginForm', { timeout: 20_000 }, () => {
   it('draws a new captcha shortly before the one on screen lapses', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {
-      serve({ '/captcha': () => ({ enabled: true, captchaId: `c${calls('/captcha').length}`, svg: SVG, expiresIn: 60 }) });
+      serve({
+        '/captcha': () => ({ enabled: true, captchaId: `c${calls('/captcha').length}`, svg: SVG, expiresIn: 60 }),
+      });
       renderScreen(<LoginForm />, { path: '/login' });
       await screen.findByAltText('图形验证码');
       expect(calls('/captcha')).toHaveLength(1);
@@ -125,7 +126,9 @@ describe('LoginForm', { timeout: 20_000 }, () => {
       '/user/v1/login': () => {
         throw Object.assign(new Error('captcha: graphic captcha is wrong or expired'), {
           code: 400,
-          data: { fields: [{ field: 'captcha', message: 'graphic captcha is wrong or expired', key: 'auth.captchaWrong' }] },
+          data: {
+            fields: [{ field: 'captcha', message: 'graphic captcha is wrong or expired', key: 'auth.captchaWrong' }],
+          },
         });
       },
     });

@@ -21,7 +21,11 @@ type Field = 'username' | 'password' | 'captcha';
 type Values = Record<Field, string>;
 type Errors = Partial<Record<Field, string>>;
 
-const FIELD_CHECKS: Record<Field, Check> = { username: checks.loginUsername, password: checks.loginPassword, captcha: checks.captcha };
+const FIELD_CHECKS: Record<Field, Check> = {
+  username: checks.loginUsername,
+  password: checks.loginPassword,
+  captcha: checks.captcha,
+};
 
 /**
  * The sign-in form shared by /login and /login88121. Plain elements rather than antd's Form: the sign-in page
@@ -78,7 +82,11 @@ export function LoginForm() {
     prepareMessages();
     let result: Awaited<ReturnType<typeof login>>;
     try {
-      result = await login({ username: values.username.trim(), password: values.password, ...captcha.payload(values.captcha) });
+      result = await login({
+        username: values.username.trim(),
+        password: values.password,
+        ...captcha.payload(values.captcha),
+      });
     } catch (err) {
       // the request layer has already shown why; a wrong captcha is also marked on its field
       setPending(false);
@@ -143,7 +151,12 @@ export function LoginForm() {
               maxLength={16}
             />
           </LiteField>
-          <CaptchaImage captcha={captcha.data} loading={captcha.loading} failed={captcha.failed} onRefresh={refreshCaptcha} />
+          <CaptchaImage
+            captcha={captcha.data}
+            loading={captcha.loading}
+            failed={captcha.failed}
+            onRefresh={refreshCaptcha}
+          />
         </div>
       )}
       <LiteField id="submit" className="auth-submit">

@@ -35,9 +35,21 @@ export function SubmissionDetails({ submission }: { submission: IdentityView }) 
           { key: 'idNumber', label: t('auth.authenticate.form.idNumber'), children: maskIdNumber(submission.idNumber) },
         ]
       : [
-          { key: 'companyName', label: t('auth.authenticate.form.companyName'), children: submission.companyName ?? '-' },
-          { key: 'creditCode', label: t('auth.authenticate.form.creditCode'), children: maskCreditCode(submission.creditCode) },
-          { key: 'legalPerson', label: t('auth.authenticate.form.legalPerson'), children: submission.legalPerson ?? '-' },
+          {
+            key: 'companyName',
+            label: t('auth.authenticate.form.companyName'),
+            children: submission.companyName ?? '-',
+          },
+          {
+            key: 'creditCode',
+            label: t('auth.authenticate.form.creditCode'),
+            children: maskCreditCode(submission.creditCode),
+          },
+          {
+            key: 'legalPerson',
+            label: t('auth.authenticate.form.legalPerson'),
+            children: submission.legalPerson ?? '-',
+          },
         ]),
     { key: 'submittedAt', label: t('auth.authenticate.details.submittedAt'), children: when(submission.submittedAt) },
     ...(submission.reviewedAt

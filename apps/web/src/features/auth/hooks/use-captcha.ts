@@ -9,7 +9,8 @@ interface CaptchaState {
 }
 
 /** When to draw a new captcha: a tenth of its life (at most 30 s, at least 1 s) before it lapses. */
-export const renewAfterMs = (expiresInS: number): number => Math.max(500, expiresInS * 1000 - Math.min(30_000, Math.max(1000, expiresInS * 100)));
+export const renewAfterMs = (expiresInS: number): number =>
+  Math.max(500, expiresInS * 1000 - Math.min(30_000, Math.max(1000, expiresInS * 100)));
 
 /**
  * A form's graphic captcha: drawn on mount and again on `refresh`. A captcha is single use, so nothing is

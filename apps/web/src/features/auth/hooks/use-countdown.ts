@@ -5,7 +5,12 @@ import { countdownEnd, secondsLeft } from '../utils/countdown';
  * A seconds countdown for "resend in N s". It reads the clock on every tick instead of decrementing a
  * counter, so a throttled background tab still ends on time.
  */
-export function useCountdown(): { remaining: number; running: boolean; start: (seconds: number) => void; stop: () => void } {
+export function useCountdown(): {
+  remaining: number;
+  running: boolean;
+  start: (seconds: number) => void;
+  stop: () => void;
+} {
   const [endAt, setEndAt] = useState(0);
   const [remaining, setRemaining] = useState(0);
 

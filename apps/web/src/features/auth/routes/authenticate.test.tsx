@@ -46,10 +46,13 @@ function serve() {
 }
 
 const posted = () =>
-  mockedRequest.mock.calls.filter(([c]) => c.url === '/user/v1/user/authenticate' && c.method === 'post').map(([c]) => c.data);
+  mockedRequest.mock.calls
+    .filter(([c]) => c.url === '/user/v1/user/authenticate' && c.method === 'post')
+    .map(([c]) => c.data);
 
 const button = (text: string | RegExp) => screen.getByText(text).closest('button') as HTMLButtonElement;
-const findButton = async (text: string | RegExp) => (await screen.findByText(text)).closest('button') as HTMLButtonElement;
+const findButton = async (text: string | RegExp) =>
+  (await screen.findByText(text)).closest('button') as HTMLButtonElement;
 
 const fileInputs = () => Array.from(document.querySelectorAll<HTMLInputElement>('input[type=file]'));
 const pick = (input: HTMLInputElement, file: File) => fireEvent.change(input, { target: { files: [file] } });
@@ -111,7 +114,9 @@ describe('AuthenticatePage', { timeout: 20_000 }, () => {
     await act(async () => finish({ key: '20240101/k/front.png', url: '/apiAdmin/objects/20240101/k/front.png?sig=1' }));
     expect(await screen.findByLabelText('预览')).toBeTruthy();
     // the thumbnail now comes from the server's copy
-    expect(document.querySelector('img[alt="人像面"]')?.getAttribute('src')).toBe('/apiAdmin/objects/20240101/k/front.png?sig=1');
+    expect(document.querySelector('img[alt="人像面"]')?.getAttribute('src')).toBe(
+      '/apiAdmin/objects/20240101/k/front.png?sig=1',
+    );
   });
 
   it('submits an individual and then shows the waiting result with the details', async () => {
@@ -134,7 +139,13 @@ describe('AuthenticatePage', { timeout: 20_000 }, () => {
     fireEvent.click(button('提交认证'));
     expect(await screen.findByText('资料已提交，等待审核')).toBeTruthy();
     expect(posted()).toEqual([
-      { type: 'individual', realName: '张三', idNumber: '11010519491231002X', idFrontKey: '20240101/k/front.png', idBackKey: '20240101/k/back.png' },
+      {
+        type: 'individual',
+        realName: '张三',
+        idNumber: '11010519491231002X',
+        idFrontKey: '20240101/k/front.png',
+        idBackKey: '20240101/k/back.png',
+      },
     ]);
     expect(screen.getByText('提交的资料')).toBeTruthy();
   });
@@ -172,8 +183,14 @@ describe('AuthenticatePage', { timeout: 20_000 }, () => {
     serve();
     useSession.getState().setRoutes([]);
     renderScreen(<AuthenticatePage />, { path: '/account/authenticate' });
-    const result = (await screen.findByText('认证成功', { selector: '.ant-result-title' })).closest('.ant-result') as HTMLElement;
-    fireEvent.click(within(result).getByText(/进入控制台/).closest('button') as HTMLButtonElement);
+    const result = (await screen.findByText('认证成功', { selector: '.ant-result-title' })).closest(
+      '.ant-result',
+    ) as HTMLElement;
+    fireEvent.click(
+      within(result)
+        .getByText(/进入控制台/)
+        .closest('button') as HTMLButtonElement,
+    );
     expect((await screen.findByTestId('location')).textContent).toBe('/');
     expect(useSession.getState().routes).toBeNull();
     expect(useSession.getState().token).toBe('tok');

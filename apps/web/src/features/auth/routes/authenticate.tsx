@@ -72,7 +72,9 @@ export default function AuthenticatePage() {
       content = (
         <Flex vertical gap={16}>
           <div>
-            <Tag color={state.type === 'individual' ? 'blue' : 'purple'}>{t(`auth.authenticate.type.${state.type}`)}</Tag>
+            <Tag color={state.type === 'individual' ? 'blue' : 'purple'}>
+              {t(`auth.authenticate.type.${state.type}`)}
+            </Tag>
           </div>
           <IdentityForm
             // a fresh form for every (re-)authentication, so uploads start from the prefill
@@ -111,7 +113,9 @@ export default function AuthenticatePage() {
               <>
                 {t('auth.authenticate.failed.description')}
                 <br />
-                {t('auth.authenticate.failed.reason', { reason: submission?.reason || t('auth.authenticate.failed.noReason') })}
+                {t('auth.authenticate.failed.reason', {
+                  reason: submission?.reason || t('auth.authenticate.failed.noReason'),
+                })}
               </>
             }
             extra={

@@ -49,7 +49,10 @@ describe('prefillFromSubmission', () => {
   it('keeps the text and the images of a rejected individual submission', () => {
     const { values, previews } = prefillFromSubmission({
       ...base,
-      images: { idFront: '/apiAdmin/objects/20240101/a/f.jpg?sig=1', idBack: '/apiAdmin/objects/20240101/a/b.jpg?sig=2' },
+      images: {
+        idFront: '/apiAdmin/objects/20240101/a/f.jpg?sig=1',
+        idBack: '/apiAdmin/objects/20240101/a/b.jpg?sig=2',
+      },
     });
     expect(values).toEqual({
       realName: '张三',
@@ -71,7 +74,11 @@ describe('prefillFromSubmission', () => {
       legalPerson: '李四',
       images: { licence: 'https://elsewhere/licence.png' },
     });
-    expect(values).toEqual({ companyName: '云打印科技有限公司', creditCode: '91350100M000100Y43', legalPerson: '李四' });
+    expect(values).toEqual({
+      companyName: '云打印科技有限公司',
+      creditCode: '91350100M000100Y43',
+      legalPerson: '李四',
+    });
     expect(previews).toEqual({});
   });
 

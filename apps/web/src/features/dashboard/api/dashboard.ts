@@ -36,4 +36,5 @@ export const trendQueryOptions = (unit: TrendUnit) =>
 export const useDashboardOverview = () => useQuery(overviewQueryOptions());
 
 /** The overview carries the daily trend; the hourly one is asked for only when the user switches to it. */
-export const useDashboardTrend = (unit: TrendUnit, enabled: boolean) => useQuery({ ...trendQueryOptions(unit), enabled });
+export const useDashboardTrend = (unit: TrendUnit, enabled: boolean) =>
+  useQuery({ ...trendQueryOptions(unit), enabled });

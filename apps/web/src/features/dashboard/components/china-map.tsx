@@ -28,7 +28,11 @@ export function ChinaMap({ provinces, loading, chart }: ChinaMapProps) {
       tooltip: {
         trigger: 'item',
         formatter: (p: { name: string; data?: { value: number; online: number } }) =>
-          [`<b>${escapeHtml(provinceName(p.name))}</b>`, t('dashboard.map.devices', { n: p.data?.value ?? 0 }), t('dashboard.map.online', { n: p.data?.online ?? 0 })].join('<br/>'),
+          [
+            `<b>${escapeHtml(provinceName(p.name))}</b>`,
+            t('dashboard.map.devices', { n: p.data?.value ?? 0 }),
+            t('dashboard.map.online', { n: p.data?.online ?? 0 }),
+          ].join('<br/>'),
       },
       visualMap: {
         type: 'continuous',
@@ -94,7 +98,9 @@ export function ChinaMap({ provinces, loading, chart }: ChinaMapProps) {
                       </Typography.Text>
                       {provinceName(item.name)}
                     </Typography.Text>
-                    <Typography.Text type="secondary">{t('dashboard.map.count', { n: item.value, online: item.online })}</Typography.Text>
+                    <Typography.Text type="secondary">
+                      {t('dashboard.map.count', { n: item.value, online: item.online })}
+                    </Typography.Text>
                   </Flex>
                   <Progress percent={percent} showInfo={false} size="small" strokeColor={chart.tokens.colorPrimary} />
                 </div>

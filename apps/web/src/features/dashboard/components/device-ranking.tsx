@@ -10,22 +10,43 @@ import { WidgetCard } from './widget-card';
 type By = 'byTasks' | 'byData';
 
 /** The busiest devices this month, by tasks or by SIM data used. */
-export function DeviceRanking({ ranking, loading, chart }: { ranking: DashboardOverview['deviceRanking'] | undefined; loading: boolean; chart: ChartTheme }) {
+export function DeviceRanking({
+  ranking,
+  loading,
+  chart,
+}: {
+  ranking: DashboardOverview['deviceRanking'] | undefined;
+  loading: boolean;
+  chart: ChartTheme;
+}) {
   const { t } = useTranslation();
   const [by, setBy] = useState<By>('byTasks');
   const rows = rankRows<RankedDevice>(ranking?.[by] ?? [], (d) => d.value);
-  const valueOf = (d: RankedDevice) => (by === 'byTasks' ? t('dashboard.deviceRank.tasks', { n: d.value }) : formatMb(d.value));
+  const valueOf = (d: RankedDevice) =>
+    by === 'byTasks' ? t('dashboard.deviceRank.tasks', { n: d.value }) : formatMb(d.value);
 
   return (
     <WidgetCard
       testId="widget-device-rank"
       loading={loading}
       title={t('dashboard.deviceRank.title')}
-      extra={<Segmented<By> size="small" value={by} onChange={setBy} options={(['byTasks', 'byData'] as const).map((b) => ({ value: b, label: t(`dashboard.deviceRank.${b}`) }))} />}
+      extra={
+        <Segmented<By>
+          size="small"
+          value={by}
+          onChange={setBy}
+          options={(['byTasks', 'byData'] as const).map((b) => ({ value: b, label: t(`dashboard.deviceRank.${b}`) }))}
+        />
+      }
       empty={rows.length === 0 ? t(`dashboard.deviceRank.empty.${by}`) : undefined}
     >
       <RankList
-        rows={rows.map(({ item, percent }) => ({ key: item.id, label: <Link to={deviceDetailPath(item.id)}>{deviceLabel(item)}</Link>, value: valueOf(item), percent }))}
+        rows={rows.map(({ item, percent }) => ({
+          key: item.id,
+          label: <Link to={deviceDetailPath(item.id)}>{deviceLabel(item)}</Link>,
+          value: valueOf(item),
+          percent,
+        }))}
         color={by === 'byTasks' ? chart.tokens.colorWarning : chart.tokens.purple}
       />
     </WidgetCard>
@@ -58,7 +79,13 @@ export function RankList({ rows, color }: { rows: RankListRow[]; color: string }
               {r.value}
             </Typography.Text>
           </Flex>
-          <Progress percent={r.percent} success={r.success === undefined ? undefined : { percent: r.success }} showInfo={false} size="small" strokeColor={color} />
+          <Progress
+            percent={r.percent}
+            success={r.success === undefined ? undefined : { percent: r.success }}
+            showInfo={false}
+            size="small"
+            strokeColor={color}
+          />
         </div>
       ))}
     </Flex>

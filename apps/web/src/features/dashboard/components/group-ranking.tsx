@@ -6,11 +6,24 @@ import { RankList } from './device-ranking';
 import { WidgetCard } from './widget-card';
 
 /** Top-level groups by devices (with their subgroups'), the online part of each bar in green. */
-export function GroupRanking({ groups, loading, chart }: { groups: GroupRank[] | undefined; loading: boolean; chart: ChartTheme }) {
+export function GroupRanking({
+  groups,
+  loading,
+  chart,
+}: {
+  groups: GroupRank[] | undefined;
+  loading: boolean;
+  chart: ChartTheme;
+}) {
   const { t } = useTranslation();
   const rows = rankRows(groups ?? [], (g) => g.devices);
   return (
-    <WidgetCard testId="widget-group-rank" loading={loading} title={t('dashboard.groupRank.title')} empty={rows.length === 0 ? t('dashboard.groupRank.empty') : undefined}>
+    <WidgetCard
+      testId="widget-group-rank"
+      loading={loading}
+      title={t('dashboard.groupRank.title')}
+      empty={rows.length === 0 ? t('dashboard.groupRank.empty') : undefined}
+    >
       <RankList
         color={chart.tokens.colorPrimaryBorder}
         rows={rows.map(({ item, percent }) => ({

@@ -8,7 +8,15 @@ import { Chart, type ChartTheme } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 /** Devices bound per day over the last 30 days. */
-export function InstallChart({ installs, loading, chart }: { installs: DashboardOverview['installs'] | undefined; loading: boolean; chart: ChartTheme }) {
+export function InstallChart({
+  installs,
+  loading,
+  chart,
+}: {
+  installs: DashboardOverview['installs'] | undefined;
+  loading: boolean;
+  chart: ChartTheme;
+}) {
   const { t } = useTranslation();
   const series = useMemo(() => installSeries(installs ?? []), [installs]);
   const option = useMemo(
@@ -17,7 +25,15 @@ export function InstallChart({ installs, loading, chart }: { installs: Dashboard
       grid: { left: 4, right: 8, top: 16, bottom: 4 },
       xAxis: { type: 'category', data: series.labels, axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1 },
-      series: [{ name: t('dashboard.installs.series'), type: 'bar', barMaxWidth: 14, itemStyle: { borderRadius: [3, 3, 0, 0], color: chart.tokens.cyan }, data: series.counts }],
+      series: [
+        {
+          name: t('dashboard.installs.series'),
+          type: 'bar',
+          barMaxWidth: 14,
+          itemStyle: { borderRadius: [3, 3, 0, 0], color: chart.tokens.cyan },
+          data: series.counts,
+        },
+      ],
     }),
     [series, t, chart.tokens],
   );

@@ -1,4 +1,10 @@
-import { CheckCircleFilled, DisconnectOutlined, FileExclamationOutlined, RightOutlined, SignalFilled } from '@ant-design/icons';
+import {
+  CheckCircleFilled,
+  DisconnectOutlined,
+  FileExclamationOutlined,
+  RightOutlined,
+  SignalFilled,
+} from '@ant-design/icons';
 import { Badge, Flex, Tag, Typography, theme } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,7 +13,14 @@ import type { DashboardOverview, RemindDevice } from '@cpc/contracts/dashboard';
 import { OFFLINE_REMIND_HOURS } from '@cpc/contracts/device-constants';
 import { formatRelativeTime } from '@/lib/format/relative-time';
 import { useLanguage } from '@/lib/i18n';
-import { REMIND_KINDS, deviceDetailPath, deviceLabel, formatMb, remindLink, type RemindKind } from '../utils/dashboard-data';
+import {
+  REMIND_KINDS,
+  deviceDetailPath,
+  deviceLabel,
+  formatMb,
+  remindLink,
+  type RemindKind,
+} from '../utils/dashboard-data';
 import { WidgetCard } from './widget-card';
 
 /** Devices shown under each remind item; the link opens the whole list. */
@@ -42,14 +55,33 @@ export function RemindCard({ remind, loading }: { remind: DashboardOverview['rem
           {REMIND_KINDS.map((kind) => {
             const list = remind?.[kind] ?? { count: 0, devices: [] };
             return (
-              <div key={kind} data-remind={kind} style={{ border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG, padding: '10px 12px' }}>
-                <Link to={remindLink(kind, remind)} data-testid={`remind-${kind}`} data-count={list.count} style={{ color: 'inherit', display: 'block' }}>
+              <div
+                key={kind}
+                data-remind={kind}
+                style={{
+                  border: `1px solid ${token.colorBorderSecondary}`,
+                  borderRadius: token.borderRadiusLG,
+                  padding: '10px 12px',
+                }}
+              >
+                <Link
+                  to={remindLink(kind, remind)}
+                  data-testid={`remind-${kind}`}
+                  data-count={list.count}
+                  style={{ color: 'inherit', display: 'block' }}
+                >
                   <Flex align="center" gap={10}>
                     <span style={{ fontSize: 18 }}>{icons[kind]}</span>
                     <Typography.Text strong style={{ flex: 1 }}>
                       {t(`dashboard.remind.${kind}`, { hours: OFFLINE_REMIND_HOURS })}
                     </Typography.Text>
-                    <Badge count={list.count} showZero overflowCount={9999} color={list.count > 0 ? undefined : token.colorFillSecondary} style={list.count > 0 ? undefined : { color: token.colorTextSecondary }} />
+                    <Badge
+                      count={list.count}
+                      showZero
+                      overflowCount={9999}
+                      color={list.count > 0 ? undefined : token.colorFillSecondary}
+                      style={list.count > 0 ? undefined : { color: token.colorTextSecondary }}
+                    />
                     <RightOutlined style={{ color: token.colorTextTertiary, fontSize: 12 }} />
                   </Flex>
                 </Link>

@@ -28,13 +28,25 @@ export function TrendChart({ daily, loading }: TrendChartProps) {
       // below the plot: the axes' names take the top corners
       legend: { bottom: 0 },
       grid: { left: 8, right: 8, top: 36, bottom: 56 },
-      xAxis: { type: 'category', data: series?.labels ?? [], boundaryGap: unit === 'day', axisLabel: { hideOverlap: true } },
+      xAxis: {
+        type: 'category',
+        data: series?.labels ?? [],
+        boundaryGap: unit === 'day',
+        axisLabel: { hideOverlap: true },
+      },
       yAxis: [
         { type: 'value', minInterval: 1, name: t('dashboard.trend.online') },
         { type: 'value', minInterval: 1, name: t('dashboard.trend.tasks'), splitLine: { show: false } },
       ],
       series: [
-        { name: t('dashboard.trend.online'), type: 'line', smooth: true, showSymbol: unit === 'day', areaStyle: { opacity: 0.12 }, data: series?.online ?? [] },
+        {
+          name: t('dashboard.trend.online'),
+          type: 'line',
+          smooth: true,
+          showSymbol: unit === 'day',
+          areaStyle: { opacity: 0.12 },
+          data: series?.online ?? [],
+        },
         { name: t('dashboard.trend.tasks'), type: 'bar', yAxisIndex: 1, barMaxWidth: 18, data: series?.tasks ?? [] },
       ],
     }),
@@ -56,7 +68,12 @@ export function TrendChart({ daily, loading }: TrendChartProps) {
       }
       empty={series?.empty && !hourly.isFetching ? t('dashboard.trend.empty', { days: TREND_DAYS }) : undefined}
     >
-      <Chart option={option} height={300} loading={unit === 'hour' && hourly.isPending} aria-label={t('dashboard.trend.title', { days: TREND_DAYS })} />
+      <Chart
+        option={option}
+        height={300}
+        loading={unit === 'hour' && hourly.isPending}
+        aria-label={t('dashboard.trend.title', { days: TREND_DAYS })}
+      />
     </WidgetCard>
   );
 }

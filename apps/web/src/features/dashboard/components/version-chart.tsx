@@ -6,16 +6,33 @@ import { Chart, type ChartTheme } from '@/lib/charts/chart';
 import { WidgetCard } from './widget-card';
 
 /** Firmware versions across the fleet, as a donut. */
-export function VersionChart({ versions, loading, chart }: { versions: DashboardOverview['versions'] | undefined; loading: boolean; chart: ChartTheme }) {
+export function VersionChart({
+  versions,
+  loading,
+  chart,
+}: {
+  versions: DashboardOverview['versions'] | undefined;
+  loading: boolean;
+  chart: ChartTheme;
+}) {
   const { t } = useTranslation();
   const slices = useMemo(() => versionSlices(versions ?? []), [versions]);
   const option = useMemo(() => {
-    const nameOf = (firmware: string) => (firmware === OTHER_VERSIONS ? t('dashboard.versions.other') : firmware === '' ? t('dashboard.versions.unknown') : firmware);
+    const nameOf = (firmware: string) =>
+      firmware === OTHER_VERSIONS
+        ? t('dashboard.versions.other')
+        : firmware === ''
+          ? t('dashboard.versions.unknown')
+          : firmware;
     return {
       tooltip: {
         trigger: 'item',
         formatter: (p: { name: string; percent: number; data: { value: number; online: number } }) =>
-          [`<b>${escapeHtml(p.name)}</b>`, t('dashboard.versions.devices', { n: p.data.value, percent: p.percent }), t('dashboard.versions.online', { n: p.data.online })].join('<br/>'),
+          [
+            `<b>${escapeHtml(p.name)}</b>`,
+            t('dashboard.versions.devices', { n: p.data.value, percent: p.percent }),
+            t('dashboard.versions.online', { n: p.data.online }),
+          ].join('<br/>'),
       },
       legend: { type: 'scroll', orient: 'horizontal', bottom: 0 },
       series: [
@@ -34,7 +51,12 @@ export function VersionChart({ versions, loading, chart }: { versions: Dashboard
     };
   }, [slices, t, chart.tokens]);
   return (
-    <WidgetCard testId="widget-versions" loading={loading} title={t('dashboard.versions.title')} empty={slices.length === 0 ? t('dashboard.versions.empty') : undefined}>
+    <WidgetCard
+      testId="widget-versions"
+      loading={loading}
+      title={t('dashboard.versions.title')}
+      empty={slices.length === 0 ? t('dashboard.versions.empty') : undefined}
+    >
       <Chart option={option} height={300} aria-label={t('dashboard.versions.title')} />
     </WidgetCard>
   );

@@ -15,8 +15,20 @@ interface WidgetCardProps {
 /** The frame every dashboard widget shares: same card, same skeleton, same empty state. */
 export function WidgetCard({ title, extra, loading, empty, testId, children }: WidgetCardProps) {
   return (
-    <Card variant="borderless" title={title} extra={extra} loading={loading} data-testid={testId} style={{ height: '100%' }} styles={{ body: { paddingTop: 12 } }}>
-      {empty ? <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={empty} style={{ margin: '32px 0' }} /> : children}
+    <Card
+      variant="borderless"
+      title={title}
+      extra={extra}
+      loading={loading}
+      data-testid={testId}
+      style={{ height: '100%' }}
+      styles={{ body: { paddingTop: 12 } }}
+    >
+      {empty ? (
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={empty} style={{ margin: '32px 0' }} />
+      ) : (
+        children
+      )}
     </Card>
   );
 }

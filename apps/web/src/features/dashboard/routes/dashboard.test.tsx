@@ -9,7 +9,9 @@ import HomePage from './dashboard';
 
 vi.mock('@/lib/request', () => ({ request: vi.fn() }));
 // jsdom draws no charts: a stand-in shows which option each chart was given
-type StubOption = { series: Array<{ data: unknown[]; emphasis?: { label?: { formatter?: (p: { name: string }) => string } } }> };
+type StubOption = {
+  series: Array<{ data: unknown[]; emphasis?: { label?: { formatter?: (p: { name: string }) => string } } }>;
+};
 vi.mock('@/lib/charts/echart', () => ({
   // a map also says the label it shows over the South China Sea islands inset (hovered; ECharts names it 南海诸岛)
   default: ({ option, map }: { option: StubOption; map?: boolean }) => (
@@ -22,7 +24,16 @@ vi.mock('@/lib/charts/echart', () => ({
 }));
 const mockedRequest = vi.mocked(request);
 
-const device = (id: number, extra: Record<string, unknown> = {}) => ({ id, sn: `SN-${id}`, name: `前台${id}`, status: 'offline' as const, paper: 'ok' as const, lastSeenAt: null, simDataLeftMb: null, ...extra });
+const device = (id: number, extra: Record<string, unknown> = {}) => ({
+  id,
+  sn: `SN-${id}`,
+  name: `前台${id}`,
+  status: 'offline' as const,
+  paper: 'ok' as const,
+  lastSeenAt: null,
+  simDataLeftMb: null,
+  ...extra,
+});
 
 const overview: DashboardOverview = {
   cards: { devices: 4, online: 3, tasksToday: 1, dataUsedMonthMb: 512.5 },
@@ -39,7 +50,10 @@ const overview: DashboardOverview = {
     offline: { count: 1, devices: [device(4)] },
     simLow: { count: 0, devices: [] },
   },
-  versions: [{ firmware: '1.4.2', count: 3, online: 3 }, { firmware: '', count: 1, online: 0 }],
+  versions: [
+    { firmware: '1.4.2', count: 3, online: 3 },
+    { firmware: '', count: 1, online: 0 },
+  ],
 };
 const empty: DashboardOverview = {
   ...overview,
@@ -58,7 +72,8 @@ const card = (key: string) => screen.getByTestId(`card-${key}`);
 function serve(data: DashboardOverview) {
   mockedRequest.mockImplementation(async (config) => {
     if (config.url === '/dashboard/overview') return data as never;
-    if (config.url === '/dashboard/trend') return { unit: 'hour', points: [{ at: '2024-05-01T08:00:00.000Z', online: 2, tasks: 5 }] } as never;
+    if (config.url === '/dashboard/trend')
+      return { unit: 'hour', points: [{ at: '2024-05-01T08:00:00.000Z', online: 2, tasks: 5 }] } as never;
     throw new Error(`unexpected call ${config.url}`);
   });
 }
@@ -99,7 +114,9 @@ describe('HomePage', { timeout: 20_000 }, () => {
     renderPage(<HomePage />);
     expect((await screen.findByTestId('stub-map')).getAttribute('data-inset')).toBe('南海诸岛');
     await act(() => i18n.changeLanguage('en'));
-    await waitFor(() => expect(screen.getByTestId('stub-map').getAttribute('data-inset')).toBe('South China Sea Islands'));
+    await waitFor(() =>
+      expect(screen.getByTestId('stub-map').getAttribute('data-inset')).toBe('South China Sea Islands'),
+    );
   });
 
   it('asks for the hourly trend only when the user switches to it', async () => {
@@ -125,7 +142,12 @@ describe('HomePage', { timeout: 20_000 }, () => {
   });
 
   it('names the empty widgets of a fleet that has devices but no activity', async () => {
-    serve({ ...overview, deviceRanking: { byTasks: [], byData: [] }, installs: [{ date: '2024-05-01', count: 0 }], remind: empty.remind });
+    serve({
+      ...overview,
+      deviceRanking: { byTasks: [], byData: [] },
+      installs: [{ date: '2024-05-01', count: 0 }],
+      remind: empty.remind,
+    });
     renderPage(<HomePage />);
     expect(await screen.findByText('本月还没有给设备下发任务。')).toBeTruthy();
     expect(screen.getByText('近 30 天没有绑定新设备。')).toBeTruthy();

@@ -45,7 +45,16 @@ export default function HomePage() {
     if (data && isEmptyFleet(data)) {
       return (
         <Card variant="borderless" data-testid="dashboard-empty">
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} style={{ margin: '48px 0' }} description={<Flex vertical gap={4}><Typography.Text strong>{t('dashboard.empty.title')}</Typography.Text><Typography.Text type="secondary">{t('dashboard.empty.description')}</Typography.Text></Flex>}>
+          <Empty
+            image={Empty.PRESENTED_IMAGE_SIMPLE}
+            style={{ margin: '48px 0' }}
+            description={
+              <Flex vertical gap={4}>
+                <Typography.Text strong>{t('dashboard.empty.title')}</Typography.Text>
+                <Typography.Text type="secondary">{t('dashboard.empty.description')}</Typography.Text>
+              </Flex>
+            }
+          >
             <Button type="primary" onClick={() => navigate('/device/index?bind=1')}>
               {t('dashboard.empty.bind')}
             </Button>
@@ -103,7 +112,12 @@ export default function HomePage() {
               </Typography.Text>
             )}
             <Tooltip title={t('dashboard.autoRefresh')}>
-              <Button icon={<ReloadOutlined />} aria-label={t('dashboard.refresh')} loading={overview.isFetching} onClick={() => void overview.refetch()} />
+              <Button
+                icon={<ReloadOutlined />}
+                aria-label={t('dashboard.refresh')}
+                loading={overview.isFetching}
+                onClick={() => void overview.refetch()}
+              />
             </Tooltip>
           </Flex>
         </Flex>

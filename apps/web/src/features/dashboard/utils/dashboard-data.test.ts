@@ -16,7 +16,15 @@ import {
   versionSlices,
 } from './dashboard-data';
 
-const remindDevice = (id: number, paper: 'ok' | 'out' | 'cover-open' | 'overheat') => ({ id, sn: `SN${id}`, name: '', status: 'online' as const, paper, lastSeenAt: null, simDataLeftMb: null });
+const remindDevice = (id: number, paper: 'ok' | 'out' | 'cover-open' | 'overheat') => ({
+  id,
+  sn: `SN${id}`,
+  name: '',
+  status: 'online' as const,
+  paper,
+  lastSeenAt: null,
+  simDataLeftMb: null,
+});
 const emptyList = { count: 0, devices: [] };
 
 describe('dashboard data shaping', () => {
@@ -90,7 +98,11 @@ describe('dashboard data shaping', () => {
     const many = Array.from({ length: 12 }, (_, i) => ({ firmware: `1.${i}`, count: 20 - i, online: 1 }));
     const folded = versionSlices(many);
     expect(folded).toHaveLength(MAX_VERSION_SLICES);
-    expect(folded.at(-1)).toEqual({ firmware: OTHER_VERSIONS, count: [13, 12, 11, 10, 9].reduce((a, b) => a + b), online: 5 });
+    expect(folded.at(-1)).toEqual({
+      firmware: OTHER_VERSIONS,
+      count: [13, 12, 11, 10, 9].reduce((a, b) => a + b),
+      online: 5,
+    });
     expect(folded.reduce((s, v) => s + v.count, 0)).toBe(many.reduce((s, v) => s + v.count, 0));
   });
 
@@ -119,11 +131,23 @@ describe('dashboard data shaping', () => {
   });
 
   it('links each reminder to the device list filtered to what it counts', () => {
-    const remind = { paper: { count: 3, devices: [remindDevice(1, 'cover-open'), remindDevice(2, 'cover-open'), remindDevice(3, 'out')] }, offline: emptyList, simLow: emptyList };
+    const remind = {
+      paper: {
+        count: 3,
+        devices: [remindDevice(1, 'cover-open'), remindDevice(2, 'cover-open'), remindDevice(3, 'out')],
+      },
+      offline: emptyList,
+      simLow: emptyList,
+    };
     expect(remindLink('offline', remind)).toBe('/device/index?status=offline');
     expect(remindLink('paper', remind)).toBe('/device/index?paper=cover-open');
     // a tie goes to paper out, the commonest problem of a printer
-    expect(remindLink('paper', { ...remind, paper: { count: 2, devices: [remindDevice(1, 'overheat'), remindDevice(2, 'out')] } })).toBe('/device/index?paper=out');
+    expect(
+      remindLink('paper', {
+        ...remind,
+        paper: { count: 2, devices: [remindDevice(1, 'overheat'), remindDevice(2, 'out')] },
+      }),
+    ).toBe('/device/index?paper=out');
     expect(remindLink('paper')).toBe('/device/index?paper=out');
     expect(remindLink('simLow', remind)).toBe('/device/index?sort=dataLeft&order=asc');
   });

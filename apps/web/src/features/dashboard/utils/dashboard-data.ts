@@ -22,7 +22,8 @@ export function formatMb(mb: number): string {
 }
 
 /** A bucket's start in the browser's zone (the server counted in the same zone). */
-export const trendLabel = (at: string, unit: TrendUnit): string => dayjs(at).format(unit === 'hour' ? 'MM-DD HH:00' : 'MM-DD');
+export const trendLabel = (at: string, unit: TrendUnit): string =>
+  dayjs(at).format(unit === 'hour' ? 'MM-DD HH:00' : 'MM-DD');
 
 export interface TrendSeries {
   labels: string[];
@@ -52,7 +53,12 @@ export interface InstallSeries {
 /** Binds per day; the dates are already the user's local days ('YYYY-MM-DD'). */
 export function installSeries(installs: DashboardOverview['installs']): InstallSeries {
   const total = installs.reduce((s, d) => s + d.count, 0);
-  return { labels: installs.map((d) => d.date.slice(5)), counts: installs.map((d) => d.count), total, empty: total === 0 };
+  return {
+    labels: installs.map((d) => d.date.slice(5)),
+    counts: installs.map((d) => d.count),
+    total,
+    empty: total === 0,
+  };
 }
 
 export interface VersionSlice {
@@ -67,11 +73,25 @@ export const OTHER_VERSIONS = '\u0000other';
 export const MAX_VERSION_SLICES = 8;
 
 export function versionSlices(versions: DashboardOverview['versions']): VersionSlice[] {
-  const sorted = [...versions].filter((v) => v.count > 0).sort((a, b) => b.count - a.count || Number(a.firmware === '') - Number(b.firmware === '') || a.firmware.localeCompare(b.firmware, 'en', { numeric: true }));
+  const sorted = [...versions]
+    .filter((v) => v.count > 0)
+    .sort(
+      (a, b) =>
+        b.count - a.count ||
+        Number(a.firmware === '') - Number(b.firmware === '') ||
+        a.firmware.localeCompare(b.firmware, 'en', { numeric: true }),
+    );
   if (sorted.length <= MAX_VERSION_SLICES) return sorted;
   const kept = sorted.slice(0, MAX_VERSION_SLICES - 1);
   const rest = sorted.slice(MAX_VERSION_SLICES - 1);
-  return [...kept, { firmware: OTHER_VERSIONS, count: rest.reduce((s, v) => s + v.count, 0), online: rest.reduce((s, v) => s + v.online, 0) }];
+  return [
+    ...kept,
+    {
+      firmware: OTHER_VERSIONS,
+      count: rest.reduce((s, v) => s + v.count, 0),
+      online: rest.reduce((s, v) => s + v.online, 0),
+    },
+  ];
 }
 
 export interface ProvinceMapData {
@@ -83,7 +103,9 @@ export interface ProvinceMapData {
 }
 
 export function provinceMapData(provinces: ProvinceCount[]): ProvinceMapData {
-  const data = provinces.filter((p) => p.total > 0).map((p) => ({ name: p.province, value: p.total, online: p.online }));
+  const data = provinces
+    .filter((p) => p.total > 0)
+    .map((p) => ({ name: p.province, value: p.total, online: p.online }));
   return { data, max: Math.max(1, ...data.map((d) => d.value)), located: data.reduce((s, d) => s + d.value, 0) };
 }
 
@@ -102,7 +124,8 @@ export function rankRows<T>(items: T[], value: (item: T) => number): Array<RankR
 export const deviceLabel = (d: Pick<RankedDevice, 'name' | 'sn'>): string => d.name.trim() || d.sn;
 
 /** A group's online share, whole percent. */
-export const groupOnlinePercent = (g: GroupRank): number => (g.devices > 0 ? Math.round((g.online / g.devices) * 100) : 0);
+export const groupOnlinePercent = (g: GroupRank): number =>
+  g.devices > 0 ? Math.round((g.online / g.devices) * 100) : 0;
 
 export type RemindKind = 'paper' | 'offline' | 'simLow';
 export const REMIND_KINDS: RemindKind[] = ['paper', 'offline', 'simLow'];
@@ -116,8 +139,10 @@ export function remindLink(kind: RemindKind, remind?: DashboardOverview['remind'
   if (kind === 'offline') return '/device/index?status=offline';
   if (kind === 'simLow') return '/device/index?sort=dataLeft&order=asc';
   const counts = new Map<string, number>();
-  for (const d of remind?.paper.devices ?? []) if (d.paper !== 'ok') counts.set(d.paper, (counts.get(d.paper) ?? 0) + 1);
-  const commonest = [...counts].sort((a, b) => b[1] - a[1] || Number(b[0] === 'out') - Number(a[0] === 'out'))[0]?.[0] ?? 'out';
+  for (const d of remind?.paper.devices ?? [])
+    if (d.paper !== 'ok') counts.set(d.paper, (counts.get(d.paper) ?? 0) + 1);
+  const commonest =
+    [...counts].sort((a, b) => b[1] - a[1] || Number(b[0] === 'out') - Number(a[0] === 'out'))[0]?.[0] ?? 'out';
   return `/device/index?paper=${commonest}`;
 }
 

@@ -12,14 +12,21 @@ export interface ModelListParams {
 }
 
 export const getModelList = (params: ModelListParams) =>
-  request<Paged<DeviceModelView>>({ url: '/system/deviceModel/list', method: 'get', params: { ...params, keyword: params.keyword?.trim() || undefined } });
+  request<Paged<DeviceModelView>>({
+    url: '/system/deviceModel/list',
+    method: 'get',
+    params: { ...params, keyword: params.keyword?.trim() || undefined },
+  });
 
-export const addModel = (body: DeviceModelBody) => request<DeviceModelView>({ url: '/system/deviceModel/add', method: 'post', data: body });
+export const addModel = (body: DeviceModelBody) =>
+  request<DeviceModelView>({ url: '/system/deviceModel/add', method: 'post', data: body });
 
-export const editModel = (body: DeviceModelEditBody) => request<DeviceModelView>({ url: '/system/deviceModel/edit', method: 'post', data: body });
+export const editModel = (body: DeviceModelEditBody) =>
+  request<DeviceModelView>({ url: '/system/deviceModel/edit', method: 'post', data: body });
 
 /** Silent: a refusal (devices still use the model) is explained by the page in the user's language. */
-export const deleteModel = (id: number) => request<null>({ url: '/system/deviceModel/delete', method: 'post', data: { id }, silent: true });
+export const deleteModel = (id: number) =>
+  request<null>({ url: '/system/deviceModel/delete', method: 'post', data: { id }, silent: true });
 
 const LIST_KEY = ['device-model', 'list'] as const;
 

@@ -5,7 +5,16 @@ import type { ModelKind } from '@cpc/contracts/device';
 import type { DeviceModelView } from '@cpc/contracts/device-model';
 import { MODEL_KINDS } from '@cpc/contracts/device-constants';
 import { useAddModel, useEditModel } from '../api/device-model';
-import { NAME_MAX, PAPER_WIDTH_MAX, SUGGESTED_CAPABILITIES, checkCapabilities, checkCode, checkName, formFieldErrors, toRule } from '../utils/rules';
+import {
+  NAME_MAX,
+  PAPER_WIDTH_MAX,
+  SUGGESTED_CAPABILITIES,
+  checkCapabilities,
+  checkCode,
+  checkName,
+  formFieldErrors,
+  toRule,
+} from '../utils/rules';
 import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
@@ -37,7 +46,17 @@ export function ModelModal({ open, record, onClose, onSaved }: ModelModalProps) 
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    form.setFieldsValue(record ? { code: record.code, name: record.name, kind: record.kind, paperWidthMm: record.paperWidthMm, capabilities: record.capabilities } : DEFAULTS);
+    form.setFieldsValue(
+      record
+        ? {
+            code: record.code,
+            name: record.name,
+            kind: record.kind,
+            paperWidthMm: record.paperWidthMm,
+            capabilities: record.capabilities,
+          }
+        : DEFAULTS,
+    );
   }, [open, record, form]);
 
   const submit = async () => {
@@ -73,20 +92,44 @@ export function ModelModal({ open, record, onClose, onSaved }: ModelModalProps) 
       onCancel={onClose}
       forceRender
     >
-      <Form<Values> name="deviceModel" form={form} layout="vertical" initialValues={DEFAULTS} onFinish={() => void submit()}>
-        <Form.Item name="code" label={t('deviceModel.form.code')} extra={t('deviceModel.form.codeHint')} rules={[toRule(checkCode, t)]} required>
+      <Form<Values>
+        name="deviceModel"
+        form={form}
+        layout="vertical"
+        initialValues={DEFAULTS}
+        onFinish={() => void submit()}
+      >
+        <Form.Item
+          name="code"
+          label={t('deviceModel.form.code')}
+          extra={t('deviceModel.form.codeHint')}
+          rules={[toRule(checkCode, t)]}
+          required
+        >
           <Input maxLength={32} autoComplete="off" placeholder="CP-58A" />
         </Form.Item>
         <Form.Item name="name" label={t('deviceModel.form.name')} rules={[toRule(checkName, t)]} required>
           <Input maxLength={NAME_MAX + 10} placeholder={t('deviceModel.form.namePlaceholder')} />
         </Form.Item>
         <Form.Item name="kind" label={t('deviceModel.form.kind')} required>
-          <Radio.Group optionType="button" options={MODEL_KINDS.map((k) => ({ value: k, label: t(`deviceModel.kind.${k}`) }))} />
+          <Radio.Group
+            optionType="button"
+            options={MODEL_KINDS.map((k) => ({ value: k, label: t(`deviceModel.kind.${k}`) }))}
+          />
         </Form.Item>
-        <Form.Item name="paperWidthMm" label={t('deviceModel.form.paperWidth')} extra={t('deviceModel.form.paperWidthHint')}>
+        <Form.Item
+          name="paperWidthMm"
+          label={t('deviceModel.form.paperWidth')}
+          extra={t('deviceModel.form.paperWidthHint')}
+        >
           <InputNumber min={0} max={PAPER_WIDTH_MAX} precision={0} suffix="mm" style={{ width: 160 }} />
         </Form.Item>
-        <Form.Item name="capabilities" label={t('deviceModel.form.capabilities')} extra={t('deviceModel.form.capabilitiesHint')} rules={[toRule(checkCapabilities, t)]}>
+        <Form.Item
+          name="capabilities"
+          label={t('deviceModel.form.capabilities')}
+          extra={t('deviceModel.form.capabilitiesHint')}
+          rules={[toRule(checkCapabilities, t)]}
+        >
           <Select
             mode="tags"
             tokenSeparators={[',', ' ']}

@@ -16,19 +16,46 @@ interface ModelTableProps {
   onDelete: (record: DeviceModelView) => void;
 }
 
-export function ModelTable({ data, total, pageNo, pageSize, loading, onPageChange, onEdit, onDelete }: ModelTableProps) {
+export function ModelTable({
+  data,
+  total,
+  pageNo,
+  pageSize,
+  loading,
+  onPageChange,
+  onEdit,
+  onDelete,
+}: ModelTableProps) {
   const { t } = useTranslation();
   const columns: TableProps<DeviceModelView>['columns'] = [
-    { key: 'code', dataIndex: 'code', title: t('deviceModel.column.code'), width: 150, render: (v: string) => <Typography.Text strong copyable={{ text: v }}>{v}</Typography.Text> },
+    {
+      key: 'code',
+      dataIndex: 'code',
+      title: t('deviceModel.column.code'),
+      width: 150,
+      render: (v: string) => (
+        <Typography.Text strong copyable={{ text: v }}>
+          {v}
+        </Typography.Text>
+      ),
+    },
     { key: 'name', dataIndex: 'name', title: t('deviceModel.column.name'), ellipsis: true },
     {
       key: 'kind',
       dataIndex: 'kind',
       title: t('deviceModel.column.kind'),
       width: 120,
-      render: (v: DeviceModelView['kind']) => <Tag color={v === 'printer' ? 'blue' : 'geekblue'}>{t(`deviceModel.kind.${v}`)}</Tag>,
+      render: (v: DeviceModelView['kind']) => (
+        <Tag color={v === 'printer' ? 'blue' : 'geekblue'}>{t(`deviceModel.kind.${v}`)}</Tag>
+      ),
     },
-    { key: 'paperWidthMm', dataIndex: 'paperWidthMm', title: t('deviceModel.column.paperWidth'), width: 100, render: (v: number) => (v > 0 ? `${v} mm` : t('deviceModel.noPaper')) },
+    {
+      key: 'paperWidthMm',
+      dataIndex: 'paperWidthMm',
+      title: t('deviceModel.column.paperWidth'),
+      width: 100,
+      render: (v: number) => (v > 0 ? `${v} mm` : t('deviceModel.noPaper')),
+    },
     {
       key: 'capabilities',
       dataIndex: 'capabilities',
@@ -46,8 +73,20 @@ export function ModelTable({ data, total, pageNo, pageSize, loading, onPageChang
           <Typography.Text type="secondary">{t('deviceModel.none')}</Typography.Text>
         ),
     },
-    { key: 'deviceCount', dataIndex: 'deviceCount', title: t('deviceModel.column.devices'), width: 100, align: 'right' },
-    { key: 'createdAt', dataIndex: 'createdAt', title: t('deviceModel.column.createdAt'), width: 160, render: (v: string) => formatDateTime(v) },
+    {
+      key: 'deviceCount',
+      dataIndex: 'deviceCount',
+      title: t('deviceModel.column.devices'),
+      width: 100,
+      align: 'right',
+    },
+    {
+      key: 'createdAt',
+      dataIndex: 'createdAt',
+      title: t('deviceModel.column.createdAt'),
+      width: 160,
+      render: (v: string) => formatDateTime(v),
+    },
     {
       key: 'actions',
       title: t('deviceModel.column.actions'),

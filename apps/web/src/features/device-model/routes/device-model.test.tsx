@@ -8,14 +8,40 @@ import { useSession } from '@/lib/session';
 import { renderPage } from '@/lib/testing/render-page';
 import DeviceModelPage from './device-model';
 
-vi.mock('@/lib/request', async (original) => ({ ...(await original<typeof import('@/lib/request')>()), request: vi.fn() }));
+vi.mock('@/lib/request', async (original) => ({
+  ...(await original<typeof import('@/lib/request')>()),
+  request: vi.fn(),
+}));
 const mockedRequest = vi.mocked(request);
 
-const model: DeviceModelView = { id: 3, code: 'CP-58A', name: '58mm 云打印机', kind: 'printer', paperWidthMm: 58, capabilities: ['print', 'reboot'], deviceCount: 2, createdAt: '2024-04-01T02:00:00Z' };
-const staff: UserInfo = { id: 1, username: 'admin', mobile: null, avatar: '', is_super: 1, status: 1, is_authenticate: 1, attest_name: '', tenantKind: 'platform', admin: true, roles: ['Admin'], permissions: [] };
+const model: DeviceModelView = {
+  id: 3,
+  code: 'CP-58A',
+  name: '58mm 云打印机',
+  kind: 'printer',
+  paperWidthMm: 58,
+  capabilities: ['print', 'reboot'],
+  deviceCount: 2,
+  createdAt: '2024-04-01T02:00:00Z',
+};
+const staff: UserInfo = {
+  id: 1,
+  username: 'admin',
+  mobile: null,
+  avatar: '',
+  is_super: 1,
+  status: 1,
+  is_authenticate: 1,
+  attest_name: '',
+  tenantKind: 'platform',
+  admin: true,
+  roles: ['Admin'],
+  permissions: [],
+};
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url).map(([c]) => c);
-const dialogTitled = async (title: string, selector = '.ant-modal-title') => (await screen.findByText(title, { selector })).closest('.ant-modal') as HTMLElement;
+const dialogTitled = async (title: string, selector = '.ant-modal-title') =>
+  (await screen.findByText(title, { selector })).closest('.ant-modal') as HTMLElement;
 
 describe('DeviceModelPage', { timeout: 20_000 }, () => {
   let taken = true;
@@ -31,7 +57,12 @@ describe('DeviceModelPage', { timeout: 20_000 }, () => {
         case '/system/deviceModel/list':
           return { list: [model], total: 1 } as never;
         case '/system/deviceModel/add': {
-          if (taken) throw new RequestError('code: a model with this code already exists', 400, 400, { fields: [{ field: 'code', message: 'a model with this code already exists', key: 'deviceModel.codeTaken' }] });
+          if (taken)
+            throw new RequestError('code: a model with this code already exists', 400, 400, {
+              fields: [
+                { field: 'code', message: 'a model with this code already exists', key: 'deviceModel.codeTaken' },
+              ],
+            });
           const body = config.data as Partial<DeviceModelView>;
           return { ...model, ...body, id: 9, deviceCount: 0 } as never;
         }
@@ -60,7 +91,9 @@ describe('DeviceModelPage', { timeout: 20_000 }, () => {
     const dialog = await dialogTitled('新建设备型号');
     fireEvent.change(within(dialog).getByLabelText('型号编码'), { target: { value: '-x' } });
     fireEvent.click(within(dialog).getByRole('button', { name: /创\s*建/ }));
-    expect(await within(dialog).findByText('型号编码须为 2-32 位字母、数字、点、- 或 _，以字母或数字开头')).toBeTruthy();
+    expect(
+      await within(dialog).findByText('型号编码须为 2-32 位字母、数字、点、- 或 _，以字母或数字开头'),
+    ).toBeTruthy();
     expect(await within(dialog).findByText('请输入名称')).toBeTruthy();
     expect(calls('/system/deviceModel/add')).toHaveLength(0);
 
@@ -73,7 +106,13 @@ describe('DeviceModelPage', { timeout: 20_000 }, () => {
     fireEvent.change(within(dialog).getByLabelText('型号编码'), { target: { value: 'CP-80B' } });
     fireEvent.click(within(dialog).getByRole('button', { name: /创\s*建/ }));
     expect(await screen.findByText('型号 CP-80B 已创建')).toBeTruthy();
-    expect(calls('/system/deviceModel/add').at(-1)?.data).toEqual({ code: 'CP-80B', name: '80mm 打印机', kind: 'printer', paperWidthMm: 58, capabilities: ['print'] });
+    expect(calls('/system/deviceModel/add').at(-1)?.data).toEqual({
+      code: 'CP-80B',
+      name: '80mm 打印机',
+      kind: 'printer',
+      paperWidthMm: 58,
+      capabilities: ['print'],
+    });
   });
 
   it('says the errors shown in the form again in the language the user switches to', async () => {
@@ -95,6 +134,8 @@ describe('DeviceModelPage', { timeout: 20_000 }, () => {
     expect(within(confirm).getByText('有 2 台已登记设备使用这个型号，使用中的型号不能删除。')).toBeTruthy();
     fireEvent.click(within(confirm).getByRole('button', { name: /^删\s*除$/ }));
     expect(await screen.findByText('有 2 台已登记设备使用这个型号，不能删除')).toBeTruthy();
-    await waitFor(() => expect(calls('/system/deviceModel/delete')[0]).toMatchObject({ data: { id: 3 }, silent: true }));
+    await waitFor(() =>
+      expect(calls('/system/deviceModel/delete')[0]).toMatchObject({ data: { id: 3 }, silent: true }),
+    );
   });
 });

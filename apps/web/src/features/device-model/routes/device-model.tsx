@@ -33,7 +33,10 @@ export default function DeviceModelPage() {
   const confirmDelete = (record: DeviceModelView) => {
     modal.confirm({
       title: t('deviceModel.delete.title', { code: record.code }),
-      content: record.deviceCount > 0 ? t('deviceModel.delete.contentInUse', { n: record.deviceCount }) : t('deviceModel.delete.content'),
+      content:
+        record.deviceCount > 0
+          ? t('deviceModel.delete.contentInUse', { n: record.deviceCount })
+          : t('deviceModel.delete.content'),
       okText: t('deviceModel.delete.ok'),
       okButtonProps: { danger: true },
       cancelText: t('deviceModel.cancel'),
@@ -80,7 +83,10 @@ export default function DeviceModelPage() {
               setKind(v);
               setPage((p) => ({ ...p, pageNo: 1 }));
             }}
-            options={[{ value: 'all', label: t('deviceModel.filter.all') }, ...MODEL_KINDS.map((k) => ({ value: k, label: t(`deviceModel.kind.${k}`) }))]}
+            options={[
+              { value: 'all', label: t('deviceModel.filter.all') },
+              ...MODEL_KINDS.map((k) => ({ value: k, label: t(`deviceModel.kind.${k}`) })),
+            ]}
           />
           <Flex gap={8} style={{ flex: '1 1 240px', maxWidth: 400 }}>
             <Input.Search
@@ -93,7 +99,12 @@ export default function DeviceModelPage() {
               }}
             />
             <Tooltip title={t('deviceModel.filter.refresh')}>
-              <Button icon={<ReloadOutlined />} aria-label={t('deviceModel.filter.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
+              <Button
+                icon={<ReloadOutlined />}
+                aria-label={t('deviceModel.filter.refresh')}
+                loading={list.isFetching && !list.isPending}
+                onClick={() => void list.refetch()}
+              />
             </Tooltip>
           </Flex>
         </Flex>
@@ -114,7 +125,11 @@ export default function DeviceModelPage() {
         onClose={() => setFormOpen(false)}
         onSaved={(saved, created) => {
           setFormOpen(false);
-          message.success(created ? t('deviceModel.form.created', { code: saved.code }) : t('deviceModel.form.saved', { code: saved.code }));
+          message.success(
+            created
+              ? t('deviceModel.form.created', { code: saved.code })
+              : t('deviceModel.form.saved', { code: saved.code }),
+          );
         }}
       />
     </Card>

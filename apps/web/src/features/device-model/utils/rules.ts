@@ -4,7 +4,18 @@ import { sayServerMessage, serverFieldErrors, type ServerMessage, type Wording }
 type T = (key: string, options?: Record<string, unknown>) => string;
 
 /** Capabilities the console's features ask a model about; staff may type others. */
-export const SUGGESTED_CAPABILITIES = ['print', 'reboot', 'shutdown', 'install_app', 'upgrade', 'wallpaper', 'boot_animation', 'app_lock', 'fetch_file', 'location'] as const;
+export const SUGGESTED_CAPABILITIES = [
+  'print',
+  'reboot',
+  'shutdown',
+  'install_app',
+  'upgrade',
+  'wallpaper',
+  'boot_animation',
+  'app_lock',
+  'fetch_file',
+  'location',
+] as const;
 export const MAX_CAPABILITIES = 30;
 export const NAME_MAX = 50;
 export const PAPER_WIDTH_MAX = 300;
@@ -50,12 +61,17 @@ const WORDING: Wording = {
 };
 
 /** A problem the server named by key, in the user's language. */
-export const sayServerProblem = (m: ServerMessage, t: T) => sayServerMessage(m, (key, options) => t(key, { ...LIMITS, ...options }), WORDING);
+export const sayServerProblem = (m: ServerMessage, t: T) =>
+  sayServerMessage(m, (key, options) => t(key, { ...LIMITS, ...options }), WORDING);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
 /** antd `form.setFields` entries for a 400's field errors (`capabilities.2` belongs to `capabilities`). */
-export function formFieldErrors<N extends string>(err: unknown, fields: readonly N[], t: T): Array<{ name: N; errors: string[] }> {
+export function formFieldErrors<N extends string>(
+  err: unknown,
+  fields: readonly N[],
+  t: T,
+): Array<{ name: N; errors: string[] }> {
   const byField = new Map<N, string[]>();
   for (const f of serverFieldErrors(err)) {
     const name = f.field.split('.')[0] as N;

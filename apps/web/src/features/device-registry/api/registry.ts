@@ -1,7 +1,12 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Paged } from '@cpc/contracts';
 import type { DeviceModelOption } from '@cpc/contracts/device-model';
-import type { DeviceRegisterBody, RegisterResult, RegistryItem, ReissueBindKeyResult } from '@cpc/contracts/device-registry';
+import type {
+  DeviceRegisterBody,
+  RegisterResult,
+  RegistryItem,
+  ReissueBindKeyResult,
+} from '@cpc/contracts/device-registry';
 import { request } from '@/lib/request';
 
 export interface RegistryListParams {
@@ -13,7 +18,11 @@ export interface RegistryListParams {
 }
 
 export const getRegistryList = (params: RegistryListParams) =>
-  request<Paged<RegistryItem>>({ url: '/system/deviceRegistry/list', method: 'get', params: { ...params, keyword: params.keyword?.trim() || undefined } });
+  request<Paged<RegistryItem>>({
+    url: '/system/deviceRegistry/list',
+    method: 'get',
+    params: { ...params, keyword: params.keyword?.trim() || undefined },
+  });
 
 /** Silent: the form shows a refusal beside the field it names, in the user's language. */
 export const registerDevice = (body: DeviceRegisterBody) =>
@@ -27,7 +36,8 @@ export function importDevices(file: Blob, fileName: string): Promise<RegisterRes
 }
 
 /** A new bind key for a device (the old one stops working), answered this once. */
-export const reissueBindKey = (id: number) => request<ReissueBindKeyResult>({ url: '/system/deviceRegistry/bindKey', method: 'post', data: { id } });
+export const reissueBindKey = (id: number) =>
+  request<ReissueBindKeyResult>({ url: '/system/deviceRegistry/bindKey', method: 'post', data: { id } });
 
 export const getModelOptions = () => request<DeviceModelOption[]>({ url: '/device/model/options', method: 'get' });
 
@@ -43,7 +53,8 @@ export const registryListQueryOptions = (params: RegistryListParams) =>
 export const useRegistryList = (params: RegistryListParams) => useQuery(registryListQueryOptions(params));
 
 /** The catalogue for the model filter and form; only asked by staff who may read it. */
-export const useModelOptions = (enabled: boolean) => useQuery({ queryKey: [...KEY, 'models'], queryFn: getModelOptions, enabled, staleTime: 60_000 });
+export const useModelOptions = (enabled: boolean) =>
+  useQuery({ queryKey: [...KEY, 'models'], queryFn: getModelOptions, enabled, staleTime: 60_000 });
 
 /**
  * New devices change this list and the device count of their model on the catalogue page (kept open in its
@@ -51,7 +62,11 @@ export const useModelOptions = (enabled: boolean) => useQuery({ queryKey: [...KE
  */
 const useRefreshAfterRegistration = () => {
   const client = useQueryClient();
-  return () => Promise.all([client.invalidateQueries({ queryKey: [...KEY, 'list'] }), client.invalidateQueries({ queryKey: ['device-model', 'list'] })]);
+  return () =>
+    Promise.all([
+      client.invalidateQueries({ queryKey: [...KEY, 'list'] }),
+      client.invalidateQueries({ queryKey: ['device-model', 'list'] }),
+    ]);
 };
 
 export const useRegisterDevice = () => {
@@ -63,5 +78,8 @@ export const useReissueBindKey = () => useMutation({ mutationFn: reissueBindKey 
 
 export const useImportDevices = () => {
   const refresh = useRefreshAfterRegistration();
-  return useMutation({ mutationFn: ({ file, fileName }: { file: Blob; fileName: string }) => importDevices(file, fileName), onSuccess: refresh });
+  return useMutation({
+    mutationFn: ({ file, fileName }: { file: Blob; fileName: string }) => importDevices(file, fileName),
+    onSuccess: refresh,
+  });
 };

@@ -73,7 +73,11 @@ export function ImportModal({ open, onClose, onImported }: ImportModalProps) {
       <Flex vertical gap={16}>
         <Flex justify="space-between" align="center" gap={12} wrap>
           <Typography.Text type="secondary" style={{ flex: '1 1 320px' }}>
-            {t('deviceRegistry.import.help', { columns: IMPORT_COLUMNS.join(','), maxRows: IMPORT_MAX_ROWS, maxMb: MAX_MB })}
+            {t('deviceRegistry.import.help', {
+              columns: IMPORT_COLUMNS.join(','),
+              maxRows: IMPORT_MAX_ROWS,
+              maxMb: MAX_MB,
+            })}
           </Typography.Text>
           <Button icon={<DownloadOutlined />} onClick={() => downloadText(TEMPLATE_FILE_NAME, templateCsv())}>
             {t('deviceRegistry.import.template')}
@@ -98,10 +102,25 @@ export function ImportModal({ open, onClose, onImported }: ImportModalProps) {
           <p className="ant-upload-text">{t('deviceRegistry.import.drop')}</p>
           <p className="ant-upload-hint">{t('deviceRegistry.import.dropHint')}</p>
         </Upload.Dragger>
-        {failure?.kind === 'file' && <Alert type="error" showIcon title={t('deviceRegistry.import.failed')} description={failure.message} data-testid="import-file-error" />}
+        {failure?.kind === 'file' && (
+          <Alert
+            type="error"
+            showIcon
+            title={t('deviceRegistry.import.failed')}
+            description={failure.message}
+            data-testid="import-file-error"
+          />
+        )}
         {failure?.kind === 'rows' && (
           <Flex vertical gap={8} data-testid="import-row-errors">
-            <Alert type="error" showIcon title={t('deviceRegistry.import.rowsFailed', { n: failure.rows.length, rows: new Set(failure.rows.map((r) => r.row)).size })} />
+            <Alert
+              type="error"
+              showIcon
+              title={t('deviceRegistry.import.rowsFailed', {
+                n: failure.rows.length,
+                rows: new Set(failure.rows.map((r) => r.row)).size,
+              })}
+            />
             <Table<ImportRowError & { id: number }>
               size="small"
               rowKey="id"
@@ -109,8 +128,19 @@ export function ImportModal({ open, onClose, onImported }: ImportModalProps) {
               pagination={failure.rows.length > 8 ? { pageSize: 8, showSizeChanger: false } : false}
               columns={[
                 { key: 'row', dataIndex: 'row', title: t('deviceRegistry.import.row'), width: 80 },
-                { key: 'field', dataIndex: 'field', title: t('deviceRegistry.import.field'), width: 120, render: (v: string) => <Typography.Text code>{columnLabel(v)}</Typography.Text> },
-                { key: 'message', dataIndex: 'message', title: t('deviceRegistry.import.problem'), render: (_: string, r: ImportRowError) => sayProblem(r, t) },
+                {
+                  key: 'field',
+                  dataIndex: 'field',
+                  title: t('deviceRegistry.import.field'),
+                  width: 120,
+                  render: (v: string) => <Typography.Text code>{columnLabel(v)}</Typography.Text>,
+                },
+                {
+                  key: 'message',
+                  dataIndex: 'message',
+                  title: t('deviceRegistry.import.problem'),
+                  render: (_: string, r: ImportRowError) => sayProblem(r, t),
+                },
               ]}
             />
           </Flex>

@@ -64,7 +64,14 @@ export function KeysModal({ devices, onClose }: KeysModalProps) {
         </Button>,
       ]}
     >
-      <Alert type="warning" showIcon title={t('deviceRegistry.keys.warningTitle')} description={t('deviceRegistry.keys.warning')} style={{ marginBottom: 16 }} data-testid="keys-warning" />
+      <Alert
+        type="warning"
+        showIcon
+        title={t('deviceRegistry.keys.warningTitle')}
+        description={t('deviceRegistry.keys.warning')}
+        style={{ marginBottom: 16 }}
+        data-testid="keys-warning"
+      />
       <Table<RegisteredDevice>
         rowKey="id"
         size="small"

@@ -52,7 +52,12 @@ export function RegisterModal({ open, models, onClose, onRegistered }: RegisterM
 
   const optional = (name: Exclude<RegisterField, 'sn' | 'model'>, maxLength: number, inputMode?: 'numeric') => (
     <Form.Item name={name} label={t(`deviceRegistry.form.${name}`)} rules={[toRule(checks[name], t)]}>
-      <Input maxLength={maxLength} autoComplete="off" inputMode={inputMode} placeholder={t('deviceRegistry.form.generated')} />
+      <Input
+        maxLength={maxLength}
+        autoComplete="off"
+        inputMode={inputMode}
+        placeholder={t('deviceRegistry.form.generated')}
+      />
     </Form.Item>
   );
 
@@ -80,7 +85,11 @@ export function RegisterModal({ open, models, onClose, onRegistered }: RegisterM
               <AutoComplete
                 placeholder={t('deviceRegistry.form.modelPlaceholder')}
                 options={models.map((m) => ({ value: m.code, label: `${m.code} · ${m.name}` }))}
-                filterOption={(input, option) => String(option?.label ?? '').toLowerCase().includes(input.toLowerCase())}
+                filterOption={(input, option) =>
+                  String(option?.label ?? '')
+                    .toLowerCase()
+                    .includes(input.toLowerCase())
+                }
               />
             </Form.Item>
           </Col>

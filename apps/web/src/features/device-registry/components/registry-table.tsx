@@ -21,7 +21,18 @@ const dateOrDash = (v: string | null) => (v ? formatDateTime(v) : '-');
 export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageChange, onReissue }: RegistryTableProps) {
   const { t } = useTranslation();
   const columns: TableProps<RegistryItem>['columns'] = [
-    { key: 'sn', dataIndex: 'sn', title: t('deviceRegistry.column.sn'), width: 170, fixed: 'left', render: (v: string) => <Typography.Text strong copyable={{ text: v }}>{v}</Typography.Text> },
+    {
+      key: 'sn',
+      dataIndex: 'sn',
+      title: t('deviceRegistry.column.sn'),
+      width: 170,
+      fixed: 'left',
+      render: (v: string) => (
+        <Typography.Text strong copyable={{ text: v }}>
+          {v}
+        </Typography.Text>
+      ),
+    },
     {
       key: 'model',
       title: t('deviceRegistry.column.model'),
@@ -41,16 +52,28 @@ export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageCh
       dataIndex: 'bound',
       title: t('deviceRegistry.column.bound'),
       width: 100,
-      render: (v: boolean) => <Tag color={v ? 'green' : 'default'}>{v ? t('deviceRegistry.bound.true') : t('deviceRegistry.bound.false')}</Tag>,
+      render: (v: boolean) => (
+        <Tag color={v ? 'green' : 'default'}>
+          {v ? t('deviceRegistry.bound.true') : t('deviceRegistry.bound.false')}
+        </Tag>
+      ),
     },
-    { key: 'owner', dataIndex: 'tenantName', title: t('deviceRegistry.column.owner'), ellipsis: true, render: (v: string | null) => v ?? <Typography.Text type="secondary">-</Typography.Text> },
+    {
+      key: 'owner',
+      dataIndex: 'tenantName',
+      title: t('deviceRegistry.column.owner'),
+      ellipsis: true,
+      render: (v: string | null) => v ?? <Typography.Text type="secondary">-</Typography.Text>,
+    },
     { key: 'boundAt', dataIndex: 'boundAt', title: t('deviceRegistry.column.boundAt'), width: 150, render: dateOrDash },
     {
       key: 'status',
       dataIndex: 'status',
       title: t('deviceRegistry.column.status'),
       width: 100,
-      render: (v: RegistryItem['status']) => <Badge status={v === 'online' ? 'success' : 'default'} text={t(`deviceRegistry.status.${v}`)} />,
+      render: (v: RegistryItem['status']) => (
+        <Badge status={v === 'online' ? 'success' : 'default'} text={t(`deviceRegistry.status.${v}`)} />
+      ),
     },
     {
       key: 'ids',
@@ -67,7 +90,13 @@ export function RegistryTable({ data, total, pageNo, pageSize, loading, onPageCh
         </Flex>
       ),
     },
-    { key: 'createdAt', dataIndex: 'createdAt', title: t('deviceRegistry.column.createdAt'), width: 150, render: (v: string) => formatDateTime(v) },
+    {
+      key: 'createdAt',
+      dataIndex: 'createdAt',
+      title: t('deviceRegistry.column.createdAt'),
+      width: 150,
+      render: (v: string) => formatDateTime(v),
+    },
     ...(onReissue
       ? [
           {

@@ -9,7 +9,10 @@ import { useSession } from '@/lib/session';
 import { renderPage } from '@/lib/testing/render-page';
 import DeviceRegistryPage from './device-registry';
 
-vi.mock('@/lib/request', async (original) => ({ ...(await original<typeof import('@/lib/request')>()), request: vi.fn() }));
+vi.mock('@/lib/request', async (original) => ({
+  ...(await original<typeof import('@/lib/request')>()),
+  request: vi.fn(),
+}));
 const mockedRequest = vi.mocked(request);
 
 const item: RegistryItem = {
@@ -28,7 +31,15 @@ const item: RegistryItem = {
   lastSeenAt: '2024-05-02T02:00:00Z',
   createdAt: '2024-04-01T02:00:00Z',
 };
-const generated = { id: 8, sn: 'CP58-0008', model: 'CP-58A', bindKey: 'K7M2Q9XW4RTA', secret: 'sEcReT_0123456789abcd', iccid: '89860098765432109876', imei: '869876543210987' };
+const generated = {
+  id: 8,
+  sn: 'CP58-0008',
+  model: 'CP-58A',
+  bindKey: 'K7M2Q9XW4RTA',
+  secret: 'sEcReT_0123456789abcd',
+  iccid: '89860098765432109876',
+  imei: '869876543210987',
+};
 
 const staff: UserInfo = {
   id: 1,
@@ -47,7 +58,8 @@ const staff: UserInfo = {
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url).map(([c]) => c);
 const buttonIn = (root: HTMLElement, name: RegExp) => within(root).getByRole('button', { name });
-const dialogTitled = async (title: string) => (await screen.findByText(title, { selector: '.ant-modal-title' })).closest('.ant-modal') as HTMLElement;
+const dialogTitled = async (title: string) =>
+  (await screen.findByText(title, { selector: '.ant-modal-title' })).closest('.ant-modal') as HTMLElement;
 const csv = (text: string, name = 'devices.csv') => new File([text], name, { type: 'text/csv' });
 
 let importAnswers: Array<() => unknown>;
@@ -83,7 +95,9 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
     expect(within(row).getByText('云打印测试有限公司')).toBeTruthy();
     expect(within(row).getByText('已绑定')).toBeTruthy();
     fireEvent.click(screen.getByText('未绑定'));
-    await waitFor(() => expect(calls('/system/deviceRegistry/list').at(-1)?.params).toMatchObject({ bound: 'false', pageNo: 1 }));
+    await waitFor(() =>
+      expect(calls('/system/deviceRegistry/list').at(-1)?.params).toMatchObject({ bound: 'false', pageNo: 1 }),
+    );
     const search = screen.getByPlaceholderText('搜索序列号、ICCID、IMEI 或客户');
     fireEvent.change(search, { target: { value: ' CP58 ' } });
     fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
@@ -94,18 +108,28 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
     renderPage(<DeviceRegistryPage />);
     const row = (await screen.findByText('CP58-0007')).closest('tr') as HTMLElement;
     fireEvent.click(buttonIn(row, /新绑定码/));
-    const confirm = (await screen.findByText('为设备 CP58-0007 生成新的绑定码？', { selector: '.ant-modal-confirm-title' })).closest('.ant-modal') as HTMLElement;
+    const confirm = (
+      await screen.findByText('为设备 CP58-0007 生成新的绑定码？', { selector: '.ant-modal-confirm-title' })
+    ).closest('.ant-modal') as HTMLElement;
     expect(calls('/system/deviceRegistry/bindKey')).toHaveLength(0);
     fireEvent.click(buttonIn(confirm, /生\s*成/));
     await screen.findByText('NEWKEY234567');
-    expect(calls('/system/deviceRegistry/bindKey')).toEqual([expect.objectContaining({ method: 'post', data: { id: 7 } })]);
+    expect(calls('/system/deviceRegistry/bindKey')).toEqual([
+      expect.objectContaining({ method: 'post', data: { id: 7 } }),
+    ]);
     await screen.findByText('设备 CP58-0007 的新绑定码', { selector: '.ant-modal-confirm-title' });
   });
 
   it('names every bad row of a refused import, then shows the keys of an accepted one once', async () => {
     const rows = [
       { row: 3, field: 'sn', message: 'must be 4-32 letters, digits, - or _', key: MSG.sn },
-      { row: 4, field: 'model', message: 'unknown model code "NOPE"', key: 'registry.unknownModel', params: { code: 'NOPE' } },
+      {
+        row: 4,
+        field: 'model',
+        message: 'unknown model code "NOPE"',
+        key: 'registry.unknownModel',
+        params: { code: 'NOPE' },
+      },
     ];
     importAnswers.push(() => {
       throw new RequestError('nothing imported: row 3 sn: …', 400, 400, { fields: [], rows });
@@ -127,7 +151,11 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
     const cells = within(errors)
       .getAllByRole('row')
       .slice(1)
-      .map((r) => within(r).getAllByRole('cell').map((c) => c.textContent));
+      .map((r) =>
+        within(r)
+          .getAllByRole('cell')
+          .map((c) => c.textContent),
+      );
     expect(cells).toEqual([
       ['3', 'sn', '序列号须为 4-32 位字母、数字、- 或 _，以字母或数字开头'],
       ['4', 'model', '没有编码为“NOPE”的型号'],
@@ -146,13 +174,17 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
 
     // closing before the download asks first
     fireEvent.click(buttonIn(keys, /^关\s*闭$/));
-    const confirm = (await screen.findByText('还没有下载绑定码和密钥', { selector: '.ant-modal-confirm-title' })).closest('.ant-modal') as HTMLElement;
+    const confirm = (
+      await screen.findByText('还没有下载绑定码和密钥', { selector: '.ant-modal-confirm-title' })
+    ).closest('.ant-modal') as HTMLElement;
     fireEvent.click(buttonIn(confirm, /返回下载/));
 
     fireEvent.click(buttonIn(keys, /下载 CSV/));
     expect(createObjectURL).toHaveBeenCalledTimes(1);
     const text = await (createObjectURL.mock.calls[0][0] as Blob).text();
-    expect(text.replace(/^\ufeff/, '')).toBe('sn,model,bind_key,secret,iccid,imei\r\nCP58-0008,CP-58A,K7M2Q9XW4RTA,sEcReT_0123456789abcd,89860098765432109876,869876543210987\r\n');
+    expect(text.replace(/^\ufeff/, '')).toBe(
+      'sn,model,bind_key,secret,iccid,imei\r\nCP58-0008,CP-58A,K7M2Q9XW4RTA,sEcReT_0123456789abcd,89860098765432109876,869876543210987\r\n',
+    );
 
     fireEvent.click(buttonIn(keys, /^关\s*闭$/));
     // once downloaded it closes without asking again (jsdom never ends the closing animation, so: it is leaving)
@@ -162,13 +194,26 @@ describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
 
   it('says what is wrong with a file that is no import at all', async () => {
     importAnswers.push(() => {
-      throw new RequestError('file: the first line must be …', 400, 400, { fields: [{ field: 'file', message: 'the first line must be the header sn,model,bind_key,secret,iccid,imei (sn and model required)', key: 'registry.header', params: { header: 'sn,model,bind_key,secret,iccid,imei' } }] });
+      throw new RequestError('file: the first line must be …', 400, 400, {
+        fields: [
+          {
+            field: 'file',
+            message: 'the first line must be the header sn,model,bind_key,secret,iccid,imei (sn and model required)',
+            key: 'registry.header',
+            params: { header: 'sn,model,bind_key,secret,iccid,imei' },
+          },
+        ],
+      });
     });
     renderPage(<DeviceRegistryPage />);
     fireEvent.click(await screen.findByRole('button', { name: /导入 CSV/ }));
     const dialog = await dialogTitled('导入 CSV');
-    fireEvent.change(dialog.querySelector('input[type=file]') as HTMLInputElement, { target: { files: [csv('hello\n')] } });
+    fireEvent.change(dialog.querySelector('input[type=file]') as HTMLInputElement, {
+      target: { files: [csv('hello\n')] },
+    });
     fireEvent.click(buttonIn(dialog, /^导\s*入$/));
-    expect(await within(dialog).findByText('第一行须为表头 sn,model,bind_key,secret,iccid,imei（sn 和 model 必填）')).toBeTruthy();
+    expect(
+      await within(dialog).findByText('第一行须为表头 sn,model,bind_key,secret,iccid,imei（sn 和 model 必填）'),
+    ).toBeTruthy();
   });
 });

@@ -27,7 +27,12 @@ export default function DeviceRegistryPage() {
   const [dialog, setDialog] = useState<'register' | 'import' | null>(null);
   const [registered, setRegistered] = useState<RegisteredDevice[] | null>(null);
 
-  const list = useRegistryList({ ...page, bound: bound === 'all' ? undefined : bound, modelId, keyword: keyword || undefined });
+  const list = useRegistryList({
+    ...page,
+    bound: bound === 'all' ? undefined : bound,
+    modelId,
+    keyword: keyword || undefined,
+  });
   const toFirstPage = () => setPage((p) => ({ ...p, pageNo: 1 }));
 
   const reissue = useReissueBindKey();
@@ -124,7 +129,12 @@ export default function DeviceRegistryPage() {
               }}
             />
             <Tooltip title={t('deviceRegistry.filter.refresh')}>
-              <Button icon={<ReloadOutlined />} aria-label={t('deviceRegistry.filter.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
+              <Button
+                icon={<ReloadOutlined />}
+                aria-label={t('deviceRegistry.filter.refresh')}
+                loading={list.isFetching && !list.isPending}
+                onClick={() => void list.refetch()}
+              />
             </Tooltip>
           </Flex>
         </Flex>
@@ -138,7 +148,12 @@ export default function DeviceRegistryPage() {
           onPageChange={(pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize })}
         />
       </Flex>
-      <RegisterModal open={dialog === 'register'} models={models.data ?? []} onClose={() => setDialog(null)} onRegistered={done} />
+      <RegisterModal
+        open={dialog === 'register'}
+        models={models.data ?? []}
+        onClose={() => setDialog(null)}
+        onRegistered={done}
+      />
       <ImportModal open={dialog === 'import'} onClose={() => setDialog(null)} onImported={done} />
       <KeysModal devices={registered} onClose={() => setRegistered(null)} />
     </Card>

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { IMPORT_COLUMNS } from '@cpc/contracts/device-constants';
 import { csvField, keysCsv, keysFileName, templateCsv } from './csv';
 
-const device = { id: 1, sn: 'CP58-0001', model: 'CP-58A', bindKey: 'K7M2Q9XW4RTA', secret: '-abc_DEF0123456789xyz', iccid: '89860012345678901234', imei: '861234567890123' };
+const device = {
+  id: 1,
+  sn: 'CP58-0001',
+  model: 'CP-58A',
+  bindKey: 'K7M2Q9XW4RTA',
+  secret: '-abc_DEF0123456789xyz',
+  iccid: '89860012345678901234',
+  imei: '861234567890123',
+};
 
 describe('registration CSV files', () => {
   it('offers a template that is exactly the header the import expects, readable by Excel as UTF-8', () => {

@@ -32,7 +32,8 @@ const WORDING: Wording = {
 
 /** A problem the server named (a row's, a field's), in the user's language. */
 export function sayProblem(m: ServerMessage, t: T): string {
-  const withLimits: T = (key, options) => t(key, { maxRows: IMPORT_MAX_ROWS, maxMb: IMPORT_MAX_BYTES / 1024 / 1024, ...options });
+  const withLimits: T = (key, options) =>
+    t(key, { maxRows: IMPORT_MAX_ROWS, maxMb: IMPORT_MAX_BYTES / 1024 / 1024, ...options });
   return sayServerMessage(m, withLimits, WORDING);
 }
 
@@ -44,7 +45,10 @@ export type ImportFailure = { kind: 'rows'; rows: ImportRowError[] } | { kind: '
 export function importFailureOf(err: unknown, t: T): ImportFailure {
   const data = isRecord(err) ? err.data : undefined;
   if (isRecord(data) && Array.isArray(data.rows) && data.rows.length > 0) {
-    const rows = data.rows.filter((r): r is ImportRowError => isRecord(r) && typeof r.row === 'number' && typeof r.field === 'string' && typeof r.message === 'string');
+    const rows = data.rows.filter(
+      (r): r is ImportRowError =>
+        isRecord(r) && typeof r.row === 'number' && typeof r.field === 'string' && typeof r.message === 'string',
+    );
     if (rows.length) return { kind: 'rows', rows };
   }
   // a problem of the whole file names the field `file`; any other refusal is said in `msg`, already in the user's language
@@ -57,7 +61,10 @@ export const REGISTER_FIELDS = ['sn', 'model', 'bindKey', 'secret', 'iccid', 'im
 export type RegisterField = (typeof REGISTER_FIELDS)[number];
 
 /** antd `form.setFields` entries for a refused registration; what names no field comes back as `other`. */
-export function registerFieldErrors(err: unknown, t: T): { fields: Array<{ name: RegisterField; errors: string[] }>; other: string | null } {
+export function registerFieldErrors(
+  err: unknown,
+  t: T,
+): { fields: Array<{ name: RegisterField; errors: string[] }>; other: string | null } {
   const fields: Array<{ name: RegisterField; errors: string[] }> = [];
   for (const f of serverFieldErrors(err)) {
     const name = (f.field === 'bind_key' ? 'bindKey' : f.field) as RegisterField;

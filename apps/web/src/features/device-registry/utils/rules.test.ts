@@ -23,7 +23,13 @@ describe('single registration rules', () => {
   });
 
   it('leaves empty optional fields out so the server generates them', () => {
-    expect(JSON.parse(JSON.stringify(registerBody({ sn: ' CP58-0001 ', model: 'cp-58a', bindKey: ' ', iccid: '89860012345678901234 ' })))).toEqual({
+    expect(
+      JSON.parse(
+        JSON.stringify(
+          registerBody({ sn: ' CP58-0001 ', model: 'cp-58a', bindKey: ' ', iccid: '89860012345678901234 ' }),
+        ),
+      ),
+    ).toEqual({
       sn: 'CP58-0001',
       model: 'cp-58a',
       iccid: '89860012345678901234',

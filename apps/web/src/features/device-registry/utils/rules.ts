@@ -4,7 +4,8 @@ type T = (key: string) => string;
 
 /** The registration's field rules (the server's, from contracts), as message keys; optional fields may be empty. */
 export const checks = {
-  sn: (v?: string) => (!v?.trim() ? 'deviceRegistry.message.snRequired' : SN_RULE.test(v.trim()) ? null : 'deviceRegistry.message.sn'),
+  sn: (v?: string) =>
+    !v?.trim() ? 'deviceRegistry.message.snRequired' : SN_RULE.test(v.trim()) ? null : 'deviceRegistry.message.sn',
   model: (v?: string) => (v?.trim() ? null : 'deviceRegistry.message.modelRequired'),
   bindKey: (v?: string) => (!v?.trim() || BIND_KEY_RULE.test(v.trim()) ? null : 'deviceRegistry.message.bindKey'),
   secret: (v?: string) => (!v?.trim() || SECRET_RULE.test(v.trim()) ? null : 'deviceRegistry.message.secret'),
@@ -20,7 +21,9 @@ export const toRule = (check: (v?: string) => string | null, t: T) => ({
 });
 
 /** The body of a single registration: empty optional fields are left out, so the server generates them. */
-export function registerBody(values: Partial<Record<'sn' | 'model' | 'bindKey' | 'secret' | 'iccid' | 'imei', string>>) {
+export function registerBody(
+  values: Partial<Record<'sn' | 'model' | 'bindKey' | 'secret' | 'iccid' | 'imei', string>>,
+) {
   const opt = (v?: string) => (v?.trim() ? v.trim() : undefined);
   return {
     sn: (values.sn ?? '').trim(),

@@ -1,6 +1,23 @@
-import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  queryOptions,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
 import type { Paged } from '@cpc/contracts';
-import type { DeviceBindBody, DeviceDetail, DeviceEditBody, DeviceListItem, DeviceListQuery, DeviceMapData, DeviceMapQuery, DeviceUnbindResult, TelemetrySeries } from '@cpc/contracts/device';
+import type {
+  DeviceBindBody,
+  DeviceDetail,
+  DeviceEditBody,
+  DeviceListItem,
+  DeviceListQuery,
+  DeviceMapData,
+  DeviceMapQuery,
+  DeviceUnbindResult,
+  TelemetrySeries,
+} from '@cpc/contracts/device';
 import type { DeviceModelOption } from '@cpc/contracts/device-model';
 import { get, post } from '@/lib/request';
 
@@ -9,7 +26,8 @@ import { get, post } from '@/lib/request';
 export const getDevices = (q: DeviceListQuery) => get<Paged<DeviceListItem>>('/device/list', { ...q });
 /** The detail page says itself that a device is gone (unbound, or another account's). */
 export const getDevice = (id: number) => get<DeviceDetail>(`/device/${id}`, undefined, { silent: true });
-export const getTelemetry = (id: number, range: { from: string; to: string }) => get<TelemetrySeries>(`/device/${id}/telemetry`, range);
+export const getTelemetry = (id: number, range: { from: string; to: string }) =>
+  get<TelemetrySeries>(`/device/${id}/telemetry`, range);
 export const getDeviceMap = (q: DeviceMapQuery) => get<DeviceMapData>('/device/map', { ...q });
 export const getModelOptions = () => get<DeviceModelOption[]>('/device/model/options');
 
@@ -18,7 +36,8 @@ export const bindDevice = (body: DeviceBindBody) => post<DeviceListItem>('/devic
 /** Answers the device's new bind key: the one that bound it stops working (shown to the user this once). */
 export const unbindDevice = (id: number) => post<DeviceUnbindResult>('/device/unbind', { id });
 export const editDevice = (body: DeviceEditBody) => post<DeviceListItem>('/device/edit', body, { silent: true });
-export const moveDevices = (body: { ids: number[]; groupId: number | null }) => post<{ moved: number }>('/device/move', body);
+export const moveDevices = (body: { ids: number[]; groupId: number | null }) =>
+  post<{ moved: number }>('/device/move', body);
 
 export const DEVICE_KEY = ['device'] as const;
 export const LIST_KEY = [...DEVICE_KEY, 'list'] as const;
@@ -36,7 +55,8 @@ export const deviceListQueryOptions = (q: DeviceListQuery) =>
 
 export const useDevices = (q: DeviceListQuery) => useQuery(deviceListQueryOptions(q));
 
-export const deviceQueryOptions = (id: number) => queryOptions({ queryKey: [...DETAIL_KEY, id], queryFn: () => getDevice(id), enabled: id > 0 });
+export const deviceQueryOptions = (id: number) =>
+  queryOptions({ queryKey: [...DETAIL_KEY, id], queryFn: () => getDevice(id), enabled: id > 0 });
 export const useDevice = (id: number) => useQuery(deviceQueryOptions(id));
 
 export const useTelemetry = (id: number, hours: number) =>
@@ -52,12 +72,15 @@ export const useTelemetry = (id: number, hours: number) =>
     refetchInterval: 60_000,
   });
 
-export const useDeviceMap = (q: DeviceMapQuery) => useQuery({ queryKey: [...MAP_KEY, q], queryFn: () => getDeviceMap(q), placeholderData: keepPreviousData });
+export const useDeviceMap = (q: DeviceMapQuery) =>
+  useQuery({ queryKey: [...MAP_KEY, q], queryFn: () => getDeviceMap(q), placeholderData: keepPreviousData });
 
-export const useModelOptions = () => useQuery({ queryKey: [...DEVICE_KEY, 'models'], queryFn: getModelOptions, staleTime: 5 * 60_000 });
+export const useModelOptions = () =>
+  useQuery({ queryKey: [...DEVICE_KEY, 'models'], queryFn: getModelOptions, staleTime: 5 * 60_000 });
 
 /** What a change to devices makes stale: lists, the map, details, and the group counts. */
-export const invalidateDevices = (client: QueryClient) => client.invalidateQueries({ queryKey: DEVICE_KEY, predicate: (q) => q.queryKey[1] !== 'models' });
+export const invalidateDevices = (client: QueryClient) =>
+  client.invalidateQueries({ queryKey: DEVICE_KEY, predicate: (q) => q.queryKey[1] !== 'models' });
 
 function useDeviceMutation<A, R>(mutationFn: (arg: A) => Promise<R>) {
   const client = useQueryClient();

@@ -12,9 +12,32 @@ import { TaskDrawer } from './task-drawer';
 vi.mock('@/lib/request', () => ({ get: vi.fn(), post: vi.fn(), request: vi.fn() }));
 const mockedGet = vi.mocked(get);
 
-const counts = (over: Partial<BatchView['counts']>): BatchView['counts'] => ({ queued: 0, sent: 0, delivered: 0, running: 0, succeeded: 0, failed: 0, timeout: 0, expired: 0, canceled: 0, ...over });
-const rebootBatch: BatchView = { id: 7, type: 'reboot', createdAt: '2026-01-01T08:00:00.000Z', total: 3, counts: counts({ running: 1, succeeded: 1, failed: 1 }) };
-const shutdownBatch: BatchView = { id: 8, type: 'shutdown', createdAt: '2026-01-01T09:00:00.000Z', total: 2, counts: counts({ succeeded: 2 }) };
+const counts = (over: Partial<BatchView['counts']>): BatchView['counts'] => ({
+  queued: 0,
+  sent: 0,
+  delivered: 0,
+  running: 0,
+  succeeded: 0,
+  failed: 0,
+  timeout: 0,
+  expired: 0,
+  canceled: 0,
+  ...over,
+});
+const rebootBatch: BatchView = {
+  id: 7,
+  type: 'reboot',
+  createdAt: '2026-01-01T08:00:00.000Z',
+  total: 3,
+  counts: counts({ running: 1, succeeded: 1, failed: 1 }),
+};
+const shutdownBatch: BatchView = {
+  id: 8,
+  type: 'shutdown',
+  createdAt: '2026-01-01T09:00:00.000Z',
+  total: 2,
+  counts: counts({ succeeded: 2 }),
+};
 const batchRow = (id: number) => document.querySelector<HTMLElement>(`tr[data-batch-id="${id}"]`)!;
 
 describe('the task batches of My devices', { timeout: 20_000 }, () => {
@@ -44,7 +67,10 @@ describe('the task batches of My devices', { timeout: 20_000 }, () => {
     expect(batchRow(7).dataset.done).toBe('false');
     within(batchRow(8)).getByText('共 2 个任务，已结束 2 个');
     expect(batchRow(8).dataset.done).toBe('true');
-    expect([...document.querySelectorAll<HTMLElement>('tr[data-batch-id]')].map((r) => r.dataset.batchId)).toEqual(['8', '7']);
+    expect([...document.querySelectorAll<HTMLElement>('tr[data-batch-id]')].map((r) => r.dataset.batchId)).toEqual([
+      '8',
+      '7',
+    ]);
 
     fireEvent.click(reboot.getByRole('button', { name: /查\s*看/ }));
     expect(onOpen).toHaveBeenCalledWith(expect.objectContaining({ id: 7, type: 'reboot' }));
@@ -75,7 +101,10 @@ describe('the task batches of My devices', { timeout: 20_000 }, () => {
 
   it('opens a batch again with all its tasks, counted from the list', async () => {
     tasks = {
-      list: [taskRow({ id: 'a', batchId: 7, deviceId: 1, deviceSn: 'CP58-00001', state: 'succeeded' }), taskRow({ id: 'b', batchId: 7, deviceId: 2, deviceSn: 'CP58-00002', state: 'running', progress: 50 })],
+      list: [
+        taskRow({ id: 'a', batchId: 7, deviceId: 1, deviceSn: 'CP58-00001', state: 'succeeded' }),
+        taskRow({ id: 'b', batchId: 7, deviceId: 2, deviceSn: 'CP58-00002', state: 'running', progress: 50 }),
+      ],
       total: 2,
     };
     renderPage(<TaskDrawer run={{ type: 'reboot', batchId: 7, deviceIds: [] }} onClose={() => {}} />);
@@ -86,13 +115,28 @@ describe('the task batches of My devices', { timeout: 20_000 }, () => {
   });
 
   it('reads its unfinished tasks again until they end (an event can pass before the first answer)', async () => {
-    const running = taskRow({ id: 'b', batchId: 7, deviceId: 2, deviceSn: 'CP58-00002', state: 'running', progress: 50 });
+    const running = taskRow({
+      id: 'b',
+      batchId: 7,
+      deviceId: 2,
+      deviceSn: 'CP58-00002',
+      state: 'running',
+      progress: 50,
+    });
     tasks = { list: [running], total: 1 };
     renderPage(<TaskDrawer run={{ type: 'reboot', batchId: 7, deviceIds: [2], taskIds: ['b'] }} onClose={() => {}} />);
-    await waitFor(() => expect(document.querySelector('.ant-drawer tr[data-task-id="b"]')?.getAttribute('data-state')).toBe('running'));
+    await waitFor(() =>
+      expect(document.querySelector('.ant-drawer tr[data-task-id="b"]')?.getAttribute('data-state')).toBe('running'),
+    );
     // no event comes: the task ended on the device meanwhile
     tasks = { list: [{ ...running, state: 'succeeded', progress: 100 }], total: 1 };
-    await waitFor(() => expect(document.querySelector('.ant-drawer tr[data-task-id="b"]')?.getAttribute('data-state')).toBe('succeeded'), { timeout: 6000 });
+    await waitFor(
+      () =>
+        expect(document.querySelector('.ant-drawer tr[data-task-id="b"]')?.getAttribute('data-state')).toBe(
+          'succeeded',
+        ),
+      { timeout: 6000 },
+    );
     const calls = mockedGet.mock.calls.filter(([url]) => url === '/device/task/list').length;
     // finished: no more reading
     await new Promise((r) => setTimeout(r, 3500));

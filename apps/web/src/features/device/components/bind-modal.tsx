@@ -20,7 +20,17 @@ interface BindValues {
 const FIELDS = ['sn', 'bindKey', 'name', 'groupId'] as const;
 
 /** Binds a device with the serial number and key on its label; the server's refusals show on their field. */
-export function BindModal({ open, defaultGroupId, onClose, onBound }: { open: boolean; defaultGroupId?: number; onClose: () => void; onBound: (device: DeviceListItem) => void }) {
+export function BindModal({
+  open,
+  defaultGroupId,
+  onClose,
+  onBound,
+}: {
+  open: boolean;
+  defaultGroupId?: number;
+  onClose: () => void;
+  onBound: (device: DeviceListItem) => void;
+}) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<BindValues>();
@@ -32,7 +42,12 @@ export function BindModal({ open, defaultGroupId, onClose, onBound }: { open: bo
   const submit = async (values: BindValues) => {
     setGeneral([]);
     try {
-      const device = await bind.mutateAsync({ sn: values.sn.trim(), bindKey: values.bindKey.trim(), name: values.name?.trim() || undefined, groupId: values.groupId ?? null });
+      const device = await bind.mutateAsync({
+        sn: values.sn.trim(),
+        bindKey: values.bindKey.trim(),
+        name: values.name?.trim() || undefined,
+        groupId: values.groupId ?? null,
+      });
       message.success(t('device.bind.done', { name: deviceLabel(device) }));
       onBound(device);
     } catch (err) {
@@ -58,8 +73,17 @@ export function BindModal({ open, defaultGroupId, onClose, onBound }: { open: bo
       }}
     >
       <Typography.Paragraph type="secondary">{t('device.bind.help')}</Typography.Paragraph>
-      {general.length > 0 && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={general.join('；')} data-testid="bind-error" />}
-      <Form<BindValues> form={form} name="bind" layout="vertical" onFinish={submit} initialValues={{ groupId: defaultGroupId || undefined }} requiredMark="optional">
+      {general.length > 0 && (
+        <Alert type="error" showIcon style={{ marginBottom: 16 }} title={general.join('；')} data-testid="bind-error" />
+      )}
+      <Form<BindValues>
+        form={form}
+        name="bind"
+        layout="vertical"
+        onFinish={submit}
+        initialValues={{ groupId: defaultGroupId || undefined }}
+        requiredMark="optional"
+      >
         <Form.Item
           name="sn"
           label={t('device.bind.sn')}

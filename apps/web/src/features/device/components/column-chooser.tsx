@@ -21,7 +21,13 @@ export function ColumnChooser({ visible, customised, onToggle, onReset }: Column
         </Checkbox>
       ))}
       <Divider style={{ margin: '4px 0' }} />
-      <Button size="small" type="link" disabled={!customised} onClick={onReset} style={{ alignSelf: 'flex-start', padding: 0 }}>
+      <Button
+        size="small"
+        type="link"
+        disabled={!customised}
+        onClick={onReset}
+        style={{ alignSelf: 'flex-start', padding: 0 }}
+      >
         {t('device.list.chooser.reset')}
       </Button>
     </Flex>
@@ -29,7 +35,11 @@ export function ColumnChooser({ visible, customised, onToggle, onReset }: Column
   return (
     <Popover trigger="click" placement="bottomRight" title={t('device.list.chooser.title')} content={content}>
       <Tooltip title={t('device.list.chooser.title')}>
-        <Button icon={<SettingOutlined />} aria-label={t('device.list.chooser.title')} data-testid="column-chooser-button" />
+        <Button
+          icon={<SettingOutlined />}
+          aria-label={t('device.list.chooser.title')}
+          data-testid="column-chooser-button"
+        />
       </Tooltip>
     </Popover>
   );

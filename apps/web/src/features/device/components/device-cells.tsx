@@ -11,14 +11,27 @@ import { TASK_STATE_COLOR } from '../utils/task-states';
 
 export function StatusBadge({ status }: { status: DeviceStatus }) {
   const { t } = useTranslation();
-  return <Badge status={status === 'online' ? 'success' : 'default'} text={t(`device.status.${status}`)} data-status={status} />;
+  return (
+    <Badge
+      status={status === 'online' ? 'success' : 'default'}
+      text={t(`device.status.${status}`)}
+      data-status={status}
+    />
+  );
 }
 
 /** `short`: a word for a narrow column, the full state on hover. */
 export function PaperTag({ paper, short }: { paper: PaperState; short?: boolean }) {
   const { t } = useTranslation();
   const label = t(`device.${short ? 'paperShort' : 'paper'}.${paper}`);
-  const tag = paper === 'ok' ? <Typography.Text type="secondary">{label}</Typography.Text> : <Tag color={paper === 'out' ? 'error' : 'warning'} style={{ marginInlineEnd: 0 }}>{label}</Tag>;
+  const tag =
+    paper === 'ok' ? (
+      <Typography.Text type="secondary">{label}</Typography.Text>
+    ) : (
+      <Tag color={paper === 'out' ? 'error' : 'warning'} style={{ marginInlineEnd: 0 }}>
+        {label}
+      </Tag>
+    );
   return short && paper !== 'ok' ? <Tooltip title={t(`device.paper.${paper}`)}>{tag}</Tooltip> : tag;
 }
 
@@ -31,8 +44,25 @@ export function BatteryCell({ value }: { value: number | null }) {
   return (
     <Flex align="center" gap={6} aria-label={`${t('device.list.columns.battery')} ${value}%`}>
       <span style={{ display: 'inline-flex', alignItems: 'center' }} aria-hidden>
-        <span style={{ width: 22, height: 11, border: `1px solid ${token.colorTextTertiary}`, borderRadius: 2, padding: 1, display: 'inline-block' }}>
-          <span style={{ display: 'block', height: '100%', width: `${Math.max(4, Math.min(100, value))}%`, background: color, borderRadius: 1 }} />
+        <span
+          style={{
+            width: 22,
+            height: 11,
+            border: `1px solid ${token.colorTextTertiary}`,
+            borderRadius: 2,
+            padding: 1,
+            display: 'inline-block',
+          }}
+        >
+          <span
+            style={{
+              display: 'block',
+              height: '100%',
+              width: `${Math.max(4, Math.min(100, value))}%`,
+              background: color,
+              borderRadius: 1,
+            }}
+          />
         </span>
         <span style={{ width: 2, height: 5, background: token.colorTextTertiary, borderRadius: '0 1px 1px 0' }} />
       </span>
@@ -52,7 +82,15 @@ export function SignalCell({ value }: { value: number | null }) {
     <Flex align="center" gap={6} aria-label={`${t('device.list.columns.signal')} ${value}%`}>
       <svg width="16" height="12" viewBox="0 0 16 12" aria-hidden>
         {[0, 1, 2, 3].map((i) => (
-          <rect key={i} x={i * 4} y={9 - i * 3} width="3" height={3 + i * 3} rx="0.5" fill={i < bars ? color : token.colorFillSecondary} />
+          <rect
+            key={i}
+            x={i * 4}
+            y={9 - i * 3}
+            width="3"
+            height={3 + i * 3}
+            rx="0.5"
+            fill={i < bars ? color : token.colorFillSecondary}
+          />
         ))}
       </svg>
       <span>{t('device.percent', { value })}</span>
@@ -74,8 +112,14 @@ export function DataLeftCell({ mb, plan, state }: { mb: number | null; plan: num
   if (mb === null) return <Typography.Text type="secondary">{t('device.noSim')}</Typography.Text>;
   return (
     <Flex align="center" gap={4} wrap>
-      {plan === 0 ? <Typography.Text type="secondary">{t('device.noPlan')}</Typography.Text> : <span>{formatMb(mb)}</span>}
-      {state && state !== 'active' && <Tag color={state === 'low' ? 'warning' : 'error'}>{t(`device.simState.${state}`)}</Tag>}
+      {plan === 0 ? (
+        <Typography.Text type="secondary">{t('device.noPlan')}</Typography.Text>
+      ) : (
+        <span>{formatMb(mb)}</span>
+      )}
+      {state && state !== 'active' && (
+        <Tag color={state === 'low' ? 'warning' : 'error'}>{t(`device.simState.${state}`)}</Tag>
+      )}
     </Flex>
   );
 }

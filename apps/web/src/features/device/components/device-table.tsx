@@ -1,4 +1,12 @@
-import { DeleteOutlined, DragOutlined, EditOutlined, FileSearchOutlined, MoreOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
+import {
+  DeleteOutlined,
+  DragOutlined,
+  EditOutlined,
+  FileSearchOutlined,
+  MoreOutlined,
+  PoweroffOutlined,
+  ReloadOutlined,
+} from '@ant-design/icons';
 import { Button, Dropdown, Flex, Grid, Space, Table, Tooltip, Typography, type MenuProps, type TableProps } from 'antd';
 import type { SortOrder } from 'antd/es/table/interface';
 import type { HTMLAttributes, ReactNode } from 'react';
@@ -43,22 +51,48 @@ interface DeviceTableProps {
 export const detailPath = (id: number) => `/device/detail?id=${id}`;
 
 /** The columns a user may sort by, and the server's sort key of each. */
-const SORT_OF_COLUMN: Record<string, DeviceSort> = { device: 'name', battery: 'battery', signal: 'signal', simLeft: 'dataLeft', lastSeen: 'lastSeen' };
+const SORT_OF_COLUMN: Record<string, DeviceSort> = {
+  device: 'name',
+  battery: 'battery',
+  signal: 'signal',
+  simLeft: 'dataLeft',
+  lastSeen: 'lastSeen',
+};
 
 /** The fleet: one row per device with its live values, sorted and paged by the server. */
 export function DeviceTable(props: DeviceTableProps) {
-  const { data, total, pageNo, pageSize, loading, sort, order, now, scrollY, selected, visible, allowed, empty, onSelect, onPageChange, onSortChange, onAction } = props;
+  const {
+    data,
+    total,
+    pageNo,
+    pageSize,
+    loading,
+    sort,
+    order,
+    now,
+    scrollY,
+    selected,
+    visible,
+    allowed,
+    empty,
+    onSelect,
+    onPageChange,
+    onSortChange,
+    onAction,
+  } = props;
   const { t } = useTranslation();
   // a phone keeps status, name and actions; the rest is on the detail page
   const compact = !Grid.useBreakpoint().md;
   const pin = data.length > 0 && !compact;
   const none = <Typography.Text type="secondary">{t('device.none')}</Typography.Text>;
 
-  const sortOrder = (column: string): SortOrder | undefined => (SORT_OF_COLUMN[column] === sort ? (order === 'desc' ? 'descend' : 'ascend') : null);
+  const sortOrder = (column: string): SortOrder | undefined =>
+    SORT_OF_COLUMN[column] === sort ? (order === 'desc' ? 'descend' : 'ascend') : null;
 
   const menuFor = (): MenuProps['items'] => {
     const items: MenuProps['items'] = [];
-    if (allowed.shutdown) items.push({ key: 'shutdown', icon: <PoweroffOutlined />, label: t('device.list.action.shutdown') });
+    if (allowed.shutdown)
+      items.push({ key: 'shutdown', icon: <PoweroffOutlined />, label: t('device.list.action.shutdown') });
     if (allowed.edit) {
       items.push({ key: 'edit', icon: <EditOutlined />, label: t('device.list.action.edit') });
       items.push({ key: 'move', icon: <DragOutlined />, label: t('device.list.action.move') });
@@ -67,7 +101,8 @@ export function DeviceTable(props: DeviceTableProps) {
       if (items.length) items.push({ type: 'divider' });
       items.push({ key: 'unbind', icon: <DeleteOutlined />, danger: true, label: t('device.list.action.unbind') });
     }
-    if (compact && allowed.reboot) items.unshift({ key: 'reboot', icon: <ReloadOutlined />, label: t('device.list.action.reboot') });
+    if (compact && allowed.reboot)
+      items.unshift({ key: 'reboot', icon: <ReloadOutlined />, label: t('device.list.action.reboot') });
     return items;
   };
 
@@ -101,7 +136,13 @@ export function DeviceTable(props: DeviceTableProps) {
         </Flex>
       ),
     },
-    { key: 'model', title: t('device.list.columns.model'), width: 150, ellipsis: { showTitle: true }, render: (_, r) => r.modelName },
+    {
+      key: 'model',
+      title: t('device.list.columns.model'),
+      width: 150,
+      ellipsis: { showTitle: true },
+      render: (_, r) => r.modelName,
+    },
     {
       key: 'group',
       title: t('device.list.columns.group'),
@@ -109,10 +150,35 @@ export function DeviceTable(props: DeviceTableProps) {
       ellipsis: { showTitle: true },
       render: (_, r) => r.groupName ?? <Typography.Text type="secondary">{t('device.ungrouped')}</Typography.Text>,
     },
-    { key: 'paper', title: t('device.list.columns.paper'), width: 76, render: (_, r) => <PaperTag paper={r.paper} short /> },
-    { key: 'battery', title: t('device.list.columns.battery'), width: 88, sorter: true, sortOrder: sortOrder('battery'), render: (_, r) => <BatteryCell value={r.battery} /> },
-    { key: 'signal', title: t('device.list.columns.signal'), width: 84, sorter: true, sortOrder: sortOrder('signal'), render: (_, r) => <SignalCell value={r.signal} /> },
-    { key: 'firmware', title: t('device.list.columns.firmware'), width: 100, ellipsis: { showTitle: true }, render: (_, r) => r.firmware || none },
+    {
+      key: 'paper',
+      title: t('device.list.columns.paper'),
+      width: 76,
+      render: (_, r) => <PaperTag paper={r.paper} short />,
+    },
+    {
+      key: 'battery',
+      title: t('device.list.columns.battery'),
+      width: 88,
+      sorter: true,
+      sortOrder: sortOrder('battery'),
+      render: (_, r) => <BatteryCell value={r.battery} />,
+    },
+    {
+      key: 'signal',
+      title: t('device.list.columns.signal'),
+      width: 84,
+      sorter: true,
+      sortOrder: sortOrder('signal'),
+      render: (_, r) => <SignalCell value={r.signal} />,
+    },
+    {
+      key: 'firmware',
+      title: t('device.list.columns.firmware'),
+      width: 100,
+      ellipsis: { showTitle: true },
+      render: (_, r) => r.firmware || none,
+    },
     {
       key: 'simLeft',
       title: t('device.list.columns.simLeft'),
@@ -147,13 +213,24 @@ export function DeviceTable(props: DeviceTableProps) {
             )}
             {!compact && allowed.reboot && (
               <Tooltip title={t('device.list.action.reboot')}>
-                <Button type="link" size="small" icon={<ReloadOutlined />} aria-label={t('device.list.action.reboot')} onClick={() => onAction('reboot', r)} />
+                <Button
+                  type="link"
+                  size="small"
+                  icon={<ReloadOutlined />}
+                  aria-label={t('device.list.action.reboot')}
+                  onClick={() => onAction('reboot', r)}
+                />
               </Tooltip>
             )}
             {!!items?.length && (
               <Dropdown trigger={['click']} menu={{ items, onClick: ({ key }) => onAction(key as DeviceAction, r) }}>
                 <Tooltip title={compact ? undefined : t('device.list.action.more')}>
-                  <Button type="link" size="small" icon={<MoreOutlined />} aria-label={`${t('device.list.action.more')} ${r.name || r.sn}`} />
+                  <Button
+                    type="link"
+                    size="small"
+                    icon={<MoreOutlined />}
+                    aria-label={`${t('device.list.action.more')} ${r.name || r.sn}`}
+                  />
                 </Tooltip>
               </Dropdown>
             )}
@@ -162,7 +239,9 @@ export function DeviceTable(props: DeviceTableProps) {
       },
     },
   ];
-  const columns = all.filter((c) => !(OPTIONAL_COLUMNS as readonly unknown[]).includes(c.key) || visible.has(c.key as OptionalColumn));
+  const columns = all.filter(
+    (c) => !(OPTIONAL_COLUMNS as readonly unknown[]).includes(c.key) || visible.has(c.key as OptionalColumn),
+  );
 
   return (
     <Table<DeviceListItem>
@@ -172,7 +251,12 @@ export function DeviceTable(props: DeviceTableProps) {
       dataSource={data}
       loading={loading}
       scroll={{ x: compact ? undefined : 'max-content', y: scrollY }}
-      rowSelection={{ selectedRowKeys: selected, onChange: (keys, rows) => onSelect(keys as number[], rows), columnWidth: compact ? 32 : 40, fixed: pin }}
+      rowSelection={{
+        selectedRowKeys: selected,
+        onChange: (keys, rows) => onSelect(keys as number[], rows),
+        columnWidth: compact ? 32 : 40,
+        fixed: pin,
+      }}
       onRow={(r) => ({ 'data-device-sn': r.sn, 'data-status': r.status }) as HTMLAttributes<HTMLElement>}
       locale={{ emptyText: empty }}
       onChange={(_pagination, _filters, sorter, extra) => {

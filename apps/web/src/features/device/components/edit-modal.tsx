@@ -13,7 +13,13 @@ interface EditValues {
 }
 
 /** Rename a device or change its remark. */
-export function EditModal({ device, onClose }: { device: Pick<DeviceListItem, 'id' | 'sn' | 'name' | 'remark'> | null; onClose: () => void }) {
+export function EditModal({
+  device,
+  onClose,
+}: {
+  device: Pick<DeviceListItem, 'id' | 'sn' | 'name' | 'remark'> | null;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<EditValues>();
@@ -56,8 +62,17 @@ export function EditModal({ device, onClose }: { device: Pick<DeviceListItem, 'i
         <Form.Item name="name" label={t('device.edit.name')} rules={[{ max: 30, message: t('device.edit.nameMax') }]}>
           <Input placeholder={device?.sn ?? t('device.edit.namePlaceholder')} maxLength={30} showCount />
         </Form.Item>
-        <Form.Item name="remark" label={t('device.edit.remark')} rules={[{ max: 200, message: t('device.edit.remarkMax') }]}>
-          <Input.TextArea placeholder={t('device.edit.remarkPlaceholder')} maxLength={200} showCount autoSize={{ minRows: 2, maxRows: 5 }} />
+        <Form.Item
+          name="remark"
+          label={t('device.edit.remark')}
+          rules={[{ max: 200, message: t('device.edit.remarkMax') }]}
+        >
+          <Input.TextArea
+            placeholder={t('device.edit.remarkPlaceholder')}
+            maxLength={200}
+            showCount
+            autoSize={{ minRows: 2, maxRows: 5 }}
+          />
         </Form.Item>
       </Form>
     </Modal>

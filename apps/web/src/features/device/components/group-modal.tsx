@@ -52,7 +52,10 @@ export function GroupModal({ dialog, onClose }: { dialog: GroupDialog | null; on
       onClose();
     } catch (err) {
       const { fields, general } = splitErrors(explainError(err), ['name', 'parentId'], t);
-      form.setFields([...fields.map((f) => ({ name: f.name as keyof GroupValues, errors: f.errors })), ...(general.length ? [{ name: 'name' as const, errors: general }] : [])]);
+      form.setFields([
+        ...fields.map((f) => ({ name: f.name as keyof GroupValues, errors: f.errors })),
+        ...(general.length ? [{ name: 'name' as const, errors: general }] : []),
+      ]);
     }
   };
 
@@ -81,7 +84,10 @@ export function GroupModal({ dialog, onClose }: { dialog: GroupDialog | null; on
         <Form.Item name="parentId" label={t('device.groups.parent')}>
           <TreeSelect
             treeDefaultExpandAll
-            treeData={[{ value: TOP, title: t('device.groups.parentNone'), children: [] }, ...groupOptions(tree, exclude)]}
+            treeData={[
+              { value: TOP, title: t('device.groups.parentNone'), children: [] },
+              ...groupOptions(tree, exclude),
+            ]}
             fieldNames={{ label: 'title', value: 'value', children: 'children' }}
           />
         </Form.Item>

@@ -15,7 +15,17 @@ interface GroupTreePanelProps {
 }
 
 /** One node's title: name, the online / total count, and (for groups) the actions. */
-function NodeTitle({ name, online, total, actions }: { name: string; online?: number; total: number; actions?: ReactNode }) {
+function NodeTitle({
+  name,
+  online,
+  total,
+  actions,
+}: {
+  name: string;
+  online?: number;
+  total: number;
+  actions?: ReactNode;
+}) {
   const { t } = useTranslation();
   return (
     <Flex align="center" gap={6} style={{ minWidth: 0 }} data-group-name={name}>
@@ -90,7 +100,12 @@ export function GroupTreePanel({ selected, onSelect, canManage }: GroupTreePanel
                     },
                   }}
                 >
-                  <Button type="text" size="small" icon={<MoreOutlined />} aria-label={`${t('device.groups.actions')} ${g.name}`} />
+                  <Button
+                    type="text"
+                    size="small"
+                    icon={<MoreOutlined />}
+                    aria-label={`${t('device.groups.actions')} ${g.name}`}
+                  />
                 </Dropdown>
               </span>
             )
@@ -124,7 +139,12 @@ export function GroupTreePanel({ selected, onSelect, canManage }: GroupTreePanel
           <ApartmentOutlined /> {t('device.groups.title')}
         </Typography.Text>
         {canManage && (
-          <Button size="small" type="link" icon={<PlusOutlined />} onClick={() => setDialog({ mode: 'add', parentId: null })}>
+          <Button
+            size="small"
+            type="link"
+            icon={<PlusOutlined />}
+            onClick={() => setDialog({ mode: 'add', parentId: null })}
+          >
             {t('device.groups.add')}
           </Button>
         )}

@@ -6,7 +6,14 @@ import { useLiveStatus } from '@/lib/live-events';
 export function LiveIndicator() {
   const { t } = useTranslation();
   const status = useLiveStatus();
-  const badge = status === 'open' ? 'success' : status === 'retrying' ? 'warning' : status === 'connecting' ? 'processing' : 'default';
+  const badge =
+    status === 'open'
+      ? 'success'
+      : status === 'retrying'
+        ? 'warning'
+        : status === 'connecting'
+          ? 'processing'
+          : 'default';
   return (
     <Tooltip title={t('device.live.tip')}>
       <span data-testid="live-status" data-live={status}>

@@ -12,7 +12,15 @@ import { provinceNameMap } from '../utils/provinces';
 const DEVICE_ZOOM = 5;
 
 /** A small offline map (the shipped provinces) with the device's point on it. */
-export function LocationMap({ location, status, province }: { location: { lat: number; lng: number; at: string | null } | null; status: DeviceStatus; province: string }) {
+export function LocationMap({
+  location,
+  status,
+  province,
+}: {
+  location: { lat: number; lng: number; at: string | null } | null;
+  status: DeviceStatus;
+  province: string;
+}) {
   const { t } = useTranslation();
   const c = useChartColors();
   const map = useChinaMap();
@@ -44,7 +52,8 @@ export function LocationMap({ location, status, province }: { location: { lat: n
     };
   }, [location, status, c, t]);
 
-  if (!location) return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.location.unknown')} />;
+  if (!location)
+    return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.location.unknown')} />;
   return (
     <Flex vertical gap={8}>
       {map.ready && option ? (

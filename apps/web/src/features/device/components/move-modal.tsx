@@ -10,7 +10,17 @@ import { useFormLanguage } from '@/lib/use-form-language';
 const UNGROUP = -1;
 
 /** Moves one or many devices into a group, or out of every group. */
-export function MoveModal({ ids, currentGroupId, onClose, onMoved }: { ids: number[] | null; currentGroupId?: number | null; onClose: () => void; onMoved?: () => void }) {
+export function MoveModal({
+  ids,
+  currentGroupId,
+  onClose,
+  onMoved,
+}: {
+  ids: number[] | null;
+  currentGroupId?: number | null;
+  onClose: () => void;
+  onMoved?: () => void;
+}) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<{ groupId: number }>();
@@ -47,12 +57,19 @@ export function MoveModal({ ids, currentGroupId, onClose, onMoved }: { ids: numb
       forceRender
     >
       <Form form={form} name="deviceMove" layout="vertical" onFinish={submit}>
-        <Form.Item name="groupId" label={t('device.move.target')} rules={[{ required: true, message: t('device.move.targetRequired') }]}>
+        <Form.Item
+          name="groupId"
+          label={t('device.move.target')}
+          rules={[{ required: true, message: t('device.move.targetRequired') }]}
+        >
           <TreeSelect
             treeDefaultExpandAll
             loading={groups.isPending}
             placeholder={t('device.move.targetRequired')}
-            treeData={[{ value: UNGROUP, title: t('device.move.ungroup'), children: [] }, ...groupOptions(groups.data?.tree ?? [])]}
+            treeData={[
+              { value: UNGROUP, title: t('device.move.ungroup'), children: [] },
+              ...groupOptions(groups.data?.tree ?? []),
+            ]}
             fieldNames={{ label: 'title', value: 'value', children: 'children' }}
           />
         </Form.Item>

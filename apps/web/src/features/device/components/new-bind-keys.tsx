@@ -32,7 +32,8 @@ export function useShowNewBindKeys(): (keys: DeviceUnbindResult[]) => void {
   return (keys) => {
     if (!keys.length) return;
     modal.success({
-      title: keys.length === 1 ? t('device.unbind.keys.title') : t('device.unbind.keys.titleMany', { count: keys.length }),
+      title:
+        keys.length === 1 ? t('device.unbind.keys.title') : t('device.unbind.keys.titleMany', { count: keys.length }),
       content: <NewBindKeys keys={keys} />,
       okText: t('device.unbind.keys.ok'),
       width: 480,

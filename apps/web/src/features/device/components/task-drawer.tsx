@@ -52,7 +52,13 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
     <Drawer
       open={!!run}
       onClose={onClose}
-      title={run ? (run.type === 'reboot' || run.type === 'shutdown' ? t(`device.task.drawerTitle.${run.type}`) : t('device.task.drawerTitle.other', { type: t(`device.task.type.${run.type}`) })) : ''}
+      title={
+        run
+          ? run.type === 'reboot' || run.type === 'shutdown'
+            ? t(`device.task.drawerTitle.${run.type}`)
+            : t('device.task.drawerTitle.other', { type: t(`device.task.type.${run.type}`) })
+          : ''
+      }
       size={screens.lg ? 800 : screens.md ? 640 : '100%'}
       afterOpenChange={(open) => !open && setPageNo(1)}
       data-testid="task-drawer"
@@ -60,7 +66,12 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
       <Flex vertical gap={16}>
         <Flex vertical gap={8}>
           <Typography.Text data-testid="task-summary">{t('device.task.summary', { total, done })}</Typography.Text>
-          <Progress percent={total ? Math.round((done / total) * 100) : 0} size="small" status={done === total && total ? 'success' : 'active'} showInfo={false} />
+          <Progress
+            percent={total ? Math.round((done / total) * 100) : 0}
+            size="small"
+            status={done === total && total ? 'success' : 'active'}
+            showInfo={false}
+          />
           <Space size={[4, 4]} wrap>
             {TASK_STATE_ORDER.filter((s) => counts[s]).map((s) => (
               <span key={s}>
@@ -75,7 +86,18 @@ export function TaskDrawer({ run, onClose }: { run: CommandRun | null; onClose: 
           show="device"
           compact={!screens.md}
           loading={source.isPending && !!run}
-          pagination={large ? { current: pageNo, pageSize: PAGE_SIZE, total, onChange: setPageNo, showSizeChanger: false, size: 'small' } : false}
+          pagination={
+            large
+              ? {
+                  current: pageNo,
+                  pageSize: PAGE_SIZE,
+                  total,
+                  onChange: setPageNo,
+                  showSizeChanger: false,
+                  size: 'small',
+                }
+              : false
+          }
         />
       </Flex>
     </Drawer>

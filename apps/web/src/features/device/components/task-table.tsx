@@ -62,7 +62,9 @@ export function TaskTable({ tasks, loading, now, show, pagination = false, compa
       title: t('device.task.columns.createdAt'),
       responsive: compact ? ['md'] : undefined,
       render: (_, r) => (
-        <Tooltip title={r.attempts ? t('device.task.attempts', { attempts: r.attempts, max: r.maxAttempts }) : undefined}>
+        <Tooltip
+          title={r.attempts ? t('device.task.attempts', { attempts: r.attempts, max: r.maxAttempts }) : undefined}
+        >
           <span>
             <SeenAt at={r.createdAt} now={now} />
           </span>
@@ -80,7 +82,12 @@ export function TaskTable({ tasks, loading, now, show, pagination = false, compa
       title: t('device.task.columns.error'),
       responsive: ['sm'],
       ellipsis: true,
-      render: (_, r) => (r.error ? <Typography.Text type={r.state === 'failed' ? 'danger' : 'secondary'}>{r.error}</Typography.Text> : t('device.none')),
+      render: (_, r) =>
+        r.error ? (
+          <Typography.Text type={r.state === 'failed' ? 'danger' : 'secondary'}>{r.error}</Typography.Text>
+        ) : (
+          t('device.none')
+        ),
     },
     ...(canCancel
       ? [

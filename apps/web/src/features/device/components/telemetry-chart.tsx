@@ -20,7 +20,11 @@ export function TelemetryChart({ deviceId }: { deviceId: number }) {
   // a few samples (a device just connected) show as dots, a long series as a plain line
   const showSymbol = points.length < 40;
   const option = useMemo(() => {
-    const names = { battery: t('device.detail.telemetry.battery'), signal: t('device.detail.telemetry.signal'), used: t('device.detail.telemetry.used') };
+    const names = {
+      battery: t('device.detail.telemetry.battery'),
+      signal: t('device.detail.telemetry.signal'),
+      used: t('device.detail.telemetry.used'),
+    };
     const axisText = { color: c.textSecondary, fontFamily: c.fontFamily, fontSize: 11 };
     return {
       backgroundColor: 'transparent',
@@ -42,13 +46,43 @@ export function TelemetryChart({ deviceId }: { deviceId: number }) {
         splitLine: { show: false },
       },
       yAxis: [
-        { type: 'value', min: 0, max: 100, axisLabel: { ...axisText, formatter: '{value}%' }, splitLine: { lineStyle: { color: c.split } } },
+        {
+          type: 'value',
+          min: 0,
+          max: 100,
+          axisLabel: { ...axisText, formatter: '{value}%' },
+          splitLine: { lineStyle: { color: c.split } },
+        },
         { type: 'value', min: 0, axisLabel: axisText, splitLine: { show: false } },
       ],
       series: [
-        { name: names.battery, type: 'line', showSymbol, symbolSize: 5, connectNulls: true, data: points.map((p) => [p.at, p.battery]) },
-        { name: names.signal, type: 'line', showSymbol, symbolSize: 5, connectNulls: true, data: points.map((p) => [p.at, p.signal]) },
-        { name: names.used, type: 'line', yAxisIndex: 1, step: 'end', showSymbol, symbolSize: 5, connectNulls: true, areaStyle: { opacity: 0.08 }, data: points.map((p) => [p.at, p.usedMb]) },
+        {
+          name: names.battery,
+          type: 'line',
+          showSymbol,
+          symbolSize: 5,
+          connectNulls: true,
+          data: points.map((p) => [p.at, p.battery]),
+        },
+        {
+          name: names.signal,
+          type: 'line',
+          showSymbol,
+          symbolSize: 5,
+          connectNulls: true,
+          data: points.map((p) => [p.at, p.signal]),
+        },
+        {
+          name: names.used,
+          type: 'line',
+          yAxisIndex: 1,
+          step: 'end',
+          showSymbol,
+          symbolSize: 5,
+          connectNulls: true,
+          areaStyle: { opacity: 0.08 },
+          data: points.map((p) => [p.at, p.usedMb]),
+        },
       ],
       axisPointer: { label: { formatter: (p: { value: number }) => formatDateTime(p.value) } },
     };
@@ -68,7 +102,11 @@ export function TelemetryChart({ deviceId }: { deviceId: number }) {
       ) : points.length ? (
         <Chart option={option} notMerge height={260} data-testid="telemetry-chart" />
       ) : (
-        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.telemetry.empty')} style={{ height: 230, margin: 0, paddingTop: 60 }} />
+        <Empty
+          image={Empty.PRESENTED_IMAGE_SIMPLE}
+          description={t('device.detail.telemetry.empty')}
+          style={{ height: 230, margin: 0, paddingTop: 60 }}
+        />
       )}
     </Flex>
   );

@@ -5,7 +5,16 @@ import { readStorage, writeStorage } from '@/lib/storage';
 import { useSession } from '@/lib/session';
 
 /** The list's columns a user may hide or show; status, name and actions always show. */
-export const OPTIONAL_COLUMNS = ['paper', 'battery', 'signal', 'simLeft', 'lastSeen', 'group', 'model', 'firmware'] as const;
+export const OPTIONAL_COLUMNS = [
+  'paper',
+  'battery',
+  'signal',
+  'simLeft',
+  'lastSeen',
+  'group',
+  'model',
+  'firmware',
+] as const;
 export type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
 
 /**
@@ -30,14 +39,19 @@ const storageKey = (username: string) => `cpc.device.columns.${username || '-'}`
 export function readChoice(username: string): ColumnChoice {
   try {
     const raw = JSON.parse(readStorage('localStorage', storageKey(username)) ?? '{}') as Record<string, unknown>;
-    return Object.fromEntries(OPTIONAL_COLUMNS.filter((k) => typeof raw[k] === 'boolean').map((k) => [k, raw[k]])) as ColumnChoice;
+    return Object.fromEntries(
+      OPTIONAL_COLUMNS.filter((k) => typeof raw[k] === 'boolean').map((k) => [k, raw[k]]),
+    ) as ColumnChoice;
   } catch {
     return {};
   }
 }
 
 /** The columns on show: the user's own choice (kept per user in this browser), else the priority for the width. */
-export function visibleColumns(choice: ColumnChoice, screens: Partial<Record<Breakpoint, boolean>>): Set<OptionalColumn> {
+export function visibleColumns(
+  choice: ColumnChoice,
+  screens: Partial<Record<Breakpoint, boolean>>,
+): Set<OptionalColumn> {
   return new Set(OPTIONAL_COLUMNS.filter((k) => choice[k] ?? !!screens[COLUMN_PRIORITY[k]]));
 }
 

@@ -8,13 +8,19 @@ import { withChunkTimeout } from '@/lib/lazy-chunk';
 import { commandConfirm, type CommandTarget } from '../utils/command-confirm';
 
 // the drawer (with antd's Table) loads with the first command, not with the pages that offer one
-const TaskDrawer = lazy(withChunkTimeout(() => import('../components/task-drawer').then((m) => ({ default: m.TaskDrawer }))));
+const TaskDrawer = lazy(
+  withChunkTimeout(() => import('../components/task-drawer').then((m) => ({ default: m.TaskDrawer }))),
+);
 
 /**
  * Reboot and shutdown, from the list (one or many) and the detail page: a confirmation naming the time the
  * devices act (SPEC §5), the command, then the drawer with its tasks. Returns the drawer to render.
  */
-export function useDeviceCommand(): { confirm: (type: CommandType, targets: CommandTarget[], onSent?: () => void) => void; drawer: ReactNode; openRun: (run: CommandRun) => void } {
+export function useDeviceCommand(): {
+  confirm: (type: CommandType, targets: CommandTarget[], onSent?: () => void) => void;
+  drawer: ReactNode;
+  openRun: (run: CommandRun) => void;
+} {
   const { t } = useTranslation();
   const { modal, message } = App.useApp();
   const send = useSendCommand();
@@ -35,7 +41,9 @@ export function useDeviceCommand(): { confirm: (type: CommandType, targets: Comm
         <Flex vertical gap={4} data-testid="command-confirm">
           <Typography.Text>{text.content}</Typography.Text>
           {text.note && <Typography.Text type="secondary">{text.note}</Typography.Text>}
-          {type === 'shutdown' && <Typography.Text type="warning">{t('device.command.confirm.shutdownWarning')}</Typography.Text>}
+          {type === 'shutdown' && (
+            <Typography.Text type="warning">{t('device.command.confirm.shutdownWarning')}</Typography.Text>
+          )}
         </Flex>
       ),
       okText: t('device.command.confirm.ok'),

@@ -7,8 +7,14 @@ import { GROUP_TREE_KEY } from '../api/groups';
 import { BATCHES_KEY, TASKS_KEY } from '../api/tasks';
 import { useLiveDevices } from './use-live-devices';
 
-vi.mock('@/lib/request', async (original) => ({ ...(await original<typeof import('@/lib/request')>()), post: vi.fn(async () => ({ ticket: 'ticket-1' })) }));
-vi.mock('@/lib/session', async (original) => ({ ...(await original<typeof import('@/lib/session')>()), getToken: () => 'token' }));
+vi.mock('@/lib/request', async (original) => ({
+  ...(await original<typeof import('@/lib/request')>()),
+  post: vi.fn(async () => ({ ticket: 'ticket-1' })),
+}));
+vi.mock('@/lib/session', async (original) => ({
+  ...(await original<typeof import('@/lib/session')>()),
+  getToken: () => 'token',
+}));
 
 /** The browser's EventSource, driven by the test. */
 class FakeSource {
@@ -31,7 +37,8 @@ class FakeSource {
     this.onopen?.(new Event('open'));
   }
   emit(type: string, data: unknown, lastEventId: string) {
-    for (const l of this.listeners.get(type) ?? []) l(new MessageEvent(type, { data: JSON.stringify(data), lastEventId }));
+    for (const l of this.listeners.get(type) ?? [])
+      l(new MessageEvent(type, { data: JSON.stringify(data), lastEventId }));
   }
 }
 
@@ -56,13 +63,28 @@ function setup() {
   // the model options and other sections do not follow live events
   client.setQueryData([...DEVICE_KEY, 'models'], []);
   client.setQueryData(['notice', 'list'], { list: [], total: 0 });
-  const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <QueryClientProvider client={client}>{children}</QueryClientProvider>
+  );
   const view = renderHook(() => useLiveDevices(), { wrapper });
   return { client, view };
 }
 
 // a device none of the cached data holds: its event changes nothing by itself
-const unknownDevice = { id: 99, sn: 'X', status: 'online', paper: 'ok', battery: null, signal: null, firmware: '', lastSeenAt: null, connectedAt: null, lat: null, lng: null, province: '' };
+const unknownDevice = {
+  id: 99,
+  sn: 'X',
+  status: 'online',
+  paper: 'ok',
+  battery: null,
+  signal: null,
+  firmware: '',
+  lastSeenAt: null,
+  connectedAt: null,
+  lat: null,
+  lng: null,
+  province: '',
+};
 const invalidated = (client: QueryClient, key: readonly unknown[]) => client.getQueryState(key)!.isInvalidated;
 
 describe('a gap in the live events', () => {

@@ -6,7 +6,13 @@ import { useLiveEvents } from '@/lib/live-events';
 import { DETAIL_KEY, LIST_KEY, MAP_KEY, invalidateDevices } from '../api/devices';
 import { GROUP_TREE_KEY } from '../api/groups';
 import { BATCHES_KEY, TASKS_KEY } from '../api/tasks';
-import { changesStatus, mergeDeviceIntoDetail, mergeDeviceIntoMap, mergeDeviceIntoPage, mergeTaskIntoPage } from '../utils/live-merge';
+import {
+  changesStatus,
+  mergeDeviceIntoDetail,
+  mergeDeviceIntoMap,
+  mergeDeviceIntoPage,
+  mergeTaskIntoPage,
+} from '../utils/live-merge';
 
 /** Group counts and status histories are re-read at most this often while devices come and go. */
 const RECOUNT_DELAY_MS = 1500;
@@ -35,8 +41,12 @@ export function applyDeviceEventToCache(client: QueryClient, e: LiveDeviceEvent)
 export function applyTaskEventToCache(client: QueryClient, e: LiveTaskEvent): void {
   for (const query of client.getQueryCache().findAll({ queryKey: TASKS_KEY })) {
     const params = (query.queryKey[TASKS_KEY.length] ?? {}) as { deviceId?: number; batchId?: number; pageNo?: number };
-    const { page, missing } = mergeTaskIntoPage(query.state.data as Paged<TaskItem> | undefined, e, { deviceId: params.deviceId, batchId: params.batchId });
-    if (missing && Number(params.pageNo ?? 1) === 1) void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
+    const { page, missing } = mergeTaskIntoPage(query.state.data as Paged<TaskItem> | undefined, e, {
+      deviceId: params.deviceId,
+      batchId: params.batchId,
+    });
+    if (missing && Number(params.pageNo ?? 1) === 1)
+      void client.invalidateQueries({ queryKey: query.queryKey, exact: true });
     else if (page !== query.state.data) client.setQueryData(query.queryKey, page);
   }
 }

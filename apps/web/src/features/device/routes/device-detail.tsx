@@ -1,5 +1,22 @@
 import { DeleteOutlined, DragOutlined, EditOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
-import { App, Button, Card, Col, Descriptions, Empty, Flex, Grid, Progress, Result, Row, Skeleton, Space, Tag, Timeline, Typography } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  Col,
+  Descriptions,
+  Empty,
+  Flex,
+  Grid,
+  Progress,
+  Result,
+  Row,
+  Skeleton,
+  Space,
+  Tag,
+  Timeline,
+  Typography,
+} from 'antd';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -10,7 +27,15 @@ import { usePageTitle } from '@/lib/page-title';
 import { usePermission } from '@/lib/session';
 import { useDevice, useUnbindDevice } from '../api/devices';
 import { useTasks } from '../api/tasks';
-import { BatteryCell, DataLeftCell, PaperTag, SeenAt, SignalCell, StatusBadge, formatMb } from '../components/device-cells';
+import {
+  BatteryCell,
+  DataLeftCell,
+  PaperTag,
+  SeenAt,
+  SignalCell,
+  StatusBadge,
+  formatMb,
+} from '../components/device-cells';
 import { EditModal } from '../components/edit-modal';
 import { LiveIndicator } from '../components/live-indicator';
 import { LocationMap } from '../components/location-map';
@@ -25,7 +50,9 @@ import { provinceLabel } from '../utils/provinces';
 import { withChunkTimeout } from '@/lib/lazy-chunk';
 
 // the task list sits below the fold: antd's Table comes with it, after the device itself is on screen
-const TaskTable = lazy(withChunkTimeout(() => import('../components/task-table').then((m) => ({ default: m.TaskTable }))));
+const TaskTable = lazy(
+  withChunkTimeout(() => import('../components/task-table').then((m) => ({ default: m.TaskTable }))),
+);
 
 const LIST_PATH = '/device/index';
 const TASK_PAGE_SIZE = 10;
@@ -147,19 +174,45 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
   );
 
   const fields = [
-    { key: 'connectedAt', label: t('device.detail.fields.connectedAt'), children: device.connectedAt ? <SeenAt at={device.connectedAt} now={now} /> : none },
-    { key: 'lastSeen', label: t('device.detail.fields.lastSeen'), children: <SeenAt at={device.lastSeenAt} now={now} /> },
+    {
+      key: 'connectedAt',
+      label: t('device.detail.fields.connectedAt'),
+      children: device.connectedAt ? <SeenAt at={device.connectedAt} now={now} /> : none,
+    },
+    {
+      key: 'lastSeen',
+      label: t('device.detail.fields.lastSeen'),
+      children: <SeenAt at={device.lastSeenAt} now={now} />,
+    },
     { key: 'paper', label: t('device.detail.fields.paper'), children: <PaperTag paper={device.paper} /> },
     { key: 'battery', label: t('device.detail.fields.battery'), children: <BatteryCell value={device.battery} /> },
     { key: 'signal', label: t('device.detail.fields.signal'), children: <SignalCell value={device.signal} /> },
     { key: 'firmware', label: t('device.detail.fields.firmware'), children: device.firmware || none },
-    { key: 'model', label: t('device.detail.fields.model'), children: `${device.model.name} (${t(`device.kind.${device.model.kind}`)})` },
+    {
+      key: 'model',
+      label: t('device.detail.fields.model'),
+      children: `${device.model.name} (${t(`device.kind.${device.model.kind}`)})`,
+    },
     { key: 'group', label: t('device.detail.fields.group'), children: device.groupName ?? t('device.ungrouped') },
     { key: 'imei', label: t('device.detail.fields.imei'), children: device.imei || none },
-    { key: 'heartbeat', label: t('device.detail.fields.heartbeat'), children: t('device.detail.heartbeatValue', { seconds: device.heartbeatS }) },
-    { key: 'province', label: t('device.detail.fields.province'), children: device.province ? provinceLabel(device.province, t) : none },
-    { key: 'boundAt', label: t('device.detail.fields.boundAt'), children: device.boundAt ? formatDateTime(device.boundAt) : none },
-    ...(device.remark ? [{ key: 'remark', label: t('device.detail.fields.remark'), children: device.remark, span: 'filled' as const }] : []),
+    {
+      key: 'heartbeat',
+      label: t('device.detail.fields.heartbeat'),
+      children: t('device.detail.heartbeatValue', { seconds: device.heartbeatS }),
+    },
+    {
+      key: 'province',
+      label: t('device.detail.fields.province'),
+      children: device.province ? provinceLabel(device.province, t) : none,
+    },
+    {
+      key: 'boundAt',
+      label: t('device.detail.fields.boundAt'),
+      children: device.boundAt ? formatDateTime(device.boundAt) : none,
+    },
+    ...(device.remark
+      ? [{ key: 'remark', label: t('device.detail.fields.remark'), children: device.remark, span: 'filled' as const }]
+      : []),
   ];
 
   return (
@@ -192,7 +245,11 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
         </Col>
         <Col xs={24} xl={9}>
           <Card variant="borderless" title={t('device.detail.location.title')} style={{ height: '100%' }}>
-            <LocationMap location={device.location} status={device.status} province={device.province ? provinceLabel(device.province, t) : ''} />
+            <LocationMap
+              location={device.location}
+              status={device.status}
+              province={device.province ? provinceLabel(device.province, t) : ''}
+            />
           </Card>
         </Col>
         <Col xs={24} lg={12}>
@@ -215,7 +272,14 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
               now={now}
               show="type"
               compact={!screens.md}
-              pagination={{ current: taskPage, pageSize: TASK_PAGE_SIZE, total: tasks.data?.total ?? 0, onChange: setTaskPage, hideOnSinglePage: true, size: 'small' }}
+              pagination={{
+                current: taskPage,
+                pageSize: TASK_PAGE_SIZE,
+                total: tasks.data?.total ?? 0,
+                onChange: setTaskPage,
+                hideOnSinglePage: true,
+                size: 'small',
+              }}
             />
           </Suspense>
         </Card>
@@ -242,22 +306,51 @@ function SimCard({ sim }: { sim: SimView | null }) {
               <DataLeftCell mb={sim.leftMb} plan={sim.planTotalMb} state={sim.state} />
             </Typography.Text>
           </Flex>
-          {sim.planTotalMb > 0 && <Typography.Text type="secondary">{t('device.detail.sim.usage', { percent })}</Typography.Text>}
+          {sim.planTotalMb > 0 && (
+            <Typography.Text type="secondary">{t('device.detail.sim.usage', { percent })}</Typography.Text>
+          )}
         </Flex>
         {/* without a plan there is nothing to be a share of */}
-        {sim.planTotalMb > 0 && <Progress percent={percent} showInfo={false} status={sim.state === 'active' ? 'normal' : 'exception'} />}
+        {sim.planTotalMb > 0 && (
+          <Progress percent={percent} showInfo={false} status={sim.state === 'active' ? 'normal' : 'exception'} />
+        )}
       </Flex>
       <Descriptions
         size="small"
         column={{ xs: 1, sm: 2 }}
         items={[
-          { key: 'iccid', label: t('device.detail.sim.iccid'), children: <Typography.Text copyable>{sim.iccid}</Typography.Text>, span: 'filled' },
+          {
+            key: 'iccid',
+            label: t('device.detail.sim.iccid'),
+            children: <Typography.Text copyable>{sim.iccid}</Typography.Text>,
+            span: 'filled',
+          },
           { key: 'msisdn', label: t('device.detail.sim.msisdn'), children: sim.msisdn || t('device.none') },
-          { key: 'carrier', label: t('device.detail.sim.carrier'), children: i18n.exists(carrierKey) ? t(carrierKey) : sim.carrier },
-          { key: 'plan', label: t('device.detail.sim.plan'), children: sim.planTotalMb > 0 ? formatMb(sim.planTotalMb) : t('device.noPlan') },
+          {
+            key: 'carrier',
+            label: t('device.detail.sim.carrier'),
+            children: i18n.exists(carrierKey) ? t(carrierKey) : sim.carrier,
+          },
+          {
+            key: 'plan',
+            label: t('device.detail.sim.plan'),
+            children: sim.planTotalMb > 0 ? formatMb(sim.planTotalMb) : t('device.noPlan'),
+          },
           { key: 'used', label: t('device.detail.sim.used'), children: formatMb(sim.usedMb) },
-          { key: 'expiry', label: t('device.detail.sim.expiry'), children: sim.expiresAt ? formatDateTime(sim.expiresAt) : t('device.none') },
-          { key: 'state', label: t('device.detail.sim.state'), children: <Tag color={sim.state === 'active' ? 'success' : sim.state === 'low' ? 'warning' : 'error'}>{t(`device.simState.${sim.state}`)}</Tag> },
+          {
+            key: 'expiry',
+            label: t('device.detail.sim.expiry'),
+            children: sim.expiresAt ? formatDateTime(sim.expiresAt) : t('device.none'),
+          },
+          {
+            key: 'state',
+            label: t('device.detail.sim.state'),
+            children: (
+              <Tag color={sim.state === 'active' ? 'success' : sim.state === 'low' ? 'warning' : 'error'}>
+                {t(`device.simState.${sim.state}`)}
+              </Tag>
+            ),
+          },
         ]}
       />
     </Flex>
@@ -266,9 +359,14 @@ function SimCard({ sim }: { sim: SimView | null }) {
 
 function StatusHistory({ changes }: { changes: StatusChange[] }) {
   const { t } = useTranslation();
-  if (!changes.length) return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.history.empty')} />;
+  if (!changes.length)
+    return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.detail.history.empty')} />;
   const reason = (r: string) =>
-    REASONS.includes(r) ? t(`device.detail.history.reason.${r}`) : r === 'heartbeat timeout' ? t('device.detail.history.reason.heartbeatTimeout') : r || t('device.detail.history.reason.other');
+    REASONS.includes(r)
+      ? t(`device.detail.history.reason.${r}`)
+      : r === 'heartbeat timeout'
+        ? t('device.detail.history.reason.heartbeatTimeout')
+        : r || t('device.detail.history.reason.other');
   return (
     <div style={{ maxHeight: 300, overflow: 'auto', paddingTop: 8 }}>
       <Timeline

@@ -1,5 +1,30 @@
-import { ApartmentOutlined, ClearOutlined, DeleteOutlined, DragOutlined, OrderedListOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined } from '@ant-design/icons';
-import { Alert, App, Button, Card, Col, Drawer, Empty, Flex, Grid, Input, Row, Select, Space, Tooltip, Typography } from 'antd';
+import {
+  ApartmentOutlined,
+  ClearOutlined,
+  DeleteOutlined,
+  DragOutlined,
+  OrderedListOutlined,
+  PlusOutlined,
+  PoweroffOutlined,
+  ReloadOutlined,
+} from '@ant-design/icons';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Col,
+  Drawer,
+  Empty,
+  Flex,
+  Grid,
+  Input,
+  Row,
+  Select,
+  Space,
+  Tooltip,
+  Typography,
+} from 'antd';
 import type { QueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -25,7 +50,15 @@ import { useDeviceCommand } from '../hooks/use-device-command';
 import { useLiveDevices } from '../hooks/use-live-devices';
 import { RELATIVE_TIME_INTERVAL, useNow } from '@/lib/use-now';
 import { deviceLabel } from '../utils/command-confirm';
-import { KEYWORD_MAX, activeFilterCount, changeFilters, filtersFromSearch, filtersToSearch, listQueryOf, type DeviceFilters } from '../utils/list-query';
+import {
+  KEYWORD_MAX,
+  activeFilterCount,
+  changeFilters,
+  filtersFromSearch,
+  filtersToSearch,
+  listQueryOf,
+  type DeviceFilters,
+} from '../utils/list-query';
 
 // the title and the filter bar take one row more than SPEC §9's base
 const EXTRA_ROWS = 1;
@@ -109,7 +142,9 @@ export default function DeviceListPage() {
   const confirmUnbind = (devices: DeviceListItem[]) => {
     const one = devices.length === 1;
     modal.confirm({
-      title: one ? t('device.unbind.title', { name: deviceLabel(devices[0]) }) : t('device.unbind.titleMany', { count: devices.length }),
+      title: one
+        ? t('device.unbind.title', { name: deviceLabel(devices[0]) })
+        : t('device.unbind.titleMany', { count: devices.length }),
       content: t('device.unbind.content'),
       okText: t('device.unbind.ok'),
       cancelText: t('device.unbind.cancel'),
@@ -143,9 +178,14 @@ export default function DeviceListPage() {
 
   const filtered = activeFilterCount(filters) > 0 || filters.groupId !== undefined;
   const empty = (
-    <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('device.list.emptyFiltered') : t('device.list.empty')}>
+    <Empty
+      image={Empty.PRESENTED_IMAGE_SIMPLE}
+      description={filtered ? t('device.list.emptyFiltered') : t('device.list.empty')}
+    >
       {filtered ? (
-        <Button onClick={() => setFilters({ pageNo: 1, pageSize: filters.pageSize })}>{t('device.list.filter.clear')}</Button>
+        <Button onClick={() => setFilters({ pageNo: 1, pageSize: filters.pageSize })}>
+          {t('device.list.filter.clear')}
+        </Button>
       ) : (
         allowed.bind && (
           <Button type="primary" icon={<PlusOutlined />} onClick={() => setBinding(true)}>
@@ -212,7 +252,10 @@ export default function DeviceListPage() {
                   style={{ width: 120 }}
                   value={filters.status ?? 'all'}
                   onChange={(v) => setFilters(changeFilters(filters, { status: v === 'all' ? undefined : v }))}
-                  options={[{ value: 'all', label: t('device.list.filter.allStatus') }, ...DEVICE_STATUSES.map((s) => ({ value: s, label: t(`device.status.${s}`) }))]}
+                  options={[
+                    { value: 'all', label: t('device.list.filter.allStatus') },
+                    ...DEVICE_STATUSES.map((s) => ({ value: s, label: t(`device.status.${s}`) })),
+                  ]}
                   data-testid="filter-status"
                 />
                 <Select
@@ -244,14 +287,27 @@ export default function DeviceListPage() {
                   data-testid="filter-keyword"
                 />
                 {activeFilterCount(filters) > 0 && (
-                  <Button icon={<ClearOutlined />} onClick={() => setFilters({ pageNo: 1, pageSize: filters.pageSize, groupId: filters.groupId })}>
+                  <Button
+                    icon={<ClearOutlined />}
+                    onClick={() => setFilters({ pageNo: 1, pageSize: filters.pageSize, groupId: filters.groupId })}
+                  >
                     {t('device.list.filter.clear')}
                   </Button>
                 )}
                 <Tooltip title={t('device.list.refresh')}>
-                  <Button icon={<ReloadOutlined />} aria-label={t('device.list.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
+                  <Button
+                    icon={<ReloadOutlined />}
+                    aria-label={t('device.list.refresh')}
+                    loading={list.isFetching && !list.isPending}
+                    onClick={() => void list.refetch()}
+                  />
                 </Tooltip>
-                <ColumnChooser visible={columns.visible} customised={columns.customised} onToggle={columns.toggle} onReset={columns.reset} />
+                <ColumnChooser
+                  visible={columns.visible}
+                  customised={columns.customised}
+                  onToggle={columns.toggle}
+                  onReset={columns.reset}
+                />
               </Flex>
               {targets.length > 0 && (
                 <Alert
@@ -259,20 +315,35 @@ export default function DeviceListPage() {
                   data-testid="selection-bar"
                   title={
                     <Flex justify="space-between" align="center" gap={8} wrap>
-                      <Typography.Text>{t('device.list.selection.selected', { count: targets.length })}</Typography.Text>
+                      <Typography.Text>
+                        {t('device.list.selection.selected', { count: targets.length })}
+                      </Typography.Text>
                       <Space size={4} wrap>
                         {allowed.reboot && (
-                          <Button size="small" icon={<ReloadOutlined />} onClick={() => command.confirm('reboot', targets, clearSelection)}>
+                          <Button
+                            size="small"
+                            icon={<ReloadOutlined />}
+                            onClick={() => command.confirm('reboot', targets, clearSelection)}
+                          >
                             {t('device.list.action.reboot')}
                           </Button>
                         )}
                         {allowed.shutdown && (
-                          <Button size="small" danger icon={<PoweroffOutlined />} onClick={() => command.confirm('shutdown', targets, clearSelection)}>
+                          <Button
+                            size="small"
+                            danger
+                            icon={<PoweroffOutlined />}
+                            onClick={() => command.confirm('shutdown', targets, clearSelection)}
+                          >
                             {t('device.list.action.shutdown')}
                           </Button>
                         )}
                         {allowed.edit && (
-                          <Button size="small" icon={<DragOutlined />} onClick={() => setMoving({ ids: targets.map((d) => d.id), groupId: null })}>
+                          <Button
+                            size="small"
+                            icon={<DragOutlined />}
+                            onClick={() => setMoving({ ids: targets.map((d) => d.id), groupId: null })}
+                          >
                             {t('device.list.action.move')}
                           </Button>
                         )}
@@ -302,10 +373,17 @@ export default function DeviceListPage() {
                 scrollY={data.length ? scrollY : undefined}
                 selected={[...selected.keys()]}
                 visible={columns.visible}
-                allowed={{ reboot: allowed.reboot, shutdown: allowed.shutdown, edit: allowed.edit, unbind: allowed.bind }}
+                allowed={{
+                  reboot: allowed.reboot,
+                  shutdown: allowed.shutdown,
+                  edit: allowed.edit,
+                  unbind: allowed.bind,
+                }}
                 empty={empty}
                 onSelect={(_ids, rows) => setSelected(new Map(rows.map((r) => [r.id, r])))}
-                onPageChange={(pageNo, pageSize) => setFilters({ ...filters, pageNo: pageSize === filters.pageSize ? pageNo : 1, pageSize })}
+                onPageChange={(pageNo, pageSize) =>
+                  setFilters({ ...filters, pageNo: pageSize === filters.pageSize ? pageNo : 1, pageSize })
+                }
                 onSortChange={(sort, order) => setFilters({ ...filters, sort, order, pageNo: 1 })}
                 onAction={onAction}
               />
@@ -314,13 +392,29 @@ export default function DeviceListPage() {
         </Row>
       </Flex>
       {!wide && (
-        <Drawer open={groupsOpen} onClose={() => setGroupsOpen(false)} placement="left" size={300} title={t('device.groups.title')}>
+        <Drawer
+          open={groupsOpen}
+          onClose={() => setGroupsOpen(false)}
+          placement="left"
+          size={300}
+          title={t('device.groups.title')}
+        >
           {groupPanel}
         </Drawer>
       )}
-      <BindModal open={binding} defaultGroupId={filters.groupId} onClose={() => setBinding(false)} onBound={() => setBinding(false)} />
+      <BindModal
+        open={binding}
+        defaultGroupId={filters.groupId}
+        onClose={() => setBinding(false)}
+        onBound={() => setBinding(false)}
+      />
       <EditModal device={editing} onClose={() => setEditing(null)} />
-      <MoveModal ids={moving?.ids ?? null} currentGroupId={moving?.groupId} onClose={() => setMoving(null)} onMoved={clearSelection} />
+      <MoveModal
+        ids={moving?.ids ?? null}
+        currentGroupId={moving?.groupId}
+        onClose={() => setMoving(null)}
+        onMoved={clearSelection}
+      />
       <BatchListDrawer
         open={batchesOpen}
         onClose={() => setBatchesOpen(false)}

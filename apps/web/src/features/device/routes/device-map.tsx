@@ -1,5 +1,20 @@
 import { AimOutlined } from '@ant-design/icons';
-import { Button, Card, Col, Empty, Flex, Grid, List, Progress, Row, Segmented, Skeleton, Tooltip, TreeSelect, Typography } from 'antd';
+import {
+  Button,
+  Card,
+  Col,
+  Empty,
+  Flex,
+  Grid,
+  List,
+  Progress,
+  Row,
+  Segmented,
+  Skeleton,
+  Tooltip,
+  TreeSelect,
+  Typography,
+} from 'antd';
 import type ReactEChartsCore from 'echarts-for-react/esm/core';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -31,7 +46,14 @@ const PROVINCE_ZOOM = 4.5;
 const UNGROUPED = 0;
 const ALL_GROUPS = -1;
 
-type MarkerDatum = { value: [number, number]; kind: 'device'; id: number; label: string; sn: string; status: DeviceStatus };
+type MarkerDatum = {
+  value: [number, number];
+  kind: 'device';
+  id: number;
+  label: string;
+  sn: string;
+  status: DeviceStatus;
+};
 type ClusterDatum = { value: [number, number, number]; kind: 'cluster'; count: number; online: number };
 
 /**
@@ -51,7 +73,10 @@ export default function DeviceMapPage() {
   const map = useChinaMap();
   const groups = useGroupTree();
   useLiveDevices();
-  const data = useDeviceMap({ status: status === 'all' ? undefined : status, groupId: groupId === ALL_GROUPS ? undefined : groupId });
+  const data = useDeviceMap({
+    status: status === 'all' ? undefined : status,
+    groupId: groupId === ALL_GROUPS ? undefined : groupId,
+  });
   const devices = useMemo(() => data.data?.list ?? [], [data.data]);
   const provinces = data.data?.provinces ?? [];
 
@@ -63,10 +88,24 @@ export default function DeviceMapPage() {
     for (const cl of clusters) {
       if (cl.points.length === 1) {
         const d: MapDevice = cl.points[0];
-        singles.push({ value: [d.lng, d.lat], kind: 'device', id: d.id, label: deviceLabel(d), sn: d.sn, status: d.status });
+        singles.push({
+          value: [d.lng, d.lat],
+          kind: 'device',
+          id: d.id,
+          label: deviceLabel(d),
+          sn: d.sn,
+          status: d.status,
+        });
       } else {
         const color = cl.online === cl.points.length ? c.success : cl.online === 0 ? c.offline : c.primary;
-        bubbles.push({ value: [cl.lng, cl.lat, cl.points.length], kind: 'cluster', count: cl.points.length, online: cl.online, symbolSize: bubbleSize(cl.points.length), itemStyle: { color } });
+        bubbles.push({
+          value: [cl.lng, cl.lat, cl.points.length],
+          kind: 'cluster',
+          count: cl.points.length,
+          online: cl.online,
+          symbolSize: bubbleSize(cl.points.length),
+          itemStyle: { color },
+        });
       }
     }
     return {
@@ -77,7 +116,8 @@ export default function DeviceMapPage() {
         formatter: (p: { data?: MarkerDatum | ClusterDatum }) => {
           const d = p.data;
           if (!d || !('kind' in d)) return '';
-          if (d.kind === 'cluster') return `${escapeHtml(t('device.map.cluster', { count: d.count, online: d.online }))}<br/><span style="opacity:.7">${escapeHtml(t('device.map.clusterHint'))}</span>`;
+          if (d.kind === 'cluster')
+            return `${escapeHtml(t('device.map.cluster', { count: d.count, online: d.online }))}<br/><span style="opacity:.7">${escapeHtml(t('device.map.clusterHint'))}</span>`;
           const sn = d.label !== d.sn ? `<br/><span style="opacity:.7">${escapeHtml(d.sn)}</span>` : '';
           return `<b>${escapeHtml(d.label)}</b> · ${escapeHtml(t(`device.status.${d.status}`))}${sn}<br/><span style="opacity:.7">${escapeHtml(t('device.map.deviceHint'))}</span>`;
         },
@@ -116,7 +156,14 @@ export default function DeviceMapPage() {
           cursor: 'pointer',
           tooltip: { show: true },
           itemStyle: { borderColor: c.containerBg, borderWidth: 2, opacity: 0.92 },
-          label: { show: true, formatter: (p: { data: ClusterDatum }) => String(p.data.count), color: '#fff', fontWeight: 600, fontSize: 12, fontFamily: c.fontFamily },
+          label: {
+            show: true,
+            formatter: (p: { data: ClusterDatum }) => String(p.data.count),
+            color: '#fff',
+            fontWeight: 600,
+            fontSize: 12,
+            fontFamily: c.fontFamily,
+          },
           emphasis: { scale: 1.1 },
           data: bubbles,
           zlevel: 2,
@@ -130,7 +177,10 @@ export default function DeviceMapPage() {
   const onRoam = useCallback(() => {
     cancelAnimationFrame(frame.current);
     frame.current = requestAnimationFrame(() => {
-      const geo = (chart.current?.getEchartsInstance().getOption() as { geo?: Array<{ zoom?: number; center?: [number, number] }> } | undefined)?.geo?.[0];
+      const geo = (
+        chart.current?.getEchartsInstance().getOption() as
+          { geo?: Array<{ zoom?: number; center?: [number, number] }> } | undefined
+      )?.geo?.[0];
       if (geo?.zoom && geo.center) setView({ zoom: geo.zoom, center: [Number(geo.center[0]), Number(geo.center[1])] });
     });
   }, []);
@@ -163,7 +213,16 @@ export default function DeviceMapPage() {
         ] as const
       ).map(([key, color, text]) => (
         <Flex key={key} align="center" gap={6}>
-          <span data-legend={key} style={{ width: key === 'cluster' ? 14 : 10, height: key === 'cluster' ? 14 : 10, borderRadius: '50%', background: color, display: 'inline-block' }} />
+          <span
+            data-legend={key}
+            style={{
+              width: key === 'cluster' ? 14 : 10,
+              height: key === 'cluster' ? 14 : 10,
+              borderRadius: '50%',
+              background: color,
+              display: 'inline-block',
+            }}
+          />
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             {text}
           </Typography.Text>
@@ -221,11 +280,20 @@ export default function DeviceMapPage() {
                     {t('device.map.located', { count: devices.length })}
                   </Typography.Text>
                   <Tooltip title={t('device.map.reset')}>
-                    <Button size="small" icon={<AimOutlined />} onClick={() => setView(HOME)} aria-label={t('device.map.reset')} />
+                    <Button
+                      size="small"
+                      icon={<AimOutlined />}
+                      onClick={() => setView(HOME)}
+                      aria-label={t('device.map.reset')}
+                    />
                   </Tooltip>
                 </Flex>
               </Flex>
-              <div style={{ height: mapHeight, position: 'relative' }} data-testid="device-map" data-zoom={view.zoom.toFixed(2)}>
+              <div
+                style={{ height: mapHeight, position: 'relative' }}
+                data-testid="device-map"
+                data-zoom={view.zoom.toFixed(2)}
+              >
                 {map.ready ? (
                   <Chart chartRef={chart} option={option} onEvents={events} height="100%" lazyUpdate />
                 ) : map.failed ? (
@@ -246,10 +314,16 @@ export default function DeviceMapPage() {
                 size="small"
                 loading={data.isPending}
                 dataSource={provinces}
-                locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.map.noProvinces')} /> }}
+                locale={{
+                  emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('device.map.noProvinces')} />,
+                }}
                 style={{ maxHeight: screens.lg ? 'calc(100vh - 330px)' : undefined, overflow: 'auto' }}
                 renderItem={(p) => (
-                  <List.Item style={{ cursor: 'pointer', paddingInline: 4 }} onClick={() => focusProvince(p.province)} data-province={p.province}>
+                  <List.Item
+                    style={{ cursor: 'pointer', paddingInline: 4 }}
+                    onClick={() => focusProvince(p.province)}
+                    data-province={p.province}
+                  >
                     <Flex vertical style={{ width: '100%' }} gap={2}>
                       <Flex justify="space-between" gap={8}>
                         <Typography.Text>{provinceLabel(p.province, t)}</Typography.Text>
@@ -257,7 +331,13 @@ export default function DeviceMapPage() {
                           {t('device.map.provinceCount', { online: p.online, total: p.total })}
                         </Typography.Text>
                       </Flex>
-                      <Progress percent={p.total ? Math.round((p.online / p.total) * 100) : 0} size="small" showInfo={false} strokeColor={c.success} style={{ margin: 0 }} />
+                      <Progress
+                        percent={p.total ? Math.round((p.online / p.total) * 100) : 0}
+                        size="small"
+                        showInfo={false}
+                        strokeColor={c.success}
+                        style={{ margin: 0 }}
+                      />
                     </Flex>
                   </List.Item>
                 )}

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { bubbleSize, cellDegForZoom, clusterPoints, fitView, SINGLE_ZOOM, type ClusterPoint } from './cluster';
 
-const p = (id: number, lat: number, lng: number, status: ClusterPoint['status'] = 'online'): ClusterPoint => ({ id, lat, lng, status });
+const p = (id: number, lat: number, lng: number, status: ClusterPoint['status'] = 'online'): ClusterPoint => ({
+  id,
+  lat,
+  lng,
+  status,
+});
 
 // Shanghai, Suzhou (80 km away), Beijing, Guangzhou
 const shanghai = [p(1, 31.23, 121.47), p(2, 31.24, 121.48, 'offline'), p(3, 31.22, 121.46)];
@@ -10,7 +15,8 @@ const beijing = [p(5, 39.9, 116.4, 'offline')];
 const guangzhou = [p(6, 23.13, 113.26)];
 const fleet = [...shanghai, ...suzhou, ...beijing, ...guangzhou];
 
-const sizes = (clusters: ReturnType<typeof clusterPoints>) => clusters.map((c) => c.points.map((x) => x.id).sort((a, b) => a - b));
+const sizes = (clusters: ReturnType<typeof clusterPoints>) =>
+  clusters.map((c) => c.points.map((x) => x.id).sort((a, b) => a - b));
 
 describe('grid clustering of map markers', () => {
   it('groups the devices of a city into one bubble with its count and online count, at its centre', () => {

@@ -26,7 +26,8 @@ export const BASE_CELL_DEG = 2.4;
 /** From this zoom on every device stands alone. */
 export const SINGLE_ZOOM = 40;
 
-export const cellDegForZoom = (zoom: number, base = BASE_CELL_DEG): number => (zoom >= SINGLE_ZOOM ? 0 : base / Math.max(zoom, 0.1));
+export const cellDegForZoom = (zoom: number, base = BASE_CELL_DEG): number =>
+  zoom >= SINGLE_ZOOM ? 0 : base / Math.max(zoom, 0.1);
 
 interface Cell<P extends ClusterPoint> {
   key: string;
@@ -48,7 +49,14 @@ function centre<P extends ClusterPoint>(points: P[]): { lat: number; lng: number
 }
 
 export function clusterPoints<P extends ClusterPoint>(points: readonly P[], cellDeg: number): Cluster<P>[] {
-  if (cellDeg <= 0) return points.map((p) => ({ key: `p${p.id}`, lat: p.lat, lng: p.lng, points: [p], online: p.status === 'online' ? 1 : 0 }));
+  if (cellDeg <= 0)
+    return points.map((p) => ({
+      key: `p${p.id}`,
+      lat: p.lat,
+      lng: p.lng,
+      points: [p],
+      online: p.status === 'online' ? 1 : 0,
+    }));
   const cells = new Map<string, Cell<P>>();
   for (const p of points) {
     const x = Math.floor(p.lng / cellDeg);
@@ -80,7 +88,13 @@ export function clusterPoints<P extends ClusterPoint>(points: readonly P[], cell
       }
     }
     const c = centre(group);
-    out.push({ key: cell.key, lat: c.lat, lng: c.lng, points: group, online: group.filter((p) => p.status === 'online').length });
+    out.push({
+      key: cell.key,
+      lat: c.lat,
+      lng: c.lng,
+      points: group,
+      online: group.filter((p) => p.status === 'online').length,
+    });
   }
   return out;
 }
@@ -92,7 +106,10 @@ export const bubbleSize = (n: number): number => (n <= 1 ? 12 : Math.round(Math.
 export const zoomInto = (zoom: number): number => Math.min(SINGLE_ZOOM, zoom * 2.5);
 
 /** The view (centre and zoom) that shows a set of points, bounded to the map's zoom range. */
-export function fitView(points: readonly { lat: number; lng: number }[], opts: { minZoom?: number; maxZoom?: number; spanAtZoom1?: number } = {}): { center: [number, number]; zoom: number } | null {
+export function fitView(
+  points: readonly { lat: number; lng: number }[],
+  opts: { minZoom?: number; maxZoom?: number; spanAtZoom1?: number } = {},
+): { center: [number, number]; zoom: number } | null {
   if (!points.length) return null;
   const { minZoom = 1, maxZoom = 12, spanAtZoom1 = 40 } = opts;
   let minLat = Infinity;

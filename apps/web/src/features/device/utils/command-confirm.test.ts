@@ -15,8 +15,14 @@ describe('the reboot and shutdown confirmation', () => {
   it('names the device and the time it will reboot, in zh and en', () => {
     const zh = i18n.getFixedT('zh');
     const en = i18n.getFixedT('en');
-    expect(commandConfirm('reboot', [front], at, zh)).toEqual({ title: '重启设备', content: '立即重启设备“Front desk”？指令发出时间：2026-01-05 09:03:07', note: null });
-    expect(commandConfirm('reboot', [front], at, en).content).toBe('Reboot "Front desk" now? Sent at 2026-01-05 09:03:07.');
+    expect(commandConfirm('reboot', [front], at, zh)).toEqual({
+      title: '重启设备',
+      content: '立即重启设备“Front desk”？指令发出时间：2026-01-05 09:03:07',
+      note: null,
+    });
+    expect(commandConfirm('reboot', [front], at, en).content).toBe(
+      'Reboot "Front desk" now? Sent at 2026-01-05 09:03:07.',
+    );
   });
 
   it('counts the devices of a batch and says the offline ones act when they are back', () => {
@@ -26,7 +32,9 @@ describe('the reboot and shutdown confirmation', () => {
     expect(r.title).toBe('关闭设备');
     expect(r.content).toBe('立即关闭这 2 台设备？指令发出时间：2026-01-05 09:03:07');
     expect(r.note).toBe('其中 1 台当前离线，将在 24 小时内重新上线时执行，超时作废。');
-    expect(commandConfirm('shutdown', [front, back], at, en).note).toBe('Offline now: 1. They act if they come back within 24 hours.');
+    expect(commandConfirm('shutdown', [front, back], at, en).note).toBe(
+      'Offline now: 1. They act if they come back within 24 hours.',
+    );
   });
 
   it('calls a device without a name by its serial number', () => {

@@ -22,7 +22,12 @@ export const deviceLabel = (d: { name: string; sn: string }): string => d.name.t
  * once; no future time is claimed), and, when
  * some are offline, that they act when they come back (the command waits COMMAND_EXPIRE_DEFAULT_S for them).
  */
-export function commandConfirm(type: CommandType, targets: readonly CommandTarget[], at: Date, t: Translate): { title: string; content: string; note: string | null } {
+export function commandConfirm(
+  type: CommandType,
+  targets: readonly CommandTarget[],
+  at: Date,
+  t: Translate,
+): { title: string; content: string; note: string | null } {
   const time = commandTime(at);
   const one = targets.length === 1;
   const content = one
@@ -30,6 +35,10 @@ export function commandConfirm(type: CommandType, targets: readonly CommandTarge
     : t(`device.command.confirm.${type}Many`, { count: targets.length, time });
   const offline = targets.filter((d) => d.status === 'offline').length;
   const hours = Math.round(COMMAND_EXPIRE_DEFAULT_S / 3600);
-  const note = !offline ? null : one ? t('device.command.confirm.offlineOne', { hours }) : t('device.command.confirm.offlineMany', { count: offline, hours });
+  const note = !offline
+    ? null
+    : one
+      ? t('device.command.confirm.offlineOne', { hours })
+      : t('device.command.confirm.offlineMany', { count: offline, hours });
   return { title: t(`device.command.title.${type}`), content, note };
 }

@@ -1,8 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupNode } from '@cpc/contracts/device';
-import { ALL_KEY, UNGROUPED_KEY, findGroup, groupIdOfKey, groupOptions, keyOfGroupId, pathTo, subtreeIds } from './group-tree';
+import {
+  ALL_KEY,
+  UNGROUPED_KEY,
+  findGroup,
+  groupIdOfKey,
+  groupOptions,
+  keyOfGroupId,
+  pathTo,
+  subtreeIds,
+} from './group-tree';
 
-const node = (id: number, name: string, children: GroupNode[] = []): GroupNode => ({ id, name, parentId: null, sort: 0, deviceCount: 0, onlineCount: 0, children });
+const node = (id: number, name: string, children: GroupNode[] = []): GroupNode => ({
+  id,
+  name,
+  parentId: null,
+  sort: 0,
+  deviceCount: 0,
+  onlineCount: 0,
+  children,
+});
 const tree = [node(1, 'East', [node(2, 'Shanghai', [node(3, 'Shop A')]), node(4, 'Hangzhou')]), node(5, 'North')];
 
 describe('the group tree', () => {

@@ -12,7 +12,8 @@ export function groupIdOfKey(key: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export const keyOfGroupId = (groupId: number | undefined): string => (groupId === undefined ? ALL_KEY : groupId === 0 ? UNGROUPED_KEY : groupKey(groupId));
+export const keyOfGroupId = (groupId: number | undefined): string =>
+  groupId === undefined ? ALL_KEY : groupId === 0 ? UNGROUPED_KEY : groupKey(groupId);
 
 export function findGroup(nodes: readonly GroupNode[], id: number): GroupNode | undefined {
   for (const n of nodes) {
@@ -47,5 +48,10 @@ export interface GroupOption {
 
 /** TreeSelect data of the groups; `exclude` (a group being moved, with its subtree) is shown but not choosable. */
 export function groupOptions(nodes: readonly GroupNode[], exclude: ReadonlySet<number> = new Set()): GroupOption[] {
-  return nodes.map((n) => ({ value: n.id, title: n.name, disabled: exclude.has(n.id) || undefined, children: groupOptions(n.children, exclude) }));
+  return nodes.map((n) => ({
+    value: n.id,
+    title: n.name,
+    disabled: exclude.has(n.id) || undefined,
+    children: groupOptions(n.children, exclude),
+  }));
 }

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { activeFilterCount, changeFilters, filtersFromSearch, filtersToSearch, listQueryOf, type DeviceFilters } from './list-query';
+import {
+  activeFilterCount,
+  changeFilters,
+  filtersFromSearch,
+  filtersToSearch,
+  listQueryOf,
+  type DeviceFilters,
+} from './list-query';
 
 describe('device list filters and the query string', () => {
   it('reads every filter a link may carry', () => {
-    expect(filtersFromSearch('status=online&groupId=3&modelId=2&keyword=%20lobby%20&paper=out&sort=battery&order=desc&pageNo=4&pageSize=50')).toEqual({
+    expect(
+      filtersFromSearch(
+        'status=online&groupId=3&modelId=2&keyword=%20lobby%20&paper=out&sort=battery&order=desc&pageNo=4&pageSize=50',
+      ),
+    ).toEqual({
       pageNo: 4,
       pageSize: 50,
       status: 'online',
@@ -44,7 +55,15 @@ describe('device list filters and the query string', () => {
   });
 
   it('writes only what differs from the defaults, and reads back what it wrote', () => {
-    const f: DeviceFilters = { pageNo: 2, pageSize: 50, status: 'offline', groupId: 0, keyword: 'A-01', sort: 'lastSeen', order: 'desc' };
+    const f: DeviceFilters = {
+      pageNo: 2,
+      pageSize: 50,
+      status: 'offline',
+      groupId: 0,
+      keyword: 'A-01',
+      sort: 'lastSeen',
+      order: 'desc',
+    };
     const search = filtersToSearch(f).toString();
     expect(search).toBe('status=offline&groupId=0&keyword=A-01&sort=lastSeen&order=desc&pageNo=2&pageSize=50');
     expect(filtersFromSearch(search)).toEqual(f);
@@ -52,16 +71,30 @@ describe('device list filters and the query string', () => {
   });
 
   it('goes back to page 1 when a filter changes', () => {
-    expect(changeFilters({ pageNo: 5, pageSize: 20, status: 'online' }, { status: undefined, keyword: 'x' })).toEqual({ pageNo: 1, pageSize: 20, status: undefined, keyword: 'x' });
+    expect(changeFilters({ pageNo: 5, pageSize: 20, status: 'online' }, { status: undefined, keyword: 'x' })).toEqual({
+      pageNo: 1,
+      pageSize: 20,
+      status: undefined,
+      keyword: 'x',
+    });
   });
 
   it('asks the server for exactly the filters set', () => {
     expect(listQueryOf({ pageNo: 1, pageSize: 20 })).toEqual({ pageNo: 1, pageSize: 20 });
-    expect(listQueryOf({ pageNo: 3, pageSize: 10, groupId: 0, paper: 'out', sort: 'dataLeft' })).toEqual({ pageNo: 3, pageSize: 10, groupId: 0, paper: 'out', sort: 'dataLeft', order: 'asc' });
+    expect(listQueryOf({ pageNo: 3, pageSize: 10, groupId: 0, paper: 'out', sort: 'dataLeft' })).toEqual({
+      pageNo: 3,
+      pageSize: 10,
+      groupId: 0,
+      paper: 'out',
+      sort: 'dataLeft',
+      order: 'asc',
+    });
   });
 
   it('counts the filters that narrow the list', () => {
     expect(activeFilterCount({ pageNo: 1, pageSize: 20, groupId: 2 })).toBe(0);
-    expect(activeFilterCount({ pageNo: 1, pageSize: 20, status: 'online', keyword: 'a', paper: 'out', modelId: 1 })).toBe(4);
+    expect(
+      activeFilterCount({ pageNo: 1, pageSize: 20, status: 'online', keyword: 'a', paper: 'out', modelId: 1 }),
+    ).toBe(4);
   });
 });

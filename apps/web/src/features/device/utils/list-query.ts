@@ -20,7 +20,8 @@ export interface DeviceFilters {
   order?: 'asc' | 'desc';
 }
 
-const oneOf = <T extends string>(values: readonly T[], v: string | null): T | undefined => (v !== null && (values as readonly string[]).includes(v) ? (v as T) : undefined);
+const oneOf = <T extends string>(values: readonly T[], v: string | null): T | undefined =>
+  v !== null && (values as readonly string[]).includes(v) ? (v as T) : undefined;
 
 function wholeNumber(v: string | null, min: number): number | undefined {
   if (v === null || !/^\d{1,9}$/.test(v)) return undefined;
@@ -65,7 +66,10 @@ export function filtersToSearch(f: DeviceFilters): URLSearchParams {
 }
 
 /** A change of filters starts again at page 1; paging keeps the filters. */
-export function changeFilters(f: DeviceFilters, change: Partial<Omit<DeviceFilters, 'pageNo' | 'pageSize'>>): DeviceFilters {
+export function changeFilters(
+  f: DeviceFilters,
+  change: Partial<Omit<DeviceFilters, 'pageNo' | 'pageSize'>>,
+): DeviceFilters {
   return { ...f, ...change, pageNo: 1 };
 }
 
@@ -85,4 +89,5 @@ export function listQueryOf(f: DeviceFilters): DeviceListQuery {
 }
 
 /** How many filters narrow the list (the group of the tree not counted), for the "clear" button. */
-export const activeFilterCount = (f: DeviceFilters): number => [f.status, f.modelId, f.keyword, f.paper].filter((v) => v !== undefined && v !== '').length;
+export const activeFilterCount = (f: DeviceFilters): number =>
+  [f.status, f.modelId, f.keyword, f.paper].filter((v) => v !== undefined && v !== '').length;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { deviceDetail, deviceEvent, deviceRow, taskEvent, taskRow } from '../testing/fixtures';
-import { applyDeviceEvent, changesStatus, mergeDeviceIntoDetail, mergeDeviceIntoMap, mergeDeviceIntoPage, mergeTaskIntoPage } from './live-merge';
+import {
+  applyDeviceEvent,
+  changesStatus,
+  mergeDeviceIntoDetail,
+  mergeDeviceIntoMap,
+  mergeDeviceIntoPage,
+  mergeTaskIntoPage,
+} from './live-merge';
 
 describe('live device events on what is on screen', () => {
   it('updates status, paper, battery, signal, firmware and last seen of the row it names', () => {
@@ -20,11 +27,17 @@ describe('live device events on what is on screen', () => {
 
   it('drops the connection time of a device that went offline', () => {
     const row = deviceRow({ status: 'online', connectedAt: '2026-01-01T08:00:00.000Z' });
-    expect(applyDeviceEvent(row, deviceEvent({ status: 'offline', connectedAt: '2026-01-01T08:00:00.000Z' })).connectedAt).toBeNull();
+    expect(
+      applyDeviceEvent(row, deviceEvent({ status: 'offline', connectedAt: '2026-01-01T08:00:00.000Z' })).connectedAt,
+    ).toBeNull();
   });
 
   it('keeps the very same objects when nothing shown changes or the event is about another device', () => {
-    const row = deviceRow({ status: 'online', lastSeenAt: '2026-01-01T09:00:00.000Z', connectedAt: '2026-01-01T09:00:00.000Z' });
+    const row = deviceRow({
+      status: 'online',
+      lastSeenAt: '2026-01-01T09:00:00.000Z',
+      connectedAt: '2026-01-01T09:00:00.000Z',
+    });
     expect(applyDeviceEvent(row, deviceEvent())).toBe(row);
     const page = { list: [deviceRow({ id: 2 }), deviceRow({ id: 3 })], total: 2 };
     expect(mergeDeviceIntoPage(page, deviceEvent({ id: 9 }))).toBe(page);
@@ -83,15 +96,26 @@ describe('live task events on a list of tasks', () => {
     expect(running.missing).toBe(false);
     expect(running.page!.list[0]).toMatchObject({ state: 'running', progress: 50 });
     expect(running.page!.list[1]).toBe(page.list[1]);
-    const failed = mergeTaskIntoPage(running.page, taskEvent({ state: 'failed', progress: 50, error: 'paper jam' }), { deviceId: 1 });
+    const failed = mergeTaskIntoPage(running.page, taskEvent({ state: 'failed', progress: 50, error: 'paper jam' }), {
+      deviceId: 1,
+    });
     expect(failed.page!.list[0]).toMatchObject({ state: 'failed', error: 'paper jam' });
   });
 
   it('asks for the list again when a task of its device or batch is not on it yet', () => {
     const page = { list: [taskRow()], total: 1 };
-    expect(mergeTaskIntoPage(page, taskEvent({ id: 'new', deviceId: 1 }), { deviceId: 1 })).toEqual({ page, missing: true });
-    expect(mergeTaskIntoPage(page, taskEvent({ id: 'new', deviceId: 2 }), { deviceId: 1 })).toEqual({ page, missing: false });
-    expect(mergeTaskIntoPage(page, taskEvent({ id: 'new', deviceId: 2, batchId: 7 }), { batchId: 7 })).toEqual({ page, missing: true });
+    expect(mergeTaskIntoPage(page, taskEvent({ id: 'new', deviceId: 1 }), { deviceId: 1 })).toEqual({
+      page,
+      missing: true,
+    });
+    expect(mergeTaskIntoPage(page, taskEvent({ id: 'new', deviceId: 2 }), { deviceId: 1 })).toEqual({
+      page,
+      missing: false,
+    });
+    expect(mergeTaskIntoPage(page, taskEvent({ id: 'new', deviceId: 2, batchId: 7 }), { batchId: 7 })).toEqual({
+      page,
+      missing: true,
+    });
   });
 
   it('keeps the same page when the event repeats what it shows', () => {

@@ -34,7 +34,10 @@ export function applyDeviceEvent<T extends DeviceListItem>(item: T, e: LiveDevic
   };
 }
 
-export function mergeDeviceIntoPage(page: Paged<DeviceListItem> | undefined, e: LiveDeviceEvent): Paged<DeviceListItem> | undefined {
+export function mergeDeviceIntoPage(
+  page: Paged<DeviceListItem> | undefined,
+  e: LiveDeviceEvent,
+): Paged<DeviceListItem> | undefined {
   if (!page) return page;
   let changed = false;
   const list = page.list.map((item) => {
@@ -68,13 +71,16 @@ export function mergeDeviceIntoMap(data: DeviceMapData | undefined, e: LiveDevic
   let provinces = data.provinces;
   if (old.status !== e.status && e.province) {
     const delta = e.status === 'online' ? 1 : -1;
-    provinces = provinces.map((p) => (p.province === e.province ? { ...p, online: Math.min(p.total, Math.max(0, p.online + delta)) } : p));
+    provinces = provinces.map((p) =>
+      p.province === e.province ? { ...p, online: Math.min(p.total, Math.max(0, p.online + delta)) } : p,
+    );
   }
   return { list, provinces };
 }
 
 /** Whether an event moves a device between online and offline compared with what is on screen. */
-export const changesStatus = (item: Pick<DeviceListItem, 'id' | 'status'> | undefined, e: LiveDeviceEvent): boolean => !!item && item.id === e.id && item.status !== e.status;
+export const changesStatus = (item: Pick<DeviceListItem, 'id' | 'status'> | undefined, e: LiveDeviceEvent): boolean =>
+  !!item && item.id === e.id && item.status !== e.status;
 
 export function applyTaskEvent(task: TaskItem, e: LiveTaskEvent): TaskItem {
   if (task.id !== e.id) return task;
@@ -86,11 +92,17 @@ export function applyTaskEvent(task: TaskItem, e: LiveTaskEvent): TaskItem {
  * A task event on a page of tasks. `missing` says the event is about a task this page does not hold but
  * should (a new task of the device or batch it lists): the page has to be read again.
  */
-export function mergeTaskIntoPage(page: Paged<TaskItem> | undefined, e: LiveTaskEvent, scope: { deviceId?: number; batchId?: number }): { page: Paged<TaskItem> | undefined; missing: boolean } {
+export function mergeTaskIntoPage(
+  page: Paged<TaskItem> | undefined,
+  e: LiveTaskEvent,
+  scope: { deviceId?: number; batchId?: number },
+): { page: Paged<TaskItem> | undefined; missing: boolean } {
   if (!page) return { page, missing: false };
   const i = page.list.findIndex((t) => t.id === e.id);
   if (i < 0) {
-    const belongs = (scope.deviceId !== undefined && e.deviceId === scope.deviceId) || (scope.batchId !== undefined && e.batchId === scope.batchId);
+    const belongs =
+      (scope.deviceId !== undefined && e.deviceId === scope.deviceId) ||
+      (scope.batchId !== undefined && e.batchId === scope.batchId);
     return { page, missing: belongs };
   }
   const next = applyTaskEvent(page.list[i], e);

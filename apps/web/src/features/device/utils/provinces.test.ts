@@ -8,7 +8,8 @@ beforeAll(() => i18n.loadLanguages('en'));
 
 describe('province names', () => {
   it('knows every province of the shipped map, by the code the map gives it', () => {
-    for (const f of CHINA_PROVINCES.features) expect(provinceAdcode(f.properties.name), f.properties.name).toBe(f.properties.adcode);
+    for (const f of CHINA_PROVINCES.features)
+      expect(provinceAdcode(f.properties.name), f.properties.name).toBe(f.properties.adcode);
   });
 
   it('reads them in the user language, and an unknown name as sent', () => {
@@ -29,7 +30,16 @@ describe('the South China Sea islands inset', () => {
     echarts.registerMap(CHINA_MAP, CHINA_PROVINCES as unknown as Parameters<typeof echarts.registerMap>[1]);
     const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 800, height: 600 });
     // zoomed onto the islands, labels on, as the device map shows them from zoom 3
-    chart.setOption({ animation: false, geo: { map: CHINA_MAP, nameMap: provinceNameMap(i18n.getFixedT(lang)), zoom: 4, center: [114, 15], label: { show: true } } });
+    chart.setOption({
+      animation: false,
+      geo: {
+        map: CHINA_MAP,
+        nameMap: provinceNameMap(i18n.getFixedT(lang)),
+        zoom: 4,
+        center: [114, 15],
+        label: { show: true },
+      },
+    });
     const svg = chart.renderToSVGString();
     chart.dispose();
     return svg;

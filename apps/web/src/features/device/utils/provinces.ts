@@ -51,5 +51,8 @@ export function provinceLabel(name: string, t: (key: string) => string): string 
 
 /** echarts `nameMap` for the map's province labels in the user's language, with the South China Sea inset's. */
 export function provinceNameMap(t: (key: string) => string): Record<string, string> {
-  return { ...Object.fromEntries(Object.keys(ADCODES).map((name) => [name, provinceLabel(name, t)])), [SOUTH_CHINA_SEA]: t('device.province.southChinaSea') };
+  return {
+    ...Object.fromEntries(Object.keys(ADCODES).map((name) => [name, provinceLabel(name, t)])),
+    [SOUTH_CHINA_SEA]: t('device.province.southChinaSea'),
+  };
 }

@@ -18,7 +18,8 @@ export interface ExplainedError {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
-const codeOf = (err: unknown): number | null => (isRecord(err) && err.code !== null && err.code !== undefined ? Number(err.code) : null);
+const codeOf = (err: unknown): number | null =>
+  isRecord(err) && err.code !== null && err.code !== undefined ? Number(err.code) : null;
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** Message keys of the server → this section's i18n keys, per field (the last segment of its path). */
@@ -28,7 +29,10 @@ const KNOWN: Record<string, Partial<Record<MessageKey, string>>> = {
     'device.alreadyBound': 'device.bind.error.alreadyMine',
     'rule.sn': 'device.bind.snRule',
   },
-  bindKey: { 'device.bindKeyWrong': 'device.bind.error.wrongKey', 'rule.bindKeyRequired': 'device.bind.bindKeyRequired' },
+  bindKey: {
+    'device.bindKeyWrong': 'device.bind.error.wrongKey',
+    'rule.bindKeyRequired': 'device.bind.bindKeyRequired',
+  },
   name: {
     'device.groupNameTaken': 'device.groups.nameTaken',
     'rule.nameRequired': 'device.groups.nameRequired',
@@ -40,7 +44,14 @@ const KNOWN: Record<string, Partial<Record<MessageKey, string>>> = {
 /** What to tell the user about a refused bind, edit or group change. */
 export function explainError(err: unknown): ExplainedError[] {
   const code = codeOf(err);
-  if (code === 429) return [{ key: 'device.bind.error.throttled', params: { minutes: Math.round(BIND_FAIL_WINDOW_S / 60) }, text: messageOf(err) }];
+  if (code === 429)
+    return [
+      {
+        key: 'device.bind.error.throttled',
+        params: { minutes: Math.round(BIND_FAIL_WINDOW_S / 60) },
+        text: messageOf(err),
+      },
+    ];
   if (code === 404) {
     const text = messageOf(err);
     // what is missing, as the server names it for programs (its msg is in the user's language)
@@ -62,7 +73,11 @@ export function explainError(err: unknown): ExplainedError[] {
 }
 
 /** antd `form.setFields` entries for the explained errors on fields the form has, and the rest for an alert. */
-export function splitErrors(errors: ExplainedError[], formFields: readonly string[], t: (key: string, params?: Record<string, unknown>) => string) {
+export function splitErrors(
+  errors: ExplainedError[],
+  formFields: readonly string[],
+  t: (key: string, params?: Record<string, unknown>) => string,
+) {
   const say = (e: ExplainedError) => (e.key ? t(e.key, e.params) : e.text);
   const onFields = new Map<string, string[]>();
   const general: string[] = [];

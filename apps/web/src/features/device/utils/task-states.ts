@@ -5,7 +5,17 @@ import type { TaskState } from '@cpc/contracts';
  * bundle, so they are restated here and checked against the contract's type.
  */
 
-export const TASK_STATE_ORDER = ['queued', 'sent', 'delivered', 'running', 'succeeded', 'failed', 'timeout', 'expired', 'canceled'] as const satisfies readonly TaskState[];
+export const TASK_STATE_ORDER = [
+  'queued',
+  'sent',
+  'delivered',
+  'running',
+  'succeeded',
+  'failed',
+  'timeout',
+  'expired',
+  'canceled',
+] as const satisfies readonly TaskState[];
 
 /** States a task can still leave: the user may cancel it (contracts: OPEN_TASK_STATES). */
 const OPEN: ReadonlySet<TaskState> = new Set<TaskState>(['queued', 'sent', 'delivered', 'running', 'timeout']);

@@ -71,7 +71,8 @@ function serve() {
 }
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url).map(([c]) => c);
-const buttonIn = (root: HTMLElement, text: string | RegExp) => within(root).getByText(text).closest('button') as HTMLButtonElement;
+const buttonIn = (root: HTMLElement, text: string | RegExp) =>
+  within(root).getByText(text).closest('button') as HTMLButtonElement;
 const rowOf = async (text: string) => (await screen.findByText(text)).closest('tr') as HTMLElement;
 
 describe('IdentityReviewPage', { timeout: 20_000 }, () => {
@@ -90,7 +91,10 @@ describe('IdentityReviewPage', { timeout: 20_000 }, () => {
     const row = await rowOf('shop_01');
     expect(within(row).getByText('110105********002X')).toBeTruthy();
     expect(within(await rowOf('cloud_co')).getByText('9135**********0Y43')).toBeTruthy();
-    expect(calls('/system/identity/list')[0]).toMatchObject({ method: 'get', params: { pageNo: 1, pageSize: 20, status: 2 } });
+    expect(calls('/system/identity/list')[0]).toMatchObject({
+      method: 'get',
+      params: { pageNo: 1, pageSize: 20, status: 2 },
+    });
   });
 
   it('filters by status and keyword', async () => {
@@ -101,7 +105,9 @@ describe('IdentityReviewPage', { timeout: 20_000 }, () => {
     const search = screen.getByPlaceholderText('搜索账号、手机号、姓名或企业名称');
     fireEvent.change(search, { target: { value: ' 张三 ' } });
     fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
-    await waitFor(() => expect(calls('/system/identity/list').at(-1)?.params).toMatchObject({ keyword: '张三', pageNo: 1 }));
+    await waitFor(() =>
+      expect(calls('/system/identity/list').at(-1)?.params).toMatchObject({ keyword: '张三', pageNo: 1 }),
+    );
   });
 
   it('approves after a confirmation and reloads the list', async () => {

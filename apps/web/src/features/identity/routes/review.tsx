@@ -5,7 +5,13 @@ import { useTranslation } from 'react-i18next';
 import type { IdentityView } from '@cpc/contracts';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { usePermission } from '@/lib/session';
-import { useApproveIdentity, useIdentityList, useLiveIdentityList, useRejectIdentity, type ReviewStatus } from '../api/identity';
+import {
+  useApproveIdentity,
+  useIdentityList,
+  useLiveIdentityList,
+  useRejectIdentity,
+  type ReviewStatus,
+} from '../api/identity';
 import { IdentityDrawer } from '../components/identity-drawer';
 import { IdentityTable } from '../components/identity-table';
 import { RejectModal } from '../components/reject-modal';

@@ -31,12 +31,15 @@ const enc = encodeURIComponent;
 
 // App keys. The forms answer field refusals themselves: those calls are silent.
 export const getKeys = (q: AppKeyListQuery) => get<Paged<AppKeyView>>('/integration/key/list', { ...q });
-export const createKey = (body: AppKeyCreateBody) => post<AppKeyWithSecret>('/integration/key/create', body, { silent: true });
-export const updateKey = (body: AppKeyUpdateBody) => post<AppKeyView>('/integration/key/update', body, { silent: true });
+export const createKey = (body: AppKeyCreateBody) =>
+  post<AppKeyWithSecret>('/integration/key/create', body, { silent: true });
+export const updateKey = (body: AppKeyUpdateBody) =>
+  post<AppKeyView>('/integration/key/update', body, { silent: true });
 export const setKeyState = (body: AppKeyStateBody) => post<AppKeyView>('/integration/key/state', body);
 export const rotateKey = (id: number) => post<AppKeyWithSecret>('/integration/key/rotate', { id });
 export const deleteKey = (id: number) => post<null>('/integration/key/delete', { id });
-export const getRequests = (id: number, q: RequestLogQuery) => get<Paged<RequestLogItem>>(`/integration/key/${id}/requests`, { ...q });
+export const getRequests = (id: number, q: RequestLogQuery) =>
+  get<Paged<RequestLogItem>>(`/integration/key/${id}/requests`, { ...q });
 export const getUsage = (id: number, q: UsageQuery) => get<UsageView>(`/integration/key/${id}/usage`, { ...q });
 
 // Print jobs
@@ -45,15 +48,18 @@ export const getJob = (id: string) => get<PrintJobDetail>(`/integration/job/${en
 export const cancelJob = (id: string) => post<PrintJobItem>(`/integration/job/${enc(id)}/cancel`);
 /** Silent: the form shows a refused markup beside the editor. */
 export const testPrint = (body: TestPrintBody) => post<PrintJobItem>('/integration/testPrint', body, { silent: true });
-export const previewMarkup = (body: MarkupPreviewBody) => post<MarkupPreview>('/integration/markup/preview', body, { silent: true });
+export const previewMarkup = (body: MarkupPreviewBody) =>
+  post<MarkupPreview>('/integration/markup/preview', body, { silent: true });
 
 // Webhook deliveries
-export const getDeliveries = (q: WebhookListQuery) => get<Paged<WebhookDeliveryItem>>('/integration/webhook/list', { ...q });
+export const getDeliveries = (q: WebhookListQuery) =>
+  get<Paged<WebhookDeliveryItem>>('/integration/webhook/list', { ...q });
 export const getDelivery = (id: string) => get<WebhookDeliveryDetail>(`/integration/webhook/${enc(id)}`);
 export const resendDelivery = (id: string) => post<WebhookDeliveryDetail>(`/integration/webhook/${enc(id)}/resend`);
 
 /** The account's devices, to pick one for a test print or a job filter. */
-export const getDeviceOptions = (keyword: string) => get<Paged<DeviceListItem>>('/device/list', { pageNo: 1, pageSize: 100, keyword: keyword || undefined });
+export const getDeviceOptions = (keyword: string) =>
+  get<Paged<DeviceListItem>>('/device/list', { pageNo: 1, pageSize: 100, keyword: keyword || undefined });
 
 export const INTEGRATION_KEY = ['integration'] as const;
 export const KEYS_KEY = [...INTEGRATION_KEY, 'keys'] as const;
@@ -65,7 +71,12 @@ const LIVE_MS = 4000;
 const isFinal = (state: PrintJobState) => (FINAL_PRINT_JOB_STATES as readonly string[]).includes(state);
 
 export const useKeys = (q: AppKeyListQuery, enabled = true) =>
-  useQuery({ queryKey: [...KEYS_KEY, 'list', q], queryFn: () => getKeys(q), enabled, placeholderData: keepPreviousData });
+  useQuery({
+    queryKey: [...KEYS_KEY, 'list', q],
+    queryFn: () => getKeys(q),
+    enabled,
+    placeholderData: keepPreviousData,
+  });
 
 export const useRequests = (id: number | null, q: RequestLogQuery, live: boolean) =>
   useQuery({
@@ -77,10 +88,21 @@ export const useRequests = (id: number | null, q: RequestLogQuery, live: boolean
   });
 
 export const useUsage = (id: number | null, q: UsageQuery) =>
-  useQuery({ queryKey: [...KEYS_KEY, 'usage', id, q], queryFn: () => getUsage(id!, q), enabled: id !== null, placeholderData: keepPreviousData, refetchInterval: 30_000 });
+  useQuery({
+    queryKey: [...KEYS_KEY, 'usage', id, q],
+    queryFn: () => getUsage(id!, q),
+    enabled: id !== null,
+    placeholderData: keepPreviousData,
+    refetchInterval: 30_000,
+  });
 
 export const useJobs = (q: PrintJobListQuery, live: boolean) =>
-  useQuery({ queryKey: [...JOBS_KEY, 'list', q], queryFn: () => getJobs(q), placeholderData: keepPreviousData, refetchInterval: live ? LIVE_MS : false });
+  useQuery({
+    queryKey: [...JOBS_KEY, 'list', q],
+    queryFn: () => getJobs(q),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? LIVE_MS : false,
+  });
 
 /** A job's detail, polled until it reaches a final state. */
 export const useJob = (id: string | null) =>
@@ -92,12 +114,24 @@ export const useJob = (id: string | null) =>
   });
 
 export const useDeliveries = (q: WebhookListQuery, live: boolean) =>
-  useQuery({ queryKey: [...WEBHOOKS_KEY, 'list', q], queryFn: () => getDeliveries(q), placeholderData: keepPreviousData, refetchInterval: live ? LIVE_MS : false });
+  useQuery({
+    queryKey: [...WEBHOOKS_KEY, 'list', q],
+    queryFn: () => getDeliveries(q),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? LIVE_MS : false,
+  });
 
-export const useDelivery = (id: string | null) => useQuery({ queryKey: [...WEBHOOKS_KEY, 'detail', id], queryFn: () => getDelivery(id!), enabled: id !== null });
+export const useDelivery = (id: string | null) =>
+  useQuery({ queryKey: [...WEBHOOKS_KEY, 'detail', id], queryFn: () => getDelivery(id!), enabled: id !== null });
 
 export const useDeviceOptions = (keyword: string, enabled = true) =>
-  useQuery({ queryKey: [...INTEGRATION_KEY, 'devices', keyword], queryFn: () => getDeviceOptions(keyword), enabled, placeholderData: keepPreviousData, staleTime: 30_000 });
+  useQuery({
+    queryKey: [...INTEGRATION_KEY, 'devices', keyword],
+    queryFn: () => getDeviceOptions(keyword),
+    enabled,
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
 
 function useInvalidating<A, R>(mutationFn: (arg: A) => Promise<R>, key: readonly string[]) {
   const client = useQueryClient();

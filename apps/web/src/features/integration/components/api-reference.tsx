@@ -43,7 +43,8 @@ const MARKUP_SYNTAX: Record<(typeof MARKUP_ROWS)[number], string> = {
   entities: '&lt; &gt; &amp;',
 };
 
-const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+const headerName = (name: string) =>
+  name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 
 /** The open API as an integrator needs it: the signature, each call with copyable examples, the markup, webhooks. */
 export function ApiReference() {
@@ -62,7 +63,9 @@ export function ApiReference() {
     deviceSn: devices.data?.list[0]?.sn ?? DEVICE_SN_PLACEHOLDER,
     jobId: JOB_ID_PLACEHOLDER,
   };
-  const signRecipe = ['POST', `${OPEN_API_PREFIX}/print`, '', '1767225600', 'n0nce-3f9a2c1b', 'sha256hex(body)'].join('\n');
+  const signRecipe = ['POST', `${OPEN_API_PREFIX}/print`, '', '1767225600', 'n0nce-3f9a2c1b', 'sha256hex(body)'].join(
+    '\n',
+  );
   const section = (title: string, children: ReactNode, id: string) => (
     <section data-testid={`ref-${id}`}>
       <Typography.Title level={5} style={{ marginTop: 0 }}>
@@ -71,7 +74,11 @@ export function ApiReference() {
       {children}
     </section>
   );
-  const headerRows = (Object.keys(OPEN_HEADERS) as Array<keyof typeof OPEN_HEADERS>).map((k) => ({ key: k, name: headerName(OPEN_HEADERS[k]), meaning: t(`integration.ref.header.${k}`, { window: OPEN_CLOCK_WINDOW_S }) }));
+  const headerRows = (Object.keys(OPEN_HEADERS) as Array<keyof typeof OPEN_HEADERS>).map((k) => ({
+    key: k,
+    name: headerName(OPEN_HEADERS[k]),
+    meaning: t(`integration.ref.header.${k}`, { window: OPEN_CLOCK_WINDOW_S }),
+  }));
 
   return (
     <Flex vertical gap={24} style={{ maxWidth: 980 }}>
@@ -108,7 +115,13 @@ export function ApiReference() {
             rowKey="key"
             dataSource={headerRows}
             columns={[
-              { key: 'name', dataIndex: 'name', title: t('integration.ref.headerName'), width: 180, render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
+              {
+                key: 'name',
+                dataIndex: 'name',
+                title: t('integration.ref.headerName'),
+                width: 180,
+                render: (v: string) => <Typography.Text code>{v}</Typography.Text>,
+              },
               { key: 'meaning', dataIndex: 'meaning', title: t('integration.ref.headerMeaning') },
             ]}
             scroll={{ x: 560 }}
@@ -136,14 +149,23 @@ export function ApiReference() {
       {section(
         t('integration.ref.callsTitle'),
         <Flex vertical gap={12}>
-          <Segmented<ExampleLanguage> value={language} onChange={setLanguage} options={EXAMPLE_LANGUAGES.map((l) => ({ value: l, label: LANGUAGE_LABEL[l] }))} style={{ alignSelf: 'flex-start' }} data-testid="example-language" />
+          <Segmented<ExampleLanguage>
+            value={language}
+            onChange={setLanguage}
+            options={EXAMPLE_LANGUAGES.map((l) => ({ value: l, label: LANGUAGE_LABEL[l] }))}
+            style={{ alignSelf: 'flex-start' }}
+            data-testid="example-language"
+          />
           <Collapse
             defaultActiveKey={['print']}
             items={OPEN_CALLS.map((call) => ({
               key: call.id,
               label: (
                 <Flex gap={8} align="center" wrap>
-                  <Tag color={call.method === 'GET' ? 'blue' : 'green'} style={{ marginInlineEnd: 0, fontFamily: token.fontFamilyCode }}>
+                  <Tag
+                    color={call.method === 'GET' ? 'blue' : 'green'}
+                    style={{ marginInlineEnd: 0, fontFamily: token.fontFamilyCode }}
+                  >
                     {call.method}
                   </Tag>
                   <Typography.Text code>{call.route}</Typography.Text>
@@ -153,7 +175,11 @@ export function ApiReference() {
               children: (
                 <Flex vertical gap={8}>
                   <Typography.Text>{t(`integration.ref.callAnswer.${call.id}`)}</Typography.Text>
-                  <CodeBlock code={buildExample(language, call, values)} testId={`example-${call.id}`} maxHeight={460} />
+                  <CodeBlock
+                    code={buildExample(language, call, values)}
+                    testId={`example-${call.id}`}
+                    maxHeight={460}
+                  />
                 </Flex>
               ),
             }))}
@@ -170,9 +196,19 @@ export function ApiReference() {
             size="small"
             pagination={false}
             rowKey="tag"
-            dataSource={MARKUP_ROWS.map((tag) => ({ tag, syntax: MARKUP_SYNTAX[tag], meaning: t(`integration.ref.markup.${tag}`) }))}
+            dataSource={MARKUP_ROWS.map((tag) => ({
+              tag,
+              syntax: MARKUP_SYNTAX[tag],
+              meaning: t(`integration.ref.markup.${tag}`),
+            }))}
             columns={[
-              { key: 'syntax', dataIndex: 'syntax', title: t('integration.ref.markupSyntax'), width: 220, render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
+              {
+                key: 'syntax',
+                dataIndex: 'syntax',
+                title: t('integration.ref.markupSyntax'),
+                width: 220,
+                render: (v: string) => <Typography.Text code>{v}</Typography.Text>,
+              },
               { key: 'meaning', dataIndex: 'meaning', title: t('integration.ref.markupMeaning') },
             ]}
             scroll={{ x: 560 }}
@@ -192,8 +228,15 @@ export function ApiReference() {
               </Typography.Text>
             ))}
           </Flex>
-          <Typography.Text>{t('integration.ref.webhookSignature', { header: headerName(WEBHOOK_HEADERS.signature) })}</Typography.Text>
-          <Typography.Text type="secondary">{t('integration.ref.webhookRetry', { tries: WEBHOOK_BACKOFF_DEFAULT_S.length + 1, minutes: Math.round(WEBHOOK_BACKOFF_DEFAULT_S.reduce((a, b) => a + b, 0) / 60) })}</Typography.Text>
+          <Typography.Text>
+            {t('integration.ref.webhookSignature', { header: headerName(WEBHOOK_HEADERS.signature) })}
+          </Typography.Text>
+          <Typography.Text type="secondary">
+            {t('integration.ref.webhookRetry', {
+              tries: WEBHOOK_BACKOFF_DEFAULT_S.length + 1,
+              minutes: Math.round(WEBHOOK_BACKOFF_DEFAULT_S.reduce((a, b) => a + b, 0) / 60),
+            })}
+          </Typography.Text>
         </Flex>,
         'webhooks',
       )}

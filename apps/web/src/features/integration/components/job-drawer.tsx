@@ -60,8 +60,12 @@ export function JobDrawer({ jobId, onClose, onCancel }: JobDrawerProps) {
             <Descriptions.Item label={t('integration.jobs.device')}>
               {d.deviceName ? `${d.deviceName} · ${d.deviceSn}` : d.deviceSn}
             </Descriptions.Item>
-            <Descriptions.Item label={t('integration.jobs.key')}>{d.keyName ? `${d.keyName} · ${d.appId}` : t('integration.jobs.keyDeleted')}</Descriptions.Item>
-            <Descriptions.Item label={t('integration.jobs.copiesAttempts')}>{t('integration.jobs.copiesAttemptsValue', { copies: d.copies, attempts: d.attempts })}</Descriptions.Item>
+            <Descriptions.Item label={t('integration.jobs.key')}>
+              {d.keyName ? `${d.keyName} · ${d.appId}` : t('integration.jobs.keyDeleted')}
+            </Descriptions.Item>
+            <Descriptions.Item label={t('integration.jobs.copiesAttempts')}>
+              {t('integration.jobs.copiesAttemptsValue', { copies: d.copies, attempts: d.attempts })}
+            </Descriptions.Item>
             <Descriptions.Item label={t('integration.jobs.times')}>
               <Flex vertical gap={2} style={{ fontSize: 12 }}>
                 {(
@@ -75,7 +79,8 @@ export function JobDrawer({ jobId, onClose, onCancel }: JobDrawerProps) {
                   ] as const
                 ).map(([k, v]) => (
                   <span key={k}>
-                    <Typography.Text type="secondary">{t(`integration.jobs.time.${k}`)}</Typography.Text> {formatSeconds(v)}
+                    <Typography.Text type="secondary">{t(`integration.jobs.time.${k}`)}</Typography.Text>{' '}
+                    {formatSeconds(v)}
                   </span>
                 ))}
               </Flex>
@@ -88,7 +93,15 @@ export function JobDrawer({ jobId, onClose, onCancel }: JobDrawerProps) {
           </div>
           <Collapse
             size="small"
-            items={[{ key: 'content', label: t('integration.jobs.content', { format: d.format === 'escpos' ? 'ESC/POS' : t('integration.jobs.formatMarkup') }), children: <CodeBlock code={d.content} maxHeight={320} /> }]}
+            items={[
+              {
+                key: 'content',
+                label: t('integration.jobs.content', {
+                  format: d.format === 'escpos' ? 'ESC/POS' : t('integration.jobs.formatMarkup'),
+                }),
+                children: <CodeBlock code={d.content} maxHeight={320} />,
+              },
+            ]}
           />
         </Flex>
       )}

@@ -33,7 +33,11 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
   const cancel = useCancelJob();
 
   // the window's start is fixed when the filter is chosen, so polling asks for the same range
-  const from = useMemo(() => (filters.window === 'all' ? undefined : new Date(Date.now() - Number(filters.window) * 3600_000).toISOString()), [filters.window]);
+  const from = useMemo(
+    () =>
+      filters.window === 'all' ? undefined : new Date(Date.now() - Number(filters.window) * 3600_000).toISOString(),
+    [filters.window],
+  );
   const query = { ...page, deviceId: filters.deviceId, state: filters.state, keyId: filters.keyId, from };
   const list = useJobs(query, live && page.pageNo === 1);
   const pagination = usePagination(page, setPage, list.data?.total ?? 0);
@@ -58,7 +62,13 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
     });
 
   const columns: TableProps<PrintJobItem>['columns'] = [
-    { key: 'createdAt', dataIndex: 'createdAt', title: t('integration.jobs.createdAt'), width: 170, render: (v: string) => formatSeconds(v) },
+    {
+      key: 'createdAt',
+      dataIndex: 'createdAt',
+      title: t('integration.jobs.createdAt'),
+      width: 170,
+      render: (v: string) => formatSeconds(v),
+    },
     {
       key: 'originId',
       dataIndex: 'originId',
@@ -90,7 +100,15 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
         </Flex>
       ),
     },
-    { key: 'key', dataIndex: 'keyName', title: t('integration.jobs.key'), width: 140, ellipsis: true, render: (v: string | null) => v ?? <Typography.Text type="secondary">{t('integration.jobs.keyDeleted')}</Typography.Text> },
+    {
+      key: 'key',
+      dataIndex: 'keyName',
+      title: t('integration.jobs.key'),
+      width: 140,
+      ellipsis: true,
+      render: (v: string | null) =>
+        v ?? <Typography.Text type="secondary">{t('integration.jobs.keyDeleted')}</Typography.Text>,
+    },
     { key: 'copies', dataIndex: 'copies', title: t('integration.jobs.copies'), width: 70, align: 'right' },
     {
       key: 'state',
@@ -127,7 +145,12 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
   return (
     <Flex vertical gap={12}>
       <Flex gap={8} wrap align="center">
-        <DeviceSelect value={filters.deviceId} onChange={(deviceId) => change({ deviceId })} allowClear style={{ width: 220, maxWidth: '100%' }} />
+        <DeviceSelect
+          value={filters.deviceId}
+          onChange={(deviceId) => change({ deviceId })}
+          allowClear
+          style={{ width: 220, maxWidth: '100%' }}
+        />
         <Select<PrintJobState>
           allowClear
           value={filters.state}
@@ -151,11 +174,18 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
         <Select<Window>
           value={filters.window}
           onChange={(window) => change({ window })}
-          options={(['all', ...WINDOWS] as const).map((w) => ({ value: w, label: t(`integration.filter.window.${w}`) }))}
+          options={(['all', ...WINDOWS] as const).map((w) => ({
+            value: w,
+            label: t(`integration.filter.window.${w}`),
+          }))}
           style={{ width: 140 }}
           aria-label={t('integration.filter.time')}
         />
-        <LiveRefresh live={polling} refreshing={list.isFetching && !list.isPending} onRefresh={() => void list.refetch()} />
+        <LiveRefresh
+          live={polling}
+          refreshing={list.isFetching && !list.isPending}
+          onRefresh={() => void list.refetch()}
+        />
       </Flex>
       <Table<PrintJobItem>
         rowKey="id"
@@ -163,7 +193,9 @@ export function JobsPanel({ live, canManage }: { live: boolean; canManage: boole
         dataSource={list.data?.list ?? []}
         loading={list.isPending}
         scroll={{ x: 1040 }}
-        onRow={(r) => ({ 'data-job-id': r.id, 'data-origin-id': r.originId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>}
+        onRow={(r) =>
+          ({ 'data-job-id': r.id, 'data-origin-id': r.originId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>
+        }
         locale={{ emptyText: t('integration.jobs.empty') }}
         pagination={pagination}
       />

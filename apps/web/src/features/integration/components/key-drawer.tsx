@@ -41,7 +41,11 @@ export function KeyDrawer({ record, onClose }: KeyDrawerProps) {
           activeKey={section}
           onChange={(k) => setSection(k as Section)}
           items={[
-            { key: 'requests', label: t('integration.log.requests'), children: <RequestLog id={record.id} live={section === 'requests'} /> },
+            {
+              key: 'requests',
+              label: t('integration.log.requests'),
+              children: <RequestLog id={record.id} live={section === 'requests'} />,
+            },
             { key: 'usage', label: t('integration.log.usage'), children: <Usage id={record.id} /> },
           ]}
         />
@@ -83,7 +87,14 @@ function RequestLog({ id, live }: { id: number; live: boolean }) {
         </Tooltip>
       ),
     },
-    { key: 'latencyMs', dataIndex: 'latencyMs', title: t('integration.log.latency'), width: 90, align: 'right', render: (v: number) => `${Math.round(v)} ms` },
+    {
+      key: 'latencyMs',
+      dataIndex: 'latencyMs',
+      title: t('integration.log.latency'),
+      width: 90,
+      align: 'right',
+      render: (v: number) => `${Math.round(v)} ms`,
+    },
     { key: 'ip', dataIndex: 'ip', title: t('integration.log.ip'), width: 130 },
     {
       key: 'jobId',
@@ -110,7 +121,10 @@ function RequestLog({ id, live }: { id: number; live: boolean }) {
             setResult(v);
             setPage((p) => ({ ...p, pageNo: 1 }));
           }}
-          options={(['all', 'ok', 'error'] as const).map((r) => ({ value: r, label: t(`integration.log.filter.${r}`) }))}
+          options={(['all', 'ok', 'error'] as const).map((r) => ({
+            value: r,
+            label: t(`integration.log.filter.${r}`),
+          }))}
         />
         <LiveBadge live={live && page.pageNo === 1} />
       </Flex>
@@ -136,7 +150,13 @@ function Usage({ id }: { id: number }) {
   const data = usage.data;
   return (
     <Flex vertical gap={16}>
-      <Segmented size="small" value={days} onChange={setDays} options={DAYS.map((d) => ({ value: d, label: t('integration.usage.days', { n: d }) }))} style={{ alignSelf: 'flex-start' }} />
+      <Segmented
+        size="small"
+        value={days}
+        onChange={setDays}
+        options={DAYS.map((d) => ({ value: d, label: t('integration.usage.days', { n: d }) }))}
+        style={{ alignSelf: 'flex-start' }}
+      />
       {!data ? (
         <Skeleton active paragraph={{ rows: 5 }} title={false} />
       ) : (

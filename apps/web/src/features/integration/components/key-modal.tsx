@@ -4,7 +4,16 @@ import { useTranslation } from 'react-i18next';
 import type { AppKeyView, AppKeyWithSecret } from '@cpc/contracts/integration';
 import { CALLBACK_URL_MAX } from '@cpc/contracts/integration-constants';
 import { useCreateKey, useUpdateKey } from '../api/integration';
-import { LIMITS, checkCallbackUrl, checkIpAllowList, checkKeyName, checkRateLimit, fieldErrors, splitIpList, toRule } from '../utils/rules';
+import {
+  LIMITS,
+  checkCallbackUrl,
+  checkIpAllowList,
+  checkKeyName,
+  checkRateLimit,
+  fieldErrors,
+  splitIpList,
+  toRule,
+} from '../utils/rules';
 import { useFormLanguage } from '@/lib/use-form-language';
 
 interface Values {
@@ -42,7 +51,16 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    form.setFieldsValue(record ? { name: record.name, callbackUrl: record.callbackUrl, ipAllowList: record.ipAllowList.join('\n'), rateLimit: record.rateLimit } : DEFAULTS);
+    form.setFieldsValue(
+      record
+        ? {
+            name: record.name,
+            callbackUrl: record.callbackUrl,
+            ipAllowList: record.ipAllowList.join('\n'),
+            rateLimit: record.rateLimit,
+          }
+        : DEFAULTS,
+    );
   }, [open, record, form]);
 
   const submit = async () => {
@@ -53,7 +71,12 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
       return;
     }
     // an emptied field is null: the key follows the server's default again
-    const body = { name: values.name.trim(), callbackUrl: (values.callbackUrl ?? '').trim(), ipAllowList: splitIpList(values.ipAllowList), rateLimit: values.rateLimit ?? null };
+    const body = {
+      name: values.name.trim(),
+      callbackUrl: (values.callbackUrl ?? '').trim(),
+      ipAllowList: splitIpList(values.ipAllowList),
+      rateLimit: values.rateLimit ?? null,
+    };
     try {
       if (record) onSaved(await update.mutateAsync({ id: record.id, ...body }));
       else onCreated(await create.mutateAsync(body));
@@ -77,25 +100,60 @@ export function KeyModal({ open, record, onClose, onCreated, onSaved }: KeyModal
     >
       <Form<Values> name="appKey" form={form} layout="vertical" initialValues={DEFAULTS} onFinish={() => void submit()}>
         <Form.Item name="name" label={t('integration.form.name')} rules={[toRule(checkKeyName, t)]} required>
-          <Input maxLength={LIMITS.nameMax + 10} placeholder={t('integration.form.namePlaceholder')} autoComplete="off" />
+          <Input
+            maxLength={LIMITS.nameMax + 10}
+            placeholder={t('integration.form.namePlaceholder')}
+            autoComplete="off"
+          />
         </Form.Item>
-        <Form.Item name="callbackUrl" label={t('integration.form.callbackUrl')} extra={t('integration.form.callbackUrlHint')} rules={[toRule(checkCallbackUrl, t)]}>
-          <Input maxLength={CALLBACK_URL_MAX + 10} placeholder="https://example.com/cpc/callback" autoComplete="off" inputMode="url" />
+        <Form.Item
+          name="callbackUrl"
+          label={t('integration.form.callbackUrl')}
+          extra={t('integration.form.callbackUrlHint')}
+          rules={[toRule(checkCallbackUrl, t)]}
+        >
+          <Input
+            maxLength={CALLBACK_URL_MAX + 10}
+            placeholder="https://example.com/cpc/callback"
+            autoComplete="off"
+            inputMode="url"
+          />
         </Form.Item>
-        {privateCallback && <Alert type="warning" showIcon title={t('integration.form.callbackPrivate')} style={{ marginBottom: 16 }} data-testid="callback-private-warning" />}
+        {privateCallback && (
+          <Alert
+            type="warning"
+            showIcon
+            title={t('integration.form.callbackPrivate')}
+            style={{ marginBottom: 16 }}
+            data-testid="callback-private-warning"
+          />
+        )}
         <Form.Item
           name="ipAllowList"
           label={t('integration.form.ipAllowList')}
           extra={t('integration.form.ipAllowListHint', LIMITS)}
           rules={[toRule((v: string | undefined) => checkIpAllowList(splitIpList(v)), t)]}
         >
-          <Input.TextArea autoSize={{ minRows: 2, maxRows: 6 }} placeholder={t('integration.form.ipAllowListPlaceholder')} spellCheck={false} />
+          <Input.TextArea
+            autoSize={{ minRows: 2, maxRows: 6 }}
+            placeholder={t('integration.form.ipAllowListPlaceholder')}
+            spellCheck={false}
+          />
         </Form.Item>
-        <Form.Item name="rateLimit" label={t('integration.form.rateLimit')} extra={t('integration.form.rateLimitHint', LIMITS)} rules={[toRule(checkRateLimit, t)]}>
+        <Form.Item
+          name="rateLimit"
+          label={t('integration.form.rateLimit')}
+          extra={t('integration.form.rateLimitHint', LIMITS)}
+          rules={[toRule(checkRateLimit, t)]}
+        >
           <InputNumber<number>
             style={{ width: '100%' }}
             precision={0}
-            placeholder={record && record.rateLimit === null ? t('integration.form.rateLimitDefault', { n: record.effectiveRateLimit }) : t('integration.form.rateLimitPlaceholder')}
+            placeholder={
+              record && record.rateLimit === null
+                ? t('integration.form.rateLimitDefault', { n: record.effectiveRateLimit })
+                : t('integration.form.rateLimitPlaceholder')
+            }
             suffix={t('integration.form.rateLimitUnit')}
           />
         </Form.Item>

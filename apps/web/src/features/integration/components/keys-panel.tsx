@@ -1,4 +1,15 @@
-import { DeleteOutlined, DownOutlined, EditOutlined, PlusOutlined, ReloadOutlined, StopOutlined, SyncOutlined, CheckCircleOutlined, UnorderedListOutlined, WarningOutlined } from '@ant-design/icons';
+import {
+  DeleteOutlined,
+  DownOutlined,
+  EditOutlined,
+  PlusOutlined,
+  ReloadOutlined,
+  StopOutlined,
+  SyncOutlined,
+  CheckCircleOutlined,
+  UnorderedListOutlined,
+  WarningOutlined,
+} from '@ant-design/icons';
 import { App, Button, Dropdown, Flex, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useState, type HTMLAttributes } from 'react';
@@ -51,7 +62,10 @@ export function KeysPanel() {
     const next = r.state === 'active' ? 'disabled' : 'active';
     const run = () =>
       setState.mutateAsync({ id: r.id, state: next }).then(
-        () => void message.success(t(next === 'active' ? 'integration.state.enabled' : 'integration.state.disabledDone', { name: r.name })),
+        () =>
+          void message.success(
+            t(next === 'active' ? 'integration.state.enabled' : 'integration.state.disabledDone', { name: r.name }),
+          ),
         () => {},
       );
     if (next === 'active') return void run();
@@ -107,7 +121,13 @@ export function KeysPanel() {
         </Typography.Text>
       ),
     },
-    { key: 'state', dataIndex: 'state', title: t('integration.column.state'), width: 90, render: (v: AppKeyView['state']) => <Tag color={KEY_STATE_COLOR[v]}>{t(`integration.keyState.${v}`)}</Tag> },
+    {
+      key: 'state',
+      dataIndex: 'state',
+      title: t('integration.column.state'),
+      width: 90,
+      render: (v: AppKeyView['state']) => <Tag color={KEY_STATE_COLOR[v]}>{t(`integration.keyState.${v}`)}</Tag>,
+    },
     {
       key: 'callbackUrl',
       dataIndex: 'callbackUrl',
@@ -155,15 +175,26 @@ export function KeysPanel() {
       title: t('integration.column.rateLimit'),
       width: 120,
       render: (v: number, r) =>
-        r.rateLimit === null ? <Typography.Text type="secondary">{t('integration.column.rateLimitDefault', { n: v })}</Typography.Text> : t('integration.column.rateLimitValue', { n: v }),
+        r.rateLimit === null ? (
+          <Typography.Text type="secondary">{t('integration.column.rateLimitDefault', { n: v })}</Typography.Text>
+        ) : (
+          t('integration.column.rateLimitValue', { n: v })
+        ),
     },
-    { key: 'createdAt', dataIndex: 'createdAt', title: t('integration.column.createdAt'), width: 150, render: (v: string) => formatDateTime(v) },
+    {
+      key: 'createdAt',
+      dataIndex: 'createdAt',
+      title: t('integration.column.createdAt'),
+      width: 150,
+      render: (v: string) => formatDateTime(v),
+    },
     {
       key: 'lastUsedAt',
       dataIndex: 'lastUsedAt',
       title: t('integration.column.lastUsedAt'),
       width: 150,
-      render: (v: string | null) => (v ? formatDateTime(v) : <Typography.Text type="secondary">{t('integration.column.never')}</Typography.Text>),
+      render: (v: string | null) =>
+        v ? formatDateTime(v) : <Typography.Text type="secondary">{t('integration.column.never')}</Typography.Text>,
     },
     {
       key: 'actions',
@@ -179,13 +210,39 @@ export function KeysPanel() {
             trigger={['click']}
             menu={{
               items: [
-                { key: 'edit', icon: <EditOutlined />, label: t('integration.action.edit'), onClick: () => openForm(r) },
-                { key: 'rotate', icon: <SyncOutlined />, label: t('integration.action.rotate'), onClick: () => void confirmRotate(r) },
+                {
+                  key: 'edit',
+                  icon: <EditOutlined />,
+                  label: t('integration.action.edit'),
+                  onClick: () => openForm(r),
+                },
+                {
+                  key: 'rotate',
+                  icon: <SyncOutlined />,
+                  label: t('integration.action.rotate'),
+                  onClick: () => void confirmRotate(r),
+                },
                 r.state === 'active'
-                  ? { key: 'disable', icon: <StopOutlined />, label: t('integration.action.disable'), onClick: () => toggle(r) }
-                  : { key: 'enable', icon: <CheckCircleOutlined />, label: t('integration.action.enable'), onClick: () => toggle(r) },
+                  ? {
+                      key: 'disable',
+                      icon: <StopOutlined />,
+                      label: t('integration.action.disable'),
+                      onClick: () => toggle(r),
+                    }
+                  : {
+                      key: 'enable',
+                      icon: <CheckCircleOutlined />,
+                      label: t('integration.action.enable'),
+                      onClick: () => toggle(r),
+                    },
                 { type: 'divider' },
-                { key: 'delete', icon: <DeleteOutlined />, danger: true, label: t('integration.action.delete'), onClick: () => void confirmDelete(r) },
+                {
+                  key: 'delete',
+                  icon: <DeleteOutlined />,
+                  danger: true,
+                  label: t('integration.action.delete'),
+                  onClick: () => void confirmDelete(r),
+                },
               ],
             }}
           >
@@ -201,12 +258,24 @@ export function KeysPanel() {
   return (
     <Flex vertical gap={12}>
       <Flex justify="space-between" align="center" gap={8} wrap>
-        <Typography.Text type="secondary">{t('integration.keys.hint', { n: total, max: APP_KEYS_MAX })}</Typography.Text>
+        <Typography.Text type="secondary">
+          {t('integration.keys.hint', { n: total, max: APP_KEYS_MAX })}
+        </Typography.Text>
         <Flex gap={8}>
           <Tooltip title={t('integration.refresh')}>
-            <Button icon={<ReloadOutlined />} aria-label={t('integration.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
+            <Button
+              icon={<ReloadOutlined />}
+              aria-label={t('integration.refresh')}
+              loading={list.isFetching && !list.isPending}
+              onClick={() => void list.refetch()}
+            />
           </Tooltip>
-          <Button type="primary" icon={<PlusOutlined />} disabled={total >= APP_KEYS_MAX} onClick={() => openForm(null)}>
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            disabled={total >= APP_KEYS_MAX}
+            onClick={() => openForm(null)}
+          >
             {t('integration.action.create')}
           </Button>
         </Flex>

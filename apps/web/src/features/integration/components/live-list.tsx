@@ -11,24 +11,47 @@ export interface Page {
 /** Whether a list follows new rows: only on its first page (a later page would shift under the reader). */
 export function LiveBadge({ live }: { live: boolean }) {
   const { t } = useTranslation();
-  return <Badge status={live ? 'processing' : 'default'} text={t(live ? 'integration.log.live' : 'integration.log.paused')} />;
+  return (
+    <Badge
+      status={live ? 'processing' : 'default'}
+      text={t(live ? 'integration.log.live' : 'integration.log.paused')}
+    />
+  );
 }
 
 /** The live badge and a refresh button, at the end of a list's filter bar. */
-export function LiveRefresh({ live, refreshing, onRefresh }: { live: boolean; refreshing: boolean; onRefresh: () => void }) {
+export function LiveRefresh({
+  live,
+  refreshing,
+  onRefresh,
+}: {
+  live: boolean;
+  refreshing: boolean;
+  onRefresh: () => void;
+}) {
   const { t } = useTranslation();
   return (
     <Flex gap={8} align="center" style={{ marginInlineStart: 'auto' }}>
       <LiveBadge live={live} />
       <Tooltip title={t('integration.refresh')}>
-        <Button icon={<ReloadOutlined />} aria-label={t('integration.refresh')} loading={refreshing} onClick={onRefresh} />
+        <Button
+          icon={<ReloadOutlined />}
+          aria-label={t('integration.refresh')}
+          loading={refreshing}
+          onClick={onRefresh}
+        />
       </Tooltip>
     </Flex>
   );
 }
 
 /** A server-paged table's pagination; a new page size starts from the first page. */
-export function usePagination(page: Page, setPage: (page: Page) => void, total: number, sizes = [10, 20, 50, 100]): TablePaginationConfig {
+export function usePagination(
+  page: Page,
+  setPage: (page: Page) => void,
+  total: number,
+  sizes = [10, 20, 50, 100],
+): TablePaginationConfig {
   const { t } = useTranslation();
   return {
     current: page.pageNo,

@@ -33,38 +33,43 @@ export function SecretModal({ shown, onClose }: SecretModalProps) {
       data-testid="secret-modal"
     >
       <Flex vertical gap={16}>
-          <Alert type="warning" showIcon title={t('integration.secret.warningTitle')} description={rotated ? t('integration.secret.warningRotated') : t('integration.secret.warning')} />
-          <Descriptions column={1} size="small" bordered>
-            <Descriptions.Item label={t('integration.column.name')}>{key.name}</Descriptions.Item>
-            <Descriptions.Item label={t('integration.column.appId')}>
-              <Typography.Text code copyable={{ text: key.appId }}>
-                {key.appId}
-              </Typography.Text>
-            </Descriptions.Item>
-          </Descriptions>
-          <div>
-            <Typography.Text strong>{t('integration.secret.label')}</Typography.Text>
-            <Flex gap={8} align="center" style={{ marginTop: 6 }}>
-              <code
-                data-testid="secret-value"
-                style={{
-                  flex: 1,
-                  minWidth: 0,
-                  padding: '8px 10px',
-                  fontFamily: token.fontFamilyCode,
-                  fontSize: 13,
-                  wordBreak: 'break-all',
-                  background: token.colorFillTertiary,
-                  borderRadius: token.borderRadius,
-                  userSelect: 'all',
-                }}
-              >
-                {key.secret}
-              </code>
-              <CopyButton text={key.secret} label={t('integration.secret.copy')} testId="secret-copy" />
-            </Flex>
-          </div>
-        </Flex>
+        <Alert
+          type="warning"
+          showIcon
+          title={t('integration.secret.warningTitle')}
+          description={rotated ? t('integration.secret.warningRotated') : t('integration.secret.warning')}
+        />
+        <Descriptions column={1} size="small" bordered>
+          <Descriptions.Item label={t('integration.column.name')}>{key.name}</Descriptions.Item>
+          <Descriptions.Item label={t('integration.column.appId')}>
+            <Typography.Text code copyable={{ text: key.appId }}>
+              {key.appId}
+            </Typography.Text>
+          </Descriptions.Item>
+        </Descriptions>
+        <div>
+          <Typography.Text strong>{t('integration.secret.label')}</Typography.Text>
+          <Flex gap={8} align="center" style={{ marginTop: 6 }}>
+            <code
+              data-testid="secret-value"
+              style={{
+                flex: 1,
+                minWidth: 0,
+                padding: '8px 10px',
+                fontFamily: token.fontFamilyCode,
+                fontSize: 13,
+                wordBreak: 'break-all',
+                background: token.colorFillTertiary,
+                borderRadius: token.borderRadius,
+                userSelect: 'all',
+              }}
+            >
+              {key.secret}
+            </code>
+            <CopyButton text={key.secret} label={t('integration.secret.copy')} testId="secret-copy" />
+          </Flex>
+        </div>
+      </Flex>
     </Modal>
   );
 }

@@ -1,6 +1,22 @@
 import { PrinterOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Col, Empty, Flex, Form, Input, InputNumber, Row, Select, Skeleton, Tag, Typography } from 'antd';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Col,
+  Empty,
+  Flex,
+  Form,
+  Input,
+  InputNumber,
+  Row,
+  Select,
+  Skeleton,
+  Tag,
+  Typography,
+} from 'antd';
 import type { GetRef } from 'antd';
 import { useDeferredValue, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -100,7 +116,12 @@ export function TestPrintPanel() {
     }
     if (localError) return;
     try {
-      const made = await print.mutateAsync({ keyId: values.keyId!, deviceId: values.deviceId!, content, copies: values.copies });
+      const made = await print.mutateAsync({
+        keyId: values.keyId!,
+        deviceId: values.deviceId!,
+        content,
+        copies: values.copies,
+      });
       setJob(made);
       message.success(t('integration.test.sent'));
     } catch (err) {
@@ -119,17 +140,34 @@ export function TestPrintPanel() {
         <Form<Values> form={form} layout="vertical" initialValues={{ copies: 1 }} name="testPrint">
           <Row gutter={12}>
             <Col xs={24} sm={12}>
-              <Form.Item name="keyId" label={t('integration.test.key')} rules={[{ required: true, message: t('integration.test.keyRequired') }]}>
-                <Select<number> options={activeKeys.map((k) => ({ value: k.id, label: `${k.name} · ${k.appId}` }))} loading={keys.isPending} popupMatchSelectWidth={false} />
+              <Form.Item
+                name="keyId"
+                label={t('integration.test.key')}
+                rules={[{ required: true, message: t('integration.test.keyRequired') }]}
+              >
+                <Select<number>
+                  options={activeKeys.map((k) => ({ value: k.id, label: `${k.name} · ${k.appId}` }))}
+                  loading={keys.isPending}
+                  popupMatchSelectWidth={false}
+                />
               </Form.Item>
             </Col>
             <Col xs={24} sm={12}>
-              <Form.Item name="deviceId" label={t('integration.test.device')} rules={[{ required: true, message: t('integration.test.deviceRequired') }]}>
+              <Form.Item
+                name="deviceId"
+                label={t('integration.test.device')}
+                rules={[{ required: true, message: t('integration.test.deviceRequired') }]}
+              >
                 <DeviceSelect placeholder={t('integration.test.devicePlaceholder')} style={{ width: '100%' }} />
               </Form.Item>
             </Col>
           </Row>
-          <Form.Item label={t('integration.test.content')} required validateStatus={error ? 'error' : undefined} help={error ? <span data-testid="markup-error">{markupErrorText(error, t)}</span> : undefined}>
+          <Form.Item
+            label={t('integration.test.content')}
+            required
+            validateStatus={error ? 'error' : undefined}
+            help={error ? <span data-testid="markup-error">{markupErrorText(error, t)}</span> : undefined}
+          >
             <Flex vertical gap={8}>
               <Flex gap={4} wrap>
                 {SNIPPETS.map(([tag, snippet]) => (
@@ -158,7 +196,13 @@ export function TestPrintPanel() {
             <Form.Item name="copies" label={t('integration.test.copies')} style={{ marginBottom: 0 }}>
               <InputNumber min={1} max={PRINT_COPIES_MAX} precision={0} style={{ width: 100 }} />
             </Form.Item>
-            <Button type="primary" icon={<PrinterOutlined />} loading={print.isPending} disabled={!!localError} onClick={() => void submit()}>
+            <Button
+              type="primary"
+              icon={<PrinterOutlined />}
+              loading={print.isPending}
+              disabled={!!localError}
+              onClick={() => void submit()}
+            >
               {t('integration.test.submit')}
             </Button>
           </Flex>
@@ -175,7 +219,11 @@ export function TestPrintPanel() {
           )}
         </Typography.Title>
         {preview.data ? (
-          <Receipt lines={preview.data.lines} columns={preview.data.columns} style={{ opacity: error || preview.isFetching ? 0.5 : 1, transition: 'opacity .2s' }} />
+          <Receipt
+            lines={preview.data.lines}
+            columns={preview.data.columns}
+            style={{ opacity: error || preview.isFetching ? 0.5 : 1, transition: 'opacity .2s' }}
+          />
         ) : preview.isPending && !localError ? (
           <Skeleton active paragraph={{ rows: 8 }} title={false} />
         ) : (
@@ -202,7 +250,11 @@ function JobProgress({ job }: { job: PrintJobItem }) {
           {!final && <Typography.Text type="secondary">{t('integration.test.following')}</Typography.Text>}
         </Flex>
         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-          {t('integration.test.jobLine', { id: d.id, device: d.deviceName || d.deviceSn, time: formatSeconds(d.createdAt) })}
+          {t('integration.test.jobLine', {
+            id: d.id,
+            device: d.deviceName || d.deviceSn,
+            time: formatSeconds(d.createdAt),
+          })}
         </Typography.Text>
         {d.error && <Alert type="error" showIcon title={d.error} />}
       </Flex>

@@ -4,7 +4,11 @@ import type { TableProps } from 'antd';
 import { useState, type HTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WebhookAttempt, WebhookDeliveryItem } from '@cpc/contracts/integration';
-import { WEBHOOK_DELIVERY_STATES, WEBHOOK_EVENT, type WebhookDeliveryState } from '@cpc/contracts/integration-constants';
+import {
+  WEBHOOK_DELIVERY_STATES,
+  WEBHOOK_EVENT,
+  type WebhookDeliveryState,
+} from '@cpc/contracts/integration-constants';
 import { useDeliveries, useDelivery, useKeys, useResendDelivery } from '../api/integration';
 import { DELIVERY_STATE_COLOR, JOB_STATE_COLOR, shortId } from '../utils/format';
 import { formatSeconds } from '../../../lib/format/relative-time';
@@ -31,7 +35,13 @@ export function WebhooksPanel({ live }: { live: boolean }) {
   const pagination = usePagination(page, setPage, list.data?.total ?? 0);
 
   const columns: TableProps<WebhookDeliveryItem>['columns'] = [
-    { key: 'createdAt', dataIndex: 'createdAt', title: t('integration.webhooks.createdAt'), width: 170, render: (v: string) => formatSeconds(v) },
+    {
+      key: 'createdAt',
+      dataIndex: 'createdAt',
+      title: t('integration.webhooks.createdAt'),
+      width: 170,
+      render: (v: string) => formatSeconds(v),
+    },
     {
       key: 'job',
       dataIndex: 'originId',
@@ -51,7 +61,9 @@ export function WebhooksPanel({ live }: { live: boolean }) {
       dataIndex: 'jobState',
       title: t('integration.webhooks.event'),
       width: 130,
-      render: (v: WebhookDeliveryItem['jobState']) => <Tag color={JOB_STATE_COLOR[v]}>{t(`integration.jobState.${v}`)}</Tag>,
+      render: (v: WebhookDeliveryItem['jobState']) => (
+        <Tag color={JOB_STATE_COLOR[v]}>{t(`integration.jobState.${v}`)}</Tag>
+      ),
     },
     {
       key: 'state',
@@ -64,9 +76,22 @@ export function WebhooksPanel({ live }: { live: boolean }) {
         </Tooltip>
       ),
     },
-    { key: 'lastStatus', dataIndex: 'lastStatus', title: t('integration.webhooks.status'), width: 100, render: (v: number | null) => v ?? <Typography.Text type="secondary">{t('integration.webhooks.noAnswer')}</Typography.Text> },
+    {
+      key: 'lastStatus',
+      dataIndex: 'lastStatus',
+      title: t('integration.webhooks.status'),
+      width: 100,
+      render: (v: number | null) =>
+        v ?? <Typography.Text type="secondary">{t('integration.webhooks.noAnswer')}</Typography.Text>,
+    },
     { key: 'attempts', dataIndex: 'attempts', title: t('integration.webhooks.attempts'), width: 80, align: 'right' },
-    { key: 'next', dataIndex: 'nextAttemptAt', title: t('integration.webhooks.nextAttempt'), width: 170, render: (v: string | null) => formatSeconds(v) },
+    {
+      key: 'next',
+      dataIndex: 'nextAttemptAt',
+      title: t('integration.webhooks.nextAttempt'),
+      width: 170,
+      render: (v: string | null) => formatSeconds(v),
+    },
     {
       key: 'actions',
       title: t('integration.column.actions'),
@@ -108,7 +133,11 @@ export function WebhooksPanel({ live }: { live: boolean }) {
           style={{ width: 140 }}
           aria-label={t('integration.filter.state')}
         />
-        <LiveRefresh live={polling} refreshing={list.isFetching && !list.isPending} onRefresh={() => void list.refetch()} />
+        <LiveRefresh
+          live={polling}
+          refreshing={list.isFetching && !list.isPending}
+          onRefresh={() => void list.refetch()}
+        />
       </Flex>
       <Table<WebhookDeliveryItem>
         rowKey="id"
@@ -116,7 +145,9 @@ export function WebhooksPanel({ live }: { live: boolean }) {
         dataSource={list.data?.list ?? []}
         loading={list.isPending}
         scroll={{ x: 1050 }}
-        onRow={(r) => ({ 'data-delivery-id': r.id, 'data-job-id': r.jobId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>}
+        onRow={(r) =>
+          ({ 'data-delivery-id': r.id, 'data-job-id': r.jobId, 'data-state': r.state }) as HTMLAttributes<HTMLElement>
+        }
         locale={{ emptyText: t('integration.webhooks.empty') }}
         pagination={pagination}
       />
@@ -146,20 +177,40 @@ function DeliveryDrawer({ id, onClose }: { id: string | null; onClose: () => voi
         </Flex>
       ),
     },
-    { key: 'at', dataIndex: 'at', title: t('integration.webhooks.at'), width: 160, render: (v: string) => formatSeconds(v) },
+    {
+      key: 'at',
+      dataIndex: 'at',
+      title: t('integration.webhooks.at'),
+      width: 160,
+      render: (v: string) => formatSeconds(v),
+    },
     {
       key: 'status',
       dataIndex: 'status',
       title: t('integration.webhooks.status'),
       width: 90,
-      render: (v: number | null) => (v === null ? <Tag color="error">{t('integration.webhooks.noAnswer')}</Tag> : <Tag color={v >= 200 && v < 300 ? 'success' : 'error'}>{v}</Tag>),
+      render: (v: number | null) =>
+        v === null ? (
+          <Tag color="error">{t('integration.webhooks.noAnswer')}</Tag>
+        ) : (
+          <Tag color={v >= 200 && v < 300 ? 'success' : 'error'}>{v}</Tag>
+        ),
     },
-    { key: 'duration', dataIndex: 'durationMs', title: t('integration.webhooks.duration'), width: 80, align: 'right', render: (v: number) => `${v} ms` },
+    {
+      key: 'duration',
+      dataIndex: 'durationMs',
+      title: t('integration.webhooks.duration'),
+      width: 80,
+      align: 'right',
+      render: (v: number) => `${v} ms`,
+    },
     {
       key: 'response',
       dataIndex: 'response',
       title: t('integration.webhooks.response'),
-      render: (v: string, r) => <Typography.Text ellipsis={{ tooltip: r.error || v }}>{r.error || v || '-'}</Typography.Text>,
+      render: (v: string, r) => (
+        <Typography.Text ellipsis={{ tooltip: r.error || v }}>{r.error || v || '-'}</Typography.Text>
+      ),
     },
   ];
 
@@ -183,7 +234,11 @@ function DeliveryDrawer({ id, onClose }: { id: string | null; onClose: () => voi
                 (r) => {
                   void delivery.refetch();
                   const ok = r.state === 'succeeded';
-                  void message[ok ? 'success' : 'warning'](t(ok ? 'integration.webhooks.resent' : 'integration.webhooks.resentFailed', { status: r.lastStatus ?? '-' }));
+                  void message[ok ? 'success' : 'warning'](
+                    t(ok ? 'integration.webhooks.resent' : 'integration.webhooks.resentFailed', {
+                      status: r.lastStatus ?? '-',
+                    }),
+                  );
                 },
                 () => {},
               )
@@ -215,7 +270,9 @@ function DeliveryDrawer({ id, onClose }: { id: string | null; onClose: () => voi
                 {d.id}
               </Typography.Text>
             </Descriptions.Item>
-            {d.lastError && <Descriptions.Item label={t('integration.webhooks.lastError')}>{d.lastError}</Descriptions.Item>}
+            {d.lastError && (
+              <Descriptions.Item label={t('integration.webhooks.lastError')}>{d.lastError}</Descriptions.Item>
+            )}
           </Descriptions>
           <div>
             <Typography.Title level={5}>{t('integration.webhooks.body')}</Typography.Title>

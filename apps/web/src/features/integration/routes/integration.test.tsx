@@ -30,9 +30,12 @@ const NEW_SECRET = 'cpcs_00112233445566778899aabbccddeeff';
 
 let server: ReturnType<typeof fakeServer>;
 const callsTo = (url: string) => server.callsTo(`${API}${url}`);
-const dialogOf = async (title: string) => (await screen.findAllByText(title)).map((el) => el.closest<HTMLElement>('.ant-modal')).find(Boolean) as HTMLElement;
-const fieldError = (input: HTMLElement) => input.closest('.ant-form-item')?.querySelector('.ant-form-item-explain')?.textContent ?? '';
-const buttonIn = (root: HTMLElement, text: string | RegExp) => within(root).getByText(text).closest('button') as HTMLButtonElement;
+const dialogOf = async (title: string) =>
+  (await screen.findAllByText(title)).map((el) => el.closest<HTMLElement>('.ant-modal')).find(Boolean) as HTMLElement;
+const fieldError = (input: HTMLElement) =>
+  input.closest('.ant-form-item')?.querySelector('.ant-form-item-explain')?.textContent ?? '';
+const buttonIn = (root: HTMLElement, text: string | RegExp) =>
+  within(root).getByText(text).closest('button') as HTMLButtonElement;
 
 beforeAll(() => loadDictionaries());
 
@@ -54,7 +57,15 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
   });
 
   it('checks the key form before sending, then shows the new secret once: closing drops it for good', async () => {
-    server.on('POST', `${API}/integration/key/create`, (call) => envelope({ ...key, id: 5, appId: 'akfedcba9876543210', ...(call.body as object), secret: SECRET } satisfies AppKeyWithSecret));
+    server.on('POST', `${API}/integration/key/create`, (call) =>
+      envelope({
+        ...key,
+        id: 5,
+        appId: 'akfedcba9876543210',
+        ...(call.body as object),
+        secret: SECRET,
+      } satisfies AppKeyWithSecret),
+    );
     renderPage(<IntegrationPage />);
     await screen.findByText('门店收银');
     fireEvent.click(screen.getByText('新建密钥', { selector: 'button span' }));
@@ -76,8 +87,15 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
     fireEvent.click(buttonIn(dialog, /^创\s*建$/));
     const secretDialog = await dialogOf('密钥已创建');
     expect(within(secretDialog).getByTestId('secret-value').textContent).toBe(SECRET);
-    expect(within(secretDialog).getByText('密钥只在此显示这一次，关闭后无法再次查看。如果遗失，只能轮换生成新密钥。')).toBeTruthy();
-    expect(callsTo('/integration/key/create')[0].body).toEqual({ name: '小程序', callbackUrl: 'https://shop.example.com/cb', ipAllowList: ['10.0.0.1', '2001:db8::/32'], rateLimit: null });
+    expect(
+      within(secretDialog).getByText('密钥只在此显示这一次，关闭后无法再次查看。如果遗失，只能轮换生成新密钥。'),
+    ).toBeTruthy();
+    expect(callsTo('/integration/key/create')[0].body).toEqual({
+      name: '小程序',
+      callbackUrl: 'https://shop.example.com/cb',
+      ipAllowList: ['10.0.0.1', '2001:db8::/32'],
+      rateLimit: null,
+    });
 
     fireEvent.click(buttonIn(secretDialog, '我已保存，关闭'));
     await waitFor(() => expect(screen.queryByText(SECRET)).toBeNull());
@@ -89,7 +107,11 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
   it("sets a key's own rate limit in its form and checks it; the list shows the one in effect", async () => {
     server.on('POST', `${API}/integration/key/update`, (call) => {
       const body = call.body as { rateLimit: number | null };
-      return envelope({ ...key, ...(call.body as object), effectiveRateLimit: body.rateLimit ?? 50 } satisfies AppKeyView);
+      return envelope({
+        ...key,
+        ...(call.body as object),
+        effectiveRateLimit: body.rateLimit ?? 50,
+      } satisfies AppKeyView);
     });
     renderPage(<IntegrationPage />);
     const row = (await screen.findByText('门店收银')).closest('tr') as HTMLElement;
@@ -105,12 +127,25 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
     fireEvent.change(limit, { target: { value: '20' } });
     fireEvent.click(buttonIn(dialog, /^保\s*存$/));
     await waitFor(() => expect(callsTo('/integration/key/update')).toHaveLength(1));
-    expect(callsTo('/integration/key/update')[0].body).toEqual({ id: 4, name: '门店收银', callbackUrl: '', ipAllowList: [], rateLimit: 20 });
+    expect(callsTo('/integration/key/update')[0].body).toEqual({
+      id: 4,
+      name: '门店收银',
+      callbackUrl: '',
+      ipAllowList: [],
+      rateLimit: 20,
+    });
   });
 
   it('warns in the list and the form when a callback points at an internal address, until it is changed', async () => {
     const local = { ...key, callbackUrl: 'http://192.168.1.20:8080/hook', callbackPrivate: true };
-    server.on('GET', `${API}/integration/key/list`, envelope({ list: [local, { ...key, id: 6, name: '公网回调', callbackUrl: 'https://example.com/hook' }], total: 2 }));
+    server.on(
+      'GET',
+      `${API}/integration/key/list`,
+      envelope({
+        list: [local, { ...key, id: 6, name: '公网回调', callbackUrl: 'https://example.com/hook' }],
+        total: 2,
+      }),
+    );
     renderPage(<IntegrationPage />);
     const row = (await screen.findByText('门店收银')).closest('tr') as HTMLElement;
     expect(within(row).getByTestId('callback-private').textContent).toContain('http://192.168.1.20:8080/hook');
@@ -121,18 +156,26 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
     const dialog = await dialogOf('编辑密钥 门店收银');
     const warning = await within(dialog).findByTestId('callback-private-warning');
     expect(warning.textContent).toContain('内部地址');
-    fireEvent.change(within(dialog).getByDisplayValue('http://192.168.1.20:8080/hook'), { target: { value: 'https://example.com/hook' } });
+    fireEvent.change(within(dialog).getByDisplayValue('http://192.168.1.20:8080/hook'), {
+      target: { value: 'https://example.com/hook' },
+    });
     await waitFor(() => expect(within(dialog).queryByTestId('callback-private-warning')).toBeNull());
   });
 
   it('rotates a key after a warning and shows the new secret once', async () => {
-    server.on('POST', `${API}/integration/key/rotate`, envelope({ ...key, secretHint: '…eeff', secret: NEW_SECRET } satisfies AppKeyWithSecret));
+    server.on(
+      'POST',
+      `${API}/integration/key/rotate`,
+      envelope({ ...key, secretHint: '…eeff', secret: NEW_SECRET } satisfies AppKeyWithSecret),
+    );
     renderPage(<IntegrationPage />);
     const row = (await screen.findByText('门店收银')).closest('tr') as HTMLElement;
     fireEvent.click(within(row).getByTestId('key-more'));
     fireEvent.click(await screen.findByText('轮换密钥'));
     const confirm = (await screen.findAllByText('轮换密钥 门店收银？'))[0].closest('.ant-modal') as HTMLElement;
-    expect(within(confirm).getByText('将生成新的密钥，旧密钥立即失效，使用旧密钥的调用会被拒绝。新密钥只显示一次。')).toBeTruthy();
+    expect(
+      within(confirm).getByText('将生成新的密钥，旧密钥立即失效，使用旧密钥的调用会被拒绝。新密钥只显示一次。'),
+    ).toBeTruthy();
     expect(callsTo('/integration/key/rotate')).toHaveLength(0);
     fireEvent.click(buttonIn(confirm, /^轮\s*换$/));
     const secretDialog = await dialogOf('密钥已轮换');
@@ -152,7 +195,17 @@ describe('IntegrationPage', { timeout: 60_000 }, () => {
           body: {
             code: 400,
             msg: 'content: <IMG> at line 2, column 1: the image cannot be fetched',
-            data: { fields: [{ field: 'content', message: 'x' }], markup: { reason: 'bad_image', tag: 'IMG', position: 6, line: 2, column: 1, message: '<IMG> at line 2, column 1: the image cannot be fetched' } },
+            data: {
+              fields: [{ field: 'content', message: 'x' }],
+              markup: {
+                reason: 'bad_image',
+                tag: 'IMG',
+                position: 6,
+                line: 2,
+                column: 1,
+                message: '<IMG> at line 2, column 1: the image cannot be fetched',
+              },
+            },
           },
         };
       return envelope({ lines: content.split('\n').map((l) => `[${l}]`), columns: 32, paperWidthMm: 58 });

@@ -47,7 +47,11 @@ export default function IntegrationPage() {
           </Typography.Title>
           <Typography.Text type="secondary">{t('integration.subtitle')}</Typography.Text>
         </div>
-        <Tabs activeKey={active} onChange={(k) => setActive(k as Tab)} items={tabs.map((tab) => ({ key: tab, label: t(`integration.tab.${tab}`), children: panel(tab) }))} />
+        <Tabs
+          activeKey={active}
+          onChange={(k) => setActive(k as Tab)}
+          items={tabs.map((tab) => ({ key: tab, label: t(`integration.tab.${tab}`), children: panel(tab) }))}
+        />
       </Flex>
     </Card>
   );

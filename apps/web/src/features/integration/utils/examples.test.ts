@@ -9,7 +9,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_HEADERS } from '@cpc/contracts/integration-constants';
 import { canonicalQuery, stringToSign } from '@cpc/contracts/open-api';
-import { EXAMPLE_LANGUAGES, OPEN_CALLS, SECRET_ENV, buildExample, type ExampleLanguage, type ExampleValues } from './examples';
+import {
+  EXAMPLE_LANGUAGES,
+  OPEN_CALLS,
+  SECRET_ENV,
+  buildExample,
+  type ExampleLanguage,
+  type ExampleValues,
+} from './examples';
 
 const SECRET = 'sk_test_5f1e9a0c7b2d4e6f8a9b0c1d2e3f4a5b';
 const APP_ID = 'ak0123456789abcdef';
@@ -48,7 +55,8 @@ beforeAll(async () => {
           }),
         )
         .digest('hex');
-      const signatureOk = req.headers[OPEN_HEADERS.appId] === APP_ID && req.headers[OPEN_HEADERS.signature] === expected;
+      const signatureOk =
+        req.headers[OPEN_HEADERS.appId] === APP_ID && req.headers[OPEN_HEADERS.signature] === expected;
       seen.push({ method: req.method ?? '', url, body: raw.toString('utf8'), signatureOk });
       res.writeHead(signatureOk ? 200 : 401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ code: signatureOk ? 200 : 401, msg: signatureOk ? 'ok' : 'bad signature', data: null }));
@@ -62,11 +70,21 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const values = (): ExampleValues => ({ origin, appId: APP_ID, deviceSn: 'CP58A0001', jobId: '5b1f6c1e-8a2e-4f7a-9d55-2f3f1c0e9a10' });
+const values = (): ExampleValues => ({
+  origin,
+  appId: APP_ID,
+  deviceSn: 'CP58A0001',
+  jobId: '5b1f6c1e-8a2e-4f7a-9d55-2f3f1c0e9a10',
+});
 
 const run = (file: string, cmd: string, args: string[]) =>
   new Promise<string>((resolve, reject) =>
-    execFile(cmd, [...args, file], { env: { ...process.env, [SECRET_ENV]: SECRET }, timeout: 20_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    execFile(
+      cmd,
+      [...args, file],
+      { env: { ...process.env, [SECRET_ENV]: SECRET }, timeout: 20_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+    ),
   );
 
 const RUNNERS: Record<ExampleLanguage, { ext: string; cmd: string; args: string[] }> = {
@@ -98,18 +116,22 @@ describe('open API examples', () => {
 
   const calls = OPEN_CALLS.filter((c) => c.id === 'print' || c.id === 'devices' || c.id === 'cancel');
   for (const language of EXAMPLE_LANGUAGES) {
-    it(`run as written in ${language} and sign each request the way the server checks it`, { timeout: 60_000 }, async () => {
-      for (const call of calls) {
-        seen.length = 0;
-        const { ext, cmd, args } = RUNNERS[language];
-        const file = path.join(dir, `${language}-${call.id}.${ext}`);
-        await writeFile(file, buildExample(language, call, values()));
-        const out = await run(file, cmd, args);
-        expect(seen, `${language} ${call.id}`).toHaveLength(1);
-        expect(seen[0]).toMatchObject({ method: call.method, url: call.example(values()), signatureOk: true });
-        if (call.body) expect(JSON.parse(seen[0].body)).toEqual(call.body(values()));
-        expect(out).toMatch(/200/);
-      }
-    });
+    it(
+      `run as written in ${language} and sign each request the way the server checks it`,
+      { timeout: 60_000 },
+      async () => {
+        for (const call of calls) {
+          seen.length = 0;
+          const { ext, cmd, args } = RUNNERS[language];
+          const file = path.join(dir, `${language}-${call.id}.${ext}`);
+          await writeFile(file, buildExample(language, call, values()));
+          const out = await run(file, cmd, args);
+          expect(seen, `${language} ${call.id}`).toHaveLength(1);
+          expect(seen[0]).toMatchObject({ method: call.method, url: call.example(values()), signatureOk: true });
+          if (call.body) expect(JSON.parse(seen[0].body)).toEqual(call.body(values()));
+          expect(out).toMatch(/200/);
+        }
+      },
+    );
   }
 });

@@ -48,10 +48,30 @@ export const OPEN_CALLS: readonly OpenCall[] = [
   },
   { id: 'job', method: 'GET', route: `${P}/print/{id}`, example: (v) => `${P}/print/${encSeg(v.jobId)}` },
   { id: 'jobs', method: 'GET', route: `${P}/print`, example: () => `${P}/print?pageNo=1&pageSize=20&state=printed` },
-  { id: 'cancel', method: 'POST', route: `${P}/print/{id}/cancel`, example: (v) => `${P}/print/${encSeg(v.jobId)}/cancel` },
-  { id: 'clear', method: 'POST', route: `${P}/devices/{sn}/clear`, example: (v) => `${P}/devices/${encSeg(v.deviceSn)}/clear` },
-  { id: 'status', method: 'GET', route: `${P}/devices/{sn}/status`, example: (v) => `${P}/devices/${encSeg(v.deviceSn)}/status` },
-  { id: 'devices', method: 'GET', route: `${P}/devices`, example: () => `${P}/devices?pageNo=1&pageSize=20&status=online` },
+  {
+    id: 'cancel',
+    method: 'POST',
+    route: `${P}/print/{id}/cancel`,
+    example: (v) => `${P}/print/${encSeg(v.jobId)}/cancel`,
+  },
+  {
+    id: 'clear',
+    method: 'POST',
+    route: `${P}/devices/{sn}/clear`,
+    example: (v) => `${P}/devices/${encSeg(v.deviceSn)}/clear`,
+  },
+  {
+    id: 'status',
+    method: 'GET',
+    route: `${P}/devices/{sn}/status`,
+    example: (v) => `${P}/devices/${encSeg(v.deviceSn)}/status`,
+  },
+  {
+    id: 'devices',
+    method: 'GET',
+    route: `${P}/devices`,
+    example: () => `${P}/devices?pageNo=1&pageSize=20&status=online`,
+  },
 ];
 
 /** The same JSON text in every language, so the body hashed is the body sent. */
@@ -80,7 +100,9 @@ function curl(call: OpenCall, v: ExampleValues): string {
     `  -H "${header(OPEN_HEADERS.appId)}: $APP_ID" \\`,
     `  -H "${header(OPEN_HEADERS.timestamp)}: $TS" \\`,
     `  -H "${header(OPEN_HEADERS.nonce)}: $NONCE" \\`,
-    body !== null ? `  -H "${header(OPEN_HEADERS.signature)}: $SIGNATURE" \\` : `  -H "${header(OPEN_HEADERS.signature)}: $SIGNATURE"`,
+    body !== null
+      ? `  -H "${header(OPEN_HEADERS.signature)}: $SIGNATURE" \\`
+      : `  -H "${header(OPEN_HEADERS.signature)}: $SIGNATURE"`,
     ...(body !== null ? [`  -H 'Content-Type: application/json' \\`, `  --data-binary "$BODY"`] : []),
   ];
   return lines.join('\n');
@@ -137,7 +159,9 @@ const pyString = (s: string) => JSON.stringify(s);
 /** A JSON value as Python source (the body's values are strings and numbers). */
 const pyValue = (value: unknown, indent = ''): string => {
   if (value && typeof value === 'object') {
-    const inner = Object.entries(value as Record<string, unknown>).map(([k, v]) => `${indent}    ${pyString(k)}: ${pyValue(v, `${indent}    `)},`);
+    const inner = Object.entries(value as Record<string, unknown>).map(
+      ([k, v]) => `${indent}    ${pyString(k)}: ${pyValue(v, `${indent}    `)},`,
+    );
     return `{\n${inner.join('\n')}\n${indent}}`;
   }
   return typeof value === 'string' ? pyString(value) : String(value);
@@ -188,7 +212,8 @@ function python(call: OpenCall, v: ExampleValues): string {
 
 const TEMPLATES: Record<ExampleLanguage, (call: OpenCall, v: ExampleValues) => string> = { curl, node, python };
 
-export const buildExample = (language: ExampleLanguage, call: OpenCall, values: ExampleValues): string => TEMPLATES[language](call, values);
+export const buildExample = (language: ExampleLanguage, call: OpenCall, values: ExampleValues): string =>
+  TEMPLATES[language](call, values);
 
 /** The document of the calls, unsigned. */
 export const openApiDocUrl = (origin: string) => `${origin}${P}/docs/json`;

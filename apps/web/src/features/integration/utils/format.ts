@@ -1,6 +1,5 @@
 import type { AppKeyState, PrintJobState, WebhookDeliveryState } from '@cpc/contracts/integration-constants';
 
-
 /** antd Tag colours (preset names follow the theme in light and dark). */
 export const JOB_STATE_COLOR: Record<PrintJobState, string> = {
   queued: 'default',

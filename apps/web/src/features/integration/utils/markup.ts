@@ -14,11 +14,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function markupErrorOf(err: unknown): MarkupError | null {
   const data = isRecord(err) ? err.data : undefined;
   const m = isRecord(data) ? data.markup : undefined;
-  return isRecord(m) && typeof m.reason === 'string' && typeof m.line === 'number' && typeof m.column === 'number' ? (m as unknown as MarkupError) : null;
+  return isRecord(m) && typeof m.reason === 'string' && typeof m.line === 'number' && typeof m.column === 'number'
+    ? (m as unknown as MarkupError)
+    : null;
 }
 
 /** Where and why, in the user's language: "line 3, column 5, <QR>: the tag is not closed". */
 export function markupErrorText(error: MarkupError, t: T): string {
   const why = t(`integration.markup.reason.${error.reason}`, { tag: error.tag ?? '', defaultValue: error.message });
-  return error.tag ? t('integration.markup.errorAtTag', { line: error.line, column: error.column, tag: error.tag, why }) : t('integration.markup.errorAt', { line: error.line, column: error.column, why });
+  return error.tag
+    ? t('integration.markup.errorAtTag', { line: error.line, column: error.column, tag: error.tag, why })
+    : t('integration.markup.errorAt', { line: error.line, column: error.column, why });
 }

@@ -51,9 +51,19 @@ describe('app key form rules (the server schema, checked before sending)', () =>
 
   it("puts the server's field refusals beside their fields in the user's language, anything else in a message", () => {
     const err = Object.assign(new Error('ipAllowList.1: each must be an IPv4 or IPv6 address or CIDR block'), {
-      data: { fields: [{ field: 'ipAllowList.1', message: 'each must be an IPv4 or IPv6 address or CIDR block', key: 'rule.ipList' }] },
+      data: {
+        fields: [
+          { field: 'ipAllowList.1', message: 'each must be an IPv4 or IPv6 address or CIDR block', key: 'rule.ipList' },
+        ],
+      },
     });
-    expect(fieldErrors(err, ['name', 'ipAllowList'], t)).toEqual({ fields: [{ name: 'ipAllowList', errors: ['integration.validation.ip'] }], other: null });
-    expect(fieldErrors(new Error('at most 20 app keys'), ['name'], t)).toEqual({ fields: [], other: 'at most 20 app keys' });
+    expect(fieldErrors(err, ['name', 'ipAllowList'], t)).toEqual({
+      fields: [{ name: 'ipAllowList', errors: ['integration.validation.ip'] }],
+      other: null,
+    });
+    expect(fieldErrors(new Error('at most 20 app keys'), ['name'], t)).toEqual({
+      fields: [],
+      other: 'at most 20 app keys',
+    });
   });
 });

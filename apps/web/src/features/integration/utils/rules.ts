@@ -1,10 +1,22 @@
-import { APP_KEY_NAME_MAX, APP_KEY_RATE_LIMIT_MAX, APP_KEY_RATE_LIMIT_MIN, IP_ALLOW_MAX, isCallbackUrl, isIpOrCidr } from '@cpc/contracts/integration-constants';
+import {
+  APP_KEY_NAME_MAX,
+  APP_KEY_RATE_LIMIT_MAX,
+  APP_KEY_RATE_LIMIT_MIN,
+  IP_ALLOW_MAX,
+  isCallbackUrl,
+  isIpOrCidr,
+} from '@cpc/contracts/integration-constants';
 import { sayServerMessage, serverFieldErrors, type Wording } from '@/lib/server-messages';
 
 type T = (key: string, options?: Record<string, unknown>) => string;
 
 /** The numbers the validation messages name. */
-export const LIMITS = { nameMax: APP_KEY_NAME_MAX, ipMax: IP_ALLOW_MAX, rateMin: APP_KEY_RATE_LIMIT_MIN, rateMax: APP_KEY_RATE_LIMIT_MAX };
+export const LIMITS = {
+  nameMax: APP_KEY_NAME_MAX,
+  ipMax: IP_ALLOW_MAX,
+  rateMin: APP_KEY_RATE_LIMIT_MIN,
+  rateMax: APP_KEY_RATE_LIMIT_MAX,
+};
 
 /** The same rules as the server's schema (contracts/integration.ts, appKeyCreateBody), checked before sending. */
 export function checkKeyName(v: string | undefined): string | null {
@@ -29,7 +41,9 @@ export function checkIpAllowList(v: string[] | undefined): string | null {
 /** Empty follows the server's default; otherwise a whole number of calls per second within the bounds. */
 export function checkRateLimit(v: number | null | undefined): string | null {
   if (v === null || v === undefined) return null;
-  return Number.isInteger(v) && v >= APP_KEY_RATE_LIMIT_MIN && v <= APP_KEY_RATE_LIMIT_MAX ? null : 'integration.validation.rateLimit';
+  return Number.isInteger(v) && v >= APP_KEY_RATE_LIMIT_MIN && v <= APP_KEY_RATE_LIMIT_MAX
+    ? null
+    : 'integration.validation.rateLimit';
 }
 
 /** The entries of an allow-list as typed: split on commas, spaces and line breaks, blanks dropped. */
@@ -59,13 +73,20 @@ const WORDING: Wording = {
   'rule.wholeNumber': 'integration.validation.rateLimit',
 };
 
-
 /** antd `form.setFields` entries for a 400's field errors (`ipAllowList.2` belongs to `ipAllowList`); the rest in `other`. */
-export function fieldErrors<N extends string>(err: unknown, fields: readonly N[], t: T): { fields: Array<{ name: N; errors: string[] }>; other: string | null } {
+export function fieldErrors<N extends string>(
+  err: unknown,
+  fields: readonly N[],
+  t: T,
+): { fields: Array<{ name: N; errors: string[] }>; other: string | null } {
   const byField = new Map<N, string[]>();
   for (const f of serverFieldErrors(err)) {
     const name = f.field.split('.')[0] as N;
-    if (fields.includes(name)) byField.set(name, [...(byField.get(name) ?? []), sayServerMessage(f, (key, options) => t(key, { ...LIMITS, ...options }), WORDING)]);
+    if (fields.includes(name))
+      byField.set(name, [
+        ...(byField.get(name) ?? []),
+        sayServerMessage(f, (key, options) => t(key, { ...LIMITS, ...options }), WORDING),
+      ]);
   }
   // anything else is said in msg, already in the user's language
   const other = byField.size ? null : err instanceof Error ? err.message : String(err);

@@ -34,11 +34,14 @@ export const getSubAccounts = (params: SubAccountListParams) =>
 
 export const getSubAccountRoles = () => get<RoleOption[]>('/system/subAccount/roles');
 
-export const createSubAccount = (body: SubAccountCreateInput) => post<SubAccountView>('/system/subAccount/create', body);
+export const createSubAccount = (body: SubAccountCreateInput) =>
+  post<SubAccountView>('/system/subAccount/create', body);
 
-export const updateSubAccount = (body: SubAccountUpdateInput) => post<SubAccountView>('/system/subAccount/update', body);
+export const updateSubAccount = (body: SubAccountUpdateInput) =>
+  post<SubAccountView>('/system/subAccount/update', body);
 
-export const setSubAccountState = (body: { id: number; state: SubAccountState }) => post<SubAccountView>('/system/subAccount/state', body);
+export const setSubAccountState = (body: { id: number; state: SubAccountState }) =>
+  post<SubAccountView>('/system/subAccount/state', body);
 
 export const resetSubAccountPassword = (body: { id: number; password: string; confirmPassword: string }) =>
   post<null>('/system/subAccount/resetPassword', body);
@@ -57,7 +60,8 @@ export const subAccountListQueryOptions = (params: SubAccountListParams) =>
 
 export const useSubAccounts = (params: SubAccountListParams) => useQuery(subAccountListQueryOptions(params));
 
-export const useSubAccountRoles = () => useQuery({ queryKey: [...KEY, 'roles'], queryFn: getSubAccountRoles, staleTime: 60_000 });
+export const useSubAccountRoles = () =>
+  useQuery({ queryKey: [...KEY, 'roles'], queryFn: getSubAccountRoles, staleTime: 60_000 });
 
 /** Every change to a sub-account refreshes the list. */
 function useListMutation<A, R>(mutationFn: (arg: A) => Promise<R>) {

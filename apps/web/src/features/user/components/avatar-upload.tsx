@@ -51,7 +51,13 @@ export function AvatarUpload({ src }: { src: string }) {
   return (
     <Flex vertical align="center" gap={8}>
       <div style={{ position: 'relative', width: SIZE, height: SIZE }}>
-        <Avatar size={SIZE} src={src || undefined} icon={<UserOutlined />} alt={t('user.avatar.alt')} data-testid="profile-avatar" />
+        <Avatar
+          size={SIZE}
+          src={src || undefined}
+          icon={<UserOutlined />}
+          alt={t('user.avatar.alt')}
+          data-testid="profile-avatar"
+        />
         {percent !== null && (
           <Flex
             align="center"
@@ -61,11 +67,24 @@ export function AvatarUpload({ src }: { src: string }) {
             aria-valuenow={percent}
             aria-label={t('user.avatar.uploading', { percent })}
           >
-            <Progress type="circle" percent={percent} size={64} strokeColor={token.colorWhite} format={(p) => <span style={{ color: token.colorWhite }}>{p}%</span>} />
+            <Progress
+              type="circle"
+              percent={percent}
+              size={64}
+              strokeColor={token.colorWhite}
+              format={(p) => <span style={{ color: token.colorWhite }}>{p}%</span>}
+            />
           </Flex>
         )}
       </div>
-      <Upload accept={IMAGE_ACCEPT_ATTR} showUploadList={false} maxCount={1} beforeUpload={beforeUpload} customRequest={customRequest} disabled={busy}>
+      <Upload
+        accept={IMAGE_ACCEPT_ATTR}
+        showUploadList={false}
+        maxCount={1}
+        beforeUpload={beforeUpload}
+        customRequest={customRequest}
+        disabled={busy}
+      >
         <Button size="small" icon={<CameraOutlined />} loading={busy}>
           {percent !== null ? t('user.avatar.uploading', { percent }) : t('user.avatar.change')}
         </Button>

@@ -27,16 +27,29 @@ export function PasswordForm() {
   };
 
   return (
-    <Form<ChangePasswordInput> name="password" form={form} layout="vertical" style={{ maxWidth: 480 }} onFinish={submit}>
+    <Form<ChangePasswordInput>
+      name="password"
+      form={form}
+      layout="vertical"
+      style={{ maxWidth: 480 }}
+      onFinish={submit}
+    >
       <Alert type="info" showIcon title={t('user.password.notice')} style={{ marginBottom: 16 }} />
       <Form.Item name="oldPassword" label={t('user.password.old')} rules={[toRule(checks.oldPassword, t)]}>
-        <Input.Password autoComplete="current-password" maxLength={64} placeholder={t('user.password.oldPlaceholder')} />
+        <Input.Password
+          autoComplete="current-password"
+          maxLength={64}
+          placeholder={t('user.password.oldPlaceholder')}
+        />
       </Form.Item>
       <Form.Item
         name="password"
         label={t('user.password.new')}
         dependencies={['oldPassword']}
-        rules={[toRule(checks.strongPassword, t), ({ getFieldValue }) => toRule(checkNotSame(getFieldValue('oldPassword')), t)]}
+        rules={[
+          toRule(checks.strongPassword, t),
+          ({ getFieldValue }) => toRule(checkNotSame(getFieldValue('oldPassword')), t),
+        ]}
       >
         <Input.Password autoComplete="new-password" maxLength={16} placeholder={t('user.password.newPlaceholder')} />
       </Form.Item>
@@ -46,7 +59,11 @@ export function PasswordForm() {
         dependencies={['password']}
         rules={[({ getFieldValue }) => toRule(checkConfirm(getFieldValue('password')), t)]}
       >
-        <Input.Password autoComplete="new-password" maxLength={16} placeholder={t('user.password.confirmPlaceholder')} />
+        <Input.Password
+          autoComplete="new-password"
+          maxLength={16}
+          placeholder={t('user.password.confirmPlaceholder')}
+        />
       </Form.Item>
       <Button type="primary" htmlType="submit" loading={change.isPending}>
         {t('user.password.submit')}

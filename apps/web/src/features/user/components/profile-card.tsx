@@ -1,4 +1,10 @@
-import { CheckCircleOutlined, ClockCircleOutlined, CloseCircleOutlined, MinusCircleOutlined, TeamOutlined } from '@ant-design/icons';
+import {
+  CheckCircleOutlined,
+  ClockCircleOutlined,
+  CloseCircleOutlined,
+  MinusCircleOutlined,
+  TeamOutlined,
+} from '@ant-design/icons';
 import { Button, Card, Descriptions, Divider, Flex, Space, Tag, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -30,13 +36,19 @@ export function ProfileCard({ profile }: { profile: ProfileView }) {
       <Flex vertical align="center" gap={12}>
         <AvatarUpload src={profile.avatar} />
         <Flex vertical align="center" gap={2}>
-          <Typography.Title level={4} style={{ margin: 0, textAlign: 'center', wordBreak: 'break-all' }} data-testid="profile-name">
+          <Typography.Title
+            level={4}
+            style={{ margin: 0, textAlign: 'center', wordBreak: 'break-all' }}
+            data-testid="profile-name"
+          >
             {profile.nickname || profile.username}
           </Typography.Title>
           {profile.nickname && <Typography.Text type="secondary">@{profile.username}</Typography.Text>}
         </Flex>
         <Space size={4} wrap style={{ justifyContent: 'center' }}>
-          <Tag color={main ? 'gold' : 'blue'}>{t(main ? 'user.profile.accountType.main' : 'user.profile.accountType.sub')}</Tag>
+          <Tag color={main ? 'gold' : 'blue'}>
+            {t(main ? 'user.profile.accountType.main' : 'user.profile.accountType.sub')}
+          </Tag>
           <Tag>{t(`user.profile.tenantKind.${profile.tenantKind}`)}</Tag>
         </Space>
       </Flex>
@@ -49,7 +61,11 @@ export function ProfileCard({ profile }: { profile: ProfileView }) {
           { key: 'username', label: t('user.profile.username'), children: profile.username },
           { key: 'nickname', label: t('user.profile.nickname'), children: profile.nickname || notSet },
           { key: 'email', label: t('user.profile.email'), children: profile.email || notSet },
-          { key: 'mobile', label: t('user.profile.mobile'), children: <span data-testid="profile-mobile">{profile.mobile ?? notSet}</span> },
+          {
+            key: 'mobile',
+            label: t('user.profile.mobile'),
+            children: <span data-testid="profile-mobile">{profile.mobile ?? notSet}</span>,
+          },
           {
             key: 'tenant',
             label: t('user.profile.tenant'),
@@ -74,7 +90,9 @@ export function ProfileCard({ profile }: { profile: ProfileView }) {
                 ))}
               </Space>
             ) : (
-              <Typography.Text type="secondary">{t(main ? 'user.profile.noRoles' : 'user.profile.noRolesSub')}</Typography.Text>
+              <Typography.Text type="secondary">
+                {t(main ? 'user.profile.noRoles' : 'user.profile.noRolesSub')}
+              </Typography.Text>
             ),
           },
           { key: 'createdAt', label: t('user.profile.createdAt'), children: formatDateTime(profile.createdAt) },

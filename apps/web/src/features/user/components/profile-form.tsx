@@ -37,7 +37,14 @@ export function ProfileForm({ profile }: { profile: ProfileView }) {
   };
 
   return (
-    <Form<Values> name="profile" form={form} layout="vertical" style={{ maxWidth: 480 }} onFinish={submit} initialValues={{ nickname: profile.nickname, email: profile.email }}>
+    <Form<Values>
+      name="profile"
+      form={form}
+      layout="vertical"
+      style={{ maxWidth: 480 }}
+      onFinish={submit}
+      initialValues={{ nickname: profile.nickname, email: profile.email }}
+    >
       <Form.Item label={t('user.profile.username')} extra={t('user.edit.usernameHint')}>
         <Input value={profile.username} disabled />
       </Form.Item>
@@ -45,7 +52,13 @@ export function ProfileForm({ profile }: { profile: ProfileView }) {
         <Input maxLength={NICKNAME_MAX + 10} placeholder={t('user.edit.nicknamePlaceholder')} allowClear />
       </Form.Item>
       <Form.Item name="email" label={t('user.profile.email')} rules={[toRule(checks.email, t)]}>
-        <Input type="email" inputMode="email" maxLength={EMAIL_MAX + 10} placeholder={t('user.edit.emailPlaceholder')} allowClear />
+        <Input
+          type="email"
+          inputMode="email"
+          maxLength={EMAIL_MAX + 10}
+          placeholder={t('user.edit.emailPlaceholder')}
+          allowClear
+        />
       </Form.Item>
       <Button type="primary" htmlType="submit" loading={save.isPending}>
         {t('user.edit.save')}

@@ -14,7 +14,15 @@ interface Values {
 const FIELDS = ['password', 'confirmPassword'] as const;
 
 /** A new password for a sub-account; the server signs it out everywhere. */
-export function ResetPasswordModal({ record, onClose, onDone }: { record: SubAccountView | null; onClose: () => void; onDone: () => void }) {
+export function ResetPasswordModal({
+  record,
+  onClose,
+  onDone,
+}: {
+  record: SubAccountView | null;
+  onClose: () => void;
+  onDone: () => void;
+}) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
   useFormLanguage(form);
@@ -55,8 +63,17 @@ export function ResetPasswordModal({ record, onClose, onDone }: { record: SubAcc
     >
       <Typography.Paragraph type="secondary">{t('user.subAccount.reset.description')}</Typography.Paragraph>
       <Form<Values> name="resetPassword" form={form} layout="vertical" onFinish={() => void submit()}>
-        <Form.Item name="password" label={t('user.subAccount.reset.password')} rules={[toRule(checks.strongPassword, t)]} required>
-          <Input.Password maxLength={16} autoComplete="new-password" placeholder={t('user.subAccount.form.passwordPlaceholder')} />
+        <Form.Item
+          name="password"
+          label={t('user.subAccount.reset.password')}
+          rules={[toRule(checks.strongPassword, t)]}
+          required
+        >
+          <Input.Password
+            maxLength={16}
+            autoComplete="new-password"
+            placeholder={t('user.subAccount.form.passwordPlaceholder')}
+          />
         </Form.Item>
         <Form.Item
           name="confirmPassword"
@@ -65,7 +82,11 @@ export function ResetPasswordModal({ record, onClose, onDone }: { record: SubAcc
           rules={[({ getFieldValue }) => toRule(checkConfirm(getFieldValue('password')), t)]}
           required
         >
-          <Input.Password maxLength={16} autoComplete="new-password" placeholder={t('user.subAccount.form.confirmPlaceholder')} />
+          <Input.Password
+            maxLength={16}
+            autoComplete="new-password"
+            placeholder={t('user.subAccount.form.confirmPlaceholder')}
+          />
         </Form.Item>
         <button type="submit" hidden aria-hidden tabIndex={-1} />
       </Form>

@@ -27,7 +27,9 @@ export function SessionList() {
 
   const describe = (s: SessionView) => {
     const agent = parseUserAgent(s.userAgent);
-    const browser = agent.browser ? t('user.sessions.browser', { browser: agent.browser, version: agent.version }).trim() : t('user.sessions.unknownBrowser');
+    const browser = agent.browser
+      ? t('user.sessions.browser', { browser: agent.browser, version: agent.version }).trim()
+      : t('user.sessions.unknownBrowser');
     return { agent, title: t('user.sessions.onSystem', { browser, os: agent.os || t('user.sessions.unknownOs') }) };
   };
 
@@ -37,13 +39,22 @@ export function SessionList() {
       <Flex justify="space-between" align="flex-start" gap={12}>
         <Typography.Text type="secondary">{t('user.sessions.description')}</Typography.Text>
         <Tooltip title={t('user.sessions.refresh')}>
-          <Button icon={<ReloadOutlined />} aria-label={t('user.sessions.refresh')} loading={sessions.isFetching} onClick={() => void sessions.refetch()} />
+          <Button
+            icon={<ReloadOutlined />}
+            aria-label={t('user.sessions.refresh')}
+            loading={sessions.isFetching}
+            onClick={() => void sessions.refetch()}
+          />
         </Tooltip>
       </Flex>
       {sessions.isPending ? (
         <Skeleton active />
       ) : (
-        <Flex vertical role="list" style={{ border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG }}>
+        <Flex
+          vertical
+          role="list"
+          style={{ border: `1px solid ${token.colorBorderSecondary}`, borderRadius: token.borderRadiusLG }}
+        >
           {list.map((s, i) => {
             const { agent, title } = describe(s);
             return (
@@ -57,13 +68,19 @@ export function SessionList() {
                 wrap
                 style={{ padding: '12px 16px', borderTop: i ? `1px solid ${token.colorBorderSecondary}` : undefined }}
               >
-                <span style={{ fontSize: 24, color: s.current ? token.colorPrimary : token.colorTextSecondary }}>{agent.mobile ? <MobileOutlined /> : <DesktopOutlined />}</span>
+                <span style={{ fontSize: 24, color: s.current ? token.colorPrimary : token.colorTextSecondary }}>
+                  {agent.mobile ? <MobileOutlined /> : <DesktopOutlined />}
+                </span>
                 <Flex vertical style={{ flex: '1 1 220px', minWidth: 0 }}>
                   <Flex align="center" gap={8} wrap>
                     <Typography.Text strong>{title}</Typography.Text>
                     {s.current && <Tag color="success">{t('user.sessions.current')}</Tag>}
                   </Flex>
-                  <Typography.Text type="secondary" style={{ fontSize: token.fontSizeSM }} title={formatDateTime(s.createdAt)}>
+                  <Typography.Text
+                    type="secondary"
+                    style={{ fontSize: token.fontSizeSM }}
+                    title={formatDateTime(s.createdAt)}
+                  >
                     {[
                       t('user.sessions.ip', { ip: s.ip || '-' }),
                       t('user.sessions.signedIn', { time: formatRelativeTime(s.createdAt, language) }),
@@ -88,7 +105,15 @@ export function SessionList() {
             );
           })}
           {list.length <= 1 && (
-            <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('user.sessions.empty')} style={{ margin: '12px 0', borderTop: list.length ? `1px solid ${token.colorBorderSecondary}` : undefined, paddingTop: 12 }} />
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={t('user.sessions.empty')}
+              style={{
+                margin: '12px 0',
+                borderTop: list.length ? `1px solid ${token.colorBorderSecondary}` : undefined,
+                paddingTop: 12,
+              }}
+            />
           )}
         </Flex>
       )}

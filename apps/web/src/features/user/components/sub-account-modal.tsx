@@ -42,7 +42,12 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
     if (!open) return;
     form.resetFields();
     if (record) {
-      form.setFieldsValue({ nickname: record.nickname, mobile: record.mobile ?? '', email: record.email, roleIds: record.roles.map((r) => r.id) });
+      form.setFieldsValue({
+        nickname: record.nickname,
+        mobile: record.mobile ?? '',
+        email: record.email,
+        roleIds: record.roles.map((r) => r.id),
+      });
     }
   }, [open, record, form]);
 
@@ -53,10 +58,21 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
     } catch {
       return;
     }
-    const common = { nickname: (values.nickname ?? '').trim(), mobile: (values.mobile ?? '').trim(), email: (values.email ?? '').trim(), roleIds: values.roleIds ?? [] };
+    const common = {
+      nickname: (values.nickname ?? '').trim(),
+      mobile: (values.mobile ?? '').trim(),
+      email: (values.email ?? '').trim(),
+      roleIds: values.roleIds ?? [],
+    };
     try {
       if (record) await update.mutateAsync({ id: record.id, ...common });
-      else await create.mutateAsync({ ...common, username: values.username.trim(), password: values.password, confirmPassword: values.confirmPassword });
+      else
+        await create.mutateAsync({
+          ...common,
+          username: values.username.trim(),
+          password: values.password,
+          confirmPassword: values.confirmPassword,
+        });
     } catch (err) {
       form.setFields(toFormFieldErrors(err, FIELDS, t));
       return;
@@ -67,7 +83,9 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
   return (
     <Modal
       open={open}
-      title={record ? t('user.subAccount.form.editTitle', { name: record.username }) : t('user.subAccount.form.createTitle')}
+      title={
+        record ? t('user.subAccount.form.editTitle', { name: record.username }) : t('user.subAccount.form.createTitle')
+      }
       okText={record ? t('user.subAccount.form.save') : t('user.subAccount.form.create')}
       cancelText={t('user.subAccount.form.cancel')}
       confirmLoading={create.isPending || update.isPending}
@@ -75,13 +93,25 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
       onCancel={onClose}
       forceRender
     >
-      <Form<Values> name="subAccount" form={form} layout="vertical" initialValues={{ nickname: '', mobile: '', email: '', roleIds: [] }} onFinish={() => void submit()}>
+      <Form<Values>
+        name="subAccount"
+        form={form}
+        layout="vertical"
+        initialValues={{ nickname: '', mobile: '', email: '', roleIds: [] }}
+        onFinish={() => void submit()}
+      >
         {editing ? (
           <Form.Item label={t('user.subAccount.form.username')}>
             <Typography.Text strong>{record.username}</Typography.Text>
           </Form.Item>
         ) : (
-          <Form.Item name="username" label={t('user.subAccount.form.username')} extra={t('user.subAccount.form.usernameHint')} rules={[toRule(checks.username, t)]} required>
+          <Form.Item
+            name="username"
+            label={t('user.subAccount.form.username')}
+            extra={t('user.subAccount.form.usernameHint')}
+            rules={[toRule(checks.username, t)]}
+            required
+          >
             <Input maxLength={20} autoComplete="off" placeholder={t('user.subAccount.form.usernamePlaceholder')} />
           </Form.Item>
         )}
@@ -96,8 +126,17 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
         </Form.Item>
         {!editing && (
           <>
-            <Form.Item name="password" label={t('user.subAccount.form.password')} rules={[toRule(checks.strongPassword, t)]} required>
-              <Input.Password maxLength={16} autoComplete="new-password" placeholder={t('user.subAccount.form.passwordPlaceholder')} />
+            <Form.Item
+              name="password"
+              label={t('user.subAccount.form.password')}
+              rules={[toRule(checks.strongPassword, t)]}
+              required
+            >
+              <Input.Password
+                maxLength={16}
+                autoComplete="new-password"
+                placeholder={t('user.subAccount.form.passwordPlaceholder')}
+              />
             </Form.Item>
             <Form.Item
               name="confirmPassword"
@@ -106,7 +145,11 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
               rules={[({ getFieldValue }) => toRule(checkConfirm(getFieldValue('password')), t)]}
               required
             >
-              <Input.Password maxLength={16} autoComplete="new-password" placeholder={t('user.subAccount.form.confirmPlaceholder')} />
+              <Input.Password
+                maxLength={16}
+                autoComplete="new-password"
+                placeholder={t('user.subAccount.form.confirmPlaceholder')}
+              />
             </Form.Item>
           </>
         )}

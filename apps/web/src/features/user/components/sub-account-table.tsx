@@ -1,4 +1,11 @@
-import { DeleteOutlined, EditOutlined, KeyOutlined, MoreOutlined, StopOutlined, CheckCircleOutlined } from '@ant-design/icons';
+import {
+  DeleteOutlined,
+  EditOutlined,
+  KeyOutlined,
+  MoreOutlined,
+  StopOutlined,
+  CheckCircleOutlined,
+} from '@ant-design/icons';
 import { Button, Dropdown, Empty, Flex, Grid, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -21,7 +28,16 @@ interface SubAccountTableProps {
   onAction: (action: SubAccountAction, record: SubAccountView) => void;
 }
 
-export function SubAccountTable({ data, total, pageNo, pageSize, loading, scrollY, onPageChange, onAction }: SubAccountTableProps) {
+export function SubAccountTable({
+  data,
+  total,
+  pageNo,
+  pageSize,
+  loading,
+  scrollY,
+  onPageChange,
+  onAction,
+}: SubAccountTableProps) {
   const { t } = useTranslation();
   const { language } = useLanguage();
   const none = t('user.subAccount.none');
@@ -48,8 +64,21 @@ export function SubAccountTable({ data, total, pageNo, pageSize, loading, scroll
       ),
     },
     // narrow screens keep the account, roles, state and actions; the rest is in the edit dialog
-    { key: 'mobile', title: t('user.subAccount.column.mobile'), width: 120, responsive: ['md'], render: (_, r) => r.mobile || none },
-    { key: 'email', title: t('user.subAccount.column.email'), width: 160, ellipsis: true, responsive: ['lg'], render: (_, r) => r.email || none },
+    {
+      key: 'mobile',
+      title: t('user.subAccount.column.mobile'),
+      width: 120,
+      responsive: ['md'],
+      render: (_, r) => r.mobile || none,
+    },
+    {
+      key: 'email',
+      title: t('user.subAccount.column.email'),
+      width: 160,
+      ellipsis: true,
+      responsive: ['lg'],
+      render: (_, r) => r.email || none,
+    },
     {
       key: 'roles',
       title: t('user.subAccount.column.roles'),
@@ -72,7 +101,9 @@ export function SubAccountTable({ data, total, pageNo, pageSize, loading, scroll
       key: 'state',
       title: t('user.subAccount.column.state'),
       width: compact ? 80 : 90,
-      render: (_, r) => <Tag color={r.state === 'active' ? 'success' : 'default'}>{t(`user.subAccount.state.${r.state}`)}</Tag>,
+      render: (_, r) => (
+        <Tag color={r.state === 'active' ? 'success' : 'default'}>{t(`user.subAccount.state.${r.state}`)}</Tag>
+      ),
     },
     {
       key: 'lastLogin',
@@ -88,7 +119,13 @@ export function SubAccountTable({ data, total, pageNo, pageSize, loading, scroll
           <Typography.Text type="secondary">{t('user.subAccount.never')}</Typography.Text>
         ),
     },
-    { key: 'createdAt', title: t('user.subAccount.column.createdAt'), width: 140, responsive: ['xxl'], render: (_, r) => formatDateTime(r.createdAt) },
+    {
+      key: 'createdAt',
+      title: t('user.subAccount.column.createdAt'),
+      width: 140,
+      responsive: ['xxl'],
+      render: (_, r) => formatDateTime(r.createdAt),
+    },
     {
       key: 'actions',
       title: t('user.subAccount.column.actions'),
@@ -96,7 +133,13 @@ export function SubAccountTable({ data, total, pageNo, pageSize, loading, scroll
       width: compact ? 84 : 150,
       render: (_, r) => (
         <Space size={0}>
-          <Button type="link" size="small" icon={<EditOutlined />} aria-label={compact ? t('user.subAccount.action.edit') : undefined} onClick={() => onAction('edit', r)}>
+          <Button
+            type="link"
+            size="small"
+            icon={<EditOutlined />}
+            aria-label={compact ? t('user.subAccount.action.edit') : undefined}
+            onClick={() => onAction('edit', r)}
+          >
             {!compact && t('user.subAccount.action.edit')}
           </Button>
           <Dropdown
@@ -113,7 +156,12 @@ export function SubAccountTable({ data, total, pageNo, pageSize, loading, scroll
               onClick: ({ key }) => onAction(key as SubAccountAction, r),
             }}
           >
-            <Button type="link" size="small" icon={<MoreOutlined />} aria-label={`${t('user.subAccount.action.more')} ${r.username}`}>
+            <Button
+              type="link"
+              size="small"
+              icon={<MoreOutlined />}
+              aria-label={`${t('user.subAccount.action.more')} ${r.username}`}
+            >
               {!compact && t('user.subAccount.action.more')}
             </Button>
           </Dropdown>

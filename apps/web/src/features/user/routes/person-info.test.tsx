@@ -28,14 +28,30 @@ const profile: ProfileView = {
 };
 
 const sessions: SessionView[] = [
-  { id: 'a0000000-0000-4000-8000-000000000001', ip: '127.0.0.1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36', createdAt: new Date().toISOString(), lastActiveAt: new Date().toISOString(), current: true },
-  { id: 'a0000000-0000-4000-8000-000000000002', ip: '10.1.2.3', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Version/17.0 Mobile/15E148 Safari/604.1', createdAt: new Date(Date.now() - 3 * 3600_000).toISOString(), lastActiveAt: new Date(Date.now() - 3 * 3600_000).toISOString(), current: false },
+  {
+    id: 'a0000000-0000-4000-8000-000000000001',
+    ip: '127.0.0.1',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36',
+    createdAt: new Date().toISOString(),
+    lastActiveAt: new Date().toISOString(),
+    current: true,
+  },
+  {
+    id: 'a0000000-0000-4000-8000-000000000002',
+    ip: '10.1.2.3',
+    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Version/17.0 Mobile/15E148 Safari/604.1',
+    createdAt: new Date(Date.now() - 3 * 3600_000).toISOString(),
+    lastActiveAt: new Date(Date.now() - 3 * 3600_000).toISOString(),
+    current: false,
+  },
 ];
 
 let server: ReturnType<typeof fakeServer>;
 const bodiesOf = (url: string) => server.callsTo(`${API}${url}`).map((c) => c.body);
-const buttonIn = (root: HTMLElement, text: string | RegExp) => within(root).getByText(text).closest('button') as HTMLButtonElement;
-const fieldError = (input: HTMLElement) => input.closest('.ant-form-item')?.querySelector('.ant-form-item-explain')?.textContent ?? '';
+const buttonIn = (root: HTMLElement, text: string | RegExp) =>
+  within(root).getByText(text).closest('button') as HTMLButtonElement;
+const fieldError = (input: HTMLElement) =>
+  input.closest('.ant-form-item')?.querySelector('.ant-form-item-explain')?.textContent ?? '';
 
 beforeAll(() => loadDictionaries());
 
@@ -67,7 +83,9 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
   });
 
   it('checks the e-mail before saving, then saves the trimmed nickname and e-mail', async () => {
-    server.on('POST', `${API}/user/v1/user/updateProfile`, (call) => envelope({ ...profile, ...(call.body as object) }));
+    server.on('POST', `${API}/user/v1/user/updateProfile`, (call) =>
+      envelope({ ...profile, ...(call.body as object) }),
+    );
     renderPage(<PersonInfoPage />);
     const email = await screen.findByPlaceholderText('用于接收通知，可不填');
     fireEvent.change(email, { target: { value: 'not-an-email' } });
@@ -78,13 +96,22 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
     fireEvent.change(screen.getByPlaceholderText('给自己起个昵称（最多 20 个字符）'), { target: { value: '  小王 ' } });
     fireEvent.change(email, { target: { value: ' wang@example.com ' } });
     fireEvent.click(screen.getByText('保存资料'));
-    await waitFor(() => expect(bodiesOf('/user/v1/user/updateProfile')).toEqual([{ nickname: '小王', email: 'wang@example.com' }]));
+    await waitFor(() =>
+      expect(bodiesOf('/user/v1/user/updateProfile')).toEqual([{ nickname: '小王', email: 'wang@example.com' }]),
+    );
     expect(await screen.findByText('资料已保存')).toBeTruthy();
     await waitFor(() => expect(screen.getByTestId('profile-name').textContent).toBe('小王'));
   });
 
   it("puts the server's field error under the field", async () => {
-    server.on('POST', `${API}/user/v1/user/updateProfile`, { status: 400, body: { code: 400, msg: 'email: must be a valid e-mail address', data: { fields: [{ field: 'email', message: 'must be a valid e-mail address', key: 'rule.email' }] } } });
+    server.on('POST', `${API}/user/v1/user/updateProfile`, {
+      status: 400,
+      body: {
+        code: 400,
+        msg: 'email: must be a valid e-mail address',
+        data: { fields: [{ field: 'email', message: 'must be a valid e-mail address', key: 'rule.email' }] },
+      },
+    });
     renderPage(<PersonInfoPage />);
     const email = await screen.findByPlaceholderText('用于接收通知，可不填');
     fireEvent.change(email, { target: { value: 'odd@example.com' } });
@@ -95,13 +122,25 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
   it('uploads a new avatar and shows it in the header at once', async () => {
     const url = '/apiAdmin/objects/20240601/abc/me.png?exp=1&sig=x';
     server
-      .on('GET', `${API}/user/v1/user/getQnToken`, envelope({ token: 'up-tok', uploadUrl: '/apiAdmin/upload', maxSize: 10485760, accept: ['image/png'], expiresIn: 3600 }))
+      .on(
+        'GET',
+        `${API}/user/v1/user/getQnToken`,
+        envelope({
+          token: 'up-tok',
+          uploadUrl: '/apiAdmin/upload',
+          maxSize: 10485760,
+          accept: ['image/png'],
+          expiresIn: 3600,
+        }),
+      )
       .on('POST', `${API}/upload`, envelope({ key: '20240601/abc/me.png', url, size: 4, mime: 'image/png' }))
       .on('POST', `${API}/user/v1/user/updateAvatar`, envelope({ ...profile, avatar: url }));
     const { container } = renderPage(<PersonInfoPage />);
     await screen.findByTestId('profile-name');
     const input = container.querySelector('input[type=file]') as HTMLInputElement;
-    fireEvent.change(input, { target: { files: [new File([new Uint8Array([137, 80, 78, 71])], 'me.png', { type: 'image/png' })] } });
+    fireEvent.change(input, {
+      target: { files: [new File([new Uint8Array([137, 80, 78, 71])], 'me.png', { type: 'image/png' })] },
+    });
     await waitFor(() => expect(bodiesOf('/user/v1/user/updateAvatar')).toEqual([{ avatarKey: '20240601/abc/me.png' }]));
     expect((server.callsTo(`${API}/upload`)[0].body as FormData).get('token')).toBe('up-tok');
     await waitFor(() => expect(useSession.getState().userInfo?.avatar).toBe(url));
@@ -121,7 +160,16 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
     let attempt = 0;
     server.on('POST', `${API}/user/v1/user/changePassword`, () =>
       ++attempt === 1
-        ? { status: 400, body: { code: 400, msg: 'oldPassword: the old password is wrong', data: { fields: [{ field: 'oldPassword', message: 'the old password is wrong', key: 'auth.oldPasswordWrong' }] } } }
+        ? {
+            status: 400,
+            body: {
+              code: 400,
+              msg: 'oldPassword: the old password is wrong',
+              data: {
+                fields: [{ field: 'oldPassword', message: 'the old password is wrong', key: 'auth.oldPasswordWrong' }],
+              },
+            },
+          }
         : envelope(null),
     );
     renderPage(<PersonInfoPage />, '/?tab=password');
@@ -143,7 +191,11 @@ describe('PersonInfoPage', { timeout: 20_000 }, () => {
     fireEvent.change(old, { target: { value: 'Right0Pass' } });
     fireEvent.click(screen.getByText('修改密码', { selector: 'button span' }));
     expect(await screen.findByText('密码已修改，其他登录会话已退出')).toBeTruthy();
-    expect(bodiesOf('/user/v1/user/changePassword').at(-1)).toEqual({ oldPassword: 'Right0Pass', password: 'N3wPassword', confirmPassword: 'N3wPassword' });
+    expect(bodiesOf('/user/v1/user/changePassword').at(-1)).toEqual({
+      oldPassword: 'Right0Pass',
+      password: 'N3wPassword',
+      confirmPassword: 'N3wPassword',
+    });
   });
 
   it('lists the sessions and signs out another one after a confirmation', async () => {

@@ -28,9 +28,12 @@ const clerk: SubAccountView = {
 
 let server: ReturnType<typeof fakeServer>;
 const callsTo = (url: string) => server.callsTo(`${API}${url}`);
-const buttonIn = (root: HTMLElement, text: string | RegExp) => within(root).getByText(text).closest('button') as HTMLButtonElement;
-const dialogOf = async (title: string) => (await screen.findAllByText(title)).map((el) => el.closest<HTMLElement>('.ant-modal')).find(Boolean) as HTMLElement;
-const fieldError = (input: HTMLElement) => input.closest('.ant-form-item')?.querySelector('.ant-form-item-explain')?.textContent ?? '';
+const buttonIn = (root: HTMLElement, text: string | RegExp) =>
+  within(root).getByText(text).closest('button') as HTMLButtonElement;
+const dialogOf = async (title: string) =>
+  (await screen.findAllByText(title)).map((el) => el.closest<HTMLElement>('.ant-modal')).find(Boolean) as HTMLElement;
+const fieldError = (input: HTMLElement) =>
+  input.closest('.ant-form-item')?.querySelector('.ant-form-item-explain')?.textContent ?? '';
 
 /** antd's breakpoints read media queries: answer them as a window `width` pixels wide would. */
 function windowWidth(width: number) {
@@ -38,7 +41,16 @@ function windowWidth(width: number) {
     const min = /min-width:\s*(\d+)/.exec(query);
     const max = /max-width:\s*(\d+)/.exec(query);
     const matches = (!min || width >= Number(min[1])) && (!max || width <= Number(max[1]));
-    return { matches, media: query, onchange: null, addEventListener: () => undefined, removeEventListener: () => undefined, addListener: () => undefined, removeListener: () => undefined, dispatchEvent: () => false };
+    return {
+      matches,
+      media: query,
+      onchange: null,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+      addListener: () => undefined,
+      removeListener: () => undefined,
+      dispatchEvent: () => false,
+    };
   }) as typeof window.matchMedia;
 }
 const inertMatchMedia = window.matchMedia;
@@ -86,14 +98,18 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     const search = screen.getByPlaceholderText('搜索用户名、昵称、手机号或邮箱');
     fireEvent.change(search, { target: { value: ' clerk ' } });
     fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
-    await waitFor(() => expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({ keyword: 'clerk', pageNo: 1 }));
+    await waitFor(() =>
+      expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({ keyword: 'clerk', pageNo: 1 }),
+    );
     fireEvent.click(screen.getByText('已禁用', { selector: '.ant-segmented-item-label' }));
     await waitFor(() => expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({ state: 'disabled' }));
   });
 
   it('creates a sub-account after checking the form', async () => {
     useSession.getState().setUserInfo(customer());
-    server.on('POST', `${API}/system/subAccount/create`, (call) => envelope({ ...clerk, id: 32, ...(call.body as object) }));
+    server.on('POST', `${API}/system/subAccount/create`, (call) =>
+      envelope({ ...clerk, id: 32, ...(call.body as object) }),
+    );
     renderPage(<SubAccountPage />);
     await screen.findByText('clerk01');
     fireEvent.click(screen.getByText('新建子账号', { selector: 'button span' }));
@@ -116,23 +132,44 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     fireEvent.change(mobile, { target: { value: '' } });
     fireEvent.change(confirm, { target: { value: 'Passw0rd99' } });
     fireEvent.mouseDown(within(dialog).getByRole('combobox'));
-    fireEvent.click(await screen.findByText('设备查看员', { selector: '.ant-select-item-option-content span, .ant-select-item-option-content' }));
+    fireEvent.click(
+      await screen.findByText('设备查看员', {
+        selector: '.ant-select-item-option-content span, .ant-select-item-option-content',
+      }),
+    );
     fireEvent.click(buttonIn(dialog, /^创\s*建$/));
     await waitFor(() => expect(callsTo('/system/subAccount/create')).toHaveLength(1));
-    expect(callsTo('/system/subAccount/create')[0].body).toEqual({ username: 'clerk02', nickname: '', mobile: '', email: '', password: 'Passw0rd99', confirmPassword: 'Passw0rd99', roleIds: [8] });
+    expect(callsTo('/system/subAccount/create')[0].body).toEqual({
+      username: 'clerk02',
+      nickname: '',
+      mobile: '',
+      email: '',
+      password: 'Passw0rd99',
+      confirmPassword: 'Passw0rd99',
+      roleIds: [8],
+    });
     expect(await screen.findByText('子账号已创建')).toBeTruthy();
   });
 
   it("shows the server's refusal of a taken user name under the field", async () => {
     useSession.getState().setUserInfo(customer());
-    server.on('POST', `${API}/system/subAccount/create`, { status: 400, body: { code: 400, msg: 'username: this user name is taken', data: { fields: [{ field: 'username', message: 'this user name is taken', key: 'auth.usernameTaken' }] } } });
+    server.on('POST', `${API}/system/subAccount/create`, {
+      status: 400,
+      body: {
+        code: 400,
+        msg: 'username: this user name is taken',
+        data: { fields: [{ field: 'username', message: 'this user name is taken', key: 'auth.usernameTaken' }] },
+      },
+    });
     renderPage(<SubAccountPage />);
     await screen.findByText('clerk01');
     fireEvent.click(screen.getByText('新建子账号', { selector: 'button span' }));
     const dialog = await dialogOf('新建子账号');
     const username = within(dialog).getByPlaceholderText('用于登录，如 clerk01');
     fireEvent.change(username, { target: { value: 'clerk01' } });
-    fireEvent.change(within(dialog).getByPlaceholderText('8-16 位，须包含大小写字母和数字'), { target: { value: 'Passw0rd99' } });
+    fireEvent.change(within(dialog).getByPlaceholderText('8-16 位，须包含大小写字母和数字'), {
+      target: { value: 'Passw0rd99' },
+    });
     fireEvent.change(within(dialog).getByPlaceholderText('请再次输入初始密码'), { target: { value: 'Passw0rd99' } });
     fireEvent.click(buttonIn(dialog, /^创\s*建$/));
     await waitFor(() => expect(fieldError(username)).toBe('该用户名已被占用'));
@@ -147,7 +184,9 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     fireEvent.click(await screen.findByText('禁用', { selector: '.ant-dropdown-menu-title-content' }));
     const dialog = await dialogOf('禁用 clerk01？');
     fireEvent.click(buttonIn(dialog, /确\s*定/));
-    await waitFor(() => expect(callsTo('/system/subAccount/state').map((c) => c.body)).toEqual([{ id: 31, state: 'disabled' }]));
+    await waitFor(() =>
+      expect(callsTo('/system/subAccount/state').map((c) => c.body)).toEqual([{ id: 31, state: 'disabled' }]),
+    );
     expect(await screen.findByText('子账号已禁用')).toBeTruthy();
   });
 
@@ -160,18 +199,30 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     const row = (await screen.findByText('clerk01')).closest('tr') as HTMLElement;
     fireEvent.click(buttonIn(row, '编辑'));
     const dialog = await dialogOf('编辑 clerk01');
-    await waitFor(() => expect((within(dialog).getByPlaceholderText('如：前台小王（可不填）') as HTMLInputElement).value).toBe('前台'));
+    await waitFor(() =>
+      expect((within(dialog).getByPlaceholderText('如：前台小王（可不填）') as HTMLInputElement).value).toBe('前台'),
+    );
     fireEvent.change(within(dialog).getByPlaceholderText('可不填'), { target: { value: 'desk@example.com' } });
     fireEvent.click(buttonIn(dialog, /保\s*存/));
-    await waitFor(() => expect(callsTo('/system/subAccount/update').map((c) => c.body)).toEqual([{ id: 31, nickname: '前台', mobile: '13900000001', email: 'desk@example.com', roleIds: [7] }]));
+    await waitFor(() =>
+      expect(callsTo('/system/subAccount/update').map((c) => c.body)).toEqual([
+        { id: 31, nickname: '前台', mobile: '13900000001', email: 'desk@example.com', roleIds: [7] },
+      ]),
+    );
 
     fireEvent.click(buttonIn(row, '更多'));
     fireEvent.click(await screen.findByText('重置密码', { selector: '.ant-dropdown-menu-title-content' }));
     const reset = await dialogOf('重置 clerk01 的密码');
-    fireEvent.change(within(reset).getByPlaceholderText('8-16 位，须包含大小写字母和数字'), { target: { value: 'Reset0Passw0rd' } });
+    fireEvent.change(within(reset).getByPlaceholderText('8-16 位，须包含大小写字母和数字'), {
+      target: { value: 'Reset0Passw0rd' },
+    });
     fireEvent.change(within(reset).getByPlaceholderText('请再次输入初始密码'), { target: { value: 'Reset0Passw0rd' } });
     fireEvent.click(buttonIn(reset, /重置密码/));
-    await waitFor(() => expect(callsTo('/system/subAccount/resetPassword').map((c) => c.body)).toEqual([{ id: 31, password: 'Reset0Passw0rd', confirmPassword: 'Reset0Passw0rd' }]));
+    await waitFor(() =>
+      expect(callsTo('/system/subAccount/resetPassword').map((c) => c.body)).toEqual([
+        { id: 31, password: 'Reset0Passw0rd', confirmPassword: 'Reset0Passw0rd' },
+      ]),
+    );
     expect(await screen.findByText('密码已重置，该子账号的登录会话已全部退出')).toBeTruthy();
   });
 

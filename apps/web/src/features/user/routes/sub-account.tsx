@@ -72,7 +72,9 @@ function SubAccountManager() {
   const confirmToggle = (r: SubAccountView) => {
     const disabling = r.state === 'active';
     modal.confirm({
-      title: t(disabling ? 'user.subAccount.confirm.disableTitle' : 'user.subAccount.confirm.enableTitle', { name: r.username }),
+      title: t(disabling ? 'user.subAccount.confirm.disableTitle' : 'user.subAccount.confirm.enableTitle', {
+        name: r.username,
+      }),
       content: t(disabling ? 'user.subAccount.confirm.disableContent' : 'user.subAccount.confirm.enableContent'),
       okText: t('user.subAccount.confirm.ok'),
       cancelText: t('user.subAccount.confirm.cancel'),
@@ -152,7 +154,12 @@ function SubAccountManager() {
               }}
             />
             <Tooltip title={t('user.subAccount.filter.refresh')}>
-              <Button icon={<ReloadOutlined />} aria-label={t('user.subAccount.filter.refresh')} loading={list.isFetching && !list.isPending} onClick={() => void list.refetch()} />
+              <Button
+                icon={<ReloadOutlined />}
+                aria-label={t('user.subAccount.filter.refresh')}
+                loading={list.isFetching && !list.isPending}
+                onClick={() => void list.refetch()}
+              />
             </Tooltip>
           </Flex>
         </Flex>

@@ -25,7 +25,11 @@ export { serverFieldErrors };
 export type { FieldError };
 
 /** antd `form.setFields` entries for the server's field errors on fields this form has. */
-export function toFormFieldErrors<N extends string>(err: unknown, formFields: readonly N[], t: (key: string, options?: Record<string, unknown>) => string): Array<{ name: N; errors: string[] }> {
+export function toFormFieldErrors<N extends string>(
+  err: unknown,
+  formFields: readonly N[],
+  t: (key: string, options?: Record<string, unknown>) => string,
+): Array<{ name: N; errors: string[] }> {
   const byField = new Map<N, string[]>();
   for (const f of serverFieldErrors(err)) {
     const name = (f.field.split('.').pop() ?? f.field) as N;
