@@ -136,7 +136,8 @@ const signedIn = (id: string) => graph.shell.has(id) || graph.firstPage.has(id);
  * - `antd` and `query`: the libraries of the signed-in shell and the first page (antd with its icons and
  *   rc-components, dayjs; TanStack Query), which every signed-in page then finds there;
  * - `shell`: the console's own layout and providers; `device-list`: the first page with its components;
- * - `locales`: the strings of every feature, loaded together when the signed-in area opens.
+ * - `locales`: the strings of every feature and the server's message catalogue, loaded together when the
+ *   signed-in area opens (the sign-in page fetches them while the user types).
  * What only other pages use is split automatically and travels with them.
  */
 const vendorGroups = [
@@ -170,7 +171,10 @@ const vendorGroups = [
   // the signed-in area's strings beyond the sign-in page's, which it loads all at once (lib/i18n.ts `loadDictionaries`)
   {
     name: 'locales',
-    test: (id: string) => !graph.entry.has(id) && /src[\\/](features|layout)[\\/][^\\/]+[\\/]locales\.ts$/.test(id),
+    test: (id: string) =>
+      (!graph.entry.has(id) && /src[\\/](features|layout)[\\/][^\\/]+[\\/]locales\.ts$/.test(id)) ||
+      // the server's message catalogue, with the constants its texts name
+      /packages[\\/]contracts[\\/]src[\\/](messages|integration-constants)\.ts$/.test(id),
     priority: 16,
     includeDependenciesRecursively: false,
   },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MESSAGES, NOUNS, isMessageKey, placeholdersOf, renderMessage } from '@cpc/contracts';
+import { MESSAGES, NOUNS, isMessageKey, placeholdersOf, renderMessage } from '@cpc/contracts/messages';
 import { zodIssueZh } from '../src/lib/i18n/localize.ts';
 import { parseMarkup } from '@cpc/contracts/print-markup';
 import { AppError, badRequest, notFound } from '../src/plugins/errors.ts';

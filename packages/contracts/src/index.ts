@@ -1,5 +1,4 @@
 export * from './envelope.ts';
-export * from './messages.ts';
 export * from './validators.ts';
 export * from './route.ts';
 export * from './auth.ts';

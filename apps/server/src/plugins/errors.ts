@@ -11,21 +11,19 @@ import type {
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import pg from 'pg';
+import { CODE_TEXTS, type AppCode, type FieldError } from '@cpc/contracts';
 import {
-  CODE_TEXTS,
   MESSAGES,
   isMessageKey,
   renderMessage,
   sayAboutField,
-  type AppCode,
-  type FieldError,
   type Language,
   type MessageKey,
   type MessageParams,
   type Noun,
   type ParamsArg,
   type PlainKey,
-} from '@cpc/contracts';
+} from '@cpc/contracts/messages';
 import { requestLanguage, zodIssueZh } from '../lib/i18n/localize.ts';
 
 /** What an error may carry besides its message: its data for programs, headers, and the field it is about. */

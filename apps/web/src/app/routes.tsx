@@ -3,6 +3,7 @@ import { Navigate, type RouteObject } from 'react-router';
 import { HOME_PATH } from '../config/settings';
 import { BootLoading } from '../components/lite/boot-screens';
 import { loadDictionaries } from '../lib/i18n';
+import { loadServerMessages } from '../lib/server-messages';
 import { withChunkTimeout } from '../lib/lazy-chunk';
 import { guardActsOn, guardLoader } from './guard';
 import { RootRoute, type RouteHandle } from './root-route';
@@ -22,7 +23,7 @@ const page = (path: string, title: string, load: () => Promise<PageModule>): Rou
 const withDictionaries =
   <T,>(load: () => Promise<T>) =>
   async (): Promise<T> =>
-    (await Promise.all([load(), loadDictionaries()]))[0];
+    (await Promise.all([load(), loadDictionaries(), loadServerMessages()]))[0];
 
 /** A sign-in screen: while the user types, the first signed-in screen's code loads (`warm-up.ts`). */
 const signIn = (load: () => Promise<PageModule>) => async (): Promise<PageModule> => {

@@ -1,5 +1,6 @@
 import type { RouteRecord } from '@cpc/contracts';
 import { loadDictionaries } from '../lib/i18n';
+import { loadServerMessages } from '../lib/server-messages';
 import { findRoute, isPage } from '../lib/menu-routes';
 
 /** The page every sign-in lands on: the menu's `/` leads to my devices (the server's menu seed). */
@@ -11,7 +12,7 @@ export const WARM_MARK = 'cpc:warm-signed-in';
 
 /**
  * Loads what the first signed-in screen is drawn with — the console's providers, the signed-in area with its
- * feedback holders, the first page and the area's strings — while the user is still on the sign-in page, so
+ * feedback holders, the first page, the area's strings and the server's messages — while the user is still on the sign-in page, so
  * that signing in waits for the user's data only. Once; a failed download is tried again by the next call
  * (and, failing that, by the screens themselves when they open).
  */
@@ -24,6 +25,7 @@ export function warmSignedIn(): Promise<unknown> {
     import('./feedback-holders'),
     import('./route-components').then((m) => m.preloadPage(FIRST_PAGE)),
     loadDictionaries(),
+    loadServerMessages(),
   ]).then(
     () => document.removeEventListener('focusin', onFocus),
     () => {

@@ -1,6 +1,21 @@
 import type { FieldError } from '@cpc/contracts';
-import { isMessageKey, renderMessage, type MessageKey, type MessageParams } from '@cpc/contracts/messages';
+import type { MessageKey, MessageParams } from '@cpc/contracts/messages';
 import { getLanguage } from './i18n';
+
+type Catalogue = typeof import('@cpc/contracts/messages');
+
+let catalogue: Catalogue | undefined;
+let loading: Promise<Catalogue> | undefined;
+
+/**
+ * The catalogue (both languages of every server message) is a chunk of its own, off the sign-in page's first load:
+ * the sign-in page fetches it while the user types (app/warm-up.ts), the signed-in area when it opens. Until it is
+ * there a field error the form has no words of its own for is said in the server's en `message`.
+ */
+export function loadServerMessages(): Promise<Catalogue> {
+  loading ??= import('@cpc/contracts/messages').then((m) => (catalogue = m));
+  return loading;
+}
 
 /**
  * The server names each problem of a field (`data.fields[]`, an import's `data.rows[]`) by a key of the shared
@@ -18,12 +33,17 @@ export interface ServerMessage {
 
 /** A problem the server named, in the console's language: the feature's own words for its key, else the catalogue's. */
 export function sayServerMessage(m: ServerMessage, t?: T, wording?: Wording, field?: string): string {
-  if (!m.key || !isMessageKey(m.key)) return m.message;
-  const words = wording?.[m.key];
+  if (!m.key) return m.message;
+  const words = wording?.[m.key as MessageKey];
   // a key may be worded per field (`rule.maxChars` names each field's own limit)
   const own = typeof words === 'string' ? words : field ? words?.[field] : undefined;
   if (own && t) return t(own, m.params);
-  return renderMessage(getLanguage(), m.key, m.params as MessageParams | undefined);
+  if (!catalogue) {
+    void loadServerMessages();
+    return m.message;
+  }
+  if (!catalogue.isMessageKey(m.key)) return m.message;
+  return catalogue.renderMessage(getLanguage(), m.key, m.params as MessageParams | undefined);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

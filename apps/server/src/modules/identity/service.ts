@@ -1,12 +1,6 @@
 import { sql } from 'kysely';
-import {
-  AUTH_STATUS,
-  MESSAGES,
-  type AuthenticateState,
-  type IdentityBody,
-  type IdentityView,
-  type Paged,
-} from '@cpc/contracts';
+import { AUTH_STATUS, type AuthenticateState, type IdentityBody, type IdentityView, type Paged } from '@cpc/contracts';
+import { MESSAGES } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import type { IdentitySubmissionsTable } from '../../db/schema.ts';
 import type { Selectable } from 'kysely';

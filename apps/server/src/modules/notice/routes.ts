@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import { MESSAGES, renderMessage, type PlainKey } from '@cpc/contracts';
+import { MESSAGES, renderMessage, type PlainKey } from '@cpc/contracts/messages';
 import { requestLanguage } from '../../lib/i18n/localize.ts';
 
 /** The titles of system messages, stored as their en text (programs read it): said in the reader's language by key. */

@@ -12,7 +12,7 @@ import {
 } from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
-import type { MessageKey, ParamsArg } from '@cpc/contracts';
+import type { MessageKey, ParamsArg } from '@cpc/contracts/messages';
 import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
 
 /** What the header check (before the body is read) found, for the signature check after it. */

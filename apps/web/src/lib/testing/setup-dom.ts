@@ -1,5 +1,11 @@
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { clearStaticMessages } from '../feedback';
+import { loadServerMessages } from '../server-messages';
+
+// the server's message catalogue is a chunk the console loads ahead; the tests have it from the start
+beforeAll(async () => {
+  await loadServerMessages();
+});
 
 // Node 20's require(esm) can fail with "Cannot read properties of undefined (reading 'getStatus')" when a CommonJS
 // module requires an ES module that a dynamic import() is still loading (nodejs/node#59366); the ten frames V8
