@@ -47,8 +47,16 @@ export function useScrollMemory(
     active.current = activeId;
     if (!activeId) return;
     const saved = positions.current.get(activeId);
-    const scroller = saved?.scroller.isConnected ? saved.scroller : scrollParent(container.current);
-    scroller.scrollTop = saved?.top ?? 0;
+    if (saved?.scroller.isConnected) {
+      // only when it moved: a read-free switch back costs no forced layout
+      if (saved.scroller.scrollTop !== saved.top) saved.scroller.scrollTop = saved.top;
+      return;
+    }
+    // a page shown for the first time: its scroller is looked up once (a walk that reads styles and sizes) and
+    // remembered with the top, which the scroll listener then keeps current
+    const scroller = scrollParent(container.current);
+    scroller.scrollTop = 0;
+    positions.current.set(activeId, { scroller, top: 0 });
   }, [activeId, container]);
 
   // a page that is gone (closed, evicted, refreshed) comes back at the top
