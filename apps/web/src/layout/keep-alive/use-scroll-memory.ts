@@ -27,6 +27,8 @@ export function useScrollMemory(
   ids: string[],
 ): void {
   const positions = useRef(new Map<string, Position>());
+  /** Where each scroller is, as its scroll events and our own writes tell: read without a forced layout. */
+  const tops = useRef(new WeakMap<Element, number>());
   const active = useRef(activeId);
 
   useEffect(() => {
@@ -36,8 +38,10 @@ export function useScrollMemory(
       if (!el || !id) return;
       const target = e.target === document ? documentScroller() : e.target;
       // scrolling inside a page (a table body, a drawer) is the page's own business
-      if (target instanceof Element && target.contains(el))
+      if (target instanceof Element && target.contains(el)) {
         positions.current.set(id, { scroller: target, top: target.scrollTop });
+        tops.current.set(target, target.scrollTop);
+      }
     };
     document.addEventListener('scroll', onScroll, { capture: true, passive: true });
     return () => document.removeEventListener('scroll', onScroll, { capture: true });
@@ -48,14 +52,19 @@ export function useScrollMemory(
     if (!activeId) return;
     const saved = positions.current.get(activeId);
     if (saved?.scroller.isConnected) {
-      // only when it moved: a read-free switch back costs no forced layout
-      if (saved.scroller.scrollTop !== saved.top) saved.scroller.scrollTop = saved.top;
+      // Reading or writing scrollTop here would force a layout inside the commit, at every switch. A scroller
+      // at the top that is to be at the top needs neither (new content can lower scrollTop, never raise it
+      // from 0); any other case is written.
+      if (saved.top === 0 && (tops.current.get(saved.scroller) ?? 0) === 0) return;
+      saved.scroller.scrollTop = saved.top;
+      tops.current.set(saved.scroller, saved.top);
       return;
     }
     // a page shown for the first time: its scroller is looked up once (a walk that reads styles and sizes) and
     // remembered with the top, which the scroll listener then keeps current
     const scroller = scrollParent(container.current);
     scroller.scrollTop = 0;
+    tops.current.set(scroller, 0);
     positions.current.set(activeId, { scroller, top: 0 });
   }, [activeId, container]);
 
