@@ -5,7 +5,7 @@ import { router } from './router';
 export function App() {
   return (
     <AppProviders>
-      <RouterProvider router={router} />
+      <RouterProvider router={router} useTransitions={false} />
     </AppProviders>
   );
 }
