@@ -132,6 +132,12 @@ export function caller(req: FastifyRequest): AuthUser {
   return req.user;
 }
 
+/** Who did what the audit log records for a call: the signed-in caller's tenant and id, and the client address. */
+export function actorOf(req: FastifyRequest): { tenantId: number; userId: number; ip: string } {
+  const user = caller(req);
+  return { tenantId: user.tenantId, userId: user.id, ip: req.ip };
+}
+
 /** A preHandler for staff screens: staff permissions are never meant for customers, so a customer role that somehow holds one is still refused. */
 export async function staffOnly(req: FastifyRequest): Promise<void> {
   if (caller(req).tenantKind !== 'platform') throw new AppError(403, 'auth.staffOnly');

@@ -10,7 +10,7 @@ import {
   deviceModelView,
 } from '@cpc/contracts/device-model';
 import type { Db } from '../../db/database.ts';
-import { caller, staffOnly } from '../../plugins/auth.ts';
+import { actorOf, staffOnly } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { DeviceModelService } from './service.ts';
@@ -64,9 +64,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
       async (req) => {
         const m = await models.add(req.body);
         await audit(db, {
-          tenantId: caller(req).tenantId,
-          userId: caller(req).id,
-          ip: req.ip,
+          ...actorOf(req),
           action: 'device-model.add',
           result: 'ok',
           resource: 'device_model',
@@ -90,9 +88,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
       async (req) => {
         const m = await models.edit(req.body);
         await audit(db, {
-          tenantId: caller(req).tenantId,
-          userId: caller(req).id,
-          ip: req.ip,
+          ...actorOf(req),
           action: 'device-model.edit',
           result: 'ok',
           resource: 'device_model',
@@ -115,9 +111,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
       async (req) => {
         await models.remove(req.body.id);
         await audit(db, {
-          tenantId: caller(req).tenantId,
-          userId: caller(req).id,
-          ip: req.ip,
+          ...actorOf(req),
           action: 'device-model.delete',
           result: 'ok',
           resource: 'device_model',

@@ -9,7 +9,7 @@ import {
   reissueBindKeyResult,
 } from '@cpc/contracts/device-registry';
 import type { Db } from '../../db/database.ts';
-import { caller, staffOnly } from '../../plugins/auth.ts';
+import { actorOf, staffOnly } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import type { MessageKey } from '@cpc/contracts/messages';
 import { audit } from '../../lib/audit.ts';
@@ -62,9 +62,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
         }
         const devices = await registerDevices(db, [row]);
         await audit(db, {
-          tenantId: caller(req).tenantId,
-          userId: caller(req).id,
-          ip: req.ip,
+          ...actorOf(req),
           action: 'device.register',
           result: 'ok',
           resource: 'device',
@@ -89,9 +87,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
       async (req) => {
         const result = await reissueBindKey(db, req.body.id);
         await audit(db, {
-          tenantId: caller(req).tenantId,
-          userId: caller(req).id,
-          ip: req.ip,
+          ...actorOf(req),
           action: 'device.bindKey.reissue',
           result: 'ok',
           resource: 'device',
@@ -125,9 +121,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
         if (all.length) throw rowErrors(all);
         const devices = await registerDevices(db, rows);
         await audit(db, {
-          tenantId: caller(req).tenantId,
-          userId: caller(req).id,
-          ip: req.ip,
+          ...actorOf(req),
           action: 'device.import',
           result: 'ok',
           resource: 'device',
