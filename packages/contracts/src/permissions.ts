@@ -1,9 +1,12 @@
-/** Permission strings (DESIGN §3). Roles group these; the platform role `Admin` holds all of them. */
+/**
+ * The permission catalogue (DESIGN §3, issue 12): every button and call of the console names one of these
+ * codes. Roles group them; the platform role `Admin` holds all of them. A route declares the code it needs
+ * (`config.permission` on the server), a button hides itself when the user lacks it, and the role screen
+ * draws this catalogue as a tree of sections.
+ */
 export const ADMIN_ROLE = 'Admin';
 
 export const PERMISSIONS = {
-  identityReview: 'identity:review',
-  noticeEdit: 'notice:edit',
   deviceView: 'device:view',
   deviceEdit: 'device:edit',
   deviceReboot: 'device:reboot',
@@ -14,35 +17,116 @@ export const PERMISSIONS = {
   deviceBind: 'device:bind',
   /** Create, rename, move and delete device groups. */
   deviceGroup: 'device:group',
+  /** The account's print jobs and their previews. */
+  printView: 'print:view',
+  /** App keys of the open API, their logs and webhooks, test prints, canceling print jobs. */
+  integrationManage: 'integration:manage',
+  /** The tenant's users: sub-accounts for a customer, staff users for the platform. */
+  userEdit: 'system:user:edit',
+  /** The tenant's roles and what they hold. */
+  roleEdit: 'system:role:edit',
+  /** The tenant's department tree. */
+  departmentEdit: 'system:department:edit',
+  /** The tenant's system log (staff: every tenant's). */
+  logView: 'system:log:view',
+  /** Platform staff: identity review. */
+  identityReview: 'identity:review',
+  /** Platform staff: announcements. */
+  noticeEdit: 'notice:edit',
   /** Platform staff: the device model catalogue. */
   deviceModelManage: 'device:model:manage',
   /** Platform staff: factory registration of devices (single and CSV import). */
   deviceRegister: 'device:register',
-  userEdit: 'system:user:edit',
-  /** App keys of the open API, their logs and webhooks, test prints, canceling print jobs. */
-  integrationManage: 'integration:manage',
-  /** The account's print jobs and their previews. */
-  printView: 'print:view',
+  /** Platform staff: the route records every user's menu is built from. */
+  menuEdit: 'system:menu:edit',
 } as const;
 
-/** What a customer's main account (is_super = 1) holds inside its own tenant. */
-export const CUSTOMER_PERMISSIONS: string[] = [
-  PERMISSIONS.deviceView,
-  PERMISSIONS.deviceEdit,
-  PERMISSIONS.deviceReboot,
-  PERMISSIONS.deviceShutdown,
-  PERMISSIONS.deviceTask,
-  PERMISSIONS.deviceBind,
-  PERMISSIONS.deviceGroup,
-  PERMISSIONS.userEdit,
-  PERMISSIONS.integrationManage,
-  PERMISSIONS.printView,
+export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
+
+/** Who may ever hold a permission: any tenant's roles, or only the platform's staff roles. */
+export type PermissionAudience = 'tenant' | 'platform';
+
+export interface PermissionEntry {
+  code: Permission;
+  name: { zh: string; en: string };
+  audience: PermissionAudience;
+}
+
+export interface PermissionSection {
+  /** A stable key of the section (a tree node of the role screen, never granted itself). */
+  key: string;
+  name: { zh: string; en: string };
+  permissions: PermissionEntry[];
+}
+
+const p = (code: Permission, zh: string, en: string, audience: PermissionAudience = 'tenant'): PermissionEntry => ({
+  code,
+  name: { zh, en },
+  audience,
+});
+
+/** The catalogue, grouped by section, in the order the role screen shows it. */
+export const PERMISSION_CATALOGUE: PermissionSection[] = [
+  {
+    key: 'device',
+    name: { zh: '我的设备', en: 'My devices' },
+    permissions: [
+      p(PERMISSIONS.deviceView, '查看设备', 'View devices'),
+      p(PERMISSIONS.deviceEdit, '编辑设备', 'Edit devices'),
+      p(PERMISSIONS.deviceBind, '绑定与解绑设备', 'Bind and unbind devices'),
+      p(PERMISSIONS.deviceGroup, '管理设备分组', 'Manage device groups'),
+      p(PERMISSIONS.deviceReboot, '重启设备', 'Reboot devices'),
+      p(PERMISSIONS.deviceShutdown, '关闭设备', 'Shut devices down'),
+      p(PERMISSIONS.deviceTask, '查看与取消设备任务', 'View and cancel device tasks'),
+    ],
+  },
+  {
+    key: 'integration',
+    name: { zh: '系统集成', en: 'Integration' },
+    permissions: [
+      p(PERMISSIONS.printView, '查看打印任务', 'View print jobs'),
+      p(PERMISSIONS.integrationManage, '管理应用密钥与回调', 'Manage app keys and callbacks'),
+    ],
+  },
+  {
+    key: 'system',
+    name: { zh: '系统管理', en: 'Administration' },
+    permissions: [
+      p(PERMISSIONS.userEdit, '管理用户', 'Manage users'),
+      p(PERMISSIONS.roleEdit, '管理角色', 'Manage roles'),
+      p(PERMISSIONS.departmentEdit, '管理部门', 'Manage departments'),
+      p(PERMISSIONS.logView, '查看系统日志', 'View the system log'),
+    ],
+  },
+  {
+    key: 'platform',
+    name: { zh: '平台运营', en: 'Platform' },
+    permissions: [
+      p(PERMISSIONS.identityReview, '审核实名认证', 'Review identities', 'platform'),
+      p(PERMISSIONS.noticeEdit, '发布系统公告', 'Publish announcements', 'platform'),
+      p(PERMISSIONS.deviceModelManage, '管理设备型号', 'Manage device models', 'platform'),
+      p(PERMISSIONS.deviceRegister, '出厂登记设备', 'Register devices at the factory', 'platform'),
+      p(PERMISSIONS.menuEdit, '管理菜单', 'Manage menus', 'platform'),
+    ],
+  },
 ];
 
+/** Every code of the catalogue, flat. */
+export const ALL_PERMISSIONS: Permission[] = PERMISSION_CATALOGUE.flatMap((s) => s.permissions.map((e) => e.code));
+
+/** What a customer's main account (is_super = 1) holds inside its own tenant: every tenant permission. */
+export const CUSTOMER_PERMISSIONS: string[] = PERMISSION_CATALOGUE.flatMap((s) =>
+  s.permissions.filter((e) => e.audience === 'tenant').map((e) => e.code),
+);
+
 /** Permissions meant for platform staff only; their routes also refuse a caller outside the platform tenant. */
-export const STAFF_PERMISSIONS: string[] = [
-  PERMISSIONS.identityReview,
-  PERMISSIONS.noticeEdit,
-  PERMISSIONS.deviceModelManage,
-  PERMISSIONS.deviceRegister,
-];
+export const STAFF_PERMISSIONS: string[] = PERMISSION_CATALOGUE.flatMap((s) =>
+  s.permissions.filter((e) => e.audience === 'platform').map((e) => e.code),
+);
+
+/**
+ * A role's data scope (issue 12): which rows of the device list (and, when they exist, work orders and orders)
+ * its holders see inside their tenant. Applied in the SQL. A user with several roles gets the widest.
+ */
+export const DATA_SCOPES = ['all', 'department', 'own'] as const;
+export type DataScope = (typeof DATA_SCOPES)[number];

@@ -11,6 +11,7 @@ import * as m0007 from './migrations/0007-printing-2.ts';
 import * as m0008 from './migrations/0008-devices-2.ts';
 import * as m0009 from './migrations/0009-device-list.ts';
 import * as m0010 from './migrations/0010-rate-counters.ts';
+import * as m0011 from './migrations/0011-administration.ts';
 
 export type Db = Kysely<Database>;
 
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0008-devices-2': m0008,
   '0009-device-list': m0009,
   '0010-rate-counters': m0010,
+  '0011-administration': m0011,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -74,6 +74,16 @@ export interface Captchas {
   id: string;
 }
 
+export interface Departments {
+  created_at: Generated<Timestamp>;
+  id: Generated<number>;
+  name: string;
+  parent_id: number | null;
+  path: Generated<string>;
+  sort: Generated<number>;
+  tenant_id: number;
+}
+
 export interface DeviceGroups {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
@@ -101,6 +111,7 @@ export interface Devices {
   conn_id: string | null;
   connected_at: Timestamp | null;
   created_at: Generated<Timestamp>;
+  department_id: number | null;
   firmware: Generated<string>;
   group_id: number | null;
   heartbeat_s: Generated<number>;
@@ -113,6 +124,7 @@ export interface Devices {
   located_at: Timestamp | null;
   model_id: number;
   name: Generated<string>;
+  owner_id: number | null;
   paper: Generated<'ok' | 'out' | 'cover-open' | 'overheat'>;
   province: Generated<string>;
   remark: Generated<string>;
@@ -298,11 +310,16 @@ export interface RefreshTokens {
 }
 
 export interface Roles {
+  builtin: Generated<boolean>;
   code: string;
+  created_at: Generated<Timestamp>;
+  data_scope: Generated<'all' | 'department' | 'own'>;
+  description: Generated<string>;
   id: Generated<number>;
   name: string;
   permissions: Generated<string[]>;
   tenant_id: number;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface Sessions {
@@ -368,6 +385,7 @@ export interface UserRoles {
 export interface Users {
   avatar: Generated<string>;
   created_at: Generated<Timestamp>;
+  department_id: number | null;
   email: Generated<string>;
   id: Generated<number>;
   is_super: Generated<number>;
@@ -415,6 +433,7 @@ export interface DB {
   app_settings: AppSettings;
   audit_log: AuditLog;
   captchas: Captchas;
+  departments: Departments;
   device_groups: DeviceGroups;
   device_models: DeviceModels;
   device_status_log: DeviceStatusLog;
