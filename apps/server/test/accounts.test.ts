@@ -490,7 +490,7 @@ describe('messages in the console’s language', () => {
 });
 
 describe('menu and public endpoints', () => {
-  it('gives a customer the device menu without the staff and error sections', async () => {
+  it('gives a customer the device menu and its own administration, without the staff and error sections', async () => {
     const c = await registerCustomer(h);
     for (const url of [
       '/apiAdmin/admin/login/getMenu',
@@ -501,7 +501,14 @@ describe('menu and public endpoints', () => {
       const names = r.body_.data.map((m: { name: string }) => m.name);
       expect(names).toContain('Device');
       expect(names).not.toContain('Error');
-      expect(names).not.toContain('System');
+      // the administration of its own tenant, none of the platform's screens
+      const system = r.body_.data.find((m: { name: string }) => m.name === 'System');
+      expect(system.children.map((m: { name: string }) => m.name)).toEqual([
+        'UserManagement',
+        'RoleManagement',
+        'DepartmentManagement',
+        'SystemLog',
+      ]);
     }
   });
 

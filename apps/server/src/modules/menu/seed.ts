@@ -109,7 +109,18 @@ export const MENU: RouteRecord[] = [
     meta: {
       title: 'route.system',
       icon: 'safety',
-      guard: { permission: [PERMISSIONS.identityReview, PERMISSIONS.deviceModelManage, PERMISSIONS.deviceRegister] },
+      guard: {
+        permission: [
+          PERMISSIONS.identityReview,
+          PERMISSIONS.deviceModelManage,
+          PERMISSIONS.deviceRegister,
+          PERMISSIONS.userEdit,
+          PERMISSIONS.roleEdit,
+          PERMISSIONS.departmentEdit,
+          PERMISSIONS.menuEdit,
+          PERMISSIONS.logView,
+        ],
+      },
     },
     children: [
       {
@@ -129,6 +140,36 @@ export const MENU: RouteRecord[] = [
         name: 'DeviceRegistry',
         component: 'device-registry/index',
         meta: { title: 'route.deviceRegistry', icon: 'tool', guard: { permission: [PERMISSIONS.deviceRegister] } },
+      },
+      {
+        path: 'user',
+        name: 'UserManagement',
+        component: 'user/userManagement',
+        meta: { title: 'route.user', icon: 'user', guard: { permission: [PERMISSIONS.userEdit] } },
+      },
+      {
+        path: 'role',
+        name: 'RoleManagement',
+        component: 'user/roleManagement',
+        meta: { title: 'route.role', icon: 'lock', guard: { permission: [PERMISSIONS.roleEdit] } },
+      },
+      {
+        path: 'department',
+        name: 'DepartmentManagement',
+        component: 'user/departmentManagement',
+        meta: { title: 'route.department', icon: 'team', guard: { permission: [PERMISSIONS.departmentEdit] } },
+      },
+      {
+        path: 'menu',
+        name: 'MenuManagement',
+        component: 'user/menuManagement',
+        meta: { title: 'route.menu', icon: 'app', guard: { permission: [PERMISSIONS.menuEdit] } },
+      },
+      {
+        path: 'log',
+        name: 'SystemLog',
+        component: 'user/systemLog',
+        meta: { title: 'route.systemLog', icon: 'audit', guard: { permission: [PERMISSIONS.logView] } },
       },
     ],
   },
