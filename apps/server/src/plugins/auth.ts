@@ -27,6 +27,11 @@ declare module 'fastify' {
     auth?: false;
     /** A permission the caller must hold (admins hold all). */
     permission?: string;
+    /**
+     * Declares a signed-in route that needs no permission of the catalogue (the caller's own profile, menu,
+     * sessions…). Every route states one of `auth: false`, `permission` or `access` (issue 12).
+     */
+    access?: 'signedIn';
   }
   interface FastifyRequest {
     user: AuthUser | null;
