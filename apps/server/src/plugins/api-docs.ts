@@ -7,9 +7,12 @@ import { groupNode } from '@cpc/contracts/device';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { routeRecord } from '../modules/menu/index.ts';
 import { withOpenErrorResponses } from '../modules/open-api/index.ts';
+import { routeAccessOf, type RouteAccess } from './auth.ts';
 
 type Operation = {
   operationId?: string;
+  description?: string;
+  'x-permission'?: string | string[];
   responses?: Record<string, unknown>;
   parameters?: { name: string; in: string }[];
 };
@@ -73,7 +76,32 @@ const CONSOLE_ERRORS: Record<string, string> = {
  * rules) and feed client generators: servers, a licence, an operationId per operation, error answers, the wildcard
  * object path named, and no component nobody references.
  */
-function finish(doc: Document, prefix: string, errors: Record<string, string> | null): Document {
+/** A Fastify route url as the document writes its path (`/device/:id` → `/device/{id}`, the wildcard named key). */
+const documentPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{key}');
+
+/**
+ * What each console operation asks of its caller, written into the document as `x-permission` (`public`,
+ * `signedIn`, or the permission codes of which one is needed) and in words in its description; the permission
+ * matrix test reads it back and checks the server agrees.
+ */
+function describeAccess(op: Operation, access: RouteAccess | undefined): void {
+  if (!access) return;
+  const [value, words] =
+    access.kind === 'public'
+      ? ['public', 'Public: no sign-in needed.']
+      : access.kind === 'signedIn'
+        ? ['signedIn', 'Any signed-in user.']
+        : [access.anyOf, `Needs the permission ${access.anyOf.map((p) => `\`${p}\``).join(' or ')}.`];
+  op['x-permission'] = value;
+  op.description = op.description ? `${op.description}\n\n${words}` : words;
+}
+
+function finish(
+  doc: Document,
+  prefix: string,
+  errors: Record<string, string> | null,
+  access?: Map<string, RouteAccess>,
+): Document {
   doc.servers = [{ url: '/', description: 'This server' }];
   doc.info.license = { name: 'Proprietary', url: 'https://example.invalid/cloud-print-console/license' };
   const paths: Record<string, PathItem> = {};
@@ -84,6 +112,7 @@ function finish(doc: Document, prefix: string, errors: Record<string, string> | 
       const op = item[method];
       if (!op) continue;
       op.operationId ??= operationIdOf(method, named, prefix);
+      if (access) describeAccess(op, access.get(`${method} ${named}`));
       for (const p of op.parameters ?? []) if (p.in === 'path' && p.name === '*') p.name = 'key';
       if (errors) {
         const own = { ...op.responses };
@@ -144,6 +173,7 @@ function pruneComponents(doc: Document): void {
 /** The two OpenAPI documents: the console API's (`/apiAdmin/docs/json`, with a UI) and the open API's (`/open/v1/docs/json`). */
 export async function registerApiDocs(app: FastifyInstance, consolePrefix: string): Promise<void> {
   const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
+  const accessByRoute = new Map<string, RouteAccess>();
   const consoleTransform = createJsonSchemaTransform({ schemaRegistry: consoleSchemas });
   const consoleObject = createJsonSchemaTransformObject({
     schemaRegistry: consoleSchemas,
@@ -165,8 +195,14 @@ export async function registerApiDocs(app: FastifyInstance, consolePrefix: strin
       security: [{ bearer: [] }],
     },
     // the open API has its own document (/open/v1/docs/json)
-    transform: (t) => (isOpen(t.url) ? { schema: { hide: true }, url: t.url } : consoleTransform(t)),
-    transformObject: (o) => finish(consoleObject(o) as Document, consolePrefix, CONSOLE_ERRORS) as never,
+    transform: (t) => {
+      if (isOpen(t.url)) return { schema: { hide: true }, url: t.url };
+      const access = routeAccessOf(t.route.config);
+      if (access)
+        for (const m of [t.route.method].flat()) accessByRoute.set(`${m.toLowerCase()} ${documentPath(t.url)}`, access);
+      return consoleTransform(t);
+    },
+    transformObject: (o) => finish(consoleObject(o) as Document, consolePrefix, CONSOLE_ERRORS, accessByRoute) as never,
   });
   await app.register(swagger, {
     decorator: 'openSwagger',

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { ADMIN_ROLE, CUSTOMER_PERMISSIONS } from '@cpc/contracts';
+import { ADMIN_ROLE, ALL_PERMISSIONS, CUSTOMER_PERMISSIONS } from '@cpc/contracts';
 import type { Db } from '../db/database.ts';
 import { TenantScope } from '../db/tenant-scope.ts';
 import type { AccessTokens } from '../lib/tokens.ts';
@@ -25,8 +25,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: public route. Default: a valid bearer token is required. */
     auth?: false;
-    /** A permission the caller must hold (admins hold all). */
-    permission?: string;
+    /** A permission the caller must hold (admins hold all); a list means any one of them. */
+    permission?: string | readonly string[];
     /**
      * Declares a signed-in route that needs no permission of the catalogue (the caller's own profile, menu,
      * sessions…). Every route states one of `auth: false`, `permission` or `access` (issue 12).
@@ -36,6 +36,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser | null;
   }
+}
+
+/** What a console route asks of its caller, as its `config` declares it (issue 12). */
+export type RouteAccess = { kind: 'public' } | { kind: 'signedIn' } | { kind: 'permission'; anyOf: string[] };
+
+export function routeAccessOf(config: FastifyContextConfig | undefined): RouteAccess | null {
+  if (config?.auth === false) return { kind: 'public' };
+  if (config?.permission) return { kind: 'permission', anyOf: [config.permission].flat() };
+  if (config?.access === 'signedIn') return { kind: 'signedIn' };
+  return null;
 }
 
 export function hasPermission(user: AuthUser, permission: string): boolean {
@@ -101,6 +111,18 @@ const LAST_ACTIVE_REMEMBERED = 50_000;
 /** Authenticates every route unless it is marked `config: { auth: false }`, then checks its permission. */
 export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens): void {
   app.decorateRequest('user', null);
+  // a route that says nothing about who may call it is a mistake caught at start, not a route open to everyone
+  app.addHook('onRoute', (route) => {
+    const access = routeAccessOf(route.config);
+    if (!access) {
+      throw new Error(
+        `${String(route.method)} ${route.url} declares no access: set config.permission, config.access or config.auth`,
+      );
+    }
+    const unknown =
+      access.kind === 'permission' && access.anyOf.find((p) => !(ALL_PERMISSIONS as string[]).includes(p));
+    if (unknown) throw new Error(`${String(route.method)} ${route.url} needs ${unknown}, which the catalogue lacks`);
+  });
   const lastWritten = new Map<string, number>();
   const touch = async (sessionId: string) => {
     const now = Date.now();
@@ -125,8 +147,9 @@ export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens)
     const claims = await tokens.verify(m[1]);
     req.user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
     await touch(claims.sessionId);
-    if (config.permission && !hasPermission(req.user, config.permission)) {
-      throw new AppError(403, 'auth.permissionRequired', { permission: config.permission });
+    const needed = config.permission === undefined ? [] : [config.permission].flat();
+    if (needed.length && !needed.some((p) => hasPermission(req.user!, p))) {
+      throw new AppError(403, 'auth.permissionRequired', { permission: needed.join(' | ') });
     }
   });
 }

@@ -409,6 +409,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
   app.post(
     '/device/events/ticket',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['device'],
         summary:

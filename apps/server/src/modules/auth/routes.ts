@@ -118,7 +118,10 @@ export const authRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/logout',
-    { schema: { tags: ['account'], summary: 'Log out: ends every session of the user', response: { 200: empty } } },
+    {
+      config: { access: 'signedIn' },
+      schema: { tags: ['account'], summary: 'Log out: ends every session of the user', response: { 200: empty } },
+    },
     async (req, reply) => {
       await auth.logout(caller(req), clientOf(req));
       reply.clearCookie(REFRESH_COOKIE, { path: '/apiAdmin' });
@@ -129,6 +132,7 @@ export const authRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/expireToken',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: 'End the current session only (this browser); other sessions stay',

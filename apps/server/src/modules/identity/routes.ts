@@ -12,12 +12,13 @@ import {
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import type { IdentityService } from './service.ts';
+import { IdentityService } from './service.ts';
 
 export const identityRoutes: FastifyPluginAsyncZod<{ identity: IdentityService }> = async (app, { identity }) => {
   app.get(
     '/user/v1/user/authenticate',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['identity'],
         summary: 'The tenant identity authentication status and latest submission',
@@ -30,9 +31,12 @@ export const identityRoutes: FastifyPluginAsyncZod<{ identity: IdentityService }
   app.post(
     '/user/v1/user/authenticate',
     {
+      config: { access: 'signedIn' },
+      // the account rule answers before the body is validated: a sub-account learns it may not, not what to fix
+      onRequest: async (req) => IdentityService.assertMaySubmit(caller(req)),
       schema: {
         tags: ['identity'],
-        summary: 'Submit the identity authentication',
+        summary: 'Submit the identity authentication (main account of a customer only)',
         body: identityBody,
         response: { 200: envelopeSchema(authenticateState) },
       },

@@ -66,9 +66,14 @@ export class IdentityService {
     return { status: user.authStatus, type, submission: latest ? this.view(latest) : null };
   }
 
-  async submit(user: AuthUser, body: IdentityBody, ip: string): Promise<AuthenticateState> {
+  /** Who may submit: a customer's main account, for its tenant. Checked before the body is read. */
+  static assertMaySubmit(user: AuthUser): void {
     if (user.tenantKind === 'platform') throw new AppError(403, 'identity.platformNeedsNone');
     if (user.isSuper !== 1) throw new AppError(403, 'identity.mainAccountOnly');
+  }
+
+  async submit(user: AuthUser, body: IdentityBody, ip: string): Promise<AuthenticateState> {
+    IdentityService.assertMaySubmit(user);
     if (body.type !== user.tenantKind) throw badRequest('type', 'identity.wrongKind', { kind: user.tenantKind });
     const images =
       body.type === 'individual'

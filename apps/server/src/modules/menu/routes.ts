@@ -42,15 +42,19 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db })
     const u = caller(req);
     return ok(filterRoutes(await loadMenuTree(db), { admin: u.admin, roles: u.roles, permissions: u.permissions }));
   };
-  app.get('/admin/login/getMenu', { schema: { ...schema, summary: "The user's menu tree" } }, handler);
+  app.get(
+    '/admin/login/getMenu',
+    { config: { access: 'signedIn' }, schema: { ...schema, summary: "The user's menu tree" } },
+    handler,
+  );
   app.get(
     '/user/system/user_menu_list',
-    { schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
+    { config: { access: 'signedIn' }, schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
     handler,
   );
   app.get(
     '/developer/developer/menuList',
-    { schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
+    { config: { access: 'signedIn' }, schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
     handler,
   );
 };

@@ -29,6 +29,7 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
   app.get(
     '/notice/getList',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['notice'],
         summary: 'Published notices, pinned first',
@@ -72,6 +73,7 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
   app.get(
     '/message/getList',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['notice'],
         summary: "The user's messages (the notice popover's e-mail tab)",
@@ -111,6 +113,7 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
   app.get(
     '/message/unreadCount',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['notice'],
         summary: "How many of the user's messages are unread (the bell's badge)",
@@ -132,6 +135,7 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
   app.post(
     '/message/read',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['notice'],
         summary: "Mark some of the user's messages read; ids of others' messages are ignored",
@@ -155,6 +159,7 @@ export const noticeRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db 
   app.post(
     '/message/readAll',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['notice'],
         summary: "Mark all of the user's messages read",

@@ -21,6 +21,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/system/clientError',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['system'],
         summary: 'Writes an unexpected console error to the server log (capped per session)',

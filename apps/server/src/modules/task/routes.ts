@@ -25,6 +25,8 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
   app.post(
     '/device/command',
     {
+      // one of the two at the gate; the handler checks the one the command needs
+      config: { permission: [PERMISSIONS.deviceReboot, PERMISSIONS.deviceShutdown] },
       schema: {
         tags,
         summary: 'Send reboot or shutdown to 1-500 devices: one task per device, a batch for several',

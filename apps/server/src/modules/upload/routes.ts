@@ -35,6 +35,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
   app.get(
     '/user/v1/user/getQnToken',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['upload'],
         summary: 'An upload token',
@@ -47,6 +48,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
   app.post(
     '/admin/admin/getQiniuToken',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['upload'],
         summary: 'An upload token (alternative path)',

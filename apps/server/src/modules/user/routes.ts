@@ -22,13 +22,17 @@ const empty = envelopeSchema(z.null());
 export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (app, { users }) => {
   app.get(
     '/user/v1/user/userInfo',
-    { schema: { tags: ['account'], summary: 'The current user', response: { 200: envelopeSchema(userInfo) } } },
+    {
+      config: { access: 'signedIn' },
+      schema: { tags: ['account'], summary: 'The current user', response: { 200: envelopeSchema(userInfo) } },
+    },
     async (req) => ok(await users.userInfo(caller(req))),
   );
 
   app.post(
     '/user/v1/user/checkPassword',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: 'Check the current user password (screen-lock unlock)',
@@ -45,6 +49,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   app.post(
     '/user/v1/user/changePassword',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: 'Change the password; every other session ends',
@@ -62,6 +67,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   app.get(
     '/user/v1/user/profile',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: "The current user's profile: nickname, e-mail, masked mobile, tenant, roles",
@@ -74,6 +80,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   app.post(
     '/user/v1/user/updateProfile',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: 'Change the nickname and e-mail',
@@ -87,6 +94,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   app.post(
     '/user/v1/user/updateAvatar',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: 'Set the avatar to an image the user uploaded (jpg/png ≤ 10 MB)',
@@ -100,6 +108,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   app.get(
     '/user/v1/user/sessions',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: "The user's active sessions (browsers signed in), the current one first",
@@ -112,6 +121,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   app.post(
     '/user/v1/user/revokeSession',
     {
+      config: { access: 'signedIn' },
       schema: {
         tags: ['account'],
         summary: 'Sign out one other session of the user',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  PERMISSIONS,
   envelopeSchema,
   pagedEnvelope,
   roleOption,
@@ -33,6 +34,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   app.get(
     '/system/subAccount/list',
     {
+      config: { permission: PERMISSIONS.userEdit },
       schema: {
         tags,
         summary: "The tenant's sub-accounts (main account only)",
@@ -45,6 +47,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   app.get(
     '/system/subAccount/roles',
     {
+      config: { permission: PERMISSIONS.userEdit },
       schema: {
         tags,
         summary: 'The roles of the tenant a sub-account may be given',
@@ -56,6 +59,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   app.post(
     '/system/subAccount/create',
     {
+      config: { permission: PERMISSIONS.userEdit },
       schema: {
         tags,
         summary: 'Create a sub-account with an initial password and roles',
@@ -68,6 +72,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   app.post(
     '/system/subAccount/update',
     {
+      config: { permission: PERMISSIONS.userEdit },
       schema: {
         tags,
         summary: "Change a sub-account's nickname, mobile, e-mail and roles",
@@ -80,6 +85,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   app.post(
     '/system/subAccount/state',
     {
+      config: { permission: PERMISSIONS.userEdit },
       schema: {
         tags,
         summary: 'Enable or disable a sub-account; disabling ends its sessions',
@@ -92,6 +98,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   app.post(
     '/system/subAccount/resetPassword',
     {
+      config: { permission: PERMISSIONS.userEdit },
       schema: {
         tags,
         summary: 'Set a new password for a sub-account; its sessions end',
@@ -106,7 +113,10 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
   );
   app.post(
     '/system/subAccount/delete',
-    { schema: { tags, summary: 'Delete a sub-account', body: subAccountIdBody, response: { 200: empty } } },
+    {
+      config: { permission: PERMISSIONS.userEdit },
+      schema: { tags, summary: 'Delete a sub-account', body: subAccountIdBody, response: { 200: empty } },
+    },
     async (req) => {
       await subAccounts.remove(caller(req), req.body.id, req.ip);
       return ok(null);
