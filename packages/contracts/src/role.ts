@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { pageQuery } from './envelope.ts';
+import { id, pageFields, queryId, textLine } from './device.ts';
 import { DATA_SCOPES } from './permissions.ts';
+import { NO_CONTROL_MSG, hasNoControl, hasNoControlButLineBreaks } from './validators.ts';
 
 /**
  * Roles of a tenant (issue 12): the platform's staff roles, and each customer's roles for its sub-accounts.
@@ -25,10 +26,11 @@ export const roleView = z.object({
 });
 export type RoleView = z.infer<typeof roleView>;
 
-export const roleListQuery = pageQuery.extend({ keyword: z.string().trim().max(50).optional() });
+const keyword = textLine(50).optional();
+export const roleListQuery = z.object({ ...pageFields, keyword });
 export type RoleListQuery = z.infer<typeof roleListQuery>;
 
-export const roleIdQuery = z.object({ id: z.coerce.number().int().positive() });
+export const roleIdQuery = z.object({ id: queryId });
 export type RoleIdQuery = z.infer<typeof roleIdQuery>;
 
 const roleCode = z
@@ -37,36 +39,31 @@ const roleCode = z
   .min(2)
   .max(32)
   .regex(/^[A-Za-z][A-Za-z0-9_-]*$/);
-const roleName = z.string().trim().min(1).max(32);
+const roleName = textLine(32).min(1);
 
 export const roleCreateBody = z
   .object({
     name: roleName,
     code: roleCode,
-    description: z.string().trim().max(200).default(''),
+    description: z.string().trim().max(200).refine(hasNoControlButLineBreaks, NO_CONTROL_MSG).default(''),
     dataScope: dataScope.default('all'),
-    permissions: z.array(z.string().max(64)).max(200).default([]),
+    permissions: z.array(z.string().max(64).refine(hasNoControl, NO_CONTROL_MSG)).max(200).default([]),
   })
   .strict();
 export type RoleCreateBody = z.infer<typeof roleCreateBody>;
 
-export const roleUpdateBody = roleCreateBody.extend({ id: z.number().int().positive() }).strict();
+export const roleUpdateBody = roleCreateBody.extend({ id }).strict();
 export type RoleUpdateBody = z.infer<typeof roleUpdateBody>;
 
 /** A new role with another name and code, the same permissions, scope and description. */
-export const roleCopyBody = z.object({ id: z.number().int().positive(), name: roleName, code: roleCode }).strict();
+export const roleCopyBody = z.object({ id, name: roleName, code: roleCode }).strict();
 export type RoleCopyBody = z.infer<typeof roleCopyBody>;
 
 /** A role with members is deleted only with `reassignTo`: its members move to that role of the same tenant. */
-export const roleDeleteBody = z
-  .object({ id: z.number().int().positive(), reassignTo: z.number().int().positive().optional() })
-  .strict();
+export const roleDeleteBody = z.object({ id, reassignTo: id.optional() }).strict();
 export type RoleDeleteBody = z.infer<typeof roleDeleteBody>;
 
-export const roleMemberQuery = pageQuery.extend({
-  id: z.coerce.number().int().positive(),
-  keyword: z.string().trim().max(50).optional(),
-});
+export const roleMemberQuery = z.object({ ...pageFields, id: queryId, keyword });
 export type RoleMemberQuery = z.infer<typeof roleMemberQuery>;
 
 export const roleMember = z.object({
@@ -79,16 +76,11 @@ export const roleMember = z.object({
 });
 export type RoleMember = z.infer<typeof roleMember>;
 
-export const roleMembersBody = z
-  .object({ id: z.number().int().positive(), userIds: z.array(z.number().int().positive()).min(1).max(100) })
-  .strict();
+export const roleMembersBody = z.object({ id, userIds: z.array(id).min(1).max(100) }).strict();
 export type RoleMembersBody = z.infer<typeof roleMembersBody>;
 
 /** Users of the tenant a role's members may be chosen from (the members panel's picker). */
-export const roleCandidateQuery = z.object({
-  id: z.coerce.number().int().positive(),
-  keyword: z.string().trim().max(50).optional(),
-});
+export const roleCandidateQuery = z.object({ id: queryId, keyword });
 export type RoleCandidateQuery = z.infer<typeof roleCandidateQuery>;
 
 const localName = z.object({ zh: z.string(), en: z.string() });

@@ -31,7 +31,7 @@ export function RoleTable(props: RoleTableProps) {
       key: 'name',
       dataIndex: 'name',
       title: t('role.column.name'),
-      width: 180,
+      width: 170,
       render: (v: string, r) => (
         <Flex gap={4} wrap align="center">
           <Typography.Text strong>{v}</Typography.Text>
@@ -39,26 +39,26 @@ export function RoleTable(props: RoleTableProps) {
         </Flex>
       ),
     },
-    { key: 'code', dataIndex: 'code', title: t('role.column.code'), width: 140 },
+    { key: 'code', dataIndex: 'code', title: t('role.column.code'), width: 120 },
     {
       key: 'dataScope',
       dataIndex: 'dataScope',
       title: t('role.column.dataScope'),
-      width: 120,
+      width: 110,
       render: (v: RoleView['dataScope']) => <Tag color={SCOPE_COLORS[v]}>{t(`role.scope.${v}`)}</Tag>,
     },
     {
       key: 'permissions',
       dataIndex: 'permissions',
       title: t('role.column.permissions'),
-      width: 100,
+      width: 80,
       render: (v: string[]) => t('role.permissionCount', { n: v.length }),
     },
     {
       key: 'memberCount',
       dataIndex: 'memberCount',
       title: t('role.column.members'),
-      width: 90,
+      width: 80,
       render: (v: number, r) => (
         <Button type="link" size="small" onClick={() => onMembers(r)} aria-label={t('role.action.members')}>
           {v}
@@ -69,7 +69,7 @@ export function RoleTable(props: RoleTableProps) {
       key: 'updatedAt',
       dataIndex: 'updatedAt',
       title: t('role.column.updatedAt'),
-      width: 170,
+      width: 150,
       render: (v: string) => formatDateTime(v),
     },
   ];
@@ -103,7 +103,7 @@ export function RoleTable(props: RoleTableProps) {
       columns={columns}
       dataSource={data}
       loading={loading}
-      scroll={{ x: 'max-content' }}
+      scroll={{ x: 980 }}
       locale={{ emptyText: t('role.empty') }}
       pagination={{
         current: pageNo,
