@@ -34,6 +34,35 @@ export const isPrivileged = (user: AuthUser): boolean =>
 /** The codes a caller holds and may therefore grant. */
 const heldBy = (user: AuthUser): Set<string> => new Set(user.admin ? ALL_PERMISSIONS : user.permissions);
 
+/**
+ * For the screens that give users roles (sub-accounts, staff users): giving a role grants what it holds, so the
+ * caller must hold all of it (403 naming the first code it lacks), and only the platform Admin gives the Admin role.
+ * Roles of another tenant are simply missing (400 on `roleIds`).
+ */
+export async function checkCanGiveRoles(user: AuthUser, roleIds: number[]): Promise<void> {
+  const ids = [...new Set(roleIds)];
+  if (!ids.length) return;
+  const rows = await user.scope
+    .selectFrom('roles')
+    .select(['roles.code', 'roles.permissions'])
+    .where('roles.id', 'in', ids)
+    .execute();
+  if (rows.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
+  if (user.admin) return;
+  const held = heldBy(user);
+  for (const r of rows) {
+    if (user.tenantKind === 'platform' && r.code === ADMIN_ROLE)
+      throw new AppError(403, 'role.permissionNotHeld', { permission: ADMIN_ROLE });
+    const missing = r.permissions.find((p) => !held.has(p));
+    if (missing) throw new AppError(403, 'role.permissionNotHeld', { permission: missing });
+  }
+}
+
+/** Tells the consoles of these users that their roles changed: they read their permissions and menu again. */
+export function tellPermissionsChanged(events: LiveEvents, tenantId: number, userIds: number[]): void {
+  if (userIds.length) events.publish(tenantId, { type: 'permissions', data: { userIds: [...new Set(userIds)] } });
+}
+
 interface RoleRow {
   id: number;
   code: string;
@@ -208,8 +237,7 @@ export class RoleService {
 
   /** Tells the consoles of these users to read their permissions and menu again. */
   private tell(tenantId: number, userIds: number[]): void {
-    if (userIds.length)
-      this.events.publish(tenantId, { type: 'permissions', data: { userIds: [...new Set(userIds)] } });
+    tellPermissionsChanged(this.events, tenantId, userIds);
   }
 
   async create(user: AuthUser, body: RoleCreateBody, ip: string): Promise<RoleView> {

@@ -87,6 +87,20 @@ describe('RoleManagementPage', { timeout: 20_000 }, () => {
         }
         case '/system/role/delete':
           return null as never;
+        case '/system/role/copy': {
+          const body = config.data as { id: number; name: string; code: string };
+          return role({ ...operator, id: 10, name: body.name, code: body.code, builtin: false }) as never;
+        }
+        case '/system/role/members':
+          return {
+            list: [{ id: 21, username: 'anna', nickname: '安娜', state: 'active', main: false }],
+            total: 1,
+          } as never;
+        case '/system/role/candidates':
+          return [{ id: 22, username: 'bob', nickname: '', state: 'active', main: false }] as never;
+        case '/system/role/addMembers':
+        case '/system/role/removeMembers':
+          return null as never;
         default:
           throw new Error(`unexpected call ${config.url}`);
       }
@@ -145,6 +159,39 @@ describe('RoleManagementPage', { timeout: 20_000 }, () => {
     fireEvent.click(within(dialog).getByRole('button', { name: /转移并删除/ }));
     await waitFor(() => expect(calls('/system/role/delete')[0]?.data).toEqual({ id: 2, reassignTo: 1 }));
     expect(await screen.findByText('角色 店员 已删除')).toBeTruthy();
+  });
+
+  it('copies a role under a new name and code', async () => {
+    renderPage(<RoleManagementPage />);
+    const row = (await screen.findByText('Operator')).closest('tr') as HTMLElement;
+    fireEvent.click(within(row).getByRole('button', { name: /复\s*制/ }));
+    const dialog = (await screen.findByText('复制角色 Operator', { selector: '.ant-modal-title' })).closest(
+      '.ant-modal',
+    ) as HTMLElement;
+    expect((within(dialog).getByLabelText('角色编码') as HTMLInputElement).value).toBe('operator_copy');
+    fireEvent.change(within(dialog).getByLabelText('角色名称'), { target: { value: '夜班' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: /复\s*制/ }));
+    expect(await screen.findByText('角色 夜班 已创建')).toBeTruthy();
+    expect(calls('/system/role/copy')[0]?.data).toEqual({ id: 1, name: '夜班', code: 'operator_copy' });
+  });
+
+  it('lists the members of a role, adds a user of the tenant and removes one', async () => {
+    renderPage(<RoleManagementPage />);
+    const row = (await screen.findByText('店员')).closest('tr') as HTMLElement;
+    fireEvent.click(within(row).getAllByRole('button', { name: /成\s*员/ })[0]);
+    const drawer = (await screen.findByText('店员 的成员', { selector: '.ant-drawer-title' })).closest(
+      '.ant-drawer',
+    ) as HTMLElement;
+    expect(await within(drawer).findByText('anna')).toBeTruthy();
+    fireEvent.mouseDown(within(drawer).getByRole('combobox'));
+    fireEvent.click(await screen.findByText('bob', { selector: '.ant-select-item-option-content' }));
+    fireEvent.click(within(drawer).getByRole('button', { name: /加\s*入/ }));
+    expect(await screen.findByText('已加入 1 个成员')).toBeTruthy();
+    expect(calls('/system/role/addMembers')[0]?.data).toEqual({ id: 2, userIds: [22] });
+    fireEvent.click(within(drawer).getByRole('button', { name: /移\s*出/ }));
+    const pop = (await screen.findByText('把 anna 移出该角色？')).closest('.ant-popover') as HTMLElement;
+    fireEvent.click(within(pop).getByRole('button', { name: /移\s*出/ }));
+    await waitFor(() => expect(calls('/system/role/removeMembers')[0]?.data).toEqual({ id: 2, userIds: [21] }));
   });
 
   it('hides every editing button from a user without system:role:edit', async () => {
