@@ -180,6 +180,8 @@ describe('roles and the permission tree', () => {
     await page.getByText('viewer', { exact: true }).waitFor({ timeout: 15_000 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(1);
+    await settle(page);
+    await shot(page, 'role-list-en-375-dark');
     await page.getByRole('button', { name: /New role/ }).click();
     await page.locator('.ant-drawer').filter({ hasText: 'New role' }).locator('#role_name').waitFor();
     await settle(page);
