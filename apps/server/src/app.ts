@@ -19,6 +19,7 @@ import { ensureSecret } from './lib/secrets.ts';
 import { createCaptchaProvider } from './lib/captcha.ts';
 import { systemRoutes } from './modules/system/index.ts';
 import { subAccountRoutes, SubAccountService, userRoutes, UserService } from './modules/user/index.ts';
+import { roleRoutes, RoleService } from './modules/role/index.ts';
 import { authRoutes, AuthService } from './modules/auth/index.ts';
 import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
@@ -178,6 +179,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(subAccountRoutes, { subAccounts: new SubAccountService(db) });
+      await api.register(roleRoutes, { roles: new RoleService(db, events) });
       await api.register(deviceRoutes, { db, tasks });
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });

@@ -370,11 +370,11 @@ describe('live identity events', () => {
         method: 'POST',
         url: '/apiAdmin/system/identity/approve',
         token: staff,
-        payload: { id: again.data.id },
+        payload: { id: (again.data as { id: number }).id },
       });
       await staffEv.waitFor(
         'the approval',
-        (e) => e.type === 'identity' && e.data.id === again.data.id && e.data.status === 1,
+        (e) => e.type === 'identity' && e.data.id === (again.data as { id: number }).id && e.data.status === 1,
       );
       expect(customerEv.events.filter((e) => e.type === 'identity')).toEqual([]);
     } finally {

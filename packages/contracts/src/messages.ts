@@ -27,6 +27,7 @@ const http = {
   'http.404': { en: 'resource does not exist', zh: '访问的资源不存在' },
   'http.405': { en: 'method not allowed on this path', zh: '该地址不支持此请求方法' },
   'http.408': { en: 'request timed out', zh: '请求超时' },
+  'http.409': { en: 'conflicts with the current state', zh: '与当前状态冲突' },
   'http.413': { en: 'request body too large', zh: '请求体过大' },
   'http.415': { en: 'unsupported media type', zh: '不支持的内容类型' },
   'http.417': { en: 'the Expect header cannot be met', zh: '无法满足请求的 Expect 条件' },
@@ -110,6 +111,32 @@ const user = {
     en: 'this sub-account still owns records: disable it instead',
     zh: '该子账号仍有关联记录，请改为停用',
   },
+} as const;
+
+/** Roles and the permission tree (issue 12). */
+const role = {
+  'role.codeTaken': { en: 'a role with this code already exists', zh: '角色编码已存在' },
+  'role.permissionUnknown': { en: 'unknown permission {permission}', zh: '未知权限 {permission}' },
+  'role.permissionPlatformOnly': {
+    en: 'permission {permission} is for platform staff only',
+    zh: '权限 {permission} 仅限平台人员',
+  },
+  'role.permissionNotHeld': {
+    en: 'you cannot grant {permission}: you do not hold it yourself',
+    zh: '不能授予自己没有的权限 {permission}',
+  },
+  'role.ownRole': { en: 'you cannot change a role you hold yourself', zh: '不能修改自己所属的角色' },
+  'role.selfMember': { en: 'you cannot add yourself to a role', zh: '不能把自己加入角色' },
+  'role.adminLocked': {
+    en: 'the Admin role holds every permission: it cannot be edited or deleted',
+    zh: '管理员角色拥有全部权限，不能编辑或删除',
+  },
+  'role.inUse': {
+    en: 'the role has {count} members: move them to another role to delete it',
+    zh: '该角色有 {count} 个成员，请先将成员转移到其他角色',
+  },
+  'role.reassignSame': { en: 'choose another role to move the members to', zh: '请选择另一个角色接收成员' },
+  'role.userMissing': { en: 'a user does not exist in this account', zh: '用户不存在' },
 } as const;
 
 /** Identity authentication. */
@@ -445,6 +472,7 @@ export const MESSAGES = {
   ...http,
   ...auth,
   ...user,
+  ...role,
   ...identity,
   ...upload,
   ...device,
@@ -478,6 +506,7 @@ export const NOUNS = {
   'identity submission': '认证资料',
   session: '会话',
   'sub-account': '子账号',
+  role: '角色',
   notice: '公告',
   message: '消息',
 } as const satisfies Record<string, string>;
@@ -526,6 +555,11 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   query: '查询参数',
   params: '路径参数',
   id: 'ID',
+  dataScope: '数据范围',
+  permissions: '权限',
+  description: '描述',
+  reassignTo: '接收角色',
+  userIds: '用户',
 };
 
 /** The `{name}`s of a template. */

@@ -189,4 +189,5 @@ export type LiveIdentityEvent = z.infer<typeof liveIdentityEvent>;
 export type LiveEvent =
   | { type: 'device'; data: LiveDeviceEvent }
   | { type: 'task'; data: LiveTaskEvent }
-  | { type: 'identity'; data: LiveIdentityEvent };
+  | { type: 'identity'; data: LiveIdentityEvent }
+  | { type: 'permissions'; data: { userIds: number[] } };

@@ -391,7 +391,8 @@ const SSE_BUFFER_MAX = 1 << 20;
  * `POST /device/events/ticket` (bearer, any signed-in user) → a ticket valid for EVENTS_TICKET_TTL_S;
  * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant, each kind of event only for those who
  * may read what it is about: `event: device` (device:view), `event: task` (device:task), `event: identity`
- * (identity:review, staff) and `event: resync` (events were lost: read the live lists again),
+ * (identity:review, staff), `event: permissions` (only to the users whose roles changed: read the user
+ * info and menu again) and `event: resync` (events were lost: read the live lists again),
  * each with `id:` numbered from 1 on every stream.
  * The ticket may be reused until it expires (EventSource reconnects with the same URL); after that the
  * stream answers 401 and the console asks for a new ticket.
@@ -462,6 +463,8 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         if (e.type === 'device' && !seesDevices) return;
         if (e.type === 'task' && !seesTasks) return;
         if (e.type === 'identity' && !seesIdentity) return;
+        // a role of someone else changed: nothing for this console
+        if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return;
         // a console that does not read (a stalled link) is not buffered for without end: its events are skipped
         // (their numbers too) and it is told to resync once it reads again
         if (res.writableLength > SSE_BUFFER_MAX) {

@@ -9,7 +9,9 @@ import { PageLoading } from '../layout/page-loading';
 import { TabsBar } from '../layout/tabs/tabs-bar';
 import { tabKey, useTabs, visitOf } from '../layout/tabs/tabs-store';
 import { findRoute } from '../lib/menu-routes';
+import { useLiveEvents } from '../lib/live-events';
 import { useSession } from '../lib/session';
+import { refreshSession } from './guard';
 import { pageComponent } from './route-components';
 
 interface PageAtProps {
@@ -112,6 +114,8 @@ const Area = memo(function Area({ routes }: { routes: RouteRecord[] }) {
 /** Everything behind the login: the main layout with the tab bar around the user's pages. */
 export default function AuthenticatedArea() {
   const routes = useSession((s) => s.routes);
+  // a role of this user changed: its permissions and menu are read again, the buttons and the menu follow
+  useLiveEvents({ permissions: () => void refreshSession() }, !!routes);
   // between a logout and the redirect to the login page there is nothing to show
   if (!routes) return <PageLoading fullscreen />;
   return <Area routes={routes} />;

@@ -58,6 +58,21 @@ export function loadSession(): Promise<void> {
   return loading;
 }
 
+/**
+ * Reads the user's info (permissions) and menu again while the console stays open: their roles changed
+ * (`event: permissions`). Buttons and the menu follow at once; a failure keeps what is shown (the request layer
+ * has said why, and a signed-out session goes to the login page as on any call).
+ */
+export async function refreshSession(): Promise<void> {
+  if (!getToken()) return;
+  await loading?.catch(() => undefined);
+  try {
+    await loadSession();
+  } catch {
+    // keep the current menu and permissions; the next navigation or call tells the rest
+  }
+}
+
 function loginRoute(intended: string): string {
   if (!RECORD_ROUTE || intended === HOME_PATH || intended.startsWith(LOGIN_PATH)) return LOGIN_PATH;
   return `${LOGIN_PATH}?redirect=${encodeURIComponent(intended)}`;

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import type { LiveDeviceEvent, LiveEvent, LiveIdentityEvent, LiveTaskEvent } from '@cpc/contracts';
+import type { LivePermissionsEvent } from '@cpc/contracts/role';
 import { BASE_URL } from '../config/settings';
 import { post } from './request';
 import { getToken, onSessionReset } from './session';
@@ -44,7 +45,7 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task', 'identity'] as const;
+const EVENT_TYPES = ['device', 'task', 'identity', 'permissions'] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -190,6 +191,8 @@ export function useLiveEvents(
     device?: (e: LiveDeviceEvent) => void;
     task?: (e: LiveTaskEvent) => void;
     identity?: (e: LiveIdentityEvent) => void;
+    /** The signed-in user's roles changed (the server sends it to that user only). */
+    permissions?: (e: LivePermissionsEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -203,7 +206,8 @@ export function useLiveEvents(
       onEvent: (e) => {
         if (e.type === 'device') latest.current.device?.(e.data);
         else if (e.type === 'task') latest.current.task?.(e.data);
-        else latest.current.identity?.(e.data);
+        else if (e.type === 'identity') latest.current.identity?.(e.data);
+        else latest.current.permissions?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),

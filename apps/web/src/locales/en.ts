@@ -46,6 +46,7 @@ export default {
       '405': 'This method is not allowed on this address',
       '406': 'The format is not available',
       '408': 'The request timed out',
+      '409': 'The request conflicts with the current state',
       '410': 'The resource was permanently deleted',
       '413': 'The request body is too large',
       '415': 'The content type is not supported',

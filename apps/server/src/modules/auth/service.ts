@@ -20,6 +20,7 @@ import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import { newOpaqueToken, sha256, type AccessTokens } from '../../lib/tokens.ts';
 import { addressKey, hit, unhit, type Hit } from '../../lib/counters.ts';
 import { endSessions, type ClientInfo } from '../../lib/sessions.ts';
+import { ensureDefaultRoles } from '../role/index.ts';
 
 export interface IssuedSession {
   result: LoginResult;
@@ -248,6 +249,7 @@ export class AuthService {
           .values({ kind: body.type, name: body.username })
           .returning('id')
           .executeTakeFirstOrThrow();
+        await ensureDefaultRoles(trx, tenant.id);
         // the new account's first user, in the new tenant's scope
         return new TenantScope(trx, tenant.id)
           .insertInto('users', {

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import {
-  PERMISSIONS,
   type Paged,
   type RoleOption,
   type SubAccountCreateBody,
@@ -17,28 +16,10 @@ import { audit } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
 import { endSessions } from '../../lib/sessions.ts';
+import { ensureDefaultRoles } from '../role/index.ts';
 
 /** is_super of the users a main account creates (DESIGN §3). */
 const SUB_ACCOUNT = 2;
-
-/**
- * Roles every customer tenant starts with, so a sub-account can be given device rights before the tenant
- * has defined roles of its own. Created on first use, never overwritten.
- */
-export const DEFAULT_CUSTOMER_ROLES = [
-  {
-    code: 'operator',
-    name: 'Operator',
-    permissions: [
-      PERMISSIONS.deviceView,
-      PERMISSIONS.deviceEdit,
-      PERMISSIONS.deviceReboot,
-      PERMISSIONS.deviceShutdown,
-      PERMISSIONS.deviceTask,
-    ],
-  },
-  { code: 'viewer', name: 'Viewer', permissions: [PERMISSIONS.deviceView] },
-];
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
@@ -129,13 +110,7 @@ export class SubAccountService {
 
   private async ensureDefaultRoles(user: AuthUser): Promise<void> {
     if (user.tenantKind === 'platform') return;
-    for (const r of DEFAULT_CUSTOMER_ROLES) {
-      await this.db
-        .insertInto('roles')
-        .values({ tenant_id: user.tenantId, code: r.code, name: r.name, permissions: r.permissions })
-        .onConflict((oc) => oc.columns(['tenant_id', 'code']).doNothing())
-        .execute();
-    }
+    await ensureDefaultRoles(this.db, user.tenantId);
   }
 
   /** The roles of the caller's tenant a sub-account may be given. */

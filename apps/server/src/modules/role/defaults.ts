@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import { PERMISSIONS } from '@cpc/contracts';
+import type { Database } from '../../db/schema.ts';
+
+/**
+ * Roles every customer tenant starts with, so a sub-account can be given device rights before the tenant has
+ * defined roles of its own. Builtin but editable: created at registration (and lazily for older tenants), never
+ * overwritten; an existing row of that code is only marked builtin.
+ */
+export const DEFAULT_CUSTOMER_ROLES = [
+  {
+    code: 'operator',
+    name: 'Operator',
+    description: '',
+    permissions: [
+      PERMISSIONS.deviceView,
+      PERMISSIONS.deviceEdit,
+      PERMISSIONS.deviceReboot,
+      PERMISSIONS.deviceShutdown,
+      PERMISSIONS.deviceTask,
+    ],
+  },
+  { code: 'viewer', name: 'Viewer', description: '', permissions: [PERMISSIONS.deviceView] },
+];
+
+/** Makes sure a customer tenant has its default roles; `db` may be a transaction. */
+export async function ensureDefaultRoles(db: Kysely<Database>, tenantId: number): Promise<void> {
+  await db
+    .insertInto('roles')
+    .values(
+      DEFAULT_CUSTOMER_ROLES.map((r) => ({
+        tenant_id: tenantId,
+        code: r.code,
+        name: r.name,
+        description: r.description,
+        permissions: r.permissions,
+        builtin: true,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'code']).doUpdateSet({ builtin: true }).where('roles.builtin', '=', false),
+    )
+    .execute();
+}

@@ -1,0 +1,502 @@
+import { sql } from 'kysely';
+import {
+  ADMIN_ROLE,
+  ALL_PERMISSIONS,
+  PERMISSION_CATALOGUE,
+  type DataScope,
+  type Paged,
+  type PermissionSectionView,
+  type RoleCopyBody,
+  type RoleCreateBody,
+  type RoleDeleteBody,
+  type RoleListQuery,
+  type RoleMember,
+  type RoleMemberQuery,
+  type RoleUpdateBody,
+  type RoleView,
+} from '@cpc/contracts';
+import type { Db } from '../../db/database.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
+import type { AuthUser } from '../../plugins/auth.ts';
+import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
+import type { LiveEvents } from '../../plugins/live-events.ts';
+import { ensureDefaultRoles } from './defaults.ts';
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+const AUDIENCE = new Map(PERMISSION_CATALOGUE.flatMap((s) => s.permissions.map((e) => [e.code, e.audience] as const)));
+
+/** Who may change any role of the tenant, also their own, and holds every permission the tenant can have. */
+export const isPrivileged = (user: AuthUser): boolean =>
+  user.admin || (user.tenantKind !== 'platform' && user.isSuper === 1);
+
+/** The codes a caller holds and may therefore grant. */
+const heldBy = (user: AuthUser): Set<string> => new Set(user.admin ? ALL_PERMISSIONS : user.permissions);
+
+/**
+ * For the screens that give users roles (sub-accounts, staff users): giving a role grants what it holds, so the
+ * caller must hold all of it (403 naming the first code it lacks), and only the platform Admin gives the Admin role.
+ * Roles of another tenant are simply missing (400 on `roleIds`).
+ */
+export async function checkCanGiveRoles(user: AuthUser, roleIds: number[]): Promise<void> {
+  const ids = [...new Set(roleIds)];
+  if (!ids.length) return;
+  const rows = await user.scope
+    .selectFrom('roles')
+    .select(['roles.code', 'roles.permissions'])
+    .where('roles.id', 'in', ids)
+    .execute();
+  if (rows.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
+  if (user.admin) return;
+  const held = heldBy(user);
+  for (const r of rows) {
+    if (user.tenantKind === 'platform' && r.code === ADMIN_ROLE)
+      throw new AppError(403, 'role.permissionNotHeld', { permission: ADMIN_ROLE });
+    const missing = r.permissions.find((p) => !held.has(p));
+    if (missing) throw new AppError(403, 'role.permissionNotHeld', { permission: missing });
+  }
+}
+
+/** Tells the consoles of these users that their roles changed: they read their permissions and menu again. */
+export function tellPermissionsChanged(events: LiveEvents, tenantId: number, userIds: number[]): void {
+  if (userIds.length) events.publish(tenantId, { type: 'permissions', data: { userIds: [...new Set(userIds)] } });
+}
+
+interface RoleRow {
+  id: number;
+  code: string;
+  name: string;
+  description: string;
+  data_scope: DataScope;
+  builtin: boolean;
+  permissions: string[];
+  created_at: Date;
+  updated_at: Date;
+  member_count: number | string;
+}
+
+/**
+ * Roles of the caller's tenant (issue 12). Every query goes through the caller's tenant scope: another tenant's
+ * role or user is simply not found. What a role holds is read from the database on every request
+ * (`loadAuthUser`), so a change counts from its members' next call; their consoles are told at once.
+ */
+export class RoleService {
+  constructor(
+    private db: Db,
+    private events: LiveEvents,
+  ) {}
+
+  private isLocked(user: AuthUser, code: string): boolean {
+    return user.tenantKind === 'platform' && code === ADMIN_ROLE;
+  }
+
+  private base(scope: TenantScope) {
+    return scope
+      .selectFrom('roles')
+      .select([
+        'roles.id',
+        'roles.code',
+        'roles.name',
+        'roles.description',
+        'roles.data_scope',
+        'roles.builtin',
+        'roles.permissions',
+        'roles.created_at',
+        'roles.updated_at',
+      ])
+      .select(sql<string>`(select count(*) from user_roles ur where ur.role_id = roles.id)`.as('member_count'));
+  }
+
+  private view(user: AuthUser, r: RoleRow): RoleView {
+    const locked = this.isLocked(user, r.code);
+    return {
+      id: r.id,
+      code: r.code,
+      name: r.name,
+      description: r.description,
+      dataScope: r.data_scope,
+      builtin: r.builtin || locked,
+      locked,
+      permissions: locked ? [...ALL_PERMISSIONS] : r.permissions,
+      memberCount: Number(r.member_count),
+      createdAt: r.created_at.toISOString(),
+      updatedAt: r.updated_at.toISOString(),
+    };
+  }
+
+  private async row(user: AuthUser, id: number): Promise<RoleRow> {
+    const row = await this.base(user.scope).where('roles.id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('role');
+    return row;
+  }
+
+  async list(user: AuthUser, q: RoleListQuery): Promise<Paged<RoleView>> {
+    if (user.tenantKind !== 'platform') await ensureDefaultRoles(this.db, user.tenantId);
+    let query = this.base(user.scope);
+    if (q.keyword) {
+      const like = `%${escapeLike(q.keyword)}%`;
+      query = query.where((eb) => eb.or([eb('roles.name', 'ilike', like), eb('roles.code', 'ilike', like)]));
+    }
+    const [rows, total] = await Promise.all([
+      query
+        .orderBy('roles.builtin', 'desc')
+        .orderBy('roles.id')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      query
+        .clearSelect()
+        .select(sql<string>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { list: rows.map((r) => this.view(user, r)), total: Number(total.n) };
+  }
+
+  async detail(user: AuthUser, id: number): Promise<RoleView> {
+    return this.view(user, await this.row(user, id));
+  }
+
+  /** The catalogue as this caller sees it: customers the tenant audience only, each code marked when held. */
+  catalogue(user: AuthUser): PermissionSectionView[] {
+    const held = heldBy(user);
+    const staff = user.tenantKind === 'platform';
+    return PERMISSION_CATALOGUE.map((s) => ({
+      key: s.key,
+      name: s.name,
+      permissions: s.permissions
+        .filter((e) => staff || e.audience === 'tenant')
+        .map((e) => ({ code: e.code, name: e.name, audience: e.audience, held: held.has(e.code) })),
+    })).filter((s) => s.permissions.length > 0);
+  }
+
+  /**
+   * The codes of a role as asked, checked: known, meant for this kind of tenant, and — for those `added` — held
+   * by the caller (nobody grants what they do not have).
+   */
+  private checkPermissions(user: AuthUser, permissions: string[], before: string[] = []): string[] {
+    const codes = [...new Set(permissions)];
+    const held = heldBy(user);
+    const had = new Set(before);
+    for (const code of codes) {
+      const audience = AUDIENCE.get(code as never);
+      if (!audience) throw badRequest('permissions', 'role.permissionUnknown', { permission: code });
+      if (audience === 'platform' && user.tenantKind !== 'platform')
+        throw badRequest('permissions', 'role.permissionPlatformOnly', { permission: code });
+      if (!had.has(code) && !held.has(code))
+        throw new AppError(403, 'role.permissionNotHeld', { permission: code }, { field: 'permissions' });
+    }
+    return codes;
+  }
+
+  /** A role the caller holds is theirs to keep as it is, unless they are the Admin or the main account. */
+  private async checkNotOwn(user: AuthUser, roleId: number): Promise<void> {
+    if (isPrivileged(user)) return;
+    const own = await user.scope
+      .selectFrom('user_roles')
+      .select('user_roles.role_id')
+      .where('user_roles.user_id', '=', user.id)
+      .where('user_roles.role_id', '=', roleId)
+      .executeTakeFirst();
+    if (own) throw new AppError(403, 'role.ownRole');
+  }
+
+  /** Giving a role to users grants what it holds: the caller must hold all of it. */
+  private checkCanGive(user: AuthUser, role: RoleRow): void {
+    if (this.isLocked(user, role.code)) {
+      if (!user.admin) throw new AppError(403, 'role.permissionNotHeld', { permission: ADMIN_ROLE });
+      return;
+    }
+    const held = heldBy(user);
+    const missing = role.permissions.find((p) => !held.has(p));
+    if (missing) throw new AppError(403, 'role.permissionNotHeld', { permission: missing });
+  }
+
+  private static codeTaken(e: unknown): never {
+    if ((e as { code?: string }).code === '23505') throw badRequest('code', 'role.codeTaken');
+    throw e;
+  }
+
+  private async checkCodeFree(user: AuthUser, code: string, exceptId?: number): Promise<void> {
+    let q = user.scope
+      .selectFrom('roles')
+      .select('roles.id')
+      .where(sql`lower(roles.code)`, '=', code.toLowerCase());
+    if (exceptId) q = q.where('roles.id', '!=', exceptId);
+    if (await q.executeTakeFirst()) throw badRequest('code', 'role.codeTaken');
+  }
+
+  private async members(scope: TenantScope, roleId: number): Promise<number[]> {
+    const rows = await scope
+      .selectFrom('user_roles')
+      .select('user_roles.user_id')
+      .where('user_roles.role_id', '=', roleId)
+      .execute();
+    return rows.map((r) => r.user_id);
+  }
+
+  /** Tells the consoles of these users to read their permissions and menu again. */
+  private tell(tenantId: number, userIds: number[]): void {
+    tellPermissionsChanged(this.events, tenantId, userIds);
+  }
+
+  async create(user: AuthUser, body: RoleCreateBody, ip: string): Promise<RoleView> {
+    const permissions = this.checkPermissions(user, body.permissions);
+    if (user.tenantKind === 'platform' && body.code === ADMIN_ROLE) throw badRequest('code', 'role.codeTaken');
+    await this.checkCodeFree(user, body.code);
+    const values = {
+      code: body.code,
+      name: body.name,
+      description: body.description,
+      data_scope: body.dataScope,
+      permissions,
+    };
+    const row = await user.scope
+      .insertInto('roles', values)
+      .returning('id')
+      .executeTakeFirstOrThrow()
+      .catch(RoleService.codeTaken);
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'role.create',
+      resource: 'role',
+      resourceId: row.id,
+      result: 'ok',
+      changes: changedFields({}, values),
+    });
+    return this.detail(user, row.id);
+  }
+
+  async update(user: AuthUser, body: RoleUpdateBody, ip: string): Promise<RoleView> {
+    const before = await this.row(user, body.id);
+    await this.checkNotOwn(user, before.id);
+    const locked = this.isLocked(user, before.code);
+    let permissions: string[];
+    if (locked) {
+      const asked = new Set(body.permissions);
+      const same = asked.size === ALL_PERMISSIONS.length && ALL_PERMISSIONS.every((p) => asked.has(p));
+      if (body.code !== before.code || (body.permissions.length && !same)) throw new AppError(403, 'role.adminLocked');
+      permissions = before.permissions;
+    } else {
+      permissions = this.checkPermissions(user, body.permissions, before.permissions);
+      await this.checkCodeFree(user, body.code, before.id);
+    }
+    const values = {
+      code: body.code,
+      name: body.name,
+      description: body.description,
+      data_scope: body.dataScope,
+      permissions,
+    };
+    await user.scope
+      .updateTable('roles')
+      .set({ ...values, updated_at: new Date() })
+      .where('roles.id', '=', before.id)
+      .execute()
+      .catch(RoleService.codeTaken);
+    const changes = changedFields({ ...before }, values);
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'role.update',
+      resource: 'role',
+      resourceId: before.id,
+      result: 'ok',
+      changes,
+    });
+    if (changes.permissions || changes.code || changes.data_scope)
+      this.tell(user.tenantId, await this.members(user.scope, before.id));
+    return this.detail(user, before.id);
+  }
+
+  async copy(user: AuthUser, body: RoleCopyBody, ip: string): Promise<RoleView> {
+    const source = await this.row(user, body.id);
+    const permissions = this.isLocked(user, source.code) ? [...ALL_PERMISSIONS] : source.permissions;
+    return this.create(
+      user,
+      {
+        name: body.name,
+        code: body.code,
+        description: source.description,
+        dataScope: source.data_scope,
+        permissions,
+      },
+      ip,
+    );
+  }
+
+  async remove(user: AuthUser, body: RoleDeleteBody, ip: string): Promise<void> {
+    const role = await this.row(user, body.id);
+    if (this.isLocked(user, role.code)) throw new AppError(403, 'role.adminLocked');
+    await this.checkNotOwn(user, role.id);
+    const count = Number(role.member_count);
+    let target: RoleRow | undefined;
+    if (count > 0) {
+      if (body.reassignTo === undefined)
+        throw new AppError(409, 'role.inUse', { count }, { data: { memberCount: count } });
+      if (body.reassignTo === role.id) throw badRequest('reassignTo', 'role.reassignSame');
+      target = await this.base(user.scope).where('roles.id', '=', body.reassignTo).executeTakeFirst();
+      if (!target) throw notFound('role');
+      this.checkCanGive(user, target);
+    }
+    const moved = await user.scope.transaction(async (scope) => {
+      let userIds: number[] = [];
+      if (target) {
+        userIds = await this.members(scope, role.id);
+        if (userIds.length)
+          await scope
+            .insertInto(
+              'user_roles',
+              userIds.map((u) => ({ user_id: u, role_id: target.id })),
+            )
+            .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
+            .execute();
+      }
+      await scope.deleteFrom('user_roles').where('user_roles.role_id', '=', role.id).execute();
+      await scope.deleteFrom('roles').where('roles.id', '=', role.id).execute();
+      return userIds;
+    });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'role.delete',
+      resource: 'role',
+      resourceId: role.id,
+      result: 'ok',
+      changes: changedFields({ code: role.code, name: role.name, permissions: role.permissions }, {}),
+      details: target ? { reassignTo: target.id, moved: moved.length } : undefined,
+    });
+    this.tell(user.tenantId, moved);
+  }
+
+  async memberList(user: AuthUser, q: RoleMemberQuery): Promise<Paged<RoleMember>> {
+    await this.row(user, q.id);
+    let query = user.scope
+      .selectFrom('users')
+      .innerJoin('user_roles as ur', 'ur.user_id', 'users.id')
+      .where('ur.role_id', '=', q.id);
+    if (q.keyword) {
+      const like = `%${escapeLike(q.keyword)}%`;
+      query = query.where((eb) => eb.or([eb('users.username', 'ilike', like), eb('users.nickname', 'ilike', like)]));
+    }
+    const [rows, total] = await Promise.all([
+      query
+        .select(['users.id', 'users.username', 'users.nickname', 'users.state', 'users.is_super'])
+        .orderBy('users.id')
+        .limit(q.pageSize)
+        .offset((q.pageNo - 1) * q.pageSize)
+        .execute(),
+      query.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return {
+      list: rows.map((r) => ({
+        id: r.id,
+        username: r.username,
+        nickname: r.nickname,
+        state: r.state,
+        main: r.is_super === 1,
+      })),
+      total: Number(total.n),
+    };
+  }
+
+  /** Users of the tenant not yet in the role, for the members panel's picker (at most 50, by name). */
+  async candidates(user: AuthUser, id: number, keyword?: string): Promise<RoleMember[]> {
+    await this.row(user, id);
+    let query = user.scope
+      .selectFrom('users')
+      .select(['users.id', 'users.username', 'users.nickname', 'users.state', 'users.is_super'])
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('user_roles as ur')
+              .select('ur.user_id')
+              .whereRef('ur.user_id', '=', 'users.id')
+              .where('ur.role_id', '=', id),
+          ),
+        ),
+      );
+    if (keyword) {
+      const like = `%${escapeLike(keyword)}%`;
+      query = query.where((eb) => eb.or([eb('users.username', 'ilike', like), eb('users.nickname', 'ilike', like)]));
+    }
+    const rows = await query.orderBy('users.username').limit(50).execute();
+    return rows.map((r) => ({
+      id: r.id,
+      username: r.username,
+      nickname: r.nickname,
+      state: r.state,
+      main: r.is_super === 1,
+    }));
+  }
+
+  private async tenantUsers(user: AuthUser, userIds: number[]): Promise<number[]> {
+    const ids = [...new Set(userIds)];
+    const found = await user.scope.selectFrom('users').select('users.id').where('users.id', 'in', ids).execute();
+    if (found.length !== ids.length) throw badRequest('userIds', 'role.userMissing');
+    return ids;
+  }
+
+  async addMembers(user: AuthUser, roleId: number, userIds: number[], ip: string): Promise<void> {
+    const role = await this.row(user, roleId);
+    const ids = await this.tenantUsers(user, userIds);
+    if (!isPrivileged(user) && ids.includes(user.id)) throw new AppError(403, 'role.selfMember');
+    await this.checkNotOwn(user, role.id);
+    this.checkCanGive(user, role);
+    const added = await user.scope
+      .insertInto(
+        'user_roles',
+        ids.map((u) => ({ user_id: u, role_id: role.id })),
+      )
+      .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
+      .returning('user_id')
+      .execute();
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'role.addMembers',
+      resource: 'role',
+      resourceId: role.id,
+      result: 'ok',
+      changes: { members: { before: [], after: added.map((a) => a.user_id) } },
+    });
+    this.tell(
+      user.tenantId,
+      added.map((a) => a.user_id),
+    );
+  }
+
+  async removeMembers(user: AuthUser, roleId: number, userIds: number[], ip: string): Promise<void> {
+    const role = await this.row(user, roleId);
+    const ids = await this.tenantUsers(user, userIds);
+    await this.checkNotOwn(user, role.id);
+    // the Admin cannot take the Admin role from itself: the platform would be left without anyone to give it back
+    if (this.isLocked(user, role.code) && ids.includes(user.id)) throw new AppError(403, 'role.ownRole');
+    const removed = await user.scope
+      .deleteFrom('user_roles')
+      .where('user_roles.role_id', '=', role.id)
+      .where('user_roles.user_id', 'in', ids)
+      .returning('user_roles.user_id')
+      .execute();
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'role.removeMembers',
+      resource: 'role',
+      resourceId: role.id,
+      result: 'ok',
+      changes: { members: { before: removed.map((r) => r.user_id), after: [] } },
+    });
+    this.tell(
+      user.tenantId,
+      removed.map((r) => r.user_id),
+    );
+  }
+}
