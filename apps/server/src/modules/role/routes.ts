@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   PERMISSIONS,
@@ -18,8 +17,8 @@ import {
   roleUpdateBody,
   roleView,
 } from '@cpc/contracts';
-import { caller, hasPermission } from '../../plugins/auth.ts';
-import { AppError, ok } from '../../plugins/errors.ts';
+import { caller } from '../../plugins/auth.ts';
+import { ok } from '../../plugins/errors.ts';
 import type { RoleService } from './service.ts';
 
 const empty = envelopeSchema(z.null());
@@ -27,12 +26,7 @@ const tags = ['role'];
 const edit = { permission: PERMISSIONS.roleEdit };
 
 /** The role list and the catalogue also serve the user screen's role picker: system:user:edit reads them too. */
-async function roleOrUserEdit(req: FastifyRequest): Promise<void> {
-  const user = caller(req);
-  if (!hasPermission(user, PERMISSIONS.roleEdit) && !hasPermission(user, PERMISSIONS.userEdit))
-    throw new AppError(403, 'auth.permissionRequired', { permission: PERMISSIONS.roleEdit });
-}
-const readable = { config: { access: 'signedIn' as const }, preHandler: roleOrUserEdit };
+const readable = { config: { permission: [PERMISSIONS.roleEdit, PERMISSIONS.userEdit] } };
 
 /** Roles of the caller's tenant under /system/role (issue 12). */
 export const roleRoutes: FastifyPluginAsyncZod<{ roles: RoleService }> = async (app, { roles }) => {
