@@ -366,15 +366,16 @@ describe('live identity events', () => {
         'the second submission',
         (e) => e.type === 'identity' && e.data.id !== id && e.data.status === 2,
       );
+      const againId = again.type === 'identity' ? again.data.id : 0;
       await h.call({
         method: 'POST',
         url: '/apiAdmin/system/identity/approve',
         token: staff,
-        payload: { id: again.data.id },
+        payload: { id: againId },
       });
       await staffEv.waitFor(
         'the approval',
-        (e) => e.type === 'identity' && e.data.id === again.data.id && e.data.status === 1,
+        (e) => e.type === 'identity' && e.data.id === againId && e.data.status === 1,
       );
       expect(customerEv.events.filter((e) => e.type === 'identity')).toEqual([]);
     } finally {
