@@ -1,5 +1,12 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import type { LiveDeviceEvent, LiveEvent, LiveIdentityEvent, LiveTaskEvent } from '@cpc/contracts';
+import type {
+  LiveDeviceEvent,
+  LiveEvent,
+  LiveIdentityEvent,
+  LiveMenuEvent,
+  LiveMessageEvent,
+  LiveTaskEvent,
+} from '@cpc/contracts';
 import { BASE_URL } from '../config/settings';
 import { post } from './request';
 import { getToken, onSessionReset } from './session';
@@ -44,7 +51,7 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task', 'identity'] as const;
+const EVENT_TYPES = ['device', 'task', 'identity', 'menu', 'message'] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -190,6 +197,8 @@ export function useLiveEvents(
     device?: (e: LiveDeviceEvent) => void;
     task?: (e: LiveTaskEvent) => void;
     identity?: (e: LiveIdentityEvent) => void;
+    menu?: (e: LiveMenuEvent) => void;
+    message?: (e: LiveMessageEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -203,7 +212,9 @@ export function useLiveEvents(
       onEvent: (e) => {
         if (e.type === 'device') latest.current.device?.(e.data);
         else if (e.type === 'task') latest.current.task?.(e.data);
-        else latest.current.identity?.(e.data);
+        else if (e.type === 'identity') latest.current.identity?.(e.data);
+        else if (e.type === 'menu') latest.current.menu?.(e.data);
+        else latest.current.message?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),
