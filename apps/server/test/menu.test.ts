@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS, type MenuNode } from '@cpc/contracts';
 import { ADMIN_PASSWORD, createHarness, registerCustomer, type Harness } from './harness.ts';
-import { hashPassword } from '../src/lib/password.ts';
+import { openEvents, subAccountWith } from './device-helpers.ts';
 import { MENU, seedMenus } from '../src/modules/menu/index.ts';
 
 let h: Harness;
@@ -44,39 +44,6 @@ const record = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function staffWithout(permission: string): Promise<string> {
-  const platform = await h.db
-    .selectFrom('tenants')
-    .select('id')
-    .where('kind', '=', 'platform')
-    .executeTakeFirstOrThrow();
-  const role = await h.db
-    .insertInto('roles')
-    .values({
-      tenant_id: platform.id,
-      code: `r${Date.now()}`,
-      name: 'reviewer',
-      permissions: [PERMISSIONS.identityReview],
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const username = `staff_${Date.now()}`;
-  const user = await h.db
-    .insertInto('users')
-    .values({
-      tenant_id: platform.id,
-      username,
-      mobile: null,
-      password_hash: await hashPassword('Staff0Pass'),
-      is_super: 2,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await h.db.insertInto('user_roles').values({ tenant_id: platform.id, user_id: user.id, role_id: role.id }).execute();
-  expect(permission).not.toBe(PERMISSIONS.identityReview);
-  return (await h.login(username, 'Staff0Pass')).token;
-}
-
 describe('who may edit menus', () => {
   const routes: Array<[string, string, unknown?]> = [
     ['GET', '/system/menu/tree'],
@@ -89,12 +56,27 @@ describe('who may edit menus', () => {
     ['POST', '/system/menu/rollback', { id: 1 }],
   ];
   it.each(routes)(
-    '%s %s answers 403 to a customer and to staff without system:menu:edit',
+    '%s %s answers 403 to a customer, its sub-account and staff without system:menu:edit',
     async (method, url, body) => {
-      const customer = (await registerCustomer(h)).token;
-      const reviewer = await staffWithout(PERMISSIONS.menuEdit);
+      const customer = await registerCustomer(h);
+      const tenant = await h.db
+        .selectFrom('users')
+        .select('tenant_id')
+        .where('username', '=', customer.username)
+        .executeTakeFirstOrThrow();
+      const platform = await h.db
+        .selectFrom('tenants')
+        .select('id')
+        .where('kind', '=', 'platform')
+        .executeTakeFirstOrThrow();
+      const tokens = [
+        customer.token,
+        // even holding the code itself, a customer's sub-account is not staff
+        await subAccountWith(h, tenant.tenant_id, [PERMISSIONS.menuEdit]),
+        await subAccountWith(h, platform.id, [PERMISSIONS.identityReview]),
+      ];
       const before = JSON.stringify(await tree());
-      for (const token of [customer, reviewer]) {
+      for (const token of tokens) {
         const res = await h.call({
           method: method as 'GET' | 'POST',
           url: `/apiAdmin${url}`,
@@ -306,6 +288,25 @@ describe('what users see', () => {
     expect((await get('/menu/liveCounts', a.token)).body_.data).toEqual({ unreadMessages: 2 });
     expect((await get('/menu/liveCounts', b.token)).body_.data).toEqual({ unreadMessages: 0 });
     expect((await h.call({ method: 'GET', url: '/apiAdmin/menu/liveCounts' })).statusCode).toBe(401);
+  });
+});
+
+describe('live events', () => {
+  it("tells every signed-in console, customers' too, that the menu changed", async () => {
+    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const customer = await registerCustomer(h);
+    const [staffEv, customerEv] = [await openEvents(h, base, staff), await openEvents(h, base, customer.token)];
+    try {
+      const map = (await byName('DeviceMap'))!;
+      const res = await done('/system/menu/edit', editOf(map, { meta: { ...map.meta, badge: 'new' } }));
+      const version = res.body_.data.version;
+      for (const ev of [staffEv, customerEv])
+        await ev.waitFor('the menu event', (e) => e.type === 'menu' && e.data.version === version);
+      await done('/system/menu/edit', editOf(map));
+    } finally {
+      staffEv.close();
+      customerEv.close();
+    }
   });
 });
 
