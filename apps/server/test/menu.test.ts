@@ -209,6 +209,18 @@ describe('bad input', () => {
     await refused('/system/menu/edit', { id: device.id, ...record({ name: 'Device', path: '/integration' }) }, 'path');
   });
 
+  it("refuses a change that leaves another record's redirect or highlight leading nowhere", async () => {
+    const device = (await byName('Device'))!;
+    const index = (await byName('DeviceIndex'))!;
+    // Root redirects to /device; Device redirects to /device/index, which DeviceIndex and DeviceMap highlight
+    const del = await refused('/system/menu/delete', { id: device.id }, 'id');
+    expect(del.body_.msg).toContain('Root');
+    await refused('/system/menu/edit', editOf(index, { path: 'home' }), 'path');
+    const person = (await byName('Person'))!;
+    const moved = await refused('/system/menu/move', { id: index.id, parentId: person.id, index: 0 }, 'parentId');
+    expect(moved.body_.msg).toContain('/device/index');
+  });
+
   it('refuses moving a record under itself, and unknown ids', async () => {
     const device = (await byName('Device'))!;
     const index = (await byName('DeviceIndex'))!;

@@ -441,6 +441,10 @@ const menu = {
   'menu.pathTaken': { en: 'another menu item already has the path {path}', zh: '已有菜单项使用路径 {path}' },
   'menu.nameTaken': { en: 'another menu item is already named {name}', zh: '已有菜单项名为 {name}' },
   'menu.targetMissing': { en: 'no menu item has the path {path}', zh: '没有路径为 {path} 的菜单项' },
+  'menu.stillTargeted': {
+    en: 'the menu item {name} leads to {path}: change it first',
+    zh: '菜单项 {name} 指向 {path}，请先修改它',
+  },
   'menu.cycle': { en: 'a menu item cannot be moved under itself', zh: '菜单项不能移动到自身之下' },
 } as const;
 

@@ -90,12 +90,23 @@ function subtreeIds(rows: MenuRow[], id: number): Set<number> {
   return ids;
 }
 
+/** Where a record's `redirect` and `meta.activeMenu` lead (internal ones only), as full paths. */
+function targetsOf(r: MenuRow, full: Map<number, string>): Array<['redirect' | 'meta.activeMenu', string]> {
+  const parentFull = r.parent_id === null ? '/' : (full.get(r.parent_id) ?? '/');
+  const out: Array<['redirect' | 'meta.activeMenu', string]> = [];
+  if (r.redirect && !isExternal(r.redirect)) out.push(['redirect', joinMenuPath(parentFull, r.redirect)]);
+  if (r.meta.activeMenu) out.push(['meta.activeMenu', joinMenuPath(parentFull, r.meta.activeMenu)]);
+  return out;
+}
+
 /**
  * Checks the records `touched` against the whole tree `rows` (as it would be after the change): the page must
  * be one the console has (or none, for a redirect-only record or a link), the full path and the name unique,
- * `redirect` and `meta.activeMenu` must lead to a record's path. Throws a 400 naming the field.
+ * `redirect` and `meta.activeMenu` must lead to a record's path. With `before` (the tree before the change), a
+ * change that leaves another record's redirect or highlight leading nowhere is refused too, naming `field`.
+ * Throws a 400 naming the field.
  */
-export function validate(rows: MenuRow[], touched: Set<number>): void {
+export function validate(rows: MenuRow[], touched: Set<number>, before?: { rows: MenuRow[]; field: string }): void {
   const full = fullPaths(rows);
   const fullSet = new Set(full.values());
   for (const r of rows) {
@@ -111,14 +122,22 @@ export function validate(rows: MenuRow[], touched: Set<number>): void {
       if (other.name.toLowerCase() === r.name.toLowerCase())
         throw badRequest('name', 'menu.nameTaken', { name: r.name });
     }
-    const parentFull = r.parent_id === null ? '/' : (full.get(r.parent_id) ?? '/');
-    if (r.redirect && !isExternal(r.redirect)) {
-      const target = joinMenuPath(parentFull, r.redirect);
-      if (!fullSet.has(target)) throw badRequest('redirect', 'menu.targetMissing', { path: target });
-    }
-    if (r.meta.activeMenu) {
-      const target = joinMenuPath(parentFull, r.meta.activeMenu);
-      if (!fullSet.has(target)) throw badRequest('meta.activeMenu', 'menu.targetMissing', { path: target });
+    for (const [field, target] of targetsOf(r, full))
+      if (!fullSet.has(target)) throw badRequest(field, 'menu.targetMissing', { path: target });
+  }
+  if (!before) return;
+  // the others: what led somewhere before the change must still lead somewhere
+  const fullBefore = fullPaths(before.rows);
+  const setBefore = new Set(fullBefore.values());
+  const old = new Map(before.rows.map((r) => [r.id, r]));
+  for (const r of rows) {
+    const was = old.get(r.id);
+    if (touched.has(r.id) || !was) continue;
+    const then = new Map(targetsOf(was, fullBefore));
+    for (const [field, target] of targetsOf(r, full)) {
+      const previous = then.get(field);
+      if (!fullSet.has(target) && previous !== undefined && setBefore.has(previous))
+        throw badRequest(before.field, 'menu.stillTargeted', { name: r.name, path: previous });
     }
   }
 }
@@ -215,6 +234,7 @@ export class MenuService {
       validate(
         rows.map((r) => (r.id === body.id ? next : r)),
         subtreeIds(rows, body.id),
+        { rows, field: 'path' },
       );
       await tx
         .updateTable('menus')
@@ -230,8 +250,14 @@ export class MenuService {
     return this.change(userId, `delete #${id}`, async (tx, rows) => {
       const current = rows.find((r) => r.id === id);
       if (!current) throw notFound('menu item');
+      const gone = subtreeIds(rows, id);
+      validate(
+        rows.filter((r) => !gone.has(r.id)),
+        new Set(),
+        { rows, field: 'id' },
+      );
       await tx.deleteFrom('menus').where('id', '=', id).execute();
-      return { id, before: { ...snapshot(current), subtree: subtreeIds(rows, id).size }, after: {} };
+      return { id, before: { ...snapshot(current), subtree: gone.size }, after: {} };
     });
   }
 
@@ -253,7 +279,7 @@ export class MenuService {
         const at = order.findIndex((o) => o.id === r.id);
         return at < 0 ? r : { ...r, parent_id: body.parentId, sort: at };
       });
-      validate(next, subtreeIds(rows, body.id));
+      validate(next, subtreeIds(rows, body.id), { rows, field: 'parentId' });
       for (const [sort, r] of order.entries())
         await tx.updateTable('menus').set({ parent_id: body.parentId, sort }).where('id', '=', r.id).execute();
       return {
