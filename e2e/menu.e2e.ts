@@ -90,8 +90,14 @@ describe('menu management (staff)', () => {
       const drawer = page.getByTestId('menu-versions');
       const rows = drawer.locator('.ant-list-item');
       await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
-      await rows.nth(2).getByRole('button', { name: /^回\s*滚$/ }).click();
-      await page.locator('.ant-modal-confirm').getByRole('button', { name: /^回\s*滚$/ }).click();
+      await rows
+        .nth(2)
+        .getByRole('button', { name: /^回\s*滚$/ })
+        .click();
+      await page
+        .locator('.ant-modal-confirm')
+        .getByRole('button', { name: /^回\s*滚$/ })
+        .click();
       await page.getByText(/已回滚到版本/).waitFor();
       await settle(page);
       await shot(page, 'menu-versions');
