@@ -109,8 +109,13 @@ describe('menu management (staff)', () => {
       items = await sideMenu(customer.page);
       expect(items.indexOf('我的设备')).toBeLessThan(items.indexOf('系统集成'));
 
-      // usable at 375 px wide
+      // usable at 375 px wide, in en and dark
       const narrow = await newPage(browser, { lang: 'en', width: 375, height: 800 });
+      // and in the dark scheme
+      await narrow.context.addInitScript(() => {
+        if (!localStorage.getItem('admin-plus-layout'))
+          localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+      });
       await login(narrow.page, s, 'admin', s.adminPassword);
       await expectHash(narrow.page, /^#\/device\/index/);
       await narrow.page.goto(`${s.url}/#/system/menu`);
