@@ -363,5 +363,13 @@ describe('seeding', () => {
 
     // a restart after that release changes nothing again
     expect(await seedMenus(h.db, next, 2)).toBe(0);
+    expect((await get('/system/menu/versions', staff)).body_.data[0].note).toBe('seed v2: 3 new');
+
+    // a menu older than versions gets its first one at the next start
+    await h.db.deleteFrom('menu_versions').execute();
+    expect(await seedMenus(h.db, next, 2)).toBe(0);
+    const [initial] = (await get('/system/menu/versions', staff)).body_.data;
+    expect(initial.note).toBe('initial');
+    expect((await get(`/system/menu/version?id=${initial.id}`, staff)).body_.data.tree).toEqual(await tree());
   });
 });

@@ -200,7 +200,8 @@ export const MENU_SEED_VERSION = 1;
  * - a name already in `menu_seeds` is left alone, whatever staff did with it since: edited, moved, hidden or
  *   deleted, a restart does not undo it;
  * - a new record whose parent staff deleted is not brought back (nor is its subtree), but remembered as seeded.
- * Anything inserted is stored as a new menu version ("seed"), so it can be rolled back like a staff change.
+ * Anything inserted is stored as a new menu version ("seed"), so it can be rolled back like a staff change; a
+ * menu without any version yet (one older than versions) is stored as the first one ("initial").
  */
 export async function seedMenus(
   db: Db,
@@ -242,6 +243,9 @@ export async function seedMenus(
     };
     for (const [i, r] of records.entries()) await put(r, null, false, i);
     if (inserted) await storeVersion(tx, null, `seed v${version}: ${inserted} new`);
+    // a database that had its menu before versions existed: its menu as it is becomes the first version
+    else if (!(await tx.selectFrom('menu_versions').select('id').limit(1).executeTakeFirst()))
+      await storeVersion(tx, null, 'initial');
     return inserted;
   });
 }

@@ -1,4 +1,4 @@
-import { Button, Checkbox, Divider, Form, Input, Popconfirm, Radio, Select, Space } from 'antd';
+import { Button, Checkbox, Divider, Flex, Form, Input, Popconfirm, Radio, Select, Space } from 'antd';
 import type { FormInstance } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { ADMIN_ROLE, PERMISSIONS } from '@cpc/contracts/permissions';
@@ -58,14 +58,14 @@ export function MenuForm({ form, creating, saving, onSubmit, onDelete, onCancel,
       <Form.Item name="title" label={t('menuAdmin.form.titleKey')} extra={t('menuAdmin.form.titleKeyHint')}>
         <Input maxLength={100} autoComplete="off" />
       </Form.Item>
-      <Space.Compact block>
-        <Form.Item name="zh" label={t('menuAdmin.form.zh')} style={{ flex: 1 }}>
+      <Flex gap={12} wrap>
+        <Form.Item name="zh" label={t('menuAdmin.form.zh')} style={{ flex: '1 1 140px' }}>
           <Input maxLength={100} />
         </Form.Item>
-        <Form.Item name="en" label={t('menuAdmin.form.en')} style={{ flex: 1 }}>
+        <Form.Item name="en" label={t('menuAdmin.form.en')} style={{ flex: '1 1 140px' }}>
           <Input maxLength={100} />
         </Form.Item>
-      </Space.Compact>
+      </Flex>
       <Form.Item name="icon" label={t('menuAdmin.form.icon')}>
         <Select
           allowClear
