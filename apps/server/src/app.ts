@@ -172,7 +172,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       });
       await api.register(userRoutes, { users: new UserService(db, config, storage) });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
-      await api.register(menuRoutes, { db });
+      await api.register(menuRoutes, { db, events });
       await api.register(systemRoutes);
       await api.register(noticeRoutes, { db });
       await api.register(uploadRoutes, { storage, db });

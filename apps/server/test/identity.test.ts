@@ -343,6 +343,7 @@ describe('live identity events', () => {
     const c = await registerCustomer(h, 'individual');
     const other = await registerCustomer(h, 'individual');
     const [staffEv, customerEv] = [await openEvents(h, base, staff), await openEvents(h, base, other.token)];
+    const submitterEv = await openEvents(h, base, c.token);
     try {
       const front = await uploadImage(h, c.token, 'front.png');
       const back = await uploadImage(h, c.token, 'back.png');
@@ -366,20 +367,26 @@ describe('live identity events', () => {
         'the second submission',
         (e) => e.type === 'identity' && e.data.id !== id && e.data.status === 2,
       );
+      const againId = again.type === 'identity' ? again.data.id : 0;
       await h.call({
         method: 'POST',
         url: '/apiAdmin/system/identity/approve',
         token: staff,
-        payload: { id: (again.data as { id: number }).id },
+        payload: { id: againId },
       });
       await staffEv.waitFor(
         'the approval',
-        (e) => e.type === 'identity' && e.data.id === (again.data as { id: number }).id && e.data.status === 1,
+        (e) => e.type === 'identity' && e.data.id === againId && e.data.status === 1,
       );
       expect(customerEv.events.filter((e) => e.type === 'identity')).toEqual([]);
+      // the decisions are messages to the submitter: their console counts its unread messages again, no one else's
+      await submitterEv.waitFor('the message', (e) => e.type === 'message');
+      expect(customerEv.events.filter((e) => e.type === 'message')).toEqual([]);
+      expect(staffEv.events.filter((e) => e.type === 'message')).toEqual([]);
     } finally {
       staffEv.close();
       customerEv.close();
+      submitterEv.close();
     }
   });
 

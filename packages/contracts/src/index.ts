@@ -11,3 +11,4 @@ export * from './permissions.ts';
 export * from './task.ts';
 export * from './system.ts';
 export * from './role.ts';
+export * from './menu.ts';

@@ -459,6 +459,22 @@ const rules = {
 } as const;
 
 /** Values the database refused (the safety net behind the schemas). */
+const menu = {
+  'menu.componentUnknown': { en: '{component} is not a page of the console', zh: '控制台没有页面 {component}' },
+  'menu.componentOrRedirect': {
+    en: 'give a page component or a redirect',
+    zh: '请填写页面组件或重定向地址',
+  },
+  'menu.pathTaken': { en: 'another menu item already has the path {path}', zh: '已有菜单项使用路径 {path}' },
+  'menu.nameTaken': { en: 'another menu item is already named {name}', zh: '已有菜单项名为 {name}' },
+  'menu.targetMissing': { en: 'no menu item has the path {path}', zh: '没有路径为 {path} 的菜单项' },
+  'menu.stillTargeted': {
+    en: 'the menu item {name} leads to {path}: change it first',
+    zh: '菜单项 {name} 指向 {path}，请先修改它',
+  },
+  'menu.cycle': { en: 'a menu item cannot be moved under itself', zh: '菜单项不能移动到自身之下' },
+} as const;
+
 const database = {
   'db.unstorable': { en: 'a value contains a character that cannot be stored', zh: '有值包含无法保存的字符' },
   'db.format': { en: 'a value has an invalid format', zh: '有值格式不正确' },
@@ -485,6 +501,7 @@ export const MESSAGES = {
   ...openApi,
   ...markup,
   ...rules,
+  ...menu,
   ...database,
 } as const satisfies Record<string, { en: string; zh: string }>;
 
@@ -509,6 +526,8 @@ export const NOUNS = {
   role: '角色',
   notice: '公告',
   message: '消息',
+  'menu item': '菜单项',
+  'menu version': '菜单版本',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;
@@ -544,6 +563,10 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   file: '文件',
   content: '内容',
   callbackUrl: '回调地址',
+  path: '路径',
+  component: '页面组件',
+  redirect: '重定向',
+  'meta.activeMenu': '高亮菜单',
   ipAllowList: 'IP 白名单',
   rateLimit: '调用频率上限',
   from: '开始时间',

@@ -1,7 +1,15 @@
 /** Route and menu records (SPEC §3) and the guard rules of SPEC §6, shared by the server's menu filter and the console. */
 
+/** A number the server or the console counts live instead of a literal badge or dot (see `menu.ts`). */
+export interface LiveSource {
+  source: 'unreadMessages';
+}
+
 export interface RouteMeta {
+  /** An i18n key of the console ('route.device'). */
   title: string;
+  /** Literal titles set by staff; the console prefers them to `title` when present. */
+  i18n?: { zh: string; en: string };
   icon?: string;
   hidden?: boolean;
   levelHidden?: boolean;
@@ -10,8 +18,8 @@ export interface RouteMeta {
   dynamicNewTab?: boolean;
   activeMenu?: string;
   guard?: Guard;
-  badge?: string | number;
-  dot?: boolean;
+  badge?: string | number | LiveSource;
+  dot?: boolean | LiveSource;
   target?: '_blank' | '_self';
   noColumn?: boolean;
   breadcrumbHidden?: boolean;

@@ -186,8 +186,20 @@ export const liveIdentityEvent = z.object({
 });
 export type LiveIdentityEvent = z.infer<typeof liveIdentityEvent>;
 
+/** `event: menu` — to every console: staff changed the menu (now at this version); read it again. */
+export interface LiveMenuEvent {
+  version: number;
+}
+
+/** `event: message` — to the one user whose messages changed (a new one, or read elsewhere): count them again. */
+export interface LiveMessageEvent {
+  userId: number;
+}
+
 export type LiveEvent =
   | { type: 'device'; data: LiveDeviceEvent }
   | { type: 'task'; data: LiveTaskEvent }
   | { type: 'identity'; data: LiveIdentityEvent }
-  | { type: 'permissions'; data: { userIds: number[] } };
+  | { type: 'permissions'; data: { userIds: number[] } }
+  | { type: 'menu'; data: LiveMenuEvent }
+  | { type: 'message'; data: LiveMessageEvent };

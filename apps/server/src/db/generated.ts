@@ -209,6 +209,19 @@ export interface Menus {
   sort: Generated<number>;
 }
 
+export interface MenuSeeds {
+  name: string;
+  version: number;
+}
+
+export interface MenuVersions {
+  created_at: Generated<Timestamp>;
+  id: Generated<number>;
+  note: Generated<string>;
+  tree: Json;
+  user_id: number | null;
+}
+
 export interface Messages {
   body: Generated<string>;
   created_at: Generated<Timestamp>;
@@ -441,6 +454,8 @@ export interface DB {
   device_telemetry: DeviceTelemetry;
   devices: Devices;
   identity_submissions: IdentitySubmissions;
+  menu_seeds: MenuSeeds;
+  menu_versions: MenuVersions;
   menus: Menus;
   messages: Messages;
   notices: Notices;

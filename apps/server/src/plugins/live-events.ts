@@ -37,6 +37,9 @@ const MAX_PARTIAL = 64;
 /** Node ids remembered at most, with the last number heard from each. */
 const MAX_NODES = 1000;
 
+/** The tenant id of a wire meant for every tenant's consoles (real tenant ids start at 1). */
+const ALL_TENANTS = 0;
+
 type Wire = [tenantId: number, type: LiveEvent['type'], data: LiveEvent['data']];
 /** Why a console must read its live lists again: this node's NOTIFY failed, its LISTEN dropped, or a node's message never came. */
 export type ResyncReason = 'publish-failed' | 'listen-lost' | 'missed';
@@ -203,6 +206,11 @@ export class LiveEvents {
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
+  /** Queues an event for the consoles of every tenant (the menu changed). */
+  publishAll(event: LiveEvent): void {
+    this.publish(ALL_TENANTS, event);
+  }
+
   /** Sends what is queued now; flushes run one after the other so events keep their order. */
   flush(): Promise<void> {
     clearTimeout(this.timer);
@@ -311,13 +319,13 @@ export class LiveEvents {
   }
 
   private deliver([tenantId, type, data]: Wire): void {
-    const set = this.listeners.get(tenantId);
-    if (!set) return;
+    const sets = tenantId === ALL_TENANTS ? [...this.listeners.values()] : [this.listeners.get(tenantId)];
     const event = { type, data } as LiveEvent;
-    for (const fn of set) {
-      this.delivered++;
-      fn(event);
-    }
+    for (const set of sets)
+      for (const fn of set ?? []) {
+        this.delivered++;
+        fn(event);
+      }
   }
 
   /** Tells the consoles of a tenant (or of all tenants: null) to read their live lists again. */
@@ -465,6 +473,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         if (e.type === 'identity' && !seesIdentity) return;
         // a role of someone else changed: nothing for this console
         if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return;
+        if (e.type === 'message' && e.data.userId !== user.id) return;
         // a console that does not read (a stalled link) is not buffered for without end: its events are skipped
         // (their numbers too) and it is told to resync once it reads again
         if (res.writableLength > SSE_BUFFER_MAX) {

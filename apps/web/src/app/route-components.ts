@@ -27,7 +27,11 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'integration/index': () => import('../features/integration/routes/integration'),
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),
+  'user/menuManagement': () => import('../features/menu/routes/menu-management'),
 };
+
+/** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
+export const PAGE_COMPONENTS: string[] = Object.keys(loaders);
 
 /** Older menus name the home page after its folder ('index/index' or '@/views/index'). */
 const aliases: Record<string, string> = { index: 'home/index', 'index/index': 'home/index' };

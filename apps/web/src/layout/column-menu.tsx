@@ -1,24 +1,26 @@
 import { Badge } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { routeTitle } from '../lib/menu-routes';
 import { cls, menuSurface } from './layouts/shell-parts';
 import { useShell } from './layouts/shell-context';
 import { useLayoutSettings } from './layout-settings';
 import { Logo } from './logo';
 import { MenuIcon } from './menu-icon';
-import { findNode, opensColumn, type MenuNode } from './menu-model';
+import { findNode, opensColumn, shownBadge, shownDot, type MenuNode } from './menu-model';
 import { SideMenu } from './side-menu';
 import { useMenu } from './use-menu';
 
 function ColumnItemIcon({ node }: { node: MenuNode }) {
   const icon = <MenuIcon name={node.meta.icon} />;
-  if (node.meta.badge !== undefined && node.meta.badge !== '') {
+  const badge = shownBadge(node.meta);
+  if (badge !== undefined) {
     return (
-      <Badge count={node.meta.badge} size="small" offset={[4, -2]}>
+      <Badge count={badge} size="small" offset={[4, -2]}>
         <span className="cpc-column-icon">{icon}</span>
       </Badge>
     );
   }
-  if (node.meta.dot) {
+  if (shownDot(node.meta)) {
     return (
       <Badge dot offset={[2, 2]}>
         <span className="cpc-column-icon">{icon}</span>
@@ -61,12 +63,12 @@ export function ColumnSide() {
                 type="button"
                 className="cpc-column-item"
                 aria-current={current ? 'page' : undefined}
-                title={t(node.meta.title)}
+                title={routeTitle(node.meta, t)}
                 onClick={() => menu.open(node.key)}
                 data-key={node.key}
               >
                 <ColumnItemIcon node={node} />
-                <span className="cpc-column-title">{t(node.meta.title)}</span>
+                <span className="cpc-column-title">{routeTitle(node.meta, t)}</span>
               </button>
             );
           })}
@@ -74,7 +76,7 @@ export function ColumnSide() {
       </nav>
       {second && (
         <div className="cpc-column-second" data-testid="column-menu">
-          <div className="cpc-column-second-title">{t(second.meta.title)}</div>
+          <div className="cpc-column-second-title">{routeTitle(second.meta, t)}</div>
           <SideMenu nodes={second.children} dark={false} />
         </div>
       )}

@@ -1,4 +1,5 @@
 import { Layout } from 'antd';
+import { useMenuLiveUpdates } from '../lib/menu-live';
 import { Suspense, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { LayoutName } from '../config/settings';
@@ -35,6 +36,7 @@ const ARRANGEMENTS: Record<LayoutName, (ctx: ArrangementContext) => Arrangement>
  */
 export function MainLayout({ tabs, children }: { tabs?: ReactNode; children: ReactNode }) {
   const isMobile = useIsMobile();
+  useMenuLiveUpdates();
   const s = useLayoutSettings(
     useShallow((st) => ({
       layout: st.layout,

@@ -82,6 +82,9 @@ const ICONS: Record<string, ComponentType> = {
   question: QuestionCircleOutlined,
 };
 
+/** Every icon name the menu knows, for the icon picker of menu management. */
+export const MENU_ICON_NAMES: string[] = Object.keys(ICONS);
+
 const stem = (name: string): string =>
   name
     .trim()

@@ -2,8 +2,9 @@ import { Badge, type MenuProps } from 'antd';
 import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { MENU_SCROLL_THRESHOLD } from '../config/settings';
+import { routeTitle } from '../lib/menu-routes';
 import { MenuIcon } from './menu-icon';
-import type { MenuNode } from './menu-model';
+import { shownBadge, shownDot, type MenuNode } from './menu-model';
 
 export type MenuItem = NonNullable<MenuProps['items']>[number];
 
@@ -12,14 +13,15 @@ export const SCROLL_CLASS = 'cpc-menu-scroll';
 
 /** An item's title with its badge or red dot (SPEC §3 `badge`, `dot`); the bare title otherwise. */
 export function menuLabel(node: MenuNode, title: string): ReactNode {
-  if (node.meta.badge !== undefined && node.meta.badge !== '') {
+  const badge = shownBadge(node.meta);
+  if (badge !== undefined) {
     return (
       <span>
-        {title} <Badge count={node.meta.badge} size="small" style={{ boxShadow: 'none' }} />
+        {title} <Badge count={badge} size="small" style={{ boxShadow: 'none' }} />
       </span>
     );
   }
-  if (node.meta.dot) {
+  if (shownDot(node.meta)) {
     return (
       <Badge dot offset={[6, 0]}>
         <span style={{ color: 'inherit' }}>{title}</span>
@@ -40,7 +42,7 @@ export function toMenuItems(nodes: MenuNode[], t: TFunction, depth = Infinity): 
     return {
       key: node.key,
       icon: <MenuIcon name={node.meta.icon} />,
-      label: menuLabel(node, t(node.meta.title)),
+      label: menuLabel(node, routeTitle(node.meta, t)),
       children,
       ...(scroll ? { className: SCROLL_CLASS, popupClassName: `${SCROLL_CLASS}-popup` } : {}),
     };

@@ -1,4 +1,5 @@
-import { canAccess, type Access, type RouteMeta, type RouteRecord } from '@cpc/contracts/route';
+import { canAccess, type Access, type LiveSource, type RouteMeta, type RouteRecord } from '@cpc/contracts/route';
+import type { LiveCounts } from '../lib/menu-live';
 import { isExternal, matchRouteChain } from '../lib/menu-routes';
 
 /** One entry of the side menu, before translation and rendering. */
@@ -22,6 +23,39 @@ export function buildMenu(routes: RouteRecord[], access: Access): MenuNode[] {
     const node: MenuNode = { key: record.path, meta: record.meta, external: isExternal(record.path) };
     if (children.length) node.children = children;
     return [node];
+  });
+}
+
+const isLive = (v: unknown): v is LiveSource => typeof v === 'object' && v !== null && 'source' in v;
+
+/** Whether any record's badge or dot shows a live number (then the console counts them). */
+export const usesLiveSource = (routes: RouteRecord[]): boolean =>
+  routes.some((r) => isLive(r.meta.badge) || isLive(r.meta.dot) || usesLiveSource(r.children ?? []));
+
+/** The badge an item shows: a literal, or its live source's number (nothing while uncounted or at 0). */
+export function shownBadge(meta: RouteMeta, counts: LiveCounts = {}): string | number | undefined {
+  const badge = meta.badge;
+  if (isLive(badge)) return counts[badge.source] || undefined;
+  return badge === '' ? undefined : badge;
+}
+
+/** Whether an item shows its red dot: set, or its live source counts more than 0. */
+export function shownDot(meta: RouteMeta, counts: LiveCounts = {}): boolean {
+  const dot = meta.dot;
+  return isLive(dot) ? (counts[dot.source] ?? 0) > 0 : !!dot;
+}
+
+/** The nodes with every live badge and dot replaced by what it shows now. */
+export function withLiveCounts(nodes: MenuNode[], counts: LiveCounts): MenuNode[] {
+  return nodes.map((n) => {
+    const meta: RouteMeta = { ...n.meta };
+    if (isLive(meta.badge)) {
+      const shown = shownBadge(meta, counts);
+      if (shown === undefined) delete meta.badge;
+      else meta.badge = shown;
+    }
+    if (isLive(meta.dot)) meta.dot = shownDot(meta, counts);
+    return { ...n, meta, ...(n.children ? { children: withLiveCounts(n.children, counts) } : {}) };
   });
 }
 

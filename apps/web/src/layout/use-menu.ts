@@ -2,7 +2,17 @@ import { useCallback, useMemo } from 'react';
 import { useLocation } from 'react-router';
 import type { RouteRecord } from '@cpc/contracts';
 import { useAccess, useSession } from '../lib/session';
-import { buildMenu, findNode, landingKey, selectedKey, topKeyOf, type MenuNode } from './menu-model';
+import { useLiveCounts } from '../lib/menu-live';
+import {
+  buildMenu,
+  findNode,
+  landingKey,
+  selectedKey,
+  topKeyOf,
+  usesLiveSource,
+  withLiveCounts,
+  type MenuNode,
+} from './menu-model';
 import { useStableNavigate } from './use-stable-navigate';
 
 const NO_ROUTES: RouteRecord[] = [];
@@ -23,7 +33,9 @@ export function useMenu(): MenuState {
   const { pathname } = useLocation();
   const routes = useSession((s) => s.routes) ?? NO_ROUTES;
   const access = useAccess();
-  const nodes = useMemo(() => buildMenu(routes, access), [routes, access]);
+  // badges and dots that show a live number (unread messages) are counted only when the menu has one
+  const counts = useLiveCounts(useMemo(() => usesLiveSource(routes), [routes]));
+  const nodes = useMemo(() => withLiveCounts(buildMenu(routes, access), counts), [routes, access, counts]);
   const selected = useMemo(() => selectedKey(nodes, routes, pathname), [nodes, routes, pathname]);
   const activeTop = useMemo(() => (selected ? topKeyOf(nodes, selected) : undefined), [nodes, selected]);
 

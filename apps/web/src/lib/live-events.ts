@@ -1,5 +1,12 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import type { LiveDeviceEvent, LiveEvent, LiveIdentityEvent, LiveTaskEvent } from '@cpc/contracts';
+import type {
+  LiveDeviceEvent,
+  LiveEvent,
+  LiveIdentityEvent,
+  LiveMenuEvent,
+  LiveMessageEvent,
+  LiveTaskEvent,
+} from '@cpc/contracts';
 import type { LivePermissionsEvent } from '@cpc/contracts/role';
 import { BASE_URL } from '../config/settings';
 import { post } from './request';
@@ -45,7 +52,7 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task', 'identity', 'permissions'] as const;
+const EVENT_TYPES = ['device', 'task', 'identity', 'permissions', 'menu', 'message'] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -193,6 +200,8 @@ export function useLiveEvents(
     identity?: (e: LiveIdentityEvent) => void;
     /** The signed-in user's roles changed (the server sends it to that user only). */
     permissions?: (e: LivePermissionsEvent) => void;
+    menu?: (e: LiveMenuEvent) => void;
+    message?: (e: LiveMessageEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -207,7 +216,9 @@ export function useLiveEvents(
         if (e.type === 'device') latest.current.device?.(e.data);
         else if (e.type === 'task') latest.current.task?.(e.data);
         else if (e.type === 'identity') latest.current.identity?.(e.data);
-        else latest.current.permissions?.(e.data);
+        else if (e.type === 'permissions') latest.current.permissions?.(e.data);
+        else if (e.type === 'menu') latest.current.menu?.(e.data);
+        else latest.current.message?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),

@@ -1,5 +1,6 @@
 import { matchPath } from 'react-router';
 import type { RouteMeta, RouteRecord } from '@cpc/contracts';
+import { getLanguage } from './i18n';
 
 /**
  * The server's route records (SPEC §3) as the console uses them: absolute paths, and lookups from a
@@ -43,6 +44,19 @@ export function normalizeRoutes(records: unknown, parent = '/'): RouteRecord[] {
     if (raw.children !== undefined) record.children = normalizeRoutes(raw.children, path);
     return record;
   });
+}
+
+/**
+ * A record's title as the console shows it: the literal title staff set for the language (`meta.i18n`) when
+ * there is one, else its i18n key translated.
+ */
+export function routeTitle(
+  meta: Pick<RouteMeta, 'title' | 'i18n'>,
+  t: (key: string) => string,
+  language = getLanguage(),
+): string {
+  const literal = meta.i18n?.[language]?.trim();
+  return literal || (meta.title ? t(meta.title) : '');
 }
 
 export const isPage = (record: RouteRecord): boolean => !!record.component && record.component !== LAYOUT_COMPONENT;

@@ -211,9 +211,11 @@ export class IdentityService {
           read_at: null,
         })
         .execute();
-      return { id, tenantId: s.tenant_id, status };
+      return { id, tenantId: s.tenant_id, status, userId: s.user_id };
     });
-    await this.notifyStaff(decided);
+    // the customer's console counts its unread messages again (the bell and any menu badge of them)
+    this.events?.publish(decided.tenantId, { type: 'message', data: { userId: decided.userId } });
+    await this.notifyStaff({ id: decided.id, tenantId: decided.tenantId, status: decided.status });
     await audit(this.db, {
       tenantId: staff.tenantId,
       userId: staff.id,

@@ -1,9 +1,30 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { z } from 'zod';
-import { envelopeSchema, filterRoutes, type RouteMeta, type RouteRecord } from '@cpc/contracts';
+import {
+  PERMISSIONS,
+  envelopeSchema,
+  filterRoutes,
+  menuCreateBody,
+  menuDeleteBody,
+  menuMoveBody,
+  menuNode,
+  menuRollbackBody,
+  menuUpdateBody,
+  menuVersionDetail,
+  menuVersionIdQuery,
+  menuVersionView,
+  type RouteMeta,
+  type RouteRecord,
+} from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import { caller } from '../../plugins/auth.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
+import { actorOf, caller, staffOnly } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
+import type { LiveEvents } from '../../plugins/live-events.ts';
+import { MenuService, type MenuChange } from './service.ts';
 
 export const routeRecord: z.ZodType<RouteRecord> = z.lazy(() =>
   z.object({
@@ -36,7 +57,24 @@ export async function loadMenuTree(db: Db): Promise<RouteRecord[]> {
 }
 
 /** The user's menu: the route records of the database, filtered by the guard rules of SPEC §6. */
-export const menuRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+/** The live numbers badges and dots may show (`meta.badge: { source }`), counted for one user. */
+export const liveCounts = z.object({ unreadMessages: z.number().int() });
+export type LiveCounts = z.infer<typeof liveCounts>;
+
+/** The user's unread messages, counted as the bell counts them (`/message/unreadCount`). */
+export async function countLiveSources(scope: TenantScope, userId: number): Promise<LiveCounts> {
+  const row = await scope
+    .selectFrom('messages')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('messages.user_id', '=', userId)
+    .where('messages.read_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { unreadMessages: Number(row.n) };
+}
+
+const changeResult = z.object({ id: z.number().int(), version: z.number().int() });
+
+export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; events?: LiveEvents }> = async (app, { db, events }) => {
   const schema = { tags: ['menu'], response: { 200: envelopeSchema(z.array(routeRecord)) } };
   const handler = async (req: Parameters<typeof caller>[0]) => {
     const u = caller(req);
@@ -57,4 +95,146 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db })
     { config: { access: 'signedIn' }, schema: { ...schema, summary: "The user's menu tree (alternative path)" } },
     handler,
   );
+
+  app.get(
+    '/menu/liveCounts',
+    {
+      config: { access: 'signedIn' },
+      schema: {
+        tags: ['menu'],
+        summary: 'The live numbers menu badges and dots show (unread messages)',
+        response: { 200: envelopeSchema(liveCounts) },
+      },
+    },
+    async (req) => {
+      const u = caller(req);
+      return ok(await countLiveSources(u.scope, u.id));
+    },
+  );
+
+  const menus = new MenuService(db);
+  /** Logs a change, tells every console its menu changed, answers with the record and the new version. */
+  const done = async (req: FastifyRequest, action: string, c: MenuChange) => {
+    await audit(db, {
+      ...actorOf(req),
+      action: `menu.${action}`,
+      resource: 'menu',
+      resourceId: c.id,
+      result: 'ok',
+      changes: changedFields(c.before, c.after),
+      details: { version: c.version },
+    });
+    events?.publishAll({ type: 'menu', data: { version: c.version } });
+    return ok({ id: c.id, version: c.version });
+  };
+
+  await app.register(async (scoped) => {
+    const staff = scoped.withTypeProvider<ZodTypeProvider>();
+    staff.addHook('preHandler', staffOnly);
+    const edit = { permission: PERMISSIONS.menuEdit };
+    const tags = ['menu'];
+
+    staff.get(
+      '/system/menu/tree',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'Every route record with its id, hidden ones too (staff)',
+          response: { 200: envelopeSchema(z.array(menuNode)) },
+        },
+      },
+      async () => ok(await menus.tree()),
+    );
+    staff.post(
+      '/system/menu/add',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'Add a route record at the end of its parent (staff)',
+          body: menuCreateBody,
+          response: { 200: envelopeSchema(changeResult) },
+        },
+      },
+      async (req) => done(req, 'create', await menus.create(caller(req).id, req.body)),
+    );
+    staff.post(
+      '/system/menu/edit',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'Change a route record (staff)',
+          body: menuUpdateBody,
+          response: { 200: envelopeSchema(changeResult) },
+        },
+      },
+      async (req) => done(req, 'update', await menus.update(caller(req).id, req.body)),
+    );
+    staff.post(
+      '/system/menu/delete',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'Delete a route record with everything below it (staff)',
+          body: menuDeleteBody,
+          response: { 200: envelopeSchema(changeResult) },
+        },
+      },
+      async (req) => done(req, 'delete', await menus.delete(caller(req).id, req.body.id)),
+    );
+    staff.post(
+      '/system/menu/move',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'Move a route record under a parent, at a place among its siblings (staff)',
+          body: menuMoveBody,
+          response: { 200: envelopeSchema(changeResult) },
+        },
+      },
+      async (req) => done(req, 'move', await menus.move(caller(req).id, req.body)),
+    );
+    staff.get(
+      '/system/menu/versions',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'The stored versions of the menu, newest first (staff)',
+          response: { 200: envelopeSchema(z.array(menuVersionView)) },
+        },
+      },
+      async () => ok(await menus.versions()),
+    );
+    staff.get(
+      '/system/menu/version',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: "One version's tree (staff)",
+          querystring: menuVersionIdQuery,
+          response: { 200: envelopeSchema(menuVersionDetail) },
+        },
+      },
+      async (req) => ok(await menus.version(req.query.id)),
+    );
+    staff.post(
+      '/system/menu/rollback',
+      {
+        config: edit,
+        schema: {
+          tags,
+          summary: 'Put a version back; the rollback is a new version (staff)',
+          body: menuRollbackBody,
+          response: { 200: envelopeSchema(changeResult) },
+        },
+      },
+      async (req) => done(req, 'rollback', await menus.rollback(caller(req).id, req.body.id)),
+    );
+  });
 };

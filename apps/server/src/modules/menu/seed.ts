@@ -1,9 +1,11 @@
 import { ADMIN_ROLE, PERMISSIONS, type RouteRecord } from '@cpc/contracts';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { storeVersion } from './service.ts';
 
 /**
  * The platform's route records (SPEC §2–§3). Titles are i18n keys the console translates.
- * Upserted at every start by name, so a new release brings its menu with it.
+ * Put in at start by `seedMenus`: records new to the database only, so staff edits survive a restart.
  */
 export const MENU: RouteRecord[] = [
   {
@@ -185,32 +187,65 @@ export const MENU: RouteRecord[] = [
   },
 ];
 
-export async function seedMenus(db: Db, records: RouteRecord[] = MENU): Promise<void> {
-  const put = async (r: RouteRecord, parentId: number | null, sort: number) => {
-    const row = await db
-      .insertInto('menus')
-      .values({
-        parent_id: parentId,
-        path: r.path,
-        name: r.name,
-        component: r.component ?? null,
-        redirect: r.redirect ?? null,
-        meta: JSON.stringify(r.meta),
-        sort,
-      })
-      .onConflict((oc) =>
-        oc.column('name').doUpdateSet({
-          parent_id: parentId,
-          path: r.path,
-          component: r.component ?? null,
-          redirect: r.redirect ?? null,
-          meta: JSON.stringify(r.meta),
-          sort,
-        }),
-      )
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    for (const [i, c] of (r.children ?? []).entries()) await put(c, row.id, i);
-  };
-  for (const [i, r] of records.entries()) await put(r, null, i);
+/**
+ * The seed version of this release's menu. Raise it when a release adds records to `MENU`: the names it brings
+ * are then remembered with it (which release put them in).
+ */
+export const MENU_SEED_VERSION = 1;
+
+/**
+ * Puts in the records of `records` the menu has never had, and nothing else. The rule:
+ * - a name is inserted once: when it is not yet in `menu_seeds` (and no record has that name), it is inserted
+ *   under its parent (found by the parent's name) and remembered in `menu_seeds` with `version`;
+ * - a name already in `menu_seeds` is left alone, whatever staff did with it since: edited, moved, hidden or
+ *   deleted, a restart does not undo it;
+ * - a new record whose parent staff deleted is not brought back (nor is its subtree), but remembered as seeded.
+ * Anything inserted is stored as a new menu version ("seed"), so it can be rolled back like a staff change; a
+ * menu without any version yet (one older than versions) is stored as the first one ("initial").
+ */
+export async function seedMenus(
+  db: Db,
+  records: RouteRecord[] = MENU,
+  version: number = MENU_SEED_VERSION,
+): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    await sql`lock table menus in share row exclusive mode`.execute(tx);
+    const seeded = new Set((await tx.selectFrom('menu_seeds').select('name').execute()).map((r) => r.name));
+    const existing = new Map(
+      (await tx.selectFrom('menus').select(['id', 'name']).execute()).map((r) => [r.name, r.id] as const),
+    );
+    let inserted = 0;
+    const put = async (r: RouteRecord, parentId: number | null, parentGone: boolean, sort: number) => {
+      let id = existing.get(r.name) ?? null;
+      if (!seeded.has(r.name)) {
+        if (id === null && !parentGone) {
+          const row = await tx
+            .insertInto('menus')
+            .values({
+              parent_id: parentId,
+              path: r.path,
+              name: r.name,
+              component: r.component ?? null,
+              redirect: r.redirect ?? null,
+              meta: JSON.stringify(r.meta),
+              sort,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          id = row.id;
+          existing.set(r.name, id);
+          inserted++;
+        }
+        await tx.insertInto('menu_seeds').values({ name: r.name, version }).execute();
+        seeded.add(r.name);
+      }
+      for (const [i, c] of (r.children ?? []).entries()) await put(c, id, id === null, i);
+    };
+    for (const [i, r] of records.entries()) await put(r, null, false, i);
+    if (inserted) await storeVersion(tx, null, `seed v${version}: ${inserted} new`);
+    // a database that had its menu before versions existed: its menu as it is becomes the first version
+    else if (!(await tx.selectFrom('menu_versions').select('id').limit(1).executeTakeFirst()))
+      await storeVersion(tx, null, 'initial');
+    return inserted;
+  });
 }

@@ -1,4 +1,5 @@
 import type { MenuNode } from '../menu-model';
+import { routeTitle } from '../../lib/menu-routes';
 
 /** A page the search dialog can open: a leaf of the user's menu, titled in the current language. */
 export interface MenuSearchItem {
@@ -19,7 +20,7 @@ export function menuSearchItems(
   trail: string[] = [],
 ): MenuSearchItem[] {
   return nodes.flatMap((node): MenuSearchItem[] => {
-    const title = node.meta.title ? translate(node.meta.title) : node.key;
+    const title = routeTitle(node.meta, translate) || node.key;
     if (node.children?.length) return menuSearchItems(node.children, translate, [...trail, title]);
     const item: MenuSearchItem = { path: node.key, title, trail, external: node.external };
     if (node.meta.icon) item.icon = node.meta.icon;

@@ -15,6 +15,7 @@ import { useLayoutSettings } from '../layout-settings';
 import { MenuIcon } from '../menu-icon';
 import { tabMenuItems, type TabMenuAction } from './tab-menu';
 import { usePageTitles } from '../../lib/page-title';
+import { routeTitle } from '../../lib/menu-routes';
 import { isClosable, useTabs, type VisitedTab } from './tabs-store';
 import { useTabActions } from './use-tab-actions';
 import './tabs-bar.css';
@@ -56,7 +57,7 @@ const Tab = memo(function Tab({ tab, active, showIcon, tabs, actions, onKeyDown 
   const { t } = useTranslation();
   const menu = useTabMenu(tabs, tab.key, actions);
   const object = usePageTitles((s) => s.titles[tab.fullPath]);
-  const page = t(tab.meta.title || tab.name);
+  const page = routeTitle(tab.meta, t) || tab.name;
   const title = object ? t('layout.tabs.objectTitle', { page, name: object }) : page;
   const closable = isClosable(tab);
   const icon = showIcon ? <MenuIcon name={tab.meta.icon ?? tab.parentIcon} /> : null;
