@@ -2,6 +2,7 @@ import { Button, Card, Col, Result, Row, Skeleton, Tabs, Typography } from 'antd
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useProfile } from '../api/profile';
+import { LinkedAccounts } from '../components/linked-accounts';
 import { PasswordForm } from '../components/password-form';
 import { ProfileCard } from '../components/profile-card';
 import { ProfileForm } from '../components/profile-form';
@@ -47,6 +48,7 @@ export default function PersonInfoPage() {
             <Skeleton avatar active paragraph={{ rows: 6 }} />
           </Card>
         )}
+        <LinkedAccounts />
       </Col>
       <Col xs={24} lg={15} xl={16} xxl={17}>
         <Card variant="borderless" style={{ height: '100%' }}>
