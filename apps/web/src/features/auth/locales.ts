@@ -42,6 +42,7 @@ export default {
       },
       social: {
         or: '或使用第三方账号登录',
+        noAccount: '还没有账号？',
         with: '使用 {{name}} 登录',
         finishing: '正在完成第三方登录…',
         failed: '第三方登录未完成',
@@ -251,6 +252,7 @@ export default {
       },
       social: {
         or: 'Or sign in with',
+        noAccount: 'No account yet?',
         with: 'Sign in with {{name}}',
         finishing: 'Finishing social sign-in…',
         failed: 'Social sign-in was not completed',

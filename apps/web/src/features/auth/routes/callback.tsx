@@ -108,7 +108,7 @@ export default function CallbackPage() {
           />
         )}
         <LoginForm ticket={offer.ticket} redirectTo={redirect} />
-        <Divider plain>{t('auth.social.or')}</Divider>
+        <Divider plain>{t('auth.social.noAccount')}</Divider>
         <Button
           block
           size="large"

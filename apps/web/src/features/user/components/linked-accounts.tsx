@@ -54,7 +54,6 @@ export function LinkedAccounts() {
     <Card
       variant="borderless"
       title={t('user.linked.title')}
-      style={{ marginTop: 16 }}
       data-testid="linked-accounts"
       extra={
         configured.length > 0 && (

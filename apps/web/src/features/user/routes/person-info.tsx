@@ -48,7 +48,6 @@ export default function PersonInfoPage() {
             <Skeleton avatar active paragraph={{ rows: 6 }} />
           </Card>
         )}
-        <LinkedAccounts />
       </Col>
       <Col xs={24} lg={15} xl={16} xxl={17}>
         <Card variant="borderless" style={{ height: '100%' }}>
@@ -71,6 +70,9 @@ export default function PersonInfoPage() {
             ]}
           />
         </Card>
+      </Col>
+      <Col span={24}>
+        <LinkedAccounts />
       </Col>
     </Row>
   );
