@@ -269,6 +269,9 @@ describe('refusals', () => {
     });
     expect(denied.statusCode).toBe(401);
     expect(denied.body_.msg).toBe('sign-in was cancelled or refused at the identity provider');
+    const another = await start();
+    const hostile = await post('/socialLogin', { state: another.searchParams.get('state')!, error: '\ud800x' });
+    expect(hostile.statusCode).toBe(401);
     for (const payload of [{}, { code: 'x' }, { state: 'x'.repeat(5000) }, { provider: 5 }, { other: 1 }]) {
       const res = await post('/socialLogin', payload as Record<string, unknown>);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);

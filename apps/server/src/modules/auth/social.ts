@@ -39,7 +39,11 @@ const CALLBACK_PARAMS = [
   'prompt',
 ] as const;
 
-const text = (v: unknown, max: number): string | null => (typeof v === 'string' && v ? v.slice(0, max) : null);
+/** Text fit for the database: a lone UTF-16 surrogate (possible in any JSON) becomes U+FFFD. */
+const clean = (v: string) =>
+  v.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
+const text = (v: unknown, max: number): string | null => (typeof v === 'string' && v ? clean(v.slice(0, max)) : null);
 
 /**
  * Social login (issue 12): OpenID Connect authorization code flow with PKCE, state and nonce through
@@ -78,7 +82,7 @@ export class SocialLogin {
       ip: client.ip,
       action: 'social.login',
       result: 'fail',
-      details: { provider: provider ?? null, reason: reason.slice(0, 300) },
+      details: { provider: provider ?? null, reason: clean(reason.slice(0, 300)) },
     });
     throw error;
   }
@@ -86,11 +90,15 @@ export class SocialLogin {
   private async provider(id: string | undefined, client: ClientInfo): Promise<OidcProviderConfig> {
     const p = this.config.oidc.find((x) => x.id === id);
     if (!p) {
+      // an unknown id is said and logged as plain characters only (it may be anything a client sent)
+      const shown = String(id ?? '')
+        .slice(0, 30)
+        .replace(/[^\w.-]/g, '?');
       await this.refuse(
         client,
-        badRequest('provider', 'auth.socialDisabled', { provider: String(id ?? '').slice(0, 30) }),
+        badRequest('provider', 'auth.socialDisabled', { provider: shown }),
         'provider not configured',
-        id?.slice(0, 30),
+        shown,
       );
     }
     return p!;
@@ -169,6 +177,8 @@ export class SocialLogin {
 
   /** Finishes a flow from the callback's query: checks state, exchanges the code with PKCE, verifies the ID token. */
   async finish(body: SocialLoginBody, client: ClientInfo): Promise<SocialOutcome> {
+    // a client that names the provider with the callback names one this server has
+    if (body.provider !== undefined) await this.provider(body.provider, client);
     if (!body.state) {
       return this.refuse(client, badRequest('state', 'auth.socialStateInvalid'), 'no state');
     }
@@ -187,6 +197,9 @@ export class SocialLogin {
         !flow ? 'unknown or used state' : 'expired flow',
         flow?.provider,
       );
+    }
+    if (body.provider !== undefined && body.provider !== flow.provider) {
+      return this.refuse(client, badRequest('state', 'auth.socialStateInvalid'), 'provider mismatch', flow.provider);
     }
     const p = await this.provider(flow.provider, client);
     const actor = flow.link_user_id ? await this.userOf(flow.link_user_id) : undefined;
@@ -217,7 +230,7 @@ export class SocialLogin {
       }
       vouched = {
         provider: p.id,
-        subject: String(claims.sub).slice(0, 255),
+        subject: clean(String(claims.sub).slice(0, 255)),
         email: text(info.email, 255),
         name: text(info.name, 100) ?? text(info.preferred_username, 100) ?? text(info.nickname, 100),
       };

@@ -13,7 +13,11 @@ import { AuthSplitLayout } from '../components/auth-split-layout';
 import { LoginForm } from '../components/login-form';
 import { safeRedirect } from '../utils/redirect';
 
-type View = { kind: 'pending' } | { kind: 'link'; offer: SocialLinkOffer } | { kind: 'failed'; reason?: string };
+type View =
+  | { kind: 'pending' }
+  | { kind: 'link'; offer: SocialLinkOffer }
+  /** `noToken`: said at render time, so a switch of language says it again; else the server's reason as said. */
+  | { kind: 'failed'; noToken?: boolean; reason?: string };
 
 /** Where a signed-in user's "link another" lands after the provider. */
 const PERSON_PATH = '/person/info';
@@ -52,7 +56,7 @@ export default function CallbackPage() {
         } else {
           // SPEC §8: social login without a token
           messageApi().error(t('auth.social.noToken'));
-          setView({ kind: 'failed', reason: t('auth.social.noToken') });
+          setView({ kind: 'failed', noToken: true });
         }
       })
       .catch((err: unknown) => {
@@ -77,7 +81,7 @@ export default function CallbackPage() {
         <Result
           status="warning"
           title={t('auth.social.failed')}
-          subTitle={view.reason}
+          subTitle={view.noToken ? t('auth.social.noToken') : view.reason}
           extra={
             <Button type="primary" onClick={() => void navigate(LOGIN_PATH, { replace: true })}>
               {t('auth.social.backToLogin')}
