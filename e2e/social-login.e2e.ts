@@ -131,6 +131,23 @@ describe('social login through a real OpenID provider', () => {
       await settle(two.page);
       await shot(two.page, 'social-linked-accounts');
 
+      // remove the link (confirmed), then link it again from the personal centre: the callback links, not signs in
+      await card.getByRole('button', { name: 'Remove' }).click();
+      await two.page
+        .locator('.ant-popconfirm')
+        .getByRole('button', { name: /OK|Confirm|确定/ })
+        .click();
+      await card.getByText('No linked accounts yet').waitFor({ timeout: 15_000 });
+      await card.getByRole('button', { name: /Link another/ }).click();
+      await two.page.getByRole('menuitem', { name: 'Corp SSO' }).click();
+      // the provider still has this browser signed in as alice: it answers at once
+      await two.page.waitForURL((u) => u.href.startsWith(s.url) && u.hash.startsWith('#/person/info'), {
+        timeout: 20_000,
+      });
+      await two.page
+        .locator('[data-testid="linked-accounts"] [data-testid="linked-row"]', { hasText: 'Corp SSO' })
+        .waitFor({ timeout: 15_000 });
+
       // at 375 px the link form fits
       const narrow = await newPage(browser, { lang: 'en', width: 375, height: 800 });
       idp.account = 'zoe';
