@@ -146,11 +146,10 @@ export class SocialLogin {
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
     const challenge = await oidc.calculatePKCECodeChallenge(verifier);
-    // flows long over are swept as new ones start (their state is refused by expiry before that anyway)
-    await this.db
-      .deleteFrom('social_flows')
-      .where('expires_at', '<', new Date(Date.now() - 86_400_000))
-      .execute();
+    // flows and link offers long over are swept as new flows start (their state is refused by expiry before that anyway)
+    const longAgo = new Date(Date.now() - 86_400_000);
+    await this.db.deleteFrom('social_flows').where('expires_at', '<', longAgo).execute();
+    await this.db.deleteFrom('social_link_tickets').where('expires_at', '<', longAgo).execute();
     await this.db
       .insertInto('social_flows')
       .values({

@@ -52,6 +52,7 @@ export default {
         linkIntro: '该 {{name}} 账号尚未关联控制台账号。输入已有账号的密码完成关联（仅需一次），或注册新账号。',
         identity: '第三方身份：{{who}} {{email}}',
         register: '注册新账号并关联',
+        registerLinks: '注册完成后，你的 {{name}} 账号将关联到新账号',
         linked: '已关联 {{name}} 账号',
       },
       captcha: {
@@ -263,6 +264,7 @@ export default {
           'This {{name}} account is not linked to a console account yet. Enter the password of an existing account to link it (once only), or register a new account.',
         identity: 'Identity: {{who}} {{email}}',
         register: 'Register a new account and link it',
+        registerLinks: 'Your {{name}} account will be linked to the new account',
         linked: '{{name}} account linked',
       },
       captcha: {
