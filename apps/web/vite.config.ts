@@ -7,7 +7,12 @@ import zlib from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
-const API_PROXY = { '/apiAdmin': { target: 'http://localhost:8080', changeOrigin: true } };
+const API_PROXY = {
+  '/apiAdmin': { target: 'http://localhost:8080', changeOrigin: true },
+  // social login's return (a real path, answered by the server with a redirect to /#/callback); with
+  // PUBLIC_URL=http://localhost:5173 on the server the identity provider comes back through the dev server
+  '/callback': { target: 'http://localhost:8080' },
+};
 
 /**
  * The modules on the way from the sign-in page to the first signed-in page, by static imports, read from the

@@ -20,7 +20,7 @@ import { createCaptchaProvider } from './lib/captcha.ts';
 import { systemRoutes } from './modules/system/index.ts';
 import { subAccountRoutes, SubAccountService, userRoutes, UserService } from './modules/user/index.ts';
 import { roleRoutes, RoleService } from './modules/role/index.ts';
-import { authRoutes, AuthService } from './modules/auth/index.ts';
+import { authRoutes, AuthService, SocialLogin, socialCallbackRoute } from './modules/auth/index.ts';
 import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
 import { noticeRoutes } from './modules/notice/index.ts';
@@ -156,6 +156,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
   await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
 
+  await app.register(socialCallbackRoute);
   await app.register(
     async (api) => {
       registerAuth(api, db, tokens);
@@ -169,6 +170,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
           sms: config.RATE_LIMIT_SMS,
           register: config.RATE_LIMIT_REGISTER,
         },
+        social: new SocialLogin(db, config, auth),
+        publicUrl: config.PUBLIC_URL,
       });
       await api.register(userRoutes, { users: new UserService(db, config, storage) });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });

@@ -163,10 +163,73 @@ const schema = z.object({
   OUTBOUND_PRIVATE: z.enum(['allow', 'deny']).optional(),
   /** How often an idle background worker (pg-boss) looks for due jobs; at least 500 ms. */
   JOB_QUEUE_POLL_MS: z.coerce.number().int().min(500).max(60_000).default(1000),
+  /**
+   * Social login (OpenID Connect / OAuth 2.0): the ids of the identity providers, comma separated ("corp,dingtalk");
+   * each reads OIDC_<ID>_ISSUER, OIDC_<ID>_CLIENT_ID, OIDC_<ID>_CLIENT_SECRET, OIDC_<ID>_NAME, OIDC_<ID>_SCOPE.
+   */
+  OIDC_PROVIDERS: z.string().default(''),
+  /** The console's public origin ("https://print.example.com"): the social-login redirect is <PUBLIC_URL>/callback. Default: the request's origin. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Seconds a started social login (and an offer to link its identity) stays usable. */
+  SOCIAL_FLOW_TTL_S: z.coerce.number().int().min(5).max(3600).default(600),
 });
+
+/** One identity provider of social login (OIDC_<ID>_*). */
+export interface OidcProviderConfig {
+  id: string;
+  /** The name on the login page's button. */
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  scope: string;
+}
+
+const oidcProvider = z.object({
+  ISSUER: z.string().url(),
+  CLIENT_ID: z.string().min(1),
+  CLIENT_SECRET: z.string().optional(),
+  NAME: z.string().max(40).optional(),
+  SCOPE: z.string().default('openid profile email'),
+});
+
+/** The identity providers OIDC_PROVIDERS names, each from its OIDC_<ID>_* variables; a missing or invalid one is a configuration error. */
+function oidcProviders(list: string, env: Record<string, string | undefined>): OidcProviderConfig[] {
+  const ids = [...new Set(list.split(',').map((s) => s.trim().toLowerCase()))].filter(Boolean);
+  return ids.map((id) => {
+    if (!/^[a-z0-9][a-z0-9_-]{0,29}$/.test(id)) {
+      throw new Error(
+        `Invalid configuration:\n  OIDC_PROVIDERS: "${id}" is not a provider id (letters, digits, - and _)`,
+      );
+    }
+    const prefix = `OIDC_${id.toUpperCase().replace(/-/g, '_')}_`;
+    const parsed = oidcProvider.safeParse(
+      Object.fromEntries(
+        Object.entries(env)
+          .filter(([k, v]) => k.startsWith(prefix) && v !== '')
+          .map(([k, v]) => [k.slice(prefix.length), v]),
+      ),
+    );
+    if (!parsed.success) {
+      const lines = parsed.error.issues.map((i) => `  ${prefix}${i.path.join('.')}: ${i.message}`);
+      throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+    }
+    const p = parsed.data;
+    return {
+      id,
+      name: p.NAME ?? id,
+      issuer: p.ISSUER,
+      clientId: p.CLIENT_ID,
+      clientSecret: p.CLIENT_SECRET,
+      scope: p.SCOPE.includes('openid') ? p.SCOPE : `openid ${p.SCOPE}`,
+    };
+  });
+}
 
 export type Config = Omit<z.infer<typeof schema>, 'OUTBOUND_PRIVATE'> & {
   dataDir: string;
+  /** Social login's identity providers (OIDC_PROVIDERS). */
+  oidc: OidcProviderConfig[];
   OUTBOUND_PRIVATE: 'allow' | 'deny';
 };
 
@@ -190,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...c,
     dataDir: path.resolve(c.DATA_DIR),
+    oidc: oidcProviders(c.OIDC_PROVIDERS, env),
     OUTBOUND_PRIVATE: c.OUTBOUND_PRIVATE ?? (c.NODE_ENV === 'production' ? 'deny' : 'allow'),
     // the deprecated alias is merged into the one list: the open API now uses the server's client address
     TRUSTED_PROXIES: [...new Set([...c.TRUSTED_PROXIES, ...c.OPEN_TRUSTED_PROXIES])],

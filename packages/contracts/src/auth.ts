@@ -68,7 +68,79 @@ export const registerBody = z
     smsCode: z.string().regex(/^\d{6}$/, 'rule.smsCode'),
     password: z.string().refine(isStrongPassword, 'rule.strongPassword'),
     confirmPassword: z.string(),
+    /** A social-login link ticket: the identity the ticket names is linked to the new account. */
+    ticket: z.string().max(100).optional(),
   })
   .strict()
   .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 export type RegisterBody = z.infer<typeof registerBody>;
+
+/** Social login (OpenID Connect / OAuth 2.0, issue 12): one configured identity provider, as the login page lists it. */
+export const socialProvider = z.object({ id: z.string(), name: z.string() });
+export type SocialProvider = z.infer<typeof socialProvider>;
+export const socialProvidersResult = z.array(socialProvider);
+
+const callbackParam = z.string().max(4000).optional();
+
+/**
+ * `POST /socialLogin`: `{ provider }` starts a flow (answers `{ url }`, the authorization URL); the callback's query
+ * (`{ code, state, … }`) finishes it.
+ */
+export const socialLoginBody = z
+  .object({
+    provider: z.string().max(30).optional(),
+    code: callbackParam,
+    state: callbackParam,
+    iss: callbackParam,
+    session_state: callbackParam,
+    error: callbackParam,
+    error_description: callbackParam,
+    error_uri: callbackParam,
+    scope: callbackParam,
+    authuser: callbackParam,
+    prompt: callbackParam,
+  })
+  .strict();
+export type SocialLoginBody = z.infer<typeof socialLoginBody>;
+
+/** An identity the provider vouched for that no account has yet: link it with a password, or register. */
+export const socialLinkOffer = z.object({
+  ticket: z.string(),
+  provider: z.string(),
+  providerName: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+});
+export type SocialLinkOffer = z.infer<typeof socialLinkOffer>;
+
+export const socialStartResult = z.object({ url: z.string() });
+export const socialLinkResult = z.object({ link: socialLinkOffer });
+export const socialLinkedResult = z.object({ linked: z.object({ provider: z.string(), providerName: z.string() }) });
+export const socialLoginResult = z.union([socialStartResult, socialLinkResult, socialLinkedResult, loginResult]);
+export type SocialLoginResult = z.infer<typeof socialLoginResult>;
+
+/** `POST /socialLogin/link`: the ticket and an existing account's password, once. */
+export const socialLinkBody = z
+  .object({
+    ticket: z.string().min(1).max(100),
+    username: loginBody.shape.username,
+    password: loginBody.shape.password,
+    ...captchaFields,
+  })
+  .strict();
+export type SocialLinkBody = z.infer<typeof socialLinkBody>;
+
+/** `POST /socialLogin/identities`: a signed-in user links another identity. */
+export const socialIdentityStartBody = z.object({ provider: z.string().min(1).max(30) }).strict();
+
+/** One linked identity, as the personal centre lists it. */
+export const linkedIdentity = z.object({
+  id: z.number().int(),
+  provider: z.string(),
+  providerName: z.string(),
+  subject: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type LinkedIdentity = z.infer<typeof linkedIdentity>;

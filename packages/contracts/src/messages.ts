@@ -94,6 +94,34 @@ const auth = {
     en: 'social login with "{provider}" is not enabled on this server',
     zh: '本服务器未启用“{provider}”社交登录',
   },
+  'auth.socialStateInvalid': {
+    en: 'this social sign-in is unknown, expired or already used, please start it again',
+    zh: '该第三方登录请求无效、已过期或已使用，请重新发起',
+  },
+  'auth.socialCodeRejected': {
+    en: 'the identity provider refused the authorization code (already used or expired), please start again',
+    zh: '身份提供方拒绝了授权码（已使用或已过期），请重新发起登录',
+  },
+  'auth.socialTokenRejected': {
+    en: 'the identity provider answer failed verification (issuer, audience, nonce or expiry), please start again',
+    zh: '身份提供方的应答未通过校验（签发方、受众、随机数或有效期），请重新发起登录',
+  },
+  'auth.socialDenied': {
+    en: 'sign-in was cancelled or refused at the identity provider',
+    zh: '已在身份提供方取消或拒绝登录',
+  },
+  'auth.socialUnreachable': {
+    en: 'the identity provider "{provider}" cannot be reached, try again later',
+    zh: '无法连接身份提供方“{provider}”，请稍后再试',
+  },
+  'auth.socialTicketInvalid': {
+    en: 'the account link request expired or was already used, please sign in with the provider again',
+    zh: '账号关联请求已过期或已使用，请重新通过第三方登录',
+  },
+  'auth.socialAlreadyLinked': {
+    en: 'this {provider} identity is already linked to an account',
+    zh: '该{provider}身份已关联到账号',
+  },
   'auth.permissionRequired': { en: 'permission {permission} required', zh: '需要权限 {permission}' },
   'auth.staffOnly': { en: 'platform staff only', zh: '仅平台工作人员可用' },
   'auth.eventTicketInvalid': {
@@ -528,6 +556,7 @@ export const NOUNS = {
   message: '消息',
   'menu item': '菜单项',
   'menu version': '菜单版本',
+  'linked account': '关联账号',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;

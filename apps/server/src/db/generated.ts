@@ -370,6 +370,29 @@ export interface SmsCodes {
   used_at: Timestamp | null;
 }
 
+export interface SocialFlows {
+  code_verifier: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  link_user_id: number | null;
+  nonce: string;
+  provider: string;
+  redirect_uri: string;
+  state_hash: string;
+  used_at: Timestamp | null;
+}
+
+export interface SocialLinkTickets {
+  created_at: Generated<Timestamp>;
+  email: string | null;
+  expires_at: Timestamp;
+  name: string | null;
+  provider: string;
+  subject: string;
+  ticket_hash: string;
+  used_at: Timestamp | null;
+}
+
 export interface TaskBatches {
   created_at: Generated<Timestamp>;
   created_by: number | null;
@@ -387,6 +410,17 @@ export interface Tenants {
   id: Generated<number>;
   kind: 'individual' | 'enterprise' | 'platform';
   name: string;
+}
+
+export interface UserIdentities {
+  created_at: Generated<Timestamp>;
+  email: string | null;
+  id: Generated<number>;
+  name: string | null;
+  provider: string;
+  subject: string;
+  tenant_id: number;
+  user_id: number;
 }
 
 export interface UserRoles {
@@ -470,8 +504,11 @@ export interface DB {
   sessions: Sessions;
   sims: Sims;
   sms_codes: SmsCodes;
+  social_flows: SocialFlows;
+  social_link_tickets: SocialLinkTickets;
   task_batches: TaskBatches;
   tenants: Tenants;
+  user_identities: UserIdentities;
   user_roles: UserRoles;
   users: Users;
   webhook_attempts: WebhookAttempts;

@@ -19,6 +19,7 @@ export const isJsonObject = (v: JsonValue | undefined): v is JsonObject =>
 /** Tables whose rows belong to a tenant: every query on them goes through a TenantScope. */
 export type TenantTable =
   | 'users'
+  | 'user_identities'
   | 'roles'
   | 'user_roles'
   | 'sessions'

@@ -1,6 +1,5 @@
 import type { ComponentType } from 'react';
-import { Navigate, type RouteObject } from 'react-router';
-import { HOME_PATH } from '../config/settings';
+import type { RouteObject } from 'react-router';
 import { BootLoading } from '../components/lite/boot-screens';
 import { loadDictionaries } from '../lib/i18n';
 import { loadServerMessages } from '../lib/server-messages';
@@ -75,12 +74,8 @@ export function createRoutes(): RouteObject[] {
               'route.404',
               withDictionaries(() => import('../features/error/routes/not-found')),
             ),
-            // whitelisted for third-party login returns; it has no screen of its own
-            {
-              path: '/callback',
-              handle: { title: 'route.callback' } satisfies RouteHandle,
-              element: <Navigate to={HOME_PATH} replace />,
-            },
+            // whitelisted for third-party login returns: a spinner while the server finishes the flow
+            page('/callback', 'route.callback', () => import('../features/auth/routes/callback')),
             {
               path: '*',
               lazy: async () => {

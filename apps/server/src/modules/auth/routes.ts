@@ -5,15 +5,23 @@ import {
   REFRESH_COOKIE,
   captchaResult,
   envelopeSchema,
+  linkedIdentity,
   loginBody,
   loginResult,
   registerBody,
+  socialIdentityStartBody,
+  socialLinkBody,
+  socialLoginBody,
+  socialLoginResult,
+  socialProvidersResult,
+  socialStartResult,
   smsSendBody,
   smsSendResult,
   tokenResult,
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
-import { badRequest, ok } from '../../plugins/errors.ts';
+import { ok } from '../../plugins/errors.ts';
+import type { SocialLogin } from './social.ts';
 import type { AuthService, IssuedSession } from './service.ts';
 import { clientOf } from '../../lib/sessions.ts';
 import type { CaptchaProvider } from '../../lib/captcha.ts';
@@ -34,7 +42,10 @@ export const authRoutes: FastifyPluginAsyncZod<{
   captcha: CaptchaProvider;
   refreshTtl: number;
   limits: AccountLimits;
-}> = async (app, { auth, captcha, refreshTtl, limits }) => {
+  social: SocialLogin;
+  /** PUBLIC_URL: the origin the social-login redirect names; default the request's. */
+  publicUrl?: string;
+}> = async (app, { auth, captcha, refreshTtl, limits, social, publicUrl }) => {
   const setRefreshCookie = (req: FastifyRequest, reply: FastifyReply, issued: IssuedSession) => {
     reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
       httpOnly: true,
@@ -80,7 +91,14 @@ export const authRoutes: FastifyPluginAsyncZod<{
         response: { 200: envelopeSchema(loginResult) },
       },
     },
-    async (req, reply) => setRefreshCookie(req, reply, await auth.register(req.body, clientOf(req))),
+    async (req, reply) => {
+      const client = clientOf(req);
+      // a social identity's ticket: checked before the account is made, linked to it after
+      if (req.body.ticket) await social.checkTicket(req.body.ticket, client);
+      const issued = await auth.register(req.body, client);
+      if (req.body.ticket) await social.redeemTicket(req.body.ticket, issued.userId, issued.tenantId, client);
+      return setRefreshCookie(req, reply, issued);
+    },
   );
 
   for (const url of ['/user/v1/login', '/user/login']) {
@@ -146,18 +164,119 @@ export const authRoutes: FastifyPluginAsyncZod<{
     },
   );
 
+  const redirectUri = (req: FastifyRequest) =>
+    `${(publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '')}/callback`;
+
+  app.get(
+    '/socialLogin/providers',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['account'],
+        summary: 'The social-login identity providers configured on this server (id and display name)',
+        response: { 200: envelopeSchema(socialProvidersResult) },
+      },
+    },
+    async () => ok(social.providers()),
+  );
+
   app.post(
     '/socialLogin',
     {
       config: { auth: false },
       schema: {
         tags: ['account'],
-        summary: 'Social login: no social identity provider is configured on this server, so it always answers 400',
-        body: z.object({ provider: z.string().max(30), code: z.string().max(500) }).strict(),
+        summary:
+          'Social login: { provider } starts a flow (answers the authorization URL); the callback query { code, state, … } ' +
+          'finishes it (answers the login result, or a ticket to link an unknown identity)',
+        body: socialLoginBody,
+        response: { 200: envelopeSchema(socialLoginResult) },
+      },
+    },
+    async (req, reply) => {
+      const client = clientOf(req);
+      if (req.body.state === undefined && req.body.code === undefined && req.body.error === undefined) {
+        return ok(await social.start(req.body.provider, redirectUri(req), client));
+      }
+      const outcome = await social.finish(req.body, client);
+      if (outcome.kind === 'session') return setRefreshCookie(req, reply, outcome.issued);
+      if (outcome.kind === 'link') return ok({ link: outcome.link });
+      return ok({ linked: outcome.linked });
+    },
+  );
+
+  app.post(
+    '/socialLogin/link',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['account'],
+        summary: "Link a social identity (its ticket) to an existing account with the account's password, and sign in",
+        body: socialLinkBody,
+        response: { 200: envelopeSchema(loginResult) },
+      },
+    },
+    async (req, reply) => setRefreshCookie(req, reply, await social.linkWithPassword(req.body, clientOf(req))),
+  );
+
+  app.get(
+    '/socialLogin/identities',
+    {
+      config: { access: 'signedIn' },
+      schema: {
+        tags: ['account'],
+        summary: 'The social identities linked to the signed-in account',
+        response: { 200: envelopeSchema(z.array(linkedIdentity)) },
+      },
+    },
+    async (req) => ok(await social.identities(caller(req))),
+  );
+
+  app.post(
+    '/socialLogin/identities',
+    {
+      config: { access: 'signedIn' },
+      schema: {
+        tags: ['account'],
+        summary: 'Link another identity: starts a flow whose callback links it to the signed-in account',
+        body: socialIdentityStartBody,
+        response: { 200: envelopeSchema(socialStartResult) },
+      },
+    },
+    async (req) => ok(await social.start(req.body.provider, redirectUri(req), clientOf(req), caller(req))),
+  );
+
+  app.delete(
+    '/socialLogin/identities/:id',
+    {
+      config: { access: 'signedIn' },
+      schema: {
+        tags: ['account'],
+        summary: 'Remove a linked identity of the signed-in account',
+        params: z.object({
+          id: z.coerce
+            .number()
+            .int()
+            .positive()
+            .max(2 ** 53),
+        }),
+        response: { 200: empty },
       },
     },
     async (req) => {
-      throw badRequest('provider', 'auth.socialDisabled', { provider: req.body.provider });
+      await social.unlink(caller(req), req.params.id, clientOf(req));
+      return ok(null);
     },
   );
+};
+
+/**
+ * `GET /callback` (outside the API prefix): the identity provider's redirect lands on a real path (OAuth forbids
+ * fragments); the console's callback route is `/#/callback`, so the query is carried there.
+ */
+export const socialCallbackRoute: FastifyPluginAsyncZod = async (app) => {
+  app.get('/callback', { config: { auth: false }, schema: { hide: true } }, async (req, reply) => {
+    const q = req.url.indexOf('?');
+    return reply.redirect(`/#/callback${q >= 0 ? req.url.slice(q) : ''}`, 302);
+  });
 };

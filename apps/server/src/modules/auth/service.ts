@@ -25,6 +25,9 @@ import { ensureDefaultRoles } from '../role/index.ts';
 export interface IssuedSession {
   result: LoginResult;
   refreshToken: string;
+  /** Whom the session is for (not sent: the routes answer `result`). */
+  userId: number;
+  tenantId: number;
 }
 
 const SMS_TTL_MS = 5 * 60_000;
@@ -71,6 +74,8 @@ export class AuthService {
     const token = await this.tokens.sign({ userId: user.id, tenantId: user.tenant_id, sessionId });
     return {
       refreshToken,
+      userId: user.id,
+      tenantId: user.tenant_id,
       result: { token, status, username: user.username, is_super: user.is_super, expiresIn: this.tokens.ttlSeconds },
     };
   }
@@ -144,6 +149,39 @@ export class AuthService {
       action: 'login',
       result: 'ok',
       subject,
+    });
+    return issued;
+  }
+
+  /** Signs in the account a linked social identity belongs to (social login: the provider vouched for it). */
+  async signInAs(userId: number, client: ClientInfo, details: Record<string, unknown>): Promise<IssuedSession> {
+    const user = await this.db
+      .selectFrom('users as u')
+      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+      .select(['u.id', 'u.tenant_id', 'u.username', 'u.is_super', 'u.state', 't.auth_status'])
+      .where('u.id', '=', userId)
+      .executeTakeFirst();
+    if (!user || user.state !== 'active') {
+      await audit(this.db, {
+        tenantId: user?.tenant_id,
+        userId: user?.id,
+        ip: client.ip,
+        action: 'login',
+        result: 'fail',
+        subject: user?.username.toLowerCase(),
+        details: { ...details, reason: 'disabled' },
+      });
+      throw new AppError(401, 'auth.wrongPassword');
+    }
+    const issued = await this.issue(user, user.auth_status, client);
+    await audit(this.db, {
+      tenantId: user.tenant_id,
+      userId: user.id,
+      ip: client.ip,
+      action: 'login',
+      result: 'ok',
+      subject: user.username.toLowerCase(),
+      details,
     });
     return issued;
   }
@@ -347,6 +385,8 @@ export class AuthService {
         const token = await this.tokens.sign({ userId: row.id, tenantId: row.tenant_id, sessionId: row.session_id });
         return {
           refreshToken: next,
+          userId: row.id,
+          tenantId: row.tenant_id,
           result: {
             token,
             status: row.auth_status,

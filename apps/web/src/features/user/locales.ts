@@ -71,6 +71,16 @@ export default {
         submit: '修改密码',
         success: '密码已修改，其他登录会话已退出',
       },
+      linked: {
+        title: '关联账号',
+        linkAnother: '关联其他账号',
+        empty: '尚未关联第三方账号',
+        linkedAt: '{{time}} 关联',
+        remove: '解除关联',
+        confirm: '解除与 {{name}} 的关联？',
+        confirmContent: '解除后将不能再用该第三方账号登录，仍可使用密码登录。',
+        removed: '已解除关联',
+      },
       sessions: {
         description: '以下浏览器和设备正登录着你的账号。不认识的会话请立即退出并修改密码。',
         current: '当前浏览器',
@@ -282,6 +292,16 @@ export default {
           'After the change, every other browser and device signed in to this account is signed out; this browser stays signed in.',
         submit: 'Change password',
         success: 'Password changed; your other sessions have been signed out',
+      },
+      linked: {
+        title: 'Linked accounts',
+        linkAnother: 'Link another',
+        empty: 'No linked accounts yet',
+        linkedAt: 'Linked {{time}}',
+        remove: 'Remove',
+        confirm: 'Remove the link with {{name}}?',
+        confirmContent: 'You will no longer sign in with that account; your password still works.',
+        removed: 'Link removed',
       },
       sessions: {
         description:

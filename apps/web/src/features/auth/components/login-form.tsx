@@ -10,6 +10,7 @@ import { LiteField, LiteInput } from '@/components/lite/input';
 import { messageApi, prepareMessages } from '@/lib/feedback';
 import { useSession } from '@/lib/session';
 import { login } from '../api/login';
+import { linkWithPassword } from '../api/social';
 import { useCaptcha } from '../hooks/use-captcha';
 import { toFormFieldErrors } from '../utils/field-errors';
 import { safeRedirect } from '../utils/redirect';
@@ -27,12 +28,19 @@ const FIELD_CHECKS: Record<Field, Check> = {
   captcha: checks.captcha,
 };
 
+interface LoginFormProps {
+  /** A social-login link ticket: signing in links its identity to the account (POST /socialLogin/link). */
+  ticket?: string;
+  /** Where to go after signing in instead of the page's `?redirect=`. */
+  redirectTo?: string | null;
+}
+
 /**
  * The sign-in form shared by /login and /login88121. Plain elements rather than antd's Form: the sign-in page
  * is the console's first load and carries no antd (issue 3: ≤ 180 KiB). The rules are the same checks the
  * antd forms use; a field is checked when it is left and again on submit, as antd's form does.
  */
-export function LoginForm() {
+export function LoginForm({ ticket, redirectTo }: LoginFormProps = {}) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
@@ -82,11 +90,12 @@ export function LoginForm() {
     prepareMessages();
     let result: Awaited<ReturnType<typeof login>>;
     try {
-      result = await login({
+      const credentials = {
         username: values.username.trim(),
         password: values.password,
         ...captcha.payload(values.captcha),
-      });
+      };
+      result = ticket ? await linkWithPassword({ ticket, ...credentials }) : await login(credentials);
     } catch (err) {
       // the request layer has already shown why; a wrong captcha is also marked on its field
       setPending(false);
@@ -103,7 +112,7 @@ export function LoginForm() {
     }
     applyLogin(result);
     messageApi().success(t('auth.login.success'));
-    void navigate(safeRedirect(params.get('redirect')), { replace: true });
+    void navigate(safeRedirect(redirectTo !== undefined ? redirectTo : params.get('redirect')), { replace: true });
   };
 
   const input = (field: Field) => ({
@@ -164,12 +173,14 @@ export function LoginForm() {
           {t('auth.login.submit')}
         </LiteButton>
       </LiteField>
-      <div style={{ display: 'flex', justifyContent: 'center', gap: 4 }}>
-        <AuthText secondary>{t('auth.login.noAccount')}</AuthText>
-        <Link className="auth-link" to="/register">
-          {t('auth.login.toRegister')}
-        </Link>
-      </div>
+      {!ticket && (
+        <div style={{ display: 'flex', justifyContent: 'center', gap: 4 }}>
+          <AuthText secondary>{t('auth.login.noAccount')}</AuthText>
+          <Link className="auth-link" to="/register">
+            {t('auth.login.toRegister')}
+          </Link>
+        </div>
+      )}
     </form>
   );
 }

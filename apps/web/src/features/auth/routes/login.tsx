@@ -4,6 +4,7 @@ import { AuthPanel } from '../components/auth-panel';
 import { AuthSplitLayout } from '../components/auth-split-layout';
 import { AuthText, AuthTitle } from '../components/auth-typography';
 import { LoginForm } from '../components/login-form';
+import { SocialButtons } from '../components/social-buttons';
 import { greetingNow } from '../utils/greeting';
 
 export default function LoginPage() {
@@ -21,6 +22,7 @@ export default function LoginPage() {
           {t('auth.login.welcome', { title: t('auth.brand.title') })}
         </AuthText>
         <LoginForm />
+        <SocialButtons />
       </AuthPanel>
     </AuthSplitLayout>
   );

@@ -2,6 +2,7 @@ import { Button, Card, Col, Result, Row, Skeleton, Tabs, Typography } from 'antd
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useProfile } from '../api/profile';
+import { LinkedAccounts } from '../components/linked-accounts';
 import { PasswordForm } from '../components/password-form';
 import { ProfileCard } from '../components/profile-card';
 import { ProfileForm } from '../components/profile-form';
@@ -69,6 +70,9 @@ export default function PersonInfoPage() {
             ]}
           />
         </Card>
+      </Col>
+      <Col span={24}>
+        <LinkedAccounts />
       </Col>
     </Row>
   );
