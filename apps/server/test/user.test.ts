@@ -382,7 +382,7 @@ describe('sub-accounts', () => {
     expect((await get('/system/subAccount/list', main.token)).body_.data.total).toBe(1);
   });
 
-  it('answers 403 to a sub-account on every sub-account call, whatever it sends', async () => {
+  it('answers 403 to a sub-account without system:user:edit on every sub-account call, whatever it sends', async () => {
     const main = await registerCustomer(h);
     const body = newSub();
     const created = await post('/system/subAccount/create', main.token, body);
@@ -406,7 +406,7 @@ describe('sub-accounts', () => {
         payload: payload as Record<string, unknown>,
       });
       expect(res.statusCode, url).toBe(403);
-      expect(res.body_).toMatchObject({ code: 403, msg: 'only the main account can manage sub-accounts' });
+      expect(res.body_).toMatchObject({ code: 403, msg: 'permission system:user:edit required' });
     }
     // nothing changed: the sub-account still logs in with its password
     await h.login(body.username, body.password);

@@ -27,6 +27,7 @@ const http = {
   'http.404': { en: 'resource does not exist', zh: '访问的资源不存在' },
   'http.405': { en: 'method not allowed on this path', zh: '该地址不支持此请求方法' },
   'http.408': { en: 'request timed out', zh: '请求超时' },
+  'http.409': { en: 'conflicts with the current state', zh: '与当前状态冲突' },
   'http.413': { en: 'request body too large', zh: '请求体过大' },
   'http.415': { en: 'unsupported media type', zh: '不支持的内容类型' },
   'http.417': { en: 'the Expect header cannot be met', zh: '无法满足请求的 Expect 条件' },
@@ -110,6 +111,37 @@ const user = {
     en: 'this sub-account still owns records: disable it instead',
     zh: '该子账号仍有关联记录，请改为停用',
   },
+  'user.selfRoles': { en: 'you cannot change your own roles', zh: '不能修改自己的角色' },
+  'user.selfState': { en: 'you cannot disable or delete yourself', zh: '不能停用或删除自己' },
+  'user.permissionNotHeld': {
+    en: 'a role holds a permission you do not hold: {permission}',
+    zh: '角色包含您未拥有的权限：{permission}',
+  },
+  'user.lastAdmin': {
+    en: 'this is the last active administrator: the platform must keep one',
+    zh: '这是最后一个启用的管理员，平台必须保留至少一个',
+  },
+} as const;
+
+/** The department tree (issue 12). */
+const department = {
+  'department.nameTaken': { en: 'a department with this name already exists here', zh: '此处已有同名部门' },
+  'department.cycle': {
+    en: 'a department cannot be moved under itself or one of its sub-departments',
+    zh: '部门不能移动到自身或其下级部门中',
+  },
+  'department.hasChildren': {
+    en: 'this department has {n} sub-departments: delete or move them first',
+    zh: '该部门下还有 {n} 个下级部门，请先删除或移走',
+  },
+  'department.hasUsers': {
+    en: 'this department has {n} users: move them to another department first',
+    zh: '该部门下还有 {n} 个用户，请先将其调至其他部门',
+  },
+  'department.hasDevices': {
+    en: 'this department has {n} devices: move them to another department first',
+    zh: '该部门下还有 {n} 台设备，请先将其调至其他部门',
+  },
 } as const;
 
 /** Identity authentication. */
@@ -161,6 +193,10 @@ const device = {
   'device.groupCycle': {
     en: 'a group cannot be moved under itself or one of its subgroups',
     zh: '分组不能移动到自身或其下级分组中',
+  },
+  'device.departmentNeedsAllScope': {
+    en: "only a user who sees all of the account's devices can change a device's department",
+    zh: '只有可查看全部设备的用户才能修改设备所属部门',
   },
   'device.groupNameTaken': { en: 'a group with this name already exists here', zh: '此处已有同名分组' },
   'device.fromAfterTo': { en: 'must be before to', zh: '必须早于结束时间' },
@@ -445,6 +481,7 @@ export const MESSAGES = {
   ...http,
   ...auth,
   ...user,
+  ...department,
   ...identity,
   ...upload,
   ...device,
@@ -478,6 +515,9 @@ export const NOUNS = {
   'identity submission': '认证资料',
   session: '会话',
   'sub-account': '子账号',
+  user: '用户',
+  department: '部门',
+  'parent department': '上级部门',
   notice: '公告',
   message: '消息',
 } as const satisfies Record<string, string>;
@@ -506,6 +546,8 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   remark: '备注',
   groupId: '分组',
   parentId: '上级分组',
+  departmentId: '部门',
+  roleIds: '角色',
   deviceIds: '设备',
   modelId: '型号',
   model: '型号',

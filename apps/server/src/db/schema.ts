@@ -21,6 +21,7 @@ export type TenantTable =
   | 'users'
   | 'roles'
   | 'user_roles'
+  | 'departments'
   | 'sessions'
   | 'objects'
   | 'identity_submissions'

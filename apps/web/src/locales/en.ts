@@ -43,6 +43,7 @@ export default {
       '402': 'Token expired',
       '403': 'Authorised, but access is forbidden',
       '404': 'The resource does not exist',
+      '409': 'The change conflicts with the current state',
       '405': 'This method is not allowed on this address',
       '406': 'The format is not available',
       '408': 'The request timed out',
