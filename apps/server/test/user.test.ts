@@ -442,12 +442,14 @@ describe('sub-accounts', () => {
     await h.login(aBody.username, aBody.password);
   });
 
-  it('lets the platform admin manage staff sub-accounts with the platform roles', async () => {
+  it('lets the platform admin manage staff users under /system/user with the platform roles', async () => {
     const admin = await h.login('admin', ADMIN_PASSWORD);
-    const roles = (await get('/system/subAccount/roles', admin.token)).body_.data;
+    const roles = (await get('/system/user/roles', admin.token)).body_.data;
     expect(roles.map((r: { code: string }) => r.code)).toEqual(['Admin']);
-    const list = await get('/system/subAccount/list', admin.token);
+    const list = await get('/system/user/list', admin.token);
     expect(list.statusCode).toBe(200);
+    // the customers' routes are not the staff's
+    expect((await get('/system/subAccount/list', admin.token)).statusCode).toBe(403);
   });
 
   it('documents the calls in the OpenAPI document', async () => {

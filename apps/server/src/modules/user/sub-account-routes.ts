@@ -33,7 +33,10 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { subAccounts, base, staff }) => {
   const config = { permission: PERMISSIONS.userEdit };
   const who = staff ? 'staff user' : 'sub-account';
-  if (staff) app.addHook('preHandler', staffOnly);
+  // onRequest runs after authentication and before validation: a customer gets 403 whatever it sends
+  if (staff) app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.url) await staffOnly(req);
+  });
   else
     // onRequest runs after authentication and before validation: staff use /system/user
     app.addHook('onRequest', async (req) => {

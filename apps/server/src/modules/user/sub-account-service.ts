@@ -296,7 +296,7 @@ export class SubAccountService {
         'users.email',
         'users.state',
         'users.department_id',
-        sql<number[]>`coalesce((select array_agg(ur.role_id order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
+        sql<number[]>`coalesce((select array_agg(ur.role_id::int order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
           'role_ids',
         ),
         sql<string[]>`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = users.id), '{}')`.as(
