@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Paged, RoleOption, SubAccountState, SubAccountView } from '@cpc/contracts';
+import { DEPARTMENT_TREE_KEY } from '@/lib/department-api';
 import { get, post } from '@/lib/request';
 import { useSession } from '@/lib/session';
 
@@ -77,10 +78,17 @@ export const useSubAccounts = (params: SubAccountListParams) => useQuery(subAcco
 export const useSubAccountRoles = () =>
   useQuery({ queryKey: [...KEY, 'roles'], queryFn: getSubAccountRoles, staleTime: 60_000 });
 
-/** Every change to a sub-account refreshes the list. */
+/** Every change to a user refreshes the list, and the department tree's member counts. */
 function useListMutation<A, R>(mutationFn: (arg: A) => Promise<R>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn, onSettled: () => client.invalidateQueries({ queryKey: [...KEY, 'list'] }) });
+  return useMutation({
+    mutationFn,
+    onSettled: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: [...KEY, 'list'] }),
+        client.invalidateQueries({ queryKey: DEPARTMENT_TREE_KEY }),
+      ]),
+  });
 }
 
 export const useCreateSubAccount = () => useListMutation(createSubAccount);
