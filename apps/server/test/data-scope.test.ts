@@ -147,7 +147,11 @@ describe('data scope', () => {
     // unbinding clears owner and department
     expect((await post('/device/unbind', u.token, { id: bound.body_.data.id })).statusCode).toBe(200);
     expect(
-      await h.db.selectFrom('devices').select(['owner_id', 'department_id']).where('sn', '=', spec.sn).executeTakeFirst(),
+      await h.db
+        .selectFrom('devices')
+        .select(['owner_id', 'department_id'])
+        .where('sn', '=', spec.sn)
+        .executeTakeFirst(),
     ).toEqual({ owner_id: null, department_id: null });
   });
 

@@ -11,10 +11,19 @@ let adminRole: number;
 beforeAll(async () => {
   h = await createHarness();
   admin = (await h.login('admin', ADMIN_PASSWORD)).token;
-  const row = await h.db.selectFrom('users').select(['id', 'tenant_id']).where('username', '=', 'admin').executeTakeFirstOrThrow();
+  const row = await h.db
+    .selectFrom('users')
+    .select(['id', 'tenant_id'])
+    .where('username', '=', 'admin')
+    .executeTakeFirstOrThrow();
   [adminId, platformId] = [row.id, row.tenant_id];
   adminRole = (
-    await h.db.selectFrom('roles').select('id').where('tenant_id', '=', platformId).where('code', '=', 'Admin').executeTakeFirstOrThrow()
+    await h.db
+      .selectFrom('roles')
+      .select('id')
+      .where('tenant_id', '=', platformId)
+      .where('code', '=', 'Admin')
+      .executeTakeFirstOrThrow()
   ).id;
 });
 afterAll(() => h.close());
@@ -59,9 +68,13 @@ describe('staff users', () => {
     const u = await staff(admin, [support], { nickname: '小审', departmentId: sub });
 
     const all = (await get('/system/user/list', admin)).body_.data;
-    expect(all.list.map((x: { username: string }) => x.username)).toEqual(expect.arrayContaining(['admin', u.username]));
+    expect(all.list.map((x: { username: string }) => x.username)).toEqual(
+      expect.arrayContaining(['admin', u.username]),
+    );
     const search = async (q: string) =>
-      ((await get(`/system/user/list?${q}`, admin)).body_.data.list as Array<{ username: string }>).map((x) => x.username);
+      ((await get(`/system/user/list?${q}`, admin)).body_.data.list as Array<{ username: string }>).map(
+        (x) => x.username,
+      );
     expect(await search('keyword=小审')).toEqual([u.username]);
     expect(await search(`departmentId=${dept}`)).toEqual([u.username]);
     expect(await search(`roleId=${adminRole}`)).toEqual(['admin']);
@@ -79,7 +92,9 @@ describe('staff users', () => {
     expect((await get('/user/v1/user/profile', u.token)).statusCode).toBe(401);
     const again = (await h.login(u.username, 'Staff0Passw0rd')).token;
 
-    expect((await post('/system/user/state', admin, { id: u.id, state: 'disabled' })).body_.data.state).toBe('disabled');
+    expect((await post('/system/user/state', admin, { id: u.id, state: 'disabled' })).body_.data.state).toBe(
+      'disabled',
+    );
     expect((await get('/user/v1/user/profile', again)).statusCode).toBe(401);
     await post('/system/user/state', admin, { id: u.id, state: 'active' });
     const reset = await post('/system/user/resetPassword', admin, {
@@ -134,12 +149,16 @@ describe('staff users', () => {
   it('grants only roles whose permissions the caller holds, and manages only users holding no more', async () => {
     const manager = await staff(admin, [await platformRole([PERMISSIONS.userEdit, PERMISSIONS.noticeEdit])]);
     const small = await platformRole([PERMISSIONS.noticeEdit]);
-    expect((await post('/system/user/create', manager.token, {
-      username: `st_${randomUUID().slice(0, 8)}`,
-      password: 'Staff0Passw0rd',
-      confirmPassword: 'Staff0Passw0rd',
-      roleIds: [adminRole],
-    })).statusCode).toBe(403);
+    expect(
+      (
+        await post('/system/user/create', manager.token, {
+          username: `st_${randomUUID().slice(0, 8)}`,
+          password: 'Staff0Passw0rd',
+          confirmPassword: 'Staff0Passw0rd',
+          roleIds: [adminRole],
+        })
+      ).statusCode,
+    ).toBe(403);
     const made = await staff(manager.token, [small]);
     const raise = await update(manager.token, made.id, [small, adminRole]);
     expect(raise.statusCode).toBe(403);
@@ -147,11 +166,15 @@ describe('staff users', () => {
     // its own roles: never, even to add one it could grant
     expect((await update(manager.token, manager.id, [small])).statusCode).toBe(403);
     // the admin holds more than the manager: untouchable by it
-    expect((await post('/system/user/resetPassword', manager.token, {
-      id: adminId,
-      password: 'Hack0Passw0rd',
-      confirmPassword: 'Hack0Passw0rd',
-    })).statusCode).toBe(403);
+    expect(
+      (
+        await post('/system/user/resetPassword', manager.token, {
+          id: adminId,
+          password: 'Hack0Passw0rd',
+          confirmPassword: 'Hack0Passw0rd',
+        })
+      ).statusCode,
+    ).toBe(403);
     await h.login('admin', ADMIN_PASSWORD);
   });
 
@@ -172,11 +195,15 @@ describe('staff users', () => {
     const second = await staff(admin, [adminRole]);
     expect((await update(everything.token, adminId, [])).statusCode).toBe(200);
     // …and the second is now the last one
-    expect((await post('/system/user/state', everything.token, { id: second.id, state: 'disabled' })).statusCode).toBe(409);
+    expect((await post('/system/user/state', everything.token, { id: second.id, state: 'disabled' })).statusCode).toBe(
+      409,
+    );
     // a disabled Admin does not count
     expect((await update(second.token, adminId, [adminRole])).statusCode).toBe(200);
     expect((await post('/system/user/state', second.token, { id: adminId, state: 'disabled' })).statusCode).toBe(200);
-    expect((await post('/system/user/state', everything.token, { id: second.id, state: 'disabled' })).statusCode).toBe(409);
+    expect((await post('/system/user/state', everything.token, { id: second.id, state: 'disabled' })).statusCode).toBe(
+      409,
+    );
     await post('/system/user/state', second.token, { id: adminId, state: 'active' });
     await h.login('admin', ADMIN_PASSWORD);
   });

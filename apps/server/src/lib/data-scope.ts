@@ -36,11 +36,15 @@ async function load(db: Db, user: AuthUser): Promise<DataAccess> {
   const base = { tenantId: user.tenantId, userId: user.id };
   const row = await db
     .selectFrom('users as u')
-    .leftJoin('departments as d', (j) => j.onRef('d.id', '=', 'u.department_id').onRef('d.tenant_id', '=', 'u.tenant_id'))
+    .leftJoin('departments as d', (j) =>
+      j.onRef('d.id', '=', 'u.department_id').onRef('d.tenant_id', '=', 'u.tenant_id'),
+    )
     .select([
       'd.id as department_id',
       'd.path',
-      sql<DataScope[]>`coalesce((select array_agg(r.data_scope) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as(
+      sql<
+        DataScope[]
+      >`coalesce((select array_agg(r.data_scope) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as(
         'scopes',
       ),
     ])

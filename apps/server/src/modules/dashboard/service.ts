@@ -184,7 +184,11 @@ export class DashboardService {
   }
 
   /** Per device: the used counter's last value this month minus its first (or the value since a reset). */
-  private async dataThisMonth(user: AuthUser, a: DataAccess, tz: string): Promise<{ total: number; perDevice: RankedDevice[] }> {
+  private async dataThisMonth(
+    user: AuthUser,
+    a: DataAccess,
+    tz: string,
+  ): Promise<{ total: number; perDevice: RankedDevice[] }> {
     const t = user.tenantId;
     const { rows } = await sql<{ id: number; sn: string; name: string; used: number }>`
       select d.id, d.sn, d.name,

@@ -45,7 +45,12 @@ export const departmentRoutes: FastifyPluginAsyncZod<{ departments: DepartmentSe
     '/system/department/add',
     {
       config: edit,
-      schema: { tags, summary: 'Add a department', body: departmentAddBody, response: { 200: envelopeSchema(departmentView) } },
+      schema: {
+        tags,
+        summary: 'Add a department',
+        body: departmentAddBody,
+        response: { 200: envelopeSchema(departmentView) },
+      },
     },
     async (req) => ok(await departments.add({ user: caller(req), ip: req.ip }, req.body)),
   );

@@ -81,13 +81,7 @@ export class DepartmentService {
   private locked(scope: TenantScope): Promise<Row[]> {
     return scope
       .selectFrom('departments')
-      .select([
-        'departments.id',
-        'departments.name',
-        'departments.parent_id',
-        'departments.sort',
-        'departments.path',
-      ])
+      .select(['departments.id', 'departments.name', 'departments.parent_id', 'departments.sort', 'departments.path'])
       .forUpdate()
       .execute();
   }
@@ -108,7 +102,8 @@ export class DepartmentService {
         DepartmentService.assertNameFree(all, body.name, parentId);
         // a new department goes after its siblings unless told where
         const sort =
-          body.sort ?? Math.min(9999, Math.max(-1, ...all.filter((d) => d.parent_id === parentId).map((d) => d.sort)) + 1);
+          body.sort ??
+          Math.min(9999, Math.max(-1, ...all.filter((d) => d.parent_id === parentId).map((d) => d.sort)) + 1);
         const inserted = await scope
           .insertInto('departments', { name: body.name, parent_id: parentId, sort })
           .returning(['id'])

@@ -211,7 +211,9 @@ export class DeviceService {
   }
 
   async one(user: AuthUser, id: number): Promise<DeviceListItem> {
-    const r = await listQuery(user.scope, await this.access(user)).where('devices.id', '=', id).executeTakeFirst();
+    const r = await listQuery(user.scope, await this.access(user))
+      .where('devices.id', '=', id)
+      .executeTakeFirst();
     if (!r) throw notFound('device');
     return listItem(r);
   }

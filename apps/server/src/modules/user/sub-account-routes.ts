@@ -34,14 +34,16 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
   const config = { permission: PERMISSIONS.userEdit };
   const who = staff ? 'staff user' : 'sub-account';
   // onRequest runs after authentication and before validation: a customer gets 403 whatever it sends
-  if (staff) app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.url) await staffOnly(req);
-  });
+  if (staff)
+    app.addHook('onRequest', async (req) => {
+      if (req.routeOptions.url) await staffOnly(req);
+    });
   else
     // onRequest runs after authentication and before validation: staff use /system/user
     app.addHook('onRequest', async (req) => {
       if (!req.routeOptions.url) return;
-      if (caller(req).tenantKind === 'platform') throw new AppError(403, 'auth.permissionRequired', { permission: PERMISSIONS.userEdit });
+      if (caller(req).tenantKind === 'platform')
+        throw new AppError(403, 'auth.permissionRequired', { permission: PERMISSIONS.userEdit });
     });
 
   app.get(

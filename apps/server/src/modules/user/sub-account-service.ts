@@ -195,8 +195,7 @@ export class SubAccountService {
       for (const r of found) {
         if (current.includes(r.id)) continue;
         const missing = r.permissions.find((p) => !user.permissions.includes(p));
-        if (missing)
-          throw new AppError(403, 'user.permissionNotHeld', { permission: missing }, { field: 'roleIds' });
+        if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing }, { field: 'roleIds' });
       }
     }
     return ids;
@@ -296,10 +295,14 @@ export class SubAccountService {
         'users.email',
         'users.state',
         'users.department_id',
-        sql<number[]>`coalesce((select array_agg(ur.role_id::int order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
+        sql<
+          number[]
+        >`coalesce((select array_agg(ur.role_id::int order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
           'role_ids',
         ),
-        sql<string[]>`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = users.id), '{}')`.as(
+        sql<
+          string[]
+        >`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = users.id), '{}')`.as(
           'permissions',
         ),
       ])
@@ -354,10 +357,7 @@ export class SubAccountService {
     const requested = [...new Set(body.roleIds)].sort((a, b) => a - b);
     const departmentId = body.departmentId === undefined ? before.department_id : body.departmentId;
     // one's own roles and department decide one's own rights and data scope: never changed by oneself
-    if (
-      body.id === user.id &&
-      (requested.join() !== before.role_ids.join() || departmentId !== before.department_id)
-    )
+    if (body.id === user.id && (requested.join() !== before.role_ids.join() || departmentId !== before.department_id))
       throw new AppError(403, 'user.selfRoles');
     const roleIds = await this.checkRoles(user, requested, before.role_ids);
     await this.checkDepartment(user, departmentId);

@@ -450,7 +450,8 @@ export default {
         remarkPlaceholder: 'E.g. where it stands, who looks after it',
         department: 'Department',
         departmentPlaceholder: 'No department',
-        departmentHint: 'The department decides which sub-accounts see this device; only users who see every device can change it',
+        departmentHint:
+          'The department decides which sub-accounts see this device; only users who see every device can change it',
         nameMax: 'A device name has at most 30 characters',
         remarkMax: 'A remark has at most 200 characters',
         save: 'Save',

@@ -337,7 +337,8 @@ export default {
       subAccount: {
         title: 'Sub-accounts',
         staffTitle: 'Users',
-        staffSubtitle: 'Platform staff accounts: give them roles and a department, disable them, reset passwords or sign them out',
+        staffSubtitle:
+          'Platform staff accounts: give them roles and a department, disable them, reset passwords or sign them out',
         staffCreate: 'New user',
         subtitle:
           'Create accounts for your staff and give them device rights through roles; disabling or deleting one takes effect at once',

@@ -60,12 +60,16 @@ export default function DepartmentManagementPage() {
     const relative = Math.sign(info.dropPosition - Number(pos[pos.length - 1])) as -1 | 0 | 1;
     const target = dropTarget(data, dragId, targetId, info.dropToGap, relative);
     if (target.parentId !== null && isWithin(data, target.parentId, dragId)) {
-      message.warning(t('department.cycle'));
+      void message.warning(t('department.cycle'));
       return;
     }
     const edits = dropEdits(data, target);
     if (!edits.length) return;
-    move.mutate(edits, { onSuccess: () => message.success(t('department.done.moved')) });
+    move.mutate(edits, {
+      onSuccess: () => {
+        void message.success(t('department.done.moved'));
+      },
+    });
   };
 
   const confirmDelete = (d: DepartmentNode) =>

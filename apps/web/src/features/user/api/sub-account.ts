@@ -8,8 +8,7 @@ import { useSession } from '@/lib/session';
  * The tenant's users (DESIGN §3, issue 12): a customer's sub-accounts under /system/subAccount, the platform's
  * staff users under /system/user; the same shapes, so one page serves both.
  */
-const base = () =>
-  useSession.getState().userInfo?.tenantKind === 'platform' ? '/system/user' : '/system/subAccount';
+const base = () => (useSession.getState().userInfo?.tenantKind === 'platform' ? '/system/user' : '/system/subAccount');
 
 export interface SubAccountListParams {
   pageNo: number;
@@ -46,11 +45,9 @@ export const getSubAccounts = (params: SubAccountListParams) =>
 
 export const getSubAccountRoles = () => get<RoleOption[]>(`${base()}/roles`);
 
-export const createSubAccount = (body: SubAccountCreateInput) =>
-  post<SubAccountView>(`${base()}/create`, body);
+export const createSubAccount = (body: SubAccountCreateInput) => post<SubAccountView>(`${base()}/create`, body);
 
-export const updateSubAccount = (body: SubAccountUpdateInput) =>
-  post<SubAccountView>(`${base()}/update`, body);
+export const updateSubAccount = (body: SubAccountUpdateInput) => post<SubAccountView>(`${base()}/update`, body);
 
 export const setSubAccountState = (body: { id: number; state: SubAccountState }) =>
   post<SubAccountView>(`${base()}/state`, body);

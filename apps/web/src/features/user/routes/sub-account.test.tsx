@@ -224,7 +224,14 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     fireEvent.click(buttonIn(dialog, /保\s*存/));
     await waitFor(() =>
       expect(callsTo('/system/subAccount/update').map((c) => c.body)).toEqual([
-        { id: 31, nickname: '前台', mobile: '13900000001', email: 'desk@example.com', roleIds: [7], departmentId: null },
+        {
+          id: 31,
+          nickname: '前台',
+          mobile: '13900000001',
+          email: 'desk@example.com',
+          roleIds: [7],
+          departmentId: null,
+        },
       ]),
     );
 
@@ -247,7 +254,11 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
   it('filters by department and role, shows the department, and signs a user out after a confirmation', async () => {
     useSession.getState().setUserInfo(customer());
     server
-      .on('GET', `${API}/system/subAccount/list`, envelope({ list: [{ ...clerk, departmentId: 4, departmentName: '华东' }], total: 1 }))
+      .on(
+        'GET',
+        `${API}/system/subAccount/list`,
+        envelope({ list: [{ ...clerk, departmentId: 4, departmentName: '华东' }], total: 1 }),
+      )
       .on('POST', `${API}/system/subAccount/logout`, envelope({ sessions: 2 }));
     renderPage(<SubAccountPage />);
     const row = (await screen.findByText('clerk01')).closest('tr') as HTMLElement;
@@ -259,7 +270,11 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     fireEvent.mouseDown(screen.getByRole('combobox', { name: '角色' }));
     fireEvent.click(await screen.findByText('设备查看员', { selector: '.ant-select-item-option-content' }));
     await waitFor(() =>
-      expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({ departmentId: 3, roleId: 8, pageNo: 1 }),
+      expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({
+        departmentId: 3,
+        roleId: 8,
+        pageNo: 1,
+      }),
     );
 
     fireEvent.click(buttonIn(row, '更多'));
