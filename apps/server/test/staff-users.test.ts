@@ -128,7 +128,11 @@ describe('staff users', () => {
   it('keeps customers out of the staff routes', async () => {
     const c = await registerCustomer(h);
     expect((await get('/system/user/list', c.token)).statusCode).toBe(403);
-    expect((await post('/system/user/create', c.token, { username: 'x' })).statusCode).toBe(403);
+    const body = { username: 'intruder01', password: 'Staff0Passw0rd', confirmPassword: 'Staff0Passw0rd' };
+    expect((await post('/system/user/create', c.token, body)).statusCode).toBe(403);
+    expect(
+      (await get('/system/user/list', (await h.login('admin', ADMIN_PASSWORD)).token)).body_.data.list,
+    ).not.toContainEqual(expect.objectContaining({ username: 'intruder01' }));
   });
 
   it('refuses to change one’s own roles or department, or to disable, delete or log out oneself', async () => {

@@ -14,7 +14,7 @@ import {
 } from '@cpc/contracts';
 import { PERMISSIONS } from '@cpc/contracts';
 import { caller, staffOnly } from '../../plugins/auth.ts';
-import { AppError, ok } from '../../plugins/errors.ts';
+import { ok } from '../../plugins/errors.ts';
 import type { SubAccountService } from './sub-account-service.ts';
 
 const empty = envelopeSchema(z.null());
@@ -22,8 +22,8 @@ const tags = ['user'];
 
 /**
  * The tenant's users (issue 12), under `base`: `/system/subAccount` for a customer's sub-accounts (the hidden
- * /person/subAccount page and the user screen), `/system/user` for the platform's staff users (`staff`:
- * platform only). Every route needs `system:user:edit` (a customer's main account holds it); the service keeps a
+ * /person/subAccount page and the user screen; a staff caller reaches the staff users there, as before),
+ * `/system/user` for the platform's staff users (`staff`: platform only). Every route needs `system:user:edit` (a customer's main account holds it); the service keeps a
  * caller off its own account, off users holding more than it does and off the last administrator.
  */
 export const subAccountRoutes: FastifyPluginAsyncZod<{
@@ -33,18 +33,9 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { subAccounts, base, staff }) => {
   const config = { permission: PERMISSIONS.userEdit };
   const who = staff ? 'staff user' : 'sub-account';
-  // onRequest runs after authentication and before validation: a customer gets 403 whatever it sends
-  if (staff)
-    app.addHook('onRequest', async (req) => {
-      if (req.routeOptions.url) await staffOnly(req);
-    });
-  else
-    // onRequest runs after authentication and before validation: staff use /system/user
-    app.addHook('onRequest', async (req) => {
-      if (!req.routeOptions.url) return;
-      if (caller(req).tenantKind === 'platform')
-        throw new AppError(403, 'auth.permissionRequired', { permission: PERMISSIONS.userEdit });
-    });
+  // staff routes: a customer holding system:user:edit is still refused (after validation, so a bad body or a
+  // bad payload-crypto header is answered as such first)
+  if (staff) app.addHook('preHandler', staffOnly);
 
   app.get(
     `${base}/list`,
