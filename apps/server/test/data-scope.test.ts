@@ -107,7 +107,11 @@ describe('data scope', () => {
     const sent = await post('/device/command', u.token, { deviceIds: [inside], type: 'reboot' });
     expect(sent.statusCode, sent.body).toBe(200);
     // a task on a device outside the scope (sent by the main account) stays out of the sub-account's task list
-    expect((await post('/device/command', A.token, { deviceIds: [outside], type: 'reboot' })).statusCode).toBe(200);
+    const theirs = await post('/device/command', A.token, { deviceIds: [outside], type: 'reboot' });
+    expect(theirs.statusCode).toBe(200);
+    // …and cannot be canceled by it
+    const theirTask = theirs.body_.data.taskIds[0] as string;
+    expect((await post(`/device/task/${theirTask}/cancel`, u.token, {})).statusCode).toBe(404);
     const tasks = (await get('/device/task/list', u.token)).body_.data;
     expect(tasks.list.map((t: { deviceId: number }) => t.deviceId)).toEqual([inside]);
 

@@ -100,6 +100,9 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
         response: { 200: envelopeSchema(cancelResult) },
       },
     },
-    async (req) => ok(await tasks.cancel(caller(req).scope, req.params.id)),
+    async (req) => {
+      const u = caller(req);
+      return ok(await tasks.cancel(u.scope, req.params.id, inDataScope(await dataAccessOf(db, u))));
+    },
   );
 };

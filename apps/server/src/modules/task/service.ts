@@ -257,11 +257,20 @@ export class TaskService {
   }
 
   /** Cancels an unfinished task: it is never sent again and a late result from the device is ignored. */
-  async cancel(scope: TenantScope, id: string): Promise<{ id: string; state: TaskState }> {
+  /** `devices`: the caller's data scope (issue 12): a task of a device outside it is not found. */
+  async cancel(
+    scope: TenantScope,
+    id: string,
+    devices?: RawBuilder<boolean>,
+  ): Promise<{ id: string; state: TaskState }> {
+    const inScope = devices
+      ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
+      : sql<boolean>`true`;
     const row = await scope
       .updateTable('device_tasks')
       .set({ state: 'canceled', error: 'canceled by the user', finished_at: new Date(), updated_at: new Date() })
       .where('device_tasks.id', '=', id)
+      .where(inScope)
       .where('device_tasks.state', 'in', OPEN_TASK_STATES)
       .returningAll()
       .executeTakeFirst();
@@ -273,6 +282,7 @@ export class TaskService {
       .selectFrom('device_tasks')
       .select('device_tasks.state')
       .where('device_tasks.id', '=', id)
+      .where(inScope)
       .executeTakeFirst();
     if (!existing) throw notFound('task');
     throw new AppError(400, 'task.notCancelable', { state: existing.state }, { field: 'id' });
