@@ -146,6 +146,8 @@ export default {
         never: '从未登录',
         none: '-',
         total_one: '共 {{count}} 个子账号',
+        staffTotal_one: '共 {{count}} 个用户',
+        staffTotal_other: '共 {{count}} 个用户',
         total_other: '共 {{count}} 个子账号',
         empty: '还没有子账号，点击“新建子账号”添加',
         action: {
@@ -375,6 +377,8 @@ export default {
         never: 'Never',
         none: '-',
         total_one: '{{count}} sub-account',
+        staffTotal_one: '{{count}} user',
+        staffTotal_other: '{{count}} users',
         total_other: '{{count}} sub-accounts',
         empty: 'No sub-accounts yet. Choose "New sub-account" to add one.',
         action: {

@@ -29,6 +29,8 @@ interface SubAccountTableProps {
   onAction: (action: SubAccountAction, record: SubAccountView) => void;
   /** The signed-in user: its own row offers only editing (the server refuses the rest). */
   selfId?: number | null;
+  /** Platform staff users rather than a customer's sub-accounts (the wording of the total). */
+  staff?: boolean;
 }
 
 export function SubAccountTable({
@@ -41,6 +43,7 @@ export function SubAccountTable({
   onPageChange,
   onAction,
   selfId = null,
+  staff = false,
 }: SubAccountTableProps) {
   const { t } = useTranslation();
   const { language } = useLanguage();
@@ -198,7 +201,7 @@ export function SubAccountTable({
         pageSize,
         total,
         showSizeChanger: true,
-        showTotal: (n) => t('user.subAccount.total', { count: n }),
+        showTotal: (n) => t(staff ? 'user.subAccount.staffTotal' : 'user.subAccount.total', { count: n }),
         onChange: onPageChange,
       }}
     />

@@ -240,6 +240,7 @@ function SubAccountManager() {
           onPageChange={(pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize })}
           onAction={onAction}
           selfId={selfId}
+          staff={staff}
         />
       </Flex>
       <SubAccountModal
