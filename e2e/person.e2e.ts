@@ -168,7 +168,7 @@ describe('the personal centre and sub-accounts of a customer', () => {
       await login(clerk.page, s, sub.username, sub.password);
       await expectHash(clerk.page, /^#\/device\/index/);
       await clerk.page.goto(`${s.url}/#/person/subAccount`);
-      await clerk.page.getByText('只有主账号可以管理子账号').waitFor();
+      await clerk.page.getByText('你没有管理用户的权限').waitFor();
       await shot(clerk.page, 'sub-account-forbidden-zh');
       await openPersonInfo(clerk.page, s.url, '收银台');
       await clerk.page.getByText('子账号', { exact: true }).first().waitFor();

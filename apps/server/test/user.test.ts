@@ -382,7 +382,7 @@ describe('sub-accounts', () => {
     expect((await get('/system/subAccount/list', main.token)).body_.data.total).toBe(1);
   });
 
-  it('answers 403 to a sub-account without the users permission on every sub-account call, whatever it sends', async () => {
+  it('answers 403 to a sub-account without system:user:edit on every sub-account call, whatever it sends', async () => {
     const main = await registerCustomer(h);
     const body = newSub();
     const created = await post('/system/subAccount/create', main.token, body);
@@ -442,11 +442,11 @@ describe('sub-accounts', () => {
     await h.login(aBody.username, aBody.password);
   });
 
-  it('lets the platform admin manage staff sub-accounts with the platform roles', async () => {
+  it('lets the platform admin manage staff users under /system/user with the platform roles', async () => {
     const admin = await h.login('admin', ADMIN_PASSWORD);
-    const roles = (await get('/system/subAccount/roles', admin.token)).body_.data;
+    const roles = (await get('/system/user/roles', admin.token)).body_.data;
     expect(roles.map((r: { code: string }) => r.code)).toEqual(['Admin']);
-    const list = await get('/system/subAccount/list', admin.token);
+    const list = await get('/system/user/list', admin.token);
     expect(list.statusCode).toBe(200);
   });
 

@@ -89,9 +89,18 @@ export const deviceUnbindResult = z.object({ sn: z.string(), bindKey: z.string()
 export type DeviceUnbindResult = z.infer<typeof deviceUnbindResult>;
 
 export const deviceEditBody = z
-  .object({ id, name: nameField.optional(), remark: remarkField.optional() })
+  .object({
+    id,
+    name: nameField.optional(),
+    remark: remarkField.optional(),
+    /** The device's department (issue 12), null for none; needs the `all` data scope. */
+    departmentId: id.nullable().optional(),
+  })
   .strict()
-  .refine((b) => b.name !== undefined || b.remark !== undefined, { path: ['name'], message: 'rule.nameOrRemark' });
+  .refine((b) => b.name !== undefined || b.remark !== undefined || b.departmentId !== undefined, {
+    path: ['name'],
+    message: 'rule.nameOrRemark',
+  });
 export type DeviceEditBody = z.input<typeof deviceEditBody>;
 
 /** `POST /device/move`: one or many devices into a group, or out of every group with `groupId: null`. */
@@ -181,6 +190,8 @@ export const deviceListQuery = z
     status: deviceStatus.optional(),
     /** A group and every group below it; 0 = devices in no group. */
     groupId: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** A department and every department below it (issue 12). */
+    departmentId: queryId.optional(),
     modelId: queryId.optional(),
     /** Part of the serial number or the name. */
     keyword: keywordField,
@@ -205,6 +216,9 @@ export const deviceListItem = z.object({
   modelKind: modelKind,
   groupId: z.number().int().nullable(),
   groupName: z.string().nullable(),
+  /** The department the device is filed under (issue 12), null for none. */
+  departmentId: z.number().int().nullable(),
+  departmentName: z.string().nullable(),
   status: deviceStatus,
   paper: paperState,
   /** 0-100, null until the device reports it. */

@@ -26,6 +26,7 @@ export const CODE_TEXTS = {
   405: 'method not allowed on this path',
   406: 'format not available',
   408: 'request timed out',
+  /** The change conflicts with the current state (a department that is not empty, the last administrator). */
   409: 'conflicts with the current state',
   410: 'resource permanently deleted',
   413: 'request body too large',

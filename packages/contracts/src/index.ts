@@ -12,3 +12,4 @@ export * from './task.ts';
 export * from './system.ts';
 export * from './role.ts';
 export * from './menu.ts';
+export * from './department.ts';

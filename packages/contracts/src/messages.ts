@@ -139,6 +139,37 @@ const user = {
     en: 'this sub-account still owns records: disable it instead',
     zh: '该子账号仍有关联记录，请改为停用',
   },
+  'user.selfRoles': { en: 'you cannot change your own roles', zh: '不能修改自己的角色' },
+  'user.selfState': { en: 'you cannot disable or delete yourself', zh: '不能停用或删除自己' },
+  'user.permissionNotHeld': {
+    en: 'a role holds a permission you do not hold: {permission}',
+    zh: '角色包含您未拥有的权限：{permission}',
+  },
+  'user.lastAdmin': {
+    en: 'this is the last active administrator: the platform must keep one',
+    zh: '这是最后一个启用的管理员，平台必须保留至少一个',
+  },
+} as const;
+
+/** The department tree (issue 12). */
+const department = {
+  'department.nameTaken': { en: 'a department with this name already exists here', zh: '此处已有同名部门' },
+  'department.cycle': {
+    en: 'a department cannot be moved under itself or one of its sub-departments',
+    zh: '部门不能移动到自身或其下级部门中',
+  },
+  'department.hasChildren': {
+    en: 'this department has {n} sub-departments: delete or move them first',
+    zh: '该部门下还有 {n} 个下级部门，请先删除或移走',
+  },
+  'department.hasUsers': {
+    en: 'this department has {n} users: move them to another department first',
+    zh: '该部门下还有 {n} 个用户，请先将其调至其他部门',
+  },
+  'department.hasDevices': {
+    en: 'this department has {n} devices: move them to another department first',
+    zh: '该部门下还有 {n} 台设备，请先将其调至其他部门',
+  },
 } as const;
 
 /** Roles and the permission tree (issue 12). */
@@ -216,6 +247,10 @@ const device = {
   'device.groupCycle': {
     en: 'a group cannot be moved under itself or one of its subgroups',
     zh: '分组不能移动到自身或其下级分组中',
+  },
+  'device.departmentNeedsAllScope': {
+    en: "only a user who sees all of the account's devices can change a device's department",
+    zh: '只有可查看全部设备的用户才能修改设备所属部门',
   },
   'device.groupNameTaken': { en: 'a group with this name already exists here', zh: '此处已有同名分组' },
   'device.fromAfterTo': { en: 'must be before to', zh: '必须早于结束时间' },
@@ -517,6 +552,7 @@ export const MESSAGES = {
   ...auth,
   ...user,
   ...role,
+  ...department,
   ...identity,
   ...upload,
   ...device,
@@ -552,6 +588,9 @@ export const NOUNS = {
   session: '会话',
   'sub-account': '子账号',
   role: '角色',
+  user: '用户',
+  department: '部门',
+  'parent department': '上级部门',
   notice: '公告',
   message: '消息',
   'menu item': '菜单项',
@@ -583,6 +622,8 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   remark: '备注',
   groupId: '分组',
   parentId: '上级分组',
+  departmentId: '部门',
+  roleIds: '角色',
   deviceIds: '设备',
   modelId: '型号',
   model: '型号',

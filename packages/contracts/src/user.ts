@@ -118,7 +118,8 @@ export type SessionView = z.infer<typeof sessionView>;
 export const sessionIdBody = z.object({ id: z.uuid('rule.sessionId') }).strict();
 
 // ---------------------------------------------------------------------------------------------------------------
-// Sub-accounts (DESIGN §3): the main account (is_super = 1) manages its tenant's sub-accounts (is_super = 2)
+// Users (DESIGN §3, issue 12): a customer's sub-accounts (is_super = 2), managed by its main account (is_super = 1)
+// or a sub-account with system:user:edit; the platform's staff users, through the same shapes under /system/user
 
 export const subAccountState = z.enum(['active', 'disabled']);
 export type SubAccountState = z.infer<typeof subAccountState>;
@@ -131,6 +132,11 @@ export const subAccountView = z.object({
   email: z.string(),
   state: subAccountState,
   roles: z.array(roleOption),
+  /** The user's department (issue 12), null for none. */
+  departmentId: z.number().int().nullable(),
+  departmentName: z.string().nullable(),
+  /** A customer's main account or the platform's first administrator: listed, never managed by a sub-account. */
+  isSuper: z.number().int(),
   createdAt: z.string(),
   lastLoginAt: z.string().nullable(),
 });
@@ -140,12 +146,17 @@ export const subAccountListQuery = pageQuery
   .extend({
     keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
     state: subAccountState.optional(),
+    /** A department and every department below it. */
+    departmentId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+    roleId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .strict();
 export type SubAccountListQuery = z.infer<typeof subAccountListQuery>;
 
 const roleIds = z.array(z.number().int().positive()).max(20, 'rule.maxRoles');
 const userId = z.number().int().positive();
+/** A department of the caller's tenant, or null for none. */
+const departmentId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable();
 
 export const subAccountCreateBody = z
   .object({
@@ -156,12 +167,15 @@ export const subAccountCreateBody = z
     password: z.string().refine(isStrongPassword, STRONG_PASSWORD_MESSAGE),
     confirmPassword: z.string(),
     roleIds: roleIds.default([]),
+    departmentId: departmentId.default(null),
   })
   .strict()
   .refine((b) => b.password === b.confirmPassword, { path: ['confirmPassword'], message: 'rule.passwordMismatch' });
 export type SubAccountCreateBody = z.infer<typeof subAccountCreateBody>;
 
-export const subAccountUpdateBody = z.object({ id: userId, nickname, mobile: optionalMobile, email, roleIds }).strict();
+export const subAccountUpdateBody = z
+  .object({ id: userId, nickname, mobile: optionalMobile, email, roleIds, departmentId: departmentId.optional() })
+  .strict();
 export type SubAccountUpdateBody = z.infer<typeof subAccountUpdateBody>;
 
 export const subAccountStateBody = z.object({ id: userId, state: subAccountState }).strict();

@@ -22,6 +22,7 @@ export type TenantTable =
   | 'user_identities'
   | 'roles'
   | 'user_roles'
+  | 'departments'
   | 'sessions'
   | 'objects'
   | 'identity_submissions'

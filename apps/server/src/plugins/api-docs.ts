@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { groupNode } from '@cpc/contracts/device';
+import { departmentNode } from '@cpc/contracts/department';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { routeRecord } from '../modules/menu/index.ts';
 import { withOpenErrorResponses } from '../modules/open-api/index.ts';
@@ -34,6 +35,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const consoleSchemas = z.registry<{ id: string }>();
 consoleSchemas.add(routeRecord, { id: 'RouteRecord' });
 consoleSchemas.add(groupNode, { id: 'GroupNode' });
+consoleSchemas.add(departmentNode, { id: 'DepartmentNode' });
 const openSchemas = z.registry<{ id: string }>();
 
 /** `GET /apiAdmin/device/task/batch/{id}` → `getDeviceTaskBatchById`: stable, unique, readable by client generators. */

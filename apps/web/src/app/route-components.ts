@@ -21,6 +21,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'person/personal-center': () => import('../features/user/routes/person-info'),
   'person/sub-account': () => import('../features/user/routes/sub-account'),
   'user/roleManagement': () => import('../features/role/routes/role-management'),
+  'user/userManagement': () => import('../features/user/routes/sub-account'),
+  'user/departmentManagement': () => import('../features/department/routes/department-management'),
   'identity/review': () => import('../features/identity/routes/review'),
   'device-model/index': () => import('../features/device-model/routes/device-model'),
   'device-registry/index': () => import('../features/device-registry/routes/device-registry'),

@@ -12,6 +12,7 @@ import {
   type TrendUnit,
 } from '@cpc/contracts/dashboard';
 import type { Db } from '../../db/database.ts';
+import { dataAccessOf, deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
@@ -24,17 +25,19 @@ const mb = (v: string | number | null) => Math.round(Number(v ?? 0) * 100) / 100
 export class DashboardService {
   constructor(private db: Db) {}
 
+  /** Every figure counts only the devices of the caller's data scope (issue 12), and their tasks and history. */
   async overview(user: AuthUser, tz: string, unit: TrendUnit): Promise<DashboardOverview> {
+    const a = await dataAccessOf(this.db, user);
     const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions] = await Promise.all([
-      this.cards(user, tz),
-      this.provinces(user),
+      this.cards(user, a, tz),
+      this.provinces(user, a),
       this.trend(user, tz, unit),
-      this.rankByTasks(user, tz),
-      this.dataThisMonth(user, tz),
-      this.groupRanking(user),
-      this.installs(user, tz),
-      this.remind(user),
-      this.versions(user),
+      this.rankByTasks(user, a, tz),
+      this.dataThisMonth(user, a, tz),
+      this.groupRanking(user, a),
+      this.installs(user, a, tz),
+      this.remind(user, a),
+      this.versions(user, a),
     ]);
     const byData = [...data.perDevice]
       .sort((a, b) => b.value - a.value || a.id - b.id)
@@ -52,10 +55,11 @@ export class DashboardService {
     };
   }
 
-  private async cards(user: AuthUser, tz: string) {
+  private async cards(user: AuthUser, a: DataAccess, tz: string) {
     const [devices, tasks] = await Promise.all([
       user.scope
         .selectFrom('devices')
+        .where(inDataScope(a))
         .select([
           sql<number>`count(*)`.as('n'),
           sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
@@ -65,14 +69,16 @@ export class DashboardService {
         .selectFrom('device_tasks')
         .select(sql<number>`count(*)`.as('n'))
         .where(sql<boolean>`device_tasks.created_at >= date_trunc('day', now(), ${tz})`)
+        .where(deviceInScope(a, 'device_tasks.device_id'))
         .executeTakeFirstOrThrow(),
     ]);
     return { devices: Number(devices.n), online: Number(devices.online), tasksToday: Number(tasks.n) };
   }
 
-  private async provinces(user: AuthUser) {
+  private async provinces(user: AuthUser, a: DataAccess) {
     const rows = await user.scope
       .selectFrom('devices')
+      .where(inDataScope(a))
       .select([
         'devices.province',
         sql<number>`count(*)`.as('total'),
@@ -92,6 +98,7 @@ export class DashboardService {
    */
   async trend(user: AuthUser, tz: string, unit: TrendUnit): Promise<Trend> {
     const t = user.tenantId;
+    const a = await dataAccessOf(this.db, user);
     const n = unit === 'hour' ? TREND_DAYS * 24 : TREND_DAYS;
     const step = unit === 'hour' ? '1 hour' : '1 day';
     const u = sql.lit(unit);
@@ -116,10 +123,10 @@ export class DashboardService {
           where l.device_id = d.id and l.tenant_id = ${t} and l.at < win.w_start
           order by l.at desc, l.id desc limit 1
         ) p
-        where d.tenant_id = ${t}
+        where d.tenant_id = ${t} and ${inDataScope(a, 'd')}
         union all
         select l.device_id, l.status, l.at, l.id from device_status_log l, win
-        where l.tenant_id = ${t} and l.at >= win.w_start
+        where l.tenant_id = ${t} and l.at >= win.w_start and ${deviceInScope(a, 'l.device_id')}
       ),
       chg as (
         select at, seq, status, lag(status) over (partition by device_id order by at, seq) as prev from ev
@@ -136,13 +143,15 @@ export class DashboardService {
       ),
       tasks as (
         select date_trunc(${u}, created_at at time zone ${tz}) as local_b, count(*) as n
-        from device_tasks, win where tenant_id = ${t} and created_at >= win.w_start group by 1
+        from device_tasks, win where tenant_id = ${t} and created_at >= win.w_start
+          and ${deviceInScope(a, 'device_tasks.device_id')} group by 1
       )
       select b.local_b::text, b.b_start, p.peak, p.last_n, coalesce(k.n, 0) as tasks
       from buckets b left join per_bucket p using (local_b) left join tasks k using (local_b)
       order by b.local_b`.execute(this.db);
     const live = await user.scope
       .selectFrom('devices')
+      .where(inDataScope(a))
       .select(sql<number>`count(*) filter (where devices.status = 'online')`.as('n'))
       .executeTakeFirstOrThrow();
     // A bucket without changes keeps the count the previous bucket ended with.
@@ -157,7 +166,7 @@ export class DashboardService {
     return { unit, points };
   }
 
-  private async rankByTasks(user: AuthUser, tz: string): Promise<RankedDevice[]> {
+  private async rankByTasks(user: AuthUser, a: DataAccess, tz: string): Promise<RankedDevice[]> {
     const rows = await user.scope
       .selectFrom('device_tasks')
       .innerJoin('devices as d', (j) =>
@@ -165,6 +174,7 @@ export class DashboardService {
       )
       .select(['d.id', 'd.sn', 'd.name', sql<number>`count(*)`.as('n')])
       .where(sql<boolean>`device_tasks.created_at >= date_trunc('month', now(), ${tz})`)
+      .where(inDataScope(a, 'd'))
       .groupBy(['d.id', 'd.sn', 'd.name'])
       .orderBy(sql`count(*)`, 'desc')
       .orderBy('d.id')
@@ -174,7 +184,11 @@ export class DashboardService {
   }
 
   /** Per device: the used counter's last value this month minus its first (or the value since a reset). */
-  private async dataThisMonth(user: AuthUser, tz: string): Promise<{ total: number; perDevice: RankedDevice[] }> {
+  private async dataThisMonth(
+    user: AuthUser,
+    a: DataAccess,
+    tz: string,
+  ): Promise<{ total: number; perDevice: RankedDevice[] }> {
     const t = user.tenantId;
     const { rows } = await sql<{ id: number; sn: string; name: string; used: number }>`
       select d.id, d.sn, d.name,
@@ -190,13 +204,13 @@ export class DashboardService {
         where x.device_id = d.id and x.tenant_id = ${t} and x.used_mb is not null and x.at >= date_trunc('month', now(), ${tz})
         order by x.at desc limit 1
       ) l
-      where d.tenant_id = ${t}`.execute(this.db);
+      where d.tenant_id = ${t} and ${inDataScope(a, 'd')}`.execute(this.db);
     const perDevice = rows.map((r) => ({ id: r.id, sn: r.sn, name: r.name, value: mb(r.used) }));
     return { total: rows.reduce((s, r) => s + Number(r.used), 0), perDevice };
   }
 
   /** Top-level groups with the devices of every group below them, and the ungrouped devices. */
-  private async groupRanking(user: AuthUser): Promise<GroupRank[]> {
+  private async groupRanking(user: AuthUser, a: DataAccess): Promise<GroupRank[]> {
     const [groups, counts] = await Promise.all([
       user.scope
         .selectFrom('device_groups')
@@ -204,6 +218,7 @@ export class DashboardService {
         .execute(),
       user.scope
         .selectFrom('devices')
+        .where(inDataScope(a))
         .select([
           'devices.group_id',
           sql<number>`count(*)`.as('n'),
@@ -237,7 +252,7 @@ export class DashboardService {
       .slice(0, RANK_SIZE);
   }
 
-  private async installs(user: AuthUser, tz: string) {
+  private async installs(user: AuthUser, a: DataAccess, tz: string) {
     const t = user.tenantId;
     const { rows } = await sql<{ date: string; count: number }>`
       with days as (
@@ -246,7 +261,7 @@ export class DashboardService {
       ),
       bound as (
         select (bound_at at time zone ${tz})::date as day, count(*) as n from devices
-        where tenant_id = ${t} and bound_at >= ((now() at time zone ${tz})::date - ${sql.lit(INSTALL_DAYS - 1)})::timestamp at time zone ${tz}
+        where tenant_id = ${t} and ${inDataScope(a)} and bound_at >= ((now() at time zone ${tz})::date - ${sql.lit(INSTALL_DAYS - 1)})::timestamp at time zone ${tz}
         group by 1
       )
       select to_char(days.day, 'YYYY-MM-DD') as date, coalesce(bound.n, 0)::int as count
@@ -254,10 +269,11 @@ export class DashboardService {
     return rows.map((r) => ({ date: r.date, count: Number(r.count) }));
   }
 
-  private async remind(user: AuthUser): Promise<DashboardOverview['remind']> {
+  private async remind(user: AuthUser, a: DataAccess): Promise<DashboardOverview['remind']> {
     const base = () =>
       user.scope
         .selectFrom('devices')
+        .where(inDataScope(a))
         .leftJoin('sims as s', 's.iccid', 'devices.iccid')
         .select([
           'devices.id',
@@ -316,9 +332,10 @@ export class DashboardService {
     return { paper, offline, simLow };
   }
 
-  private async versions(user: AuthUser) {
+  private async versions(user: AuthUser, a: DataAccess) {
     const rows = await user.scope
       .selectFrom('devices')
+      .where(inDataScope(a))
       .select([
         'devices.firmware',
         sql<number>`count(*)`.as('n'),

@@ -11,6 +11,7 @@ import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
+import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
 
 const view = (g: { id: number; name: string; parent_id: number | null; sort: number }): GroupView => ({
   id: g.id,
@@ -29,7 +30,9 @@ function sameName(e: unknown): never {
 export class GroupService {
   constructor(private db: Db) {}
 
+  /** Counts are of the devices inside the caller's data scope (issue 12). */
   async tree(user: AuthUser): Promise<GroupTree> {
+    const access = await dataAccessOf(this.db, user);
     const [groups, counts] = await Promise.all([
       user.scope
         .selectFrom('device_groups')
@@ -37,6 +40,7 @@ export class GroupService {
         .execute(),
       user.scope
         .selectFrom('devices')
+        .where(inDataScope(access))
         .select([
           'devices.group_id',
           sql<number>`count(*)`.as('n'),

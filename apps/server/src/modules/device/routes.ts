@@ -105,7 +105,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }>
         response: { 200: envelopeSchema(deviceListItem) },
       },
     },
-    async (req) => ok(await devices.edit(caller(req), req.body)),
+    async (req) => ok(await devices.edit(caller(req), req.body, req.ip)),
   );
   app.post(
     '/device/move',

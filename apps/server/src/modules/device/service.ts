@@ -20,17 +20,20 @@ import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { hit, unhit, type Hit } from '../../lib/counters.ts';
 import { sha256 } from '../../lib/tokens.ts';
 import { newBindKey } from '../device-registry/index.ts';
 import { cancelOpenTasks, type TaskService } from '../task/index.ts';
+import { dataAccessOf, inDataScope, ownership, type DataAccess } from '../../lib/data-scope.ts';
 
 export interface DeviceListQuery {
   pageNo: number;
   pageSize: number;
   status?: DeviceStatus;
   groupId?: number;
+  /** A department and every department below it. */
+  departmentId?: number;
   modelId?: number;
   keyword?: string;
   paper?: PaperState;
@@ -83,12 +86,22 @@ function fleetFilters<QB extends SelectQueryBuilder<any, any, any>>(
   return q;
 }
 
+/** The tenant's devices the caller's data scope reaches (issue 12): any other is not found. */
+const scopedDevices = (scope: TenantScope, access: DataAccess) =>
+  scope.selectFrom('devices').where(inDataScope(access));
+
+/** A department and every department below it, as a subquery of ids (empty for another tenant's). */
+const departmentSubtree = (tenantId: number, departmentId: number) => sql<number>`(
+  select d.id from departments d, departments top
+  where top.id = ${departmentId} and top.tenant_id = ${tenantId}
+    and d.tenant_id = ${tenantId} and d.path like top.path || '%')`;
+
 /** Devices joined with their model, group and SIM: the columns of the fleet list. */
-function listQuery(scope: TenantScope) {
-  return scope
-    .selectFrom('devices')
+function listQuery(scope: TenantScope, access: DataAccess) {
+  return scopedDevices(scope, access)
     .innerJoin('device_models as m', 'm.id', 'devices.model_id')
     .leftJoin('device_groups as g', 'g.id', 'devices.group_id')
+    .leftJoin('departments as dep', 'dep.id', 'devices.department_id')
     .leftJoin('sims as s', 's.iccid', 'devices.iccid')
     .select([
       'devices.id',
@@ -100,6 +113,8 @@ function listQuery(scope: TenantScope) {
       'm.kind as model_kind',
       'devices.group_id',
       'g.name as group_name',
+      'devices.department_id',
+      'dep.name as department_name',
       'devices.status',
       'devices.paper',
       'devices.battery',
@@ -127,6 +142,8 @@ function listItem(r: ListRow): DeviceListItem {
     modelKind: r.model_kind,
     groupId: r.group_id,
     groupName: r.group_name,
+    departmentId: r.department_id,
+    departmentName: r.department_name,
     status: r.status,
     paper: r.paper,
     battery: r.battery,
@@ -150,9 +167,16 @@ export class DeviceService {
     private tasks?: Pick<TaskService, 'announce'>,
   ) {}
 
+  private access(user: AuthUser): Promise<DataAccess> {
+    return dataAccessOf(this.db, user);
+  }
+
   async list(user: AuthUser, q: DeviceListQuery): Promise<Paged<DeviceListItem>> {
+    const access = await this.access(user);
     const filter = <QB extends SelectQueryBuilder<any, any, any>>(qb: QB): QB => {
       let x = fleetFilters(qb, user.tenantId, q);
+      if (q.departmentId)
+        x = x.where(sql<boolean>`devices.department_id in ${departmentSubtree(user.tenantId, q.departmentId)}`) as QB;
       if (q.modelId) x = x.where('devices.model_id', '=', q.modelId) as QB;
       if (q.paper) x = x.where('devices.paper', '=', q.paper) as QB;
       // spelled out so the planner takes the small index of devices with a paper problem
@@ -167,7 +191,7 @@ export class DeviceService {
     };
     // First the page's ids, ordered and filtered on the devices table alone (an index walk for the default, sn
     // and lastSeen orders), then the 20 rows with their model, group and SIM: joins never run over a whole fleet.
-    let ids = filter(user.scope.selectFrom('devices')).select('devices.id');
+    let ids = filter(scopedDevices(user.scope, access)).select('devices.id');
     ids = q.sort
       ? ids.orderBy(ORDER_SQL[q.sort](q.order === 'desc' ? 'desc' : 'asc'))
       : ids.orderBy('devices.bound_at', 'desc').orderBy('devices.id', 'desc');
@@ -176,24 +200,26 @@ export class DeviceService {
         .limit(q.pageSize)
         .offset((q.pageNo - 1) * q.pageSize)
         .execute(),
-      filter(user.scope.selectFrom('devices'))
+      filter(scopedDevices(user.scope, access))
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow(),
     ]);
     const order = page.map((r) => r.id);
-    const rows = order.length ? await listQuery(user.scope).where('devices.id', 'in', order).execute() : [];
+    const rows = order.length ? await listQuery(user.scope, access).where('devices.id', 'in', order).execute() : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return { list: order.flatMap((id) => (byId.has(id) ? [listItem(byId.get(id)!)] : [])), total: Number(total.n) };
   }
 
   async one(user: AuthUser, id: number): Promise<DeviceListItem> {
-    const r = await listQuery(user.scope).where('devices.id', '=', id).executeTakeFirst();
+    const r = await listQuery(user.scope, await this.access(user))
+      .where('devices.id', '=', id)
+      .executeTakeFirst();
     if (!r) throw notFound('device');
     return listItem(r);
   }
 
   async detail(user: AuthUser, id: number): Promise<DeviceDetail> {
-    const r = await listQuery(user.scope)
+    const r = await listQuery(user.scope, await this.access(user))
       .select([
         'devices.imei',
         'devices.iccid',
@@ -258,7 +284,10 @@ export class DeviceService {
     if (from >= to) throw badRequest('from', 'device.fromAfterTo');
     if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000)
       throw badRequest('to', 'device.rangeTooLong', { n: TELEMETRY_MAX_DAYS });
-    const device = await user.scope.selectFrom('devices').select('id').where('devices.id', '=', id).executeTakeFirst();
+    const device = await scopedDevices(user.scope, await this.access(user))
+      .select('id')
+      .where('devices.id', '=', id)
+      .executeTakeFirst();
     if (!device) throw notFound('device');
     // Buckets of whole minutes, so a month still answers a few hundred points.
     const bucketSeconds = Math.max(
@@ -295,7 +324,8 @@ export class DeviceService {
   }
 
   async map(user: AuthUser, q: { status?: DeviceStatus; groupId?: number }): Promise<DeviceMapData> {
-    const located = fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q)
+    const access = await this.access(user);
+    const located = fleetFilters(scopedDevices(user.scope, access), user.tenantId, q)
       .where('devices.lat', 'is not', null)
       .where('devices.lng', 'is not', null);
     const [list, provinces] = await Promise.all([
@@ -311,7 +341,7 @@ export class DeviceService {
         ])
         .orderBy('devices.id')
         .execute(),
-      fleetFilters(user.scope.selectFrom('devices'), user.tenantId, q)
+      fleetFilters(scopedDevices(user.scope, access), user.tenantId, q)
         .where('devices.province', '<>', '')
         .select([
           'devices.province',
@@ -408,11 +438,14 @@ export class DeviceService {
     if (device.tenant_id !== null) throw badRequest('sn', 'device.boundElsewhere');
     if (body.groupId) await this.groupOf(user.scope, body.groupId);
 
+    // filed under the binder's department, owned by the binder: what the data scopes of issue 12 look at
+    const owned = ownership(await this.access(user));
     await user.scope.transaction(async (tx) => {
       // the device is claimed from the unbound pool (no tenant yet), so outside the scope's filter
       const res = await tx.db
         .updateTable('devices')
         .set({
+          ...owned,
           tenant_id: user.tenantId,
           bound_at: new Date(),
           name: body.name ?? '',
@@ -452,9 +485,9 @@ export class DeviceService {
    */
   async unbind(user: AuthUser, id: number, ip: string): Promise<{ sn: string; bindKey: string }> {
     const bindKey = newBindKey();
+    const access = await this.access(user);
     const { sn, canceled } = await user.scope.transaction(async (scope) => {
-      const d = await scope
-        .selectFrom('devices')
+      const d = await scopedDevices(scope, access)
         .select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status'])
         .where('devices.id', '=', id)
         .forUpdate()
@@ -465,7 +498,16 @@ export class DeviceService {
         await scope.insertInto('device_status_log', { device_id: id, status: 'offline', reason: 'unbound' }).execute();
       await scope
         .updateTable('devices')
-        .set({ tenant_id: null, bound_at: null, name: '', remark: '', group_id: null, bind_key_hash: sha256(bindKey) })
+        .set({
+          tenant_id: null,
+          bound_at: null,
+          name: '',
+          remark: '',
+          group_id: null,
+          department_id: null,
+          owner_id: null,
+          bind_key_hash: sha256(bindKey),
+        })
         .where('devices.id', '=', id)
         .execute();
       if (d.iccid) await scope.updateTable('sims').set({ tenant_id: null }).where('sims.iccid', '=', d.iccid).execute();
@@ -485,27 +527,63 @@ export class DeviceService {
     return { sn, bindKey };
   }
 
-  async edit(user: AuthUser, body: DeviceEditBody): Promise<DeviceListItem> {
-    const res = await user.scope
-      .updateTable('devices')
-      .set({
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.remark !== undefined ? { remark: body.remark } : {}),
-      })
+  /**
+   * Name, remark, and (issue 12) the department: changing that needs the `all` data scope, since a narrower
+   * scope could file a device where its owner no longer sees it. Only devices inside the scope are found.
+   */
+  async edit(user: AuthUser, body: DeviceEditBody, ip: string): Promise<DeviceListItem> {
+    const access = await this.access(user);
+    if (body.departmentId !== undefined) {
+      if (access.scope !== 'all') throw new AppError(403, 'device.departmentNeedsAllScope');
+      if (body.departmentId !== null) {
+        const d = await user.scope
+          .selectFrom('departments')
+          .select('departments.id')
+          .where('departments.id', '=', body.departmentId)
+          .executeTakeFirst();
+        if (!d) throw badRequest('departmentId', 'http.notFound', { what: 'department' });
+      }
+    }
+    const before = await scopedDevices(user.scope, access)
+      .select(['devices.name', 'devices.remark', 'devices.department_id'])
       .where('devices.id', '=', body.id)
       .executeTakeFirst();
+    if (!before) throw notFound('device');
+    const after = {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.remark !== undefined ? { remark: body.remark } : {}),
+      ...(body.departmentId !== undefined ? { department_id: body.departmentId } : {}),
+    };
+    const res = await user.scope
+      .updateTable('devices')
+      .set(after)
+      .where('devices.id', '=', body.id)
+      .where(inDataScope(access))
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) throw notFound('device');
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'device.update',
+      result: 'ok',
+      resource: 'device',
+      resourceId: body.id,
+      changes: changedFields(before, after),
+    });
     return this.one(user, body.id);
   }
 
   /** All or nothing: a device or group of another account means 404 and nothing moves. */
   async move(user: AuthUser, ids: number[], groupId: number | null): Promise<number> {
     if (groupId !== null) await this.groupOf(user.scope, groupId);
+    const access = await this.access(user);
     return user.scope.transaction(async (scope) => {
       const res = await scope
         .updateTable('devices')
         .set({ group_id: groupId })
         .where('devices.id', 'in', ids)
+        .where(inDataScope(access))
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== ids.length) throw notFound('device');
       return ids.length;

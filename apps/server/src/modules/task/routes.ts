@@ -16,12 +16,14 @@ import {
 import { caller, hasPermission } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
 import type { TaskService } from './service.ts';
+import type { Db } from '../../db/database.ts';
+import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
 
 const tags = ['device task'];
 const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISSIONS.deviceShutdown } as const;
 
 /** Commands and tasks of the caller's devices (DESIGN §6); every id is checked against the tenant (404 otherwise). */
-export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
+export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> = async (app, { tasks, db }) => {
   app.post(
     '/device/command',
     {
@@ -39,7 +41,8 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       // the permission depends on the command, so it is checked here rather than in the route config
       const permission = COMMAND_PERMISSION[req.body.type];
       if (!hasPermission(u, permission)) throw new AppError(403, 'auth.permissionRequired', { permission });
-      return ok(await tasks.createCommands(u, req.body, req.ip));
+      const devices = inDataScope(await dataAccessOf(db, u));
+      return ok(await tasks.createCommands({ ...u, devices }, req.body, req.ip));
     },
   );
 
@@ -54,7 +57,10 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
         response: { 200: pagedEnvelope(taskItem) },
       },
     },
-    async (req) => ok(await tasks.list(caller(req).scope, req.query)),
+    async (req) => {
+      const u = caller(req);
+      return ok(await tasks.list(u.scope, req.query, inDataScope(await dataAccessOf(db, u))));
+    },
   );
 
   app.get(
@@ -96,6 +102,9 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
         response: { 200: envelopeSchema(cancelResult) },
       },
     },
-    async (req) => ok(await tasks.cancel(caller(req).scope, req.params.id)),
+    async (req) => {
+      const u = caller(req);
+      return ok(await tasks.cancel(u.scope, req.params.id, inDataScope(await dataAccessOf(db, u))));
+    },
   );
 };

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import {
   COMMAND_EXPIRE_DEFAULT_S,
   OPEN_TASK_STATES,
@@ -30,6 +30,8 @@ export interface TaskCaller {
   id: number;
   tenantId: number;
   scope: TenantScope;
+  /** The devices the caller's data scope reaches (issue 12, `inDataScope`); absent: all of the tenant's. */
+  devices?: RawBuilder<boolean>;
 }
 export interface TaskOptions {
   /** A sent task without an ack for this long times out. */
@@ -98,6 +100,7 @@ export class TaskService {
       .selectFrom('devices')
       .select('devices.id')
       .where('devices.id', 'in', body.deviceIds)
+      .where(u.devices ?? sql<boolean>`true`)
       .execute();
     if (found.length !== body.deviceIds.length) throw notFound('device');
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
@@ -146,12 +149,19 @@ export class TaskService {
     return { batchId, taskIds };
   }
 
-  async list(scope: TenantScope, q: TaskListParams): Promise<Paged<TaskItem>> {
+  /** `devices`: the caller's data scope (issue 12): tasks of devices outside it are not listed. */
+  async list(scope: TenantScope, q: TaskListParams, devices?: RawBuilder<boolean>): Promise<Paged<TaskItem>> {
     const { pageNo, pageSize } = q;
+    const inScope = devices ?? sql<boolean>`true`;
     // a filter naming another tenant's device or batch is a 404, like every cross-tenant id
     if (
       q.deviceId &&
-      !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())
+      !(await scope
+        .selectFrom('devices')
+        .select('devices.id')
+        .where('devices.id', '=', q.deviceId)
+        .where(inScope)
+        .executeTakeFirst())
     )
       throw notFound('device');
     if (
@@ -163,7 +173,13 @@ export class TaskService {
         .executeTakeFirst())
     )
       throw notFound('batch');
-    let base = scope.selectFrom('device_tasks');
+    let base = scope
+      .selectFrom('device_tasks')
+      .where(
+        devices
+          ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
+          : sql<boolean>`true`,
+      );
     if (q.deviceId) base = base.where('device_tasks.device_id', '=', q.deviceId);
     if (q.batchId) base = base.where('device_tasks.batch_id', '=', q.batchId);
     if (q.state) base = base.where('device_tasks.state', '=', q.state);
@@ -241,11 +257,20 @@ export class TaskService {
   }
 
   /** Cancels an unfinished task: it is never sent again and a late result from the device is ignored. */
-  async cancel(scope: TenantScope, id: string): Promise<{ id: string; state: TaskState }> {
+  /** `devices`: the caller's data scope (issue 12): a task of a device outside it is not found. */
+  async cancel(
+    scope: TenantScope,
+    id: string,
+    devices?: RawBuilder<boolean>,
+  ): Promise<{ id: string; state: TaskState }> {
+    const inScope = devices
+      ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
+      : sql<boolean>`true`;
     const row = await scope
       .updateTable('device_tasks')
       .set({ state: 'canceled', error: 'canceled by the user', finished_at: new Date(), updated_at: new Date() })
       .where('device_tasks.id', '=', id)
+      .where(inScope)
       .where('device_tasks.state', 'in', OPEN_TASK_STATES)
       .returningAll()
       .executeTakeFirst();
@@ -257,6 +282,7 @@ export class TaskService {
       .selectFrom('device_tasks')
       .select('device_tasks.state')
       .where('device_tasks.id', '=', id)
+      .where(inScope)
       .executeTakeFirst();
     if (!existing) throw notFound('task');
     throw new AppError(400, 'task.notCancelable', { state: existing.state }, { field: 'id' });

@@ -13,31 +13,37 @@ import {
   subAccountUpdateBody,
   subAccountView,
 } from '@cpc/contracts';
-import { caller } from '../../plugins/auth.ts';
-import { AppError, ok } from '../../plugins/errors.ts';
+import { caller, staffOnly } from '../../plugins/auth.ts';
+import { ok } from '../../plugins/errors.ts';
 import type { SubAccountService } from './sub-account-service.ts';
 
 const empty = envelopeSchema(z.null());
-const tags = ['sub-account'];
+const tags = ['user'];
 
-/** Sub-accounts under /system/subAccount (DESIGN §3, §5): only a main account (is_super = 1) may call them. */
-export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountService }> = async (
-  app,
-  { subAccounts },
-) => {
-  // onRequest runs after authentication and before validation: a sub-account gets 403 whatever it sends
-  app.addHook('onRequest', async (req) => {
-    if (!req.routeOptions.url) return;
-    if (caller(req).isSuper !== 1) throw new AppError(403, 'user.mainAccountOnly');
-  });
+/**
+ * The tenant's users (issue 12), under `base`: `/system/subAccount` for a customer's sub-accounts (the hidden
+ * /person/subAccount page and the user screen; a staff caller reaches the staff users there, as before),
+ * `/system/user` for the platform's staff users (`staff`: platform only). Every route needs `system:user:edit` (a customer's main account holds it); the service keeps a
+ * caller off its own account, off users holding more than it does and off the last administrator.
+ */
+export const subAccountRoutes: FastifyPluginAsyncZod<{
+  subAccounts: SubAccountService;
+  base: '/system/subAccount' | '/system/user';
+  staff?: boolean;
+}> = async (app, { subAccounts, base, staff }) => {
+  const config = { permission: PERMISSIONS.userEdit };
+  const who = staff ? 'staff user' : 'sub-account';
+  // staff routes: a customer holding system:user:edit is still refused (after validation, so a bad body or a
+  // bad payload-crypto header is answered as such first)
+  if (staff) app.addHook('preHandler', staffOnly);
 
   app.get(
-    '/system/subAccount/list',
+    `${base}/list`,
     {
-      config: { permission: PERMISSIONS.userEdit },
+      config,
       schema: {
         tags,
-        summary: "The tenant's sub-accounts (main account only)",
+        summary: `The tenant's ${who}s: search by name, mobile, state, department (and below), role; paged`,
         querystring: subAccountListQuery,
         response: { 200: pagedEnvelope(subAccountView) },
       },
@@ -45,24 +51,24 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
     async (req) => ok(await subAccounts.list(caller(req), req.query)),
   );
   app.get(
-    '/system/subAccount/roles',
+    `${base}/roles`,
     {
-      config: { permission: PERMISSIONS.userEdit },
+      config,
       schema: {
         tags,
-        summary: 'The roles of the tenant a sub-account may be given',
+        summary: `The roles of the tenant a ${who} may be given`,
         response: { 200: envelopeSchema(z.array(roleOption)) },
       },
     },
     async (req) => ok(await subAccounts.roles(caller(req))),
   );
   app.post(
-    '/system/subAccount/create',
+    `${base}/create`,
     {
-      config: { permission: PERMISSIONS.userEdit },
+      config,
       schema: {
         tags,
-        summary: 'Create a sub-account with an initial password and roles',
+        summary: `Create a ${who} with an initial password, roles (only what the caller holds) and a department`,
         body: subAccountCreateBody,
         response: { 200: envelopeSchema(subAccountView) },
       },
@@ -70,12 +76,12 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
     async (req) => ok(await subAccounts.create(caller(req), req.body, req.ip)),
   );
   app.post(
-    '/system/subAccount/update',
+    `${base}/update`,
     {
-      config: { permission: PERMISSIONS.userEdit },
+      config,
       schema: {
         tags,
-        summary: "Change a sub-account's nickname, mobile, e-mail and roles",
+        summary: `Change a ${who}'s nickname, mobile, e-mail, department and roles (never one's own roles)`,
         body: subAccountUpdateBody,
         response: { 200: envelopeSchema(subAccountView) },
       },
@@ -83,12 +89,12 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
     async (req) => ok(await subAccounts.update(caller(req), req.body, req.ip)),
   );
   app.post(
-    '/system/subAccount/state',
+    `${base}/state`,
     {
-      config: { permission: PERMISSIONS.userEdit },
+      config,
       schema: {
         tags,
-        summary: 'Enable or disable a sub-account; disabling ends its sessions',
+        summary: `Enable or disable a ${who}; disabling ends its sessions (never oneself, never the last administrator)`,
         body: subAccountStateBody,
         response: { 200: envelopeSchema(subAccountView) },
       },
@@ -96,12 +102,12 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
     async (req) => ok(await subAccounts.setState(caller(req), req.body.id, req.body.state, req.ip)),
   );
   app.post(
-    '/system/subAccount/resetPassword',
+    `${base}/resetPassword`,
     {
-      config: { permission: PERMISSIONS.userEdit },
+      config,
       schema: {
         tags,
-        summary: 'Set a new password for a sub-account; its sessions end',
+        summary: `Set a new password for a ${who}; its sessions end`,
         body: subAccountPasswordBody,
         response: { 200: empty },
       },
@@ -112,10 +118,28 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{ subAccounts: SubAccountSe
     },
   );
   app.post(
-    '/system/subAccount/delete',
+    `${base}/logout`,
     {
-      config: { permission: PERMISSIONS.userEdit },
-      schema: { tags, summary: 'Delete a sub-account', body: subAccountIdBody, response: { 200: empty } },
+      config,
+      schema: {
+        tags,
+        summary: `Force a ${who} to log out: every session of it ends`,
+        body: subAccountIdBody,
+        response: { 200: envelopeSchema(z.object({ sessions: z.number().int() })) },
+      },
+    },
+    async (req) => ok({ sessions: await subAccounts.logout(caller(req), req.body.id, req.ip) }),
+  );
+  app.post(
+    `${base}/delete`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: `Delete a ${who} (never oneself, never the last administrator)`,
+        body: subAccountIdBody,
+        response: { 200: empty },
+      },
     },
     async (req) => {
       await subAccounts.remove(caller(req), req.body.id, req.ip);

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import {
+  ADMIN_ROLE,
+  PERMISSIONS,
   type Paged,
   type RoleOption,
   type SubAccountCreateBody,
@@ -12,7 +14,7 @@ import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, fieldError, notFound } from '../../plugins/errors.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
 import { endSessions } from '../../lib/sessions.ts';
@@ -23,17 +25,30 @@ const SUB_ACCOUNT = 2;
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
+/** What a caller holds: every permission (the platform's Admin, a customer's main account) or its roles' codes. */
+const holdsAll = (user: AuthUser) => user.admin || (user.tenantKind !== 'platform' && user.isSuper === 1);
+
 /**
- * The main account (is_super = 1) manages its own tenant's sub-accounts (is_super = 2). Every query goes
- * through the caller's tenant scope, so another tenant's user id is simply not found (404).
+ * The users a caller manages (issue 12): a customer's sub-accounts (is_super = 2; its main account is never
+ * among them), or the platform's staff users (every user of the platform tenant). A main account or a user with
+ * `system:user:edit` manages them, with these guards:
+ * - no one changes their own roles or department, disables, deletes, resets or logs out themself here;
+ * - no one grants a role holding a permission they do not hold, nor manages a user who holds one (so a
+ *   password reset cannot become a way to act as a more powerful user);
+ * - the last active holder of the platform's `Admin` role is never disabled, deleted or stripped of it (409).
+ * Every query goes through the caller's tenant scope, so another tenant's user id is simply not found (404).
  */
 export class SubAccountService {
   constructor(private db: Db) {}
 
-  private base(scope: TenantScope) {
-    return scope
-      .selectFrom('users')
-      .where('users.is_super', '=', SUB_ACCOUNT)
+  private managed(user: AuthUser, scope: TenantScope = user.scope) {
+    const q = scope.selectFrom('users');
+    return user.tenantKind === 'platform' ? q : q.where('users.is_super', '=', SUB_ACCOUNT);
+  }
+
+  private base(user: AuthUser, scope: TenantScope = user.scope) {
+    return this.managed(user, scope)
+      .leftJoin('departments as dep', 'dep.id', 'users.department_id')
       .select([
         'users.id',
         'users.username',
@@ -42,6 +57,9 @@ export class SubAccountService {
         'users.email',
         'users.state',
         'users.created_at',
+        'users.department_id',
+        'users.is_super',
+        'dep.name as department_name',
       ])
       .select(rolesOf('users.id').as('roles'))
       .select(
@@ -57,6 +75,9 @@ export class SubAccountService {
     email: string;
     state: SubAccountState;
     created_at: Date;
+    department_id: number | null;
+    department_name: string | null;
+    is_super: number;
     roles: RoleOption[];
     last_login_at: Date | null;
   }): SubAccountView {
@@ -68,19 +89,22 @@ export class SubAccountService {
       email: r.email,
       state: r.state,
       roles: r.roles,
+      departmentId: r.department_id,
+      departmentName: r.department_name,
+      isSuper: r.is_super,
       createdAt: r.created_at.toISOString(),
       lastLoginAt: r.last_login_at ? new Date(r.last_login_at).toISOString() : null,
     };
   }
 
-  private async one(scope: TenantScope, id: number): Promise<SubAccountView> {
-    const row = await this.base(scope).where('users.id', '=', id).executeTakeFirst();
-    if (!row) throw notFound('sub-account');
+  private async one(user: AuthUser, id: number): Promise<SubAccountView> {
+    const row = await this.base(user).where('users.id', '=', id).executeTakeFirst();
+    if (!row) throw notFound(user.tenantKind === 'platform' ? 'user' : 'sub-account');
     return this.view(row);
   }
 
   async list(user: AuthUser, q: SubAccountListQuery): Promise<Paged<SubAccountView>> {
-    let query = this.base(user.scope);
+    let query = this.base(user);
     if (q.state) query = query.where('users.state', '=', q.state);
     if (q.keyword) {
       const like = `%${escapeLike(q.keyword)}%`;
@@ -93,6 +117,16 @@ export class SubAccountService {
         ]),
       );
     }
+    if (q.departmentId)
+      query = query.where(
+        sql<boolean>`users.department_id in (select d.id from departments d, departments top
+          where top.id = ${q.departmentId} and top.tenant_id = ${user.tenantId}
+            and d.tenant_id = ${user.tenantId} and d.path like top.path || '%')`,
+      );
+    if (q.roleId)
+      query = query.where(
+        sql<boolean>`exists (select 1 from user_roles ur where ur.user_id = users.id and ur.role_id = ${q.roleId})`,
+      );
     const [rows, total] = await Promise.all([
       query
         .orderBy('users.created_at', 'desc')
@@ -113,7 +147,7 @@ export class SubAccountService {
     await ensureDefaultRoles(this.db, user.tenantId);
   }
 
-  /** The roles of the caller's tenant a sub-account may be given. */
+  /** The roles of the caller's tenant a user may be given. */
   async roles(user: AuthUser): Promise<RoleOption[]> {
     await this.ensureDefaultRoles(user);
     return user.scope
@@ -123,12 +157,34 @@ export class SubAccountService {
       .execute();
   }
 
-  private async checkRoles(user: AuthUser, roleIds: number[]): Promise<number[]> {
+  /** The roles exist in the tenant, and each added one holds only permissions the caller holds. */
+  private async checkRoles(user: AuthUser, roleIds: number[], current: number[] = []): Promise<number[]> {
     const ids = [...new Set(roleIds)];
     if (!ids.length) return ids;
-    const found = await user.scope.selectFrom('roles').select('roles.id').where('roles.id', 'in', ids).execute();
+    const found = await user.scope
+      .selectFrom('roles')
+      .select(['roles.id', 'roles.permissions'])
+      .where('roles.id', 'in', ids)
+      .execute();
     if (found.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
+    if (!holdsAll(user)) {
+      for (const r of found) {
+        if (current.includes(r.id)) continue;
+        const missing = r.permissions.find((p) => !user.permissions.includes(p));
+        if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing }, { field: 'roleIds' });
+      }
+    }
     return ids;
+  }
+
+  private async checkDepartment(user: AuthUser, departmentId: number | null | undefined): Promise<void> {
+    if (departmentId === null || departmentId === undefined) return;
+    const d = await user.scope
+      .selectFrom('departments')
+      .select('departments.id')
+      .where('departments.id', '=', departmentId)
+      .executeTakeFirst();
+    if (!d) throw badRequest('departmentId', 'http.notFound', { what: 'department' });
   }
 
   /** User names are unique across the platform (they log in with them), mobile numbers too. */
@@ -156,6 +212,7 @@ export class SubAccountService {
   async create(user: AuthUser, body: SubAccountCreateBody, ip: string): Promise<SubAccountView> {
     await this.ensureDefaultRoles(user);
     const roleIds = await this.checkRoles(user, body.roleIds);
+    await this.checkDepartment(user, body.departmentId);
     const mobile = body.mobile || null;
     await this.checkUnique(body.username, mobile);
     const passwordHash = await hashPassword(body.password);
@@ -169,6 +226,7 @@ export class SubAccountService {
             email: body.email,
             password_hash: passwordHash,
             is_super: SUB_ACCOUNT,
+            department_id: body.departmentId ?? null,
           })
           .returning('id')
           .executeTakeFirstOrThrow();
@@ -181,37 +239,115 @@ export class SubAccountService {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: 'subAccount.create',
+      action: 'user.create',
       result: 'ok',
       resource: 'user',
       resourceId: id,
-      details: { username: body.username, roleIds },
+      changes: changedFields(
+        {},
+        {
+          username: body.username,
+          nickname: body.nickname,
+          mobile,
+          email: body.email,
+          departmentId: body.departmentId ?? null,
+          roleIds,
+        },
+      ),
     });
-    return this.one(user.scope, id);
+    return this.one(user, id);
   }
 
-  private async exists(user: AuthUser, id: number): Promise<void> {
-    const row = await user.scope
-      .selectFrom('users')
-      .select('users.id')
+  /**
+   * The target as the caller may manage it: one of the managed users (404 otherwise), and one holding no
+   * permission the caller lacks (403). `self` says whether the caller may act on its own account here.
+   */
+  private async target(user: AuthUser, id: number, self: 'allowed' | 'refused') {
+    const row = await this.managed(user)
+      .select([
+        'users.id',
+        'users.nickname',
+        'users.mobile',
+        'users.email',
+        'users.state',
+        'users.department_id',
+        sql<
+          number[]
+        >`coalesce((select array_agg(ur.role_id::int order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
+          'role_ids',
+        ),
+        sql<
+          string[]
+        >`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = users.id), '{}')`.as(
+          'permissions',
+        ),
+      ])
       .where('users.id', '=', id)
-      .where('users.is_super', '=', SUB_ACCOUNT)
       .executeTakeFirst();
-    if (!row) throw notFound('sub-account');
+    if (!row) throw notFound(user.tenantKind === 'platform' ? 'user' : 'sub-account');
+    if (id === user.id && self === 'refused') throw new AppError(409, 'user.selfState');
+    if (!holdsAll(user) && id !== user.id) {
+      const missing = row.permissions.find((p) => !user.permissions.includes(p));
+      if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing });
+    }
+    return row;
+  }
+
+  /**
+   * Refuses (409) when the user is an active holder of the platform's Admin role and no other active user holds
+   * it. Runs inside the change's transaction with the Admin role row locked, so two changes cannot each leave
+   * the other as the last one and both pass.
+   */
+  private async keepAnAdmin(user: AuthUser, scope: TenantScope, id: number): Promise<void> {
+    if (user.tenantKind !== 'platform') return;
+    const admin = await scope
+      .selectFrom('roles')
+      .select('roles.id')
+      .where('roles.code', '=', ADMIN_ROLE)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!admin) return;
+    const holders = await scope
+      .selectFrom('user_roles')
+      .innerJoin('users as u', 'u.id', 'user_roles.user_id')
+      .select('u.id')
+      .where('user_roles.role_id', '=', admin.id)
+      .where('u.state', '=', 'active')
+      .execute();
+    if (holders.some((h) => h.id === id) && !holders.some((h) => h.id !== id))
+      throw new AppError(409, 'user.lastAdmin');
+  }
+
+  private async adminRoleId(user: AuthUser): Promise<number | null> {
+    if (user.tenantKind !== 'platform') return null;
+    const r = await user.scope
+      .selectFrom('roles')
+      .select('roles.id')
+      .where('roles.code', '=', ADMIN_ROLE)
+      .executeTakeFirst();
+    return r?.id ?? null;
   }
 
   async update(user: AuthUser, body: SubAccountUpdateBody, ip: string): Promise<SubAccountView> {
-    await this.exists(user, body.id);
-    const roleIds = await this.checkRoles(user, body.roleIds);
+    const before = await this.target(user, body.id, 'allowed');
+    const requested = [...new Set(body.roleIds)].sort((a, b) => a - b);
+    const departmentId = body.departmentId === undefined ? before.department_id : body.departmentId;
+    // one's own roles and department decide one's own rights and data scope: never changed by oneself
+    if (body.id === user.id && (requested.join() !== before.role_ids.join() || departmentId !== before.department_id))
+      throw new AppError(403, 'user.selfRoles');
+    const roleIds = await this.checkRoles(user, requested, before.role_ids);
+    await this.checkDepartment(user, departmentId);
     const mobile = body.mobile || null;
     await this.checkUnique(null, mobile, body.id);
+    const adminRole = await this.adminRoleId(user);
     await user.scope
       .transaction(async (scope) => {
+        if (adminRole !== null && before.role_ids.includes(adminRole) && !roleIds.includes(adminRole))
+          await this.keepAnAdmin(user, scope, body.id);
         await scope
           .updateTable('users')
-          .set({ nickname: body.nickname, mobile, email: body.email })
+          .set({ nickname: body.nickname, mobile, email: body.email, department_id: departmentId })
           .where('users.id', '=', body.id)
-          .where('users.is_super', '=', SUB_ACCOUNT)
           .execute();
         await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
         for (const roleId of roleIds)
@@ -222,68 +358,100 @@ export class SubAccountService {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: 'subAccount.update',
+      action: 'user.update',
       result: 'ok',
       resource: 'user',
       resourceId: body.id,
-      details: { roleIds },
+      changes: changedFields(
+        {
+          nickname: before.nickname,
+          mobile: before.mobile,
+          email: before.email,
+          departmentId: before.department_id,
+          roleIds: before.role_ids,
+        },
+        { nickname: body.nickname, mobile, email: body.email, departmentId, roleIds: requested },
+      ),
     });
-    return this.one(user.scope, body.id);
+    return this.one(user, body.id);
   }
 
-  /** Disabling ends every session of the sub-account at once; it can no longer log in. */
+  /** Disabling ends every session of the user at once; it can no longer log in. */
   async setState(user: AuthUser, id: number, state: SubAccountState, ip: string): Promise<SubAccountView> {
-    await this.exists(user, id);
-    await user.scope
-      .updateTable('users')
-      .set({ state })
-      .where('users.id', '=', id)
-      .where('users.is_super', '=', SUB_ACCOUNT)
-      .execute();
-    if (state === 'disabled') await endSessions(this.db, id, 'disabled by the main account');
+    const before = await this.target(user, id, 'refused');
+    await user.scope.transaction(async (scope) => {
+      if (state === 'disabled') await this.keepAnAdmin(user, scope, id);
+      await scope.updateTable('users').set({ state }).where('users.id', '=', id).execute();
+    });
+    if (state === 'disabled') await endSessions(this.db, id, 'disabled by an administrator');
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: state === 'disabled' ? 'subAccount.disable' : 'subAccount.enable',
+      action: state === 'disabled' ? 'user.disable' : 'user.enable',
       result: 'ok',
       resource: 'user',
       resourceId: id,
+      changes: changedFields({ state: before.state }, { state }),
     });
-    return this.one(user.scope, id);
+    return this.one(user, id);
   }
 
-  /** A new password from the main account; the sub-account's sessions end so only the new one works. */
+  /** A new password from an administrator; the user's sessions end so only the new one works. */
   async resetPassword(user: AuthUser, id: number, password: string, ip: string): Promise<void> {
-    await this.exists(user, id);
+    await this.target(user, id, 'refused');
     await user.scope
       .updateTable('users')
       .set({ password_hash: await hashPassword(password) })
       .where('users.id', '=', id)
-      .where('users.is_super', '=', SUB_ACCOUNT)
       .execute();
-    await endSessions(this.db, id, 'password reset by the main account');
+    await endSessions(this.db, id, 'password reset by an administrator');
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: 'subAccount.resetPassword',
+      action: 'user.resetPassword',
       result: 'ok',
       resource: 'user',
       resourceId: id,
+      changes: { password: { before: '***', after: '***' } },
     });
   }
 
-  /** Files the sub-account uploaded stay with the tenant: they pass to the main account that deletes it. */
+  /** Ends every session of the user (force logout); it signs in again with its password. */
+  async logout(user: AuthUser, id: number, ip: string): Promise<number> {
+    await this.target(user, id, 'refused');
+    const open = await user.scope
+      .selectFrom('sessions')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('sessions.user_id', '=', id)
+      .where('sessions.revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    await endSessions(this.db, id, 'logged out by an administrator');
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'user.logout',
+      result: 'ok',
+      resource: 'user',
+      resourceId: id,
+      details: { sessions: Number(open.n) },
+    });
+    return Number(open.n);
+  }
+
+  /** Files the user uploaded stay with the tenant: they pass to the caller that deletes it. */
   async remove(user: AuthUser, id: number, ip: string): Promise<void> {
-    await this.exists(user, id);
+    const before = await this.target(user, id, 'refused');
     const username = await user.scope
       .transaction(async (scope) => {
+        await this.keepAnAdmin(user, scope, id);
         await scope.updateTable('objects').set({ user_id: user.id }).where('objects.user_id', '=', id).execute();
+        await scope.updateTable('devices').set({ owner_id: null }).where('devices.owner_id', '=', id).execute();
         const row = await scope
           .deleteFrom('users')
           .where('users.id', '=', id)
-          .where('users.is_super', '=', SUB_ACCOUNT)
           .returning('users.username')
           .executeTakeFirst();
         if (!row) throw notFound('sub-account');
@@ -301,11 +469,14 @@ export class SubAccountService {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: 'subAccount.delete',
+      action: 'user.delete',
       result: 'ok',
       resource: 'user',
       resourceId: id,
-      details: { username },
+      changes: changedFields(
+        { username, nickname: before.nickname, mobile: before.mobile, email: before.email, state: before.state },
+        {},
+      ),
     });
   }
 }

@@ -120,10 +120,13 @@ export default {
       },
       subAccount: {
         title: '子账号管理',
+        staffTitle: '用户管理',
+        staffSubtitle: '管理平台员工账号：分配角色与部门，停用、重置密码或强制下线',
+        staffCreate: '新建用户',
         subtitle: '为员工创建子账号，按角色分配设备权限；禁用或删除后立即失去访问权限',
         forbidden: {
-          title: '只有主账号可以管理子账号',
-          description: '你当前登录的是子账号。如需新增、修改或删除子账号，请联系所在组织的主账号。',
+          title: '你没有管理用户的权限',
+          description: '管理子账号需要“管理用户”权限。如需新增、修改或删除子账号，请联系所在组织的主账号。',
           back: '返回个人中心',
         },
         filter: {
@@ -131,6 +134,8 @@ export default {
           state: '状态',
           all: '全部',
           refresh: '刷新',
+          department: '部门（含下级）',
+          role: '角色',
         },
         create: '新建子账号',
         column: {
@@ -138,6 +143,7 @@ export default {
           mobile: '手机号',
           email: '邮箱',
           roles: '角色',
+          department: '部门',
           state: '状态',
           lastLogin: '最近登录',
           createdAt: '创建时间',
@@ -150,6 +156,8 @@ export default {
         never: '从未登录',
         none: '-',
         total_one: '共 {{count}} 个子账号',
+        staffTotal_one: '共 {{count}} 个用户',
+        staffTotal_other: '共 {{count}} 个用户',
         total_other: '共 {{count}} 个子账号',
         empty: '还没有子账号，点击“新建子账号”添加',
         action: {
@@ -157,6 +165,7 @@ export default {
           resetPassword: '重置密码',
           disable: '禁用',
           enable: '启用',
+          logout: '强制下线',
           delete: '删除',
           more: '更多',
         },
@@ -167,6 +176,8 @@ export default {
           enableContent: '启用后，该子账号可以用原密码重新登录。',
           deleteTitle: '删除 {{name}}？',
           deleteContent: '删除后无法恢复，该子账号会被立即退出登录。',
+          logoutTitle: '强制 {{name}} 下线？',
+          logoutContent: '该账号的所有登录会话立即结束，需用密码重新登录。',
           ok: '确定',
           cancel: '取消',
         },
@@ -177,6 +188,8 @@ export default {
           enabled: '子账号已启用',
           deleted: '子账号已删除',
           passwordReset: '密码已重置，该子账号的登录会话已全部退出',
+          loggedOut_one: '已结束 {{count}} 个登录会话',
+          loggedOut_other: '已结束 {{count}} 个登录会话',
         },
         form: {
           createTitle: '新建子账号',
@@ -196,6 +209,8 @@ export default {
           confirmPlaceholder: '请再次输入初始密码',
           roles: '角色',
           rolesPlaceholder: '选择角色',
+          department: '部门',
+          departmentPlaceholder: '选择部门（可不填）',
           rolesHint: '没有角色的子账号可以登录，但看不到任何设备。',
           save: '保存',
           create: '创建',
@@ -343,12 +358,16 @@ export default {
       },
       subAccount: {
         title: 'Sub-accounts',
+        staffTitle: 'Users',
+        staffSubtitle:
+          'Platform staff accounts: give them roles and a department, disable them, reset passwords or sign them out',
+        staffCreate: 'New user',
         subtitle:
           'Create accounts for your staff and give them device rights through roles; disabling or deleting one takes effect at once',
         forbidden: {
-          title: 'Only the main account can manage sub-accounts',
+          title: 'You cannot manage users',
           description:
-            'You are signed in as a sub-account. Ask the main account of your organisation to add, change or remove sub-accounts.',
+            'Managing sub-accounts needs the "Manage users" permission. Ask the main account of your organisation to add, change or remove sub-accounts.',
           back: 'Back to the personal centre',
         },
         filter: {
@@ -356,6 +375,8 @@ export default {
           state: 'Status',
           all: 'All',
           refresh: 'Refresh',
+          department: 'Department (and below)',
+          role: 'Role',
         },
         create: 'New sub-account',
         column: {
@@ -363,6 +384,7 @@ export default {
           mobile: 'Mobile',
           email: 'E-mail',
           roles: 'Roles',
+          department: 'Department',
           state: 'Status',
           lastLogin: 'Last login',
           createdAt: 'Created',
@@ -375,6 +397,8 @@ export default {
         never: 'Never',
         none: '-',
         total_one: '{{count}} sub-account',
+        staffTotal_one: '{{count}} user',
+        staffTotal_other: '{{count}} users',
         total_other: '{{count}} sub-accounts',
         empty: 'No sub-accounts yet. Choose "New sub-account" to add one.',
         action: {
@@ -382,6 +406,7 @@ export default {
           resetPassword: 'Reset password',
           disable: 'Disable',
           enable: 'Enable',
+          logout: 'Sign out',
           delete: 'Delete',
           more: 'More',
         },
@@ -392,6 +417,8 @@ export default {
           enableContent: 'It can log in again with its password.',
           deleteTitle: 'Delete {{name}}?',
           deleteContent: 'This cannot be undone; the sub-account is signed out at once.',
+          logoutTitle: 'Sign {{name}} out?',
+          logoutContent: 'Every session of the account ends at once; it logs in again with its password.',
           ok: 'OK',
           cancel: 'Cancel',
         },
@@ -402,6 +429,8 @@ export default {
           enabled: 'Sub-account enabled',
           deleted: 'Sub-account deleted',
           passwordReset: 'Password reset; every session of the sub-account has been signed out',
+          loggedOut_one: '{{count}} session ended',
+          loggedOut_other: '{{count}} sessions ended',
         },
         form: {
           createTitle: 'New sub-account',
@@ -421,6 +450,8 @@ export default {
           confirmPlaceholder: 'The initial password again',
           roles: 'Roles',
           rolesPlaceholder: 'Choose roles',
+          department: 'Department',
+          departmentPlaceholder: 'Choose a department (optional)',
           rolesHint: 'A sub-account without roles can log in but sees no devices.',
           save: 'Save',
           create: 'Create',

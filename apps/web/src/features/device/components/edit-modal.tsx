@@ -6,10 +6,12 @@ import { useEditDevice } from '../api/devices';
 import { deviceLabel } from '../utils/command-confirm';
 import { explainError, splitErrors } from '../utils/server-errors';
 import { useFormLanguage } from '@/lib/use-form-language';
+import { DepartmentTreeSelect } from '@/components/department-tree-select';
 
 interface EditValues {
   name: string;
   remark: string;
+  departmentId: number | null;
 }
 
 /** Rename a device or change its remark. */
@@ -17,7 +19,7 @@ export function EditModal({
   device,
   onClose,
 }: {
-  device: Pick<DeviceListItem, 'id' | 'sn' | 'name' | 'remark'> | null;
+  device: Pick<DeviceListItem, 'id' | 'sn' | 'name' | 'remark' | 'departmentId'> | null;
   onClose: () => void;
 }) {
   const { t } = useTranslation();
@@ -28,18 +30,25 @@ export function EditModal({
   const edit = useEditDevice();
 
   useEffect(() => {
-    if (device) form.setFieldsValue({ name: device.name, remark: device.remark });
+    if (device) form.setFieldsValue({ name: device.name, remark: device.remark, departmentId: device.departmentId });
   }, [device, form]);
 
   const submit = async (values: EditValues) => {
     if (!device) return;
     setGeneral([]);
     try {
-      await edit.mutateAsync({ id: device.id, name: values.name.trim(), remark: values.remark.trim() });
+      const departmentId = values.departmentId ?? null;
+      await edit.mutateAsync({
+        id: device.id,
+        name: values.name.trim(),
+        remark: values.remark.trim(),
+        // sent only when changed: refiling a device needs the "all devices" data scope
+        ...(departmentId !== device.departmentId ? { departmentId } : {}),
+      });
       message.success(t('device.edit.done'));
       onClose();
     } catch (err) {
-      const { fields, general: rest } = splitErrors(explainError(err), ['name', 'remark'], t);
+      const { fields, general: rest } = splitErrors(explainError(err), ['name', 'remark', 'departmentId'], t);
       form.setFields(fields.map((f) => ({ name: f.name as keyof EditValues, errors: f.errors })));
       setGeneral(rest);
     }
@@ -61,6 +70,9 @@ export function EditModal({
       <Form<EditValues> form={form} name="deviceEdit" layout="vertical" onFinish={submit}>
         <Form.Item name="name" label={t('device.edit.name')} rules={[{ max: 30, message: t('device.edit.nameMax') }]}>
           <Input placeholder={device?.sn ?? t('device.edit.namePlaceholder')} maxLength={30} showCount />
+        </Form.Item>
+        <Form.Item name="departmentId" label={t('device.edit.department')} extra={t('device.edit.departmentHint')}>
+          <DepartmentTreeSelect placeholder={t('device.edit.departmentPlaceholder')} />
         </Form.Item>
         <Form.Item
           name="remark"

@@ -41,6 +41,7 @@ import { BindModal } from '../components/bind-modal';
 import { ColumnChooser } from '../components/column-chooser';
 import { DeviceTable, type DeviceAction } from '../components/device-table';
 import { EditModal } from '../components/edit-modal';
+import { DepartmentTreeSelect } from '@/components/department-tree-select';
 import { GroupTreePanel } from '../components/group-tree-panel';
 import { LiveIndicator } from '../components/live-indicator';
 import { MoveModal } from '../components/move-modal';
@@ -267,6 +268,13 @@ export default function DeviceListPage() {
                   onChange={(v?: number) => setFilters(changeFilters(filters, { modelId: v }))}
                   options={(models.data ?? []).map((m) => ({ value: m.id, label: m.name }))}
                   popupMatchSelectWidth={false}
+                />
+                <DepartmentTreeSelect
+                  style={{ width: 170 }}
+                  placeholder={t('device.list.filter.department')}
+                  aria-label={t('device.list.filter.department')}
+                  value={filters.departmentId ?? null}
+                  onChange={(v) => setFilters(changeFilters(filters, { departmentId: v ?? undefined }))}
                 />
                 <Select
                   allowClear

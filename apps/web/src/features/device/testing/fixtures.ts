@@ -13,6 +13,8 @@ export const deviceRow = (over: Partial<DeviceListItem> = {}): DeviceListItem =>
   modelKind: 'printer',
   groupId: null,
   groupName: null,
+  departmentId: null,
+  departmentName: null,
   status: 'offline',
   paper: 'ok',
   battery: 80,

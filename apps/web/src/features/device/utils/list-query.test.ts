@@ -12,7 +12,7 @@ describe('device list filters and the query string', () => {
   it('reads every filter a link may carry', () => {
     expect(
       filtersFromSearch(
-        'status=online&groupId=3&modelId=2&keyword=%20lobby%20&paper=out&sort=battery&order=desc&pageNo=4&pageSize=50',
+        'status=online&groupId=3&modelId=2&departmentId=9&keyword=%20lobby%20&paper=out&sort=battery&order=desc&pageNo=4&pageSize=50',
       ),
     ).toEqual({
       pageNo: 4,
@@ -20,6 +20,7 @@ describe('device list filters and the query string', () => {
       status: 'online',
       groupId: 3,
       modelId: 2,
+      departmentId: 9,
       keyword: 'lobby',
       paper: 'out',
       sort: 'battery',
@@ -39,6 +40,8 @@ describe('device list filters and the query string', () => {
     ['groupId=0', { groupId: 0 }],
     ['modelId=0', {}],
     ['modelId=abc', {}],
+    ['departmentId=0', {}],
+    ['departmentId=7', { departmentId: 7 }],
     ['pageNo=0', {}],
     ['pageNo=2.5', {}],
     ['pageSize=33', {}],

@@ -14,6 +14,8 @@ export interface DeviceFilters {
   /** A group and its subgroups; 0 = devices in no group. */
   groupId?: number;
   modelId?: number;
+  /** A department and every department below it (issue 12). */
+  departmentId?: number;
   keyword?: string;
   paper?: PaperState;
   sort?: DeviceSort;
@@ -41,6 +43,7 @@ export function filtersFromSearch(search: URLSearchParams | string): DeviceFilte
     status: oneOf(DEVICE_STATUSES, q.get('status')),
     groupId: wholeNumber(q.get('groupId'), 0),
     modelId: wholeNumber(q.get('modelId'), 1),
+    departmentId: wholeNumber(q.get('departmentId'), 1),
     keyword: keyword || undefined,
     paper: oneOf(PAPER_STATES, q.get('paper')),
     sort,
@@ -54,6 +57,7 @@ export function filtersToSearch(f: DeviceFilters): URLSearchParams {
   if (f.status) q.set('status', f.status);
   if (f.groupId !== undefined) q.set('groupId', String(f.groupId));
   if (f.modelId !== undefined) q.set('modelId', String(f.modelId));
+  if (f.departmentId !== undefined) q.set('departmentId', String(f.departmentId));
   if (f.paper) q.set('paper', f.paper);
   if (f.keyword?.trim()) q.set('keyword', f.keyword.trim());
   if (f.sort) {
@@ -79,6 +83,7 @@ export function listQueryOf(f: DeviceFilters): DeviceListQuery {
   if (f.status) q.status = f.status;
   if (f.groupId !== undefined) q.groupId = f.groupId;
   if (f.modelId !== undefined) q.modelId = f.modelId;
+  if (f.departmentId !== undefined) q.departmentId = f.departmentId;
   if (f.keyword) q.keyword = f.keyword;
   if (f.paper) q.paper = f.paper;
   if (f.sort) {
@@ -90,4 +95,4 @@ export function listQueryOf(f: DeviceFilters): DeviceListQuery {
 
 /** How many filters narrow the list (the group of the tree not counted), for the "clear" button. */
 export const activeFilterCount = (f: DeviceFilters): number =>
-  [f.status, f.modelId, f.keyword, f.paper].filter((v) => v !== undefined && v !== '').length;
+  [f.status, f.modelId, f.departmentId, f.keyword, f.paper].filter((v) => v !== undefined && v !== '').length;

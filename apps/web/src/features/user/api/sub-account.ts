@@ -1,14 +1,23 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Paged, RoleOption, SubAccountState, SubAccountView } from '@cpc/contracts';
+import { DEPARTMENT_TREE_KEY } from '@/lib/department-api';
 import { get, post } from '@/lib/request';
+import { useSession } from '@/lib/session';
 
-/** Sub-accounts of the main account's tenant (DESIGN §3), under /system/subAccount. */
+/**
+ * The tenant's users (DESIGN §3, issue 12): a customer's sub-accounts under /system/subAccount, the platform's
+ * staff users under /system/user; the same shapes, so one page serves both.
+ */
+const base = () => (useSession.getState().userInfo?.tenantKind === 'platform' ? '/system/user' : '/system/subAccount');
 
 export interface SubAccountListParams {
   pageNo: number;
   pageSize: number;
   keyword?: string;
   state?: SubAccountState;
+  /** A department and every department below it. */
+  departmentId?: number;
+  roleId?: number;
 }
 
 export interface SubAccountCreateInput {
@@ -19,6 +28,7 @@ export interface SubAccountCreateInput {
   password: string;
   confirmPassword: string;
   roleIds: number[];
+  departmentId: number | null;
 }
 
 export interface SubAccountUpdateInput {
@@ -27,26 +37,28 @@ export interface SubAccountUpdateInput {
   mobile: string;
   email: string;
   roleIds: number[];
+  departmentId: number | null;
 }
 
 export const getSubAccounts = (params: SubAccountListParams) =>
-  get<Paged<SubAccountView>>('/system/subAccount/list', { ...params, keyword: params.keyword?.trim() || undefined });
+  get<Paged<SubAccountView>>(`${base()}/list`, { ...params, keyword: params.keyword?.trim() || undefined });
 
-export const getSubAccountRoles = () => get<RoleOption[]>('/system/subAccount/roles');
+export const getSubAccountRoles = () => get<RoleOption[]>(`${base()}/roles`);
 
-export const createSubAccount = (body: SubAccountCreateInput) =>
-  post<SubAccountView>('/system/subAccount/create', body);
+export const createSubAccount = (body: SubAccountCreateInput) => post<SubAccountView>(`${base()}/create`, body);
 
-export const updateSubAccount = (body: SubAccountUpdateInput) =>
-  post<SubAccountView>('/system/subAccount/update', body);
+export const updateSubAccount = (body: SubAccountUpdateInput) => post<SubAccountView>(`${base()}/update`, body);
 
 export const setSubAccountState = (body: { id: number; state: SubAccountState }) =>
-  post<SubAccountView>('/system/subAccount/state', body);
+  post<SubAccountView>(`${base()}/state`, body);
 
 export const resetSubAccountPassword = (body: { id: number; password: string; confirmPassword: string }) =>
-  post<null>('/system/subAccount/resetPassword', body);
+  post<null>(`${base()}/resetPassword`, body);
 
-export const deleteSubAccount = (id: number) => post<null>('/system/subAccount/delete', { id });
+/** Ends every session of the user: it signs in again with its password. */
+export const logoutSubAccount = (id: number) => post<{ sessions: number }>(`${base()}/logout`, { id });
+
+export const deleteSubAccount = (id: number) => post<null>(`${base()}/delete`, { id });
 
 const KEY = ['person', 'sub-accounts'] as const;
 
@@ -63,10 +75,17 @@ export const useSubAccounts = (params: SubAccountListParams) => useQuery(subAcco
 export const useSubAccountRoles = () =>
   useQuery({ queryKey: [...KEY, 'roles'], queryFn: getSubAccountRoles, staleTime: 60_000 });
 
-/** Every change to a sub-account refreshes the list. */
+/** Every change to a user refreshes the list, and the department tree's member counts. */
 function useListMutation<A, R>(mutationFn: (arg: A) => Promise<R>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn, onSettled: () => client.invalidateQueries({ queryKey: [...KEY, 'list'] }) });
+  return useMutation({
+    mutationFn,
+    onSettled: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: [...KEY, 'list'] }),
+        client.invalidateQueries({ queryKey: DEPARTMENT_TREE_KEY }),
+      ]),
+  });
 }
 
 export const useCreateSubAccount = () => useListMutation(createSubAccount);
@@ -74,3 +93,4 @@ export const useUpdateSubAccount = () => useListMutation(updateSubAccount);
 export const useSetSubAccountState = () => useListMutation(setSubAccountState);
 export const useResetSubAccountPassword = () => useListMutation(resetSubAccountPassword);
 export const useDeleteSubAccount = () => useListMutation(deleteSubAccount);
+export const useLogoutSubAccount = () => useListMutation(logoutSubAccount);

@@ -8,6 +8,7 @@ import { toFormFieldErrors } from '../utils/field-errors';
 import { roleHint, roleLabel } from '../utils/role-label';
 import { checkConfirm, checks, toRule } from '../utils/rules';
 import { useFormLanguage } from '@/lib/use-form-language';
+import { DepartmentTreeSelect } from '@/components/department-tree-select';
 
 interface Values {
   username: string;
@@ -17,8 +18,18 @@ interface Values {
   password: string;
   confirmPassword: string;
   roleIds: number[];
+  departmentId: number | null;
 }
-const FIELDS = ['username', 'nickname', 'mobile', 'email', 'password', 'confirmPassword', 'roleIds'] as const;
+const FIELDS = [
+  'username',
+  'nickname',
+  'mobile',
+  'email',
+  'password',
+  'confirmPassword',
+  'roleIds',
+  'departmentId',
+] as const;
 
 interface SubAccountModalProps {
   open: boolean;
@@ -47,6 +58,7 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
         mobile: record.mobile ?? '',
         email: record.email,
         roleIds: record.roles.map((r) => r.id),
+        departmentId: record.departmentId,
       });
     }
   }, [open, record, form]);
@@ -63,6 +75,7 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
       mobile: (values.mobile ?? '').trim(),
       email: (values.email ?? '').trim(),
       roleIds: values.roleIds ?? [],
+      departmentId: values.departmentId ?? null,
     };
     try {
       if (record) await update.mutateAsync({ id: record.id, ...common });
@@ -97,7 +110,7 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
         name="subAccount"
         form={form}
         layout="vertical"
-        initialValues={{ nickname: '', mobile: '', email: '', roleIds: [] }}
+        initialValues={{ nickname: '', mobile: '', email: '', roleIds: [], departmentId: null }}
         onFinish={() => void submit()}
       >
         {editing ? (
@@ -153,6 +166,9 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
             </Form.Item>
           </>
         )}
+        <Form.Item name="departmentId" label={t('user.subAccount.form.department')}>
+          <DepartmentTreeSelect placeholder={t('user.subAccount.form.departmentPlaceholder')} />
+        </Form.Item>
         <Form.Item name="roleIds" label={t('user.subAccount.form.roles')} extra={t('user.subAccount.form.rolesHint')}>
           <Select
             mode="multiple"

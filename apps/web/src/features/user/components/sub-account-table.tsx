@@ -5,6 +5,7 @@ import {
   MoreOutlined,
   StopOutlined,
   CheckCircleOutlined,
+  LogoutOutlined,
 } from '@ant-design/icons';
 import { Button, Dropdown, Empty, Flex, Grid, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
@@ -14,7 +15,7 @@ import { formatDateTime, formatRelativeTime } from '@/lib/format/relative-time';
 import { useLanguage } from '@/lib/i18n';
 import { roleLabel } from '../utils/role-label';
 
-export type SubAccountAction = 'edit' | 'resetPassword' | 'toggle' | 'delete';
+export type SubAccountAction = 'edit' | 'resetPassword' | 'toggle' | 'logout' | 'delete';
 
 interface SubAccountTableProps {
   data: SubAccountView[];
@@ -26,6 +27,10 @@ interface SubAccountTableProps {
   scrollY?: number;
   onPageChange: (pageNo: number, pageSize: number) => void;
   onAction: (action: SubAccountAction, record: SubAccountView) => void;
+  /** The signed-in user: its own row offers only editing (the server refuses the rest). */
+  selfId?: number | null;
+  /** Platform staff users rather than a customer's sub-accounts (the wording of the total). */
+  staff?: boolean;
 }
 
 export function SubAccountTable({
@@ -37,6 +42,8 @@ export function SubAccountTable({
   scrollY,
   onPageChange,
   onAction,
+  selfId = null,
+  staff = false,
 }: SubAccountTableProps) {
   const { t } = useTranslation();
   const { language } = useLanguage();
@@ -98,6 +105,14 @@ export function SubAccountTable({
         ),
     },
     {
+      key: 'department',
+      title: t('user.subAccount.column.department'),
+      width: 130,
+      ellipsis: true,
+      responsive: ['md'],
+      render: (_, r) => r.departmentName ?? none,
+    },
+    {
       key: 'state',
       title: t('user.subAccount.column.state'),
       width: compact ? 80 : 90,
@@ -144,12 +159,14 @@ export function SubAccountTable({
           </Button>
           <Dropdown
             trigger={['click']}
+            disabled={r.id === selfId}
             menu={{
               items: [
                 { key: 'resetPassword', icon: <KeyOutlined />, label: t('user.subAccount.action.resetPassword') },
                 r.state === 'active'
                   ? { key: 'toggle', icon: <StopOutlined />, label: t('user.subAccount.action.disable') }
                   : { key: 'toggle', icon: <CheckCircleOutlined />, label: t('user.subAccount.action.enable') },
+                { key: 'logout', icon: <LogoutOutlined />, label: t('user.subAccount.action.logout') },
                 { type: 'divider' },
                 { key: 'delete', icon: <DeleteOutlined />, danger: true, label: t('user.subAccount.action.delete') },
               ],
@@ -184,7 +201,7 @@ export function SubAccountTable({
         pageSize,
         total,
         showSizeChanger: true,
-        showTotal: (n) => t('user.subAccount.total', { count: n }),
+        showTotal: (n) => t(staff ? 'user.subAccount.staffTotal' : 'user.subAccount.total', { count: n }),
         onChange: onPageChange,
       }}
     />

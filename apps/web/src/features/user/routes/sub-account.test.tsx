@@ -22,9 +22,24 @@ const clerk: SubAccountView = {
   email: '',
   state: 'active',
   roles: [roles[0]],
+  departmentId: null,
+  departmentName: null,
+  isSuper: 2,
   createdAt: '2024-03-01T02:00:00Z',
   lastLoginAt: null,
 };
+
+const departments = [
+  {
+    id: 3,
+    name: '总部',
+    parentId: null,
+    sort: 0,
+    userCount: 1,
+    deviceCount: 0,
+    children: [{ id: 4, name: '华东', parentId: 3, sort: 0, userCount: 1, deviceCount: 0, children: [] }],
+  },
+];
 
 let server: ReturnType<typeof fakeServer>;
 const callsTo = (url: string) => server.callsTo(`${API}${url}`);
@@ -71,17 +86,18 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     server = fakeServer(http)
       .on('GET', `${API}/publicKey`, envelope({ publicKey: '', mockServer: true, scheme: 'off' }))
       .on('GET', `${API}/system/subAccount/list`, envelope({ list: [clerk], total: 1 }))
-      .on('GET', `${API}/system/subAccount/roles`, envelope(roles));
+      .on('GET', `${API}/system/subAccount/roles`, envelope(roles))
+      .on('GET', `${API}/system/department/tree`, envelope(departments));
   });
   afterEach(() => {
     cleanup();
     server.restore();
   });
 
-  it('tells a sub-account that only the main account manages sub-accounts, without calling the server', async () => {
+  it('tells a sub-account without the user permission that it cannot manage users, without calling the server', async () => {
     useSession.getState().setUserInfo(customer({ is_super: 2 }));
     renderPage(<SubAccountPage />);
-    expect(await screen.findByText('只有主账号可以管理子账号')).toBeTruthy();
+    expect(await screen.findByText('你没有管理用户的权限')).toBeTruthy();
     expect(screen.getByText('返回个人中心')).toBeTruthy();
     expect(callsTo('/system/subAccount/list')).toHaveLength(0);
   });
@@ -131,7 +147,8 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     fireEvent.change(username, { target: { value: 'clerk02' } });
     fireEvent.change(mobile, { target: { value: '' } });
     fireEvent.change(confirm, { target: { value: 'Passw0rd99' } });
-    fireEvent.mouseDown(within(dialog).getByRole('combobox'));
+    // the last picker of the form: roles (the department picker comes before it)
+    fireEvent.mouseDown(within(dialog).getAllByRole('combobox').at(-1)!);
     fireEvent.click(
       await screen.findByText('设备查看员', {
         selector: '.ant-select-item-option-content span, .ant-select-item-option-content',
@@ -147,6 +164,7 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
       password: 'Passw0rd99',
       confirmPassword: 'Passw0rd99',
       roleIds: [8],
+      departmentId: null,
     });
     expect(await screen.findByText('子账号已创建')).toBeTruthy();
   });
@@ -206,7 +224,14 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
     fireEvent.click(buttonIn(dialog, /保\s*存/));
     await waitFor(() =>
       expect(callsTo('/system/subAccount/update').map((c) => c.body)).toEqual([
-        { id: 31, nickname: '前台', mobile: '13900000001', email: 'desk@example.com', roleIds: [7] },
+        {
+          id: 31,
+          nickname: '前台',
+          mobile: '13900000001',
+          email: 'desk@example.com',
+          roleIds: [7],
+          departmentId: null,
+        },
       ]),
     );
 
@@ -224,6 +249,40 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
       ]),
     );
     expect(await screen.findByText('密码已重置，该子账号的登录会话已全部退出')).toBeTruthy();
+  });
+
+  it('filters by department and role, shows the department, and signs a user out after a confirmation', async () => {
+    useSession.getState().setUserInfo(customer());
+    server
+      .on(
+        'GET',
+        `${API}/system/subAccount/list`,
+        envelope({ list: [{ ...clerk, departmentId: 4, departmentName: '华东' }], total: 1 }),
+      )
+      .on('POST', `${API}/system/subAccount/logout`, envelope({ sessions: 2 }));
+    renderPage(<SubAccountPage />);
+    const row = (await screen.findByText('clerk01')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('华东')).toBeTruthy();
+
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: '部门（含下级）' }));
+    fireEvent.click(await screen.findByText('总部', { selector: '.ant-select-tree-title' }));
+    await waitFor(() => expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({ departmentId: 3 }));
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: '角色' }));
+    fireEvent.click(await screen.findByText('设备查看员', { selector: '.ant-select-item-option-content' }));
+    await waitFor(() =>
+      expect(callsTo('/system/subAccount/list').at(-1)?.params).toMatchObject({
+        departmentId: 3,
+        roleId: 8,
+        pageNo: 1,
+      }),
+    );
+
+    fireEvent.click(buttonIn(row, '更多'));
+    fireEvent.click(await screen.findByText('强制下线', { selector: '.ant-dropdown-menu-title-content' }));
+    const confirm = await dialogOf('强制 clerk01 下线？');
+    fireEvent.click(buttonIn(confirm, /确\s*定/));
+    await waitFor(() => expect(callsTo('/system/subAccount/logout').map((c) => c.body)).toEqual([{ id: 31 }]));
+    expect(await screen.findByText('已结束 2 个登录会话')).toBeTruthy();
   });
 
   it('keeps to account, state and icon actions on a phone', async () => {

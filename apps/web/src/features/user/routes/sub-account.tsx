@@ -1,12 +1,20 @@
 import { PlusOutlined, ReloadOutlined } from '@ant-design/icons';
-import { App, Button, Card, Flex, Input, Result, Segmented, Tooltip, Typography } from 'antd';
+import { App, Button, Card, Flex, Input, Result, Segmented, Select, Tooltip, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import type { SubAccountState, SubAccountView } from '@cpc/contracts';
+import { PERMISSIONS, type SubAccountState, type SubAccountView } from '@cpc/contracts';
+import { DepartmentTreeSelect } from '@/components/department-tree-select';
 import { useTableHeight } from '@/lib/format/table-height';
-import { useSession } from '@/lib/session';
-import { useDeleteSubAccount, useSetSubAccountState, useSubAccounts } from '../api/sub-account';
+import { usePermission, useSession } from '@/lib/session';
+import {
+  useDeleteSubAccount,
+  useLogoutSubAccount,
+  useSetSubAccountState,
+  useSubAccountRoles,
+  useSubAccounts,
+} from '../api/sub-account';
+import { roleLabel } from '../utils/role-label';
 import { ResetPasswordModal } from '../components/reset-password-modal';
 import { SubAccountModal } from '../components/sub-account-modal';
 import { SubAccountTable, type SubAccountAction } from '../components/sub-account-table';
@@ -19,13 +27,15 @@ const MIN_TABLE_HEIGHT = 240;
 type StateFilter = SubAccountState | 'all';
 
 /**
- * Sub-accounts (DESIGN §3): the main account lists, creates, edits, disables, resets and deletes its
- * tenant's sub-accounts. A sub-account is told plainly that only the main account may; the page never
- * calls the server for it (the server would answer 403 anyway).
+ * Users (DESIGN §3, issue 12): a customer's sub-accounts, or the platform's staff users, listed with search by
+ * name, mobile, state, department (and below) and role, paged by the server; created, edited (department and
+ * roles too), disabled, reset, logged out and deleted. Needs `system:user:edit` (a main account holds it); a
+ * user without it is told so and the page never calls the server. Also the page of /person/subAccount.
  */
 export default function SubAccountPage() {
-  const isMain = useSession((s) => (s.userInfo?.is_super ?? s.is_super) === 1);
-  return isMain ? <SubAccountManager /> : <MainAccountOnly />;
+  const isMain = useSession((s) => (s.userInfo?.is_super ?? s.is_super) === 1 && s.userInfo?.tenantKind !== 'platform');
+  const allowed = usePermission(PERMISSIONS.userEdit);
+  return isMain || allowed ? <SubAccountManager /> : <MainAccountOnly />;
 }
 
 function MainAccountOnly() {
@@ -50,16 +60,29 @@ function MainAccountOnly() {
 function SubAccountManager() {
   const { t } = useTranslation();
   const { message, modal } = App.useApp();
+  const staff = useSession((s) => s.userInfo?.tenantKind === 'platform');
   const [state, setState] = useState<StateFilter>('all');
   const [keyword, setKeyword] = useState('');
+  const [departmentId, setDepartmentId] = useState<number | null>(null);
+  const [roleId, setRoleId] = useState<number | null>(null);
+  const roles = useSubAccountRoles();
   const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
   const [editing, setEditing] = useState<{ record: SubAccountView | null } | null>(null);
   const [resetting, setResetting] = useState<SubAccountView | null>(null);
   const scrollY = useTableHeight(EXTRA_ROWS, MIN_TABLE_HEIGHT);
+  const selfId = useSession((s) => s.userInfo?.id ?? null);
 
-  const list = useSubAccounts({ ...page, keyword: keyword || undefined, state: state === 'all' ? undefined : state });
+  const list = useSubAccounts({
+    ...page,
+    keyword: keyword || undefined,
+    state: state === 'all' ? undefined : state,
+    departmentId: departmentId ?? undefined,
+    roleId: roleId ?? undefined,
+  });
   const toggle = useSetSubAccountState();
   const remove = useDeleteSubAccount();
+  const logout = useLogoutSubAccount();
+  const firstPage = () => setPage((p) => ({ ...p, pageNo: 1 }));
 
   const data = list.data?.list ?? [];
   const total = list.data?.total ?? 0;
@@ -108,10 +131,29 @@ function SubAccountManager() {
     });
   };
 
+  const confirmLogout = (r: SubAccountView) => {
+    modal.confirm({
+      title: t('user.subAccount.confirm.logoutTitle', { name: r.username }),
+      content: t('user.subAccount.confirm.logoutContent'),
+      okText: t('user.subAccount.confirm.ok'),
+      cancelText: t('user.subAccount.confirm.cancel'),
+      onOk: async () => {
+        let ended: { sessions: number };
+        try {
+          ended = await logout.mutateAsync(r.id);
+        } catch {
+          return;
+        }
+        message.success(t('user.subAccount.done.loggedOut', { count: ended.sessions }));
+      },
+    });
+  };
+
   const onAction = (action: SubAccountAction, r: SubAccountView) => {
     if (action === 'edit') setEditing({ record: r });
     else if (action === 'resetPassword') setResetting(r);
     else if (action === 'toggle') confirmToggle(r);
+    else if (action === 'logout') confirmLogout(r);
     else confirmDelete(r);
   };
 
@@ -121,12 +163,14 @@ function SubAccountManager() {
         <Flex justify="space-between" align="flex-start" gap={12} wrap>
           <div style={{ flex: '1 1 320px' }}>
             <Typography.Title level={4} style={{ margin: 0 }}>
-              {t('user.subAccount.title')}
+              {t(staff ? 'user.subAccount.staffTitle' : 'user.subAccount.title')}
             </Typography.Title>
-            <Typography.Text type="secondary">{t('user.subAccount.subtitle')}</Typography.Text>
+            <Typography.Text type="secondary">
+              {t(staff ? 'user.subAccount.staffSubtitle' : 'user.subAccount.subtitle')}
+            </Typography.Text>
           </div>
           <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ record: null })}>
-            {t('user.subAccount.create')}
+            {t(staff ? 'user.subAccount.staffCreate' : 'user.subAccount.create')}
           </Button>
         </Flex>
         <Flex gap={12} wrap justify="space-between" align="center">
@@ -135,13 +179,35 @@ function SubAccountManager() {
             value={state}
             onChange={(v) => {
               setState(v);
-              setPage((p) => ({ ...p, pageNo: 1 }));
+              firstPage();
             }}
             options={[
               { value: 'all', label: t('user.subAccount.filter.all') },
               { value: 'active', label: t('user.subAccount.state.active') },
               { value: 'disabled', label: t('user.subAccount.state.disabled') },
             ]}
+          />
+          <DepartmentTreeSelect
+            aria-label={t('user.subAccount.filter.department')}
+            placeholder={t('user.subAccount.filter.department')}
+            value={departmentId}
+            onChange={(v) => {
+              setDepartmentId(v);
+              firstPage();
+            }}
+            style={{ flex: '1 1 160px', maxWidth: 220 }}
+          />
+          <Select<number>
+            aria-label={t('user.subAccount.filter.role')}
+            placeholder={t('user.subAccount.filter.role')}
+            allowClear
+            value={roleId ?? undefined}
+            onChange={(v) => {
+              setRoleId(v ?? null);
+              firstPage();
+            }}
+            options={(roles.data ?? []).map((r) => ({ value: r.id, label: roleLabel(r, t) }))}
+            style={{ flex: '1 1 140px', maxWidth: 200 }}
           />
           <Flex gap={8} style={{ flex: '1 1 260px', maxWidth: 420 }}>
             <Input.Search
@@ -150,7 +216,7 @@ function SubAccountManager() {
               placeholder={t('user.subAccount.filter.keyword')}
               onSearch={(v) => {
                 setKeyword(v.trim());
-                setPage((p) => ({ ...p, pageNo: 1 }));
+                firstPage();
               }}
             />
             <Tooltip title={t('user.subAccount.filter.refresh')}>
@@ -173,6 +239,8 @@ function SubAccountManager() {
           scrollY={data.length ? scrollY : undefined}
           onPageChange={(pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize })}
           onAction={onAction}
+          selfId={selfId}
+          staff={staff}
         />
       </Flex>
       <SubAccountModal

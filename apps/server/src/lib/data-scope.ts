@@ -1,0 +1,103 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { DataScope } from '@cpc/contracts';
+import type { Db } from '../db/database.ts';
+import type { AuthUser } from '../plugins/auth.ts';
+
+/**
+ * Data scope (issue 12): which of its tenant's devices (and, when they exist, work orders and orders) a user
+ * reaches. Applied in the SQL of every query of those rows, so a row outside the scope is not found (404),
+ * exactly like another tenant's.
+ *
+ * The caller's scope is the widest of its roles' `data_scope`:
+ * - the platform's `Admin` and a customer's main account (is_super = 1 outside the platform): `all`;
+ * - a user whose roles carry scopes: the widest of them (`all` > `department` > `own`);
+ * - a user with no role at all: `own` (only what it bound itself; the narrowest is the safe default).
+ * A `department` scope of a user in no department counts as `own`: there is no subtree to see.
+ */
+export interface DataAccess {
+  scope: DataScope;
+  tenantId: number;
+  userId: number;
+  /** The user's department and its path ("1/5/9/"), null for none. */
+  departmentId: number | null;
+  departmentPath: string | null;
+}
+
+const RANK: Record<DataScope, number> = { own: 0, department: 1, all: 2 };
+
+/** The widest of several scopes (`own` for none). */
+export function widestScope(scopes: readonly DataScope[]): DataScope {
+  return scopes.reduce<DataScope>((w, s) => (RANK[s] > RANK[w] ? s : w), 'own');
+}
+
+const cache = new WeakMap<AuthUser, Promise<DataAccess>>();
+
+async function load(db: Db, user: AuthUser): Promise<DataAccess> {
+  const base = { tenantId: user.tenantId, userId: user.id };
+  const row = await db
+    .selectFrom('users as u')
+    .leftJoin('departments as d', (j) =>
+      j.onRef('d.id', '=', 'u.department_id').onRef('d.tenant_id', '=', 'u.tenant_id'),
+    )
+    .select([
+      'd.id as department_id',
+      'd.path',
+      sql<
+        DataScope[]
+      >`coalesce((select array_agg(r.data_scope) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as(
+        'scopes',
+      ),
+    ])
+    .where('u.id', '=', user.id)
+    .where('u.tenant_id', '=', user.tenantId)
+    .executeTakeFirst();
+  const departmentId = row?.department_id ?? null;
+  const departmentPath = row?.path ?? null;
+  const main = user.tenantKind !== 'platform' && user.isSuper === 1;
+  let scope: DataScope = user.admin || main ? 'all' : widestScope(row?.scopes ?? []);
+  if (scope === 'department' && !departmentPath) scope = 'own';
+  return { ...base, scope, departmentId, departmentPath };
+}
+
+/** The caller's data scope, read once per request. */
+export function dataAccessOf(db: Db, user: AuthUser): Promise<DataAccess> {
+  let p = cache.get(user);
+  if (!p) {
+    p = load(db, user);
+    cache.set(user, p);
+  }
+  return p;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * The condition a row of a table with `department_id` and `owner_id` columns must meet to be in the scope, for
+ * `.where(...)` of a Kysely query or inside a `sql` template: `alias` names the table (or its alias) in the query.
+ * `department`: the row's department is the user's or one below it (a prefix match on `departments.path`,
+ * served by its text_pattern_ops index); `own`: the user bound (created) it.
+ */
+export function inDataScope(access: DataAccess, alias = 'devices'): RawBuilder<boolean> {
+  const department = sql.ref(`${alias}.department_id`);
+  const owner = sql.ref(`${alias}.owner_id`);
+  switch (access.scope) {
+    case 'all':
+      return sql<boolean>`true`;
+    case 'department':
+      return sql<boolean>`${department} in (select dd.id from departments dd where dd.tenant_id = ${access.tenantId} and dd.path like ${`${escapeLike(access.departmentPath ?? '')}%`})`;
+    case 'own':
+      return sql<boolean>`${owner} = ${access.userId}`;
+  }
+}
+
+/** The department a new row (a device the user binds…) is filed under, and its owner. */
+export const ownership = (access: DataAccess) => ({ department_id: access.departmentId, owner_id: access.userId });
+
+/**
+ * For rows that point at a device (tasks, status log, telemetry…): `column` holds a device id inside the scope.
+ * `true` for the `all` scope, so the common case adds nothing to the plan.
+ */
+export function deviceInScope(access: DataAccess, column: string): RawBuilder<boolean> {
+  if (access.scope === 'all') return sql<boolean>`true`;
+  return sql<boolean>`${sql.ref(column)} in (select dv.id from devices dv where dv.tenant_id = ${access.tenantId} and ${inDataScope(access, 'dv')})`;
+}

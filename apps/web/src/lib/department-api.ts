@@ -1,0 +1,29 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { DepartmentNode } from '@cpc/contracts';
+import { get } from './request';
+
+/**
+ * The tenant's department tree (issue 12). In lib, not a feature: the department screen edits it, and the
+ * user and device forms pick from it.
+ */
+export const DEPARTMENT_TREE_KEY = ['department', 'tree'] as const;
+
+export const getDepartmentTree = () => get<DepartmentNode[]>('/system/department/tree');
+
+export const departmentTreeQueryOptions = () =>
+  queryOptions({ queryKey: DEPARTMENT_TREE_KEY, queryFn: getDepartmentTree, staleTime: 30_000 });
+
+export const useDepartmentTree = (enabled = true) => useQuery({ ...departmentTreeQueryOptions(), enabled });
+
+/** The name of a department by id, from the loaded tree. */
+export function departmentNames(tree: DepartmentNode[] | undefined): Map<number, string> {
+  const out = new Map<number, string>();
+  const walk = (nodes: DepartmentNode[]) => {
+    for (const n of nodes) {
+      out.set(n.id, n.name);
+      walk(n.children);
+    }
+  };
+  walk(tree ?? []);
+  return out;
+}
