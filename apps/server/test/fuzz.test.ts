@@ -818,6 +818,11 @@ describe('fuzz: hostile input on every operation of both OpenAPI documents', () 
                 url,
                 payload: '{"payload":"AAAA"}',
                 headers: { ...auth, ...hd, 'content-type': 'application/json' },
+                // a call refused before its body is read (a staff-only or main-account rule) is still answered
+                // sealed when it asked for legacy: the public key opens it, as the console's would
+                ...(scheme === 'legacy'
+                  ? { unseal: async (sealed: string) => legacyDecryptPublic(sealed, pem).toString('utf8') }
+                  : {}),
               });
             for (const b of sample(junkBodies, 1)) {
               const sealed = await seal('{}');

@@ -16,6 +16,7 @@ interface Operation {
   method: string;
   path: string;
   access: Access;
+  staffOnly: boolean;
 }
 interface Persona {
   name: string;
@@ -111,12 +112,17 @@ async function subAccount(
 beforeAll(async () => {
   h = await createHarness();
   const doc = (await h.call({ method: 'GET', url: '/apiAdmin/docs/json' })).body_ as unknown as {
-    paths: Record<string, Record<string, { 'x-permission'?: Access }>>;
+    paths: Record<string, Record<string, { 'x-permission'?: Access; 'x-staff-only'?: true }>>;
   };
   operations = Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([m]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
-      .map(([method, op]) => ({ method, path, access: op['x-permission'] as Access })),
+      .map(([method, op]) => ({
+        method,
+        path,
+        access: op['x-permission'] as Access,
+        staffOnly: op['x-staff-only'] === true,
+      })),
   );
 
   const main = await registerCustomer(h);
@@ -172,6 +178,7 @@ function expected(op: Operation, p: Persona): boolean {
   if (rule?.refuses.includes(p.kind)) return false;
   if (op.access === 'public') return true;
   if (p.kind === 'anonymous') return false;
+  if (op.staffOnly && p.kind !== 'staff') return false;
   if (op.access === 'signedIn') return true;
   return p.holds === null || op.access.some((code) => p.holds!.includes(code));
 }

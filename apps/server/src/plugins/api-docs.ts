@@ -14,6 +14,7 @@ type Operation = {
   operationId?: string;
   description?: string;
   'x-permission'?: string | string[];
+  'x-staff-only'?: true;
   responses?: Record<string, unknown>;
   parameters?: { name: string; in: string }[];
 };
@@ -95,7 +96,9 @@ function describeAccess(op: Operation, access: RouteAccess | undefined): void {
         ? ['signedIn', 'Any signed-in user.']
         : [access.anyOf, `Needs the permission ${access.anyOf.map((p) => `\`${p}\``).join(' or ')}.`];
   op['x-permission'] = value;
-  op.description = op.description ? `${op.description}\n\n${words}` : words;
+  if (access.staffOnly) op['x-staff-only'] = true;
+  const all = access.staffOnly ? `${words} Platform staff only.` : words;
+  op.description = op.description ? `${op.description}\n\n${all}` : all;
 }
 
 function finish(

@@ -32,6 +32,8 @@ declare module 'fastify' {
      * sessions…). Every route states one of `auth: false`, `permission` or `access` (issue 12).
      */
     access?: 'signedIn';
+    /** Platform staff only, whatever the caller holds: set by `restrictToStaff`, read by the API document. */
+    staffOnly?: true;
   }
   interface FastifyRequest {
     user: AuthUser | null;
@@ -39,12 +41,15 @@ declare module 'fastify' {
 }
 
 /** What a console route asks of its caller, as its `config` declares it (issue 12). */
-export type RouteAccess = { kind: 'public' } | { kind: 'signedIn' } | { kind: 'permission'; anyOf: string[] };
+export type RouteAccess = ({ kind: 'public' } | { kind: 'signedIn' } | { kind: 'permission'; anyOf: string[] }) & {
+  staffOnly?: true;
+};
 
 export function routeAccessOf(config: FastifyContextConfig | undefined): RouteAccess | null {
+  const staff = config?.staffOnly ? { staffOnly: true as const } : {};
   if (config?.auth === false) return { kind: 'public' };
-  if (config?.permission) return { kind: 'permission', anyOf: [config.permission].flat() };
-  if (config?.access === 'signedIn') return { kind: 'signedIn' };
+  if (config?.permission) return { kind: 'permission', anyOf: [config.permission].flat(), ...staff };
+  if (config?.access === 'signedIn') return { kind: 'signedIn', ...staff };
   return null;
 }
 
@@ -164,6 +169,20 @@ export function caller(req: FastifyRequest): AuthUser {
 export function actorOf(req: FastifyRequest): { tenantId: number; userId: number; ip: string } {
   const user = caller(req);
   return { tenantId: user.tenantId, userId: user.id, ip: req.ip };
+}
+
+/**
+ * Makes every route registered after it in this plugin platform-staff only: declared in the route's config (the
+ * API document and the permission matrix read it) and enforced by `staffOnly` right after the sign-in check.
+ */
+export function restrictToStaff(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, staffOnly: true };
+  });
+  // before the body is read, like the permission gate: a customer learns it may not, not what to fix
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.url) await staffOnly(req);
+  });
 }
 
 /** A preHandler for staff screens: staff permissions are never meant for customers, so a customer role that somehow holds one is still refused. */

@@ -10,7 +10,7 @@ import {
   deviceModelView,
 } from '@cpc/contracts/device-model';
 import type { Db } from '../../db/database.ts';
-import { actorOf, staffOnly } from '../../plugins/auth.ts';
+import { actorOf, restrictToStaff } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import { audit } from '../../lib/audit.ts';
 import { DeviceModelService } from './service.ts';
@@ -34,7 +34,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
 
   await app.register(async (scoped) => {
     const staff = scoped.withTypeProvider<ZodTypeProvider>();
-    staff.addHook('preHandler', staffOnly);
+    restrictToStaff(staff);
 
     const manage = { permission: PERMISSIONS.deviceModelManage };
     staff.get(

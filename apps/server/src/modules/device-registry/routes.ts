@@ -9,7 +9,7 @@ import {
   reissueBindKeyResult,
 } from '@cpc/contracts/device-registry';
 import type { Db } from '../../db/database.ts';
-import { actorOf, staffOnly } from '../../plugins/auth.ts';
+import { actorOf, restrictToStaff } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import type { MessageKey } from '@cpc/contracts/messages';
 import { audit } from '../../lib/audit.ts';
@@ -23,7 +23,7 @@ const CSV_FIELD: Record<string, string> = { bind_key: 'bindKey' };
 export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   await app.register(async (scoped) => {
     const staff = scoped.withTypeProvider<ZodTypeProvider>();
-    staff.addHook('preHandler', staffOnly);
+    restrictToStaff(staff);
 
     const register = { permission: PERMISSIONS.deviceRegister };
     staff.get(

@@ -21,7 +21,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
-import { actorOf, caller, staffOnly } from '../../plugins/auth.ts';
+import { actorOf, caller, restrictToStaff } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 import { MenuService, type MenuChange } from './service.ts';
@@ -130,7 +130,7 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; events?: LiveEvents }> 
 
   await app.register(async (scoped) => {
     const staff = scoped.withTypeProvider<ZodTypeProvider>();
-    staff.addHook('preHandler', staffOnly);
+    restrictToStaff(staff);
     const edit = { permission: PERMISSIONS.menuEdit };
     const tags = ['menu'];
 

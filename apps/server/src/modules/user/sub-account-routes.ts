@@ -13,7 +13,7 @@ import {
   subAccountUpdateBody,
   subAccountView,
 } from '@cpc/contracts';
-import { caller, staffOnly } from '../../plugins/auth.ts';
+import { caller, restrictToStaff } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import type { SubAccountService } from './sub-account-service.ts';
 
@@ -35,7 +35,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
   const who = staff ? 'staff user' : 'sub-account';
   // staff routes: a customer holding system:user:edit is still refused (after validation, so a bad body or a
   // bad payload-crypto header is answered as such first)
-  if (staff) app.addHook('preHandler', staffOnly);
+  if (staff) restrictToStaff(app);
 
   app.get(
     `${base}/list`,

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import {
   ADMIN_ROLE,
-  PERMISSIONS,
   type Paged,
   type RoleOption,
   type SubAccountCreateBody,
