@@ -10,3 +10,4 @@ export * from './notice.ts';
 export * from './permissions.ts';
 export * from './task.ts';
 export * from './system.ts';
+export * from './system-log.ts';

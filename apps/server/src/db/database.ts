@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008-devices-2.ts';
 import * as m0009 from './migrations/0009-device-list.ts';
 import * as m0010 from './migrations/0010-rate-counters.ts';
 import * as m0011 from './migrations/0011-administration.ts';
+import * as m0015 from './migrations/0015-system-log.ts';
 
 export type Db = Kysely<Database>;
 
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0009-device-list': m0009,
   '0010-rate-counters': m0010,
   '0011-administration': m0011,
+  '0015-system-log': m0015,
 };
 
 export function createDb(url: string, max = 20): Db {
