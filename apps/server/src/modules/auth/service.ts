@@ -115,13 +115,14 @@ export class AuthService {
     const subject = body.username.toLowerCase();
     const device = deviceSummary(client.userAgent);
     // every failed sign-in is in the system log, whatever stopped it (never the password that was tried)
+    // (a try the throttle refuses checks no password: it is `login.throttled`, so `login` failures count checks)
     const failed = (reason: string, user?: { id: number; tenant_id: number }) =>
       audit(this.db, {
         tenantId: user?.tenant_id,
         userId: user?.id,
         ip: client.ip,
-        action: 'login',
-        result: 'fail',
+        action: reason === 'throttled' ? 'login.throttled' : 'login',
+        result: reason === 'throttled' ? 'denied' : 'fail',
         subject,
         details: { reason, device },
       });

@@ -20,7 +20,7 @@ import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { hit, unhit, type Hit } from '../../lib/counters.ts';
 import { sha256 } from '../../lib/tokens.ts';
 import { newBindKey } from '../device-registry/index.ts';
@@ -430,16 +430,20 @@ export class DeviceService {
         await tx.insertInto('device_status_log', { device_id: device.id, status: 'online', reason: 'bound' }).execute();
       if (device.iccid)
         await tx.db.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
-    });
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'device.bind',
-      result: 'ok',
-      subject,
-      resource: 'device',
-      resourceId: device.id,
+      await audit(tx.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.bind',
+        result: 'ok',
+        subject,
+        resource: 'device',
+        resourceId: device.id,
+        changes: changedFields(
+          { tenantId: null, name: '', groupId: null },
+          { tenantId: user.tenantId, name: body.name ?? '', groupId: body.groupId ?? null },
+        ),
+      });
     });
     return this.one(user, device.id);
   }
@@ -455,7 +459,15 @@ export class DeviceService {
     const { sn, canceled } = await user.scope.transaction(async (scope) => {
       const d = await scope
         .selectFrom('devices')
-        .select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status'])
+        .select([
+          'devices.id',
+          'devices.sn',
+          'devices.iccid',
+          'devices.status',
+          'devices.name',
+          'devices.remark',
+          'devices.group_id',
+        ])
         .where('devices.id', '=', id)
         .forUpdate()
         .executeTakeFirst();
@@ -469,45 +481,94 @@ export class DeviceService {
         .where('devices.id', '=', id)
         .execute();
       if (d.iccid) await scope.updateTable('sims').set({ tenant_id: null }).where('sims.iccid', '=', d.iccid).execute();
-      return { sn: d.sn, canceled: await cancelOpenTasks(scope, id, 'device unbound') };
+      const canceled = await cancelOpenTasks(scope, id, 'device unbound');
+      await audit(scope.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.unbind',
+        result: 'ok',
+        resource: 'device',
+        resourceId: id,
+        changes: changedFields(
+          { tenantId: user.tenantId, name: d.name, remark: d.remark, groupId: d.group_id, bindKey: 'old' },
+          { tenantId: null, name: '', remark: '', groupId: null, bindKey: 'new' },
+        ),
+        details: { sn: d.sn, canceledTasks: canceled.length },
+      });
+      return { sn: d.sn, canceled };
     });
     this.tasks?.announce(canceled);
+    return { sn, bindKey };
+  }
+
+  async edit(user: AuthUser, body: DeviceEditBody, ip: string): Promise<DeviceListItem> {
+    const after = {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.remark !== undefined ? { remark: body.remark } : {}),
+    };
+    // the values before come back from the update itself (its FROM reads the row as it was): one statement
+    const before = await user.scope
+      .updateTable('devices')
+      .from(
+        user.scope
+          .selectFrom('devices')
+          .select(['devices.id', 'devices.name', 'devices.remark'])
+          .where('devices.id', '=', body.id)
+          .forUpdate()
+          .as('old'),
+      )
+      .set(after)
+      .whereRef('devices.id', '=', 'old.id')
+      .returning(['old.name', 'old.remark'])
+      .executeTakeFirst();
+    if (!before) throw notFound('device');
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: 'device.unbind',
+      action: 'device.edit',
       result: 'ok',
       resource: 'device',
-      resourceId: id,
-      details: { canceledTasks: canceled.length, newBindKey: true },
+      resourceId: body.id,
+      changes: changedFields(before, after),
     });
-    return { sn, bindKey };
-  }
-
-  async edit(user: AuthUser, body: DeviceEditBody): Promise<DeviceListItem> {
-    const res = await user.scope
-      .updateTable('devices')
-      .set({
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.remark !== undefined ? { remark: body.remark } : {}),
-      })
-      .where('devices.id', '=', body.id)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) throw notFound('device');
     return this.one(user, body.id);
   }
 
   /** All or nothing: a device or group of another account means 404 and nothing moves. */
-  async move(user: AuthUser, ids: number[], groupId: number | null): Promise<number> {
+  async move(user: AuthUser, ids: number[], groupId: number | null, ip: string): Promise<number> {
     if (groupId !== null) await this.groupOf(user.scope, groupId);
     return user.scope.transaction(async (scope) => {
-      const res = await scope
+      const before = await scope
         .updateTable('devices')
+        .from(
+          scope
+            .selectFrom('devices')
+            .select(['devices.id', 'devices.group_id'])
+            .where('devices.id', 'in', ids)
+            .forUpdate()
+            .as('old'),
+        )
         .set({ group_id: groupId })
-        .where('devices.id', 'in', ids)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== ids.length) throw notFound('device');
+        .whereRef('devices.id', '=', 'old.id')
+        .returning(['old.id', 'old.group_id'])
+        .execute();
+      if (before.length !== ids.length) throw notFound('device');
+      // one entry for the move: the devices' groups before (by id) → the group after
+      await audit(scope.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.move',
+        result: 'ok',
+        resource: 'device',
+        resourceId: ids.length === 1 ? ids[0] : '',
+        changes: changedFields(
+          { groupId: Object.fromEntries(before.map((d) => [d.id, d.group_id])) },
+          { groupId: Object.fromEntries(before.map((d) => [d.id, groupId])) },
+        ),
+      });
       return ids.length;
     });
   }

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
-import { AppError, badRequest } from '../../plugins/errors.ts';
+import { badRequest } from '../../plugins/errors.ts';
 
 type Filter = z.output<typeof systemLogFilter>;
 type Query = z.output<typeof systemLogQuery>;

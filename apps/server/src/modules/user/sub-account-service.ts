@@ -13,7 +13,7 @@ import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, fieldError, notFound } from '../../plugins/errors.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
 import { endSessions } from '../../lib/sessions.ts';
@@ -199,34 +199,46 @@ export class SubAccountService {
           .executeTakeFirstOrThrow();
         for (const roleId of roleIds)
           await scope.insertInto('user_roles', { user_id: row.id, role_id: roleId }).execute();
+        await audit(scope.db, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          ip,
+          action: 'subAccount.create',
+          result: 'ok',
+          resource: 'user',
+          resourceId: row.id,
+          changes: changedFields(
+            {},
+            { username: body.username, nickname: body.nickname, mobile, email: body.email, roleIds, password: '***' },
+          ),
+        });
         return row.id;
       })
       .catch(SubAccountService.uniqueViolation);
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'subAccount.create',
-      result: 'ok',
-      resource: 'user',
-      resourceId: id,
-      details: { username: body.username, roleIds },
-    });
     return this.one(user.scope, id);
   }
 
-  private async exists(user: AuthUser, id: number): Promise<void> {
+  /** The sub-account as it is (for the system log's before → after); 404 when the tenant has none of that id. */
+  private async exists(user: AuthUser, id: number) {
     const row = await user.scope
       .selectFrom('users')
-      .select('users.id')
+      .select(['users.id', 'users.nickname', 'users.mobile', 'users.email', 'users.state'])
+      .select(
+        sql<
+          number[]
+        >`coalesce((select array_agg(ur.role_id order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
+          'roleIds',
+        ),
+      )
       .where('users.id', '=', id)
       .where('users.is_super', '=', SUB_ACCOUNT)
       .executeTakeFirst();
     if (!row) throw notFound('sub-account');
+    return row;
   }
 
   async update(user: AuthUser, body: SubAccountUpdateBody, ip: string): Promise<SubAccountView> {
-    await this.exists(user, body.id);
+    const before = await this.exists(user, body.id);
     const roleIds = await this.checkRoles(user, body.roleIds);
     const mobile = body.mobile || null;
     await this.checkUnique(null, mobile, body.id);
@@ -241,24 +253,29 @@ export class SubAccountService {
         await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
         for (const roleId of roleIds)
           await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
+        await audit(scope.db, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          ip,
+          action: 'subAccount.update',
+          result: 'ok',
+          resource: 'user',
+          resourceId: body.id,
+          changes: changedFields(before, {
+            nickname: body.nickname,
+            mobile,
+            email: body.email,
+            roleIds: [...roleIds].sort((a, b) => a - b),
+          }),
+        });
       })
       .catch(SubAccountService.uniqueViolation);
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'subAccount.update',
-      result: 'ok',
-      resource: 'user',
-      resourceId: body.id,
-      details: { roleIds },
-    });
     return this.one(user.scope, body.id);
   }
 
   /** Disabling ends every session of the sub-account at once; it can no longer log in. */
   async setState(user: AuthUser, id: number, state: SubAccountState, ip: string): Promise<SubAccountView> {
-    await this.exists(user, id);
+    const before = await this.exists(user, id);
     await user.scope
       .updateTable('users')
       .set({ state })
@@ -274,6 +291,7 @@ export class SubAccountService {
       result: 'ok',
       resource: 'user',
       resourceId: id,
+      changes: changedFields(before, { state }),
     });
     return this.one(user.scope, id);
   }
@@ -296,13 +314,14 @@ export class SubAccountService {
       result: 'ok',
       resource: 'user',
       resourceId: id,
+      changes: changedFields({ password: 'old' }, { password: 'new' }),
     });
   }
 
   /** Files the sub-account uploaded stay with the tenant: they pass to the main account that deletes it. */
   async remove(user: AuthUser, id: number, ip: string): Promise<void> {
-    await this.exists(user, id);
-    const username = await user.scope
+    const before = await this.exists(user, id);
+    await user.scope
       .transaction(async (scope) => {
         await scope.updateTable('objects').set({ user_id: user.id }).where('objects.user_id', '=', id).execute();
         const row = await scope
@@ -312,7 +331,17 @@ export class SubAccountService {
           .returning('users.username')
           .executeTakeFirst();
         if (!row) throw notFound('sub-account');
-        return row.username;
+        const { id: _id, ...fields } = before;
+        await audit(scope.db, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          ip,
+          action: 'subAccount.delete',
+          result: 'ok',
+          resource: 'user',
+          resourceId: id,
+          changes: changedFields({ username: row.username, ...fields }, {}),
+        });
       })
       .catch((e: unknown) => {
         // records of other sections that keep their author (work orders, identity submissions…)
@@ -322,15 +351,5 @@ export class SubAccountService {
           });
         throw e;
       });
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'subAccount.delete',
-      result: 'ok',
-      resource: 'user',
-      resourceId: id,
-      details: { username },
-    });
   }
 }
