@@ -220,7 +220,12 @@ function view(r: Row): SystemLogEntry & Key {
     resource: r.resource,
     resourceId: r.resource_id,
     result: r.result,
-    changes: asRecord(changes) as SystemLogEntry['changes'],
+    changes: Object.fromEntries(
+      Object.entries(asRecord(changes)).map(([k, c]) => {
+        const change = asRecord(c);
+        return [k, 'before' in change || 'after' in change ? change : { before: null, after: c }];
+      }),
+    ) as SystemLogEntry['changes'],
     details,
   };
 }
