@@ -130,7 +130,7 @@ async function load(db: Db): Promise<void> {
           ((n::bigint * 69069 + 1) % 1000003) / 1000003.0 AS r2,
           CASE WHEN ((n::bigint * 69069 + 1) % 1000003) / 1000003.0 >= 0.97 THEN 26
             ELSE 1 + ((n::bigint * 48271) % 2147483647) % ${ACTIONS.length} END AS a
-        FROM generate_series(${from}, ${to}) n
+        FROM generate_series(${from}::bigint, ${to}::bigint) n
       ) s`.execute(db);
     log(`  ${to.toLocaleString('en')} entries: ${secs(t0)}`);
   }
@@ -279,7 +279,7 @@ async function main() {
     const DAY_MS = 86_400_000;
     const iso = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
     /** A cursor 30–150 days back: the key of an entry the user would reach by paging that far. */
-    const deepCursor = () => `${(Date.now() - (30 + rnd() * 120) * DAY_MS) * 1000}.9000000000000000`;
+    const deepCursor = () => `${Math.floor((Date.now() - (30 + rnd() * 120) * DAY_MS) * 1000)}.9000000000000000`;
     const userName = () => {
       const k = Math.floor(rnd() * TENANTS);
       return `u${k}_${1 + Math.floor(rnd() * (USERS_PER_TENANT - 1))}`;
