@@ -1,5 +1,5 @@
 import { DownloadOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { AutoComplete, Button, DatePicker, Form, Input, InputNumber, Select } from 'antd';
+import { AutoComplete, Button, DatePicker, Form, Grid, Input, InputNumber, Select } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { useFormLanguage } from '@/lib/use-form-language';
@@ -38,6 +38,10 @@ export function FilterBar({ staff, exporting, onSearch, onExport }: FilterBarPro
   const { t, i18n } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
   useFormLanguage(form);
+  // a phone: every field on a line of its own, as wide as the screen
+  const narrow = !Grid.useBreakpoint().sm;
+  const w = (px: number) => ({ width: narrow ? '100%' : px });
+  const item = narrow ? { style: { width: '100%', marginInlineEnd: 0 } } : {};
 
   const submit = (v: FilterValues) =>
     onSearch({
@@ -64,50 +68,50 @@ export function FilterBar({ staff, exporting, onSearch, onExport }: FilterBarPro
       style={{ rowGap: 12 }}
       aria-label={t('systemLog.filter.label')}
     >
-      <Form.Item name="user">
-        <Input allowClear placeholder={t('systemLog.filter.user')} maxLength={50} style={{ width: 150 }} />
+      <Form.Item name="user" {...item}>
+        <Input allowClear placeholder={t('systemLog.filter.user')} maxLength={50} style={w(150)} />
       </Form.Item>
-      <Form.Item name="action">
+      <Form.Item name="action" {...item}>
         <AutoComplete
           allowClear
           options={actionOptions}
           placeholder={t('systemLog.filter.action')}
-          style={{ width: 200 }}
+          style={w(200)}
           filterOption={(input, option) =>
             !!option && (option.value.startsWith(input) || String(option.label).includes(input))
           }
         />
       </Form.Item>
-      <Form.Item name="resource">
+      <Form.Item name="resource" {...item}>
         <Select
           allowClear
           placeholder={t('systemLog.filter.resource')}
-          style={{ width: 150 }}
+          style={w(150)}
           options={RESOURCES.map((r) => ({ value: r, label: r }))}
         />
       </Form.Item>
-      <Form.Item name="resourceId">
-        <Input allowClear placeholder={t('systemLog.filter.resourceId')} maxLength={100} style={{ width: 130 }} />
+      <Form.Item name="resourceId" {...item}>
+        <Input allowClear placeholder={t('systemLog.filter.resourceId')} maxLength={100} style={w(130)} />
       </Form.Item>
-      <Form.Item name="result">
+      <Form.Item name="result" {...item}>
         <Select
           allowClear
           placeholder={t('systemLog.filter.result')}
-          style={{ width: 120 }}
+          style={w(120)}
           options={(['ok', 'fail', 'denied'] as const).map((r) => ({ value: r, label: t(`systemLog.result.${r}`) }))}
         />
       </Form.Item>
-      <Form.Item name="range">
+      <Form.Item name="range" {...item}>
         <DatePicker.RangePicker
           showTime
           allowEmpty={[true, true]}
           placeholder={[t('systemLog.filter.from'), t('systemLog.filter.to')]}
-          style={{ maxWidth: '100%' }}
+          style={narrow ? { width: '100%' } : undefined}
         />
       </Form.Item>
       {staff && (
-        <Form.Item name="tenantId">
-          <InputNumber min={1} placeholder={t('systemLog.filter.tenant')} style={{ width: 130 }} />
+        <Form.Item name="tenantId" {...item}>
+          <InputNumber min={1} placeholder={t('systemLog.filter.tenant')} style={w(130)} />
         </Form.Item>
       )}
       <Form.Item>
