@@ -30,6 +30,8 @@ function decodeKey(cursor: string): Key {
 }
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** The longest the first page's exact count may take; past it the planner's estimate is shown instead. */
+const COUNT_BUDGET_MS = 25;
 /** The distinct actions are re-read at most this often (for an action prefix, see `actionCondition`). */
 const ACTIONS_TTL_MS = 60_000;
 
@@ -199,10 +201,22 @@ export class SystemLogService {
     }>`EXPLAIN (FORMAT JSON) ${probe}`.execute(this.db);
     const estimate = Math.round(rows[0]['QUERY PLAN'][0].Plan['Plan Rows']);
     if (estimate > SYSTEM_LOG_COUNT_CAP * 3) return { total: estimate, kind: 'estimate' };
-    const { n } = await this.db
-      .selectFrom(probe.limit(SYSTEM_LOG_COUNT_CAP + 1).as('c'))
-      .select(sql<number>`count(*)::int`.as('n'))
-      .executeTakeFirstOrThrow();
+    // a count the planner misjudges must not cost the page its time: past COUNT_BUDGET_MS the estimate stands
+    const n = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`SET LOCAL statement_timeout = ${sql.lit(COUNT_BUDGET_MS)}`.execute(trx);
+        const row = await trx
+          .selectFrom(probe.limit(SYSTEM_LOG_COUNT_CAP + 1).as('c'))
+          .select(sql<number>`count(*)::int`.as('n'))
+          .executeTakeFirstOrThrow();
+        return row.n;
+      })
+      .catch((e: { code?: string }) => {
+        if (e.code === '57014') return null; // query_canceled: the statement timeout
+        throw e;
+      });
+    if (n === null) return { total: Math.max(estimate, 1), kind: 'estimate' };
     return n > SYSTEM_LOG_COUNT_CAP ? { total: SYSTEM_LOG_COUNT_CAP, kind: 'atLeast' } : { total: n, kind: 'exact' };
   }
 }
