@@ -218,6 +218,24 @@ describe('who sees what, and searching', () => {
       if (!cursor) break;
     }
     expect(seen).toEqual(whole.list.map((e) => e.id));
+
+    // within a time range too (the cursor takes the place of its end)
+    const range = {
+      from: new Date(Date.now() - 3_600_000).toISOString(),
+      to: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const inRange: number[] = [];
+    cursor = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await list(c.token, { pageSize: 4, ...range, ...(cursor ? { cursor } : {}) });
+      inRange.push(...page.list.map((e) => e.id));
+      cursor = page.next;
+      if (!cursor) break;
+    }
+    expect(inRange).toEqual(whole.list.map((e) => e.id));
+    // a cursor older than the range's start: nothing more
+    const old = `${(Date.now() - 7_200_000) * 1000}.1`;
+    expect((await list(c.token, { ...range, cursor: old })).list).toEqual([]);
   });
 
   it('refuses the list to a caller without system:log:view', async () => {

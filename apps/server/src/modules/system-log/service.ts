@@ -60,10 +60,18 @@ export class SystemLogService {
 
   /** A page, newest first; the first page also says how many entries match (exactly when that is cheap). */
   async list(user: AuthUser, q: Query): Promise<SystemLogPage> {
-    const base = await this.filtered(user, q);
+    const key = q.cursor ? decodeKey(q.cursor) : null;
+    // a cursor inside the time range replaces its end: the index scan then starts at the cursor, not at `to`
+    // (PostgreSQL takes one of the two as the start of the range and filters the rest)
+    if (key && q.from && key.us / 1000 < Date.parse(q.from))
+      return { list: [], next: null, total: null, totalKind: null };
+    const base = await this.filtered(
+      user,
+      key && q.to && key.us / 1000 <= Date.parse(q.to) ? { ...q, to: undefined } : q,
+    );
     if (!base) return { list: [], next: null, total: q.cursor ? null : 0, totalKind: q.cursor ? null : 'exact' };
     const [page, total] = await Promise.all([
-      this.page(base, q.pageSize, q.cursor ? decodeKey(q.cursor) : null),
+      this.page(base, q.pageSize, key),
       q.cursor ? Promise.resolve(null) : this.total(base),
     ]);
     return { ...page, total: total?.total ?? null, totalKind: total?.kind ?? null };
