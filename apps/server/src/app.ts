@@ -34,6 +34,7 @@ import { dashboardRoutes } from './modules/dashboard/index.ts';
 import { PrintContent, PrintService, printUpkeep } from './modules/print/index.ts';
 import { integrationRoutes, IntegrationService, WebhookSender } from './modules/integration/index.ts';
 import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
+import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules/system-log/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
@@ -145,6 +146,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   );
   await app.register(jobQueue, { queue });
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
+  await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
   await app.register(mqttGateway, { db, config, events, link, tasks, prints });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
@@ -191,6 +193,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
+      await api.register(systemLogRoutes, { log: new SystemLogService(db) });
       await api.register(integrationRoutes, {
         integration: new IntegrationService(db, {
           defaultRateLimit: config.OPEN_RATE_LIMIT,

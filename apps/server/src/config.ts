@@ -128,6 +128,8 @@ const schema = z.object({
   /** The request log is written in batches this often, and kept this many days. */
   OPEN_LOG_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   OPEN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** System-log entries older than this many days are pruned in the background (hourly, in batches). */
+  SYSTEM_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
   /** A sent print job without an ack for this long times out; it goes again after a doubling back-off, at most PRINT_MAX_ATTEMPTS times. */
   PRINT_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
   PRINT_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(5),

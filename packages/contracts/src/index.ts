@@ -13,3 +13,4 @@ export * from './system.ts';
 export * from './role.ts';
 export * from './menu.ts';
 export * from './department.ts';
+export * from './system-log.ts';

@@ -462,6 +462,8 @@ const rules = {
   'rule.modelRequired': { en: 'model cannot be empty', zh: '型号不能为空' },
   'rule.isoDateTime': { en: 'must be an ISO date-time', zh: '必须是 ISO 日期时间' },
   'rule.maxChars': { en: 'must be at most {n} characters', zh: '不能超过 {n} 个字符' },
+  'rule.logCursor': { en: 'must be the next cursor of a log page', zh: '必须是日志分页返回的游标' },
+  'systemLog.tenantStaffOnly': { en: 'only platform staff choose a tenant', zh: '仅平台工作人员可以选择租户' },
   'rule.capabilityRepeat': { en: 'must not repeat a capability', zh: '能力不能重复' },
   'rule.deviceRepeat': { en: 'must not repeat a device', zh: '设备不能重复' },
   'rule.nameRequired': { en: 'name cannot be empty', zh: '名称不能为空' },

@@ -13,6 +13,7 @@ import * as m0009 from './migrations/0009-device-list.ts';
 import * as m0010 from './migrations/0010-rate-counters.ts';
 import * as m0011 from './migrations/0011-administration.ts';
 import * as m0014 from './migrations/0014-menu.ts';
+import * as m0015 from './migrations/0015-system-log.ts';
 import * as m0016 from './migrations/0016-social-login.ts';
 
 export type Db = Kysely<Database>;
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0010-rate-counters': m0010,
   '0011-administration': m0011,
   '0014-menu': m0014,
+  '0015-system-log': m0015,
   '0016-social-login': m0016,
 };
 

@@ -61,7 +61,16 @@ function scrub(value: unknown, depth = 0): unknown {
  * missing from it. Details and changes never hold secrets: secret-named fields are masked here.
  */
 export async function audit(db: Db, e: AuditEntry): Promise<void> {
-  const details = scrub({ ...(e.details ?? {}), ...(e.changes ? { changes: e.changes } : {}) });
+  // a change keeps its { before, after } shape, masked inside when its field is a secret
+  const changes = e.changes
+    ? Object.fromEntries(
+        Object.entries(e.changes).map(([k, c]) => [
+          k,
+          isSecret(k) ? { before: MASK, after: MASK } : { before: scrub(c.before), after: scrub(c.after) },
+        ]),
+      )
+    : undefined;
+  const details = { ...(scrub(e.details ?? {}) as Record<string, unknown>), ...(changes ? { changes } : {}) };
   await db
     .insertInto('audit_log')
     .values({

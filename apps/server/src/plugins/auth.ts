@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import { TenantScope } from '../db/tenant-scope.ts';
 import type { AccessTokens } from '../lib/tokens.ts';
 import { AppError } from './errors.ts';
+import { audit } from '../lib/audit.ts';
 
 export interface AuthUser {
   id: number;
@@ -143,6 +144,23 @@ export function registerAuth(app: FastifyInstance, db: Db, tokens: AccessTokens)
       .where('last_active_at', '<', new Date(now - LAST_ACTIVE_EVERY_MS))
       .execute();
   };
+  // Every refused access (403: a permission the caller lacks, a staff-only or main-account-only screen, a bad
+  // signed link) is written to the system log before the answer. 401s (no, expired or revoked token) are not:
+  // every tab past its token's lifetime makes them, and the failed sign-ins that matter are logged as such.
+  app.addHook('onError', async (req, _reply, thrown) => {
+    const error: unknown = thrown;
+    if (!(error instanceof AppError) || error.code !== 403) return;
+    await audit(db, {
+      tenantId: req.user?.tenantId ?? null,
+      userId: req.user?.id ?? null,
+      ip: req.ip,
+      action: 'access.denied',
+      resource: 'route',
+      resourceId: `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`,
+      result: 'denied',
+      details: { reason: error.key, ...(error.params ?? {}) },
+    });
+  });
   app.addHook('onRequest', async (req: FastifyRequest) => {
     const config = req.routeOptions.config ?? {};
     if (config.auth === false || !req.routeOptions.url) return;

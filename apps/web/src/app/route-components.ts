@@ -27,6 +27,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'device-model/index': () => import('../features/device-model/routes/device-model'),
   'device-registry/index': () => import('../features/device-registry/routes/device-registry'),
   'integration/index': () => import('../features/integration/routes/integration'),
+  'user/systemLog': () => import('../features/system-log/routes/system-log'),
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),
   'user/menuManagement': () => import('../features/menu/routes/menu-management'),

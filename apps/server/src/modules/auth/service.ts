@@ -14,6 +14,7 @@ import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../plugins/errors.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { audit } from '../../lib/audit.ts';
+import { deviceSummary } from '../../lib/user-agent.ts';
 import type { CaptchaProvider } from '../../lib/captcha.ts';
 import type { SmsProvider } from '../../lib/sms.ts';
 import { hashPassword, verifyPassword } from '../../lib/password.ts';
@@ -118,26 +119,39 @@ export class AuthService {
 
   async login(body: LoginBody, client: ClientInfo): Promise<IssuedSession> {
     const subject = body.username.toLowerCase();
+    const device = deviceSummary(client.userAgent);
+    // every failed sign-in is in the system log, whatever stopped it (never the password that was tried)
+    // (a try the throttle refuses checks no password: it is `login.throttled`, so `login` failures count checks)
+    const failed = (reason: string, user?: { id: number; tenant_id: number }) =>
+      audit(this.db, {
+        tenantId: user?.tenant_id,
+        userId: user?.id,
+        ip: client.ip,
+        action: reason === 'throttled' ? 'login.throttled' : 'login',
+        result: reason === 'throttled' ? 'denied' : 'fail',
+        subject,
+        details: { reason, device },
+      });
     // the captcha first: tries without a solved one never hold a count, so a flood of them cannot lock an account
-    await this.captcha.verify(body.captchaId, body.captcha);
+    await this.captcha.verify(body.captchaId, body.captcha).catch(async (e: unknown) => {
+      await failed('captcha');
+      throw e;
+    });
     const user = await this.db
       .selectFrom('users as u')
       .innerJoin('tenants as t', 't.id', 'u.tenant_id')
       .select(['u.id', 'u.tenant_id', 'u.username', 'u.is_super', 'u.password_hash', 'u.state', 't.auth_status'])
       .where((eb) => eb.or([eb(sql`lower(u.username)`, '=', subject), eb('u.mobile', '=', body.username)]))
       .executeTakeFirst();
-    const attempt = await this.takeAttempt(user ? `user:${user.id}` : `name:${subject}`, client.ip);
+    const attempt = await this.takeAttempt(user ? `user:${user.id}` : `name:${subject}`, client.ip).catch(
+      async (e: unknown) => {
+        await failed('throttled', user);
+        throw e;
+      },
+    );
     const good = await verifyPassword(user?.password_hash, body.password);
     if (!user || !good || user.state !== 'active') {
-      await audit(this.db, {
-        tenantId: user?.tenant_id,
-        userId: user?.id,
-        ip: client.ip,
-        action: 'login',
-        result: 'fail',
-        subject,
-        details: { reason: !user ? 'unknown account' : !good ? 'wrong password' : 'disabled' },
-      });
+      await failed(!user ? 'unknown account' : !good ? 'wrong password' : 'disabled', user);
       throw new AppError(401, 'auth.wrongPassword');
     }
     await this.releaseAttempt(attempt);
@@ -149,6 +163,7 @@ export class AuthService {
       action: 'login',
       result: 'ok',
       subject,
+      details: { device },
     });
     return issued;
   }
@@ -421,6 +436,13 @@ export class AuthService {
 
   async logout(user: AuthUser, client: ClientInfo): Promise<void> {
     await endSessions(this.db, user.id, 'logout');
-    await audit(this.db, { tenantId: user.tenantId, userId: user.id, ip: client.ip, action: 'logout', result: 'ok' });
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip: client.ip,
+      action: 'logout',
+      result: 'ok',
+      details: { device: deviceSummary(client.userAgent) },
+    });
   }
 }

@@ -12,8 +12,16 @@ import {
 import type { Db } from '../../db/database.ts';
 import { actorOf, restrictToStaff } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { DeviceModelService } from './service.ts';
+
+/** A model's fields as the system log shows them before → after. */
+const fieldsOf = (db: Db, id: number) =>
+  db
+    .selectFrom('device_models')
+    .select(['code', 'name', 'kind', 'paper_width_mm as paperWidthMm', 'capabilities'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 
 /** The platform's device model catalogue (staff), and the catalogue as customers see it. */
 export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
@@ -69,7 +77,10 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
           result: 'ok',
           resource: 'device_model',
           resourceId: m.id,
-          details: { code: m.code },
+          changes: changedFields(
+            {},
+            { code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paperWidthMm, capabilities: m.capabilities },
+          ),
         });
         return ok(m);
       },
@@ -86,6 +97,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
         },
       },
       async (req) => {
+        const before = (await fieldsOf(db, req.body.id)) ?? {};
         const m = await models.edit(req.body);
         await audit(db, {
           ...actorOf(req),
@@ -93,6 +105,13 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
           result: 'ok',
           resource: 'device_model',
           resourceId: m.id,
+          changes: changedFields(before, {
+            code: m.code,
+            name: m.name,
+            kind: m.kind,
+            paperWidthMm: m.paperWidthMm,
+            capabilities: m.capabilities,
+          }),
         });
         return ok(m);
       },
@@ -109,6 +128,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
         },
       },
       async (req) => {
+        const before = (await fieldsOf(db, req.body.id)) ?? {};
         await models.remove(req.body.id);
         await audit(db, {
           ...actorOf(req),
@@ -116,6 +136,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
           result: 'ok',
           resource: 'device_model',
           resourceId: req.body.id,
+          changes: changedFields(before, {}),
         });
         return ok(null);
       },

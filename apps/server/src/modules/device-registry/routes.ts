@@ -12,7 +12,7 @@ import type { Db } from '../../db/database.ts';
 import { actorOf, restrictToStaff } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import type { MessageKey } from '@cpc/contracts/messages';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { firstFile, wholeFile } from '../../lib/multipart.ts';
 import { checkRows, listRegistry, registerDevices, reissueBindKey, rowErrors, sortRowErrors } from './service.ts';
 import { parseDeviceCsv } from './csv.ts';
@@ -67,7 +67,18 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
           result: 'ok',
           resource: 'device',
           resourceId: devices[0].id,
-          details: { sn: devices[0].sn },
+          // the bind key and secret are named as set, their values masked by audit()
+          changes: changedFields(
+            {},
+            {
+              sn: devices[0].sn,
+              model: req.body.model,
+              iccid: devices[0].iccid,
+              imei: devices[0].imei,
+              bindKey: 'set',
+              secret: 'set',
+            },
+          ),
         });
         return ok({ imported: 1, devices });
       },
@@ -92,6 +103,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
           result: 'ok',
           resource: 'device',
           resourceId: result.id,
+          changes: changedFields({ bindKey: 'old' }, { bindKey: 'new' }),
           details: { sn: result.sn },
         });
         return ok(result);

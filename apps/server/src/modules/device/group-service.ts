@@ -12,6 +12,7 @@ import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
 import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 
 const view = (g: { id: number; name: string; parent_id: number | null; sort: number }): GroupView => ({
   id: g.id,
@@ -91,7 +92,7 @@ export class GroupService {
     if (await q.executeTakeFirst()) throw badRequest('name', 'device.groupNameTaken');
   }
 
-  async add(user: AuthUser, body: Required<GroupAddBody>): Promise<GroupView> {
+  async add(user: AuthUser, body: Required<GroupAddBody>, ip: string): Promise<GroupView> {
     if (body.parentId !== null) {
       const parent = await user.scope
         .selectFrom('device_groups')
@@ -106,16 +107,26 @@ export class GroupService {
       .returning(['id', 'name', 'parent_id', 'sort'])
       .executeTakeFirstOrThrow()
       .catch(sameName);
+    await audit(this.db, {
+      tenantId: user.tenantId,
+      userId: user.id,
+      ip,
+      action: 'device-group.add',
+      result: 'ok',
+      resource: 'device_group',
+      resourceId: row.id,
+      changes: changedFields({}, { name: row.name, parentId: row.parent_id, sort: row.sort }),
+    });
     return view(row);
   }
 
   /** Moving under a new parent is refused when the parent is the group itself or lies below it. */
-  async edit(user: AuthUser, body: GroupEditBody): Promise<GroupView> {
+  async edit(user: AuthUser, body: GroupEditBody, ip: string): Promise<GroupView> {
     return user.scope.transaction(async (scope) => {
       // One tenant's tree changes one edit at a time, so two moves cannot build a cycle together.
       const all = await scope
         .selectFrom('device_groups')
-        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name'])
+        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name', 'device_groups.sort'])
         .forUpdate()
         .execute();
       const g = all.find((x) => x.id === body.id);
@@ -137,19 +148,33 @@ export class GroupService {
         .returning(['id', 'name', 'parent_id', 'sort'])
         .executeTakeFirstOrThrow()
         .catch(sameName);
+      await audit(scope.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device-group.edit',
+        result: 'ok',
+        resource: 'device_group',
+        resourceId: g.id,
+        changes: changedFields(
+          { name: g.name, parentId: g.parent_id, sort: g.sort },
+          { name: row.name, parentId: row.parent_id, sort: row.sort },
+        ),
+      });
       return view(row);
     });
   }
 
   /** Deletes the group and the groups below it; their devices become ungrouped (never unbound or deleted). */
-  async remove(user: AuthUser, id: number): Promise<GroupDeleteResult> {
+  async remove(user: AuthUser, id: number, ip: string): Promise<GroupDeleteResult> {
     return user.scope.transaction(async (scope) => {
       const all = await scope
         .selectFrom('device_groups')
-        .select(['device_groups.id', 'device_groups.parent_id'])
+        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name'])
         .forUpdate()
         .execute();
-      if (!all.some((g) => g.id === id)) throw notFound('group');
+      const group = all.find((g) => g.id === id);
+      if (!group) throw notFound('group');
       const subtree = new Set([id]);
       for (let grew = true; grew;) {
         grew = false;
@@ -166,7 +191,19 @@ export class GroupService {
         .where('devices.group_id', 'in', ids)
         .executeTakeFirst();
       await scope.deleteFrom('device_groups').where('device_groups.id', '=', id).execute();
-      return { deletedGroups: ids.length, ungroupedDevices: Number(moved.numUpdatedRows) };
+      const result = { deletedGroups: ids.length, ungroupedDevices: Number(moved.numUpdatedRows) };
+      await audit(scope.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device-group.delete',
+        result: 'ok',
+        resource: 'device_group',
+        resourceId: id,
+        changes: changedFields({ name: group.name, parentId: group.parent_id }, {}),
+        details: result,
+      });
+      return result;
     });
   }
 }

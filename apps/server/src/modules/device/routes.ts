@@ -118,7 +118,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }>
         response: { 200: envelopeSchema(moveResult) },
       },
     },
-    async (req) => ok({ moved: await devices.move(caller(req), req.body.ids, req.body.groupId) }),
+    async (req) => ok({ moved: await devices.move(caller(req), req.body.ids, req.body.groupId, req.ip) }),
   );
 
   app.get(
@@ -139,7 +139,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }>
       config: group,
       schema: { tags, summary: 'Add a group', body: groupAddBody, response: { 200: envelopeSchema(groupView) } },
     },
-    async (req) => ok(await groups.add(caller(req), req.body)),
+    async (req) => ok(await groups.add(caller(req), req.body, req.ip)),
   );
   app.post(
     '/device/group/edit',
@@ -152,7 +152,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }>
         response: { 200: envelopeSchema(groupView) },
       },
     },
-    async (req) => ok(await groups.edit(caller(req), req.body)),
+    async (req) => ok(await groups.edit(caller(req), req.body, req.ip)),
   );
   app.post(
     '/device/group/delete',
@@ -165,7 +165,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }>
         response: { 200: envelopeSchema(groupDeleteResult) },
       },
     },
-    async (req) => ok(await groups.remove(caller(req), req.body.id)),
+    async (req) => ok(await groups.remove(caller(req), req.body.id, req.ip)),
   );
 
   app.get(

@@ -463,16 +463,20 @@ export class DeviceService {
         await tx.insertInto('device_status_log', { device_id: device.id, status: 'online', reason: 'bound' }).execute();
       if (device.iccid)
         await tx.db.updateTable('sims').set({ tenant_id: user.tenantId }).where('iccid', '=', device.iccid).execute();
-    });
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'device.bind',
-      result: 'ok',
-      subject,
-      resource: 'device',
-      resourceId: device.id,
+      await audit(tx.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.bind',
+        result: 'ok',
+        subject,
+        resource: 'device',
+        resourceId: device.id,
+        changes: changedFields(
+          { tenantId: null, name: '', groupId: null },
+          { tenantId: user.tenantId, name: body.name ?? '', groupId: body.groupId ?? null },
+        ),
+      });
     });
     return this.one(user, device.id);
   }
@@ -488,7 +492,15 @@ export class DeviceService {
     const access = await this.access(user);
     const { sn, canceled } = await user.scope.transaction(async (scope) => {
       const d = await scopedDevices(scope, access)
-        .select(['devices.id', 'devices.sn', 'devices.iccid', 'devices.status'])
+        .select([
+          'devices.id',
+          'devices.sn',
+          'devices.iccid',
+          'devices.status',
+          'devices.name',
+          'devices.remark',
+          'devices.group_id',
+        ])
         .where('devices.id', '=', id)
         .forUpdate()
         .executeTakeFirst();
@@ -511,19 +523,24 @@ export class DeviceService {
         .where('devices.id', '=', id)
         .execute();
       if (d.iccid) await scope.updateTable('sims').set({ tenant_id: null }).where('sims.iccid', '=', d.iccid).execute();
-      return { sn: d.sn, canceled: await cancelOpenTasks(scope, id, 'device unbound') };
+      const canceled = await cancelOpenTasks(scope, id, 'device unbound');
+      await audit(scope.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.unbind',
+        result: 'ok',
+        resource: 'device',
+        resourceId: id,
+        changes: changedFields(
+          { tenantId: user.tenantId, name: d.name, remark: d.remark, groupId: d.group_id, bindKey: 'old' },
+          { tenantId: null, name: '', remark: '', groupId: null, bindKey: 'new' },
+        ),
+        details: { sn: d.sn, canceledTasks: canceled.length },
+      });
+      return { sn: d.sn, canceled };
     });
     this.tasks?.announce(canceled);
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'device.unbind',
-      result: 'ok',
-      resource: 'device',
-      resourceId: id,
-      details: { canceledTasks: canceled.length, newBindKey: true },
-    });
     return { sn, bindKey };
   }
 
@@ -565,7 +582,7 @@ export class DeviceService {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
-      action: 'device.update',
+      action: 'device.edit',
       result: 'ok',
       resource: 'device',
       resourceId: body.id,
@@ -575,17 +592,40 @@ export class DeviceService {
   }
 
   /** All or nothing: a device or group of another account means 404 and nothing moves. */
-  async move(user: AuthUser, ids: number[], groupId: number | null): Promise<number> {
+  async move(user: AuthUser, ids: number[], groupId: number | null, ip: string): Promise<number> {
     if (groupId !== null) await this.groupOf(user.scope, groupId);
     const access = await this.access(user);
     return user.scope.transaction(async (scope) => {
-      const res = await scope
+      const before = await scope
         .updateTable('devices')
+        .from(
+          scope
+            .selectFrom('devices')
+            .select(['devices.id', 'devices.group_id'])
+            .where('devices.id', 'in', ids)
+            .forUpdate()
+            .as('old'),
+        )
         .set({ group_id: groupId })
-        .where('devices.id', 'in', ids)
+        .whereRef('devices.id', '=', 'old.id')
         .where(inDataScope(access))
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== ids.length) throw notFound('device');
+        .returning(['old.id', 'old.group_id'])
+        .execute();
+      if (before.length !== ids.length) throw notFound('device');
+      // one entry for the move: the devices' groups before (by id) → the group after
+      await audit(scope.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'device.move',
+        result: 'ok',
+        resource: 'device',
+        resourceId: ids.length === 1 ? ids[0] : '',
+        changes: changedFields(
+          { groupId: Object.fromEntries(before.map((d) => [d.id, d.group_id])) },
+          { groupId: Object.fromEntries(before.map((d) => [d.id, groupId])) },
+        ),
+      });
       return ids.length;
     });
   }

@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 
 type Row = Selectable<IdentitySubmissionsTable> & { username: string; mobile: string | null };
@@ -116,18 +116,28 @@ export class IdentityService {
         .set({ auth_status: AUTH_STATUS.waiting })
         .where('id', '=', user.tenantId)
         .execute();
+      // the names the customer gave, not its id or licence numbers nor its images
+      await audit(tx.db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        action: 'identity.submit',
+        result: 'ok',
+        resource: 'tenant',
+        resourceId: user.tenantId,
+        changes: changedFields(
+          { authStatus: tenant.auth_status },
+          {
+            authStatus: AUTH_STATUS.waiting,
+            type: body.type,
+            ...(body.type === 'individual' ? { realName: body.realName } : { companyName: body.companyName }),
+          },
+        ),
+        details: { submissionId: inserted.id },
+      });
       return inserted.id;
     });
     await this.notifyStaff({ id: submissionId, tenantId: user.tenantId, status: AUTH_STATUS.waiting });
-    await audit(this.db, {
-      tenantId: user.tenantId,
-      userId: user.id,
-      ip,
-      action: 'identity.submit',
-      result: 'ok',
-      resource: 'tenant',
-      resourceId: user.tenantId,
-    });
     return this.state({ ...user, authStatus: AUTH_STATUS.waiting });
   }
 
@@ -211,20 +221,22 @@ export class IdentityService {
           read_at: null,
         })
         .execute();
+      await audit(trx, {
+        tenantId: staff.tenantId,
+        userId: staff.id,
+        ip,
+        action: `identity.${decision}`,
+        result: 'ok',
+        resource: 'identity_submission',
+        resourceId: id,
+        changes: changedFields({ status: s.status, reason: s.reason }, { status, reason }),
+        details: { customerTenantId: s.tenant_id },
+      });
       return { id, tenantId: s.tenant_id, status, userId: s.user_id };
     });
     // the customer's console counts its unread messages again (the bell and any menu badge of them)
     this.events?.publish(decided.tenantId, { type: 'message', data: { userId: decided.userId } });
     await this.notifyStaff({ id: decided.id, tenantId: decided.tenantId, status: decided.status });
-    await audit(this.db, {
-      tenantId: staff.tenantId,
-      userId: staff.id,
-      ip,
-      action: `identity.${decision}`,
-      result: 'ok',
-      resource: 'identity_submission',
-      resourceId: id,
-    });
     const row = await this.base().where('s.id', '=', id).executeTakeFirstOrThrow();
     return this.view(row);
   }

@@ -18,7 +18,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
 import { resolvesPrivate, urlHostIsPrivate } from '../../lib/outbound-http.ts';
@@ -216,7 +216,7 @@ export class IntegrationService {
         .select(sql<number>`count(*)::int`.as('n'))
         .executeTakeFirstOrThrow();
       if (count.n >= APP_KEYS_MAX) throw badRequest('name', 'integration.tooManyKeys', { n: APP_KEYS_MAX });
-      return scope
+      const created = await scope
         .insertInto('app_keys', {
           app_id: newAppId(),
           secret: newSecret(),
@@ -228,16 +228,27 @@ export class IntegrationService {
         })
         .returning([...KEY_COLS])
         .executeTakeFirstOrThrow();
-    });
-    await audit(this.db, {
-      tenantId: u.tenantId,
-      userId: u.id,
-      ip,
-      action: 'integration.key.create',
-      resource: 'app_key',
-      resourceId: row.id,
-      result: 'ok',
-      details: { appId: row.app_id, name: row.name },
+      await audit(scope.db, {
+        tenantId: u.tenantId,
+        userId: u.id,
+        ip,
+        action: 'integration.key.create',
+        resource: 'app_key',
+        resourceId: created.id,
+        result: 'ok',
+        changes: changedFields(
+          {},
+          {
+            appId: created.app_id,
+            name: created.name,
+            callbackUrl: created.callback_url,
+            ipAllowList: created.ip_allow,
+            rateLimit: created.rate_limit,
+            secret: 'set',
+          },
+        ),
+      });
+      return created;
     });
     return { ...this.view(row), secret: row.secret };
   }
@@ -254,13 +265,35 @@ export class IntegrationService {
     if (body.callbackUrl !== undefined) set.callback_url = body.callbackUrl;
     if (body.ipAllowList !== undefined) set.ip_allow = body.ipAllowList;
     if (body.rateLimit !== undefined) set.rate_limit = body.rateLimit;
+    // the values before come back from the update itself (its FROM reads the row as it was): one statement
     const row = await u.scope
       .updateTable('app_keys')
+      .from(
+        u.scope
+          .selectFrom('app_keys')
+          .select([
+            'app_keys.id',
+            'app_keys.name as old_name',
+            'app_keys.callback_url as old_callback_url',
+            'app_keys.ip_allow as old_ip_allow',
+            'app_keys.rate_limit as old_rate_limit',
+          ])
+          .where('app_keys.id', '=', body.id)
+          .forUpdate()
+          .as('old'),
+      )
       .set(set)
-      .where('app_keys.id', '=', body.id)
+      .whereRef('app_keys.id', '=', 'old.id')
       .returning([...KEY_COLS])
+      .returning(['old.old_name', 'old.old_callback_url', 'old.old_ip_allow', 'old.old_rate_limit'])
       .executeTakeFirst();
     if (!row) throw notFound('app key');
+    const show = (r: { name: string; callback_url: string; ip_allow: string[]; rate_limit: number | null }) => ({
+      ...(body.name !== undefined ? { name: r.name } : {}),
+      ...(body.callbackUrl !== undefined ? { callbackUrl: r.callback_url } : {}),
+      ...(body.ipAllowList !== undefined ? { ipAllowList: r.ip_allow } : {}),
+      ...(body.rateLimit !== undefined ? { rateLimit: r.rate_limit } : {}),
+    });
     await audit(this.db, {
       tenantId: u.tenantId,
       userId: u.id,
@@ -269,7 +302,15 @@ export class IntegrationService {
       resource: 'app_key',
       resourceId: row.id,
       result: 'ok',
-      details: { fields: Object.keys(set) },
+      changes: changedFields(
+        show({
+          name: row.old_name,
+          callback_url: row.old_callback_url,
+          ip_allow: row.old_ip_allow,
+          rate_limit: row.old_rate_limit,
+        }),
+        show(row),
+      ),
     });
     return this.view(row);
   }
@@ -290,6 +331,7 @@ export class IntegrationService {
       resource: 'app_key',
       resourceId: id,
       result: 'ok',
+      changes: changedFields({ state: state === 'active' ? 'disabled' : 'active' }, { state }),
     });
     return this.view(row);
   }
@@ -311,6 +353,7 @@ export class IntegrationService {
       resource: 'app_key',
       resourceId: id,
       result: 'ok',
+      changes: changedFields({ secret: 'old' }, { secret: 'new' }),
     });
     return { ...this.view(row), secret: row.secret };
   }
@@ -320,7 +363,7 @@ export class IntegrationService {
     const row = await u.scope
       .deleteFrom('app_keys')
       .where('app_keys.id', '=', id)
-      .returning(['app_keys.app_id'])
+      .returning(['app_keys.app_id', 'app_keys.name', 'app_keys.callback_url'])
       .executeTakeFirst();
     if (!row) throw notFound('app key');
     await audit(this.db, {
@@ -331,7 +374,7 @@ export class IntegrationService {
       resource: 'app_key',
       resourceId: id,
       result: 'ok',
-      details: { appId: row.app_id },
+      changes: changedFields({ appId: row.app_id, name: row.name, callbackUrl: row.callback_url }, {}),
     });
     return { appId: row.app_id };
   }

@@ -16,7 +16,7 @@ import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { isJsonObject, type Database } from '../../db/schema.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 
 /** Where task messages go: the device gateway (absent when the server runs without one). */
@@ -130,19 +130,19 @@ export class TaskService {
         )
         .returningAll()
         .execute();
+      await audit(tx.db, {
+        tenantId: u.tenantId,
+        userId: u.id,
+        ip,
+        action: `device.${body.type}`,
+        resource: batch ? 'task_batch' : 'device_task',
+        resourceId: batch?.id ?? rows[0].id,
+        result: 'ok',
+        changes: changedFields({}, { type: body.type, deviceIds: body.deviceIds, expireAt: expireAt.toISOString() }),
+      });
       return { batchId: batch?.id ?? null, tasks: rows };
     });
     for (const t of tasks) this.emit(t);
-    await audit(this.db, {
-      tenantId: u.tenantId,
-      userId: u.id,
-      ip,
-      action: `device.${body.type}`,
-      resource: batchId ? 'task_batch' : 'device_task',
-      resourceId: batchId ?? tasks[0].id,
-      result: 'ok',
-      details: { devices: body.deviceIds.length },
-    });
     const byDevice = new Map(tasks.map((t) => [t.device_id, t.id]));
     const taskIds = body.deviceIds.map((d) => byDevice.get(d)!);
     await this.dispatch(taskIds);

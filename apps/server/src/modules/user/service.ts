@@ -11,7 +11,7 @@ import type { Db } from '../../db/database.ts';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
-import { audit } from '../../lib/audit.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import { hit, unhit } from '../../lib/counters.ts';
@@ -145,6 +145,10 @@ export class UserService {
       ip: client.ip,
       action: 'password.change',
       result: 'ok',
+      resource: 'user',
+      resourceId: user.id,
+      // the field is named so the log shows it changed; audit masks its values (never a hash or a password)
+      changes: changedFields({ password: 'old' }, { password: 'new' }),
     });
   }
 
@@ -187,11 +191,16 @@ export class UserService {
   }
 
   async updateProfile(user: AuthUser, body: ProfileUpdateBody, client: ClientInfo): Promise<ProfileView> {
-    await user.scope
+    // the values before come back from the update itself (its FROM reads the row as it was): one statement
+    const before = await user.scope
       .updateTable('users')
+      .from(
+        this.db.selectFrom('users').select(['id', 'nickname', 'email']).where('id', '=', user.id).forUpdate().as('old'),
+      )
       .set({ nickname: body.nickname, email: body.email })
-      .where('users.id', '=', user.id)
-      .execute();
+      .whereRef('users.id', '=', 'old.id')
+      .returning(['old.nickname', 'old.email'])
+      .executeTakeFirstOrThrow();
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -200,6 +209,7 @@ export class UserService {
       result: 'ok',
       resource: 'user',
       resourceId: user.id,
+      changes: changedFields(before, { nickname: body.nickname, email: body.email }),
     });
     return this.profile(user);
   }
@@ -213,7 +223,13 @@ export class UserService {
       .where('objects.user_id', '=', user.id)
       .executeTakeFirst();
     if (!owned) throw badRequest('avatarKey', 'upload.imageFirst');
-    await user.scope.updateTable('users').set({ avatar: key }).where('users.id', '=', user.id).execute();
+    const before = await user.scope
+      .updateTable('users')
+      .from(this.db.selectFrom('users').select(['id', 'avatar']).where('id', '=', user.id).forUpdate().as('old'))
+      .set({ avatar: key })
+      .whereRef('users.id', '=', 'old.id')
+      .returning(['old.avatar'])
+      .executeTakeFirstOrThrow();
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -222,6 +238,7 @@ export class UserService {
       result: 'ok',
       resource: 'user',
       resourceId: user.id,
+      changes: changedFields(before, { avatar: key }),
     });
     return this.profile(user);
   }

@@ -231,6 +231,19 @@ export class SubAccountService {
           .executeTakeFirstOrThrow();
         for (const roleId of roleIds)
           await scope.insertInto('user_roles', { user_id: row.id, role_id: roleId }).execute();
+        await audit(scope.db, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          ip,
+          action: 'subAccount.create',
+          result: 'ok',
+          resource: 'user',
+          resourceId: row.id,
+          changes: changedFields(
+            {},
+            { username: body.username, nickname: body.nickname, mobile, email: body.email, roleIds, password: '***' },
+          ),
+        });
         return row.id;
       })
       .catch(SubAccountService.uniqueViolation);
@@ -351,6 +364,21 @@ export class SubAccountService {
         await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
         for (const roleId of roleIds)
           await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
+        await audit(scope.db, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          ip,
+          action: 'subAccount.update',
+          result: 'ok',
+          resource: 'user',
+          resourceId: body.id,
+          changes: changedFields(before, {
+            nickname: body.nickname,
+            mobile,
+            email: body.email,
+            roleIds: [...roleIds].sort((a, b) => a - b),
+          }),
+        });
       })
       .catch(SubAccountService.uniqueViolation);
     await audit(this.db, {
@@ -454,7 +482,17 @@ export class SubAccountService {
           .returning('users.username')
           .executeTakeFirst();
         if (!row) throw notFound('sub-account');
-        return row.username;
+        const { id: _id, ...fields } = before;
+        await audit(scope.db, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          ip,
+          action: 'subAccount.delete',
+          result: 'ok',
+          resource: 'user',
+          resourceId: id,
+          changes: changedFields({ username: row.username, ...fields }, {}),
+        });
       })
       .catch((e: unknown) => {
         // records of other sections that keep their author (work orders, identity submissions…)

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { Periodic } from '../../lib/periodic.ts';
+
+/** The advisory lock key of the pruning (any constant of its own): one node prunes at a time. */
+const PRUNE_LOCK = 0x5359_534c; // "SYSL"
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+/**
+ * Deletes system-log entries older than `retentionDays`, `batch` at a time (each its own statement, so no long
+ * lock and no huge transaction), while holding a session advisory lock: when several nodes run it at once, one
+ * prunes and the others skip. Returns how many were deleted (0 when another node holds the lock).
+ */
+export async function pruneSystemLog(db: Db, retentionDays: number, batch = 5000): Promise<number> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${PRUNE_LOCK}) AS locked`.execute(conn);
+    if (!rows[0].locked) return 0;
+    try {
+      let total = 0;
+      for (;;) {
+        const res = await sql`
+          DELETE FROM audit_log WHERE id IN (
+            SELECT id FROM audit_log WHERE at < now() - make_interval(days => ${retentionDays})
+            ORDER BY at LIMIT ${batch})`.execute(conn);
+        const n = Number(res.numAffectedRows ?? 0);
+        total += n;
+        if (n < batch) return total;
+      }
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${PRUNE_LOCK})`.execute(conn);
+    }
+  });
+}
+
+/** Prunes the system log every hour on every node (the lock makes it once across nodes), and once at start. */
+export const systemLogRetention = fp<{ db: Db; retentionDays: number }>(
+  async (app: FastifyInstance, { db, retentionDays }) => {
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `system log: ${job} failed`));
+    const prune = async () => {
+      const n = await pruneSystemLog(db, retentionDays);
+      if (n) app.log.info({ deleted: n, retentionDays }, 'system log pruned');
+    };
+    app.addHook('onReady', async () => {
+      periodic.every(PRUNE_EVERY_MS, 'pruning', prune);
+    });
+    app.addHook('onClose', () => periodic.stop());
+  },
+  { name: 'system-log-retention' },
+);
