@@ -185,7 +185,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(taskRoutes, { tasks, db });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
-      const subAccounts = new SubAccountService(db);
+      const subAccounts = new SubAccountService(db, events);
       await api.register(subAccountRoutes, { subAccounts, base: '/system/subAccount' });
       await api.register(subAccountRoutes, { subAccounts, base: '/system/user', staff: true });
       await api.register(departmentRoutes, { departments: new DepartmentService(db) });

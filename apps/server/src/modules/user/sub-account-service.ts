@@ -17,7 +17,8 @@ import { audit, changedFields } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
 import { endSessions } from '../../lib/sessions.ts';
-import { ensureDefaultRoles } from '../role/index.ts';
+import { ensureDefaultRoles, tellPermissionsChanged } from '../role/index.ts';
+import type { LiveEvents } from '../../plugins/live-events.ts';
 
 /** is_super of the users a main account creates (DESIGN §3). */
 const SUB_ACCOUNT = 2;
@@ -38,7 +39,10 @@ const holdsAll = (user: AuthUser) => user.admin || (user.tenantKind !== 'platfor
  * Every query goes through the caller's tenant scope, so another tenant's user id is simply not found (404).
  */
 export class SubAccountService {
-  constructor(private db: Db) {}
+  constructor(
+    private db: Db,
+    private events?: LiveEvents,
+  ) {}
 
   private managed(user: AuthUser, scope: TenantScope = user.scope) {
     const q = scope.selectFrom('users');
@@ -231,19 +235,6 @@ export class SubAccountService {
           .executeTakeFirstOrThrow();
         for (const roleId of roleIds)
           await scope.insertInto('user_roles', { user_id: row.id, role_id: roleId }).execute();
-        await audit(scope.db, {
-          tenantId: user.tenantId,
-          userId: user.id,
-          ip,
-          action: 'subAccount.create',
-          result: 'ok',
-          resource: 'user',
-          resourceId: row.id,
-          changes: changedFields(
-            {},
-            { username: body.username, nickname: body.nickname, mobile, email: body.email, roleIds, password: '***' },
-          ),
-        });
         return row.id;
       })
       .catch(SubAccountService.uniqueViolation);
@@ -364,21 +355,6 @@ export class SubAccountService {
         await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
         for (const roleId of roleIds)
           await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
-        await audit(scope.db, {
-          tenantId: user.tenantId,
-          userId: user.id,
-          ip,
-          action: 'subAccount.update',
-          result: 'ok',
-          resource: 'user',
-          resourceId: body.id,
-          changes: changedFields(before, {
-            nickname: body.nickname,
-            mobile,
-            email: body.email,
-            roleIds: [...roleIds].sort((a, b) => a - b),
-          }),
-        });
       })
       .catch(SubAccountService.uniqueViolation);
     await audit(this.db, {
@@ -400,6 +376,9 @@ export class SubAccountService {
         { nickname: body.nickname, mobile, email: body.email, departmentId, roleIds: requested },
       ),
     });
+    // the user's console reloads its permissions and menu at once (the server already applies them)
+    if (this.events && roleIds.join() !== before.role_ids.join())
+      tellPermissionsChanged(this.events, user.tenantId, [body.id]);
     return this.one(user, body.id);
   }
 
@@ -482,17 +461,7 @@ export class SubAccountService {
           .returning('users.username')
           .executeTakeFirst();
         if (!row) throw notFound('sub-account');
-        const { id: _id, ...fields } = before;
-        await audit(scope.db, {
-          tenantId: user.tenantId,
-          userId: user.id,
-          ip,
-          action: 'subAccount.delete',
-          result: 'ok',
-          resource: 'user',
-          resourceId: id,
-          changes: changedFields({ username: row.username, ...fields }, {}),
-        });
+        return row.username;
       })
       .catch((e: unknown) => {
         // records of other sections that keep their author (work orders, identity submissions…)

@@ -60,7 +60,7 @@ describe('SystemLogPage', { timeout: 20_000 }, () => {
       const params = config.params as Record<string, unknown>;
       if (config.url !== '/system/log/list') throw new Error(`unexpected call ${config.url}`);
       const page: SystemLogPage = params.cursor
-        ? { list: [entry({ id: 1, action: 'role.update', changes: {} })], next: null, total: null, totalKind: null }
+        ? { list: [entry({ id: 1, action: 'billing.refund', changes: {} })], next: null, total: null, totalKind: null }
         : {
             list: [
               entry({ id: 3, action: 'login', result: 'fail', resource: '', resourceId: '', changes: {} }),
@@ -87,7 +87,7 @@ describe('SystemLogPage', { timeout: 20_000 }, () => {
     expect(screen.queryByRole('columnheader', { name: '租户' })).toBeNull();
 
     fireEvent.click(screen.getByRole('button', { name: /较早/ }));
-    expect(await screen.findByText('role.update')).toBeTruthy();
+    expect(await screen.findByText('billing.refund')).toBeTruthy();
     expect(calls().at(-1)).toMatchObject({ cursor: '1795000000000000.2', pageSize: 20 });
     // the total of the first page stays
     expect(screen.getByTestId('log-total').textContent).toContain('约 12,345 条');
