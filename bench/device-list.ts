@@ -4,6 +4,12 @@
  * called through `app.inject` for random tenants with the filters a fleet owner uses. The reference beside it,
  * measured in the same run and the same way, is a bare Fastify route.
  *
+ * Data scope (issue 12): every tenant has a department tree of 7 (a head office, 2 regions, 4 branches), 80 % of
+ * its devices filed in one of them; two sub-accounts per tenant hold `device:view` through a role scoped to
+ * `department` (a region: 3 of the 7 departments) and to `own` (10 % of the devices were bound by it). The same
+ * list calls are made as the main account (`all`) and as each of them, and the per-request cost of reading the
+ * caller's permissions and its data scope is shown on its own.
+ *
  *   node --import tsx bench/device-list.ts [--devices 1000000] [--tenants 1000] [--requests 300] [--explain]
  */
 import fs from 'node:fs';
@@ -24,6 +30,7 @@ import { seed } from '../apps/server/src/seed.ts';
 import { ensureSecret } from '../apps/server/src/lib/secrets.ts';
 import { AccessTokens } from '../apps/server/src/lib/tokens.ts';
 import { loadAuthUser } from '../apps/server/src/plugins/auth.ts';
+import { dataAccessOf } from '../apps/server/src/lib/data-scope.ts';
 import { DeviceService } from '../apps/server/src/modules/device/service.ts';
 import { TenantScope } from '../apps/server/src/db/tenant-scope.ts';
 
@@ -40,6 +47,8 @@ const TENANTS = Number(args.tenants);
 const REQUESTS = Number(args.requests);
 const GROUPS_PER_TENANT = 15; // 5 top-level groups with 2 subgroups each
 const TENANT_BASE = 1000; // customer tenant ids: TENANT_BASE + k
+const DEPTS_PER_TENANT = 7; // department id = k * 7 + j + 1: j 0 head office, 1-2 regions, 3-6 branches
+const SUB_BASE = 10_000_000; // sub-account ids: SUB_BASE + 2k (department scope), SUB_BASE + 2k + 1 (own scope)
 
 const log = (m: string) => process.stdout.write(`${m}\n`);
 const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
@@ -66,6 +75,31 @@ async function load(db: Db): Promise<void> {
     FROM generate_series(0, ${TENANTS - 1}) k, generate_series(0, ${GROUPS_PER_TENANT - 1}) j
     ORDER BY 1`.execute(db);
   await sql`SELECT setval('device_groups_id_seq', (SELECT max(id) FROM device_groups))`.execute(db);
+  // departments: path = ancestors' ids and its own, each followed by '/'
+  await sql`INSERT INTO departments (id, tenant_id, parent_id, name, sort, path)
+    SELECT k * ${DEPTS_PER_TENANT} + j + 1, ${TENANT_BASE} + k,
+           CASE WHEN j = 0 THEN NULL WHEN j <= 2 THEN k * ${DEPTS_PER_TENANT} + 1 ELSE k * ${DEPTS_PER_TENANT} + 2 + (j - 3) / 2 END,
+           'Dept ' || j, j,
+           CASE WHEN j = 0 THEN (k * ${DEPTS_PER_TENANT} + 1) || '/'
+                WHEN j <= 2 THEN (k * ${DEPTS_PER_TENANT} + 1) || '/' || (k * ${DEPTS_PER_TENANT} + j + 1) || '/'
+                ELSE (k * ${DEPTS_PER_TENANT} + 1) || '/' || (k * ${DEPTS_PER_TENANT} + 2 + (j - 3) / 2) || '/' || (k * ${DEPTS_PER_TENANT} + j + 1) || '/' END
+    FROM generate_series(0, ${TENANTS - 1}) k, generate_series(0, ${DEPTS_PER_TENANT - 1}) j ORDER BY 1`.execute(db);
+  await sql`SELECT setval('departments_id_seq', (SELECT max(id) FROM departments))`.execute(db);
+  // two sub-accounts per tenant, each with a device:view role: one scoped to its region (department j = 1), one to its own
+  await sql`INSERT INTO roles (id, tenant_id, code, name, permissions, data_scope)
+    SELECT ${SUB_BASE} + 2 * k + s, ${TENANT_BASE} + k, (ARRAY['region', 'mine'])[s + 1], (ARRAY['Region', 'Mine'])[s + 1],
+           ARRAY['device:view'], (ARRAY['department', 'own'])[s + 1]
+    FROM generate_series(0, ${TENANTS - 1}) k, generate_series(0, 1) s`.execute(db);
+  await sql`INSERT INTO users (id, tenant_id, username, mobile, password_hash, is_super, department_id)
+    SELECT ${SUB_BASE} + 2 * k + s, ${TENANT_BASE} + k, (ARRAY['bdept_', 'bown_'])[s + 1] || k, NULL, 'not-a-hash', 2,
+           k * ${DEPTS_PER_TENANT} + 2
+    FROM generate_series(0, ${TENANTS - 1}) k, generate_series(0, 1) s`.execute(db);
+  await sql`INSERT INTO user_roles (tenant_id, user_id, role_id) SELECT tenant_id, id, id FROM users WHERE id >= ${SUB_BASE}`.execute(
+    db,
+  );
+  await sql`INSERT INTO sessions (id, tenant_id, user_id) SELECT gen_random_uuid(), tenant_id, id FROM users WHERE id >= ${SUB_BASE}`.execute(
+    db,
+  );
   await sql`SELECT setval('tenants_id_seq', (SELECT max(id) FROM tenants))`.execute(db);
   log(`  tenants, users, sessions, groups: ${secs(t0)}`);
 
@@ -79,7 +113,8 @@ async function load(db: Db): Promise<void> {
   t0 = performance.now();
   await sql`
     INSERT INTO devices (sn, tenant_id, model_id, bind_key_hash, secret, bound_at, name, remark, group_id, firmware,
-      status, connected_at, last_seen_at, heartbeat_s, paper, battery, signal, imei, iccid, lat, lng, located_at, province)
+      status, connected_at, last_seen_at, heartbeat_s, paper, battery, signal, imei, iccid, lat, lng, located_at, province,
+      department_id, owner_id)
     SELECT 'BN' || lpad(n::text, 8, '0'), ${TENANT_BASE} + k, 1 + n % 4, md5(n::text), md5(n::text || 's'),
       now() - (r1 * 365) * interval '1 day',
       CASE WHEN n % 5 = 0 THEN '' ELSE 'Printer ' || n END, '',
@@ -94,7 +129,9 @@ async function load(db: Db): Promise<void> {
       CASE WHEN n % 25 = 0 THEN NULL ELSE (r3 * 100)::int END,
       '86' || lpad(n::text, 13, '0'), '8986' || lpad(n::text, 16, '0'),
       22 + r1 * 18, 100 + r3 * 22, now(),
-      (ARRAY['北京', '上海', '广东', '浙江', '江苏', '四川', '湖北', '山东', '河南', '福建'])[1 + n % 10]
+      (ARRAY['北京', '上海', '广东', '浙江', '江苏', '四川', '湖北', '山东', '河南', '福建'])[1 + n % 10],
+      CASE WHEN n % 5 = 0 THEN NULL ELSE k * ${DEPTS_PER_TENANT} + (n / 5) % ${DEPTS_PER_TENANT} + 1 END,
+      CASE WHEN n % 10 = 3 THEN ${SUB_BASE} + 2 * k + 1 END
     FROM (
       SELECT n,
         floor(${TENANTS} * power(((n::bigint * 2654435761) % 4294967296) / 4294967296.0, 2))::int AS k,
@@ -206,6 +243,16 @@ async function main() {
       .select(['sessions.id', 'sessions.tenant_id', 'sessions.user_id'])
       .where('users.username', 'like', 'bench\\_%')
       .execute();
+    const subSessions = await db
+      .selectFrom('sessions')
+      .select(['sessions.id', 'sessions.tenant_id', 'sessions.user_id'])
+      .where('sessions.user_id', '>=', SUB_BASE)
+      .execute();
+    const subTokens = new Map<number, string>(); // user id → token
+    for (const s of subSessions)
+      subTokens.set(s.user_id, await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }));
+    const scoped = (tenantId: number, kind: 'department' | 'own') =>
+      subTokens.get(SUB_BASE + 2 * (tenantId - TENANT_BASE) + (kind === 'own' ? 1 : 0))!;
     const tenants = await Promise.all(
       sessions.map(async (s) => ({
         tenantId: s.tenant_id,
@@ -291,12 +338,45 @@ async function main() {
     }
     results.push({ name: '10 largest tenants: all mixes', ms: big });
 
+    // Data scope: the same calls as the main account (all), a region's sub-account (department) and an `own` one.
+    const scopeMixes = mixes.filter(([name]) =>
+      ['default order, page 1', 'status=online', 'sort=lastSeen desc', 'keyword (part of sn or name)'].includes(name),
+    );
+    for (const [who, tokenOf] of [
+      ['main account (all)', (t: { token: string }) => t.token],
+      ['department scope', (t: { tenantId: number }) => scoped(t.tenantId, 'department')],
+      ['own scope', (t: { tenantId: number }) => scoped(t.tenantId, 'own')],
+    ] as const) {
+      for (const [pool, label] of [
+        [tenants, 'random tenant'],
+        [bySize.slice(0, 10), '10 largest'],
+      ] as const) {
+        const ms: number[] = [];
+        for (const [, q] of scopeMixes) {
+          const reqs = Array.from({ length: Math.ceil(REQUESTS / 4) }, () => {
+            const t = pick(pool);
+            return { url: listUrl(q(t.tenantId)), token: tokenOf(t) };
+          });
+          ms.push(...(await measure(app, 'scope', reqs)).ms);
+        }
+        results.push({ name: `scope: ${who}, ${label}, 4 mixes`, ms });
+      }
+    }
+
     // Where the time goes: the bearer check alone, and the list's SQL alone (service call, no HTTP).
     results.push(
       await measureFn('breakdown: token + session/permission load', REQUESTS, async () => {
         const t = pick(tenants);
         await tokens.verify(t.token);
         await loadAuthUser(db, t.userId, t.tenantId, t.sessionId);
+      }),
+    );
+    results.push(
+      await measureFn('breakdown: session/permission load + data scope (dept.)', REQUESTS, async () => {
+        const t = pick(tenants);
+        const userId = SUB_BASE + 2 * (t.tenantId - TENANT_BASE);
+        const s = subSessions.find((x) => x.user_id === userId)!;
+        await dataAccessOf(db, await loadAuthUser(db, userId, t.tenantId, s.id));
       }),
     );
     const service = new DeviceService(db);

@@ -106,7 +106,7 @@ describe('what the system log records', () => {
     });
     expect(upd.statusCode, upd.body).toBe(200);
     const subEntries = (await list(c.token, { resource: 'user', resourceId: subId })).list;
-    expect(subEntries.map((e) => e.action)).toEqual(['subAccount.update', 'subAccount.create']);
+    expect(subEntries.map((e) => e.action)).toEqual(['user.update', 'user.create']);
     expect(subEntries[0].changes.nickname).toEqual({ before: 'Clerk', after: 'Head clerk' });
     expect(subEntries[1].changes.password).toEqual({ before: '***', after: '***' });
     const reset = 'R3setPassw0rd';

@@ -24,6 +24,7 @@ export interface AuditEntry {
 /** Field names whose values never reach the system log, whatever a caller passes (compared lower-case, without _ or -). */
 const SECRET = /password|passwd|secret|token|bindkey|privatekey|apikey|hash$/;
 const MASK = '***';
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const isSecret = (field: string) => SECRET.test(field.toLowerCase().replace(/[_-]/g, ''));
 
@@ -51,9 +52,13 @@ export function changedFields(
 
 /** Masks secret fields of free-form details at any depth (a caller's mistake must not leak a password). */
 function scrub(value: unknown, depth = 0): unknown {
+  // a lone surrogate is valid text to the server but not to jsonb: kept as U+FFFD, as PostgreSQL keeps it in text
+  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD');
   if (depth > 5 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSecret(k) ? MASK : scrub(v, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [scrub(k) as string, isSecret(k) ? MASK : scrub(v, depth + 1)]),
+  );
 }
 
 /**

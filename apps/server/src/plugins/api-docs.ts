@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { groupNode } from '@cpc/contracts/device';
 import { departmentNode } from '@cpc/contracts/department';
+import { menuNode } from '@cpc/contracts/menu';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { routeRecord } from '../modules/menu/index.ts';
 import { withOpenErrorResponses } from '../modules/open-api/index.ts';
@@ -37,6 +38,7 @@ const consoleSchemas = z.registry<{ id: string }>();
 consoleSchemas.add(routeRecord, { id: 'RouteRecord' });
 consoleSchemas.add(groupNode, { id: 'GroupNode' });
 consoleSchemas.add(departmentNode, { id: 'DepartmentNode' });
+consoleSchemas.add(menuNode, { id: 'MenuNode' });
 const openSchemas = z.registry<{ id: string }>();
 
 /** `GET /apiAdmin/device/task/batch/{id}` → `getDeviceTaskBatchById`: stable, unique, readable by client generators. */

@@ -255,6 +255,8 @@ export class SubAccountService {
           email: body.email,
           departmentId: body.departmentId ?? null,
           roleIds,
+          // said to be set, never shown
+          password: '***',
         },
       ),
     });
