@@ -12,23 +12,16 @@
  *
  *   node --import tsx bench/device-list.ts [--devices 1000000] [--tenants 1000] [--requests 300] [--explain]
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { loadAverage, log, measureFn, pct, secs, startScaleDatabase, type Sample } from './scale.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { deviceListQuery } from '@cpc/contracts/device';
 import type { Database } from '../apps/server/src/db/schema.ts';
 import pg from 'pg';
-import { loadConfig } from '../apps/server/src/config.ts';
-import { createDb, migrate, type Db } from '../apps/server/src/db/database.ts';
-import { startEmbeddedPostgres } from '../apps/server/src/db/embedded.ts';
-import { buildApp } from '../apps/server/src/app.ts';
-import { seed } from '../apps/server/src/seed.ts';
-import { ensureSecret } from '../apps/server/src/lib/secrets.ts';
-import { AccessTokens } from '../apps/server/src/lib/tokens.ts';
+import type { Db } from '../apps/server/src/db/database.ts';
 import { loadAuthUser } from '../apps/server/src/plugins/auth.ts';
 import { dataAccessOf } from '../apps/server/src/lib/data-scope.ts';
 import { DeviceService } from '../apps/server/src/modules/device/service.ts';
@@ -49,9 +42,6 @@ const GROUPS_PER_TENANT = 15; // 5 top-level groups with 2 subgroups each
 const TENANT_BASE = 1000; // customer tenant ids: TENANT_BASE + k
 const DEPTS_PER_TENANT = 7; // department id = k * 7 + j + 1: j 0 head office, 1-2 regions, 3-6 branches
 const SUB_BASE = 10_000_000; // sub-account ids: SUB_BASE + 2k (department scope), SUB_BASE + 2k + 1 (own scope)
-
-const log = (m: string) => process.stdout.write(`${m}\n`);
-const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 
 async function load(db: Db): Promise<void> {
   let t0 = performance.now();
@@ -160,14 +150,6 @@ async function load(db: Db): Promise<void> {
   log(`  devices table: ${size[0].heap} heap, ${size[0].idx} indexes`);
 }
 
-interface Sample {
-  name: string;
-  ms: number[];
-}
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
 const fmt = (s: Sample) =>
   `${s.name.padEnd(50)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${pct(s.ms, 0.99).toFixed(2).padStart(7)} ms`;
 
@@ -190,53 +172,17 @@ async function measure(
   return { name, ms };
 }
 
-/** The same work without HTTP: to see where a request's time goes. */
-async function measureFn(name: string, n: number, fn: () => Promise<unknown>): Promise<Sample> {
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
-  }
-  return { name, ms };
-}
-
 async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-bench-list-'));
   log(
-    `device-list bench: ${DEVICES.toLocaleString('en')} devices, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
+    `device-list bench: ${DEVICES.toLocaleString('en')} devices, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAverage()}`,
   );
   const t0 = performance.now();
-  const embedded = await startEmbeddedPostgres(dir);
-  const admin = new pg.Client(embedded.url);
-  await admin.connect();
-  await admin.query('CREATE DATABASE bench');
-  await admin.end();
-  const url = embedded.url.replace(/\/postgres$/, '/bench');
-  const db = createDb(url, 10);
-  let app: FastifyInstance | undefined;
+  const scale = await startScaleDatabase('list');
+  const { db, url } = scale;
   try {
-    await migrate(db);
-    await seed(db, 'BenchAdmin123');
-    log(`PostgreSQL up and migrated: ${secs(t0)}; loading…`);
     await load(db);
-
-    // The gateway's presence sweep runs inside the app; a long interval keeps it out of the measurement.
-    const config = loadConfig({
-      DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: url,
-      LOG_LEVEL: 'silent',
-      CAPTCHA_PROVIDER: 'off',
-      NODE_ENV: 'test',
-      MQTT_PORT: '0',
-      SWEEP_INTERVAL_MS: '60000',
-    });
-    app = await buildApp(config, db);
-    await app.ready();
-    const tokens = new AccessTokens(await ensureSecret(db, 'jwt_secret'), 3600);
+    const app = await scale.app();
+    const tokens = await scale.tokens();
     const sessions = await db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -436,10 +382,7 @@ async function main() {
     }
     await bare.close();
   } finally {
-    await app?.close();
-    await db.destroy();
-    await embedded.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scale.close();
   }
   log(`\ntotal ${secs(t0)}`);
 }

@@ -8,23 +8,16 @@
  *
  *   node --import tsx bench/system-log.ts [--entries 10000000] [--tenants 200] [--requests 200] [--no-explain]
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { loadAverage, log, measureFn, pct, secs, startScaleDatabase, type Sample } from './scale.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { systemLogQuery } from '@cpc/contracts';
 import type { Database } from '../apps/server/src/db/schema.ts';
-import { loadConfig } from '../apps/server/src/config.ts';
-import { createDb, migrate, type Db } from '../apps/server/src/db/database.ts';
-import { startEmbeddedPostgres } from '../apps/server/src/db/embedded.ts';
-import { buildApp } from '../apps/server/src/app.ts';
-import { seed } from '../apps/server/src/seed.ts';
-import { ensureSecret } from '../apps/server/src/lib/secrets.ts';
-import { AccessTokens } from '../apps/server/src/lib/tokens.ts';
+import type { Db } from '../apps/server/src/db/database.ts';
 import { audit, changedFields } from '../apps/server/src/lib/audit.ts';
 import { loadAuthUser, type AuthUser } from '../apps/server/src/plugins/auth.ts';
 import { SystemLogService } from '../apps/server/src/modules/system-log/index.ts';
@@ -77,9 +70,6 @@ const ACTIONS = [
   'department.add',
   'user.update',
 ];
-
-const log = (m: string) => process.stdout.write(`${m}\n`);
-const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 
 async function load(db: Db): Promise<void> {
   let t0 = performance.now();
@@ -149,14 +139,6 @@ async function load(db: Db): Promise<void> {
   log(`  audit_log: ~${Number(size[0].n).toLocaleString('en')} rows, ${size[0].heap} heap, ${size[0].idx} indexes`);
 }
 
-interface Sample {
-  name: string;
-  ms: number[];
-}
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
 const fmt = (s: Sample) => {
   const p50 = pct(s.ms, 0.5).toFixed(2).padStart(7);
   const p99 = pct(s.ms, 0.99);
@@ -185,51 +167,17 @@ async function measure(
   return { name, ms, rows };
 }
 
-async function measureFn(name: string, n: number, fn: () => Promise<unknown>): Promise<Sample> {
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
-  }
-  return { name, ms };
-}
-
 async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-bench-log-'));
   log(
-    `system-log bench: ${ENTRIES.toLocaleString('en')} entries, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
+    `system-log bench: ${ENTRIES.toLocaleString('en')} entries, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAverage()}`,
   );
   const t0 = performance.now();
-  const embedded = await startEmbeddedPostgres(dir);
-  const admin = new pg.Client(embedded.url);
-  await admin.connect();
-  await admin.query('CREATE DATABASE bench');
-  await admin.end();
-  const url = embedded.url.replace(/\/postgres$/, '/bench');
-  const db = createDb(url, 10);
-  let app: FastifyInstance | undefined;
+  const scale = await startScaleDatabase('log');
+  const { db, url } = scale;
   try {
-    await migrate(db);
-    await seed(db, 'BenchAdmin123');
-    log(`PostgreSQL up and migrated: ${secs(t0)}; loading…`);
     await load(db);
-
-    const config = loadConfig({
-      DATA_DIR: path.join(dir, 'data'),
-      DATABASE_URL: url,
-      LOG_LEVEL: 'silent',
-      CAPTCHA_PROVIDER: 'off',
-      NODE_ENV: 'test',
-      MQTT_PORT: '0',
-      SWEEP_INTERVAL_MS: '60000',
-    });
-    app = await buildApp(config, db);
-    await app.ready();
-    const tokens = new AccessTokens(await ensureSecret(db, 'jwt_secret'), 3600);
+    const app = await scale.app();
+    const tokens = await scale.tokens();
     // staff: the seeded admin, with a session of its own
     const adminRow = await db
       .selectFrom('users')
@@ -459,10 +407,7 @@ async function main() {
     }
     await bare.close();
   } finally {
-    await app?.close();
-    await db.destroy();
-    await embedded.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await scale.close();
   }
   log(`\ntotal ${secs(t0)}`);
 }

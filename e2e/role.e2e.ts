@@ -117,7 +117,9 @@ describe('roles and the permission tree', () => {
       await members.getByRole('button', { name: /加\s*入/ }).click();
       await page.getByText('已加入 1 个成员').waitFor();
       await members.locator('td', { hasText: sub.username }).waitFor();
-      await page.keyboard.press('Escape');
+      // its close button, not Escape: Escape may only close the picker's dropdown, which has the focus
+      await members.locator('.ant-drawer-close').click();
+      await members.waitFor({ state: 'hidden' });
       await settle(page);
       await shot(page, 'role-list-zh');
 

@@ -1,0 +1,106 @@
+/**
+ * What the benchmarks at scale share (the device list, the system log): a throwaway embedded PostgreSQL with a
+ * migrated, seeded database to load, the server built on it, timing helpers and percentiles.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { loadConfig } from '../apps/server/src/config.ts';
+import { createDb, migrate, type Db } from '../apps/server/src/db/database.ts';
+import { startEmbeddedPostgres } from '../apps/server/src/db/embedded.ts';
+import { buildApp } from '../apps/server/src/app.ts';
+import { seed } from '../apps/server/src/seed.ts';
+import { ensureSecret } from '../apps/server/src/lib/secrets.ts';
+import { AccessTokens } from '../apps/server/src/lib/tokens.ts';
+
+export const log = (m: string) => process.stdout.write(`${m}\n`);
+export const secs = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+export interface Sample {
+  name: string;
+  ms: number[];
+}
+
+export const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+
+/** The same work without HTTP: to see where a request's time goes. */
+export async function measureFn(name: string, n: number, fn: () => Promise<unknown>): Promise<Sample> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return { name, ms };
+}
+
+export interface ScaleDatabase {
+  dir: string;
+  url: string;
+  db: Db;
+  /** Builds the server on the loaded database (the presence sweep set out of the measurement's way). */
+  app(): Promise<FastifyInstance>;
+  /** Signs access tokens as the server does. */
+  tokens(): Promise<AccessTokens>;
+  close(): Promise<void>;
+}
+
+/** An embedded PostgreSQL in a temporary folder with a migrated, seeded database `bench`, ready to load. */
+export async function startScaleDatabase(prefix: string): Promise<ScaleDatabase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cpc-bench-${prefix}-`));
+  const t0 = performance.now();
+  const embedded = await startEmbeddedPostgres(dir);
+  const admin = new pg.Client(embedded.url);
+  await admin.connect();
+  await admin.query('CREATE DATABASE bench');
+  await admin.end();
+  const url = embedded.url.replace(/\/postgres$/, '/bench');
+  const db = createDb(url, 10);
+  let app: FastifyInstance | undefined;
+  const close = async () => {
+    await app?.close();
+    await db.destroy();
+    await embedded.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await migrate(db);
+    await seed(db, 'BenchAdmin123');
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  log(`PostgreSQL up and migrated: ${secs(t0)}; loading…`);
+  return {
+    dir,
+    url,
+    db,
+    async app() {
+      const config = loadConfig({
+        DATA_DIR: path.join(dir, 'data'),
+        DATABASE_URL: url,
+        LOG_LEVEL: 'silent',
+        CAPTCHA_PROVIDER: 'off',
+        NODE_ENV: 'test',
+        MQTT_PORT: '0',
+        SWEEP_INTERVAL_MS: '60000',
+      });
+      app = await buildApp(config, db);
+      await app.ready();
+      return app;
+    },
+    tokens: async () => new AccessTokens(await ensureSecret(db, 'jwt_secret'), 3600),
+    close,
+  };
+}
