@@ -236,6 +236,14 @@ describe('who sees what, and searching', () => {
     // a cursor older than the range's start: nothing more
     const old = `${(Date.now() - 7_200_000) * 1000}.1`;
     expect((await list(c.token, { ...range, cursor: old })).list).toEqual([]);
+    // a cursor newer than the range's end: the range from its end, as without one
+    const ended = { from: range.from, to: whole.list[3].at };
+    const fresh = `${(Date.now() + 3_600_000) * 1000}.1`;
+    const fromEnd = await list(c.token, { ...ended, pageSize: 100 });
+    expect(fromEnd.list.length).toBeGreaterThan(0);
+    expect((await list(c.token, { ...ended, pageSize: 100, cursor: fresh })).list.map((e) => e.id)).toEqual(
+      fromEnd.list.map((e) => e.id),
+    );
   });
 
   it('refuses the list to a caller without system:log:view', async () => {

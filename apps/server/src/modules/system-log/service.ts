@@ -70,8 +70,11 @@ export class SystemLogService {
       key && q.to && key.us / 1000 <= Date.parse(q.to) ? { ...q, to: undefined } : q,
     );
     if (!base) return { list: [], next: null, total: q.cursor ? null : 0, totalKind: q.cursor ? null : 'exact' };
+    // a cursor newer than the range's end says nothing more (every entry of the range is older than it): left
+    // with it, PostgreSQL may start its scan at the cursor and filter everything down to `to`
+    const after = key && q.to && key.us / 1000 > Date.parse(q.to) ? null : key;
     const [page, total] = await Promise.all([
-      this.page(base, q.pageSize, key),
+      this.page(base, q.pageSize, after),
       q.cursor ? Promise.resolve(null) : this.total(base),
     ]);
     return { ...page, total: total?.total ?? null, totalKind: total?.kind ?? null };
