@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS, type MenuNode } from '@cpc/contracts';
 import { ADMIN_PASSWORD, createHarness, registerCustomer, type Harness } from './harness.ts';
 import { openEvents, subAccountWith } from './device-helpers.ts';
-import { MENU, seedMenus } from '../src/modules/menu/index.ts';
+import { MENU, MENU_SEED_VERSION, seedMenus } from '../src/modules/menu/index.ts';
 
 let h: Harness;
 let staff: string;
@@ -335,6 +335,7 @@ describe('seeding', () => {
     expect(await seedMenus(h.db)).toBe(0);
     expect(JSON.stringify(await tree())).toBe(before);
 
+    const v = MENU_SEED_VERSION + 1;
     // a new release: one new top record with a child, one new child of an existing record, one under a deleted one
     const next = structuredClone(MENU);
     next.push({
@@ -350,24 +351,24 @@ describe('seeding', () => {
     next.find((r) => r.name === 'Device')!.children!.find((r) => r.name === 'DeviceDetail')!.children = [
       { path: 'sub', name: 'DetailSub', component: 'device/map', meta: { title: 'x' } },
     ];
-    expect(await seedMenus(h.db, next, 2)).toBe(3);
+    expect(await seedMenus(h.db, next, v)).toBe(3);
     expect(await byName('DeviceDetail')).toBeUndefined();
     expect(await byName('DetailSub')).toBeUndefined();
     expect((await byName('ReportsDaily'))?.fullPath).toBe('/reports/daily');
     expect((await byName('DeviceExtra'))?.fullPath).toBe('/device/extra');
     expect(await byName('DeviceMap')).toMatchObject({ meta: { title: 'route.device', hidden: true } });
     expect(await childNames('Device')).toEqual(['DeviceMap', 'DeviceIndex', 'DeviceExtra']);
-    const seeds = await h.db.selectFrom('menu_seeds').selectAll().where('version', '=', 2).orderBy('name').execute();
+    const seeds = await h.db.selectFrom('menu_seeds').selectAll().where('version', '=', v).orderBy('name').execute();
     expect(seeds.map((s) => s.name)).toEqual(['DetailSub', 'DeviceExtra', 'Reports', 'ReportsDaily']);
-    expect((await get('/system/menu/versions', staff)).body_.data[0].note).toBe('seed v2: 3 new');
+    expect((await get('/system/menu/versions', staff)).body_.data[0].note).toBe(`seed v${v}: 3 new`);
 
     // a restart after that release changes nothing again
-    expect(await seedMenus(h.db, next, 2)).toBe(0);
-    expect((await get('/system/menu/versions', staff)).body_.data[0].note).toBe('seed v2: 3 new');
+    expect(await seedMenus(h.db, next, v)).toBe(0);
+    expect((await get('/system/menu/versions', staff)).body_.data[0].note).toBe(`seed v${v}: 3 new`);
 
     // a menu older than versions gets its first one at the next start
     await h.db.deleteFrom('menu_versions').execute();
-    expect(await seedMenus(h.db, next, 2)).toBe(0);
+    expect(await seedMenus(h.db, next, v)).toBe(0);
     const [initial] = (await get('/system/menu/versions', staff)).body_.data;
     expect(initial.note).toBe('initial');
     expect((await get(`/system/menu/version?id=${initial.id}`, staff)).body_.data.tree).toEqual(await tree());

@@ -67,7 +67,7 @@ describe('roles of a customer', () => {
       builtin: true,
       locked: false,
       dataScope: 'all',
-      permissions: [PERMISSIONS.deviceView],
+      permissions: [PERMISSIONS.deviceView, PERMISSIONS.flowRateView],
       memberCount: 0,
     });
     const viewer = list.body_.data.list[1];

@@ -124,6 +124,8 @@ const short = z.string().max(64);
 /** Device time in ms, informational only (the server stamps everything with its own clock). */
 const ts = z.number().int().nonnegative().optional();
 
+/** A modem's byte counter (up to 1 PB). */
+const counterBytes = z.number().int().nonnegative().max(1e15);
 export const helloMsg = z.object({
   ts,
   /** A random id of this connection, also in the last will: a late will of an older connection is ignored. */
@@ -146,6 +148,9 @@ export const helloMsg = z.object({
   lat: lat.optional(),
   lng: lng.optional(),
   usedMb: z.number().nonnegative().max(1e9).optional(),
+  /** The modem's byte counters of the current plan period, sent (tx) and received (rx); see `trafficMsg`. */
+  txBytes: counterBytes.optional(),
+  rxBytes: counterBytes.optional(),
 });
 export const heartbeatMsg = z.object({ ts });
 export const statusMsg = z.object({
@@ -156,7 +161,11 @@ export const statusMsg = z.object({
   charging: z.boolean().optional(),
 });
 export const locationMsg = z.object({ ts, lat, lng, accuracyM: z.number().nonnegative().optional() });
-/** The SIM's data counter for its current plan period, in MB, as the modem counts it. */
+/**
+ * The SIM's data counter for its current plan period, in MB, as the modem counts it; with the byte counters
+ * sent and received in the period when the modem has them (the daily up/down series is their growth). A counter
+ * smaller than the last one means a new period began.
+ */
 export const trafficMsg = z.object({
   ts,
   iccid: z
@@ -164,6 +173,8 @@ export const trafficMsg = z.object({
     .regex(/^\d{19,20}$/)
     .optional(),
   usedMb: z.number().nonnegative().max(1e9),
+  txBytes: counterBytes.optional(),
+  rxBytes: counterBytes.optional(),
 });
 /** What an ack, progress or result is about: a task (`down/command`, the default) or a print job (`down/print`). */
 const about = z.enum(['task', 'print']).default('task');
@@ -262,6 +273,21 @@ export const configMsg = z.object({
   heartbeatS: z.number().int().min(1).max(3600).optional(),
   /** Server time in ms, for devices without a clock source. */
   serverTime: z.number().int().optional(),
+  /**
+   * The SIM's plan as the platform now knows it (after a top-up, or in answer to the hello of a device whose
+   * SIM had run out): the device takes these as its plan so its counters agree, and uses data again when
+   * `planMb` is above what it used.
+   */
+  sim: z
+    .object({
+      iccid: z.string().regex(/^\d{19,20}$/),
+      planMb: z.number().nonnegative().max(1e9),
+      /** ISO 8601; null: no expiry. */
+      expiresAt: z.string().nullable(),
+      /** The order that changed it, when one did. */
+      orderNo: z.string().max(64).optional(),
+    })
+    .optional(),
 });
 export type CommandMsg = z.infer<typeof commandMsg>;
 export type PrintMsg = z.infer<typeof printMsg>;

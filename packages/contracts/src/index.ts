@@ -14,3 +14,5 @@ export * from './role.ts';
 export * from './menu.ts';
 export * from './department.ts';
 export * from './system-log.ts';
+export * from './flow-rate.ts';
+export * from './order.ts';

@@ -33,6 +33,9 @@ export const ROUTE_COMPONENTS = [
   'user/departmentManagement',
   'user/menuManagement',
   'user/systemLog',
+  'flowRate/flowRateSearch',
+  'flowRate/flowRateLog',
+  'flowRate/mallGoods',
 ] as const;
 export type RouteComponent = (typeof ROUTE_COMPONENTS)[number];
 

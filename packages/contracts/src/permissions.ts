@@ -29,6 +29,14 @@ export const PERMISSIONS = {
   departmentEdit: 'system:department:edit',
   /** The tenant's system log (staff: every tenant's). */
   logView: 'system:log:view',
+  /** The account's SIMs: the traffic query, usage charts, export, and the top-up records. */
+  flowRateView: 'flowRate:view',
+  /** Buy traffic packages for the account's SIMs and pay for them. */
+  flowRateBuy: 'flowRate:buy',
+  /** Platform staff: the traffic package catalogue ("mall goods"). */
+  flowRateGoods: 'flowRate:goods',
+  /** Platform staff: every tenant's orders, and refunds. */
+  flowRateRefund: 'flowRate:refund',
   /** Platform staff: identity review. */
   identityReview: 'identity:review',
   /** Platform staff: announcements. */
@@ -89,6 +97,14 @@ export const PERMISSION_CATALOGUE: PermissionSection[] = [
     ],
   },
   {
+    key: 'flowRate',
+    name: { zh: '流量管理', en: 'Data traffic' },
+    permissions: [
+      p(PERMISSIONS.flowRateView, '查看流量与充值记录', 'View data traffic and top-up records'),
+      p(PERMISSIONS.flowRateBuy, '购买流量套餐', 'Buy traffic packages'),
+    ],
+  },
+  {
     key: 'system',
     name: { zh: '系统管理', en: 'Administration' },
     permissions: [
@@ -107,6 +123,8 @@ export const PERMISSION_CATALOGUE: PermissionSection[] = [
       p(PERMISSIONS.deviceModelManage, '管理设备型号', 'Manage device models', 'platform'),
       p(PERMISSIONS.deviceRegister, '出厂登记设备', 'Register devices at the factory', 'platform'),
       p(PERMISSIONS.menuEdit, '管理菜单', 'Manage menus', 'platform'),
+      p(PERMISSIONS.flowRateGoods, '管理流量套餐', 'Manage traffic packages', 'platform'),
+      p(PERMISSIONS.flowRateRefund, '查看所有订单与退款', "See every account's orders and refund", 'platform'),
     ],
   },
 ];

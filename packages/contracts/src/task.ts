@@ -196,10 +196,28 @@ export interface LiveMessageEvent {
   userId: number;
 }
 
+/** `event: sim` — SIMs of the tenant changed (data left, state, plan): the traffic query reads them again. */
+export interface LiveSimEvent {
+  iccids: string[];
+}
+
+/**
+ * `event: order` — an order changed state (created, paid, fulfilled, closed, refunded): to the tenant's consoles
+ * that read orders, and to staff who see every tenant's orders.
+ */
+export interface LiveOrderEvent {
+  id: number;
+  orderNo: string;
+  tenantId: number;
+  state: string;
+}
+
 export type LiveEvent =
   | { type: 'device'; data: LiveDeviceEvent }
   | { type: 'task'; data: LiveTaskEvent }
   | { type: 'identity'; data: LiveIdentityEvent }
   | { type: 'permissions'; data: { userIds: number[] } }
   | { type: 'menu'; data: LiveMenuEvent }
-  | { type: 'message'; data: LiveMessageEvent };
+  | { type: 'message'; data: LiveMessageEvent }
+  | { type: 'sim'; data: LiveSimEvent }
+  | { type: 'order'; data: LiveOrderEvent };

@@ -13,7 +13,7 @@ import {
   type LiveEvent,
 } from '@cpc/contracts';
 import type { Db } from '../db/database.ts';
-import { caller, hasPermission, loadAuthUser } from './auth.ts';
+import { caller, hasPermission, loadAuthUser, type AuthUser } from './auth.ts';
 import { AppError, ok } from './errors.ts';
 
 /** One channel for every node: the payload names the tenant, each node hands it to its own consoles. */
@@ -467,10 +467,19 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
       const write = (type: string, data: unknown) =>
         res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
       let seesIdentity = hasPermission(user, PERMISSIONS.identityReview);
+      const readsSims = (u: AuthUser) => hasPermission(u, PERMISSIONS.flowRateView);
+      const readsOrders = (u: AuthUser) =>
+        [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund].some((p) =>
+          hasPermission(u, p),
+        );
+      let seesSims = readsSims(user);
+      let seesOrders = readsOrders(user);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
         if (e.type === 'device' && !seesDevices) return;
         if (e.type === 'task' && !seesTasks) return;
         if (e.type === 'identity' && !seesIdentity) return;
+        if (e.type === 'sim' && !seesSims) return;
+        if (e.type === 'order' && !seesOrders) return;
         // a role of someone else changed: nothing for this console
         if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return;
         if (e.type === 'message' && e.data.userId !== user.id) return;
@@ -497,6 +506,8 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
             seesDevices = hasPermission(u, PERMISSIONS.deviceView);
             seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
             seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
+            seesSims = readsSims(u);
+            seesOrders = readsOrders(u);
           },
           () => end(),
         );

@@ -5,6 +5,8 @@ import type {
   LiveIdentityEvent,
   LiveMenuEvent,
   LiveMessageEvent,
+  LiveOrderEvent,
+  LiveSimEvent,
   LiveTaskEvent,
 } from '@cpc/contracts';
 import type { LivePermissionsEvent } from '@cpc/contracts/role';
@@ -52,7 +54,7 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task', 'identity', 'permissions', 'menu', 'message'] as const;
+const EVENT_TYPES = ['device', 'task', 'identity', 'permissions', 'menu', 'message', 'sim', 'order'] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -202,6 +204,10 @@ export function useLiveEvents(
     permissions?: (e: LivePermissionsEvent) => void;
     menu?: (e: LiveMenuEvent) => void;
     message?: (e: LiveMessageEvent) => void;
+    /** SIMs of the account changed (data left, state, plan). */
+    sim?: (e: LiveSimEvent) => void;
+    /** An order changed state. */
+    order?: (e: LiveOrderEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -218,7 +224,9 @@ export function useLiveEvents(
         else if (e.type === 'identity') latest.current.identity?.(e.data);
         else if (e.type === 'permissions') latest.current.permissions?.(e.data);
         else if (e.type === 'menu') latest.current.menu?.(e.data);
-        else latest.current.message?.(e.data);
+        else if (e.type === 'message') latest.current.message?.(e.data);
+        else if (e.type === 'sim') latest.current.sim?.(e.data);
+        else latest.current.order?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),

@@ -18,9 +18,15 @@ export const DEFAULT_CUSTOMER_ROLES = [
       PERMISSIONS.deviceReboot,
       PERMISSIONS.deviceShutdown,
       PERMISSIONS.deviceTask,
+      PERMISSIONS.flowRateView,
     ],
   },
-  { code: 'viewer', name: 'Viewer', description: '', permissions: [PERMISSIONS.deviceView] },
+  {
+    code: 'viewer',
+    name: 'Viewer',
+    description: '',
+    permissions: [PERMISSIONS.deviceView, PERMISSIONS.flowRateView],
+  },
 ];
 
 /** Makes sure a customer tenant has its default roles; `db` may be a transaction. */
