@@ -271,6 +271,7 @@ describe('sub-accounts', () => {
       'device:shutdown',
       'device:task',
       'device:view',
+      'flowRate:view',
     ]);
     await h.login(mobile, body.password);
 

@@ -37,25 +37,27 @@ const heldBy = (user: AuthUser): Set<string> => new Set(user.admin ? ALL_PERMISS
 /**
  * For the screens that give users roles (sub-accounts, staff users): giving a role grants what it holds, so the
  * caller must hold all of it (403 naming the first code it lacks), and only the platform Admin gives the Admin role.
- * Roles of another tenant are simply missing (400 on `roleIds`).
+ * Roles the user already has (`current`) are kept whatever they hold. Roles of another tenant are simply missing
+ * (400 on `roleIds`). Answers the ids without repeats.
  */
-export async function checkCanGiveRoles(user: AuthUser, roleIds: number[]): Promise<void> {
+export async function checkCanGiveRoles(user: AuthUser, roleIds: number[], current: number[] = []): Promise<number[]> {
   const ids = [...new Set(roleIds)];
-  if (!ids.length) return;
+  if (!ids.length) return ids;
   const rows = await user.scope
     .selectFrom('roles')
-    .select(['roles.code', 'roles.permissions'])
+    .select(['roles.id', 'roles.code', 'roles.permissions'])
     .where('roles.id', 'in', ids)
     .execute();
   if (rows.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
-  if (user.admin) return;
+  if (isPrivileged(user)) return ids;
   const held = heldBy(user);
   for (const r of rows) {
-    if (user.tenantKind === 'platform' && r.code === ADMIN_ROLE)
-      throw new AppError(403, 'role.permissionNotHeld', { permission: ADMIN_ROLE });
-    const missing = r.permissions.find((p) => !held.has(p));
-    if (missing) throw new AppError(403, 'role.permissionNotHeld', { permission: missing });
+    if (current.includes(r.id)) continue;
+    const missing =
+      user.tenantKind === 'platform' && r.code === ADMIN_ROLE ? ADMIN_ROLE : r.permissions.find((p) => !held.has(p));
+    if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing }, { field: 'roleIds' });
   }
+  return ids;
 }
 
 /** Tells the consoles of these users that their roles changed: they read their permissions and menu again. */

@@ -17,16 +17,13 @@ import { audit, changedFields } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
 import { endSessions } from '../../lib/sessions.ts';
-import { ensureDefaultRoles, tellPermissionsChanged } from '../role/index.ts';
+import { checkCanGiveRoles, ensureDefaultRoles, isPrivileged, tellPermissionsChanged } from '../role/index.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 
 /** is_super of the users a main account creates (DESIGN §3). */
 const SUB_ACCOUNT = 2;
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
-
-/** What a caller holds: every permission (the platform's Admin, a customer's main account) or its roles' codes. */
-const holdsAll = (user: AuthUser) => user.admin || (user.tenantKind !== 'platform' && user.isSuper === 1);
 
 /**
  * The users a caller manages (issue 12): a customer's sub-accounts (is_super = 2; its main account is never
@@ -160,26 +157,6 @@ export class SubAccountService {
       .execute();
   }
 
-  /** The roles exist in the tenant, and each added one holds only permissions the caller holds. */
-  private async checkRoles(user: AuthUser, roleIds: number[], current: number[] = []): Promise<number[]> {
-    const ids = [...new Set(roleIds)];
-    if (!ids.length) return ids;
-    const found = await user.scope
-      .selectFrom('roles')
-      .select(['roles.id', 'roles.permissions'])
-      .where('roles.id', 'in', ids)
-      .execute();
-    if (found.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
-    if (!holdsAll(user)) {
-      for (const r of found) {
-        if (current.includes(r.id)) continue;
-        const missing = r.permissions.find((p) => !user.permissions.includes(p));
-        if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing }, { field: 'roleIds' });
-      }
-    }
-    return ids;
-  }
-
   private async checkDepartment(user: AuthUser, departmentId: number | null | undefined): Promise<void> {
     if (departmentId === null || departmentId === undefined) return;
     const d = await user.scope
@@ -214,7 +191,7 @@ export class SubAccountService {
 
   async create(user: AuthUser, body: SubAccountCreateBody, ip: string): Promise<SubAccountView> {
     await this.ensureDefaultRoles(user);
-    const roleIds = await this.checkRoles(user, body.roleIds);
+    const roleIds = await checkCanGiveRoles(user, body.roleIds);
     await this.checkDepartment(user, body.departmentId);
     const mobile = body.mobile || null;
     await this.checkUnique(body.username, mobile);
@@ -291,7 +268,7 @@ export class SubAccountService {
       .executeTakeFirst();
     if (!row) throw notFound(user.tenantKind === 'platform' ? 'user' : 'sub-account');
     if (id === user.id && self === 'refused') throw new AppError(409, 'user.selfState');
-    if (!holdsAll(user) && id !== user.id) {
+    if (!isPrivileged(user) && id !== user.id) {
       const missing = row.permissions.find((p) => !user.permissions.includes(p));
       if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing });
     }
@@ -340,7 +317,7 @@ export class SubAccountService {
     // one's own roles and department decide one's own rights and data scope: never changed by oneself
     if (body.id === user.id && (requested.join() !== before.role_ids.join() || departmentId !== before.department_id))
       throw new AppError(403, 'user.selfRoles');
-    const roleIds = await this.checkRoles(user, requested, before.role_ids);
+    const roleIds = await checkCanGiveRoles(user, requested, before.role_ids);
     await this.checkDepartment(user, departmentId);
     const mobile = body.mobile || null;
     await this.checkUnique(null, mobile, body.id);
