@@ -30,43 +30,18 @@ export function widestScope(scopes: readonly DataScope[]): DataScope {
   return scopes.reduce<DataScope>((w, s) => (RANK[s] > RANK[w] ? s : w), 'own');
 }
 
-const cache = new WeakMap<AuthUser, Promise<DataAccess>>();
-
-async function load(db: Db, user: AuthUser): Promise<DataAccess> {
-  const base = { tenantId: user.tenantId, userId: user.id };
-  const row = await db
-    .selectFrom('users as u')
-    .leftJoin('departments as d', (j) =>
-      j.onRef('d.id', '=', 'u.department_id').onRef('d.tenant_id', '=', 'u.tenant_id'),
-    )
-    .select([
-      'd.id as department_id',
-      'd.path',
-      sql<
-        DataScope[]
-      >`coalesce((select array_agg(r.data_scope) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as(
-        'scopes',
-      ),
-    ])
-    .where('u.id', '=', user.id)
-    .where('u.tenant_id', '=', user.tenantId)
-    .executeTakeFirst();
-  const departmentId = row?.department_id ?? null;
-  const departmentPath = row?.path ?? null;
+/** The caller's data scope, from what `loadAuthUser` read with the caller (no query of its own). */
+export function dataAccessOf(_db: Db, user: AuthUser): Promise<DataAccess> {
   const main = user.tenantKind !== 'platform' && user.isSuper === 1;
-  let scope: DataScope = user.admin || main ? 'all' : widestScope(row?.scopes ?? []);
-  if (scope === 'department' && !departmentPath) scope = 'own';
-  return { ...base, scope, departmentId, departmentPath };
-}
-
-/** The caller's data scope, read once per request. */
-export function dataAccessOf(db: Db, user: AuthUser): Promise<DataAccess> {
-  let p = cache.get(user);
-  if (!p) {
-    p = load(db, user);
-    cache.set(user, p);
-  }
-  return p;
+  let scope: DataScope = user.admin || main ? 'all' : widestScope(user.dataScopes);
+  if (scope === 'department' && !user.departmentPath) scope = 'own';
+  return Promise.resolve({
+    tenantId: user.tenantId,
+    userId: user.id,
+    scope,
+    departmentId: user.departmentId,
+    departmentPath: user.departmentPath,
+  });
 }
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');

@@ -1,6 +1,6 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { ADMIN_ROLE, ALL_PERMISSIONS, CUSTOMER_PERMISSIONS } from '@cpc/contracts';
+import { ADMIN_ROLE, ALL_PERMISSIONS, CUSTOMER_PERMISSIONS, type DataScope } from '@cpc/contracts';
 import type { Db } from '../db/database.ts';
 import { TenantScope } from '../db/tenant-scope.ts';
 import type { AccessTokens } from '../lib/tokens.ts';
@@ -18,6 +18,10 @@ export interface AuthUser {
   admin: boolean;
   roles: string[];
   permissions: string[];
+  /** Its roles' data scopes, and its department with its path ("1/5/9/"): `dataAccessOf` reads them. */
+  dataScopes: DataScope[];
+  departmentId: number | null;
+  departmentPath: string | null;
   /** Every tenant-owned query of this request goes through this scope. */
   scope: TenantScope;
 }
@@ -64,7 +68,12 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+    .leftJoin('departments as d', (j) =>
+      j.onRef('d.id', '=', 'u.department_id').onRef('d.tenant_id', '=', 'u.tenant_id'),
+    )
     .select([
+      'd.id as department_id',
+      'd.path as department_path',
       'u.id',
       'u.tenant_id',
       'u.username',
@@ -82,6 +91,11 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
         string[]
       >`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = u.id), '{}')`.as(
         'role_permissions',
+      ),
+      sql<
+        DataScope[]
+      >`coalesce((select array_agg(r.data_scope) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}')`.as(
+        'data_scopes',
       ),
     ])
     .where('s.id', '=', sessionId)
@@ -105,6 +119,9 @@ export async function loadAuthUser(db: Db, userId: number, tenantId: number, ses
     admin,
     roles: row.roles,
     permissions,
+    dataScopes: row.data_scopes,
+    departmentId: row.department_id ?? null,
+    departmentPath: row.department_path ?? null,
     scope: new TenantScope(db, row.tenant_id),
   };
 }
