@@ -15,12 +15,10 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadAverage, log, measureFn, pct, secs, startScaleDatabase, type Sample } from './scale.ts';
+import { loadAverage, log, measureFn, pct, queryExplainer, secs, startScaleDatabase, type Sample } from './scale.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import { deviceListQuery } from '@cpc/contracts/device';
-import type { Database } from '../apps/server/src/db/schema.ts';
-import pg from 'pg';
 import type { Db } from '../apps/server/src/db/database.ts';
 import { loadAuthUser } from '../apps/server/src/plugins/auth.ts';
 import { dataAccessOf } from '../apps/server/src/lib/data-scope.ts';
@@ -342,43 +340,22 @@ async function main() {
 
     if (args.explain) {
       // The SQL the list really sends (captured from the service), explained for the largest tenant.
-      const captured: CompiledQuery[] = [];
-      const pool = new pg.Pool({ connectionString: url, max: 2 });
-      pool.on('error', () => {});
-      const spy = new Kysely<Database>({
-        dialect: new PostgresDialect({ pool }),
-        log: (e) => void (e.level === 'query' && captured.push(e.query)),
-      });
+      const spy = queryExplainer(url);
       const owner = users[tenants.indexOf(bySize[0])];
-      const largest = { ...owner, scope: new TenantScope(spy, owner.tenantId) };
+      const largest = { ...owner, scope: new TenantScope(spy.db, owner.tenantId) };
       log(`\nEXPLAIN ANALYZE of the list's SQL for the largest tenant (${sizeList[0]} devices): scans and time`);
       for (const [name, q] of mixes) {
-        captured.length = 0;
-        await new DeviceService(spy).list(
-          largest,
-          deviceListQuery.parse(Object.fromEntries(new URLSearchParams(`pageSize=20&${q(largest.tenantId)}`))),
+        await spy.explain(
+          name,
+          () =>
+            new DeviceService(spy.db).list(
+              largest,
+              deviceListQuery.parse(Object.fromEntries(new URLSearchParams(`pageSize=20&${q(largest.tenantId)}`))),
+            ),
+          (text) => (/count\(\*\)/.test(text) ? 'count' : 'page '),
         );
-        for (const c of captured.splice(0)) {
-          const { rows } = await spy.executeQuery<{ 'QUERY PLAN': string }>({
-            ...c,
-            sql: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}`,
-          } as CompiledQuery<{ 'QUERY PLAN': string }>);
-          const plan = rows.map((r) => r['QUERY PLAN']);
-          const kind = /count\(\*\)/.test(c.sql) ? 'count' : 'page ';
-          const scans = plan
-            .filter((l) => /Scan|Sort Method/.test(l))
-            .map((l) =>
-              l
-                .trim()
-                .replace(/\s+\(cost=[^)]*\)/, '')
-                .replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=([\d.]+)[^)]*\)/, '($1 ms, $2 rows)'),
-            );
-          log(
-            `  ${name} [${kind}] ${plan.find((l) => l.startsWith('Execution Time'))}\n      ${scans.join('\n      ')}`,
-          );
-        }
       }
-      await spy.destroy();
+      await spy.close();
     }
     await bare.close();
   } finally {

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import type { Database } from '../apps/server/src/db/schema.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { createDb, migrate, type Db } from '../apps/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../apps/server/src/db/embedded.ts';
@@ -102,5 +104,52 @@ export async function startScaleDatabase(prefix: string): Promise<ScaleDatabase>
     },
     tokens: async () => new AccessTokens(await ensureSecret(db, 'jwt_secret'), 3600),
     close,
+  };
+}
+
+/**
+ * A database handle on `url` that remembers the SQL it sends: run a service's call on it, then `explain` prints
+ * each query that call really sent, EXPLAIN ANALYZEd, as its scans and time (`kindOf` names a query in the
+ * print). Only reads are explained (not a transaction's begin, set or commit), and none that `skip` matches.
+ */
+export function queryExplainer(url: string) {
+  const captured: CompiledQuery[] = [];
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (e) => void (e.level === 'query' && captured.push(e.query)),
+  });
+  return {
+    db,
+    async explain(
+      name: string,
+      call: () => Promise<unknown>,
+      kindOf: (sql: string) => string,
+      skip?: RegExp,
+    ): Promise<void> {
+      captured.length = 0;
+      await call();
+      for (const c of captured.splice(0)) {
+        if (!/^\s*(select|with)\b/i.test(c.sql) || skip?.test(c.sql)) continue;
+        const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>({
+          ...c,
+          sql: `EXPLAIN (ANALYZE, BUFFERS) ${c.sql}`,
+        } as CompiledQuery<{ 'QUERY PLAN': string }>);
+        const plan = rows.map((r) => r['QUERY PLAN']);
+        const scans = plan
+          .filter((l) => /Scan|Sort Method/.test(l))
+          .map((l) =>
+            l
+              .trim()
+              .replace(/\s+\(cost=[^)]*\)/, '')
+              .replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=([\d.]+)[^)]*\)/, '($1 ms, $2 rows)'),
+          );
+        log(
+          `  ${name} [${kindOf(c.sql)}] ${plan.find((l) => l.startsWith('Execution Time'))}\n      ${scans.join('\n      ')}`,
+        );
+      }
+    },
+    close: () => db.destroy(),
   };
 }

@@ -11,12 +11,10 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadAverage, log, measureFn, pct, secs, startScaleDatabase, type Sample } from './scale.ts';
+import { loadAverage, log, measureFn, pct, queryExplainer, secs, startScaleDatabase, type Sample } from './scale.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { systemLogQuery } from '@cpc/contracts';
-import type { Database } from '../apps/server/src/db/schema.ts';
 import type { Db } from '../apps/server/src/db/database.ts';
 import { audit, changedFields } from '../apps/server/src/lib/audit.ts';
 import { loadAuthUser, type AuthUser } from '../apps/server/src/plugins/auth.ts';
@@ -361,49 +359,23 @@ async function main() {
 
     if (!args['no-explain']) {
       // The SQL the list really sends (captured from the service), explained.
-      const captured: CompiledQuery[] = [];
-      const pool = new pg.Pool({ connectionString: url, max: 2 });
-      pool.on('error', () => {});
-      const spy = new Kysely<Database>({
-        dialect: new PostgresDialect({ pool }),
-        log: (e) => void (e.level === 'query' && captured.push(e.query)),
-      });
-      const service = new SystemLogService(spy as unknown as Db);
-      const asSpy = (u: AuthUser): AuthUser => ({ ...u, scope: new TenantScope(spy, u.tenantId) });
+      const spy = queryExplainer(url);
+      const service = new SystemLogService(spy.db as unknown as Db);
+      const asSpy = (u: AuthUser): AuthUser => ({ ...u, scope: new TenantScope(spy.db, u.tenantId) });
       log(`\nEXPLAIN ANALYZE of the list's SQL (first page, then a deep page): scans and time`);
       for (const [name, who, q] of mixes) {
         for (const deep of [false, true]) {
           const u = asSpy(who === 'staff' ? staff.user : bySize[0].user);
-          captured.length = 0;
-          await service.list(
-            u,
-            systemLogQuery.parse(
-              Object.fromEntries(new URLSearchParams(`pageSize=20&${q()}${deep ? `&cursor=${deepCursor()}` : ''}`)),
-            ),
+          const query = `pageSize=20&${q()}${deep ? `&cursor=${deepCursor()}` : ''}`;
+          await spy.explain(
+            name,
+            () => service.list(u, systemLogQuery.parse(Object.fromEntries(new URLSearchParams(query)))),
+            (text) => (/count\(\*\)/.test(text) ? 'count' : deep ? 'deep ' : 'page '),
+            /WITH RECURSIVE|from "users" where lower/i,
           );
-          for (const cq of captured.splice(0)) {
-            if (/^EXPLAIN|WITH RECURSIVE|from "users" where lower/i.test(cq.sql)) continue;
-            const { rows } = await spy.executeQuery<{ 'QUERY PLAN': string }>({
-              ...cq,
-              sql: `EXPLAIN (ANALYZE, BUFFERS) ${cq.sql}`,
-            } as CompiledQuery<{ 'QUERY PLAN': string }>);
-            const plan = rows.map((r) => r['QUERY PLAN']);
-            const kind = /count\(\*\)/.test(cq.sql) ? 'count' : deep ? 'deep ' : 'page ';
-            const scans = plan
-              .filter((l) => /Scan|Sort Method/.test(l))
-              .map((l) =>
-                l
-                  .trim()
-                  .replace(/\s+\(cost=[^)]*\)/, '')
-                  .replace(/\(actual time=[\d.]+\.\.([\d.]+) rows=([\d.]+)[^)]*\)/, '($1 ms, $2 rows)'),
-              );
-            log(
-              `  ${name} [${kind}] ${plan.find((l) => l.startsWith('Execution Time'))}\n      ${scans.join('\n      ')}`,
-            );
-          }
         }
       }
-      await spy.destroy();
+      await spy.close();
     }
     await bare.close();
   } finally {
