@@ -1,10 +1,11 @@
-import { ReloadOutlined } from '@ant-design/icons';
-import { App, Button, Card, Flex, Input, Segmented, Tooltip, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { App, Flex, Segmented } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { IdentityView } from '@cpc/contracts';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
+import { ListPage, SearchAndRefresh } from '@/components/list-page';
 import { usePermission } from '@/lib/session';
+import { usePaging, useStepBackWhenEmpty } from '@/lib/use-paging';
 import {
   useApproveIdentity,
   useIdentityList,
@@ -27,7 +28,8 @@ export default function IdentityReviewPage() {
   const canReview = usePermission(PERMISSIONS.identityReview);
   const [status, setStatus] = useState<StatusFilter>(2);
   const [keyword, setKeyword] = useState('');
-  const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
+  const paging = usePaging();
+  const { page } = paging;
   const [detail, setDetail] = useState<IdentityView | null>(null);
   const [rejecting, setRejecting] = useState<IdentityView | null>(null);
 
@@ -71,30 +73,22 @@ export default function IdentityReviewPage() {
     setDetail(null);
   };
 
+  useStepBackWhenEmpty(list, paging);
   const data = list.data?.list ?? [];
   const total = list.data?.total ?? 0;
-  const emptyPage = !!list.data && data.length === 0 && total > 0 && page.pageNo > 1 && !list.isPlaceholderData;
-  // the last item of a page was reviewed away: step back instead of showing an empty page
-  useEffect(() => {
-    if (emptyPage) setPage((p) => ({ ...p, pageNo: Math.max(1, Math.ceil(total / p.pageSize)) }));
-  }, [emptyPage, total]);
 
   return (
-    <Card variant="borderless">
-      <Flex vertical gap={16}>
-        <div>
-          <Typography.Title level={4} style={{ margin: 0 }}>
-            {t('identity.title')}
-          </Typography.Title>
-          <Typography.Text type="secondary">{t('identity.subtitle')}</Typography.Text>
-        </div>
+    <ListPage
+      title={t('identity.title')}
+      subtitle={t('identity.subtitle')}
+      toolbar={
         <Flex gap={12} wrap justify="space-between" align="center">
           <Segmented<StatusFilter>
             aria-label={t('identity.filter.status')}
             value={status}
             onChange={(v) => {
               setStatus(v);
-              setPage((p) => ({ ...p, pageNo: 1 }));
+              paging.toFirst();
             }}
             options={[
               { value: 2, label: t('identity.status.2') },
@@ -103,54 +97,51 @@ export default function IdentityReviewPage() {
               { value: 'all', label: t('identity.filter.all') },
             ]}
           />
-          <Flex gap={8} style={{ flex: '1 1 260px', maxWidth: 420 }}>
-            <Input.Search
-              allowClear
-              maxLength={50}
-              placeholder={t('identity.filter.keyword')}
-              onSearch={(v) => {
-                setKeyword(v.trim());
-                setPage((p) => ({ ...p, pageNo: 1 }));
-              }}
-            />
-            <Tooltip title={t('identity.filter.refresh')}>
-              <Button
-                icon={<ReloadOutlined />}
-                aria-label={t('identity.filter.refresh')}
-                loading={list.isFetching && !list.isPending}
-                onClick={() => void list.refetch()}
-              />
-            </Tooltip>
-          </Flex>
+          <SearchAndRefresh
+            placeholder={t('identity.filter.keyword')}
+            refreshLabel={t('identity.filter.refresh')}
+            onSearch={(v) => {
+              setKeyword(v);
+              paging.toFirst();
+            }}
+            refreshing={list.isFetching && !list.isPending}
+            onRefresh={() => void list.refetch()}
+            style={{ flex: '1 1 260px', maxWidth: 420 }}
+          />
         </Flex>
-        <IdentityTable
-          data={data}
-          total={total}
-          pageNo={page.pageNo}
-          pageSize={page.pageSize}
-          loading={list.isFetching}
-          canReview={canReview}
-          onPageChange={(pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize })}
-          onDetail={setDetail}
-          onApprove={confirmApprove}
-          onReject={setRejecting}
-        />
-      </Flex>
-      <IdentityDrawer
-        record={detail}
+      }
+      overlays={
+        <>
+          <IdentityDrawer
+            record={detail}
+            canReview={canReview}
+            approving={approve.isPending}
+            onClose={() => setDetail(null)}
+            onApprove={confirmApprove}
+            onReject={setRejecting}
+          />
+          <RejectModal
+            open={!!rejecting}
+            name={rejecting ? nameOf(rejecting) : undefined}
+            confirming={reject.isPending}
+            onCancel={() => setRejecting(null)}
+            onSubmit={submitReject}
+          />
+        </>
+      }
+    >
+      <IdentityTable
+        data={data}
+        total={total}
+        pageNo={page.pageNo}
+        pageSize={page.pageSize}
+        loading={list.isFetching}
         canReview={canReview}
-        approving={approve.isPending}
-        onClose={() => setDetail(null)}
+        onPageChange={paging.onPageChange}
+        onDetail={setDetail}
         onApprove={confirmApprove}
         onReject={setRejecting}
       />
-      <RejectModal
-        open={!!rejecting}
-        name={rejecting ? nameOf(rejecting) : undefined}
-        confirming={reject.isPending}
-        onCancel={() => setRejecting(null)}
-        onSubmit={submitReject}
-      />
-    </Card>
+    </ListPage>
   );
 }

@@ -1,12 +1,14 @@
-import { PlusOutlined, ReloadOutlined } from '@ant-design/icons';
-import { App, Button, Card, Flex, Input, Result, Segmented, Select, Tooltip, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { PlusOutlined } from '@ant-design/icons';
+import { App, Button, Card, Flex, Result, Segmented, Select } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { PERMISSIONS, type SubAccountState, type SubAccountView } from '@cpc/contracts';
 import { DepartmentTreeSelect } from '@/components/department-tree-select';
+import { ListPage, SearchAndRefresh } from '@/components/list-page';
 import { useTableHeight } from '@/lib/format/table-height';
 import { usePermission, useSession } from '@/lib/session';
+import { usePaging, useStepBackWhenEmpty } from '@/lib/use-paging';
 import {
   useDeleteSubAccount,
   useLogoutSubAccount,
@@ -66,7 +68,8 @@ function SubAccountManager() {
   const [departmentId, setDepartmentId] = useState<number | null>(null);
   const [roleId, setRoleId] = useState<number | null>(null);
   const roles = useSubAccountRoles();
-  const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
+  const paging = usePaging();
+  const { page } = paging;
   const [editing, setEditing] = useState<{ record: SubAccountView | null } | null>(null);
   const [resetting, setResetting] = useState<SubAccountView | null>(null);
   const scrollY = useTableHeight(EXTRA_ROWS, MIN_TABLE_HEIGHT);
@@ -82,15 +85,11 @@ function SubAccountManager() {
   const toggle = useSetSubAccountState();
   const remove = useDeleteSubAccount();
   const logout = useLogoutSubAccount();
-  const firstPage = () => setPage((p) => ({ ...p, pageNo: 1 }));
+  const firstPage = paging.toFirst;
 
+  useStepBackWhenEmpty(list, paging);
   const data = list.data?.list ?? [];
   const total = list.data?.total ?? 0;
-  const emptyPage = !!list.data && data.length === 0 && total > 0 && page.pageNo > 1 && !list.isPlaceholderData;
-  // the last row of a page was deleted: step back instead of showing an empty page
-  useEffect(() => {
-    if (emptyPage) setPage((p) => ({ ...p, pageNo: Math.max(1, Math.ceil(total / p.pageSize)) }));
-  }, [emptyPage, total]);
 
   const confirmToggle = (r: SubAccountView) => {
     const disabling = r.state === 'active';
@@ -158,21 +157,15 @@ function SubAccountManager() {
   };
 
   return (
-    <Card variant="borderless">
-      <Flex vertical gap={16}>
-        <Flex justify="space-between" align="flex-start" gap={12} wrap>
-          <div style={{ flex: '1 1 320px' }}>
-            <Typography.Title level={4} style={{ margin: 0 }}>
-              {t(staff ? 'user.subAccount.staffTitle' : 'user.subAccount.title')}
-            </Typography.Title>
-            <Typography.Text type="secondary">
-              {t(staff ? 'user.subAccount.staffSubtitle' : 'user.subAccount.subtitle')}
-            </Typography.Text>
-          </div>
-          <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ record: null })}>
-            {t(staff ? 'user.subAccount.staffCreate' : 'user.subAccount.create')}
-          </Button>
-        </Flex>
+    <ListPage
+      title={t(staff ? 'user.subAccount.staffTitle' : 'user.subAccount.title')}
+      subtitle={t(staff ? 'user.subAccount.staffSubtitle' : 'user.subAccount.subtitle')}
+      action={
+        <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ record: null })}>
+          {t(staff ? 'user.subAccount.staffCreate' : 'user.subAccount.create')}
+        </Button>
+      }
+      toolbar={
         <Flex gap={12} wrap justify="space-between" align="center">
           <Segmented<StateFilter>
             aria-label={t('user.subAccount.filter.state')}
@@ -209,57 +202,54 @@ function SubAccountManager() {
             options={(roles.data ?? []).map((r) => ({ value: r.id, label: roleLabel(r, t) }))}
             style={{ flex: '1 1 140px', maxWidth: 200 }}
           />
-          <Flex gap={8} style={{ flex: '1 1 260px', maxWidth: 420 }}>
-            <Input.Search
-              allowClear
-              maxLength={50}
-              placeholder={t('user.subAccount.filter.keyword')}
-              onSearch={(v) => {
-                setKeyword(v.trim());
-                firstPage();
-              }}
-            />
-            <Tooltip title={t('user.subAccount.filter.refresh')}>
-              <Button
-                icon={<ReloadOutlined />}
-                aria-label={t('user.subAccount.filter.refresh')}
-                loading={list.isFetching && !list.isPending}
-                onClick={() => void list.refetch()}
-              />
-            </Tooltip>
-          </Flex>
+          <SearchAndRefresh
+            placeholder={t('user.subAccount.filter.keyword')}
+            refreshLabel={t('user.subAccount.filter.refresh')}
+            onSearch={(v) => {
+              setKeyword(v);
+              firstPage();
+            }}
+            refreshing={list.isFetching && !list.isPending}
+            onRefresh={() => void list.refetch()}
+            style={{ flex: '1 1 260px', maxWidth: 420 }}
+          />
         </Flex>
-        <SubAccountTable
-          data={data}
-          total={total}
-          pageNo={page.pageNo}
-          pageSize={page.pageSize}
-          // a background refresh keeps the rows readable; a new page or filter shows the spinner
-          loading={list.isPending || list.isPlaceholderData}
-          scrollY={data.length ? scrollY : undefined}
-          onPageChange={(pageNo, pageSize) => setPage({ pageNo: pageSize === page.pageSize ? pageNo : 1, pageSize })}
-          onAction={onAction}
-          selfId={selfId}
-          staff={staff}
-        />
-      </Flex>
-      <SubAccountModal
-        open={!!editing}
-        record={editing?.record ?? null}
-        onClose={() => setEditing(null)}
-        onSaved={(created) => {
-          message.success(t(created ? 'user.subAccount.done.created' : 'user.subAccount.done.updated'));
-          setEditing(null);
-        }}
+      }
+      overlays={
+        <>
+          <SubAccountModal
+            open={!!editing}
+            record={editing?.record ?? null}
+            onClose={() => setEditing(null)}
+            onSaved={(created) => {
+              message.success(t(created ? 'user.subAccount.done.created' : 'user.subAccount.done.updated'));
+              setEditing(null);
+            }}
+          />
+          <ResetPasswordModal
+            record={resetting}
+            onClose={() => setResetting(null)}
+            onDone={() => {
+              message.success(t('user.subAccount.done.passwordReset'));
+              setResetting(null);
+            }}
+          />
+        </>
+      }
+    >
+      <SubAccountTable
+        data={data}
+        total={total}
+        pageNo={page.pageNo}
+        pageSize={page.pageSize}
+        // a background refresh keeps the rows readable; a new page or filter shows the spinner
+        loading={list.isPending || list.isPlaceholderData}
+        scrollY={data.length ? scrollY : undefined}
+        onPageChange={paging.onPageChange}
+        onAction={onAction}
+        selfId={selfId}
+        staff={staff}
       />
-      <ResetPasswordModal
-        record={resetting}
-        onClose={() => setResetting(null)}
-        onDone={() => {
-          message.success(t('user.subAccount.done.passwordReset'));
-          setResetting(null);
-        }}
-      />
-    </Card>
+    </ListPage>
   );
 }
