@@ -126,6 +126,28 @@ describe('data scope', () => {
     expect((await get(`/device/${inside}`, A.token)).body_.data.departmentId).toBe(northEast);
   });
 
+  it('shows a scoped user only the batches with a device inside its scope, counting those tasks', async () => {
+    const u = await sub([await role('department')], north);
+    const inside = ids.get(SN.north)!;
+    const outside = ids.get(SN.south)!;
+    const mixed = await post('/device/command', A.token, { deviceIds: [inside, outside], type: 'reboot' });
+    const foreign = await post('/device/command', A.token, { deviceIds: [outside, ids.get(SN.none)!], type: 'reboot' });
+    const [mixedId, foreignId] = [mixed.body_.data.batchId as number, foreign.body_.data.batchId as number];
+    expect(mixedId && foreignId).toBeTruthy();
+
+    const seen = (await get('/device/task/batch/list?pageSize=100', u.token)).body_.data;
+    const batchIds = seen.list.map((b: { id: number }) => b.id);
+    expect(batchIds).toContain(mixedId);
+    expect(batchIds).not.toContain(foreignId);
+    const one = (await get(`/device/task/batch/${mixedId}`, u.token)).body_.data;
+    expect(one.total).toBe(1);
+    expect((await get(`/device/task/batch/${foreignId}`, u.token)).statusCode).toBe(404);
+    expect((await get(`/device/task/list?batchId=${foreignId}`, u.token)).statusCode).toBe(404);
+    // the main account sees both whole
+    expect((await get(`/device/task/batch/${mixedId}`, A.token)).body_.data.total).toBe(2);
+    expect((await get(`/device/task/batch/${foreignId}`, A.token)).statusCode).toBe(200);
+  });
+
   it("gives 'own' only the devices the user bound; binding files them under the user's department", async () => {
     const u = await sub([await role('own')], south);
     expect(await sns(u.token)).toEqual([]);

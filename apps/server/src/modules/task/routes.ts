@@ -17,7 +17,10 @@ import { caller, hasPermission } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
 import type { TaskService } from './service.ts';
 import type { Db } from '../../db/database.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { dataAccessOf, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
+
+/** The devices condition of a narrowed data scope; none for `all` (a batch is then the account's, whatever it holds). */
+const narrowed = (access: DataAccess) => (access.scope === 'all' ? undefined : inDataScope(access));
 
 const tags = ['device task'];
 const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISSIONS.deviceShutdown } as const;
@@ -74,7 +77,10 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
         response: { 200: pagedEnvelope(batchView) },
       },
     },
-    async (req) => ok(await tasks.batches(caller(req).scope, req.query)),
+    async (req) => {
+      const u = caller(req);
+      return ok(await tasks.batches(u.scope, req.query, narrowed(await dataAccessOf(db, u))));
+    },
   );
 
   app.get(
@@ -88,7 +94,10 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
         response: { 200: envelopeSchema(batchView) },
       },
     },
-    async (req) => ok(await tasks.batch(caller(req).scope, req.params.id)),
+    async (req) => {
+      const u = caller(req);
+      return ok(await tasks.batch(u.scope, req.params.id, narrowed(await dataAccessOf(db, u))));
+    },
   );
 
   app.post(

@@ -82,6 +82,18 @@ export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reas
  * UPDATE (`… WHERE state IN (…)`), so a duplicate or late message cannot move a task backwards, and every
  * sweep is safe to run on N nodes at once.
  */
+/** A task of a device inside `devices` (the caller's data scope; none: every device of the tenant). */
+const taskInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
+  devices
+    ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
+    : sql<boolean>`true`;
+
+/** A batch with at least one task of a device inside `devices`. */
+const batchInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
+  devices
+    ? sql<boolean>`exists (select 1 from device_tasks where device_tasks.batch_id = task_batches.id and ${taskInScope(scope, devices)})`
+    : sql<boolean>`true`;
+
 export class TaskService {
   constructor(
     private db: Db,
@@ -170,16 +182,11 @@ export class TaskService {
         .selectFrom('task_batches')
         .select('task_batches.id')
         .where('task_batches.id', '=', q.batchId)
+        .where(batchInScope(scope, devices))
         .executeTakeFirst())
     )
       throw notFound('batch');
-    let base = scope
-      .selectFrom('device_tasks')
-      .where(
-        devices
-          ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
-          : sql<boolean>`true`,
-      );
+    let base = scope.selectFrom('device_tasks').where(taskInScope(scope, devices));
     if (q.deviceId) base = base.where('device_tasks.device_id', '=', q.deviceId);
     if (q.batchId) base = base.where('device_tasks.batch_id', '=', q.batchId);
     if (q.state) base = base.where('device_tasks.state', '=', q.state);
@@ -205,28 +212,42 @@ export class TaskService {
     };
   }
 
-  async batch(scope: TenantScope, id: number): Promise<BatchView> {
+  /**
+   * `devices`: the caller's data scope (issue 12). A batch is seen when one of its tasks is for a device inside
+   * it (another batch is not found), and its counts count those tasks only.
+   */
+  async batch(scope: TenantScope, id: number, devices?: RawBuilder<boolean>): Promise<BatchView> {
     const batch = await scope
       .selectFrom('task_batches')
       .select(['task_batches.id', 'task_batches.type', 'task_batches.created_at'])
       .where('task_batches.id', '=', id)
+      .where(batchInScope(scope, devices))
       .executeTakeFirst();
     if (!batch) throw notFound('batch');
     const rows = await scope
       .selectFrom('device_tasks')
       .select(['device_tasks.state', sql<number>`count(*)`.as('n')])
       .where('device_tasks.batch_id', '=', id)
+      .where(taskInScope(scope, devices))
       .groupBy('device_tasks.state')
       .execute();
     return { id: batch.id, type: batch.type, createdAt: batch.created_at.toISOString(), ...stateCounts(rows) };
   }
 
-  /** The account's batches, newest first, each with its counts by state (one grouped query for the page). */
-  async batches(scope: TenantScope, q: { pageNo: number; pageSize: number }): Promise<Paged<BatchView>> {
+  /**
+   * The account's batches, newest first, each with its counts by state (one grouped query for the page); with a
+   * data scope (`devices`), as `batch` sees them.
+   */
+  async batches(
+    scope: TenantScope,
+    q: { pageNo: number; pageSize: number },
+    devices?: RawBuilder<boolean>,
+  ): Promise<Paged<BatchView>> {
     const [page, total] = await Promise.all([
       scope
         .selectFrom('task_batches')
         .select(['task_batches.id', 'task_batches.type', 'task_batches.created_at'])
+        .where(batchInScope(scope, devices))
         .orderBy('task_batches.id', 'desc')
         .limit(q.pageSize)
         .offset((q.pageNo - 1) * q.pageSize)
@@ -234,6 +255,7 @@ export class TaskService {
       scope
         .selectFrom('task_batches')
         .select(sql<number>`count(*)`.as('n'))
+        .where(batchInScope(scope, devices))
         .executeTakeFirstOrThrow(),
     ]);
     const ids = page.map((b) => b.id);
@@ -242,6 +264,7 @@ export class TaskService {
           .selectFrom('device_tasks')
           .select(['device_tasks.batch_id', 'device_tasks.state', sql<number>`count(*)`.as('n')])
           .where('device_tasks.batch_id', 'in', ids)
+          .where(taskInScope(scope, devices))
           .groupBy(['device_tasks.batch_id', 'device_tasks.state'])
           .execute()
       : [];
