@@ -162,6 +162,24 @@ describe('departments and data scope', () => {
     expect(clerk.errors).toEqual([]);
     await clerk.context.close();
 
+    // A second console of the account on the department screen sees a department added elsewhere, unreloaded.
+    const second = await newPage(browser, { lang: 'zh' });
+    await login(second.page, s, account.username, account.password);
+    await expectHash(second.page, /^#\/device\/index/);
+    await second.page.goto(`${s.url}/#/system/department`);
+    await expectHash(second.page, /^#\/system\/department/);
+    await shot(second.page, 'department-second-console-zh');
+    await second.page.locator('.ant-tree-treenode', { hasText: '华东仓' }).waitFor({ timeout: 15_000 });
+    await page.goto(`${s.url}/#/system/department`);
+    await page.getByRole('button', { name: '新建部门' }).click();
+    const again = page.locator('.ant-modal').filter({ visible: true, hasText: '新建部门' });
+    await again.locator('#department_name').fill('华南仓');
+    await again.getByRole('button', { name: /保\s*存/ }).click();
+    await page.getByText('部门已创建').waitFor();
+    await second.page.locator('.ant-tree-treenode', { hasText: '华南仓' }).waitFor({ timeout: 15_000 });
+    expect(second.errors).toEqual([]);
+    await second.context.close();
+
     // At a phone's width the department screen still fits.
     await page.setViewportSize({ width: 375, height: 760 });
     await page.goto(`${s.url}/#/system/department`);

@@ -188,7 +188,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       const subAccounts = new SubAccountService(db, events);
       await api.register(subAccountRoutes, { subAccounts, base: '/system/subAccount' });
       await api.register(subAccountRoutes, { subAccounts, base: '/system/user', staff: true });
-      await api.register(departmentRoutes, { departments: new DepartmentService(db) });
+      await api.register(departmentRoutes, { departments: new DepartmentService(db), events });
       await api.register(deviceRoutes, { db, tasks });
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, subAccountWith, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, openEvents, subAccountWith, type Customer } from './device-helpers.ts';
 
 let h: Harness;
 let A: Customer;
@@ -155,5 +155,30 @@ describe('department tree', () => {
     expect((await get('/system/department/tree', none)).statusCode).toBe(403);
     expect((await post('/system/department/add', viewer, { name: 'No' })).statusCode).toBe(403);
     expect((await post('/system/department/add', editor, { name: 'Yes' })).statusCode).toBe(200);
+  });
+
+  it("tells the tenant's consoles that read the tree when it changes, and no one else", async () => {
+    const viewer = await subAccountWith(h, A.tenantId, ['device:view']);
+    const none = await subAccountWith(h, A.tenantId, ['print:view']);
+    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const [mine, blind, other] = [
+      await openEvents(h, base, viewer),
+      await openEvents(h, base, none),
+      await openEvents(h, base, B.token),
+    ];
+    try {
+      const id = await add(A.token, 'Live');
+      await mine.waitFor('the department event after an add', (e) => e.type === 'department');
+      expect((await post('/system/department/edit', A.token, { id, name: 'Live 2' })).statusCode).toBe(200);
+      expect((await post('/system/department/delete', A.token, { id })).statusCode).toBe(200);
+      // a refused change changes nothing and tells no one
+      expect((await post('/system/department/delete', A.token, { id })).statusCode).toBe(404);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(mine.events.filter((e) => e.type === 'department')).toHaveLength(3);
+      expect(blind.events.filter((e) => e.type === 'department')).toEqual([]);
+      expect(other.events.filter((e) => e.type === 'department')).toEqual([]);
+    } finally {
+      [mine, blind, other].forEach((s) => s.close());
+    }
   });
 });

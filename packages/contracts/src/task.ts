@@ -196,6 +196,11 @@ export interface LiveMessageEvent {
   userId: number;
 }
 
+/**
+ * `event: department` (no data) — the tenant's department tree changed (added, renamed, moved, deleted): to its
+ * consoles that read the tree; they read it again.
+ */
+
 /** `event: sim` — SIMs of the tenant changed (data left, state, plan): the traffic query reads them again. */
 export interface LiveSimEvent {
   iccids: string[];
@@ -219,5 +224,6 @@ export type LiveEvent =
   | { type: 'permissions'; data: { userIds: number[] } }
   | { type: 'menu'; data: LiveMenuEvent }
   | { type: 'message'; data: LiveMessageEvent }
+  | { type: 'department'; data: Record<string, never> }
   | { type: 'sim'; data: LiveSimEvent }
   | { type: 'order'; data: LiveOrderEvent };

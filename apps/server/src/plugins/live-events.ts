@@ -472,12 +472,16 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund].some((p) =>
           hasPermission(u, p),
         );
+      const readsDepartments = (u: AuthUser) =>
+        [PERMISSIONS.departmentEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView].some((p) => hasPermission(u, p));
+      let seesDepartments = readsDepartments(user);
       let seesSims = readsSims(user);
       let seesOrders = readsOrders(user);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
         if (e.type === 'device' && !seesDevices) return;
         if (e.type === 'task' && !seesTasks) return;
         if (e.type === 'identity' && !seesIdentity) return;
+        if (e.type === 'department' && !seesDepartments) return;
         if (e.type === 'sim' && !seesSims) return;
         if (e.type === 'order' && !seesOrders) return;
         // a role of someone else changed: nothing for this console
@@ -506,6 +510,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
             seesDevices = hasPermission(u, PERMISSIONS.deviceView);
             seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
             seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
+            seesDepartments = readsDepartments(u);
             seesSims = readsSims(u);
             seesOrders = readsOrders(u);
           },

@@ -1,5 +1,6 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { DepartmentNode } from '@cpc/contracts';
+import { useLiveEvents } from './live-events';
 import { get } from './request';
 
 /**
@@ -13,7 +14,12 @@ export const getDepartmentTree = () => get<DepartmentNode[]>('/system/department
 export const departmentTreeQueryOptions = () =>
   queryOptions({ queryKey: DEPARTMENT_TREE_KEY, queryFn: getDepartmentTree, staleTime: 30_000 });
 
-export const useDepartmentTree = (enabled = true) => useQuery({ ...departmentTreeQueryOptions(), enabled });
+/** The tree, read again when someone changes it (the live `department` event). */
+export function useDepartmentTree(enabled = true) {
+  const client = useQueryClient();
+  useLiveEvents({ department: () => void client.invalidateQueries({ queryKey: DEPARTMENT_TREE_KEY }) }, enabled);
+  return useQuery({ ...departmentTreeQueryOptions(), enabled });
+}
 
 /** The name of a department by id, from the loaded tree. */
 export function departmentNames(tree: DepartmentNode[] | undefined): Map<number, string> {

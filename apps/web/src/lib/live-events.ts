@@ -54,7 +54,17 @@ export interface LiveEventsClient {
   reset(): void;
 }
 
-const EVENT_TYPES = ['device', 'task', 'identity', 'permissions', 'menu', 'message', 'sim', 'order'] as const;
+const EVENT_TYPES = [
+  'device',
+  'task',
+  'identity',
+  'permissions',
+  'menu',
+  'message',
+  'department',
+  'sim',
+  'order',
+] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 /**
@@ -204,6 +214,8 @@ export function useLiveEvents(
     permissions?: (e: LivePermissionsEvent) => void;
     menu?: (e: LiveMenuEvent) => void;
     message?: (e: LiveMessageEvent) => void;
+    /** The account's department tree changed. */
+    department?: () => void;
     /** SIMs of the account changed (data left, state, plan). */
     sim?: (e: LiveSimEvent) => void;
     /** An order changed state. */
@@ -225,6 +237,7 @@ export function useLiveEvents(
         else if (e.type === 'permissions') latest.current.permissions?.(e.data);
         else if (e.type === 'menu') latest.current.menu?.(e.data);
         else if (e.type === 'message') latest.current.message?.(e.data);
+        else if (e.type === 'department') latest.current.department?.();
         else if (e.type === 'sim') latest.current.sim?.(e.data);
         else latest.current.order?.(e.data);
       },

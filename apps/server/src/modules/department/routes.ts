@@ -11,6 +11,7 @@ import {
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
+import type { LiveEvents } from '../../plugins/live-events.ts';
 import type { DepartmentService } from './service.ts';
 
 const tags = ['department'];
@@ -18,11 +19,16 @@ const tags = ['department'];
 const TREE_READERS = [PERMISSIONS.departmentEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView];
 
 /** The caller's tenant's department tree (issue 12). */
-export const departmentRoutes: FastifyPluginAsyncZod<{ departments: DepartmentService }> = async (
+export const departmentRoutes: FastifyPluginAsyncZod<{ departments: DepartmentService; events: LiveEvents }> = async (
   app,
-  { departments },
+  { departments, events },
 ) => {
   const edit = { permission: PERMISSIONS.departmentEdit };
+  // every console of the tenant that shows the tree (the screen, the pickers, department names) reads it again
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method === 'POST' && reply.statusCode === 200 && req.user)
+      events.publish(req.user.tenantId, { type: 'department', data: {} });
+  });
   app.get(
     '/system/department/tree',
     {
