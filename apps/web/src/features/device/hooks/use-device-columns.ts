@@ -19,13 +19,14 @@ export type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
 
 /**
  * From which width on a column shows when the user has not chosen: what a fleet owner checks first (paper,
- * when last seen, battery, signal, data left) fits beside the group tree at 1440 px; the rest waits for ≥ 1600 px.
+ * when last seen, battery, data left) fits beside the group tree and the menu on a 1366 px laptop; the signal
+ * and the rest wait for ≥ 1600 px.
  */
 export const COLUMN_PRIORITY: Record<OptionalColumn, Breakpoint> = {
   paper: 'md',
   lastSeen: 'md',
   battery: 'xl',
-  signal: 'xl',
+  signal: 'xxl',
   simLeft: 'xl',
   group: 'xxl',
   model: 'xxl',
