@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
@@ -16,6 +17,40 @@ export interface TestIdp {
   /** Runs an authorization URL through the provider as a browser would; the redirect back (with code, state, iss). */
   authorize(url: string): Promise<URL>;
   close(): Promise<void>;
+}
+
+/** The provider's store for this test run: a map per model, with expiry (what its quick-start store does, said). */
+class MapAdapter {
+  private static stores = new Map<string, Map<string, { payload: Record<string, unknown>; exp: number }>>();
+  private store: Map<string, { payload: Record<string, unknown>; exp: number }>;
+  constructor(name: string) {
+    this.store = MapAdapter.stores.get(name) ?? new Map();
+    MapAdapter.stores.set(name, this.store);
+  }
+  async upsert(id: string, payload: Record<string, unknown>, expiresIn: number) {
+    this.store.set(id, { payload, exp: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+  }
+  async find(id: string) {
+    const e = this.store.get(id);
+    if (!e || e.exp < Date.now()) return undefined;
+    return e.payload;
+  }
+  async findByUserCode(userCode: string) {
+    return [...this.store.values()].find((e) => e.payload.userCode === userCode)?.payload;
+  }
+  async findByUid(uid: string) {
+    return [...this.store.values()].find((e) => e.payload.uid === uid)?.payload;
+  }
+  async consume(id: string) {
+    const e = this.store.get(id);
+    if (e) e.payload.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id: string) {
+    this.store.delete(id);
+  }
+  async revokeByGrantId(grantId: string) {
+    for (const [id, e] of this.store) if (e.payload.grantId === grantId) this.store.delete(id);
+  }
 }
 
 export async function startIdp(redirectUris: string[], clientId = 'cpc-console'): Promise<TestIdp> {
@@ -76,6 +111,17 @@ export async function startIdp(redirectUris: string[], clientId = 'cpc-console')
     pkce: { methods: ['S256'], required: () => true },
     features: { devInteractions: { enabled: false } },
     cookies: { keys: ['test-cookie-key-0123456789'] },
+    // its own signing key and store: not the quick-start ones it warns about
+    jwks: {
+      keys: [
+        {
+          ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+          use: 'sig',
+          kid: 'test',
+        },
+      ],
+    },
+    adapter: MapAdapter,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     findAccount: async (_ctx, sub) => ({
       accountId: sub,
