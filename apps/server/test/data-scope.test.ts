@@ -85,6 +85,9 @@ describe('data scope', () => {
 
   it("limits a 'department' sub-account to its department and below: list, detail, commands, dashboard", async () => {
     const u = await sub([await role('department')], north);
+    // the console learns the scope with the user (it hides what the server would refuse)
+    expect((await get('/user/v1/user/userInfo', u.token)).body_.data.dataScope).toBe('department');
+    expect((await get('/user/v1/user/userInfo', A.token)).body_.data.dataScope).toBe('all');
     expect(await sns(u.token)).toEqual([SN.north, SN.northEast]);
     expect((await get('/device/list', u.token)).body_.data.total).toBe(2);
     // the filters cannot widen it

@@ -11,6 +11,7 @@ import {
   isUsername,
 } from './validators.ts';
 import { pageQuery } from './envelope.ts';
+import { DATA_SCOPES } from './permissions.ts';
 
 export {
   AUTH_STATUS,
@@ -37,6 +38,11 @@ export const userInfo = z.object({
   admin: z.boolean(),
   roles: z.array(z.string()),
   permissions: z.array(z.string()),
+  /**
+   * Which of the account's devices (and orders) the user reaches: the widest data scope of its roles (`all` for
+   * a main account and the platform Admin). Only `all` may file a device under another department.
+   */
+  dataScope: z.enum(DATA_SCOPES),
 });
 export type UserInfo = z.infer<typeof userInfo>;
 

@@ -17,6 +17,7 @@ import { hashPassword, verifyPassword } from '../../lib/password.ts';
 import { hit, unhit } from '../../lib/counters.ts';
 
 import { endSessions, type ClientInfo } from '../../lib/sessions.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
 
 /** Avatar links are signed for a day: userInfo is fetched at every page load, so they are renewed long before. */
 const AVATAR_URL_TTL = 24 * 3600;
@@ -76,6 +77,7 @@ export class UserService {
       admin: user.admin,
       roles: user.roles,
       permissions: user.permissions,
+      dataScope: (await dataAccessOf(this.db, user)).scope,
     };
   }
 

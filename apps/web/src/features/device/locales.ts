@@ -100,6 +100,7 @@ export default {
         department: '所属部门',
         departmentPlaceholder: '不属于任何部门',
         departmentHint: '部门决定哪些子账号能看到这台设备；只有可查看全部设备的用户能修改',
+        departmentLocked: '您只能查看部分设备，不能把设备改到其他部门',
         nameMax: '设备名称最多 30 个字符',
         remarkMax: '备注最多 200 个字符',
         save: '保存',
@@ -452,6 +453,7 @@ export default {
         departmentPlaceholder: 'No department',
         departmentHint:
           'The department decides which sub-accounts see this device; only users who see every device can change it',
+        departmentLocked: 'You see only some of the devices, so you cannot move a device to another department',
         nameMax: 'A device name has at most 30 characters',
         remarkMax: 'A remark has at most 200 characters',
         save: 'Save',

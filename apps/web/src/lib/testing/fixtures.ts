@@ -81,6 +81,7 @@ export const customer = (overrides: Partial<UserInfo> = {}): UserInfo => ({
   admin: false,
   roles: [],
   permissions: ['device:view', 'device:edit'],
+  dataScope: 'all',
   ...overrides,
 });
 

@@ -6,6 +6,7 @@ import { useEditDevice } from '../api/devices';
 import { deviceLabel } from '../utils/command-confirm';
 import { explainError, splitErrors } from '../utils/server-errors';
 import { useFormLanguage } from '@/lib/use-form-language';
+import { useSession } from '@/lib/session';
 import { DepartmentTreeSelect } from '@/components/department-tree-select';
 
 interface EditValues {
@@ -28,6 +29,8 @@ export function EditModal({
   useFormLanguage(form);
   const [general, setGeneral] = useState<string[]>([]);
   const edit = useEditDevice();
+  // only a user who sees every device files one under another department (the server says so too)
+  const canRefile = useSession((s) => s.userInfo?.dataScope === 'all');
 
   useEffect(() => {
     if (device) form.setFieldsValue({ name: device.name, remark: device.remark, departmentId: device.departmentId });
@@ -71,8 +74,12 @@ export function EditModal({
         <Form.Item name="name" label={t('device.edit.name')} rules={[{ max: 30, message: t('device.edit.nameMax') }]}>
           <Input placeholder={device?.sn ?? t('device.edit.namePlaceholder')} maxLength={30} showCount />
         </Form.Item>
-        <Form.Item name="departmentId" label={t('device.edit.department')} extra={t('device.edit.departmentHint')}>
-          <DepartmentTreeSelect placeholder={t('device.edit.departmentPlaceholder')} />
+        <Form.Item
+          name="departmentId"
+          label={t('device.edit.department')}
+          extra={t(canRefile ? 'device.edit.departmentHint' : 'device.edit.departmentLocked')}
+        >
+          <DepartmentTreeSelect placeholder={t('device.edit.departmentPlaceholder')} disabled={!canRefile} />
         </Form.Item>
         <Form.Item
           name="remark"

@@ -50,6 +50,7 @@ const staff: UserInfo = {
   is_authenticate: 1,
   attest_name: '',
   tenantKind: 'platform',
+  dataScope: 'all',
   admin: false,
   roles: ['Admin'],
   permissions: ['identity:review'],

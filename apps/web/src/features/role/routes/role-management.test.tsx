@@ -57,6 +57,7 @@ const main = (permissions: string[]): UserInfo => ({
   is_authenticate: 1,
   attest_name: '',
   tenantKind: 'enterprise',
+  dataScope: 'all',
   admin: false,
   roles: [],
   permissions,

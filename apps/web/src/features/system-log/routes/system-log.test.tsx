@@ -40,6 +40,7 @@ const customer: UserInfo = {
   is_authenticate: 1,
   attest_name: '',
   tenantKind: 'enterprise',
+  dataScope: 'all',
   admin: false,
   roles: [],
   permissions: ['system:log:view'],
