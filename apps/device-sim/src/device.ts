@@ -485,7 +485,7 @@ export class VirtualDevice extends EventEmitter {
 
   /** How long a try out of data waits for the platform's answer before giving up until the next try. */
   private probeWaitMs(): number {
-    return Math.min(10_000, (this.opts.dataRetryS ?? 60) * 1000);
+    return Math.max(3000, Math.min(10_000, (this.opts.dataRetryS ?? 60) * 1000));
   }
 
   private clearDataTimers(): void {
