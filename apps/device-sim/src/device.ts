@@ -436,10 +436,10 @@ export class VirtualDevice extends EventEmitter {
         this.lastReported.lng = this.lng;
         void this.publish('location', { ts: Date.now(), lat: round(this.lat), lng: round(this.lng) });
       }
-      this.reportTraffic();
+      void this.reportTraffic();
     } else if (this.usedMb - this.reportedMb >= TRAFFIC_STEP_MB) {
       // fast usage is reported as it goes, so the console sees a SIM run low before it runs out
-      this.reportTraffic();
+      void this.reportTraffic();
     }
   }
 
