@@ -100,7 +100,8 @@ describe('a simulated device out of data', () => {
     await sleep(1200);
     expect(mine().filter((m) => m.kind === 'heartbeat').length).toBe(beats);
 
-    // a top-up: the next try's answer has room
+    // a top-up: the next try's answer has room (and from now on it uses data at the real rate)
+    d.sim.rateScale = 1;
     plans.set(d.spec.iccid, { planMb: d.usedMb + 100, expiresAt: null });
     await d.waitOnline(5000);
     expect(d.noData).toBe(false);

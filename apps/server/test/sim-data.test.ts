@@ -135,7 +135,9 @@ describe('SIM data on the device link', () => {
     expect(d.online).toBe(false);
     expect((await statusLog(s.sn)).filter((r) => r.reason === 'no-data').length).toBeGreaterThanOrEqual(2);
 
-    // the top-up, as the order fulfilment makes it: the plan raised, and the device told
+    // the top-up, as the order fulfilment makes it: the plan raised, and the device told (using data at the
+    // real rate from now on: at the test's rate 100 MB would last seconds)
+    d.sim.rateScale = 1;
     const plan = await h.db
       .updateTable('sims')
       .set({ plan_total_mb: sql`plan_total_mb + 100` })
