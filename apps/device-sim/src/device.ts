@@ -312,7 +312,7 @@ export class VirtualDevice extends EventEmitter {
     client.on('close', () => {
       if (this.client !== client) return;
       this.stopTimers();
-      if (this.phase === 'online') this.setPhase('connecting');
+      if (this.phase === 'online' || this.phase === 'probing') this.setPhase('connecting');
     });
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('error', (err) => this.opts.log?.(`${this.sn}: ${err.message}`));
@@ -326,6 +326,7 @@ export class VirtualDevice extends EventEmitter {
         // out of data: only the platform's answer to the hello says whether a top-up gave room again
         this.setPhase('probing');
         await this.hello();
+        clearTimeout(this.probeTimer);
         this.probeTimer = setTimeout(() => this.phase === 'probing' && void this.runOutOfData(), this.probeWaitMs());
         return;
       }
