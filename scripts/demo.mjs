@@ -1,12 +1,12 @@
 // `npm run demo`: the console with its embedded PostgreSQL and device broker, a demo customer, and a simulated
 // fleet of 50 devices bound to it across several provinces and groups. Run through `node --import tsx`.
-import { sql } from 'kysely';
 import { ensureWebBuilt } from './web-build.mjs';
 import { startFailure, startServer } from '../apps/server/src/server.ts';
 import { hashPassword } from '../apps/server/src/lib/password.ts';
 import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
-import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
+import { bindInDb, registerInDb, setSimPlans } from '../apps/device-sim/src/register-db.ts';
+import { dayFactor } from '../apps/device-sim/src/sim-data.ts';
 import { stdinControl } from '../apps/device-sim/src/control.ts';
 import { provinceAt } from '../packages/contracts/src/geo/provinces.ts';
 
@@ -15,6 +15,13 @@ const DEMO_PASSWORD = 'Demo12345';
 const DEVICES = Number(process.env.DEMO_DEVICES ?? 50);
 // a few devices stay switched off, so the console shows both states
 const SWITCHED_OFF = 4;
+// three SIMs near the edge: a few MB left and heavy use, they run out of data a few minutes after the start
+const NEAR_EDGE = [5, 6, 7].filter((i) => i < DEVICES);
+const EDGE_LEFT_MB = 4;
+const EDGE_RUN_OUT_S = 110;
+// out of data, a device tries the network again this often (a top-up shows within it)
+const DATA_RETRY_S = 20;
+const DAY = 86_400_000;
 
 /** Groups of the demo account: regions, and one store under East China. */
 const REGIONS = [
@@ -147,13 +154,55 @@ for (const [name, id] of groupIds) {
   if (sns.length) await bindInDb(db, tenantId, sns, { groupId: id, name: (sn) => names.get(sn) });
 }
 
-// Data plans for the SIMs (registration leaves them empty): 1 GB each, two of them nearly used up.
-await sql`UPDATE sims SET plan_total_mb = 1024, expires_at = now() + interval '1 year' WHERE tenant_id = ${tenantId} AND plan_total_mb = 0`.execute(
-  db,
-);
-await sql`UPDATE sims SET plan_total_mb = 220 WHERE iccid IN (${specs[5].iccid}, ${specs[6].iccid})`.execute(db);
+fleet = await createFleet({
+  url: running.mqttUrl,
+  specs,
+  seed: 7,
+  heartbeatS: 30,
+  rampPerSecond: 25,
+  dataProfile: (_, i) => (NEAR_EDGE.includes(i) ? 'heavy' : undefined),
+  dataRetryS: DATA_RETRY_S,
+  start: false,
+});
 
-fleet = await createFleet({ url: running.mqttUrl, specs, seed: 7, heartbeatS: 30, rampPerSecond: 25, start: false });
+// Data plans for the SIMs (registration leaves them empty), kept from an earlier run (a package bought then):
+// 1, 2 or 5 GB with the three carriers, expiring over the next months, two of them within a week. The SIMs near
+// the edge get a few MB left at every start, and a time scale that uses them up in a few minutes.
+const CARRIERS = ['cmcc', 'cmcc', 'cucc', 'ctcc', 'cmcc', 'cucc'];
+const PLANS = [1024, 2048, 1024, 5120, 2048];
+const withPlan = new Set(
+  (
+    await db
+      .selectFrom('sims')
+      .select('iccid')
+      .where(
+        'iccid',
+        'in',
+        specs.map((s) => s.iccid),
+      )
+      .where('plan_total_mb', '>', '0')
+      .execute()
+  ).map((r) => r.iccid),
+);
+await setSimPlans(db, specs, (s, i) => {
+  const used = fleet.devices[i].usedMb;
+  if (NEAR_EDGE.includes(i))
+    return { planMb: used + EDGE_LEFT_MB, usedMb: used, expiresAt: new Date(Date.now() + (40 + i) * DAY) };
+  if (withPlan.has(s.iccid)) return undefined;
+  const days = i === 8 ? 3 : i === 9 ? 6 : 20 + ((i * 37) % 160);
+  return {
+    carrier: CARRIERS[i % CARRIERS.length],
+    planMb: PLANS[i % PLANS.length],
+    usedMb: used,
+    expiresAt: new Date(Date.now() + days * DAY),
+  };
+});
+for (const i of NEAR_EDGE) {
+  // as fast as it takes to use the MB left in about EDGE_RUN_OUT_S at this hour's rate
+  const d = fleet.devices[i];
+  const perHour = d.sim.mbPerHour * dayFactor(new Date().getHours());
+  d.sim.rateScale = (EDGE_LEFT_MB / perHour) * (3600 / EDGE_RUN_OUT_S);
+}
 await Promise.all(fleet.devices.slice(SWITCHED_OFF).map((d) => d.powerOn()));
 fleet.devices[SWITCHED_OFF].runOutOfPaper();
 
@@ -168,11 +217,17 @@ process.stdout.write(
       ? `  Platform admin: ${admin.username} / ${admin.password}`
       : `  Platform admin: ${admin.username} (password as printed on the first start of the demo)`,
     `  Device broker: ${mqttUrl}`,
+    `  Near the edge: ${NEAR_EDGE.map((i) => specs[i].sn).join(', ')} have ${EDGE_LEFT_MB} MB of data left and use it fast:`,
+    `    within 2–3 minutes they run out and go offline (no data); buy them a package and they come back online within ${DATA_RETRY_S} s.`,
     `  Devices: ${specs[0].sn} … ${specs.at(-1).sn}. Type \`power-on ${specs[0].sn}\`, \`kill <sn>\`, \`paper-out <sn>\`, \`cover-open <sn>\`, \`overheat <sn>\`, \`list\` or \`help\` here.`,
     '',
   ].join('\n') + '\n',
 );
 stdinControl(fleet, (line) => process.stdout.write(`${line}\n`));
+for (const i of NEAR_EDGE) {
+  const d = fleet.devices[i];
+  d.on('no-data', () => process.stdout.write(`${d.sn}: no data left on the SIM, offline until a top-up\n`));
+}
 
 ready = true;
 if (stopAsked) void stop();

@@ -20,6 +20,7 @@ const lanes = [
       ['format check (Prettier)', ...npx('prettier', '--check', '--log-level', 'warn', '.')],
       ['lint (ESLint)', ...npx('eslint', '--max-warnings', '0', '.')],
       ['contracts unit tests', ...npx('vitest', 'run', '--root', 'packages/contracts')],
+      ['device simulator unit tests', ...npx('vitest', 'run', '--root', 'apps/device-sim')],
       ['web unit tests', ...npx('vitest', 'run', '--root', 'apps/web')],
       ['build the console', 'npm', ['run', 'build', '-w', 'apps/web']],
     ],

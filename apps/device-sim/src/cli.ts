@@ -4,6 +4,7 @@ import { httpControl, stdinControl } from './control.ts';
 import { login, registerViaApi } from './register.ts';
 import { makeSpecs } from './specs.ts';
 import { receiptText } from './receipt.ts';
+import { DATA_PROFILES, isDataProfile } from './sim-data.ts';
 
 const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (docs/device-protocol.md).
 
@@ -15,6 +16,10 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --prefix P             serial-number prefix (default SIM<seed>)
   --heartbeat S          heartbeat interval in seconds (default 30)
   --ramp N               connections opened per second (default 200)
+  --data-rate-scale X    simulated hours of SIM data use per real hour (default 1; 3600: an hour a second)
+  --data-profile P       every SIM's usage profile: heavy, normal or idle (default: drawn per device,
+                         15 % heavy, 60 % normal, 25 % idle)
+  --data-retry S         out of data, a device tries the network again every S seconds (default 60)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -34,6 +39,9 @@ const { values } = parseArgs({
     prefix: { type: 'string' },
     heartbeat: { type: 'string', default: '30' },
     ramp: { type: 'string', default: '200' },
+    'data-rate-scale': { type: 'string', default: '1' },
+    'data-profile': { type: 'string' },
+    'data-retry': { type: 'string', default: '60' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -63,6 +71,17 @@ const int = (name: string, v: string, min: number) => {
 const count = int('devices', values.devices, 1);
 const seed = int('seed', values.seed, 0);
 const heartbeatS = int('heartbeat', values.heartbeat, 1);
+const dataRateScale = Number(values['data-rate-scale']);
+if (!Number.isFinite(dataRateScale) || dataRateScale <= 0) {
+  console.error(`--data-rate-scale: must be a number > 0\n\n${USAGE}`);
+  process.exit(2);
+}
+const dataProfile = values['data-profile'];
+if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
+  console.error(`--data-profile: one of ${Object.keys(DATA_PROFILES).join(', ')}\n\n${USAGE}`);
+  process.exit(2);
+}
+const dataRetryS = int('data-retry', values['data-retry'], 1);
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -98,10 +117,14 @@ const fleet = await createFleet({
   heartbeatS,
   credential: values['static-credential'] ? 'static' : 'timed',
   rampPerSecond: int('ramp', values.ramp, 0),
+  dataRateScale,
+  dataProfile,
+  dataRetryS,
   start: false,
 });
 for (const d of fleet.devices) {
   d.on('executed', (m: { type: string; id: string }) => log(`${d.sn} ${m.type} (task ${m.id})`));
+  d.on('no-data', () => log(`${d.sn} offline: no data left on the SIM (${d.usedMb} MB used)`));
   if (values['show-prints']) {
     // the job is the last one on the printed list when its event fires
     d.on('printed', (m: { id: string }) => {

@@ -29,6 +29,12 @@ function describe(fleet: Fleet) {
     battery: d.battery,
     signal: d.signal,
     executed: d.executed.length,
+    data: {
+      profile: d.sim.profile,
+      usedMb: d.usedMb,
+      planMb: d.sim.plan.planMb,
+      noData: d.noData,
+    },
   }));
 }
 

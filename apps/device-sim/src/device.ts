@@ -18,6 +18,7 @@ import { paperGeometry, parseMarkup } from '@cpc/contracts/print-markup';
 import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
+import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
 
 export type Paper = 'ok' | 'out' | 'cover-open' | 'overheat';
@@ -43,6 +44,12 @@ export interface DeviceOptions {
   paperWidthMm?: number;
   /** Paper running out now and then by itself (default true; tests and benchmarks turn it off). */
   randomFaults?: boolean;
+  /** The SIM's usage profile (default: drawn from the device's own seed, 15 % heavy, 60 % normal, 25 % idle). */
+  dataProfile?: DataProfileName;
+  /** Simulated hours of data use per real hour (default 1; the demo and tests make usage fast with it). */
+  dataRateScale?: number;
+  /** Out of data, the modem tries the network again this often (default 60 s). */
+  dataRetryS?: number;
   log?: (line: string) => void;
 }
 
@@ -68,11 +75,17 @@ export interface ExecutedCommand {
   at: number;
 }
 
-type Phase = 'off' | 'connecting' | 'online' | 'leaving';
+/**
+ * `probing`: connected with its SIM out of data, hello sent, waiting for the platform's answer (`config.sim`)
+ * to know whether a top-up gave it room again; it does no work meanwhile.
+ */
+type Phase = 'off' | 'connecting' | 'probing' | 'online' | 'leaving';
 
 const HANDLED_MEMORY = 1000;
 /** Print job ids remembered (a printer's non-volatile job log). */
 const PRINT_MEMORY = 20_000;
+/** Usage since the last traffic report that is reported at once, without waiting for the 10th heartbeat. */
+const TRAFFIC_STEP_MB = 1;
 const PAPER_ERROR = { out: 'paper out', 'cover-open': 'cover open', overheat: 'overheat' } as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,7 +105,8 @@ export class VirtualDevice extends EventEmitter {
   signal: number;
   lat: number;
   lng: number;
-  usedMb: number;
+  /** The SIM: usage profile, byte counters, the plan as the platform last told it. */
+  readonly sim: SimCard;
   firmware: string;
   /** Every command message received, repeats included. */
   readonly received: CommandMsg[] = [];
@@ -128,6 +142,13 @@ export class VirtualDevice extends EventEmitter {
   private paperOutTicks = 0;
   private lastReported = { paper: '', battery: -1, signal: -1, lat: 0, lng: 0 };
   private heartbeatS: number;
+  /** The SIM ran out: offline for lack of data, trying again every `dataRetryS`. */
+  noData = false;
+  private dataRetry: NodeJS.Timeout | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  /** When the usage was last added up, and the counter at the last traffic report. */
+  private usageAt = 0;
+  private reportedMb = 0;
 
   constructor(
     readonly spec: DeviceSpec,
@@ -141,8 +162,19 @@ export class VirtualDevice extends EventEmitter {
     this.signal = intBetween(r, 40, 95);
     this.lat = spec.city.lat + between(r, -0.01, 0.01);
     this.lng = spec.city.lng + between(r, -0.01, 0.01);
-    this.usedMb = Math.round(between(r, 0, 200) * 100) / 100;
+    const usedMb = Math.round(between(r, 0, 200) * 100) / 100;
+    this.sim = new SimCard(dataRng(spec.sn, spec.iccid), {
+      usedMb,
+      profile: opts.dataProfile,
+      rateScale: opts.dataRateScale,
+    });
+    this.reportedMb = this.sim.usedMb;
     this.firmware = spec.firmware;
+  }
+
+  /** MB the SIM used in its plan period. */
+  get usedMb(): number {
+    return this.sim.usedMb;
   }
 
   get online(): boolean {
@@ -210,6 +242,7 @@ export class VirtualDevice extends EventEmitter {
   /** Power cut: the socket dies without a DISCONNECT, so the broker publishes the last will. */
   kill(): void {
     this.powered = false;
+    this.clearDataTimers();
     const client = this.client;
     this.client = undefined;
     this.stopTimers();
@@ -223,8 +256,9 @@ export class VirtualDevice extends EventEmitter {
 
   /** A clean stop: says offline, disconnects, stays off. */
   async stop(reason = 'stop'): Promise<void> {
-    await this.leave(reason);
+    this.clearDataTimers();
     this.powered = false;
+    await this.leave(reason);
   }
 
   /** Publishes raw bytes on one of its own topics (tests send malformed messages with this). */
@@ -278,7 +312,7 @@ export class VirtualDevice extends EventEmitter {
     client.on('close', () => {
       if (this.client !== client) return;
       this.stopTimers();
-      if (this.phase === 'online') this.setPhase('connecting');
+      if (this.phase === 'online' || this.phase === 'probing') this.setPhase('connecting');
     });
     client.on('message', (topic, payload) => this.onMessage(topic, payload));
     client.on('error', (err) => this.opts.log?.(`${this.sn}: ${err.message}`));
@@ -288,6 +322,14 @@ export class VirtualDevice extends EventEmitter {
     try {
       await client.subscribeAsync(downFilter(this.sn), { qos: 1 });
       if (this.client !== client) return;
+      if (this.noData) {
+        // out of data: only the platform's answer to the hello says whether a top-up gave room again
+        this.setPhase('probing');
+        await this.hello();
+        clearTimeout(this.probeTimer);
+        this.probeTimer = setTimeout(() => this.phase === 'probing' && void this.runOutOfData(), this.probeWaitMs());
+        return;
+      }
       await this.hello();
       this.setPhase('online');
       this.startTimers();
@@ -311,7 +353,10 @@ export class VirtualDevice extends EventEmitter {
       lat: round(this.lat),
       lng: round(this.lng),
       usedMb: this.usedMb,
+      txBytes: this.sim.txBytes,
+      rxBytes: this.sim.rxBytes,
     });
+    this.reportedMb = this.usedMb;
     this.lastReported = { paper: this.paper, battery: this.battery, signal: this.signal, lat: this.lat, lng: this.lng };
   }
 
@@ -328,6 +373,8 @@ export class VirtualDevice extends EventEmitter {
 
   private startTimers(): void {
     this.stopTimers();
+    // usage is counted from now: none while it was off
+    this.usageAt = Date.now();
     const r = this.opts.rng;
     const period = this.heartbeatS * 1000;
     // a random phase, so a fleet's heartbeats are spread over the interval
@@ -374,16 +421,100 @@ export class VirtualDevice extends EventEmitter {
       this.lat = clampTo(this.lat + between(r, -0.002, 0.002), this.spec.city.lat, 0.01);
       this.lng = clampTo(this.lng + between(r, -0.002, 0.002), this.spec.city.lng, 0.01);
     }
-    this.usedMb = Math.round((this.usedMb + between(r, 0.01, 0.2)) * 100) / 100;
+    // data: the profile's rate for the time since the last tick, with jitter (one draw, as before)
+    const now = Date.now();
+    const jitter = between(r, 0.3, 1.7);
+    this.sim.use(this.sim.usageMb(now - this.usageAt, jitter, now));
+    this.usageAt = now;
     this.reportStatus(false);
+    if (this.sim.exhausted(now)) {
+      void this.runOutOfData();
+      return;
+    }
     if (this.ticks % 10 === 0) {
       if (this.lat !== this.lastReported.lat || this.lng !== this.lastReported.lng) {
         this.lastReported.lat = this.lat;
         this.lastReported.lng = this.lng;
         void this.publish('location', { ts: Date.now(), lat: round(this.lat), lng: round(this.lng) });
       }
-      void this.publish('traffic', { ts: Date.now(), iccid: this.spec.iccid, usedMb: this.usedMb });
+      void this.reportTraffic();
+    } else if (this.usedMb - this.reportedMb >= TRAFFIC_STEP_MB) {
+      // fast usage is reported as it goes, so the console sees a SIM run low before it runs out
+      void this.reportTraffic();
     }
+  }
+
+  private reportTraffic(): Promise<void> {
+    this.reportedMb = this.usedMb;
+    return this.publish('traffic', {
+      ts: Date.now(),
+      iccid: this.spec.iccid,
+      usedMb: this.usedMb,
+      txBytes: this.sim.txBytes,
+      rxBytes: this.sim.rxBytes,
+    });
+  }
+
+  /**
+   * The SIM has no data left (plan used up or expired): the final counters, `offline` with reason `no-data`,
+   * disconnect; then, like a modem whose carrier restores data after a top-up, a new try every `dataRetryS`.
+   */
+  private async runOutOfData(): Promise<void> {
+    if (this.phase === 'leaving' || this.phase === 'off') return;
+    const first = !this.noData;
+    this.noData = true;
+    clearTimeout(this.probeTimer);
+    if (first) {
+      await this.reportTraffic();
+      this.opts.log?.(`${this.sn}: no data left on the SIM (${this.usedMb} of ${this.sim.plan.planMb} MB)`);
+      this.emit('no-data');
+    }
+    await this.leave('no-data');
+    this.scheduleDataRetry();
+  }
+
+  private scheduleDataRetry(): void {
+    clearTimeout(this.dataRetry);
+    this.dataRetry = setTimeout(
+      () => {
+        this.dataRetry = undefined;
+        if (this.powered && this.noData && this.phase === 'off') this.connect();
+      },
+      (this.opts.dataRetryS ?? 60) * 1000,
+    );
+  }
+
+  /** How long a try out of data waits for the platform's answer before giving up until the next try. */
+  private probeWaitMs(): number {
+    return Math.max(3000, Math.min(10_000, (this.opts.dataRetryS ?? 60) * 1000));
+  }
+
+  private clearDataTimers(): void {
+    clearTimeout(this.dataRetry);
+    clearTimeout(this.probeTimer);
+    this.dataRetry = undefined;
+    this.probeTimer = undefined;
+  }
+
+  /** The platform's word on the SIM (`config.sim`): taken as the plan at once; room again brings it back. */
+  private onSimPlan(sim: { iccid: string; planMb: number; expiresAt: string | null }): void {
+    if (sim.iccid !== this.spec.iccid) return;
+    this.sim.setPlan(sim.planMb, sim.expiresAt);
+    const out = this.sim.exhausted();
+    if (this.phase === 'probing') {
+      clearTimeout(this.probeTimer);
+      if (out) {
+        void this.runOutOfData();
+        return;
+      }
+      this.noData = false;
+      this.opts.log?.(`${this.sn}: data again (${this.usedMb} of ${sim.planMb || '∞'} MB)`);
+      this.setPhase('online');
+      this.startTimers();
+      void this.reportTraffic();
+      return;
+    }
+    if (out && this.phase === 'online') void this.runOutOfData();
   }
 
   /** Reports paper, battery and signal when one of them changed (or always when forced). */
@@ -423,8 +554,11 @@ export class VirtualDevice extends EventEmitter {
         this.startTimers();
       }
       if (c.data.requestHello && this.phase === 'online') void this.hello();
+      if (c.data.sim) this.onSimPlan(c.data.sim);
       return;
     }
+    // out of data (or waiting to hear whether it has some again) nothing is done
+    if (this.phase === 'probing') return;
     if (t.kind === 'command') {
       const c = commandMsg.safeParse(json);
       if (c.success) void this.onCommand(c.data);
@@ -441,6 +575,7 @@ export class VirtualDevice extends EventEmitter {
    * twice. The queue prints one job after the other, taking `printLineMs` per line, even while offline.
    */
   private async onPrint(m: PrintMsg): Promise<void> {
+    this.sim.receive(m.content.length);
     this.printsReceived.push(m);
     this.emit('print', m);
     if (this.ignoreCommands) return;
@@ -568,7 +703,10 @@ export class VirtualDevice extends EventEmitter {
         await sleep(this.opts.stepMs ?? 100);
         await this.finish(m.id);
         await this.leave('reboot');
-        setTimeout(() => this.powered && this.phase === 'off' && this.connect(), this.opts.rebootDelayMs ?? 3000);
+        setTimeout(
+          () => this.powered && this.phase === 'off' && !this.noData && this.connect(),
+          this.opts.rebootDelayMs ?? 3000,
+        );
         return;
       case 'shutdown':
         await this.finish(m.id);

@@ -1,5 +1,6 @@
 import { VirtualDevice, type Credential } from './device.ts';
 import { rng } from './random.ts';
+import type { DataProfileName } from './sim-data.ts';
 import { makeSpecs, type DeviceSpec } from './specs.ts';
 
 export interface FleetOptions {
@@ -23,6 +24,12 @@ export interface FleetOptions {
   printLineMs?: number;
   /** Paper running out now and then by itself (default true). */
   randomFaults?: boolean;
+  /** Each SIM's usage profile (default: drawn per device from its own seed); a function sets it per device. */
+  dataProfile?: DataProfileName | ((spec: DeviceSpec, index: number) => DataProfileName | undefined);
+  /** Simulated hours of data use per real hour (default 1); a function sets it per device. */
+  dataRateScale?: number | ((spec: DeviceSpec, index: number) => number | undefined);
+  /** Out of data, a device tries the network again this often (default 60 s). */
+  dataRetryS?: number;
   /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
   start?: boolean;
   log?: (line: string) => void;
@@ -32,6 +39,8 @@ export interface FleetStats {
   devices: number;
   online: number;
   powered: number;
+  /** Devices offline because their SIM ran out of data. */
+  noData: number;
   commandsReceived: number;
   commandsExecuted: number;
   printsReceived: number;
@@ -72,6 +81,9 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         stepMs: opts.stepMs,
         printLineMs: opts.printLineMs,
         randomFaults: opts.randomFaults,
+        dataProfile: typeof opts.dataProfile === 'function' ? opts.dataProfile(spec, i) : opts.dataProfile,
+        dataRateScale: typeof opts.dataRateScale === 'function' ? opts.dataRateScale(spec, i) : opts.dataRateScale,
+        dataRetryS: opts.dataRetryS,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,
@@ -116,6 +128,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         devices: devices.length,
         online: devices.filter((d) => d.online).length,
         powered: devices.filter((d) => d.powered).length,
+        noData: devices.filter((d) => d.noData).length,
         commandsReceived: devices.reduce((a, d) => a + d.received.length, 0),
         commandsExecuted: devices.reduce((a, d) => a + d.executed.length, 0),
         printsReceived: devices.reduce((a, d) => a + d.printsReceived.length, 0),

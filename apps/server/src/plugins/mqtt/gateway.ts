@@ -199,6 +199,8 @@ export class DeviceGateway {
       case 'hello':
         if (await this.presence.hello(id, parsed.msg)) {
           this.helloAsked.delete(id);
+          // before the resends: a device whose SIM had run out learns first whether it may work again
+          if (parsed.msg.iccid) await this.answerSim(sn, parsed.msg.iccid);
           await this.tasks.resendPending(id);
           await this.prints?.resendPending(id);
         }
@@ -228,6 +230,24 @@ export class DeviceGateway {
       case 'event':
         return;
     }
+  }
+
+  /**
+   * The answer to a hello that names a SIM: its plan as the platform knows it (`down/config` with `sim`), so the
+   * device's counters agree at every connection and one that had run out of data knows whether it has room again.
+   * Nothing for a SIM the platform does not know.
+   */
+  private async answerSim(sn: string, iccid: string): Promise<void> {
+    const sim = await this.db
+      .selectFrom('sims')
+      .select(['plan_total_mb', 'expires_at'])
+      .where('iccid', '=', iccid)
+      .executeTakeFirst();
+    if (!sim) return;
+    const expiresAt = sim.expires_at ? new Date(sim.expires_at).toISOString() : null;
+    await this.send(sn, 'config', { sim: { iccid, planMb: Number(sim.plan_total_mb), expiresAt } }).catch((err) =>
+      this.log.warn({ err, sn }, 'mqtt: the SIM plan answer failed'),
+    );
   }
 
   private async onDisconnect(sn: string, conn: string): Promise<void> {

@@ -366,7 +366,9 @@ function StatusHistory({ changes }: { changes: StatusChange[] }) {
       ? t(`device.detail.history.reason.${r}`)
       : r === 'heartbeat timeout'
         ? t('device.detail.history.reason.heartbeatTimeout')
-        : r || t('device.detail.history.reason.other');
+        : r === 'no-data'
+          ? t('device.detail.history.reason.noData')
+          : r || t('device.detail.history.reason.other');
   return (
     <div style={{ maxHeight: 300, overflow: 'auto', paddingTop: 8 }}>
       <Timeline

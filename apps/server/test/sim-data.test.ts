@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import mqtt from 'mqtt';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configMsg, deviceCredential, downTopic, upTopic, type ConfigMsg } from '@cpc/contracts/device-protocol';
+import { createFleet, type Fleet, type FleetOptions } from '../../device-sim/src/fleet.ts';
+import { setSimPlans } from '../../device-sim/src/register-db.ts';
+import { makeSpecs, type DeviceSpec } from '../../device-sim/src/specs.ts';
+import type { VirtualDevice } from '../../device-sim/src/device.ts';
+import { createHarness, type Harness } from './harness.ts';
+import { customer, deviceRow, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
+
+/**
+ * Data traffic on the wire (issue 13): the gateway answers a hello with the SIM's plan; a simulated device whose
+ * SIM runs out says offline with reason `no-data`, keeps trying, and comes back once a top-up (the plan raised
+ * and `down/config` with `sim`, as the order fulfilment does) gives it room; one without a plan never runs out.
+ */
+describe('SIM data on the device link', () => {
+  const specs = makeSpecs(6, { seed: 31, prefix: 'SDT' });
+  let h: Harness;
+  let A: Customer;
+  let url: string;
+  const fleets: Fleet[] = [];
+
+  async function device(spec: DeviceSpec, opts: Partial<FleetOptions> = {}): Promise<VirtualDevice> {
+    const f = await createFleet({
+      url,
+      specs: [spec],
+      seed: 31,
+      heartbeatS: 1,
+      start: false,
+      randomFaults: false,
+      dataProfile: 'heavy',
+      // heavy is at least 8 MB an hour by day: a simulated 2 hours a second uses a MB within a few heartbeats
+      dataRateScale: 7200,
+      dataRetryS: 1,
+      ...opts,
+    });
+    fleets.push(f);
+    return f.devices[0];
+  }
+  const statusLog = (sn: string) =>
+    h.db
+      .selectFrom('device_status_log')
+      .innerJoin('devices', 'devices.id', 'device_status_log.device_id')
+      .select(['device_status_log.status', 'device_status_log.reason'])
+      .where('devices.sn', '=', sn)
+      .orderBy('device_status_log.id')
+      .execute();
+  const simRow = (iccid: string) =>
+    h.db.selectFrom('sims').selectAll().where('iccid', '=', iccid).executeTakeFirstOrThrow();
+
+  beforeAll(async () => {
+    h = await createHarness({ SWEEP_INTERVAL_MS: '200', LAST_SEEN_FLUSH_MS: '100' });
+    A = await customer(h);
+    await devicesOf(h, A.tenantId, specs);
+    url = h.app.gateway.deviceUrl;
+  });
+
+  afterAll(async () => {
+    await Promise.all(fleets.map((f) => f.stop()));
+    await h?.close();
+  });
+
+  it('answers a hello that names a SIM with the plan the platform holds', async () => {
+    const s = specs[0];
+    const expires = new Date('2027-03-01T00:00:00Z');
+    await setSimPlans(h.db, [s], () => ({ carrier: 'cmcc', planMb: 2048, expiresAt: expires }));
+    const c = await mqtt.connectAsync(url, {
+      clientId: s.sn,
+      username: s.sn,
+      password: deviceCredential(s.secret, s.sn),
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+    });
+    try {
+      const got: ConfigMsg[] = [];
+      c.on('message', (topic, payload) => {
+        if (topic === downTopic(s.sn, 'config')) got.push(configMsg.parse(JSON.parse(payload.toString())));
+      });
+      await c.subscribeAsync(`cp/v1/${s.sn}/down/#`, { qos: 1 });
+      const hello = { ts: Date.now(), conn: randomUUID().slice(0, 12), fw: '1.4.2', iccid: s.iccid, usedMb: 12.5 };
+      await c.publishAsync(
+        upTopic(s.sn, 'hello'),
+        JSON.stringify({ ...hello, txBytes: 2_000_000, rxBytes: 11_000_000 }),
+        {
+          qos: 1,
+        },
+      );
+      const answer = await waitUntil('the plan in down/config', () => got.find((m) => m.sim));
+      expect(answer.sim).toEqual({ iccid: s.iccid, planMb: 2048, expiresAt: expires.toISOString() });
+      expect((await simRow(s.iccid)).used_mb).toBe('12.50');
+
+      // a hello without an ICCID gets no plan
+      got.length = 0;
+      await c.publishAsync(upTopic(s.sn, 'hello'), JSON.stringify({ ...hello, conn: 'second', iccid: undefined }), {
+        qos: 1,
+      });
+      await h.app.gateway.settled(s.sn);
+      await h.app.gateway.send(s.sn, 'config', { serverTime: 1 });
+      await waitUntil('the marker', () => got.some((m) => m.serverTime === 1));
+      expect(got.filter((m) => m.sim)).toEqual([]);
+    } finally {
+      await c.endAsync();
+    }
+  });
+
+  it('goes offline for lack of data when the SIM runs out, and comes back after a top-up', async () => {
+    const s = specs[1];
+    const d = await device(s);
+    // 1 MB left of the plan, as the platform and the modem count it
+    const used = d.usedMb;
+    await setSimPlans(h.db, [s], () => ({ planMb: used + 1, usedMb: used, expiresAt: null }));
+    await d.powerOn();
+    // the answer to its hello told it the plan
+    await waitUntil('the plan', () => d.sim.plan.planMb > 0);
+    expect(d.sim.plan.planMb).toBeCloseTo(used + 1, 2);
+
+    await waitUntil(
+      'offline for lack of data',
+      async () => (await deviceRow(h, s.sn)).status === 'offline' && d.noData,
+    );
+    expect(await statusLog(s.sn)).toContainEqual({ status: 'offline', reason: 'no-data' });
+    // its last count reached the end of the plan: nothing left, the SIM is low
+    const sim = await waitUntil('the last count', async () => {
+      const r = await simRow(s.iccid);
+      return Number(r.used_mb) >= Number(r.plan_total_mb) ? r : null;
+    });
+    expect(sim.state).toBe('low');
+    expect(d.sim.rxBytes).toBeGreaterThanOrEqual(d.sim.txBytes * 3);
+    expect(d.sim.rxBytes).toBeLessThanOrEqual(d.sim.txBytes * 5 + 5);
+
+    // without a top-up, its tries (one a second) end offline again with no-data; it does no work meanwhile
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(d.online).toBe(false);
+    expect((await statusLog(s.sn)).filter((r) => r.reason === 'no-data').length).toBeGreaterThanOrEqual(2);
+
+    // the top-up, as the order fulfilment makes it: the plan raised, and the device told (using data at the
+    // real rate from now on: at the test's rate 100 MB would last seconds)
+    d.sim.rateScale = 1;
+    const plan = await h.db
+      .updateTable('sims')
+      .set({ plan_total_mb: sql`plan_total_mb + 100` })
+      .where('iccid', '=', s.iccid)
+      .returning(['plan_total_mb', 'expires_at'])
+      .executeTakeFirstOrThrow();
+    await h.app.gateway.send(s.sn, 'config', {
+      sim: { iccid: s.iccid, planMb: Number(plan.plan_total_mb), expiresAt: null, orderNo: 'T-1' },
+    });
+    await d.waitOnline(8000);
+    expect(d.noData).toBe(false);
+    expect(d.sim.plan.planMb).toBeCloseTo(used + 101, 2);
+    await waitUntil('online again', async () => (await deviceRow(h, s.sn)).status === 'online');
+
+    // it stays online and works: a command is carried out
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await deviceRow(h, s.sn)).status).toBe('online');
+    expect((await statusLog(s.sn)).at(-1)).toEqual({ status: 'online', reason: 'hello' });
+    const id = randomUUID();
+    await h.app.gateway.send(s.sn, 'command', {
+      id,
+      type: 'push_message',
+      params: {},
+      expireAt: new Date(Date.now() + 60_000).toISOString(),
+      attempt: 1,
+    });
+    await waitUntil('the command carried out', () => d.executed.some((e) => e.id === id));
+  });
+
+  it('stops at once when the platform says the plan is used up, and an expired SIM stays offline', async () => {
+    const s = specs[2];
+    const d = await device(s, { dataRateScale: 1 });
+    await setSimPlans(h.db, [s], () => ({ planMb: 5120, expiresAt: new Date(Date.now() + 86_400_000) }));
+    await d.powerOn();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await deviceRow(h, s.sn)).status).toBe('online');
+
+    // the plan as the platform now knows it: expired yesterday
+    const expiresAt = new Date(Date.now() - 86_400_000);
+    await setSimPlans(h.db, [s], () => ({ expiresAt }));
+    await h.app.gateway.send(s.sn, 'config', {
+      sim: { iccid: s.iccid, planMb: 5120, expiresAt: expiresAt.toISOString() },
+    });
+    await waitUntil('offline for lack of data', async () => (await deviceRow(h, s.sn)).status === 'offline');
+    expect((await statusLog(s.sn)).at(-1)).toEqual({ status: 'offline', reason: 'no-data' });
+    // a renewal (a new expiry) brings it back at its next try
+    await setSimPlans(h.db, [s], () => ({ expiresAt: new Date(Date.now() + 30 * 86_400_000) }));
+    await d.waitOnline(8000);
+    await waitUntil('online again', async () => (await deviceRow(h, s.sn)).status === 'online');
+  });
+
+  it('never runs out on a SIM without a plan', async () => {
+    const s = specs[3];
+    const d = await device(s);
+    expect((await simRow(s.iccid)).plan_total_mb).toBe('0.00');
+    const before = d.usedMb;
+    await d.powerOn();
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(d.usedMb).toBeGreaterThan(before + 1);
+    expect(d.noData).toBe(false);
+    expect((await deviceRow(h, s.sn)).status).toBe('online');
+    expect((await statusLog(s.sn)).map((r) => r.reason)).not.toContain('no-data');
+    // what it used reached the platform
+    await waitUntil('the count', async () => Number((await simRow(s.iccid)).used_mb) > before + 1);
+  });
+});
