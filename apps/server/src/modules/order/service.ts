@@ -333,18 +333,20 @@ export class OrderService {
         .returning('id')
         .executeTakeFirst();
       if (!row) return null;
-      await tx.insertInto(
-        'order_lines',
-        q.lines.map((l) => ({
-          order_id: row.id,
-          iccid: l.iccid,
-          package_id: l.packageId,
-          package_name: l.packageName,
-          data_mb: l.dataMb,
-          validity_days: l.validityDays,
-          price_fen: l.priceFen,
-        })),
-      ).execute();
+      await tx
+        .insertInto(
+          'order_lines',
+          q.lines.map((l) => ({
+            order_id: row.id,
+            iccid: l.iccid,
+            package_id: l.packageId,
+            package_name: l.packageName,
+            data_mb: l.dataMb,
+            validity_days: l.validityDays,
+            price_fen: l.priceFen,
+          })),
+        )
+        .execute();
       return row.id;
     });
     if (id == null) {
@@ -677,7 +679,11 @@ export class OrderService {
       const base = { orderId: o.id, tenantId: o.tenant_id, verified: true };
       if (notice.status === 'failed') {
         if (o.state === 'pending') {
-          await tx.updateTable('orders').set({ pay_failed_at: sql`now()` }).where('id', '=', o.id).execute();
+          await tx
+            .updateTable('orders')
+            .set({ pay_failed_at: sql`now()` })
+            .where('id', '=', o.id)
+            .execute();
         }
         await record({ ...base, result: 'payment-failed' }, tx);
         return { kind: 'failed', id: o.id, orderNo: o.order_no, tenantId: o.tenant_id };

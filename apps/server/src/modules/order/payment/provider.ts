@@ -29,7 +29,10 @@ export interface VerifiedNotice {
  */
 export interface PaymentGateway {
   readonly name: ProviderName;
-  start(order: PayableOrder, ctx: { origin: string; lang: 'zh' | 'en' }): Promise<{ cashierUrl: string; qrContent: string }>;
+  start(
+    order: PayableOrder,
+    ctx: { origin: string; lang: 'zh' | 'en' },
+  ): Promise<{ cashierUrl: string; qrContent: string }>;
   /** The notification's parameters as posted (form fields): the verified notice, or null when the signature fails. */
   verify(params: Record<string, string>): VerifiedNotice | null;
   refund(order: { orderNo: string; tradeNo: string | null; totalFen: number; reason: string }): Promise<void>;

@@ -141,8 +141,12 @@ export class SandboxGateway implements PaymentGateway {
   resultPage(lang: 'zh' | 'en', outcome: 'pay' | 'fail' | 'invalid'): string {
     const T = CASHIER_TEXT[lang];
     const text = outcome === 'pay' ? T.paid : outcome === 'fail' ? T.failed : T.invalid;
-    return page(lang, T.title, `<p class="${outcome === 'pay' ? 'good' : 'bad'}" data-testid="result">${text}</p>
-      <p class="muted">${T.close}</p>`);
+    return page(
+      lang,
+      T.title,
+      `<p class="${outcome === 'pay' ? 'good' : 'bad'}" data-testid="result">${text}</p>
+      <p class="muted">${T.close}</p>`,
+    );
   }
 }
 
@@ -156,7 +160,11 @@ export function noticeOf(params: Record<string, string>): VerifiedNotice {
     amountFen: yuanToFen(params.total_amount ?? ''),
     tenantId: tenant ? Number(tenant[1]) : null,
     status:
-      status === 'TRADE_SUCCESS' || status === 'TRADE_FINISHED' ? 'paid' : status === 'TRADE_CLOSED' ? 'failed' : 'other',
+      status === 'TRADE_SUCCESS' || status === 'TRADE_FINISHED'
+        ? 'paid'
+        : status === 'TRADE_CLOSED'
+          ? 'failed'
+          : 'other',
   };
 }
 
