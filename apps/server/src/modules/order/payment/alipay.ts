@@ -41,7 +41,7 @@ export class AlipayGateway implements PaymentGateway {
         subject: order.subject,
         product_code: 'FAST_INSTANT_TRADE_PAY',
         timeout_express: `${minutes}m`,
-        // QR mode 4: a scannable code on Alipay's page
+        // qr_pay_mode 2: Alipay's page shows its QR code (the payer scans it, or signs in and pays)
         qr_pay_mode: '2',
         passback_params: encodeURIComponent(`tenant=${order.tenantId}`),
       },
