@@ -445,6 +445,34 @@ describe('orders and payment (sandbox)', () => {
       expect(all.body_.data.list[0].tenantName).not.toBe('');
     });
 
+    it("feeds the dashboard's order widget: recent orders and this month's spend", async () => {
+      const paid = await h.db
+        .selectFrom('orders')
+        .select([sql<string>`sum(total_fen)`.as('fen')])
+        .where('tenant_id', '=', A.tenantId)
+        .where('state', 'in', ['paid', 'fulfilled'])
+        .executeTakeFirstOrThrow();
+      const res = await call('GET', '/dashboard/overview?tz=Asia%2FShanghai', A.token);
+      expect(res.statusCode, res.body).toBe(200);
+      const w = res.body_.data.orders;
+      expect(w.monthSpendFen).toBe(Number(paid.fen));
+      expect(w.monthSpendFen).toBeGreaterThan(0);
+      expect(w.recent).toHaveLength(5);
+      const latest = await h.db
+        .selectFrom('orders')
+        .select('id')
+        .where('tenant_id', '=', A.tenantId)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(w.recent[0].id).toBe(latest.id);
+      const devicesOnly = await subAccountWith(h, A.tenantId, [PERMISSIONS.deviceView]);
+      expect((await call('GET', '/dashboard/overview', devicesOnly)).body_.data.orders).toBeNull();
+      expect((await call('GET', '/dashboard/overview', B.token)).body_.data.orders).toMatchObject({
+        recent: [],
+        monthSpendFen: 0,
+      });
+    });
+
     it('keeps tenants apart: another tenant\u2019s SIM, order or refund answers 404', async () => {
       const o = await newOrder(A.token, [specsA[4].iccid]);
       expect((await call('GET', `/order/detail?id=${o.id}`, B.token)).statusCode).toBe(404);

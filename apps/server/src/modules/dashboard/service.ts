@@ -14,6 +14,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import { dataAccessOf, deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
+import { orderWidget } from './orders.ts';
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const mb = (v: string | number | null) => Math.round(Number(v ?? 0) * 100) / 100;
@@ -28,17 +29,19 @@ export class DashboardService {
   /** Every figure counts only the devices of the caller's data scope (issue 12), and their tasks and history. */
   async overview(user: AuthUser, tz: string, unit: TrendUnit): Promise<DashboardOverview> {
     const a = await dataAccessOf(this.db, user);
-    const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions] = await Promise.all([
-      this.cards(user, a, tz),
-      this.provinces(user, a),
-      this.trend(user, tz, unit),
-      this.rankByTasks(user, a, tz),
-      this.dataThisMonth(user, a, tz),
-      this.groupRanking(user, a),
-      this.installs(user, a, tz),
-      this.remind(user, a),
-      this.versions(user, a),
-    ]);
+    const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions, orders] =
+      await Promise.all([
+        this.cards(user, a, tz),
+        this.provinces(user, a),
+        this.trend(user, tz, unit),
+        this.rankByTasks(user, a, tz),
+        this.dataThisMonth(user, a, tz),
+        this.groupRanking(user, a),
+        this.installs(user, a, tz),
+        this.remind(user, a),
+        this.versions(user, a),
+        orderWidget(this.db, user, a, tz),
+      ]);
     const byData = [...data.perDevice]
       .sort((a, b) => b.value - a.value || a.id - b.id)
       .filter((d) => d.value > 0)
@@ -52,6 +55,7 @@ export class DashboardService {
       installs,
       remind,
       versions,
+      orders,
     };
   }
 
