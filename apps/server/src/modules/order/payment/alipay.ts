@@ -50,7 +50,7 @@ export class AlipayGateway implements PaymentGateway {
   }
 
   verify(params: Record<string, string>): VerifiedNotice | null {
-    let ok = false;
+    let ok: boolean;
     try {
       // form fields arrive decoded: check the raw values
       ok = this.sdk.checkNotifySignV2(params);

@@ -28,7 +28,9 @@ const EMPTY: Filters = { iccid: '', orderNo: '' };
 export default function FlowRateLogPage() {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const staff = useSession((s) => s.userInfo?.tenantKind === 'platform') && usePermission(PERMISSIONS.flowRateRefund);
+  const platform = useSession((s) => s.userInfo?.tenantKind === 'platform');
+  const refunds = usePermission(PERMISSIONS.flowRateRefund);
+  const staff = platform && refunds;
   const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
   const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
