@@ -70,6 +70,8 @@ export const paymentGatewayRoutes: FastifyPluginAsyncZod<{ orders: OrderService;
     {
       config: { auth: false },
       schema: {
+        // the gateway's side, not the console API: plain text and HTML, not the envelope
+        hide: true,
         tags: ['order'],
         summary: "A payment gateway's asynchronous notification (form-encoded); answers success or fail",
         params: z.object({ provider: z.enum(PAYMENT_PROVIDERS) }),
@@ -90,6 +92,8 @@ export const paymentGatewayRoutes: FastifyPluginAsyncZod<{ orders: OrderService;
     {
       config: { auth: false },
       schema: {
+        // the gateway's side, not the console API: plain text and HTML, not the envelope
+        hide: true,
         tags: ['order'],
         summary: "The sandbox gateway's cashier page (HTML; not in production)",
         querystring: z.object({ trade: z.string().max(4000), lang: z.enum(['zh', 'en']).optional() }),
@@ -111,6 +115,8 @@ export const paymentGatewayRoutes: FastifyPluginAsyncZod<{ orders: OrderService;
     {
       config: { auth: false },
       schema: {
+        // the gateway's side, not the console API: plain text and HTML, not the envelope
+        hide: true,
         tags: ['order'],
         summary: 'The sandbox cashier\'s "Pay" / "Fail": the gateway then notifies the server asynchronously',
         body: z.object({

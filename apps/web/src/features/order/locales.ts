@@ -169,7 +169,7 @@ export default {
   en: {
     order: {
       mall: {
-        title: 'Data store',
+        title: 'Traffic store',
         subtitle: "Buy traffic packages for your devices' SIMs: pick SIMs and a package; the data is added once paid.",
         simsLabel: 'SIMs',
         simsPlaceholder: 'Search ICCID, device name or serial number',
@@ -181,7 +181,7 @@ export default {
         perSimLimit: 'At most {{n}} per SIM',
         carriers: 'For {{list}}',
         allCarriers: 'For every carrier',
-        quote: '{{n}} SIMs · total',
+        quote: 'SIMs: {{n}} · total',
         pickBoth: 'Pick SIMs and a package',
         buy: 'Buy now',
         buyFailed: 'The order could not be placed',

@@ -90,7 +90,7 @@ export function Catalogue() {
       key: 'actions',
       title: t('order.goods.column.actions'),
       fixed: 'right',
-      width: 150,
+      width: 180,
       render: (_, r) => (
         <Flex gap={4}>
           <Button
