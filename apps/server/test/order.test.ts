@@ -311,6 +311,45 @@ describe('orders and payment (sandbox)', () => {
       expect(log.map((r) => r.action).sort()).toEqual(['order.create', 'order.fulfil', 'order.pay']);
     });
 
+    it('reports a failed payment ("Fail" in the cashier) and lets the customer pay again', async () => {
+      const sim = specsA[3];
+      const o = await newOrder(A.token, [sim.iccid]);
+      const before = Number((await simRow(sim.iccid)).plan_total_mb);
+      const start = async () => {
+        const res = await fetch(`${base}/apiAdmin/order/pay`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${A.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: o.id, lang: 'zh' }),
+        });
+        return new URL(((await res.json()) as { data: { cashierUrl: string } }).data.cashierUrl).searchParams.get(
+          'trade',
+        )!;
+      };
+      const press = (trade: string, action: string) =>
+        fetch(`${base}/pay/sandbox/submit`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ trade, action }).toString(),
+        });
+      const failed = await press(await start(), 'fail');
+      expect(await failed.text()).toContain('支付失败');
+      const seen = await waitUntil('payment failed', async () => {
+        const d = await call('GET', `/order/detail?id=${o.id}`, A.token);
+        return d.body_.data.payFailedAt ? d.body_.data : null;
+      });
+      expect(seen.state).toBe('pending');
+      expect(Number((await simRow(sim.iccid)).plan_total_mb)).toBe(before);
+      const forged = await press('not-a-trade', 'pay');
+      expect(forged.status).toBe(400);
+      await press(await start(), 'pay');
+      const done = await waitUntil('fulfilled after a retry', async () => {
+        const d = await call('GET', `/order/detail?id=${o.id}`, A.token);
+        return d.body_.data.state === 'fulfilled' ? d.body_.data : null;
+      });
+      expect(done.payFailedAt).toBeNull();
+      expect(Number((await simRow(sim.iccid)).plan_total_mb)).toBe(before + 1024);
+    });
+
     it('fulfils once for 20 concurrent deliveries of one notification', async () => {
       const sim = specsA[2];
       const o = await newOrder(A.token, [sim.iccid]);
