@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSIONS, fenToYuan } from '@cpc/contracts';
+import { PERMISSIONS, fenToYuan, type LiveEvent } from '@cpc/contracts';
 import { deviceCredential } from '@cpc/contracts/device-protocol';
 import { loadConfig } from '../src/config.ts';
 import { SandboxGateway } from '../src/modules/order/payment/index.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, openEvents, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 
 /**
  * Traffic packages, orders, payment and fulfilment (issue 13) on real PostgreSQL, with the sandbox gateway
@@ -219,6 +219,37 @@ describe('orders and payment (sandbox)', () => {
       });
       expect(bought.statusCode).toBe(200);
       await call('POST', '/order/cancel', buyer, { id: bought.body_.data.id });
+      // with the 'own' data scope, the SIMs of devices someone else bound are out of reach (404), as are the orders
+      const own = await subAccountWith(h, A.tenantId, [PERMISSIONS.flowRateBuy]);
+      // the sub-account just created is the tenant's newest user
+      const ownId = (
+        await h.db
+          .selectFrom('users')
+          .select('id')
+          .where('tenant_id', '=', A.tenantId)
+          .orderBy('id', 'desc')
+          .executeTakeFirstOrThrow()
+      ).id;
+      await h.db
+        .updateTable('roles')
+        .set({ data_scope: 'own' })
+        .where('tenant_id', '=', A.tenantId)
+        .where(
+          'id',
+          'in',
+          h.db
+            .selectFrom('user_roles')
+            .select('role_id')
+            .where('user_id', '=', await userIdOf(own)),
+        )
+        .execute();
+      const outOfScope = await call('POST', '/order/create', own, {
+        clientRequestId: randomUUID(),
+        lines: [{ iccid: specsA[0].iccid, packageId: pkg.id }],
+      });
+      expect(outOfScope.statusCode).toBe(404);
+      expect((await call('GET', '/order/sim/options', own)).body_.data).toEqual([]);
+      expect((await call('GET', `/order/detail?id=${bought.body_.data.id}`, own)).statusCode).toBe(404);
     });
   });
 
@@ -441,6 +472,43 @@ describe('orders and payment (sandbox)', () => {
       expect(row.state).toBe('refunded');
       expect(row.fulfilled_at).toBeNull();
       expect(Number((await simRow(sim.iccid)).plan_total_mb)).toBe(before);
+    });
+
+    it('refunds, never fulfils, a payment that arrives after the order closed', async () => {
+      const sim = specsA[4];
+      const o = await newOrder(A.token, [sim.iccid]);
+      await h.db
+        .updateTable('orders')
+        .set({ expires_at: sql`now() - interval '1 second'` })
+        .where('id', '=', o.id)
+        .execute();
+      const before = Number((await simRow(sim.iccid)).plan_total_mb);
+      const g = new SandboxGateway(await secret(), undefined);
+      const res = await notify(
+        g.notification(trade({ orderNo: o.orderNo, tenantId: A.tenantId, totalFen: o.totalFen }), 'pay'),
+      );
+      expect(res.body).toBe('success');
+      const row = await orderRow(o.id);
+      expect(row.state).toBe('refunded');
+      expect(row.refund_reason).toMatch(/closed/);
+      expect(Number((await simRow(sim.iccid)).plan_total_mb)).toBe(before);
+    });
+
+    it('tells the consoles live: the customer and staff hear the order change', async () => {
+      const mine = await openEvents(h, base, A.token);
+      const staffs = await openEvents(h, base, staff);
+      try {
+        const o = await newOrder(A.token, [specsA[2].iccid]);
+        const g = new SandboxGateway(await secret(), undefined);
+        await notify(g.notification(trade({ orderNo: o.orderNo, tenantId: A.tenantId, totalFen: o.totalFen }), 'pay'));
+        const fulfilled = (e: LiveEvent) => e.type === 'order' && e.data.id === o.id && e.data.state === 'fulfilled';
+        await mine.waitFor('the customer hears it', fulfilled);
+        await staffs.waitFor('staff hear it', fulfilled);
+        await mine.waitFor('the SIM changed', (e) => e.type === 'sim' && e.data.iccids.includes(specsA[2].iccid));
+      } finally {
+        mine.close();
+        staffs.close();
+      }
     });
 
     it('closes an order unpaid for 15 minutes, and then refuses to pay it', async () => {
