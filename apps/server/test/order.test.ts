@@ -234,14 +234,7 @@ describe('orders and payment (sandbox)', () => {
         .updateTable('roles')
         .set({ data_scope: 'own' })
         .where('tenant_id', '=', A.tenantId)
-        .where(
-          'id',
-          'in',
-          h.db
-            .selectFrom('user_roles')
-            .select('role_id')
-            .where('user_id', '=', await userIdOf(own)),
-        )
+        .where('id', 'in', h.db.selectFrom('user_roles').select('role_id').where('user_id', '=', ownId))
         .execute();
       const outOfScope = await call('POST', '/order/create', own, {
         clientRequestId: randomUUID(),
