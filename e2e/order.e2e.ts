@@ -104,6 +104,7 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       await shot(page, 'order-pay-zh-light');
 
       // The cashier opens in a new tab; "支付" there makes the sandbox gateway notify the server.
+      const cashierUrl = (await pay.getByTestId('cashier-link').getAttribute('href'))!;
       const [cashier] = await Promise.all([context.waitForEvent('page'), pay.getByTestId('cashier-link').click()]);
       await cashier.waitForLoadState();
       await cashier.getByText('¥59.70').waitFor();
@@ -150,6 +151,22 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       expect(await detail.getByRole('button', { name: /退\s*款/ }).count()).toBe(0);
       await settle(page);
       await shot(page, 'order-log-zh-light');
+      // printing shows the receipt alone
+      await page.emulateMedia({ media: 'print' });
+      await shot(page, 'order-receipt-zh-print');
+      expect(await page.getByTestId('order-receipt').isVisible()).toBe(true);
+      await page.emulateMedia({ media: 'screen' });
+
+      // The dashboard's order widget: this month's spend and the order.
+      await page.goto(`${s.url}/#/index`);
+      const widget = visible(page.getByTestId('widget-order'));
+      await widget.getByText('¥59.70').first().waitFor({ timeout: 15_000 });
+      await widget.getByText(orderNo).waitFor();
+      await widget.scrollIntoViewIfNeeded();
+      await settle(page);
+      await shot(page, 'order-dashboard-zh-light');
+      await page.goto(`${s.url}/#/flowRate/flowRateLog`);
+      await row.waitFor();
       expect(errors).toEqual([]);
 
       // Staff refund it with a reason, from every tenant's records.
@@ -170,6 +187,7 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       await staff.page.getByText('已退款').first().waitFor();
       await drawer(staff.page).getByText('客户重复购买').waitFor();
       // the customer's records follow live
+      await page.goto(`${s.url}/#/flowRate/flowRateLog`);
       await expect.poll(async () => (await row.textContent()) ?? '', { timeout: 15_000 }).toContain('已退款');
       expect(staff.errors).toEqual([]);
       await staff.context.close();
@@ -192,6 +210,14 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       await shot(phone.page, 'order-log-en-dark-375');
       await fitsPhone(phone.page);
       expect(phone.errors).toEqual([]);
+
+      // the sandbox cashier in English, dark, on a phone
+      await phone.page.emulateMedia({ colorScheme: 'dark' });
+      await phone.page.goto(`${cashierUrl}&lang=en`);
+      await phone.page.getByRole('button', { name: 'Pay', exact: true }).waitFor();
+      await phone.page.getByRole('button', { name: 'Fail', exact: true }).waitFor();
+      await shot(phone.page, 'order-cashier-en-dark-375');
+      await fitsPhone(phone.page);
       await phone.context.close();
 
       // English, dark, wide: staff's catalogue.

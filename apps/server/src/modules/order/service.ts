@@ -865,7 +865,7 @@ export class OrderService {
     for (const s of last.values()) {
       const sn = s.deviceId != null ? snOf.get(s.deviceId) : undefined;
       if (!sn) continue;
-      // QoS 1 to the device; one that is offline hears its plan again in answer to its next hello
+      // QoS 1 to the device; a failed send is logged: the SIM's row, already committed, stays the truth
       await this.link
         .send(sn, 'config', { sim: { iccid: s.iccid, planMb: s.planAfter, expiresAt: s.expiresAt, orderNo } })
         .catch((err: unknown) => this.log.warn({ err, sn }, 'order: sim config downlink failed'));

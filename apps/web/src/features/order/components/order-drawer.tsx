@@ -1,4 +1,4 @@
-import { PrinterOutlined, RollbackOutlined } from '@ant-design/icons';
+import { PayCircleOutlined, PrinterOutlined, RollbackOutlined } from '@ant-design/icons';
 import { App, Button, Descriptions, Drawer, Flex, Form, Input, Modal, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,7 +8,8 @@ import { formatFen, formatMb } from '@/lib/format/money';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { usePermission, useSession } from '@/lib/session';
 import { useFormLanguage } from '@/lib/use-form-language';
-import { useOrder, useRefundOrder } from '../api/order';
+import { useCancelOrder, useOrder, usePayOrder, useRefundOrder } from '../api/order';
+import { useLanguage } from '@/lib/i18n';
 import { STATE_COLOR } from '../utils/order';
 import './receipt.css';
 
@@ -24,6 +25,10 @@ export function OrderDrawer({ id, onClose }: { id: number | null; onClose: () =>
   const staff = useSession((s) => s.userInfo?.tenantKind === 'platform');
   const [refunding, setRefunding] = useState(false);
   const refund = useRefundOrder();
+  const buys = usePermission(PERMISSIONS.flowRateBuy);
+  const pay = usePayOrder();
+  const cancel = useCancelOrder();
+  const { language } = useLanguage();
   const [form] = Form.useForm<{ reason: string }>();
   useFormLanguage(form);
 
@@ -58,6 +63,26 @@ export function OrderDrawer({ id, onClose }: { id: number | null; onClose: () =>
             <Button icon={<PrinterOutlined />} onClick={() => window.print()}>
               {t('order.detail.print')}
             </Button>
+            {!staff && buys && o.state === 'pending' && (
+              <>
+                <Button
+                  type="primary"
+                  icon={<PayCircleOutlined />}
+                  loading={pay.isPending}
+                  onClick={() =>
+                    void pay
+                      .mutateAsync({ id: o.id, lang: language })
+                      .then((p) => window.open(p.cashierUrl, '_blank', 'noopener'))
+                      .catch(() => {})
+                  }
+                >
+                  {t('order.detail.payNow')}
+                </Button>
+                <Button danger loading={cancel.isPending} onClick={() => void cancel.mutateAsync(o.id).catch(() => {})}>
+                  {t('order.pay.cancelOrder')}
+                </Button>
+              </>
+            )}
             {staff && canRefund && (o.state === 'paid' || o.state === 'fulfilled') && (
               <Button danger icon={<RollbackOutlined />} onClick={() => setRefunding(true)}>
                 {t('order.detail.refund')}
