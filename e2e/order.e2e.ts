@@ -162,7 +162,6 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       const widget = visible(page.getByTestId('widget-order'));
       await widget.getByText('¥59.70').first().waitFor({ timeout: 15_000 });
       await widget.getByText(orderNo).waitFor();
-      await widget.scrollIntoViewIfNeeded();
       await settle(page);
       await shot(page, 'order-dashboard-zh-light');
       await page.goto(`${s.url}/#/flowRate/flowRateLog`);

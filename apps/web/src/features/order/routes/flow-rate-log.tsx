@@ -13,7 +13,7 @@ import { useLiveEvents } from '@/lib/live-events';
 import { usePermission, useSession } from '@/lib/session';
 import { ORDER_KEY, useOrders, usePackages, type OrderListParams } from '../api/order';
 import { OrderDrawer } from '../components/order-drawer';
-import { STATE_COLOR } from '../utils/order';
+import { STATE_COLOR, useCloseOnLeave } from '../utils/order';
 
 interface Filters {
   state?: OrderState;
@@ -35,6 +35,7 @@ export default function FlowRateLogPage() {
   const [filters, setFilters] = useState<Filters>(EMPTY);
   const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
   const [open, setOpen] = useState<number | null>(null);
+  useCloseOnLeave('/flowRate/flowRateLog', open != null, () => setOpen(null));
   const params: OrderListParams = {
     ...page,
     state: filters.state,

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import type { OrderState } from '@cpc/contracts/order';
 
 /** The tag colour of each order state. */
@@ -27,4 +28,25 @@ export function iccidsFromSearch(search: URLSearchParams): string[] {
         .filter((s) => /^\d{19,20}$/.test(s)),
     ),
   ];
+}
+
+/**
+ * Calls `onLeave` when the address leaves `path` (another tab, a link): a kept page stays mounted behind the
+ * one on screen, and its drawer or modal, drawn over the whole window, must not stay open over that page.
+ */
+export function useCloseOnLeave(path: string, open: boolean, onLeave: () => void): void {
+  const latest = useRef(onLeave);
+  latest.current = onLeave;
+  useEffect(() => {
+    if (!open) return;
+    const check = () => {
+      if (!window.location.hash.startsWith(`#${path}`)) latest.current();
+    };
+    window.addEventListener('hashchange', check);
+    window.addEventListener('popstate', check);
+    return () => {
+      window.removeEventListener('hashchange', check);
+      window.removeEventListener('popstate', check);
+    };
+  }, [path, open]);
 }
