@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
 import mqtt, { type MqttClient } from 'mqtt';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +9,7 @@ import { PERMISSIONS, fenToYuan, type LiveEvent } from '@cpc/contracts';
 import { deviceCredential } from '@cpc/contracts/device-protocol';
 import { loadConfig } from '../src/config.ts';
 import { SandboxGateway } from '../src/modules/order/payment/index.ts';
+import { deliverNotification } from '../src/modules/order/gateway-routes.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, openEvents, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
@@ -629,6 +633,35 @@ describe('orders and payment (sandbox)', () => {
     );
     return r.rows[0].value;
   }
+});
+
+describe('the sandbox gateway delivering a notification', () => {
+  it('posts it form-encoded, again after a wait while the answer is not exactly "success"', async () => {
+    const answers = ['fail', 'Success', 'ok'];
+    const got: string[] = [];
+    const srv = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push(`${req.headers['content-type']} ${body}`);
+        res.end(answers[got.length - 1] ?? 'success');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/pay/notify/sandbox`;
+    const log = { warn: () => {} } as unknown as FastifyBaseLogger;
+    try {
+      expect(await deliverNotification(url, { out_trade_no: '1', sign: 'a+b' }, log, [10, 10])).toBe(false);
+      expect(got).toHaveLength(3);
+      expect(got[0]).toBe('application/x-www-form-urlencoded;charset=utf-8 out_trade_no=1&sign=a%2Bb');
+      answers.splice(0, 3, 'fail', 'success');
+      got.length = 0;
+      expect(await deliverNotification(url, { out_trade_no: '2' }, log, [10, 10])).toBe(true);
+      expect(got).toHaveLength(2);
+    } finally {
+      srv.close();
+    }
+  });
 });
 
 describe('payment configuration', () => {

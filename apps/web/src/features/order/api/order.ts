@@ -28,6 +28,8 @@ export interface OrderListParams {
   iccid?: string;
   packageId?: number;
   orderNo?: string;
+  /** Staff: one tenant's orders. */
+  tenantId?: number;
 }
 export interface OrderLine {
   iccid: string;

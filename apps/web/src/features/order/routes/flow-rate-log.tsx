@@ -1,5 +1,5 @@
 import { ReloadOutlined } from '@ant-design/icons';
-import { Button, Card, DatePicker, Flex, Input, Select, Table, Tag, Tooltip, Typography } from 'antd';
+import { Button, Card, DatePicker, Flex, Input, InputNumber, Select, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useQueryClient } from '@tanstack/react-query';
@@ -21,6 +21,7 @@ interface Filters {
   iccid: string;
   orderNo: string;
   packageId?: number;
+  tenantId?: number | null;
 }
 const EMPTY: Filters = { iccid: '', orderNo: '' };
 
@@ -44,6 +45,7 @@ export default function FlowRateLogPage() {
     iccid: filters.iccid || undefined,
     orderNo: filters.orderNo || undefined,
     packageId: filters.packageId,
+    tenantId: staff ? (filters.tenantId ?? undefined) : undefined,
   };
   const list = useOrders(params);
   const packages = usePackages({ pageSize: 100 });
@@ -173,6 +175,17 @@ export default function FlowRateLogPage() {
             onChange={(packageId) => setDraft((d) => ({ ...d, packageId }))}
             options={(packages.data?.list ?? []).map((p) => ({ value: p.id, label: p.name }))}
           />
+          {staff && (
+            <InputNumber<number>
+              min={1}
+              precision={0}
+              style={{ width: 130 }}
+              placeholder={t('order.log.filter.tenant')}
+              aria-label={t('order.log.filter.tenant')}
+              value={draft.tenantId ?? null}
+              onChange={(tenantId) => setDraft((d) => ({ ...d, tenantId }))}
+            />
+          )}
           <Button type="primary" onClick={() => apply(draft)}>
             {t('order.log.filter.search')}
           </Button>
