@@ -381,12 +381,20 @@ describe('orders and payment (sandbox)', () => {
     it('fulfils once for 20 concurrent deliveries of one notification', async () => {
       const sim = specsA[2];
       const o = await newOrder(A.token, [sim.iccid]);
+      // the SIM is nearly used up: low
+      await h.db
+        .updateTable('sims')
+        .set({ used_mb: sql`plan_total_mb - 5` })
+        .where('iccid', '=', sim.iccid)
+        .execute();
+      expect((await simRow(sim.iccid)).state).toBe('low');
       const before = Number((await simRow(sim.iccid)).plan_total_mb);
       const g = new SandboxGateway(await secret(), undefined);
       const params = g.notification(trade({ orderNo: o.orderNo, tenantId: A.tenantId, totalFen: o.totalFen }), 'pay');
       const answers = await Promise.all(Array.from({ length: 20 }, () => notify(params)));
       expect(answers.map((a) => a.body)).toEqual(Array(20).fill('success'));
       expect(Number((await simRow(sim.iccid)).plan_total_mb)).toBe(before + 1024);
+      expect((await simRow(sim.iccid)).state).toBe('active');
       expect((await orderRow(o.id)).state).toBe('fulfilled');
       const results = await h.db
         .selectFrom('payment_notifications')
