@@ -60,10 +60,10 @@ function packageView(r: NonNullable<PackageRow>): PackageView {
   };
 }
 
-/** A new order number: UTC time to the second and six random digits ("20261126065512083411"). */
+/** A new order number: UTC time to the second and eight random digits ("2026112606551208341127"). */
 export function newOrderNo(now = new Date()): string {
   const t = now.toISOString().replace(/\D/g, '').slice(0, 14);
-  return `${t}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
+  return `${t}${String(randomInt(0, 100_000_000)).padStart(8, '0')}`;
 }
 
 /** Who did it, for the system log. */

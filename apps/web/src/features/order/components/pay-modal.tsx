@@ -1,5 +1,6 @@
 import { Button, Descriptions, Flex, Modal, QRCode, Result, Spin, Table, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { OrderDetail, PayStart } from '@cpc/contracts/order';
 import { formatFen, formatMb } from '@/lib/format/money';
@@ -34,6 +35,11 @@ export function PayModal({ order, payment, onRetry, onCancelOrder, onClose, onRe
       if (e.state === 'fulfilled') void client.invalidateQueries({ queryKey: SIM_KEY });
     },
   });
+  const fulfilled = o?.state === 'fulfilled';
+  // the SIMs' data grew: the picker reads them again (also when the poll, not the live event, saw it first)
+  useEffect(() => {
+    if (fulfilled) void client.invalidateQueries({ queryKey: SIM_KEY });
+  }, [fulfilled, client]);
   if (!o) return null;
 
   const footer =
