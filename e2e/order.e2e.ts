@@ -203,6 +203,18 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       await settle(phone.page);
       await shot(phone.page, 'order-mall-en-dark-375');
       await fitsPhone(phone.page);
+      // the pay step in English; the customer cancels this one
+      await visible(phone.page.getByRole('button', { name: /Buy now/ })).click();
+      const payEn = modal(phone.page, 'Pay order');
+      await payEn.getByTestId('cashier-link').waitFor();
+      await settle(phone.page);
+      await shot(phone.page, 'order-pay-en-dark-375');
+      await payEn.getByRole('button', { name: 'Cancel order' }).click();
+      await payEn.waitFor({ state: 'hidden' });
+      await phone.page.goto(`${s.url}/#/index`);
+      await visible(phone.page.getByTestId('widget-order')).getByText('Canceled').waitFor({ timeout: 15_000 });
+      await settle(phone.page);
+      await shot(phone.page, 'order-dashboard-en-dark-375');
       await phone.page.goto(`${s.url}/#/flowRate/flowRateLog`);
       await visible(phone.page.locator('.ant-table-row', { hasText: 'Refunded' })).waitFor({ timeout: 15_000 });
       await settle(phone.page);

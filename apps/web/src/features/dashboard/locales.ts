@@ -251,7 +251,7 @@ export default {
         recent: 'Recent orders',
         empty: 'No order yet',
         more: 'Top-up records',
-        lines: '{{n}} SIMs',
+        lines: 'SIMs: {{n}}',
         state: {
           pending: 'Awaiting payment',
           paid: 'Paid',

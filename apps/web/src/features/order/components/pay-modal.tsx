@@ -109,7 +109,7 @@ export function PayModal({ order, payment, onRetry, onCancelOrder, onClose, onRe
           />
           {payment ? (
             <>
-              <QRCode value={payment.qrContent} size={180} bgColor="#fff" />
+              <QRCode value={payment.qrContent} size={180} color="#000" bgColor="#fff" />
               <Typography.Text type="secondary">{t('order.pay.scan')}</Typography.Text>
               <Button
                 type="primary"
