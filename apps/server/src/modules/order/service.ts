@@ -494,16 +494,23 @@ export class OrderService {
     if (order.state !== 'pending') throw new AppError(409, 'order.notPending');
     const names = [...new Set(order.lines.map((l) => l.packageName))].join(', ');
     const subject = `${names} × ${order.lines.length}`.slice(0, 120);
-    const started = await this.gateway.start(
-      {
-        orderNo: order.orderNo,
-        tenantId: order.tenantId,
-        totalFen: order.totalFen,
-        subject,
-        expiresAt: new Date(order.expiresAt),
-      },
-      ctx,
-    );
+    let started: { cashierUrl: string; qrContent: string };
+    try {
+      started = await this.gateway.start(
+        {
+          orderNo: order.orderNo,
+          tenantId: order.tenantId,
+          totalFen: order.totalFen,
+          subject,
+          expiresAt: new Date(order.expiresAt),
+        },
+        ctx,
+      );
+    } catch (err) {
+      // a key the gateway's SDK cannot sign with, a gateway out of reach: the caller hears 502, the log why
+      this.log.error({ err, orderNo: order.orderNo }, 'payment: starting a payment failed');
+      throw new AppError(502, 'order.providerFailed');
+    }
     await this.db
       .updateTable('orders')
       .set({ provider: this.gateway.name })
