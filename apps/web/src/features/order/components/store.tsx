@@ -1,5 +1,5 @@
 import { Alert, Button, Card, Col, Empty, Flex, Row, Select, Space, Spin, Typography } from 'antd';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { OrderDetail, PayStart } from '@cpc/contracts/order';
@@ -35,6 +35,15 @@ export function Store() {
 
   const sims = useSimOptions({ keyword: keyword || undefined });
   const chosen = useSimOptions({ iccids: iccids.join(',') }, iccids.length > 0);
+  // ICCIDs of the address that are not the caller's SIMs (another account's, mistyped) are dropped, not quoted
+  const [checked, setChecked] = useState(iccids.length === 0);
+  const known = chosen.isPlaceholderData ? undefined : chosen.data;
+  useEffect(() => {
+    if (checked || !known) return;
+    const mine = new Set(known.map((x) => x.iccid));
+    setIccids((cur) => cur.filter((i) => mine.has(i)));
+    setChecked(true);
+  }, [known, checked]);
   const packages = usePackages({ pageSize: 100, iccid: iccids.length === 1 ? iccids[0] : undefined });
   const lines = useMemo(
     () => (packageId == null ? [] : iccids.map((iccid) => ({ iccid, packageId }))),

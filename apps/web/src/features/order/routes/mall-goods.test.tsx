@@ -115,7 +115,8 @@ describe('the traffic store', { timeout: 20_000 }, () => {
   afterEach(cleanup);
 
   it("buys for the SIMs of the URL at the server's price, sending no price of its own", async () => {
-    renderPage(<MallGoodsPage />, `/flowRate/mallGoods?iccids=${A},${B},not-an-iccid`);
+    // not-an-iccid is no ICCID; the last one is no SIM of this account (the server does not list it)
+    renderPage(<MallGoodsPage />, `/flowRate/mallGoods?iccids=${A},${B},not-an-iccid,89860012345678909999`);
     fireEvent.click(await screen.findByTestId('package-5'));
     const quote = await screen.findByTestId('quote');
     await within(quote).findByText('¥39.80');
