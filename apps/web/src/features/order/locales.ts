@@ -114,6 +114,7 @@ export default {
           tenant: '客户 ID',
           search: '查询',
           reset: '重置',
+          refresh: '刷新',
         },
         column: {
           orderNo: '订单号',
@@ -282,6 +283,7 @@ export default {
           tenant: 'Customer id',
           search: 'Search',
           reset: 'Reset',
+          refresh: 'Refresh',
         },
         column: {
           orderNo: 'Order number',

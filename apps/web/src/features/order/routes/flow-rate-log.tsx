@@ -197,10 +197,10 @@ export default function FlowRateLogPage() {
           >
             {t('order.log.filter.reset')}
           </Button>
-          <Tooltip title={t('order.log.filter.search')}>
+          <Tooltip title={t('order.log.filter.refresh')}>
             <Button
               icon={<ReloadOutlined />}
-              aria-label={t('order.log.filter.search')}
+              aria-label={t('order.log.filter.refresh')}
               loading={list.isFetching && !list.isPending}
               onClick={() => void list.refetch()}
             />
