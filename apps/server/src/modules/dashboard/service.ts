@@ -29,19 +29,18 @@ export class DashboardService {
   /** Every figure counts only the devices of the caller's data scope (issue 12), and their tasks and history. */
   async overview(user: AuthUser, tz: string, unit: TrendUnit): Promise<DashboardOverview> {
     const a = await dataAccessOf(this.db, user);
-    const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions, orders] =
-      await Promise.all([
-        this.cards(user, a, tz),
-        this.provinces(user, a),
-        this.trend(user, tz, unit),
-        this.rankByTasks(user, a, tz),
-        this.dataThisMonth(user, a, tz),
-        this.groupRanking(user, a),
-        this.installs(user, a, tz),
-        this.remind(user, a),
-        this.versions(user, a),
-        orderWidget(this.db, user, a, tz),
-      ]);
+    const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions] = await Promise.all([
+      this.cards(user, a, tz),
+      this.provinces(user, a),
+      this.trend(user, tz, unit),
+      this.rankByTasks(user, a, tz),
+      this.dataThisMonth(user, a, tz),
+      this.groupRanking(user, a),
+      this.installs(user, a, tz),
+      this.remind(user, a),
+      this.versions(user, a),
+    ]);
+    const orders = await orderWidget(this.db, user, a, tz);
     const byData = [...data.perDevice]
       .sort((a, b) => b.value - a.value || a.id - b.id)
       .filter((d) => d.value > 0)
