@@ -73,8 +73,18 @@ const CUSTOMER_PAGES = [
   '/integration/index',
   '/person/info',
   '/person/subAccount',
+  '/flowRate/mallGoods',
+  '/flowRate/flowRateLog',
 ];
-const STAFF_PAGES = ['/system/identity', '/system/deviceModel', '/system/deviceRegistry', '/error/403', '/error/404'];
+const STAFF_PAGES = [
+  '/system/identity',
+  '/system/deviceModel',
+  '/system/deviceRegistry',
+  '/flowRate/mallGoods',
+  '/flowRate/flowRateLog',
+  '/error/403',
+  '/error/404',
+];
 
 describe('translations', () => {
   it('shows every screen of a customer and of staff in the language chosen', { timeout: 600_000 }, async () => {

@@ -43,11 +43,19 @@ import { DeviceLink } from './plugins/mqtt/device-link.ts';
 import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { JobQueue, jobQueue } from './plugins/job-queue.ts';
+import {
+  OrderService,
+  PAY_PREFIX,
+  createGateway,
+  orderRoutes,
+  orderSweep,
+  paymentGatewayRoutes,
+} from './modules/order/index.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
 /** Routes that carry no encrypted payload: "login RSA is off" (SPEC §7), uploads, files and the key itself. */
-const CRYPTO_EXEMPT = /^\/apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|docs)/;
+const CRYPTO_EXEMPT = /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|docs))/;
 
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
   const app = Fastify({
@@ -148,6 +156,15 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
   await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
   await app.register(mqttGateway, { db, config, events, link, tasks, prints });
+  // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
+  const orders = new OrderService(
+    db,
+    events,
+    link,
+    createGateway(config, await ensureSecret(db, 'sandbox_pay_secret')),
+    app.log.child({ module: 'order' }),
+  );
+  await app.register(orderSweep, { orders, everyS: config.ORDER_SWEEP_S });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -158,6 +175,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   });
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
   await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
+  await app.register(paymentGatewayRoutes, { prefix: PAY_PREFIX, orders, publicUrl: config.PUBLIC_URL });
 
   await app.register(socialCallbackRoute);
   await app.register(
@@ -193,6 +211,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
+      await api.register(orderRoutes, { db, orders, publicUrl: config.PUBLIC_URL });
       await api.register(systemLogRoutes, { log: new SystemLogService(db) });
       await api.register(integrationRoutes, {
         integration: new IntegrationService(db, {

@@ -172,6 +172,27 @@ const schema = z.object({
   OIDC_PROVIDERS: z.string().default(''),
   /** The console's public origin ("https://print.example.com"): the social-login redirect is <PUBLIC_URL>/callback. Default: the request's origin. */
   PUBLIC_URL: z.string().url().optional(),
+  /**
+   * Payment of orders (issue 13): `sandbox` (default) is the built-in stand-in gateway and is refused with
+   * NODE_ENV=production; `alipay` takes real money through alipay-sdk and needs the ALIPAY_* settings.
+   */
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'alipay']).default('sandbox'),
+  /** Where the gateway posts its notifications; default PUBLIC_URL + /pay/notify/<provider>, else the request's origin. */
+  PAYMENT_NOTIFY_URL: z.string().url().optional(),
+  ALIPAY_APP_ID: z.string().optional(),
+  /** The application's RSA private key: PEM (newlines may be written \\n) or its base64 body. */
+  ALIPAY_PRIVATE_KEY: z
+    .string()
+    .transform((s) => s.replace(/\\n/g, '\n'))
+    .optional(),
+  /** Alipay's RSA public key: PEM (newlines may be written \\n) or its base64 body. */
+  ALIPAY_PUBLIC_KEY: z
+    .string()
+    .transform((s) => s.replace(/\\n/g, '\n'))
+    .optional(),
+  ALIPAY_GATEWAY: z.string().url().default('https://openapi.alipay.com/gateway.do'),
+  /** Seconds between sweeps that close unpaid orders past their 15 minutes. */
+  ORDER_SWEEP_S: z.coerce.number().int().min(1).max(3600).default(30),
   /** Seconds a started social login (and an offer to link its identity) stays usable. */
   SOCIAL_FLOW_TTL_S: z.coerce.number().int().min(5).max(3600).default(600),
 });
@@ -251,6 +272,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(
       'Invalid configuration:\n  CAPTCHA_PROVIDER: "off" is for automated tests and is refused when NODE_ENV=production',
     );
+  }
+  if (c.PAYMENT_PROVIDER === 'sandbox' && c.NODE_ENV === 'production') {
+    throw new Error(
+      'Invalid configuration:\n  PAYMENT_PROVIDER: "sandbox" takes no real money and is refused when NODE_ENV=production (use alipay)',
+    );
+  }
+  if (c.PAYMENT_PROVIDER === 'alipay') {
+    const missing = (['ALIPAY_APP_ID', 'ALIPAY_PRIVATE_KEY', 'ALIPAY_PUBLIC_KEY'] as const).filter((k) => !c[k]);
+    if (missing.length) {
+      throw new Error(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when PAYMENT_PROVIDER=alipay`).join('\n')}`,
+      );
+    }
   }
   return {
     ...c,

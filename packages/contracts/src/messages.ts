@@ -521,6 +521,11 @@ const rules = {
     en: 'each must be 2-32 lower-case letters, digits, - or _',
     zh: '每一项都必须是 2-32 位小写字母、数字、- 或 _',
   },
+  'rule.linesRequired': { en: 'choose at least one SIM and package', zh: '请至少选择一张卡和一个套餐' },
+  'rule.planBounds': { en: 'must not be below the lower plan bound', zh: '不能小于套餐适用下限' },
+  'rule.requestId': { en: 'must be 8-64 letters, digits, - or _', zh: '必须是 8-64 位字母、数字、- 或 _' },
+  'rule.reasonRequired': { en: 'reason cannot be empty', zh: '原因不能为空' },
+  'rule.iccidDigits': { en: 'must be up to 20 digits', zh: '必须是不超过 20 位的数字' },
 } as const;
 
 /** Values the database refused (the safety net behind the schemas). */
@@ -538,6 +543,30 @@ const menu = {
     zh: '菜单项 {name} 指向 {path}，请先修改它',
   },
   'menu.cycle': { en: 'a menu item cannot be moved under itself', zh: '菜单项不能移动到自身之下' },
+} as const;
+
+/** Traffic packages, orders and payment (issue 13). */
+const order = {
+  'order.packageOffShelf': { en: 'package {id} is not on sale', zh: '套餐 {id} 未上架' },
+  'order.packageNotFit': {
+    en: 'package {id} does not fit SIM {iccid} (carrier or plan)',
+    zh: '套餐 {id} 不适用于卡 {iccid}（运营商或资费不符）',
+  },
+  'order.perSimLimit': {
+    en: 'SIM {iccid} may buy package {id} at most {n} times',
+    zh: '卡 {iccid} 最多可购买套餐 {id} {n} 次',
+  },
+  'order.notPending': { en: 'the order is not awaiting payment', zh: '订单不是待支付状态' },
+  'order.closed': {
+    en: 'the order was closed: unpaid for {n} minutes',
+    zh: '订单已关闭：超过 {n} 分钟未支付',
+  },
+  'order.notRefundable': {
+    en: 'only paid or fulfilled orders can be refunded',
+    zh: '只有已支付或已到账的订单可以退款',
+  },
+  'order.refundFailed': { en: 'the payment provider refused the refund', zh: '支付渠道拒绝了退款' },
+  'order.providerFailed': { en: 'the payment provider cannot be reached', zh: '无法连接支付渠道' },
 } as const;
 
 const database = {
@@ -568,6 +597,7 @@ export const MESSAGES = {
   ...markup,
   ...rules,
   ...menu,
+  ...order,
   ...database,
 } as const satisfies Record<string, { en: string; zh: string }>;
 
@@ -598,6 +628,9 @@ export const NOUNS = {
   'menu item': '菜单项',
   'menu version': '菜单版本',
   'linked account': '关联账号',
+  package: '套餐',
+  order: '订单',
+  SIM: '流量卡',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;
@@ -655,6 +688,19 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   description: '描述',
   reassignTo: '接收角色',
   userIds: '用户',
+  lines: '购买明细',
+  clientRequestId: '请求号',
+  dataMb: '流量',
+  validityDays: '有效期',
+  priceFen: '价格',
+  perSimLimit: '每卡限购',
+  carriers: '运营商',
+  planMinMb: '适用资费下限',
+  planMaxMb: '适用资费上限',
+  reason: '原因',
+  iccid: 'ICCID',
+  iccids: 'ICCID',
+  packageId: '套餐',
 };
 
 /** The `{name}`s of a template. */

@@ -281,6 +281,58 @@ export interface OpenRequestLog {
   test_print: Generated<boolean>;
 }
 
+export interface OrderLines {
+  data_mb: number;
+  expires_after: Timestamp | null;
+  expires_before: Timestamp | null;
+  fulfilled_at: Timestamp | null;
+  iccid: string;
+  id: Generated<number>;
+  order_id: number;
+  package_id: number | null;
+  package_name: string;
+  plan_after: Numeric | null;
+  plan_before: Numeric | null;
+  price_fen: number;
+  tenant_id: number;
+  validity_days: number;
+}
+
+export interface Orders {
+  canceled_at: Timestamp | null;
+  client_request_id: string;
+  closed_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  department_id: number | null;
+  expires_at: Timestamp;
+  fulfilled_at: Timestamp | null;
+  id: Generated<number>;
+  order_no: string;
+  owner_id: number | null;
+  paid_at: Timestamp | null;
+  pay_failed_at: Timestamp | null;
+  provider: string | null;
+  refund_reason: string | null;
+  refunded_at: Timestamp | null;
+  refunded_by: number | null;
+  state: Generated<'pending' | 'paid' | 'fulfilled' | 'canceled' | 'closed' | 'refunded'>;
+  tenant_id: number;
+  total_fen: number;
+  trade_no: string | null;
+}
+
+export interface PaymentNotifications {
+  at: Generated<Timestamp>;
+  id: Generated<number>;
+  order_id: number | null;
+  order_no: string | null;
+  params: Json;
+  provider: string;
+  result: string;
+  tenant_id: number | null;
+  verified: boolean;
+}
+
 export interface PrintJobs {
   ack_timeouts: Generated<number>;
   app_key_id: number | null;
@@ -412,6 +464,22 @@ export interface Tenants {
   name: string;
 }
 
+export interface TrafficPackages {
+  carriers: Generated<string[]>;
+  created_at: Generated<Timestamp>;
+  data_mb: number;
+  id: Generated<number>;
+  name: string;
+  on_shelf: Generated<boolean>;
+  per_sim_limit: number | null;
+  plan_max_mb: number | null;
+  plan_min_mb: number | null;
+  price_fen: number;
+  sort: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  validity_days: number;
+}
+
 export interface UserIdentities {
   created_at: Generated<Timestamp>;
   email: string | null;
@@ -497,6 +565,9 @@ export interface DB {
   open_nonces: OpenNonces;
   open_rate: OpenRate;
   open_request_log: OpenRequestLog;
+  order_lines: OrderLines;
+  orders: Orders;
+  payment_notifications: PaymentNotifications;
   print_jobs: PrintJobs;
   rate_counters: RateCounters;
   refresh_tokens: RefreshTokens;
@@ -508,6 +579,7 @@ export interface DB {
   social_link_tickets: SocialLinkTickets;
   task_batches: TaskBatches;
   tenants: Tenants;
+  traffic_packages: TrafficPackages;
   user_identities: UserIdentities;
   user_roles: UserRoles;
   users: Users;

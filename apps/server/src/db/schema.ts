@@ -40,4 +40,6 @@ export type TenantTable =
   | 'app_key_usage'
   | 'print_jobs'
   | 'webhook_deliveries'
-  | 'webhook_attempts';
+  | 'webhook_attempts'
+  | 'orders'
+  | 'order_lines';

@@ -31,6 +31,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),
   'user/menuManagement': () => import('../features/menu/routes/menu-management'),
+  'flowRate/mallGoods': () => import('../features/order/routes/mall-goods'),
+  'flowRate/flowRateLog': () => import('../features/order/routes/flow-rate-log'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

@@ -14,6 +14,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import { dataAccessOf, deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
+import { orderWidget } from './orders.ts';
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const mb = (v: string | number | null) => Math.round(Number(v ?? 0) * 100) / 100;
@@ -39,6 +40,7 @@ export class DashboardService {
       this.remind(user, a),
       this.versions(user, a),
     ]);
+    const orders = await orderWidget(this.db, user, a, tz);
     const byData = [...data.perDevice]
       .sort((a, b) => b.value - a.value || a.id - b.id)
       .filter((d) => d.value > 0)
@@ -52,6 +54,7 @@ export class DashboardService {
       installs,
       remind,
       versions,
+      orders,
     };
   }
 

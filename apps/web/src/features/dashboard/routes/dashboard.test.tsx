@@ -54,6 +54,20 @@ const overview: DashboardOverview = {
     { firmware: '1.4.2', count: 3, online: 3 },
     { firmware: '', count: 1, online: 0 },
   ],
+  orders: {
+    recent: [
+      {
+        id: 7,
+        orderNo: '20261126070000123456',
+        state: 'fulfilled',
+        totalFen: 5970,
+        createdAt: '2024-05-01T08:00:00.000Z',
+        lineCount: 3,
+      },
+    ],
+    monthSpendFen: 5970,
+    monthOrders: 1,
+  },
 };
 const empty: DashboardOverview = {
   ...overview,
@@ -107,6 +121,9 @@ describe('HomePage', { timeout: 20_000 }, () => {
     expect(within(screen.getByTestId('widget-remind')).getByText('前台4 · 从未上线')).toBeTruthy();
     expect(within(screen.getByTestId('widget-group-rank')).getByText('未分组')).toBeTruthy();
     expect(screen.queryByTestId('dashboard-empty')).toBeNull();
+    const orders = screen.getByTestId('widget-order');
+    expect(within(orders).getAllByText('¥59.70')).toHaveLength(2);
+    expect(within(orders).getByText('已到账')).toBeTruthy();
   });
 
   it('names the South China Sea islands inset of the map in the language the user switches to', async () => {

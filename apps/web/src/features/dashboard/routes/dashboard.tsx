@@ -14,6 +14,7 @@ import { RemindCard } from '../components/remind-card';
 import { TopCards } from '../components/top-cards';
 import { TrendChart } from '../components/trend-chart';
 import { VersionChart } from '../components/version-chart';
+import { OrderCard } from '../components/order-card';
 import { isEmptyFleet } from '../utils/dashboard-data';
 
 /** The home tab (SPEC §2): the account's fleet at a glance, refreshed every 30 s. */
@@ -91,6 +92,13 @@ export default function HomePage() {
             <InstallChart installs={data?.installs} loading={loading} chart={chart} />
           </Col>
         </Row>
+        {data?.orders && (
+          <Row gutter={[16, 16]}>
+            <Col xs={24} xl={8}>
+              <OrderCard orders={data.orders} loading={loading} />
+            </Col>
+          </Row>
+        )}
       </>
     );
   };

@@ -90,6 +90,17 @@ export const KNOWN_ACTIONS = [
   'social.link',
   'social.unlink',
   'access.denied',
+  'package.create',
+  'package.update',
+  'package.shelf',
+  'package.delete',
+  'order.create',
+  'order.pay',
+  'order.cancel',
+  'order.close',
+  'order.notify',
+  'order.fulfil',
+  'order.refund',
 ] as const;
 
 export const actionKey = (action: string) => action.replace(/[.-]/g, '_');
