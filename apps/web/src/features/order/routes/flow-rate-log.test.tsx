@@ -61,6 +61,7 @@ const staff: UserInfo = {
   is_authenticate: 1,
   attest_name: '',
   tenantKind: 'platform',
+  dataScope: 'all',
   admin: true,
   roles: ['Admin'],
   permissions: [],

@@ -77,6 +77,7 @@ const customer: UserInfo = {
   is_authenticate: 1,
   attest_name: '',
   tenantKind: 'individual',
+  dataScope: 'all',
   admin: false,
   roles: [],
   permissions: ['flowRate:buy', 'flowRate:view'],
