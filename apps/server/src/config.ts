@@ -173,10 +173,11 @@ const schema = z.object({
   /** The console's public origin ("https://print.example.com"): the social-login redirect is <PUBLIC_URL>/callback. Default: the request's origin. */
   PUBLIC_URL: z.string().url().optional(),
   /**
-   * Payment of orders (issue 13): `sandbox` (default) is the built-in stand-in gateway and is refused with
-   * NODE_ENV=production; `alipay` takes real money through alipay-sdk and needs the ALIPAY_* settings.
+   * Payment of orders (issue 13): `sandbox` (the default outside production) is the built-in stand-in gateway
+   * and is refused with NODE_ENV=production; `alipay` takes real money through alipay-sdk and needs the ALIPAY_*
+   * settings; `off` (the default in production) sells nothing: the store shows its packages, buying answers 503.
    */
-  PAYMENT_PROVIDER: z.enum(['sandbox', 'alipay']).default('sandbox'),
+  PAYMENT_PROVIDER: z.enum(['sandbox', 'alipay', 'off']).optional(),
   /** Where the gateway posts its notifications; default PUBLIC_URL + /pay/notify/<provider>, else the request's origin. */
   PAYMENT_NOTIFY_URL: z.string().url().optional(),
   ALIPAY_APP_ID: z.string().optional(),
@@ -288,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     ...c,
+    PAYMENT_PROVIDER: c.PAYMENT_PROVIDER ?? (c.NODE_ENV === 'production' ? 'off' : 'sandbox'),
     dataDir: path.resolve(c.DATA_DIR),
     oidc: oidcProviders(c.OIDC_PROVIDERS, env),
     OUTBOUND_PRIVATE: c.OUTBOUND_PRIVATE ?? (c.NODE_ENV === 'production' ? 'deny' : 'allow'),

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS, fenToYuan, type LiveEvent } from '@cpc/contracts';
 import { deviceCredential } from '@cpc/contracts/device-protocol';
 import { loadConfig } from '../src/config.ts';
-import { SandboxGateway } from '../src/modules/order/payment/index.ts';
+import { createGateway, SandboxGateway } from '../src/modules/order/payment/index.ts';
+import { OrderService } from '../src/modules/order/service.ts';
 import { deliverNotification } from '../src/modules/order/gateway-routes.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
@@ -673,9 +674,28 @@ describe('the sandbox gateway delivering a notification', () => {
 });
 
 describe('payment configuration', () => {
-  it('refuses the sandbox with NODE_ENV=production, and Alipay without its keys', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PAYMENT_PROVIDER: "sandbox"/);
+  it('refuses the sandbox with NODE_ENV=production, and Alipay without its keys; production sells nothing by default', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', PAYMENT_PROVIDER: 'sandbox' })).toThrow(
+      /PAYMENT_PROVIDER: "sandbox"/,
+    );
+    expect(loadConfig({ NODE_ENV: 'production' }).PAYMENT_PROVIDER).toBe('off');
     expect(() => loadConfig({ NODE_ENV: 'production', PAYMENT_PROVIDER: 'alipay' })).toThrow(/ALIPAY_APP_ID/);
     expect(loadConfig({ NODE_ENV: 'test' }).PAYMENT_PROVIDER).toBe('sandbox');
+  });
+
+  it('with payments off, buying and paying answer 503 saying so, and no notification is taken', async () => {
+    const off = createGateway(loadConfig({ NODE_ENV: 'production' }), 'unused');
+    expect(off.name).toBe('off');
+    await expect(
+      off.start(
+        { orderNo: '1', tenantId: 1, totalFen: 100, subject: 'x', expiresAt: new Date() },
+        { origin: '', lang: 'en' },
+      ),
+    ).rejects.toMatchObject({ code: 503, key: 'order.paymentOff' });
+    expect(off.verify({ out_trade_no: '1', sign: 'x' })).toBeNull();
+    const service = Object.assign(Object.create(OrderService.prototype) as OrderService, { gateway: off });
+    await expect(
+      service.create({} as never, { clientRequestId: 'r1', lines: [{ iccid: '8986', packageId: 1 }] }, '127.0.0.1'),
+    ).rejects.toMatchObject({ code: 503, key: 'order.paymentOff' });
   });
 });

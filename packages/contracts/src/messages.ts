@@ -557,6 +557,10 @@ const order = {
     zh: '卡 {iccid} 最多可购买套餐 {id} {n} 次',
   },
   'order.notPending': { en: 'the order is not awaiting payment', zh: '订单不是待支付状态' },
+  'order.paymentOff': {
+    en: 'payments are not set up on this server: packages cannot be bought',
+    zh: '本平台尚未开通支付，暂时不能购买套餐',
+  },
   'order.closed': {
     en: 'the order was closed: unpaid for {n} minutes',
     zh: '订单已关闭：超过 {n} 分钟未支付',

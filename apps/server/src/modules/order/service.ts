@@ -315,6 +315,8 @@ export class OrderService {
     body: { clientRequestId: string; lines: { iccid: string; packageId: number }[] },
     ip: string,
   ): Promise<{ order: OrderDetail; created: boolean }> {
+    // a server that takes no money sells nothing: not even an order that could never be paid
+    if (this.gateway.name === 'off') throw new AppError(503, 'order.paymentOff');
     const existing = await this.idByRequest(user, body.clientRequestId);
     if (existing) return { order: await this.detail(user, existing), created: false };
     const q = await this.quote(user, body.lines);
@@ -486,6 +488,8 @@ export class OrderService {
 
   /** Starts payment of a pending order: the cashier's URL and QR content. An order past its time closes first. */
   async pay(user: AuthUser, id: number, ctx: { origin: string; lang: 'zh' | 'en'; ip: string }) {
+    const provider = this.gateway.name;
+    if (provider === 'off') throw new AppError(503, 'order.paymentOff');
     const order = await this.detail(user, id);
     if (order.state === 'pending' && new Date(order.expiresAt).getTime() <= Date.now()) {
       await this.closeExpired([id]);
@@ -513,7 +517,7 @@ export class OrderService {
     }
     await this.db
       .updateTable('orders')
-      .set({ provider: this.gateway.name })
+      .set({ provider })
       .where('id', '=', id)
       .where('state', '=', 'pending')
       .execute();
@@ -525,9 +529,9 @@ export class OrderService {
       resource: 'order',
       resourceId: id,
       result: 'ok',
-      changes: { provider: { before: order.provider, after: this.gateway.name } },
+      changes: { provider: { before: order.provider, after: provider } },
     });
-    return { provider: this.gateway.name, ...started };
+    return { provider, ...started };
   }
 
   async cancel(user: AuthUser, id: number, ip: string): Promise<OrderDetail> {

@@ -2,6 +2,21 @@ import type { Config } from '../../../config.ts';
 import { AlipayGateway } from './alipay.ts';
 import { SandboxGateway } from './sandbox.ts';
 import type { PaymentGateway } from './provider.ts';
+import { AppError } from '../../../plugins/errors.ts';
+
+/** PAYMENT_PROVIDER=off: a server that takes no money sells nothing; no notification is ever taken. */
+class PaymentsOff implements PaymentGateway {
+  readonly name = 'off' as const;
+  start(): Promise<never> {
+    return Promise.reject(new AppError(503, 'order.paymentOff'));
+  }
+  verify(): null {
+    return null;
+  }
+  refund(): Promise<never> {
+    return Promise.reject(new AppError(503, 'order.paymentOff'));
+  }
+}
 
 export type { PaymentGateway, PayableOrder, VerifiedNotice } from './provider.ts';
 export { SandboxGateway } from './sandbox.ts';
@@ -15,6 +30,7 @@ export function notifyUrlOf(config: Config, provider: string): string | undefine
 
 /** The gateways this server answers notifications of: the configured one, and the sandbox outside production. */
 export function createGateway(config: Config, sandboxSecret: string): PaymentGateway {
+  if (config.PAYMENT_PROVIDER === 'off') return new PaymentsOff();
   if (config.PAYMENT_PROVIDER === 'alipay') {
     return new AlipayGateway({
       appId: config.ALIPAY_APP_ID!,

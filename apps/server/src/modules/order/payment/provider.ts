@@ -28,7 +28,8 @@ export interface VerifiedNotice {
  * production) and `alipay` (alipay-sdk) implement it.
  */
 export interface PaymentGateway {
-  readonly name: ProviderName;
+  /** `off`: payments are not set up (PAYMENT_PROVIDER=off): nothing can be bought. */
+  readonly name: ProviderName | 'off';
   start(
     order: PayableOrder,
     ctx: { origin: string; lang: 'zh' | 'en' },
