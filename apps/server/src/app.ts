@@ -35,6 +35,7 @@ import { PrintContent, PrintService, printUpkeep } from './modules/print/index.t
 import { integrationRoutes, IntegrationService, WebhookSender } from './modules/integration/index.ts';
 import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
 import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules/system-log/index.ts';
+import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
@@ -148,6 +149,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
   await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
   await app.register(mqttGateway, { db, config, events, link, tasks, prints });
+  await app.register(simUpkeep, { db, events });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -193,6 +195,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
+      await api.register(flowRateRoutes, { db });
       await api.register(systemLogRoutes, { log: new SystemLogService(db) });
       await api.register(integrationRoutes, {
         integration: new IntegrationService(db, {
