@@ -31,6 +31,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'error/403': () => import('../features/error/routes/forbidden'),
   'error/404': () => import('../features/error/routes/not-found'),
   'user/menuManagement': () => import('../features/menu/routes/menu-management'),
+  'flowRate/flowRateSearch': () => import('../features/flow-rate/routes/flow-rate-search'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
