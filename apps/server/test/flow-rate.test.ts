@@ -442,3 +442,33 @@ async function authUserOf(username: string) {
   } as unknown as AuthUser;
   return { loadAuthUserForTest: user };
 }
+
+describe("the dashboard's plan widget", () => {
+  it('counts the SIMs by state and lists the plans expiring within 7 days, soonest first', async () => {
+    const c = await registerCustomer(h);
+    const d = await bound(c.token, 4);
+    const day = 86_400_000;
+    await plan(d[0].iccid, { plan_total_mb: 1000, used_mb: 960, expires_at: new Date(Date.now() + 5 * day) });
+    await plan(d[1].iccid, { plan_total_mb: 1000, used_mb: 100, expires_at: new Date(Date.now() + 2 * day) });
+    await plan(d[2].iccid, { plan_total_mb: 100, used_mb: 100, expires_at: new Date(Date.now() + 30 * day) });
+    await plan(d[3].iccid, { plan_total_mb: 100, used_mb: 1, expires_at: new Date(Date.now() - day) });
+    const res = await get('/dashboard/overview', c.token);
+    expect(res.statusCode, res.body).toBe(200);
+    const p = res.body_.data.plan;
+    expect(p).toMatchObject({
+      total: 4,
+      byState: { active: 1, low: 1, exhausted: 1, expired: 1, suspended: 0 },
+      expiring: { count: 2 },
+    });
+    expect(p.expiring.sims.map((s: { iccid: string }) => s.iccid)).toEqual([d[1].iccid, d[0].iccid]);
+    expect(p.expiring.sims[0]).toMatchObject({ deviceSn: d[1].sn, leftMb: 900 });
+    // the reminder lists the used-up SIM beside the low one
+    expect(res.body_.data.remind.simLow.count).toBe(2);
+    // another account sees none of them
+    const other = await registerCustomer(h);
+    expect((await get('/dashboard/overview', other.token)).body_.data.plan).toMatchObject({
+      total: 0,
+      expiring: { count: 0, sims: [] },
+    });
+  });
+});

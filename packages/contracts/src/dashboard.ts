@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deviceStatus, paperState, provinceCount } from './device.ts';
 import { DEFAULT_TIME_ZONE, TREND_UNITS, isTimeZone } from './device-constants.ts';
+import { planWidget } from './dashboard-plan.ts';
 
 /**
  * The home dashboard's widgets (SPEC §2) from the tenant's real data: `GET /apiAdmin/dashboard/overview`
@@ -105,5 +106,7 @@ export const dashboardOverview = z.object({
     simLow: remindList,
   }),
   versions: z.array(versionCount),
+  /** SIMs by state and the plans expiring soon (issue 13). */
+  plan: planWidget,
 });
 export type DashboardOverview = z.infer<typeof dashboardOverview>;
