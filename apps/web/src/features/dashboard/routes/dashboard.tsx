@@ -10,6 +10,7 @@ import { ChinaMap } from '../components/china-map';
 import { DeviceRanking } from '../components/device-ranking';
 import { GroupRanking } from '../components/group-ranking';
 import { InstallChart } from '../components/install-chart';
+import { PlanCard } from '../components/plan-card';
 import { RemindCard } from '../components/remind-card';
 import { TopCards } from '../components/top-cards';
 import { TrendChart } from '../components/trend-chart';
@@ -91,6 +92,7 @@ export default function HomePage() {
             <InstallChart installs={data?.installs} loading={loading} chart={chart} />
           </Col>
         </Row>
+        <PlanCard plan={data?.plan} loading={loading} chart={chart} />
       </>
     );
   };
