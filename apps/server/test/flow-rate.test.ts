@@ -326,8 +326,24 @@ describe('the traffic query', () => {
     await bad('lang=fr', 'lang', '/flowRate/sim/export');
   });
 
-  it('needs flowRate:view and a signed-in caller', async () => {
+  it('needs flowRate:view and a signed-in caller, and shows a sub-account only the SIMs of its data scope', async () => {
     expect((await h.call({ method: 'GET', url: '/apiAdmin/flowRate/sim/list' })).statusCode).toBe(401);
+    const sub = (permissions: string[]) => subAccount(c, permissions);
+    // without flowRate:view: refused
+    const plain = await sub(['device:view']);
+    expect((await get('/flowRate/sim/list', plain.token)).statusCode).toBe(403);
+    expect((await get('/flowRate/sim/summary', plain.token)).statusCode).toBe(403);
+    // with it, scope `own`: only the SIMs of the devices it bound
+    const own = await sub(['flowRate:view']);
+    expect((await list(own.token)).total).toBe(0);
+    await h.db.updateTable('devices').set({ owner_id: own.id }).where('id', '=', d[0].id).execute();
+    expect((await list(own.token)).list.map((x) => x.iccid)).toEqual([d[0].iccid]);
+    expect((await get('/flowRate/sim/summary', own.token)).body_.data.total).toBe(1);
+    expect((await get(`/flowRate/sim/usage?iccid=${d[0].iccid}`, own.token)).statusCode).toBe(200);
+    expect((await get(`/flowRate/sim/usage?iccid=${d[1].iccid}`, own.token)).statusCode).toBe(404);
+    const csv = await get('/flowRate/sim/export', own.token);
+    expect(csv.body.trim().split('\r\n')).toHaveLength(2);
+    await h.db.updateTable('devices').set({ owner_id: null }).where('id', '=', d[0].id).execute();
   });
 });
 
@@ -346,6 +362,19 @@ describe('alerts', () => {
         .where('kind', 'like', 'sim.%')
         .orderBy('id')
         .execute();
+    // two sub-accounts that read the traffic query with the scope `own`: one bound the device, one did not
+    const owner = await subAccount(c, ['flowRate:view']);
+    const stranger = await subAccount(c, ['flowRate:view']);
+    await h.db.updateTable('devices').set({ owner_id: owner.id }).where('id', '=', x.id).execute();
+    const count = async (id: number) =>
+      (
+        await h.db
+          .selectFrom('messages')
+          .select('id')
+          .where('user_id', '=', id)
+          .where('kind', 'like', 'sim.%')
+          .execute()
+      ).length;
     await plan(x.iccid, { plan_total_mb: 1000, used_mb: 0 });
     await presence.traffic(x.id, { iccid: x.iccid, usedMb: 100 });
     await sweepSims(h.db, sink);
@@ -362,6 +391,8 @@ describe('alerts', () => {
     expect(await messages()).toEqual([
       { kind: 'sim.low', title: 'SIM data running low', body: expect.stringContaining(x.iccid) },
     ]);
+    expect(await count(owner.id)).toBe(1);
+    expect(await count(stranger.id)).toBe(0);
     // the reader sees it in its language
     const zh = await get('/message/getList?pageSize=10', c.token, { 'accept-language': 'zh-CN' });
     expect(JSON.stringify(zh.body_.data)).toContain('流量卡流量不足');
@@ -423,6 +454,31 @@ describe('alerts', () => {
     expect((await sweepSims(h.db, sink)).pruned).toBe(2);
   });
 });
+
+/** A sub-account of the customer with a role of these permissions and the data scope `own`, signed in. */
+async function subAccount(c: { username: string; token: string }, permissions: string[]) {
+  const { tenant_id: tenantId } = await h.db
+    .selectFrom('users')
+    .select('tenant_id')
+    .where('username', '=', c.username)
+    .executeTakeFirstOrThrow();
+  const code = `r_${Math.random().toString(36).slice(2, 10)}`;
+  const role = await h.db
+    .insertInto('roles')
+    .values({ tenant_id: tenantId, code, name: code, permissions, data_scope: 'own' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const username = `fr_${code}`;
+  const res = await post('/system/subAccount/create', c.token, {
+    username,
+    password: 'Sub0Passw0rd',
+    confirmPassword: 'Sub0Passw0rd',
+    roleIds: [role.id],
+    departmentId: null,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return { id: res.body_.data.id as number, token: (await h.login(username, 'Sub0Passw0rd')).token };
+}
 
 /** The customer's main account as the services see it (what the auth hook loads for a request). */
 async function authUserOf(username: string) {

@@ -35,7 +35,8 @@ export interface SimSweepResult {
  * under way makes this one skip):
  * - a plan whose expiry has passed turns `expired` (the state trigger of 0017 decides, touched by `state = state`);
  * - each SIM whose alert (low, exhausted, expiring within SIM_EXPIRY_REMIND_DAYS, expired) differs from the one
- *   last sent gets ONE message per user of its account who holds flowRate:view (the main account always), and
+ *   last sent gets ONE message per user of its account who holds flowRate:view and whose data scope reaches the
+ *   SIM's device (the main account always), and
  *   `alerted_state` remembers it: not one per heartbeat. Back to active (a top-up) clears it silently;
  * - daily usage rows older than SIM_USAGE_KEEP_DAYS are deleted.
  * Consoles hear `sim` (the SIMs changed) and `message` (a user's new messages) events.
@@ -68,6 +69,17 @@ export async function sweepSims(db: Db, events: EventSink): Promise<SimSweepResu
         where s.id = k.id and s.alerted_state <> k.kind
         returning s.tenant_id, s.iccid, s.device_id, k.kind
       ),
+      -- who reads the traffic query in those accounts, and the data scope of each (widest of its roles; see
+      -- lib/data-scope.ts): the main account always, sees every SIM
+      readers as (
+        select u.id, u.tenant_id, u.is_super, u.department_id,
+          coalesce(bool_or(r.data_scope = 'all'), false) as s_all,
+          coalesce(bool_or(r.data_scope = 'department'), false) as s_dept,
+          coalesce(bool_or(${PERMISSIONS.flowRateView} = any(r.permissions)), false) as can_view
+        from users u left join user_roles ur on ur.user_id = u.id left join roles r on r.id = ur.role_id
+        where u.state = 'active' and u.tenant_id in (select tenant_id from changed)
+        group by u.id
+      ),
       sent as (
         insert into messages (tenant_id, user_id, kind, title, body)
         select c.tenant_id, u.id, 'sim.' || c.kind,
@@ -75,11 +87,13 @@ export async function sweepSims(db: Db, events: EventSink): Promise<SimSweepResu
             when 'expiring' then ${TITLES.expiring} else ${TITLES.expired} end,
           'ICCID ' || c.iccid || coalesce(' · ' || d.sn, '') || coalesce(' · ' || nullif(d.name, ''), '')
         from changed c
-        join users u on u.tenant_id = c.tenant_id and u.state = 'active' and (u.is_super = 1 or exists (
-          select 1 from user_roles ur join roles r on r.id = ur.role_id
-          where ur.user_id = u.id and ${PERMISSIONS.flowRateView} = any(r.permissions)))
+        join readers u on u.tenant_id = c.tenant_id and (u.is_super = 1 or u.can_view)
         left join devices d on d.id = c.device_id
-        where c.kind <> ''
+        where c.kind <> '' and (u.is_super = 1 or u.s_all
+          or (u.s_dept and u.department_id is not null and d.department_id in (
+            select dd.id from departments dd, departments me
+            where me.id = u.department_id and dd.tenant_id = u.tenant_id and dd.path like me.path || '%'))
+          or (not (u.s_dept and u.department_id is not null) and d.owner_id = u.id))
         returning tenant_id, user_id
       )
       select c.tenant_id, c.iccid, null::bigint as user_id, c.kind from changed c
