@@ -23,7 +23,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../apps/server/src/db/database.ts';
 import { loadAuthUser } from '../apps/server/src/plugins/auth.ts';
-import { FlowRateService } from '../apps/server/src/modules/flow-rate/index.ts';
+import { FlowRateService, sweepSims } from '../apps/server/src/modules/flow-rate/index.ts';
 import { Presence } from '../apps/server/src/plugins/mqtt/presence.ts';
 import { loadAverage, log, measureFn, pct, secs, startScaleDatabase, type Sample } from './scale.ts';
 
@@ -114,6 +114,13 @@ async function load(db: Db): Promise<void> {
       date_trunc('month', now() AT TIME ZONE 'Asia/Shanghai')::date, (d.id * 7331) % 1073741824
     FROM devices d, LATERAL (SELECT (ARRAY[0, 512, 1024, 2048])[1 + d.id % 4]::numeric AS plan) p`.execute(db);
   log(`  ${SIMS.toLocaleString('en')} SIMs: ${secs(t0)}`);
+  // the steady state: every alert already sent (the first sweep after the migration tells each SIM's state once)
+  t0 = performance.now();
+  await sql`
+    UPDATE sims SET alerted_state = CASE WHEN state = 'expired' THEN 'expired' WHEN state = 'exhausted' THEN 'exhausted'
+      WHEN state <> 'suspended' AND expires_at <= now() + interval '7 days' THEN 'expiring' WHEN state = 'low' THEN 'low'
+      ELSE '' END`.execute(db);
+  log(`  alerts marked as sent: ${secs(t0)}`);
 
   // 13 months of daily usage for the measured tenants' SIMs
   t0 = performance.now();
@@ -481,6 +488,11 @@ async function main() {
       SELECT count(*) AS n FROM sim_usage_daily WHERE day = (now() AT TIME ZONE 'Asia/Shanghai')::date
         AND sim_id IN (SELECT id FROM sims WHERE device_id <= ${devices.at(-1)!.id})`.execute(db);
     log(`  daily rows of today for the reporting SIMs: ${rolled[0].n} (one per SIM, not one per report)`);
+    // the periodic SIM sweep (expiry, alerts, pruning; once a minute on one node) in the steady state
+    const sweeps = await measureFn('SIM sweep (expiry, alerts, pruning), steady state', 5, () =>
+      sweepSims(db, { publish: () => {} }),
+    );
+    log(fmt(sweeps));
     log(`load average now ${loadAverage()}`);
   } finally {
     await scale.close();
