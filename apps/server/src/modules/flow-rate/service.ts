@@ -69,12 +69,8 @@ interface SimRow {
   k: string;
 }
 
-type SimQuery = SelectQueryBuilder<
-  Database & { g: Database['device_groups'] },
-  'sims' | 'devices' | 'g',
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a query that selects nothing yet
-  {}
->;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a query that selects nothing yet
+type SimQuery = SelectQueryBuilder<Database, 'sims', {}>;
 
 export function toSimItem(r: SimRow): SimItem {
   const plan = Number(r.plan_total_mb);
@@ -107,25 +103,25 @@ export function toSimItem(r: SimRow): SimItem {
 export class FlowRateService {
   constructor(private db: Db) {}
 
-  /** The SIMs of the filter, joined with their device and group: the columns of the list and the export. */
+  /**
+   * The SIMs of the filter, on `sims` alone: what concerns the device (data scope, group, keyword on sn / name) is
+   * a subquery of the tenant's devices, so the count and the page's sort read no device row; only the page's rows
+   * are joined with their device and group (`page`).
+   */
   private async filtered(user: AuthUser, f: Omit<SimFilter, 'sort' | 'order'>): Promise<SimQuery> {
     const a = await dataAccessOf(this.db, user);
     const t = user.tenantId;
-    let q = user.scope
-      .selectFrom('sims')
-      .leftJoin('devices', (j) => j.onRef('devices.id', '=', 'sims.device_id').on('devices.tenant_id', '=', t))
-      .leftJoin('device_groups as g', 'g.id', 'devices.group_id')
-      .where(deviceInScope(a, 'sims.device_id')) as SimQuery;
+    let q = user.scope.selectFrom('sims').where(deviceInScope(a, 'sims.device_id'));
     if (f.state) q = q.where('sims.state', 'in', f.state.split(',') as SimState[]);
     if (f.carrier) q = q.where('sims.carrier', '=', f.carrier);
     if (f.groupId)
       q = q.where(
-        sql<boolean>`devices.group_id in (
+        sql<boolean>`sims.device_id in (select gd.id from devices gd where gd.tenant_id = ${t} and gd.group_id in (
           with recursive sub as (
             select id from device_groups where id = ${f.groupId} and tenant_id = ${t}
             union all
             select c.id from device_groups c join sub on c.parent_id = sub.id where c.tenant_id = ${t}
-          ) select id from sub)`,
+          ) select id from sub))`,
       );
     if (f.expiringDays)
       q = q
@@ -137,62 +133,79 @@ export class FlowRateService {
       );
     if (f.keyword) {
       const like = likeOf(f.keyword);
-      q = q.where((eb) =>
-        eb.or([eb('sims.iccid', 'like', like), eb('devices.sn', 'ilike', like), eb('devices.name', 'ilike', like)]),
+      q = q.where(
+        sql<boolean>`(sims.iccid like ${like} or sims.device_id in (
+          select kd.id from devices kd where kd.tenant_id = ${t} and (kd.sn ilike ${like} or kd.name ilike ${like})))`,
       );
     }
     return q;
   }
 
-  private select(q: SimQuery, sort: SimSort) {
-    return q.select([
-      'sims.iccid',
-      'sims.msisdn',
-      'sims.carrier',
-      'sims.device_id',
-      'devices.sn',
-      'devices.name',
-      'g.name as group_name',
-      sql<string>`sims.plan_total_mb::text`.as('plan_total_mb'),
-      sql<string>`sims.used_mb::text`.as('used_mb'),
-      sql<string>`${MONTH_BYTES}`.as('month_bytes'),
-      'sims.expires_at',
-      'sims.state',
-      'sims.counted_at',
-      sql<string>`${SORT_KEYS[sort].key}::text`.as('k'),
-    ]);
+  /**
+   * One page of the filter in the sort's order (`where`: the export's cursor), then its devices and groups:
+   * the SIM rows are sorted and cut first, and only those are joined.
+   */
+  private async page(
+    user: AuthUser,
+    base: SimQuery,
+    sort: SimSort,
+    order: 'asc' | 'desc',
+    limit: number,
+    offset: number,
+    where?: RawBuilder<boolean>,
+  ): Promise<SimRow[]> {
+    const { key } = SORT_KEYS[sort];
+    const dir = sql.raw(order);
+    const inner = (where ? base.where(where) : base)
+      .select([
+        'sims.iccid',
+        'sims.msisdn',
+        'sims.carrier',
+        'sims.device_id',
+        sql<string>`sims.plan_total_mb::text`.as('plan_total_mb'),
+        sql<string>`sims.used_mb::text`.as('used_mb'),
+        sql<string>`${MONTH_BYTES}`.as('month_bytes'),
+        'sims.expires_at',
+        'sims.state',
+        'sims.counted_at',
+        sql<unknown>`${key}`.as('sk'),
+        sql<string>`${key}::text`.as('k'),
+      ])
+      .orderBy(sql`${key} ${dir}, sims.iccid ${dir}`)
+      .limit(limit)
+      .offset(offset);
+    const { rows } = await sql<SimRow>`
+      select p.iccid, p.msisdn, p.carrier, p.device_id, d.sn, d.name, g.name as group_name, p.plan_total_mb, p.used_mb,
+        p.month_bytes, p.expires_at, p.state, p.counted_at, p.k
+      from (${inner}) p
+      left join devices d on d.id = p.device_id and d.tenant_id = ${user.tenantId}
+      left join device_groups g on g.id = d.group_id and g.tenant_id = ${user.tenantId}
+      order by p.sk ${dir}, p.iccid ${dir}`.execute(this.db);
+    return rows;
   }
 
   async list(user: AuthUser, f: SimFilter & { pageNo: number; pageSize: number }) {
     const base = await this.filtered(user, f);
-    const dir = sql.raw(f.order);
     const [rows, total] = await Promise.all([
-      this.select(base, f.sort)
-        .orderBy(sql`${SORT_KEYS[f.sort].key} ${dir}, sims.iccid ${dir}`)
-        .limit(f.pageSize)
-        .offset((f.pageNo - 1) * f.pageSize)
-        .execute(),
+      this.page(user, base, f.sort, f.order, f.pageSize, (f.pageNo - 1) * f.pageSize),
       base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
     ]);
-    return { list: (rows as SimRow[]).map(toSimItem), total: Number(total.n) };
+    return { list: rows.map(toSimItem), total: Number(total.n) };
   }
 
   /** Every SIM of the filter in the list's order, in batches by a (key, iccid) cursor: never all in memory. */
   async *all(user: AuthUser, f: SimFilter, max: number, batch = 1000): AsyncGenerator<SimItem> {
     const base = await this.filtered(user, f);
     const { key, cast } = SORT_KEYS[f.sort];
-    const dir = sql.raw(f.order);
     const cmp = sql.raw(f.order === 'asc' ? '>' : '<');
     let after: { k: string; iccid: string } | null = null;
     let left = max;
     while (left > 0) {
       const n = Math.min(batch, left);
-      let q = this.select(base, f.sort);
-      if (after) q = q.where(sql<boolean>`(${key}, sims.iccid) ${cmp} (${after.k}::${cast}, ${after.iccid})`);
-      const rows = (await q
-        .orderBy(sql`${key} ${dir}, sims.iccid ${dir}`)
-        .limit(n)
-        .execute()) as SimRow[];
+      const cursor = after
+        ? sql<boolean>`(${key}, sims.iccid) ${cmp} (${after.k}::${cast}, ${after.iccid})`
+        : undefined;
+      const rows = await this.page(user, base, f.sort, f.order, n, 0, cursor);
       for (const r of rows) yield toSimItem(r);
       left -= rows.length;
       const end = rows.at(-1);
