@@ -157,10 +157,12 @@ describe('the traffic query', () => {
       await expect.poll(() => painted(drawer), { timeout: 15_000 }).toBeGreaterThan(0.005);
       await page.locator('.ant-drawer-close').click();
       await drawer.waitFor({ state: 'detached' });
+      await page.locator('.ant-drawer-mask').filter({ visible: true }).waitFor({ state: 'detached' });
+      await settle(page);
 
       // the export: the filtered list as CSV, headed in the console's language
       const [download] = await Promise.all([
-        page.waitForEvent('download'),
+        page.waitForEvent('download', { timeout: 60_000 }),
         root(page)
           .getByRole('button', { name: /导出 CSV/ })
           .click(),

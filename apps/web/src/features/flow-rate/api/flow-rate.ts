@@ -51,10 +51,19 @@ export async function downloadSimCsv(f: SimFilter): Promise<void> {
     ...filterParams(withoutPaging(f)),
     lang: getLanguage() === 'zh' ? 'zh' : 'en',
   });
-  const res = await fetch(`${BASE_URL}/flowRate/sim/export?${query.toString()}`, {
-    headers: { Authorization: `Bearer ${getToken()}` },
-  });
-  if (!res.ok) throw new Error(`export failed: ${res.status}`);
+  const once = () =>
+    fetch(`${BASE_URL}/flowRate/sim/export?${query.toString()}`, {
+      headers: { Authorization: `Bearer ${getToken()}` },
+    });
+  let res = await once();
+  if (res.status === 402 || (res.headers.get('content-type') ?? '').includes('json')) {
+    // the short-lived access token ran out: a console call exchanges it (the request layer's one shared
+    // refresh), then the export again with the new one
+    await request({ url: '/flowRate/sim/summary', method: 'get' });
+    res = await once();
+  }
+  if (!res.ok || !(res.headers.get('content-type') ?? '').includes('csv'))
+    throw new Error(`export failed: ${res.status}`);
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'sims.csv';
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');

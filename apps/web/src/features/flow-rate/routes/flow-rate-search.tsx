@@ -107,13 +107,6 @@ export default function FlowRateSearchPage() {
         ),
     },
     {
-      key: 'carrier',
-      dataIndex: 'carrier',
-      title: t('flowRate.column.carrier'),
-      width: 110,
-      render: (v: string) => (['cmcc', 'cucc', 'ctcc'].includes(v) ? t(`flowRate.carrier.${v}`) : v || '–'),
-    },
-    {
       key: 'state',
       dataIndex: 'state',
       title: t('flowRate.column.state'),
@@ -142,6 +135,15 @@ export default function FlowRateSearchPage() {
         ),
     },
     {
+      key: 'expiry',
+      dataIndex: 'expiresAt',
+      title: t('flowRate.column.expiry'),
+      width: 170,
+      sorter: true,
+      sortOrder: sortOrder('expiry'),
+      render: (v: string | null) => (v ? formatDateTime(v) : t('flowRate.never')),
+    },
+    {
       key: 'usedMonth',
       dataIndex: 'usedMonthMb',
       title: t('flowRate.column.usedMonth'),
@@ -151,13 +153,11 @@ export default function FlowRateSearchPage() {
       render: (v: number) => formatMbValue(v),
     },
     {
-      key: 'expiry',
-      dataIndex: 'expiresAt',
-      title: t('flowRate.column.expiry'),
-      width: 170,
-      sorter: true,
-      sortOrder: sortOrder('expiry'),
-      render: (v: string | null) => (v ? formatDateTime(v) : t('flowRate.never')),
+      key: 'carrier',
+      dataIndex: 'carrier',
+      title: t('flowRate.column.carrier'),
+      width: 110,
+      render: (v: string) => (['cmcc', 'cucc', 'ctcc'].includes(v) ? t(`flowRate.carrier.${v}`) : v || '–'),
     },
     {
       key: 'action',
@@ -243,7 +243,7 @@ export default function FlowRateSearchPage() {
             showTotal: (total) => t('flowRate.total', { total: total.toLocaleString() }),
           }}
           onChange={onTableChange}
-          scroll={{ x: 1200 }}
+          scroll={{ x: 1150 }}
           locale={{ emptyText: t('flowRate.empty') }}
           data-testid="sim-table"
         />
