@@ -35,6 +35,7 @@ import { PrintContent, PrintService, printUpkeep } from './modules/print/index.t
 import { integrationRoutes, IntegrationService, WebhookSender } from './modules/integration/index.ts';
 import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
 import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules/system-log/index.ts';
+import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
@@ -165,6 +166,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     app.log.child({ module: 'order' }),
   );
   await app.register(orderSweep, { orders, everyS: config.ORDER_SWEEP_S });
+  await app.register(simUpkeep, { db, events });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -212,6 +214,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
       await api.register(orderRoutes, { db, orders, publicUrl: config.PUBLIC_URL });
+      await api.register(flowRateRoutes, { db });
       await api.register(systemLogRoutes, { log: new SystemLogService(db) });
       await api.register(integrationRoutes, {
         integration: new IntegrationService(db, {

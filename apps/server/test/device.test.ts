@@ -611,7 +611,7 @@ describe('detail, telemetry and map', () => {
         msisdn: '1440000000001',
         plan_total_mb: 1024,
         used_mb: 256.5,
-        expires_at: new Date('2026-01-01T00:00:00Z'),
+        expires_at: new Date('2099-01-01T00:00:00Z'),
       })
       .where('iccid', '=', d.iccid)
       .execute();
@@ -661,7 +661,7 @@ describe('detail, telemetry and map', () => {
         planTotalMb: 1024,
         usedMb: 256.5,
         leftMb: 767.5,
-        expiresAt: '2026-01-01T00:00:00.000Z',
+        expiresAt: '2099-01-01T00:00:00.000Z',
         state: 'active',
       },
       simDataLeftMb: 767.5,

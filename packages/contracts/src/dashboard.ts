@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { deviceStatus, paperState, provinceCount } from './device.ts';
 import { DEFAULT_TIME_ZONE, TREND_UNITS, isTimeZone } from './device-constants.ts';
 import { orderWidget } from './order.ts';
+import { planWidget } from './dashboard-plan.ts';
 
 /**
  * The home dashboard's widgets (SPEC §2) from the tenant's real data: `GET /apiAdmin/dashboard/overview`
@@ -108,5 +109,7 @@ export const dashboardOverview = z.object({
   versions: z.array(versionCount),
   /** The order widget (recent orders, this month's spend); null without a flowRate permission to read orders. */
   orders: orderWidget.nullable(),
+  /** SIMs by state and the plans expiring soon (issue 13). */
+  plan: planWidget,
 });
 export type DashboardOverview = z.infer<typeof dashboardOverview>;

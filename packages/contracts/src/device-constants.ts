@@ -7,7 +7,7 @@
 export const DEVICE_STATUSES = ['online', 'offline'] as const;
 export const PAPER_STATES = ['ok', 'out', 'cover-open', 'overheat'] as const;
 export const MODEL_KINDS = ['printer', 'android-terminal'] as const;
-export const SIM_STATES = ['active', 'low', 'suspended'] as const;
+export const SIM_STATES = ['active', 'low', 'exhausted', 'expired', 'suspended'] as const;
 
 /**
  * A SIM with a plan is `low` when less than this share of the plan, or less than SIM_LOW_MB, is left; `active`

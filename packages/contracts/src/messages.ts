@@ -582,7 +582,20 @@ const database = {
   'db.invalid': { en: 'a value is invalid', zh: '有值无效' },
 } as const;
 
+/** Data traffic: the SIMs (issue 13). Alert titles are stored as their en text and said in the reader's language. */
+const flowRate = {
+  'flowRate.states': {
+    en: 'states must be a comma-separated list of: active, low, exhausted, expired, suspended',
+    zh: '状态须为逗号分隔的 active、low、exhausted、expired、suspended',
+  },
+  'flowRate.lowTitle': { en: 'SIM data running low', zh: '流量卡流量不足' },
+  'flowRate.exhaustedTitle': { en: 'SIM data used up', zh: '流量卡流量已用尽' },
+  'flowRate.expiringTitle': { en: 'SIM plan expires within 7 days', zh: '流量卡套餐将在 7 天内到期' },
+  'flowRate.expiredTitle': { en: 'SIM plan expired', zh: '流量卡套餐已到期' },
+} as const;
+
 export const MESSAGES = {
+  ...flowRate,
   ...http,
   ...auth,
   ...user,

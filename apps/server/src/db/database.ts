@@ -15,6 +15,7 @@ import * as m0011 from './migrations/0011-administration.ts';
 import * as m0014 from './migrations/0014-menu.ts';
 import * as m0015 from './migrations/0015-system-log.ts';
 import * as m0016 from './migrations/0016-social-login.ts';
+import * as m0017 from './migrations/0017-sim-usage.ts';
 import * as m0018 from './migrations/0018-orders.ts';
 
 export type Db = Kysely<Database>;
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0014-menu': m0014,
   '0015-system-log': m0015,
   '0016-social-login': m0016,
+  '0017-sim-usage': m0017,
   '0018-orders': m0018,
 };
 

@@ -400,15 +400,29 @@ export interface Sessions {
 }
 
 export interface Sims {
+  alerted_state: Generated<'' | 'low' | 'exhausted' | 'expiring' | 'expired'>;
   carrier: Generated<string>;
+  counted_at: Timestamp | null;
   device_id: number | null;
   expires_at: Timestamp | null;
   iccid: string;
+  id: Generated<number>;
+  month_bytes: Generated<number>;
+  month_start: Timestamp | null;
   msisdn: Generated<string>;
   plan_total_mb: Generated<Numeric>;
-  state: Generated<'active' | 'low' | 'suspended'>;
+  rx_bytes: number | null;
+  state: Generated<'active' | 'low' | 'exhausted' | 'expired' | 'suspended'>;
   tenant_id: number | null;
+  tx_bytes: number | null;
   used_mb: Generated<Numeric>;
+}
+
+export interface SimUsageDaily {
+  day: Timestamp;
+  rx_bytes: Generated<number>;
+  sim_id: number;
+  tx_bytes: Generated<number>;
 }
 
 export interface SmsCodes {
@@ -573,6 +587,7 @@ export interface DB {
   refresh_tokens: RefreshTokens;
   roles: Roles;
   sessions: Sessions;
+  sim_usage_daily: SimUsageDaily;
   sims: Sims;
   sms_codes: SmsCodes;
   social_flows: SocialFlows;

@@ -15,6 +15,7 @@ import type { Db } from '../../db/database.ts';
 import { dataAccessOf, deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { orderWidget } from './orders.ts';
+import { planWidget } from './plan.ts';
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const mb = (v: string | number | null) => Math.round(Number(v ?? 0) * 100) / 100;
@@ -29,7 +30,7 @@ export class DashboardService {
   /** Every figure counts only the devices of the caller's data scope (issue 12), and their tasks and history. */
   async overview(user: AuthUser, tz: string, unit: TrendUnit): Promise<DashboardOverview> {
     const a = await dataAccessOf(this.db, user);
-    const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions] = await Promise.all([
+    const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions, plan] = await Promise.all([
       this.cards(user, a, tz),
       this.provinces(user, a),
       this.trend(user, tz, unit),
@@ -39,6 +40,7 @@ export class DashboardService {
       this.installs(user, a, tz),
       this.remind(user, a),
       this.versions(user, a),
+      planWidget(user, a),
     ]);
     const orders = await orderWidget(this.db, user, a, tz);
     const byData = [...data.perDevice]
@@ -55,6 +57,7 @@ export class DashboardService {
       remind,
       versions,
       orders,
+      plan,
     };
   }
 
@@ -294,7 +297,7 @@ export class DashboardService {
         .where('devices.status', '=', 'offline')
         .where(sql<boolean>`coalesce(devices.last_seen_at, devices.bound_at) < ${staleBefore}`),
       // the state follows the data left (a trigger of 0008-devices-2): one rule for the list, the detail and here
-      simLow: base().where('s.state', 'in', ['low', 'suspended']),
+      simLow: base().where('s.state', 'in', ['low', 'exhausted', 'suspended']),
     };
     const toDevice = (r: {
       id: number;

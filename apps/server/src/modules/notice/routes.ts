@@ -18,7 +18,16 @@ import { requestLanguage } from '../../lib/i18n/localize.ts';
 
 /** The titles of system messages, stored as their en text (programs read it): said in the reader's language by key. */
 const STORED_TITLES = new Map<string, PlainKey>(
-  (['identity.approvedTitle', 'identity.failedTitle'] as const).map((k) => [MESSAGES[k].en, k]),
+  (
+    [
+      'identity.approvedTitle',
+      'identity.failedTitle',
+      'flowRate.lowTitle',
+      'flowRate.exhaustedTitle',
+      'flowRate.expiringTitle',
+      'flowRate.expiredTitle',
+    ] as const
+  ).map((k) => [MESSAGES[k].en, k]),
 );
 const sayTitle = (title: string, lang: 'zh' | 'en') => {
   const key = STORED_TITLES.get(title);

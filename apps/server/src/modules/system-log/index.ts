@@ -2,3 +2,4 @@
 export { systemLogRoutes } from './routes.ts';
 export { SystemLogService } from './service.ts';
 export { pruneSystemLog, systemLogRetention } from './retention.ts';
+export { csvLine } from './csv.ts';

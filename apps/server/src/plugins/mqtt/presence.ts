@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { provinceAt } from '@cpc/contracts/geo/provinces';
 import type { LiveDeviceEvent } from '@cpc/contracts';
+import { DEFAULT_TIME_ZONE } from '@cpc/contracts/device-constants';
 import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
 import type { EventSink } from '../../modules/task/index.ts';
@@ -23,6 +24,8 @@ interface DeviceRow {
 const RETURNING = sql.raw(
   'd.id, d.sn, d.tenant_id, d.status, d.paper, d.battery, d.signal, d.firmware, d.last_seen_at, d.connected_at, d.lat, d.lng, d.province',
 );
+/** The zone of the usage series' days and months (the platform's default). */
+const ROLLUP_ZONE = DEFAULT_TIME_ZONE;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
@@ -41,6 +44,8 @@ export class Presence {
   /** Devices heard from since the last flush. */
   private touched = new Set<number>();
   private lastSample = new Map<number, number>();
+  /** SIMs whose counters changed since the last `publishSims`, per account. */
+  private simsChanged = new Map<number, Set<string>>();
 
   constructor(
     private db: Db,
@@ -58,6 +63,7 @@ export class Presence {
 
   /** Writes every last-seen time heard since the previous flush; answers the devices the database thinks offline. */
   async flush(): Promise<number[]> {
+    this.publishSims();
     if (!this.touched.size) return [];
     const ids = [...this.touched];
     this.touched.clear();
@@ -92,11 +98,6 @@ export class Presence {
         INSERT INTO device_status_log (device_id, tenant_id, status, reason)
         SELECT id, tenant_id, 'online', 'hello' FROM u WHERE prev <> 'online'
       ),
-      sim AS (
-        INSERT INTO sims (iccid, tenant_id, device_id, used_mb)
-        SELECT u.iccid, u.tenant_id, u.id, ${usedMb}::numeric FROM u WHERE ${usedMb}::numeric IS NOT NULL AND u.iccid IS NOT NULL
-        ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id
-      ),
       sampled AS (
         INSERT INTO device_telemetry (device_id, tenant_id, battery, signal, paper, used_mb, lat, lng)
         SELECT u.id, u.tenant_id, u.battery, u.signal, u.paper, ${usedMb}::numeric, u.lat, u.lng FROM u
@@ -105,6 +106,8 @@ export class Presence {
       SELECT * FROM u`.execute(this.db);
     const row = rows[0];
     if (!row) return undefined;
+    // the SIM's counters after the device row (its ICCID may have just changed): the usage roll-up
+    if (m.usedMb !== undefined) await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
     this.lastSample.set(deviceId, Date.now());
     this.emit(row);
     return row;
@@ -157,17 +160,75 @@ export class Presence {
     await this.sample(deviceId, false);
   }
 
-  /** The SIM's used counter; a SIM the platform does not know yet is recorded on the device's account. */
-  async traffic(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid'>): Promise<void> {
-    await sql`
-      INSERT INTO sims (iccid, tenant_id, device_id, used_mb)
-      SELECT coalesce(${n(m.iccid)}::text, d.iccid), d.tenant_id, d.id, ${m.usedMb}::numeric FROM devices d
-      WHERE d.id = ${deviceId} AND coalesce(${n(m.iccid)}::text, d.iccid) IS NOT NULL
-      ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id
-      WHERE sims.used_mb IS DISTINCT FROM excluded.used_mb OR sims.device_id IS DISTINCT FROM excluded.device_id`.execute(
-      this.db,
-    );
+  /** The SIM's counters; a SIM the platform does not know yet is recorded on the device's account. */
+  async traffic(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid' | 'txBytes' | 'rxBytes'>): Promise<void> {
+    await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
     await this.sample(deviceId, false);
+  }
+
+  /**
+   * The daily usage roll-up (issue 13), one statement per report: the growth of the modem's counters since the
+   * SIM's last report is added to its row of today (local date) and to its month; a smaller counter is a new plan
+   * period, counted from 0; a SIM's first report is only the baseline. Without byte counters the growth of
+   * `usedMb` counts as received bytes. The series is keyed by the SIM, so it stays with the ICCID whatever device
+   * the card is in. Unchanged counters write nothing.
+   */
+  private async rollup(
+    deviceId: number,
+    iccid: string | undefined,
+    usedMb: number,
+    txBytes: number | undefined,
+    rxBytes: number | undefined,
+  ): Promise<void> {
+    const { rows } = await sql<{ id: number; tenant_id: number | null; iccid: string }>`
+      WITH r AS (
+        SELECT coalesce(${n(iccid)}::text, d.iccid) AS iccid, d.tenant_id, d.id AS device_id, ${usedMb}::numeric AS used,
+          ${n(txBytes)}::bigint AS tx, ${n(rxBytes)}::bigint AS rx, (now() AT TIME ZONE ${ROLLUP_ZONE})::date AS today
+        FROM devices d WHERE d.id = ${deviceId} AND coalesce(${n(iccid)}::text, d.iccid) IS NOT NULL
+      ),
+      delta AS (
+        SELECT r.*,
+          CASE WHEN c.counted_at IS NULL OR r.tx IS NULL OR c.tx_bytes IS NULL THEN 0
+            WHEN r.tx >= c.tx_bytes THEN r.tx - c.tx_bytes ELSE r.tx END AS dtx,
+          CASE WHEN c.counted_at IS NULL THEN 0
+            WHEN r.rx IS NOT NULL THEN CASE WHEN c.rx_bytes IS NULL THEN 0 WHEN r.rx >= c.rx_bytes THEN r.rx - c.rx_bytes ELSE r.rx END
+            WHEN r.tx IS NULL THEN round(CASE WHEN r.used >= c.used_mb THEN r.used - c.used_mb ELSE r.used END * 1048576)::bigint
+            ELSE 0 END AS drx
+        FROM r LEFT JOIN sims c ON c.iccid = r.iccid
+      ),
+      up AS (
+        INSERT INTO sims AS s (iccid, tenant_id, device_id, used_mb, tx_bytes, rx_bytes, counted_at, month_start, month_bytes)
+        SELECT iccid, tenant_id, device_id, used, tx, rx, now(), date_trunc('month', today)::date, dtx + drx FROM delta
+        ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id,
+          tx_bytes = coalesce(excluded.tx_bytes, s.tx_bytes), rx_bytes = coalesce(excluded.rx_bytes, s.rx_bytes),
+          counted_at = now(), month_start = excluded.month_start,
+          month_bytes = CASE WHEN s.month_start = excluded.month_start THEN s.month_bytes ELSE 0 END + excluded.month_bytes
+        WHERE s.counted_at IS NULL OR s.used_mb IS DISTINCT FROM excluded.used_mb OR s.device_id IS DISTINCT FROM excluded.device_id
+          OR s.tx_bytes IS DISTINCT FROM coalesce(excluded.tx_bytes, s.tx_bytes) OR s.rx_bytes IS DISTINCT FROM coalesce(excluded.rx_bytes, s.rx_bytes)
+          OR s.month_start IS DISTINCT FROM excluded.month_start
+        RETURNING s.id, s.tenant_id, s.iccid
+      ),
+      daily AS (
+        INSERT INTO sim_usage_daily (sim_id, day, tx_bytes, rx_bytes)
+        SELECT up.id, delta.today, delta.dtx, delta.drx FROM up, delta WHERE delta.dtx + delta.drx > 0
+        ON CONFLICT (sim_id, day) DO UPDATE SET tx_bytes = sim_usage_daily.tx_bytes + excluded.tx_bytes,
+          rx_bytes = sim_usage_daily.rx_bytes + excluded.rx_bytes
+      )
+      SELECT id, tenant_id, iccid FROM up`.execute(this.db);
+    for (const r of rows) {
+      if (r.tenant_id === null) continue;
+      const set = this.simsChanged.get(r.tenant_id) ?? new Set<string>();
+      set.add(r.iccid);
+      this.simsChanged.set(r.tenant_id, set);
+    }
+  }
+
+  /** Tells the consoles which SIMs changed since the last call: one event per account (coalesced). */
+  publishSims(): void {
+    for (const [tenantId, iccids] of this.simsChanged) {
+      this.events.publish(tenantId, { type: 'sim', data: { iccids: [...iccids] } });
+    }
+    this.simsChanged.clear();
   }
 
   /** Online devices silent for 2.5 heartbeat intervals go offline; the UPDATE's guard makes it safe on N nodes. */

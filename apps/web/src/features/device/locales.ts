@@ -5,7 +5,7 @@ export default {
       status: { online: '在线', offline: '离线' },
       paper: { ok: '正常', out: '缺纸', 'cover-open': '纸仓盖打开', overheat: '打印头过热' },
       paperShort: { ok: '正常', out: '缺纸', 'cover-open': '开盖', overheat: '过热' },
-      simState: { active: '正常', low: '流量不足', suspended: '已停机' },
+      simState: { active: '正常', low: '流量不足', exhausted: '流量已用尽', expired: '已到期', suspended: '已停机' },
       kind: { printer: '云打印机', 'android-terminal': '安卓终端' },
       live: {
         open: '实时',
@@ -358,7 +358,7 @@ export default {
       status: { online: 'Online', offline: 'Offline' },
       paper: { ok: 'OK', out: 'Out of paper', 'cover-open': 'Cover open', overheat: 'Overheated' },
       paperShort: { ok: 'OK', out: 'Out', 'cover-open': 'Cover', overheat: 'Hot' },
-      simState: { active: 'Active', low: 'Low data', suspended: 'Suspended' },
+      simState: { active: 'Active', low: 'Low data', exhausted: 'Used up', expired: 'Expired', suspended: 'Suspended' },
       kind: { printer: 'Cloud printer', 'android-terminal': 'Android terminal' },
       live: {
         open: 'Live',

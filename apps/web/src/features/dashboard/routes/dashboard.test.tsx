@@ -68,6 +68,23 @@ const overview: DashboardOverview = {
     monthSpendFen: 5970,
     monthOrders: 1,
   },
+  plan: {
+    total: 4,
+    byState: { active: 2, low: 1, exhausted: 0, expired: 1, suspended: 0 },
+    expiring: {
+      count: 1,
+      sims: [
+        {
+          iccid: '89860000000000000017',
+          deviceId: 2,
+          deviceSn: 'SN-2',
+          deviceName: '前台2',
+          expiresAt: '2024-05-03T00:00:00.000Z',
+          leftMb: 120,
+        },
+      ],
+    },
+  },
 };
 const empty: DashboardOverview = {
   ...overview,
@@ -120,6 +137,17 @@ describe('HomePage', { timeout: 20_000 }, () => {
     expect(screen.getByTestId('remind-paper').getAttribute('href')).toBe('/device/index?paper=out');
     expect(within(screen.getByTestId('widget-remind')).getByText('前台4 · 从未上线')).toBeTruthy();
     expect(within(screen.getByTestId('widget-group-rank')).getByText('未分组')).toBeTruthy();
+    expect(screen.getByTestId('remind-simLow').getAttribute('href')).toBe(
+      '/flowRate/flowRateSearch?state=low,exhausted',
+    );
+    // the plan widget: the SIMs counted, the plan expiring soon, links to the traffic query
+    const plan = screen.getByTestId('widget-plan');
+    expect(within(plan).getByText('共 4 张')).toBeTruthy();
+    expect(within(plan).getByText('7 天内到期（1）')).toBeTruthy();
+    expect(within(plan).getByText('前台2')).toBeTruthy();
+    expect(screen.getByTestId('plan-expiring').getAttribute('href')).toBe(
+      '/flowRate/flowRateSearch?expiringDays=7&sort=expiry',
+    );
     expect(screen.queryByTestId('dashboard-empty')).toBeNull();
     const orders = screen.getByTestId('widget-order');
     expect(within(orders).getAllByText('¥59.70')).toHaveLength(2);

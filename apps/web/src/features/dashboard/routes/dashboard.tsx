@@ -10,6 +10,7 @@ import { ChinaMap } from '../components/china-map';
 import { DeviceRanking } from '../components/device-ranking';
 import { GroupRanking } from '../components/group-ranking';
 import { InstallChart } from '../components/install-chart';
+import { PlanCard } from '../components/plan-card';
 import { RemindCard } from '../components/remind-card';
 import { TopCards } from '../components/top-cards';
 import { TrendChart } from '../components/trend-chart';
@@ -92,13 +93,16 @@ export default function HomePage() {
             <InstallChart installs={data?.installs} loading={loading} chart={chart} />
           </Col>
         </Row>
-        {data?.orders && (
-          <Row gutter={[16, 16]}>
+        <Row gutter={[16, 16]}>
+          <Col xs={24} xl={data?.orders ? 16 : 24}>
+            <PlanCard plan={data?.plan} loading={loading} chart={chart} />
+          </Col>
+          {data?.orders && (
             <Col xs={24} xl={8}>
               <OrderCard orders={data.orders} loading={loading} />
             </Col>
-          </Row>
-        )}
+          )}
+        </Row>
       </>
     );
   };

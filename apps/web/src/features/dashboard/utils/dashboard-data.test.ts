@@ -149,7 +149,7 @@ describe('dashboard data shaping', () => {
       }),
     ).toBe('/device/index?paper=out');
     expect(remindLink('paper')).toBe('/device/index?paper=out');
-    expect(remindLink('simLow', remind)).toBe('/device/index?sort=dataLeft&order=asc');
+    expect(remindLink('simLow', remind)).toBe('/flowRate/flowRateSearch?state=low,exhausted');
   });
 
   it('escapes device-reported text for the HTML tooltips', () => {

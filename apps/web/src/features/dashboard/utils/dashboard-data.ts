@@ -137,7 +137,7 @@ export const REMIND_KINDS: RemindKind[] = ['paper', 'offline', 'simLow'];
  */
 export function remindLink(kind: RemindKind, remind?: DashboardOverview['remind']): string {
   if (kind === 'offline') return '/device/index?status=offline';
-  if (kind === 'simLow') return '/device/index?sort=dataLeft&order=asc';
+  if (kind === 'simLow') return '/flowRate/flowRateSearch?state=low,exhausted';
   const counts = new Map<string, number>();
   for (const d of remind?.paper.devices ?? [])
     if (d.paper !== 'ok') counts.set(d.paper, (counts.get(d.paper) ?? 0) + 1);
