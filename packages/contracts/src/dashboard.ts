@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { deviceStatus, paperState, provinceCount } from './device.ts';
-import { DEFAULT_TIME_ZONE, TREND_UNITS, isTimeZone } from './device-constants.ts';
+import { DEFAULT_TIME_ZONE, SIM_STATES, TREND_UNITS, isTimeZone } from './device-constants.ts';
 import { orderWidget } from './order.ts';
-import { planWidget } from './dashboard-plan.ts';
 
 /**
  * The home dashboard's widgets (SPEC §2) from the tenant's real data: `GET /apiAdmin/dashboard/overview`
@@ -84,6 +83,31 @@ export const versionCount = z.object({
   count: z.number().int(),
   online: z.number().int(),
 });
+
+/**
+ * The dashboard's "plan" widget (issue 13): the account's SIMs by state and the plans expiring within
+ * SIM_EXPIRY_REMIND_DAYS (7), soonest first (at most RANK_SIZE listed, all counted). Part of `dashboardOverview`.
+ */
+export const planExpiringSim = z.object({
+  iccid: z.string(),
+  deviceId: z.number().int().nullable(),
+  deviceSn: z.string().nullable(),
+  deviceName: z.string().nullable(),
+  expiresAt: z.string(),
+  /** MB left of the plan (2 decimals). */
+  leftMb: z.number(),
+});
+export const planWidget = z.object({
+  total: z.number().int(),
+  byState: z.object(
+    Object.fromEntries(SIM_STATES.map((s) => [s, z.number().int()])) as Record<
+      (typeof SIM_STATES)[number],
+      z.ZodNumber
+    >,
+  ),
+  expiring: z.object({ count: z.number().int(), sims: z.array(planExpiringSim) }),
+});
+export type PlanWidget = z.infer<typeof planWidget>;
 
 export const dashboardOverview = z.object({
   cards: topCards,

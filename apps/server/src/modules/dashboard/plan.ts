@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { SIM_EXPIRY_REMIND_DAYS } from '@cpc/contracts';
 import { RANK_SIZE } from '@cpc/contracts/dashboard';
 import { SIM_STATES } from '@cpc/contracts/device-constants';
-import type { PlanWidget } from '@cpc/contracts/dashboard-plan';
+import type { PlanWidget } from '@cpc/contracts/dashboard';
 import { deviceInScope, type DataAccess } from '../../lib/data-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 

@@ -4,7 +4,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { SIM_STATES } from '@cpc/contracts/device-constants';
-import type { PlanWidget } from '@cpc/contracts/dashboard-plan';
+import type { PlanWidget } from '@cpc/contracts/dashboard';
 import { Chart, type ChartTheme } from '@/lib/charts/chart';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { WidgetCard } from './widget-card';
