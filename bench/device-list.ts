@@ -320,7 +320,7 @@ async function main() {
         const t = pick(tenants);
         const userId = SUB_BASE + 2 * (t.tenantId - TENANT_BASE);
         const s = subSessions.find((x) => x.user_id === userId)!;
-        await dataAccessOf(db, await loadAuthUser(db, userId, t.tenantId, s.id));
+        dataAccessOf(await loadAuthUser(db, userId, t.tenantId, s.id));
       }),
     );
     const service = new DeviceService(db);

@@ -202,7 +202,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(systemRoutes);
       await api.register(noticeRoutes, { db });
       await api.register(uploadRoutes, { storage, db });
-      await api.register(taskRoutes, { tasks, db });
+      await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

@@ -121,12 +121,12 @@ describe('SIM data on the device link', () => {
       async () => (await deviceRow(h, s.sn)).status === 'offline' && d.noData,
     );
     expect(await statusLog(s.sn)).toContainEqual({ status: 'offline', reason: 'no-data' });
-    // its last count reached the end of the plan: nothing left, the SIM is low
+    // its last count reached the end of the plan: nothing left, the SIM is used up
     const sim = await waitUntil('the last count', async () => {
       const r = await simRow(s.iccid);
       return Number(r.used_mb) >= Number(r.plan_total_mb) ? r : null;
     });
-    expect(sim.state).toBe('low');
+    expect(sim.state).toBe('exhausted');
     expect(d.sim.rxBytes).toBeGreaterThanOrEqual(d.sim.txBytes * 3);
     expect(d.sim.rxBytes).toBeLessThanOrEqual(d.sim.txBytes * 5 + 5);
 

@@ -1,6 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DataScope } from '@cpc/contracts';
-import type { Db } from '../db/database.ts';
 import type { AuthUser } from '../plugins/auth.ts';
 
 /**
@@ -31,17 +30,17 @@ export function widestScope(scopes: readonly DataScope[]): DataScope {
 }
 
 /** The caller's data scope, from what `loadAuthUser` read with the caller (no query of its own). */
-export function dataAccessOf(_db: Db, user: AuthUser): Promise<DataAccess> {
+export function dataAccessOf(user: AuthUser): DataAccess {
   const main = user.tenantKind !== 'platform' && user.isSuper === 1;
   let scope: DataScope = user.admin || main ? 'all' : widestScope(user.dataScopes);
   if (scope === 'department' && !user.departmentPath) scope = 'own';
-  return Promise.resolve({
+  return {
     tenantId: user.tenantId,
     userId: user.id,
     scope,
     departmentId: user.departmentId,
     departmentPath: user.departmentPath,
-  });
+  };
 }
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');

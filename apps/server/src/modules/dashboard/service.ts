@@ -29,7 +29,7 @@ export class DashboardService {
 
   /** Every figure counts only the devices of the caller's data scope (issue 12), and their tasks and history. */
   async overview(user: AuthUser, tz: string, unit: TrendUnit): Promise<DashboardOverview> {
-    const a = await dataAccessOf(this.db, user);
+    const a = dataAccessOf(user);
     const [cards, provinces, trend, byTasks, data, groupRanking, installs, remind, versions, plan] = await Promise.all([
       this.cards(user, a, tz),
       this.provinces(user, a),
@@ -104,7 +104,7 @@ export class DashboardService {
    */
   async trend(user: AuthUser, tz: string, unit: TrendUnit): Promise<Trend> {
     const t = user.tenantId;
-    const a = await dataAccessOf(this.db, user);
+    const a = dataAccessOf(user);
     const n = unit === 'hour' ? TREND_DAYS * 24 : TREND_DAYS;
     const step = unit === 'hour' ? '1 hour' : '1 day';
     const u = sql.lit(unit);

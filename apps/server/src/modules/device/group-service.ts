@@ -33,7 +33,7 @@ export class GroupService {
 
   /** Counts are of the devices inside the caller's data scope (issue 12). */
   async tree(user: AuthUser): Promise<GroupTree> {
-    const access = await dataAccessOf(this.db, user);
+    const access = dataAccessOf(user);
     const [groups, counts] = await Promise.all([
       user.scope
         .selectFrom('device_groups')

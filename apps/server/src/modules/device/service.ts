@@ -167,12 +167,12 @@ export class DeviceService {
     private tasks?: Pick<TaskService, 'announce'>,
   ) {}
 
-  private access(user: AuthUser): Promise<DataAccess> {
-    return dataAccessOf(this.db, user);
+  private access(user: AuthUser): DataAccess {
+    return dataAccessOf(user);
   }
 
   async list(user: AuthUser, q: DeviceListQuery): Promise<Paged<DeviceListItem>> {
-    const access = await this.access(user);
+    const access = this.access(user);
     const filter = <QB extends SelectQueryBuilder<any, any, any>>(qb: QB): QB => {
       let x = fleetFilters(qb, user.tenantId, q);
       if (q.departmentId)
@@ -211,15 +211,13 @@ export class DeviceService {
   }
 
   async one(user: AuthUser, id: number): Promise<DeviceListItem> {
-    const r = await listQuery(user.scope, await this.access(user))
-      .where('devices.id', '=', id)
-      .executeTakeFirst();
+    const r = await listQuery(user.scope, this.access(user)).where('devices.id', '=', id).executeTakeFirst();
     if (!r) throw notFound('device');
     return listItem(r);
   }
 
   async detail(user: AuthUser, id: number): Promise<DeviceDetail> {
-    const r = await listQuery(user.scope, await this.access(user))
+    const r = await listQuery(user.scope, this.access(user))
       .select([
         'devices.imei',
         'devices.iccid',
@@ -284,7 +282,7 @@ export class DeviceService {
     if (from >= to) throw badRequest('from', 'device.fromAfterTo');
     if (to.getTime() - from.getTime() > TELEMETRY_MAX_DAYS * 86_400_000)
       throw badRequest('to', 'device.rangeTooLong', { n: TELEMETRY_MAX_DAYS });
-    const device = await scopedDevices(user.scope, await this.access(user))
+    const device = await scopedDevices(user.scope, this.access(user))
       .select('id')
       .where('devices.id', '=', id)
       .executeTakeFirst();
@@ -324,7 +322,7 @@ export class DeviceService {
   }
 
   async map(user: AuthUser, q: { status?: DeviceStatus; groupId?: number }): Promise<DeviceMapData> {
-    const access = await this.access(user);
+    const access = this.access(user);
     const located = fleetFilters(scopedDevices(user.scope, access), user.tenantId, q)
       .where('devices.lat', 'is not', null)
       .where('devices.lng', 'is not', null);
@@ -439,7 +437,7 @@ export class DeviceService {
     if (body.groupId) await this.groupOf(user.scope, body.groupId);
 
     // filed under the binder's department, owned by the binder: what the data scopes of issue 12 look at
-    const owned = ownership(await this.access(user));
+    const owned = ownership(this.access(user));
     await user.scope.transaction(async (tx) => {
       // the device is claimed from the unbound pool (no tenant yet), so outside the scope's filter
       const res = await tx.db
@@ -489,7 +487,7 @@ export class DeviceService {
    */
   async unbind(user: AuthUser, id: number, ip: string): Promise<{ sn: string; bindKey: string }> {
     const bindKey = newBindKey();
-    const access = await this.access(user);
+    const access = this.access(user);
     const { sn, canceled } = await user.scope.transaction(async (scope) => {
       const d = await scopedDevices(scope, access)
         .select([
@@ -549,7 +547,7 @@ export class DeviceService {
    * scope could file a device where its owner no longer sees it. Only devices inside the scope are found.
    */
   async edit(user: AuthUser, body: DeviceEditBody, ip: string): Promise<DeviceListItem> {
-    const access = await this.access(user);
+    const access = this.access(user);
     if (body.departmentId !== undefined) {
       if (access.scope !== 'all') throw new AppError(403, 'device.departmentNeedsAllScope');
       if (body.departmentId !== null) {
@@ -594,7 +592,7 @@ export class DeviceService {
   /** All or nothing: a device or group of another account means 404 and nothing moves. */
   async move(user: AuthUser, ids: number[], groupId: number | null, ip: string): Promise<number> {
     if (groupId !== null) await this.groupOf(user.scope, groupId);
-    const access = await this.access(user);
+    const access = this.access(user);
     return user.scope.transaction(async (scope) => {
       const before = await scope
         .updateTable('devices')

@@ -109,7 +109,7 @@ export class FlowRateService {
    * are joined with their device and group (`page`).
    */
   private async filtered(user: AuthUser, f: Omit<SimFilter, 'sort' | 'order'>): Promise<SimQuery> {
-    const a = await dataAccessOf(this.db, user);
+    const a = dataAccessOf(user);
     const t = user.tenantId;
     let q = user.scope.selectFrom('sims').where(deviceInScope(a, 'sims.device_id'));
     if (f.state) q = q.where('sims.state', 'in', f.state.split(',') as SimState[]);
@@ -216,7 +216,7 @@ export class FlowRateService {
 
   /** The SIM's id when the caller reaches it; another tenant's or outside the data scope: 404. */
   private async simId(user: AuthUser, iccid: string): Promise<number> {
-    const a = await dataAccessOf(this.db, user);
+    const a = dataAccessOf(user);
     const row = await user.scope
       .selectFrom('sims')
       .select('sims.id')
@@ -257,7 +257,7 @@ export class FlowRateService {
 
   /** The account's SIMs by state, this month's use and its projection, and the plans expiring soon. */
   async summary(user: AuthUser): Promise<SimSummary> {
-    const a = await dataAccessOf(this.db, user);
+    const a = dataAccessOf(user);
     const inScope = deviceInScope(a, 'sims.device_id');
     const [counts, recent] = await Promise.all([
       user.scope

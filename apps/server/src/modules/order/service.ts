@@ -195,7 +195,7 @@ export class OrderService {
   /** The caller's SIMs among `iccids` (tenant and data scope: through the SIM's device). */
   private async simsOf(user: AuthUser, iccids: string[]) {
     if (!iccids.length) return [];
-    const access = await dataAccessOf(this.db, user);
+    const access = dataAccessOf(user);
     return user.scope
       .selectFrom('sims')
       .select(['iccid', 'carrier', 'plan_total_mb', 'used_mb', 'expires_at', 'device_id', 'state'])
@@ -205,7 +205,7 @@ export class OrderService {
   }
 
   async simOptions(user: AuthUser, q: z.infer<typeof simOptionsQuery>): Promise<SimOption[]> {
-    const access = await dataAccessOf(this.db, user);
+    const access = dataAccessOf(user);
     let query = user.scope
       .selectFrom('sims')
       .leftJoin('devices', (j) =>
@@ -320,7 +320,7 @@ export class OrderService {
     const existing = await this.idByRequest(user, body.clientRequestId);
     if (existing) return { order: await this.detail(user, existing), created: false };
     const q = await this.quote(user, body.lines);
-    const access = await dataAccessOf(this.db, user);
+    const access = dataAccessOf(user);
     const id = await user.scope.transaction(async (tx) => {
       const row = await tx
         .insertInto('orders', {
@@ -395,7 +395,7 @@ export class OrderService {
   /** The orders the caller sees, as a query on `orders` (every tenant for staff; else tenant and data scope). */
   private async visibleOrders(user: AuthUser) {
     if (this.seesAll(user)) return this.db.selectFrom('orders');
-    const access = await dataAccessOf(this.db, user);
+    const access = dataAccessOf(user);
     return user.scope.selectFrom('orders').where(inDataScope(access, 'orders'));
   }
 
@@ -515,12 +515,7 @@ export class OrderService {
       this.log.error({ err, orderNo: order.orderNo }, 'payment: starting a payment failed');
       throw new AppError(502, 'order.providerFailed');
     }
-    await this.db
-      .updateTable('orders')
-      .set({ provider })
-      .where('id', '=', id)
-      .where('state', '=', 'pending')
-      .execute();
+    await this.db.updateTable('orders').set({ provider }).where('id', '=', id).where('state', '=', 'pending').execute();
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,

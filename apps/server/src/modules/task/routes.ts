@@ -16,7 +16,6 @@ import {
 import { caller, hasPermission } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
 import type { TaskService } from './service.ts';
-import type { Db } from '../../db/database.ts';
 import { dataAccessOf, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 
 /** The devices condition of a narrowed data scope; none for `all` (a batch is then the account's, whatever it holds). */
@@ -26,7 +25,7 @@ const tags = ['device task'];
 const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISSIONS.deviceShutdown } as const;
 
 /** Commands and tasks of the caller's devices (DESIGN §6); every id is checked against the tenant (404 otherwise). */
-export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> = async (app, { tasks, db }) => {
+export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
   app.post(
     '/device/command',
     {
@@ -44,7 +43,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
       // the permission depends on the command, so it is checked here rather than in the route config
       const permission = COMMAND_PERMISSION[req.body.type];
       if (!hasPermission(u, permission)) throw new AppError(403, 'auth.permissionRequired', { permission });
-      const devices = inDataScope(await dataAccessOf(db, u));
+      const devices = inDataScope(dataAccessOf(u));
       return ok(await tasks.createCommands({ ...u, devices }, req.body, req.ip));
     },
   );
@@ -62,7 +61,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
     },
     async (req) => {
       const u = caller(req);
-      return ok(await tasks.list(u.scope, req.query, inDataScope(await dataAccessOf(db, u))));
+      return ok(await tasks.list(u.scope, req.query, inDataScope(dataAccessOf(u))));
     },
   );
 
@@ -79,7 +78,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
     },
     async (req) => {
       const u = caller(req);
-      return ok(await tasks.batches(u.scope, req.query, narrowed(await dataAccessOf(db, u))));
+      return ok(await tasks.batches(u.scope, req.query, narrowed(dataAccessOf(u))));
     },
   );
 
@@ -96,7 +95,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
     },
     async (req) => {
       const u = caller(req);
-      return ok(await tasks.batch(u.scope, req.params.id, narrowed(await dataAccessOf(db, u))));
+      return ok(await tasks.batch(u.scope, req.params.id, narrowed(dataAccessOf(u))));
     },
   );
 
@@ -113,7 +112,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; db: Db }> =
     },
     async (req) => {
       const u = caller(req);
-      return ok(await tasks.cancel(u.scope, req.params.id, inDataScope(await dataAccessOf(db, u))));
+      return ok(await tasks.cancel(u.scope, req.params.id, inDataScope(dataAccessOf(u))));
     },
   );
 };

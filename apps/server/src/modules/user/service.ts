@@ -77,7 +77,7 @@ export class UserService {
       admin: user.admin,
       roles: user.roles,
       permissions: user.permissions,
-      dataScope: (await dataAccessOf(this.db, user)).scope,
+      dataScope: dataAccessOf(user).scope,
     };
   }
 
