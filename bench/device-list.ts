@@ -15,8 +15,18 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadAverage, log, measureFn, pct, queryExplainer, secs, startScaleDatabase, type Sample } from './scale.ts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  bareRouteReference,
+  formatSample,
+  loadAverage,
+  log,
+  measureFn,
+  measureInject,
+  queryExplainer,
+  secs,
+  startScaleDatabase,
+  type Sample,
+} from './scale.ts';
 import { sql } from 'kysely';
 import { deviceListQuery } from '@cpc/contracts/device';
 import type { Db } from '../apps/server/src/db/database.ts';
@@ -148,28 +158,6 @@ async function load(db: Db): Promise<void> {
   log(`  devices table: ${size[0].heap} heap, ${size[0].idx} indexes`);
 }
 
-const fmt = (s: Sample) =>
-  `${s.name.padEnd(50)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${pct(s.ms, 0.99).toFixed(2).padStart(7)} ms`;
-
-async function measure(
-  app: FastifyInstance,
-  name: string,
-  requests: Array<{ url: string; token?: string }>,
-): Promise<Sample> {
-  const ms: number[] = [];
-  for (const r of requests) {
-    const t0 = performance.now();
-    const res = await app.inject({
-      method: 'GET',
-      url: r.url,
-      headers: r.token ? { authorization: `Bearer ${r.token}` } : {},
-    });
-    ms.push(performance.now() - t0);
-    if (res.statusCode !== 200) throw new Error(`${r.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  }
-  return { name, ms };
-}
-
 async function main() {
   log(
     `device-list bench: ${DEVICES.toLocaleString('en')} devices, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAverage()}`,
@@ -238,34 +226,19 @@ async function main() {
     ];
     const listUrl = (q: string) => `/apiAdmin/device/list?pageSize=20${q ? `&${q}` : ''}`;
 
-    const bare = Fastify();
-    bare.get('/ping', async () => ({ code: 200, msg: 'ok', data: { list: [], total: 0 } }));
-    await bare.ready();
-
     // warm-up: every mix once for a few tenants
     for (const t of bySize.slice(0, 5))
-      for (const [, q] of mixes) await measure(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
-    await measure(
-      bare as unknown as FastifyInstance,
-      'warm-up',
-      Array.from({ length: 200 }, () => ({ url: '/ping' })),
-    );
+      for (const [, q] of mixes) await measureInject(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
 
     const results: Sample[] = [];
-    results.push(
-      await measure(
-        bare as unknown as FastifyInstance,
-        'reference: bare Fastify route (inject)',
-        Array.from({ length: REQUESTS * 4 }, () => ({ url: '/ping' })),
-      ),
-    );
+    results.push(await bareRouteReference(REQUESTS * 4));
     const all: number[] = [];
     for (const [name, q] of mixes) {
       const reqs = Array.from({ length: REQUESTS }, () => {
         const t = pick(tenants);
         return { url: listUrl(q(t.tenantId)), token: t.token };
       });
-      const s = await measure(app, `random tenant: ${name}`, reqs);
+      const s = await measureInject(app, `random tenant: ${name}`, reqs);
       all.push(...s.ms);
       results.push(s);
     }
@@ -276,7 +249,7 @@ async function main() {
         const t = pick(bySize.slice(0, 10));
         return { url: listUrl(q(t.tenantId)), token: t.token };
       });
-      const s = await measure(app, `10 largest: ${name}`, reqs);
+      const s = await measureInject(app, `10 largest: ${name}`, reqs);
       big.push(...s.ms);
       results.push(s);
     }
@@ -301,7 +274,7 @@ async function main() {
             const t = pick(pool);
             return { url: listUrl(q(t.tenantId)), token: tokenOf(t) };
           });
-          ms.push(...(await measure(app, 'scope', reqs)).ms);
+          ms.push(...(await measureInject(app, 'scope', reqs)).ms);
         }
         results.push({ name: `scope: ${who}, ${label}, 4 mixes`, ms });
       }
@@ -336,7 +309,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    for (const r of results) log(fmt(r));
+    for (const r of results) log(formatSample(r, 50));
 
     if (args.explain) {
       // The SQL the list really sends (captured from the service), explained for the largest tenant.
@@ -357,7 +330,6 @@ async function main() {
       }
       await spy.close();
     }
-    await bare.close();
   } finally {
     await scale.close();
   }

@@ -19,13 +19,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../apps/server/src/db/database.ts';
 import { loadAuthUser } from '../apps/server/src/plugins/auth.ts';
 import { FlowRateService, sweepSims } from '../apps/server/src/modules/flow-rate/index.ts';
 import { Presence } from '../apps/server/src/plugins/mqtt/presence.ts';
-import { loadAverage, log, measureFn, pct, secs, startScaleDatabase, type Sample } from './scale.ts';
+import {
+  bareRouteReference,
+  formatSample,
+  loadAverage,
+  log,
+  measureFn,
+  measureInject,
+  pct,
+  secs,
+  startScaleDatabase,
+  type Sample,
+} from './scale.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -149,28 +159,6 @@ async function load(db: Db): Promise<void> {
     SELECT pg_size_pretty(pg_total_relation_size('sims')) AS sims,
       pg_size_pretty(pg_total_relation_size('sim_usage_daily')) AS daily`.execute(db);
   log(`  sims ${size[0].sims}, sim_usage_daily ${size[0].daily} (with indexes)`);
-}
-
-const fmt = (s: Sample) =>
-  `${s.name.padEnd(58)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${pct(s.ms, 0.99).toFixed(2).padStart(7)} ms`;
-
-async function measure(
-  app: FastifyInstance,
-  name: string,
-  requests: Array<{ url: string; token?: string }>,
-): Promise<Sample> {
-  const ms: number[] = [];
-  for (const r of requests) {
-    const t0 = performance.now();
-    const res = await app.inject({
-      method: 'GET',
-      url: r.url,
-      headers: r.token ? { authorization: `Bearer ${r.token}` } : {},
-    });
-    ms.push(performance.now() - t0);
-    if (res.statusCode !== 200) throw new Error(`${r.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  }
-  return { name, ms };
 }
 
 /** CPU seconds (user + system) of each of PostgreSQL's processes (the postmaster and its children), from /proc. */
@@ -327,10 +315,6 @@ async function main() {
     ];
     const listUrl = (q: string) => `/apiAdmin/flowRate/sim/list?pageSize=20${q ? `&${q}` : ''}`;
 
-    const bare = Fastify();
-    bare.get('/ping', async () => ({ code: 200, msg: 'ok', data: { list: [], total: 0 } }));
-    await bare.ready();
-
     // SIMs of the measured tenants, for the chart
     const chartSims = new Map<number, string[]>();
     for (const t of fullTenants) {
@@ -350,24 +334,13 @@ async function main() {
       `/apiAdmin/flowRate/sim/usage?iccid=${pick(chartSims.get(t.tenantId)!)}&range=${range}`;
 
     for (const t of bySize.slice(0, 3))
-      for (const [, q] of mixes) await measure(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
-    await measure(
-      bare as unknown as FastifyInstance,
-      'warm-up',
-      Array.from({ length: 200 }, () => ({ url: '/ping' })),
-    );
+      for (const [, q] of mixes) await measureInject(app, 'warm-up', [{ url: listUrl(q(t.tenantId)), token: t.token }]);
 
     const results: Sample[] = [];
-    results.push(
-      await measure(
-        bare as unknown as FastifyInstance,
-        'reference: bare Fastify route (inject)',
-        Array.from({ length: REQUESTS * 4 }, () => ({ url: '/ping' })),
-      ),
-    );
+    results.push(await bareRouteReference(REQUESTS * 4));
     const typical: number[] = [];
     for (const [name, q] of mixes) {
-      const s = await measure(
+      const s = await measureInject(
         app,
         `list, random tenant: ${name}`,
         Array.from({ length: REQUESTS }, () => {
@@ -381,7 +354,7 @@ async function main() {
     results.push({ name: 'list, random tenant: all mixes', ms: typical });
     for (const range of ['30d', '90d', '12m']) {
       results.push(
-        await measure(
+        await measureInject(
           app,
           `chart of one SIM (13 months stored): ${range}`,
           Array.from({ length: REQUESTS }, () => {
@@ -392,7 +365,7 @@ async function main() {
       );
     }
     results.push(
-      await measure(
+      await measureInject(
         app,
         'summary, measured tenant (13 months stored)',
         Array.from({ length: REQUESTS }, () => {
@@ -404,7 +377,7 @@ async function main() {
     const largest = bySize[0];
     const big: number[] = [];
     for (const [name, q] of mixes) {
-      const s = await measure(
+      const s = await measureInject(
         app,
         `list, largest tenant (${sizeList[0]}): ${name}`,
         Array.from({ length: Math.ceil(REQUESTS / 4) }, () => ({
@@ -417,7 +390,7 @@ async function main() {
     }
     results.push({ name: `list, largest tenant: all mixes`, ms: big });
     results.push(
-      await measure(
+      await measureInject(
         app,
         'summary, largest tenant (13 months stored)',
         Array.from({ length: Math.ceil(REQUESTS / 4) }, () => ({
@@ -427,7 +400,7 @@ async function main() {
       ),
     );
     results.push(
-      await measure(
+      await measureInject(
         app,
         'export (CSV, streamed), median measured tenant',
         Array.from({ length: 20 }, () => {
@@ -444,8 +417,7 @@ async function main() {
       ),
     );
     log(`\nload average now ${loadAverage()}`);
-    for (const r of results) log(fmt(r));
-    await bare.close();
+    for (const r of results) log(formatSample(r, 58));
 
     // The roll-up: 10,000 devices reporting their counters.
     const devices = (
@@ -492,7 +464,7 @@ async function main() {
     const sweeps = await measureFn('SIM sweep (expiry, alerts, pruning), steady state', 5, () =>
       sweepSims(db, { publish: () => {} }),
     );
-    log(fmt(sweeps));
+    log(formatSample(sweeps, 58));
     log(`load average now ${loadAverage()}`);
   } finally {
     await scale.close();

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import type { Database } from '../apps/server/src/db/schema.ts';
@@ -152,4 +152,60 @@ export function queryExplainer(url: string) {
     },
     close: () => db.destroy(),
   };
+}
+
+export interface InjectRequest {
+  url: string;
+  token?: string;
+  method?: 'GET' | 'POST';
+  payload?: object;
+}
+
+/** Times each request through `app.inject` (a non-200 stops the run); `rows`: the list rows its JSON answers held. */
+export async function measureInject(
+  app: Pick<FastifyInstance, 'inject'>,
+  name: string,
+  requests: InjectRequest[],
+): Promise<Sample & { rows: number }> {
+  const ms: number[] = [];
+  let rows = 0;
+  for (const r of requests) {
+    const t0 = performance.now();
+    const res = await app.inject({
+      method: r.method ?? 'GET',
+      url: r.url,
+      headers: r.token ? { authorization: `Bearer ${r.token}` } : {},
+      ...(r.payload ? { payload: r.payload } : {}),
+    });
+    ms.push(performance.now() - t0);
+    if (res.statusCode !== 200) throw new Error(`${r.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    if (String(res.headers['content-type']).includes('json'))
+      rows += (res.json() as { data?: { list?: unknown[] } }).data?.list?.length ?? 0;
+  }
+  return { name, ms, rows };
+}
+
+/** One line of figures: name, count, p50 and p99; past `budgetMs` at p99 it says so. */
+export function formatSample(s: Sample, width = 58, budgetMs?: number): string {
+  const p99 = pct(s.ms, 0.99);
+  const over = budgetMs !== undefined && p99 > budgetMs ? `  OVER ${budgetMs} ms` : '';
+  return `${s.name.padEnd(width)} n=${String(s.ms.length).padStart(5)}  p50 ${pct(s.ms, 0.5).toFixed(2).padStart(7)} ms  p99 ${p99.toFixed(2).padStart(7)} ms${over}`;
+}
+
+/**
+ * The reference every benchmark prints beside its figures: a bare Fastify route answering a small envelope,
+ * warmed up, then timed `n` times through inject like the real calls.
+ */
+export async function bareRouteReference(n: number): Promise<Sample> {
+  const bare = Fastify();
+  bare.get('/ping', async () => ({ code: 200, msg: 'ok', data: { list: [], total: 0 } }));
+  await bare.ready();
+  try {
+    const ping = (k: number) => Array.from({ length: k }, () => ({ url: '/ping' }));
+    await measureInject(bare, 'warm-up', ping(200));
+    const { name, ms } = await measureInject(bare, 'reference: bare Fastify route (inject)', ping(n));
+    return { name, ms };
+  } finally {
+    await bare.close();
+  }
 }

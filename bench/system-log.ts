@@ -11,8 +11,18 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadAverage, log, measureFn, pct, queryExplainer, secs, startScaleDatabase, type Sample } from './scale.ts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  bareRouteReference,
+  formatSample,
+  loadAverage,
+  log,
+  measureFn,
+  measureInject,
+  queryExplainer,
+  secs,
+  startScaleDatabase,
+  type Sample,
+} from './scale.ts';
 import { sql } from 'kysely';
 import { systemLogQuery } from '@cpc/contracts';
 import type { Db } from '../apps/server/src/db/database.ts';
@@ -137,34 +147,6 @@ async function load(db: Db): Promise<void> {
   log(`  audit_log: ~${Number(size[0].n).toLocaleString('en')} rows, ${size[0].heap} heap, ${size[0].idx} indexes`);
 }
 
-const fmt = (s: Sample) => {
-  const p50 = pct(s.ms, 0.5).toFixed(2).padStart(7);
-  const p99 = pct(s.ms, 0.99);
-  return `${s.name.padEnd(58)} n=${String(s.ms.length).padStart(5)}  p50 ${p50} ms  p99 ${p99.toFixed(2).padStart(7)} ms${p99 <= 50 ? '' : '  OVER 50 ms'}`;
-};
-
-async function measure(
-  app: FastifyInstance,
-  name: string,
-  requests: Array<{ url: string; token?: string; method?: 'GET' | 'POST'; payload?: object }>,
-): Promise<Sample & { rows: number }> {
-  const ms: number[] = [];
-  let rows = 0;
-  for (const r of requests) {
-    const t0 = performance.now();
-    const res = await app.inject({
-      method: r.method ?? 'GET',
-      url: r.url,
-      headers: r.token ? { authorization: `Bearer ${r.token}` } : {},
-      ...(r.payload ? { payload: r.payload } : {}),
-    });
-    ms.push(performance.now() - t0);
-    if (res.statusCode !== 200) throw new Error(`${r.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    rows += (res.json() as { data?: { list?: unknown[] } }).data?.list?.length ?? 0;
-  }
-  return { name, ms, rows };
-}
-
 async function main() {
   log(
     `system-log bench: ${ENTRIES.toLocaleString('en')} entries, ${TENANTS} tenants, ${os.cpus().length} CPUs, Node ${process.version}, load average ${loadAverage()}`,
@@ -262,36 +244,21 @@ async function main() {
     const listUrl = (q: string) => `/apiAdmin/system/log/list?pageSize=20${q ? `&${q}` : ''}`;
     const tokenFor = (who: 'staff' | 'customer') => (who === 'staff' ? staff.token : pick(customers).token);
 
-    const bare = Fastify();
-    bare.get('/ping', async () => ({ code: 200, msg: 'ok', data: { list: [], next: null } }));
-    await bare.ready();
-
     // warm-up
     for (const [, who, q] of mixes)
-      for (let i = 0; i < 5; i++) await measure(app, 'warm-up', [{ url: listUrl(q()), token: tokenFor(who) }]);
-    await measure(
-      bare as unknown as FastifyInstance,
-      'warm-up',
-      Array.from({ length: 200 }, () => ({ url: '/ping' })),
-    );
+      for (let i = 0; i < 5; i++) await measureInject(app, 'warm-up', [{ url: listUrl(q()), token: tokenFor(who) }]);
 
     const results: Sample[] = [];
-    results.push(
-      await measure(
-        bare as unknown as FastifyInstance,
-        'reference: bare Fastify route (inject)',
-        Array.from({ length: REQUESTS * 4 }, () => ({ url: '/ping' })),
-      ),
-    );
+    results.push(await bareRouteReference(REQUESTS * 4));
     const allFirst: number[] = [];
     const allDeep: number[] = [];
     for (const [name, who, q] of mixes) {
-      const first = await measure(
+      const first = await measureInject(
         app,
         `${name}, first page`,
         Array.from({ length: REQUESTS }, () => ({ url: listUrl(q()), token: tokenFor(who) })),
       );
-      const deep = await measure(
+      const deep = await measureInject(
         app,
         `${name}, deep page`,
         Array.from({ length: REQUESTS }, () => ({
@@ -328,7 +295,7 @@ async function main() {
       ),
     );
     results.push(
-      await measure(
+      await measureInject(
         app,
         'write: POST updateProfile (update + audit insert)',
         Array.from({ length: REQUESTS }, (_, i) => ({
@@ -355,7 +322,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    for (const r of results) log(fmt(r));
+    for (const r of results) log(formatSample(r, 58, 50));
 
     if (!args['no-explain']) {
       // The SQL the list really sends (captured from the service), explained.
@@ -377,7 +344,6 @@ async function main() {
       }
       await spy.close();
     }
-    await bare.close();
   } finally {
     await scale.close();
   }
