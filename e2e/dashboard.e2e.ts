@@ -150,8 +150,8 @@ describe('the home dashboard', () => {
       }
       // The fourth was bound days ago and never came online: it is the one offline for more than 24 h.
       await query(s.databaseUrl, `UPDATE devices SET bound_at = now() - interval '3 days' WHERE id = $1`, [ids[3]]);
-      // The third one's SIM has a plan of 40 MB: less than 50 MB left, it is low by itself (whatever the device reports using).
-      await query(s.databaseUrl, `UPDATE sims SET plan_total_mb = 40 WHERE iccid = $1`, [specs[2].iccid]);
+      // The third one's SIM has 30 MB of its plan left: less than 50 MB, it is low (not used up).
+      await query(s.databaseUrl, `UPDATE sims SET plan_total_mb = used_mb + 30 WHERE iccid = $1`, [specs[2].iccid]);
       expect(
         (await query<{ state: string }>(s.databaseUrl, 'SELECT state FROM sims WHERE iccid = $1', [specs[2].iccid]))[0]
           .state,

@@ -44,7 +44,9 @@ async function storedNames(databaseUrl: string): Promise<string[]> {
     `SELECT name AS v FROM device_models UNION SELECT name FROM devices UNION SELECT remark FROM devices
      UNION SELECT name FROM device_groups UNION SELECT attest_name FROM tenants UNION SELECT username FROM users
      UNION SELECT nickname FROM users UNION SELECT name FROM app_keys UNION SELECT real_name FROM identity_submissions
-     UNION SELECT company_name FROM identity_submissions UNION SELECT legal_person FROM identity_submissions`,
+     UNION SELECT company_name FROM identity_submissions UNION SELECT legal_person FROM identity_submissions
+     UNION SELECT name FROM departments UNION SELECT name FROM roles UNION SELECT name FROM traffic_packages
+     UNION SELECT package_name FROM order_lines UNION SELECT refund_reason FROM orders`,
   );
   return rows
     .map((r) => r.v)
