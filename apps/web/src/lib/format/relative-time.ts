@@ -35,6 +35,12 @@ export function formatDateTime(time: Date | number | string): string {
   return d.isValid() ? d.format('YYYY-MM-DD HH:mm') : '-';
 }
 
+/** `YYYY-MM-DD` in local time ('-' for an invalid date): where the day is what matters (a plan's expiry). */
+export function formatDate(time: Date | number | string): string {
+  const d = dayjs(time);
+  return d.isValid() ? d.format('YYYY-MM-DD') : '-';
+}
+
 /** `YYYY-MM-DD HH:mm:ss` in local time, '-' for none: logs and job times need the seconds. */
 export function formatSeconds(time: Date | number | string | null | undefined): string {
   if (time === null || time === undefined || time === '') return '-';

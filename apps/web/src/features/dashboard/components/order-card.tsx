@@ -42,7 +42,11 @@ export function OrderCard({ orders, loading }: { orders: OrderWidget | null | un
             locale={{ emptyText: t('dashboard.order.empty') }}
             renderItem={(o) => (
               <List.Item
-                extra={<Typography.Text strong>{formatFen(o.totalFen)}</Typography.Text>}
+                extra={
+                  <Typography.Text strong style={{ whiteSpace: 'nowrap' }}>
+                    {formatFen(o.totalFen)}
+                  </Typography.Text>
+                }
                 style={{ paddingInline: 0 }}
               >
                 <Flex vertical gap={2} style={{ minWidth: 0 }}>

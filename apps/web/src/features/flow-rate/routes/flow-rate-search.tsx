@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { SimItem, SimSort } from '@cpc/contracts/flow-rate';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
-import { formatDateTime } from '@/lib/format/relative-time';
+import { formatDate, formatDateTime } from '@/lib/format/relative-time';
 import { useLiveEvents } from '@/lib/live-events';
 import { usePermission } from '@/lib/session';
 import { downloadSimCsv, simKeys, useGroupTree, useSimList, useSimSummary } from '../api/flow-rate';
@@ -88,13 +88,13 @@ export default function FlowRateSearchPage() {
       key: 'iccid',
       dataIndex: 'iccid',
       title: t('flowRate.column.iccid'),
-      width: 200,
+      width: 180,
       render: (v: string) => <Typography.Text copyable={{ text: v }}>{v}</Typography.Text>,
     },
     {
       key: 'device',
       title: t('flowRate.column.device'),
-      width: 170,
+      width: 140,
       ellipsis: true,
       render: (_: unknown, s) =>
         s.deviceSn ? (
@@ -110,13 +110,13 @@ export default function FlowRateSearchPage() {
       key: 'state',
       dataIndex: 'state',
       title: t('flowRate.column.state'),
-      width: 110,
+      width: 90,
       render: (_: unknown, s) => <StateTag state={s.state} />,
     },
     {
       key: 'remaining',
       title: t('flowRate.column.left'),
-      width: 210,
+      width: 160,
       sorter: true,
       sortOrder: sortOrder('remaining'),
       render: (_: unknown, s) =>
@@ -138,16 +138,18 @@ export default function FlowRateSearchPage() {
       key: 'expiry',
       dataIndex: 'expiresAt',
       title: t('flowRate.column.expiry'),
-      width: 170,
+      width: 110,
       sorter: true,
       sortOrder: sortOrder('expiry'),
-      render: (v: string | null) => (v ? formatDateTime(v) : t('flowRate.never')),
+      // the day is what matters; the minute is in the tooltip
+      render: (v: string | null) =>
+        v ? <Tooltip title={formatDateTime(v)}>{formatDate(v)}</Tooltip> : t('flowRate.never'),
     },
     {
       key: 'usedMonth',
       dataIndex: 'usedMonthMb',
       title: t('flowRate.column.usedMonth'),
-      width: 130,
+      width: 100,
       sorter: true,
       sortOrder: sortOrder('usedMonth'),
       render: (v: number) => formatMbValue(v),
@@ -156,13 +158,13 @@ export default function FlowRateSearchPage() {
       key: 'carrier',
       dataIndex: 'carrier',
       title: t('flowRate.column.carrier'),
-      width: 110,
+      width: 80,
       render: (v: string) => (['cmcc', 'cucc', 'ctcc'].includes(v) ? t(`flowRate.carrier.${v}`) : v || '–'),
     },
     {
       key: 'action',
       title: t('flowRate.column.action'),
-      width: 100,
+      width: 80,
       fixed: narrow ? undefined : 'right',
       render: (_: unknown, s) => (
         <Button type="link" size="small" onClick={() => setChartOf(s)} data-testid={`sim-chart-${s.iccid}`}>
@@ -243,7 +245,7 @@ export default function FlowRateSearchPage() {
             showTotal: (total) => t('flowRate.total', { total: total.toLocaleString() }),
           }}
           onChange={onTableChange}
-          scroll={{ x: 1150 }}
+          scroll={{ x: 990 }}
           locale={{ emptyText: t('flowRate.empty') }}
           data-testid="sim-table"
         />
