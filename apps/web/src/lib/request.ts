@@ -413,3 +413,29 @@ export async function uploadFile(
   });
   return { key: result.key, url: result.url };
 }
+
+/**
+ * Downloads what the server streams (a CSV export) under the name it gives (`fallbackName` when it gives none),
+ * in the console's language: with the bearer token, and once more with a fresh token when the first answer says
+ * the token ran out (the shared refresh). Any other error answer throws.
+ */
+export async function downloadFile(url: string, params: Record<string, string>, fallbackName: string): Promise<void> {
+  const query = new URLSearchParams({ ...params, lang: getLanguage() === 'zh' ? 'zh' : 'en' });
+  const once = (token: string) =>
+    fetch(`${BASE_URL}${url}?${query.toString()}`, { headers: { Authorization: `Bearer ${token}` } });
+  const token = getToken();
+  let res = await once(token);
+  const isEnvelope = (r: Response) => (r.headers.get('content-type') ?? '').includes('json');
+  if (res.status === 402 || (isEnvelope(res) && (await res.clone().json())?.code === 402))
+    res = await once(await freshToken(token));
+  if (!res.ok || isEnvelope(res)) throw new Error(`download failed: ${res.status}`);
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const href = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 10_000);
+}

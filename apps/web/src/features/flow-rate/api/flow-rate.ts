@@ -2,10 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { SimItem, SimSummary, SimUsage, SimUsageRange } from '@cpc/contracts/flow-rate';
 import type { GroupTree } from '@cpc/contracts/device';
 import type { Paged } from '@cpc/contracts/envelope';
-import { BASE_URL } from '@/config/settings';
-import { getLanguage } from '@/lib/i18n';
-import { request } from '@/lib/request';
-import { getToken } from '@/lib/session';
+import { downloadFile, request } from '@/lib/request';
 import { filterParams, withoutPaging, type SimFilter } from '../utils/filter';
 
 export const simKeys = {
@@ -46,31 +43,9 @@ export const useGroupTree = (enabled: boolean) =>
   });
 
 /** Downloads the filtered SIMs as CSV: the server streams it; the header row is in the console's language. */
-export async function downloadSimCsv(f: SimFilter): Promise<void> {
-  const query = new URLSearchParams({
-    ...filterParams(withoutPaging(f)),
-    lang: getLanguage() === 'zh' ? 'zh' : 'en',
-  });
-  const once = () =>
-    fetch(`${BASE_URL}/flowRate/sim/export?${query.toString()}`, {
-      headers: { Authorization: `Bearer ${getToken()}` },
-    });
-  let res = await once();
-  if (res.status === 402 || (res.headers.get('content-type') ?? '').includes('json')) {
-    // the short-lived access token ran out: a console call exchanges it (the request layer's one shared
-    // refresh), then the export again with the new one
-    await request({ url: '/flowRate/sim/summary', method: 'get' });
-    res = await once();
-  }
-  if (!res.ok || !(res.headers.get('content-type') ?? '').includes('csv'))
-    throw new Error(`export failed: ${res.status}`);
-  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'sims.csv';
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+export const downloadSimCsv = (f: SimFilter): Promise<void> =>
+  downloadFile(
+    '/flowRate/sim/export',
+    Object.fromEntries(Object.entries(filterParams(withoutPaging(f))).map(([k, v]) => [k, String(v)])),
+    'sims.csv',
+  );

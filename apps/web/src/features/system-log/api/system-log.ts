@@ -1,9 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { SystemLogPage } from '@cpc/contracts';
-import { BASE_URL } from '@/config/settings';
-import { getLanguage } from '@/lib/i18n';
-import { request } from '@/lib/request';
-import { getToken } from '@/lib/session';
+import { downloadFile, request } from '@/lib/request';
 import type { LogFilter } from '../utils/filter';
 import { filterParams } from '../utils/filter';
 
@@ -29,24 +26,9 @@ export const useLogPage = (filter: LogFilter, cursor: string | undefined, pageSi
  * Downloads the filter's CSV: the server streams it (it is never built whole there); the browser saves it under
  * the name the server gives. The header row is in the console's language.
  */
-export async function downloadLogCsv(filter: LogFilter): Promise<void> {
-  const query = new URLSearchParams(
-    Object.entries({ ...filterParams(filter), lang: getLanguage() === 'zh' ? 'zh' : 'en' }).map(([k, v]) => [
-      k,
-      String(v),
-    ]),
+export const downloadLogCsv = (filter: LogFilter): Promise<void> =>
+  downloadFile(
+    '/system/log/export',
+    Object.fromEntries(Object.entries(filterParams(filter)).map(([k, v]) => [k, String(v)])),
+    'system-log.csv',
   );
-  const res = await fetch(`${BASE_URL}/system/log/export?${query.toString()}`, {
-    headers: { Authorization: `Bearer ${getToken()}` },
-  });
-  if (!res.ok) throw new Error(`export failed: ${res.status}`);
-  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'system-log.csv';
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
