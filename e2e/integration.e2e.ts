@@ -156,7 +156,8 @@ describe('system integration', () => {
       const secret = ((await once.getByTestId('secret-value').textContent()) ?? '').trim();
       expect(secret.length).toBeGreaterThanOrEqual(32);
       await once.getByTestId('secret-copy').click();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+      // the copy lands a moment after the click
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
       await settle(page);
       await shot(page, 'integration-secret-once-zh');
       await once.getByRole('button', { name: '我已保存，关闭' }).click();
