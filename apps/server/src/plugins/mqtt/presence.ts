@@ -29,22 +29,6 @@ const ROLLUP_ZONE = DEFAULT_TIME_ZONE;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
-/** One report of a SIM's counters (a `traffic` message, or a hello that carries them). */
-interface CounterReport {
-  deviceId: number;
-  iccid: string | null;
-  usedMb: number;
-  tx: number | null;
-  rx: number | null;
-}
-
-/** Whether `next` can stand for `prev` and itself: the same card, no counter smaller (no new period between). */
-const continues = (prev: CounterReport, next: CounterReport) =>
-  prev.iccid === next.iccid &&
-  next.usedMb >= prev.usedMb &&
-  (next.tx ?? 0) >= (prev.tx ?? 0) &&
-  (next.rx ?? 0) >= (prev.rx ?? 0);
-
 export interface PresenceOptions {
   heartbeatS: number;
   telemetrySampleS: number;
@@ -62,14 +46,6 @@ export class Presence {
   private lastSample = new Map<number, number>();
   /** SIMs whose counters changed since the last `publishSims`, per account. */
   private simsChanged = new Map<number, Set<string>>();
-  /**
-   * `traffic` reports waiting for the next flush, the latest per device: within a plan period the counters only
-   * grow, so the latest one's growth since the stored counters is the sum of all of theirs. A report that does
-   * not continue the pending one (a new period, another card) has the pending one written first.
-   */
-  private pendingTraffic = new Map<number, CounterReport>();
-  /** Roll-up writes, one after the other (a device's reports are counted in the order they came). */
-  private rolling: Promise<void> = Promise.resolve();
 
   constructor(
     private db: Db,
@@ -85,12 +61,8 @@ export class Presence {
     return this.touched.size;
   }
 
-  /**
-   * Writes the pending SIM counters (the usage roll-up) and every last-seen time heard since the previous flush;
-   * answers the devices the database thinks offline.
-   */
+  /** Writes every last-seen time heard since the previous flush; answers the devices the database thinks offline. */
   async flush(): Promise<number[]> {
-    await this.flushTraffic();
     this.publishSims();
     if (!this.touched.size) return [];
     const ids = [...this.touched];
@@ -135,10 +107,7 @@ export class Presence {
     const row = rows[0];
     if (!row) return undefined;
     // the SIM's counters after the device row (its ICCID may have just changed): the usage roll-up
-    if (m.usedMb !== undefined) {
-      if (this.pendingTraffic.has(deviceId)) await this.flushTraffic();
-      await this.roll([{ deviceId, iccid: n(m.iccid), usedMb: m.usedMb, tx: n(m.txBytes), rx: n(m.rxBytes) }]);
-    }
+    if (m.usedMb !== undefined) await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
     this.lastSample.set(deviceId, Date.now());
     this.emit(row);
     return row;
@@ -192,52 +161,30 @@ export class Presence {
   }
 
   /** The SIM's counters; a SIM the platform does not know yet is recorded on the device's account. */
-  /** A SIM's counters: rolled up at the next flush (LAST_SEEN_FLUSH_MS), with every other device's, in one statement. */
   async traffic(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid' | 'txBytes' | 'rxBytes'>): Promise<void> {
-    const report: CounterReport = { deviceId, iccid: n(m.iccid), usedMb: m.usedMb, tx: n(m.txBytes), rx: n(m.rxBytes) };
-    const prev = this.pendingTraffic.get(deviceId);
-    if (prev && !continues(prev, report)) await this.flushTraffic();
-    this.pendingTraffic.set(deviceId, report);
+    await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
     await this.sample(deviceId, false);
   }
 
-  /** Rolls up the pending `traffic` reports now (also part of `flush`). */
-  flushTraffic(): Promise<void> {
-    if (!this.pendingTraffic.size) return this.rolling;
-    const batch = [...this.pendingTraffic.values()];
-    this.pendingTraffic.clear();
-    return this.roll(batch);
-  }
-
-  private roll(batch: CounterReport[]): Promise<void> {
-    this.rolling = this.rolling.then(
-      () => this.rollup(batch),
-      () => this.rollup(batch),
-    );
-    return this.rolling;
-  }
-
   /**
-   * The daily usage roll-up (issue 13), one statement per batch of reports: the growth of the modem's counters
-   * since the SIM's last report is added to its row of today (local date) and to its month; a smaller counter is a
-   * new plan period, counted from 0; a SIM's first report is only the baseline. Without byte counters the growth of
+   * The daily usage roll-up (issue 13), one statement per report: the growth of the modem's counters since the
+   * SIM's last report is added to its row of today (local date) and to its month; a smaller counter is a new plan
+   * period, counted from 0; a SIM's first report is only the baseline. Without byte counters the growth of
    * `usedMb` counts as received bytes. The series is keyed by the SIM, so it stays with the ICCID whatever device
    * the card is in. Unchanged counters write nothing.
    */
-  private async rollup(batch: CounterReport[]): Promise<void> {
-    const col = <T>(f: (r: CounterReport) => T) => batch.map(f);
+  private async rollup(
+    deviceId: number,
+    iccid: string | undefined,
+    usedMb: number,
+    txBytes: number | undefined,
+    rxBytes: number | undefined,
+  ): Promise<void> {
     const { rows } = await sql<{ id: number; tenant_id: number | null; iccid: string }>`
-      WITH p AS (
-        SELECT * FROM unnest(${col((r) => r.deviceId)}::bigint[], ${col((r) => r.iccid)}::text[],
-          ${col((r) => r.usedMb)}::numeric[], ${col((r) => r.tx)}::bigint[], ${col((r) => r.rx)}::bigint[])
-          AS p(device_id, iccid, used, tx, rx)
-      ),
-      -- one report per card (two devices naming one card in a batch: the later device's)
-      r AS (
-        SELECT DISTINCT ON (coalesce(p.iccid, d.iccid)) coalesce(p.iccid, d.iccid) AS iccid, d.tenant_id,
-          d.id AS device_id, p.used, p.tx, p.rx, (now() AT TIME ZONE ${ROLLUP_ZONE})::date AS today
-        FROM p JOIN devices d ON d.id = p.device_id WHERE coalesce(p.iccid, d.iccid) IS NOT NULL
-        ORDER BY coalesce(p.iccid, d.iccid), d.id DESC
+      WITH r AS (
+        SELECT coalesce(${n(iccid)}::text, d.iccid) AS iccid, d.tenant_id, d.id AS device_id, ${usedMb}::numeric AS used,
+          ${n(txBytes)}::bigint AS tx, ${n(rxBytes)}::bigint AS rx, (now() AT TIME ZONE ${ROLLUP_ZONE})::date AS today
+        FROM devices d WHERE d.id = ${deviceId} AND coalesce(${n(iccid)}::text, d.iccid) IS NOT NULL
       ),
       delta AS (
         SELECT r.*,
@@ -263,8 +210,7 @@ export class Presence {
       ),
       daily AS (
         INSERT INTO sim_usage_daily (sim_id, day, tx_bytes, rx_bytes)
-        SELECT up.id, delta.today, delta.dtx, delta.drx FROM up JOIN delta ON delta.iccid = up.iccid
-        WHERE delta.dtx + delta.drx > 0
+        SELECT up.id, delta.today, delta.dtx, delta.drx FROM up, delta WHERE delta.dtx + delta.drx > 0
         ON CONFLICT (sim_id, day) DO UPDATE SET tx_bytes = sim_usage_daily.tx_bytes + excluded.tx_bytes,
           rx_bytes = sim_usage_daily.rx_bytes + excluded.rx_bytes
       )
