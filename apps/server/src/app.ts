@@ -24,6 +24,7 @@ import { authRoutes, AuthService, SocialLogin, socialCallbackRoute } from './mod
 import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
 import { noticeRoutes } from './modules/notice/index.ts';
+import { inboxRoutes } from './modules/inbox/index.ts';
 import { uploadRoutes } from './modules/upload/index.ts';
 import { taskRoutes, TaskService } from './modules/task/index.ts';
 import { deviceRoutes } from './modules/device/index.ts';
@@ -201,6 +202,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(menuRoutes, { db, events });
       await api.register(systemRoutes);
       await api.register(noticeRoutes, { db });
+      await api.register(inboxRoutes);
       await api.register(uploadRoutes, { storage, db });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });

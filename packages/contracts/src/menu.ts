@@ -36,6 +36,13 @@ export const ROUTE_COMPONENTS = [
   'flowRate/flowRateSearch',
   'flowRate/flowRateLog',
   'flowRate/mallGoods',
+  'workbench/index',
+  'workOrder/index',
+  'workOrder/detail',
+  'workOrder/edit',
+  'notice/index',
+  'notice/detail',
+  'message/index',
 ] as const;
 export type RouteComponent = (typeof ROUTE_COMPONENTS)[number];
 

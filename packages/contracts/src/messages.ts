@@ -594,8 +594,22 @@ const flowRate = {
   'flowRate.expiredTitle': { en: 'SIM plan expired', zh: '流量卡套餐已到期' },
 } as const;
 
+/** Work orders (issue 14). The work-order section adds its own keys here. */
+const workOrder = {
+  'rule.titleRequired': { en: 'title cannot be empty', zh: '标题不能为空' },
+  'workOrder.states': {
+    en: 'state must be a comma-separated list of: submitted, processing, waiting, resolved, closed, withdrawn',
+    zh: '状态须为逗号分隔的 submitted、processing、waiting、resolved、closed、withdrawn',
+  },
+  'workOrder.assignee': {
+    en: 'assignee must be a staff id, none or me',
+    zh: '处理人须为工作人员编号、none 或 me',
+  },
+} as const;
+
 export const MESSAGES = {
   ...flowRate,
+  ...workOrder,
   ...http,
   ...auth,
   ...user,

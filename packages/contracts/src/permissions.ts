@@ -37,6 +37,14 @@ export const PERMISSIONS = {
   flowRateGoods: 'flowRate:goods',
   /** Platform staff: every tenant's orders, and refunds. */
   flowRateRefund: 'flowRate:refund',
+  /** The account's work orders: read them and their conversation (within the role's data scope). */
+  workOrderView: 'workOrder:view',
+  /** Open, edit, reply to, withdraw, reopen and rate the account's work orders. */
+  workOrderEdit: 'workOrder:edit',
+  /** Platform staff: every tenant's work orders: the queue, assignment, replies, internal notes, resolving. */
+  workOrderHandle: 'workOrder:handle',
+  /** Platform staff: the response and resolution targets per priority, and the shared canned replies. */
+  workOrderSettings: 'workOrder:settings',
   /** Platform staff: identity review. */
   identityReview: 'identity:review',
   /** Platform staff: announcements. */
@@ -105,6 +113,14 @@ export const PERMISSION_CATALOGUE: PermissionSection[] = [
     ],
   },
   {
+    key: 'workOrder',
+    name: { zh: '我的工单', en: 'Work orders' },
+    permissions: [
+      p(PERMISSIONS.workOrderView, '查看工单', 'View work orders'),
+      p(PERMISSIONS.workOrderEdit, '提交与回复工单', 'Open and reply to work orders'),
+    ],
+  },
+  {
     key: 'system',
     name: { zh: '系统管理', en: 'Administration' },
     permissions: [
@@ -125,6 +141,13 @@ export const PERMISSION_CATALOGUE: PermissionSection[] = [
       p(PERMISSIONS.menuEdit, '管理菜单', 'Manage menus', 'platform'),
       p(PERMISSIONS.flowRateGoods, '管理流量套餐', 'Manage traffic packages', 'platform'),
       p(PERMISSIONS.flowRateRefund, '查看所有订单与退款', "See every account's orders and refund", 'platform'),
+      p(PERMISSIONS.workOrderHandle, '处理所有账户的工单', "Handle every account's work orders", 'platform'),
+      p(
+        PERMISSIONS.workOrderSettings,
+        '设置工单时效与常用回复',
+        'Set work order targets and canned replies',
+        'platform',
+      ),
     ],
   },
 ];

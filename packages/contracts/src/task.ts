@@ -217,6 +217,25 @@ export interface LiveOrderEvent {
   state: string;
 }
 
+/**
+ * `event: workOrder` — a work order changed (opened, edited, replied to, assigned, state): to the tenant's consoles
+ * that read work orders (workOrder:view; the list answers within the data scope) and to staff with
+ * workOrder:handle (published to the platform tenant too). Internal notes are never announced to the customer.
+ */
+export interface LiveWorkOrderEvent {
+  id: number;
+  tenantId: number;
+  state: string;
+}
+
+/**
+ * `event: notice` — an announcement was published, edited or withdrawn (to every console, all tenants); each
+ * console reads its list and unread count again, and the server answers each by its audience.
+ */
+export interface LiveNoticeEvent {
+  id: number;
+}
+
 export type LiveEvent =
   | { type: 'device'; data: LiveDeviceEvent }
   | { type: 'task'; data: LiveTaskEvent }
@@ -226,4 +245,6 @@ export type LiveEvent =
   | { type: 'message'; data: LiveMessageEvent }
   | { type: 'department'; data: Record<string, never> }
   | { type: 'sim'; data: LiveSimEvent }
-  | { type: 'order'; data: LiveOrderEvent };
+  | { type: 'order'; data: LiveOrderEvent }
+  | { type: 'workOrder'; data: LiveWorkOrderEvent }
+  | { type: 'notice'; data: LiveNoticeEvent };

@@ -4,6 +4,14 @@
 
 import type { ColumnType } from 'kysely';
 
+export type ArrayType<T> = ArrayTypeImpl<T> extends (infer U)[]
+  ? U[]
+  : ArrayTypeImpl<T>;
+
+export type ArrayTypeImpl<T> = T extends ColumnType<infer S, infer I, infer U>
+  ? ColumnType<S[], I[], U[]>
+  : T[];
+
 export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
@@ -227,6 +235,7 @@ export interface Messages {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
   kind: string;
+  link: Generated<string>;
   read_at: Timestamp | null;
   tenant_id: number;
   title: string;
@@ -556,6 +565,81 @@ export interface WebhookDeliveries {
   tenant_id: number;
 }
 
+export interface WorkOrderAttachments {
+  created_at: Generated<Timestamp>;
+  event_id: number | null;
+  id: Generated<number>;
+  mime: string;
+  name: string;
+  object_key: string;
+  size: number;
+  tenant_id: number;
+  work_order_id: number;
+}
+
+export interface WorkOrderCannedReplies {
+  body_html: string;
+  created_at: Generated<Timestamp>;
+  id: Generated<number>;
+  owner_id: number | null;
+  title: string;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface WorkOrderEvents {
+  author_id: number | null;
+  body_html: Generated<string>;
+  created_at: Generated<Timestamp>;
+  data: Generated<Json>;
+  from_state: string | null;
+  id: Generated<number>;
+  kind: 'reply' | 'note' | 'state' | 'assign' | 'edit' | 'rating';
+  side: 'customer' | 'staff' | 'system';
+  tenant_id: number;
+  to_state: string | null;
+  work_order_id: number;
+}
+
+export interface WorkOrders {
+  assignee_id: number | null;
+  closed_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  customer_read_at: Timestamp | null;
+  department_id: number | null;
+  description_html: Generated<string>;
+  device_ids: Generated<ArrayType<number>>;
+  first_response_at: Timestamp | null;
+  id: Generated<number>;
+  last_customer_at: Generated<Timestamp>;
+  last_staff_at: Timestamp | null;
+  order_ids: Generated<ArrayType<number>>;
+  order_no: string;
+  priority: 'low' | 'normal' | 'high' | 'urgent';
+  rated_at: Timestamp | null;
+  rating: number | null;
+  rating_comment: Generated<string>;
+  resolve_due_at: Timestamp;
+  resolved_at: Timestamp | null;
+  response_due_at: Timestamp;
+  staff_read_at: Timestamp | null;
+  state: Generated<'submitted' | 'processing' | 'waiting' | 'resolved' | 'closed' | 'withdrawn'>;
+  taken_at: Timestamp | null;
+  tenant_id: number;
+  title: string;
+  type: 'device' | 'printing' | 'traffic' | 'billing' | 'account' | 'other';
+  updated_at: Generated<Timestamp>;
+  user_id: number | null;
+  withdrawn_at: Timestamp | null;
+}
+
+export interface WorkOrderTargets {
+  priority: 'low' | 'normal' | 'high' | 'urgent';
+  resolve_minutes: number;
+  response_minutes: number;
+  updated_at: Generated<Timestamp>;
+  updated_by: number | null;
+}
+
 export interface DB {
   app_key_usage: AppKeyUsage;
   app_keys: AppKeys;
@@ -600,4 +684,9 @@ export interface DB {
   users: Users;
   webhook_attempts: WebhookAttempts;
   webhook_deliveries: WebhookDeliveries;
+  work_order_attachments: WorkOrderAttachments;
+  work_order_canned_replies: WorkOrderCannedReplies;
+  work_order_events: WorkOrderEvents;
+  work_order_targets: WorkOrderTargets;
+  work_orders: WorkOrders;
 }

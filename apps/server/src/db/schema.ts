@@ -42,4 +42,7 @@ export type TenantTable =
   | 'webhook_deliveries'
   | 'webhook_attempts'
   | 'orders'
-  | 'order_lines';
+  | 'order_lines'
+  | 'work_orders'
+  | 'work_order_events'
+  | 'work_order_attachments';

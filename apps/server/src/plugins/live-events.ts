@@ -474,7 +474,10 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         );
       const readsDepartments = (u: AuthUser) =>
         [PERMISSIONS.departmentEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView].some((p) => hasPermission(u, p));
+      const readsWorkOrders = (u: AuthUser) =>
+        [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle].some((p) => hasPermission(u, p));
       let seesDepartments = readsDepartments(user);
+      let seesWorkOrders = readsWorkOrders(user);
       let seesSims = readsSims(user);
       let seesOrders = readsOrders(user);
       const unsubscribe = events.subscribe(user.tenantId, (e) => {
@@ -484,6 +487,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         if (e.type === 'department' && !seesDepartments) return;
         if (e.type === 'sim' && !seesSims) return;
         if (e.type === 'order' && !seesOrders) return;
+        if (e.type === 'workOrder' && !seesWorkOrders) return;
         // a role of someone else changed: nothing for this console
         if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return;
         if (e.type === 'message' && e.data.userId !== user.id) return;
@@ -513,6 +517,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
             seesDepartments = readsDepartments(u);
             seesSims = readsSims(u);
             seesOrders = readsOrders(u);
+            seesWorkOrders = readsWorkOrders(u);
           },
           () => end(),
         );

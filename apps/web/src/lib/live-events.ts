@@ -6,6 +6,8 @@ import type {
   LiveMenuEvent,
   LiveMessageEvent,
   LiveOrderEvent,
+  LiveWorkOrderEvent,
+  LiveNoticeEvent,
   LiveSimEvent,
   LiveTaskEvent,
 } from '@cpc/contracts';
@@ -64,6 +66,8 @@ const EVENT_TYPES = [
   'department',
   'sim',
   'order',
+  'workOrder',
+  'notice',
 ] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
@@ -220,6 +224,10 @@ export function useLiveEvents(
     sim?: (e: LiveSimEvent) => void;
     /** An order changed state. */
     order?: (e: LiveOrderEvent) => void;
+    /** A work order changed (opened, replied to, assigned, state). */
+    workOrder?: (e: LiveWorkOrderEvent) => void;
+    /** An announcement was published, edited or withdrawn. */
+    notice?: (e: LiveNoticeEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -239,7 +247,9 @@ export function useLiveEvents(
         else if (e.type === 'message') latest.current.message?.(e.data);
         else if (e.type === 'department') latest.current.department?.();
         else if (e.type === 'sim') latest.current.sim?.(e.data);
-        else latest.current.order?.(e.data);
+        else if (e.type === 'order') latest.current.order?.(e.data);
+        else if (e.type === 'workOrder') latest.current.workOrder?.(e.data);
+        else latest.current.notice?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),

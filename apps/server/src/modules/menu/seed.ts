@@ -126,6 +126,111 @@ export const MENU: RouteRecord[] = [
     ],
   },
   {
+    // what needs doing now, per role (issue 14): any signed-in user; its items follow the user's permissions
+    path: '/workbench',
+    name: 'Workbench',
+    component: 'Layout',
+    redirect: '/workbench/index',
+    meta: { title: 'route.workbench', icon: 'dashboard', levelHidden: true },
+    children: [
+      {
+        path: 'index',
+        name: 'WorkbenchIndex',
+        component: 'workbench/index',
+        meta: { title: 'route.workbench', icon: 'dashboard', activeMenu: '/workbench' },
+      },
+    ],
+  },
+  {
+    // SPEC §2: child workOrderIndex, with detail and edit screens; staff see the queue of every tenant on the same page
+    path: '/workOrder',
+    name: 'WorkOrder',
+    component: 'Layout',
+    redirect: '/workOrder/workOrderIndex',
+    meta: {
+      title: 'route.workOrder',
+      icon: 'work-order',
+      levelHidden: true,
+      guard: { permission: [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle] },
+    },
+    children: [
+      {
+        path: 'workOrderIndex',
+        name: 'WorkOrderIndex',
+        component: 'workOrder/index',
+        meta: {
+          title: 'route.workOrderIndex',
+          icon: 'work-order',
+          activeMenu: '/workOrder',
+          guard: { permission: [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle] },
+        },
+      },
+      // one tab per work order: /workOrder/detail?id=…
+      {
+        path: 'detail',
+        name: 'WorkOrderDetail',
+        component: 'workOrder/detail',
+        meta: {
+          title: 'route.workOrderDetail',
+          hidden: true,
+          activeMenu: '/workOrder',
+          dynamicNewTab: true,
+          guard: { permission: [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle] },
+        },
+      },
+      // a new one (/workOrder/edit) or an untaken one of one's own (/workOrder/edit?id=…)
+      {
+        path: 'edit',
+        name: 'WorkOrderEdit',
+        component: 'workOrder/edit',
+        meta: {
+          title: 'route.workOrderEdit',
+          hidden: true,
+          activeMenu: '/workOrder',
+          guard: { permission: [PERMISSIONS.workOrderEdit] },
+        },
+      },
+    ],
+  },
+  {
+    // SPEC §2: child noticeIndex; staff with notice:edit write and publish on the same page
+    path: '/notice',
+    name: 'Notice',
+    component: 'Layout',
+    redirect: '/notice/noticeIndex',
+    meta: { title: 'route.notice', icon: 'notice', levelHidden: true },
+    children: [
+      {
+        path: 'noticeIndex',
+        name: 'NoticeIndex',
+        component: 'notice/index',
+        meta: { title: 'route.noticeIndex', icon: 'notice', activeMenu: '/notice' },
+      },
+      {
+        path: 'detail',
+        name: 'NoticeDetail',
+        component: 'notice/detail',
+        meta: { title: 'route.noticeDetail', hidden: true, activeMenu: '/notice', dynamicNewTab: true },
+      },
+    ],
+  },
+  {
+    // the message centre: every user's inbox (the notice popover's second tab, whole)
+    path: '/message',
+    name: 'Message',
+    component: 'Layout',
+    redirect: '/message/messageIndex',
+    meta: { title: 'route.message', icon: 'bell', levelHidden: true, hidden: true },
+    children: [
+      {
+        path: 'messageIndex',
+        name: 'MessageIndex',
+        component: 'message/index',
+        meta: { title: 'route.messageIndex', icon: 'bell', activeMenu: '/message', hidden: true },
+      },
+    ],
+  },
+  {
     // app keys, request log, usage, print jobs (a tab of the same page), webhooks (SPEC §2: child integrationIndex)
     path: '/integration',
     name: 'Integration',
@@ -238,7 +343,7 @@ export const MENU: RouteRecord[] = [
  * The seed version of this release's menu. Raise it when a release adds records to `MENU`: the names it brings
  * are then remembered with it (which release put them in).
  */
-export const MENU_SEED_VERSION = 2;
+export const MENU_SEED_VERSION = 3;
 
 /**
  * Puts in the records of `records` the menu has never had, and nothing else. The rule:
