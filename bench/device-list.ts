@@ -26,6 +26,8 @@ import {
   secs,
   startScaleDatabase,
   type Sample,
+  signSessions,
+  tenantsBySize,
 } from './scale.ts';
 import { sql } from 'kysely';
 import { deviceListQuery } from '@cpc/contracts/device';
@@ -185,25 +187,8 @@ async function main() {
       subTokens.set(s.user_id, await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }));
     const scoped = (tenantId: number, kind: 'department' | 'own') =>
       subTokens.get(SUB_BASE + 2 * (tenantId - TENANT_BASE) + (kind === 'own' ? 1 : 0))!;
-    const tenants = await Promise.all(
-      sessions.map(async (s) => ({
-        tenantId: s.tenant_id,
-        userId: s.user_id,
-        sessionId: s.id,
-        token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }),
-      })),
-    );
-    const sizes = new Map(
-      (
-        await db
-          .selectFrom('devices')
-          .select(['tenant_id', sql<number>`count(*)`.as('n')])
-          .groupBy('tenant_id')
-          .execute()
-      ).map((r) => [r.tenant_id, Number(r.n)]),
-    );
-    const bySize = [...tenants].sort((a, b) => (sizes.get(b.tenantId) ?? 0) - (sizes.get(a.tenantId) ?? 0));
-    const sizeList = bySize.map((t) => sizes.get(t.tenantId) ?? 0);
+    const tenants = await signSessions(tokens, sessions);
+    const { bySize, sizeList } = await tenantsBySize(db, 'devices', tenants);
     log(
       `tenant sizes: largest ${sizeList[0]}, median ${sizeList[Math.floor(sizeList.length / 2)]}, smallest ${sizeList.at(-1)}`,
     );

@@ -35,6 +35,8 @@ import {
   secs,
   startScaleDatabase,
   type Sample,
+  signSessions,
+  tenantsBySize,
 } from './scale.ts';
 
 const { values: args } = parseArgs({
@@ -271,25 +273,8 @@ async function main() {
       .select(['sessions.id', 'sessions.tenant_id', 'sessions.user_id'])
       .where('users.username', 'like', 'bench\\_%')
       .execute();
-    const tenants = await Promise.all(
-      sessions.map(async (s) => ({
-        tenantId: s.tenant_id,
-        userId: s.user_id,
-        sessionId: s.id,
-        token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }),
-      })),
-    );
-    const sizes = new Map(
-      (
-        await db
-          .selectFrom('sims')
-          .select(['tenant_id', sql<number>`count(*)`.as('n')])
-          .groupBy('tenant_id')
-          .execute()
-      ).map((r) => [r.tenant_id, Number(r.n)]),
-    );
-    const bySize = [...tenants].sort((a, b) => (sizes.get(b.tenantId) ?? 0) - (sizes.get(a.tenantId) ?? 0));
-    const sizeList = bySize.map((t) => sizes.get(t.tenantId) ?? 0);
+    const tenants = await signSessions(tokens, sessions);
+    const { sizes, bySize, sizeList } = await tenantsBySize(db, 'sims', tenants);
     const full = new Set(fullTenantIds());
     const fullTenants = tenants.filter((t) => full.has(t.tenantId) && t.tenantId !== bySize[0].tenantId);
     const fullSizes = fullTenants.map((t) => sizes.get(t.tenantId) ?? 0).sort((a, b) => a - b);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type { Database } from '../apps/server/src/db/schema.ts';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { createDb, migrate, type Db } from '../apps/server/src/db/database.ts';
@@ -208,4 +208,45 @@ export async function bareRouteReference(n: number): Promise<Sample> {
   } finally {
     await bare.close();
   }
+}
+
+export interface SignedSession {
+  tenantId: number;
+  userId: number;
+  sessionId: string;
+  token: string;
+}
+
+/** Access tokens for sessions of the generated data, as the server signs them. */
+export function signSessions(
+  tokens: AccessTokens,
+  sessions: { id: string; tenant_id: number; user_id: number }[],
+): Promise<SignedSession[]> {
+  return Promise.all(
+    sessions.map(async (s) => ({
+      tenantId: s.tenant_id,
+      userId: s.user_id,
+      sessionId: s.id,
+      token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }),
+    })),
+  );
+}
+
+/**
+ * How many rows of `table` each tenant has, and `tenants` ordered by it, largest first (the benches measure the
+ * largest, the median and the smallest account).
+ */
+export async function tenantsBySize<T extends { tenantId: number }>(
+  db: Db,
+  table: 'sims' | 'devices' | 'audit_log',
+  tenants: T[],
+): Promise<{ sizes: Map<number, number>; bySize: T[]; sizeList: number[] }> {
+  const rows = await db
+    .selectFrom(table)
+    .select(['tenant_id', sql<number>`count(*)`.as('n')])
+    .groupBy('tenant_id')
+    .execute();
+  const sizes = new Map(rows.map((r) => [Number(r.tenant_id), Number(r.n)]));
+  const bySize = [...tenants].sort((a, b) => (sizes.get(b.tenantId) ?? 0) - (sizes.get(a.tenantId) ?? 0));
+  return { sizes, bySize, sizeList: bySize.map((t) => sizes.get(t.tenantId) ?? 0) };
 }

@@ -22,6 +22,7 @@ import {
   secs,
   startScaleDatabase,
   type Sample,
+  tenantsBySize,
 } from './scale.ts';
 import { sql } from 'kysely';
 import { systemLogQuery } from '@cpc/contracts';
@@ -185,17 +186,7 @@ async function main() {
         token: await tokens.sign({ userId: s.user_id, tenantId: s.tenant_id, sessionId: s.id }),
       })),
     );
-    const sizes = new Map(
-      (
-        await db
-          .selectFrom('audit_log')
-          .select(['tenant_id', sql<number>`count(*)`.as('n')])
-          .groupBy('tenant_id')
-          .execute()
-      ).map((r) => [r.tenant_id, Number(r.n)]),
-    );
-    const bySize = [...customers].sort((a, b) => (sizes.get(b.tenantId) ?? 0) - (sizes.get(a.tenantId) ?? 0));
-    const sizeList = bySize.map((t) => sizes.get(t.tenantId) ?? 0);
+    const { bySize, sizeList } = await tenantsBySize(db, 'audit_log', customers);
     log(
       `tenant sizes: largest ${sizeList[0].toLocaleString('en')}, median ${sizeList[Math.floor(sizeList.length / 2)].toLocaleString('en')}, smallest ${sizeList.at(-1)!.toLocaleString('en')}`,
     );

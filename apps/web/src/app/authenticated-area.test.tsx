@@ -80,7 +80,8 @@ describe('resolvePage', () => {
 
 const API = '/apiAdmin';
 let server: ReturnType<typeof fakeServer>;
-const SLOW = { timeout: 10_000 };
+// the first page's code is a lazy chunk that vitest transforms on first use: slow when the machine is busy
+const SLOW = { timeout: 30_000 };
 
 function open(path: string) {
   useSession.getState().setToken('t');
@@ -108,7 +109,7 @@ const shows = (path: string) =>
   }, SLOW);
 const pageShown = keptPageShown;
 
-describe('the authenticated area', { timeout: 30_000 }, () => {
+describe('the authenticated area', { timeout: 90_000 }, () => {
   beforeEach(async () => {
     server = fakeServer(http).on(
       'GET',

@@ -1,6 +1,7 @@
-import { ReloadOutlined } from '@ant-design/icons';
-import { Button, Card, Flex, Input, Tooltip, Typography } from 'antd';
+import { DownloadOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
+import { Button, Card, Flex, Form, Input, Tooltip, Typography } from 'antd';
 import type { CSSProperties, ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * The frame of a list screen: a title with its one-line explanation and the screen's main action, a toolbar of
@@ -65,5 +66,42 @@ export function SearchAndRefresh({
         <Button icon={<ReloadOutlined />} aria-label={refreshLabel} loading={refreshing} onClick={onRefresh} />
       </Tooltip>
     </Flex>
+  );
+}
+
+/**
+ * The end of a filter form: Search (submits the form), Reset (the caller clears its fields and searches again) and,
+ * when the list can be exported, Export CSV.
+ */
+export function FilterActions({
+  onReset,
+  onExport,
+  exporting,
+}: {
+  onReset: () => void;
+  onExport?: () => void;
+  exporting?: boolean;
+}) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Form.Item>
+        <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+          {t('list.search')}
+        </Button>
+      </Form.Item>
+      <Form.Item>
+        <Button icon={<ReloadOutlined />} onClick={onReset}>
+          {t('list.reset')}
+        </Button>
+      </Form.Item>
+      {onExport && (
+        <Form.Item>
+          <Button icon={<DownloadOutlined />} loading={exporting} onClick={onExport}>
+            {t('list.export')}
+          </Button>
+        </Form.Item>
+      )}
+    </>
   );
 }

@@ -23,6 +23,11 @@ export default {
     cancel: 'Cancel',
     backHome: 'Back home',
   },
+  list: {
+    search: 'Search',
+    reset: 'Reset',
+    export: 'Export CSV',
+  },
   editor: {
     toolbar: 'Formatting',
     heading2: 'Heading',

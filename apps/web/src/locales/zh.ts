@@ -23,6 +23,11 @@ export default {
     cancel: '取消',
     backHome: '返回首页',
   },
+  list: {
+    search: '查询',
+    reset: '重置',
+    export: '导出 CSV',
+  },
   editor: {
     toolbar: '格式',
     heading2: '标题',

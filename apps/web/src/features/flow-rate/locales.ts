@@ -22,9 +22,6 @@ export default {
         expiringDays: '到期天数内',
         belowPercent: '剩余低于 %',
         keyword: 'ICCID / SN / 设备名称',
-        search: '查询',
-        reset: '重置',
-        export: '导出 CSV',
         days: '天',
       },
       column: {
@@ -80,9 +77,6 @@ export default {
         expiringDays: 'Expiring within days',
         belowPercent: 'Below % left',
         keyword: 'ICCID / SN / device name',
-        search: 'Search',
-        reset: 'Reset',
-        export: 'Export CSV',
         days: 'days',
       },
       column: {

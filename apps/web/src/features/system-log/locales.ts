@@ -25,9 +25,6 @@ export default {
         from: '开始时间',
         to: '结束时间',
         tenant: '租户 ID',
-        search: '查询',
-        reset: '重置',
-        export: '导出 CSV',
       },
       column: {
         at: '时间',
@@ -154,9 +151,6 @@ export default {
         from: 'From',
         to: 'To',
         tenant: 'Tenant id',
-        search: 'Search',
-        reset: 'Reset',
-        export: 'Export CSV',
       },
       column: {
         at: 'Time',

@@ -1,9 +1,9 @@
-import { DownloadOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { Button, Form, Grid, Input, InputNumber, Select, TreeSelect } from 'antd';
+import { Form, Grid, Input, InputNumber, Select, TreeSelect } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SIM_STATES } from '@cpc/contracts/device-constants';
 import type { SimState, GroupNode } from '@cpc/contracts/device';
+import { FilterActions } from '@/components/list-page';
 import { useFormLanguage } from '@/lib/use-form-language';
 import { CARRIERS, type SimFilter } from '../utils/filter';
 
@@ -110,27 +110,14 @@ export function FilterBar({ filter, groups, exporting, onSearch, onExport }: Fil
       <Form.Item name="keyword" {...item}>
         <Input allowClear maxLength={50} placeholder={t('flowRate.filter.keyword')} style={w(210)} />
       </Form.Item>
-      <Form.Item>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-          {t('flowRate.filter.search')}
-        </Button>
-      </Form.Item>
-      <Form.Item>
-        <Button
-          icon={<ReloadOutlined />}
-          onClick={() => {
-            form.resetFields();
-            onSearch({});
-          }}
-        >
-          {t('flowRate.filter.reset')}
-        </Button>
-      </Form.Item>
-      <Form.Item>
-        <Button icon={<DownloadOutlined />} loading={exporting} onClick={onExport}>
-          {t('flowRate.filter.export')}
-        </Button>
-      </Form.Item>
+      <FilterActions
+        onReset={() => {
+          form.resetFields();
+          onSearch({});
+        }}
+        onExport={onExport}
+        exporting={exporting}
+      />
     </Form>
   );
 }

@@ -88,13 +88,18 @@ export default function FlowRateSearchPage() {
       key: 'iccid',
       dataIndex: 'iccid',
       title: t('flowRate.column.iccid'),
-      width: 180,
-      render: (v: string) => <Typography.Text copyable={{ text: v }}>{v}</Typography.Text>,
+      // 20 digits and the copy button on one line
+      width: 200,
+      render: (v: string) => (
+        <Typography.Text copyable={{ text: v }} style={{ whiteSpace: 'nowrap' }}>
+          {v}
+        </Typography.Text>
+      ),
     },
     {
       key: 'device',
       title: t('flowRate.column.device'),
-      width: 140,
+      width: 130,
       ellipsis: true,
       render: (_: unknown, s) =>
         s.deviceSn ? (
@@ -164,7 +169,8 @@ export default function FlowRateSearchPage() {
     {
       key: 'action',
       title: t('flowRate.column.action'),
-      width: 80,
+      // "Usage chart" in en, whole beside the pinned edge
+      width: 110,
       fixed: narrow ? undefined : 'right',
       render: (_: unknown, s) => (
         <Button type="link" size="small" onClick={() => setChartOf(s)} data-testid={`sim-chart-${s.iccid}`}>
@@ -245,7 +251,7 @@ export default function FlowRateSearchPage() {
             showTotal: (total) => t('flowRate.total', { total: total.toLocaleString() }),
           }}
           onChange={onTableChange}
-          scroll={{ x: 990 }}
+          scroll={{ x: 1030 }}
           locale={{ emptyText: t('flowRate.empty') }}
           data-testid="sim-table"
         />

@@ -1,7 +1,7 @@
-import { DownloadOutlined, ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { AutoComplete, Button, DatePicker, Form, Grid, Input, InputNumber, Select } from 'antd';
+import { AutoComplete, DatePicker, Form, Grid, Input, InputNumber, Select } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import { FilterActions } from '@/components/list-page';
 import { useFormLanguage } from '@/lib/use-form-language';
 import { KNOWN_ACTIONS, actionKey, type LogFilter } from '../utils/filter';
 
@@ -114,27 +114,14 @@ export function FilterBar({ staff, exporting, onSearch, onExport }: FilterBarPro
           <InputNumber min={1} placeholder={t('systemLog.filter.tenant')} style={w(130)} />
         </Form.Item>
       )}
-      <Form.Item>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-          {t('systemLog.filter.search')}
-        </Button>
-      </Form.Item>
-      <Form.Item>
-        <Button
-          icon={<ReloadOutlined />}
-          onClick={() => {
-            form.resetFields();
-            onSearch({});
-          }}
-        >
-          {t('systemLog.filter.reset')}
-        </Button>
-      </Form.Item>
-      <Form.Item>
-        <Button icon={<DownloadOutlined />} loading={exporting} onClick={onExport}>
-          {t('systemLog.filter.export')}
-        </Button>
-      </Form.Item>
+      <FilterActions
+        onReset={() => {
+          form.resetFields();
+          onSearch({});
+        }}
+        onExport={onExport}
+        exporting={exporting}
+      />
     </Form>
   );
 }
