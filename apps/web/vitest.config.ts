@@ -19,6 +19,9 @@ export default mergeConfig(
       environment: 'jsdom',
       include: ['src/**/*.test.{ts,tsx}'],
       setupFiles: ['./src/lib/testing/setup-dom.ts', './src/lib/testing/setup-i18n.ts'],
+      // screens render antd in jsdom beside the server's tests (npm test runs both lanes at once): a page test
+      // can take tens of seconds on a busy 2-core machine, which is slowness, not a failure
+      testTimeout: 60_000,
     },
   }),
 );

@@ -38,7 +38,7 @@ function signedIn(info = customer()) {
 }
 
 /** Lazy chunks are transformed on first use, which can take a while in a cold test run. */
-const SLOW = { timeout: 10_000 };
+const SLOW = { timeout: 30_000 };
 
 function open(path: string) {
   const router = createMemoryRouter(createRoutes(), { initialEntries: [path] });
@@ -52,7 +52,7 @@ function open(path: string) {
   return { router, location };
 }
 
-describe('signed out', { timeout: 30_000 }, () => {
+describe('signed out', { timeout: 90_000 }, () => {
   it('sends a protected page to the login page with the intended path', async () => {
     const { location } = open('/device/index');
     // the login screen's code loads before the navigation commits; the first load transforms it
@@ -73,7 +73,7 @@ describe('signed out', { timeout: 30_000 }, () => {
   });
 });
 
-describe('signed in', { timeout: 30_000 }, () => {
+describe('signed in', { timeout: 90_000 }, () => {
   it('goes from / through the menu redirects to my devices, inside the layout', async () => {
     signedIn();
     const { location } = open('/');

@@ -6,8 +6,8 @@ import { MemoryRouter } from 'react-router';
 // jsdom stand-ins (matchMedia, ResizeObserver) come from src/lib/testing/setup-dom.ts
 import '@/lib/i18n';
 
-// antd screens validate and animate asynchronously; under a parallel run 1 s is not always enough
-configure({ asyncUtilTimeout: 5000 });
+// antd screens validate and animate asynchronously; under a parallel run on a busy machine 5 s is not always enough
+configure({ asyncUtilTimeout: 15_000 });
 
 export function renderPage(ui: ReactElement, path = '/') {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });

@@ -26,7 +26,7 @@ const fill = (label: string, value: string) => fireEvent.change(screen.getByLabe
 const submit = () => fireEvent.click(screen.getByText(/^登\s*录$/).closest('button') as HTMLButtonElement);
 
 // antd in jsdom renders slowly; these walk whole screens
-describe('LoginForm', { timeout: 20_000 }, () => {
+describe('LoginForm', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

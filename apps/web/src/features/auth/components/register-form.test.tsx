@@ -28,7 +28,7 @@ const captchaOn = () => ({ enabled: true, captchaId: `c${calls('/captcha').lengt
 const LOGIN = { token: 'new-token', status: 0, username: 'shop_01', is_super: 1, expiresIn: 900 };
 
 // antd in jsdom renders slowly; these walk whole screens
-describe('RegisterForm', { timeout: 20_000 }, () => {
+describe('RegisterForm', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

@@ -63,7 +63,7 @@ const image = (name: string, type: string, size = 1024) => {
 };
 
 // antd in jsdom renders slowly; these walk whole screens
-describe('AuthenticatePage', { timeout: 20_000 }, () => {
+describe('AuthenticatePage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     mockedUpload.mockReset();

@@ -21,7 +21,7 @@ const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url ==
 
 const AT = '/callback?code=the-code&state=the-state&iss=http%3A%2F%2Fidp';
 
-describe('the /callback route', { timeout: 20_000 }, () => {
+describe('the /callback route', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

@@ -7,7 +7,7 @@ import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import '@/lib/i18n';
 
 // antd screens validate and animate asynchronously; under a parallel run 1 s is not always enough
-configure({ asyncUtilTimeout: 5000 });
+configure({ asyncUtilTimeout: 15_000 });
 
 function Where() {
   const { pathname, search } = useLocation();

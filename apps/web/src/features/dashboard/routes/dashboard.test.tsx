@@ -109,7 +109,7 @@ function serve(data: DashboardOverview) {
   });
 }
 
-describe('HomePage', { timeout: 20_000 }, () => {
+describe('HomePage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

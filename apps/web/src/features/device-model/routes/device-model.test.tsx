@@ -44,7 +44,7 @@ const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url ==
 const dialogTitled = async (title: string, selector = '.ant-modal-title') =>
   (await screen.findByText(title, { selector })).closest('.ant-modal') as HTMLElement;
 
-describe('DeviceModelPage', { timeout: 20_000 }, () => {
+describe('DeviceModelPage', { timeout: 60_000 }, () => {
   let taken = true;
   beforeEach(async () => {
     mockedRequest.mockReset();

@@ -65,7 +65,7 @@ const csv = (text: string, name = 'devices.csv') => new File([text], name, { typ
 
 let importAnswers: Array<() => unknown>;
 
-describe('DeviceRegistryPage', { timeout: 20_000 }, () => {
+describe('DeviceRegistryPage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

@@ -40,7 +40,7 @@ const shutdownBatch: BatchView = {
 };
 const batchRow = (id: number) => document.querySelector<HTMLElement>(`tr[data-batch-id="${id}"]`)!;
 
-describe('the task batches of My devices', { timeout: 20_000 }, () => {
+describe('the task batches of My devices', { timeout: 60_000 }, () => {
   let tasks: Paged<TaskItem>;
   beforeEach(async () => {
     mockedGet.mockReset();

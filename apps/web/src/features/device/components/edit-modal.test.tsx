@@ -15,7 +15,7 @@ const as = (dataScope: DataScope) => act(() => useSession.getState().setUserInfo
 const departmentSelect = () =>
   document.querySelector('.ant-form-item:has(#deviceEdit_departmentId) .ant-select') as HTMLElement;
 
-describe('editing a device', { timeout: 20_000 }, () => {
+describe('editing a device', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     vi.mocked(get).mockResolvedValue([] as never);
     await act(() => i18n.changeLanguage('zh'));

@@ -10,7 +10,7 @@ function Unbound({ keys }: { keys: DeviceUnbindResult[] }) {
   return <button onClick={() => show(keys)}>unbound</button>;
 }
 
-describe('the new bind keys after unbinding', { timeout: 20_000 }, () => {
+describe('the new bind keys after unbinding', { timeout: 60_000 }, () => {
   afterEach(cleanup);
 
   it('shows each device with its new key until the user says it is noted', async () => {

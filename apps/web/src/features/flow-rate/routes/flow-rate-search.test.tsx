@@ -83,7 +83,7 @@ const renderAt = (path: string) =>
     path,
   );
 
-describe('FlowRateSearchPage', { timeout: 20_000 }, () => {
+describe('FlowRateSearchPage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

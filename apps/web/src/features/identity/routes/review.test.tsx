@@ -76,7 +76,7 @@ const buttonIn = (root: HTMLElement, text: string | RegExp) =>
   within(root).getByText(text).closest('button') as HTMLButtonElement;
 const rowOf = async (text: string) => (await screen.findByText(text)).closest('tr') as HTMLElement;
 
-describe('IdentityReviewPage', { timeout: 20_000 }, () => {
+describe('IdentityReviewPage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

@@ -9,7 +9,7 @@ vi.mock('@/lib/request', () => ({ request: vi.fn() }));
 const mockedRequest = vi.mocked(request);
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url).map(([c]) => c);
 
-describe('the package catalogue (staff)', { timeout: 20_000 }, () => {
+describe('the package catalogue (staff)', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     await act(() => i18n.changeLanguage('zh'));

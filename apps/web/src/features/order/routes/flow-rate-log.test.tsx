@@ -67,7 +67,7 @@ const staff: UserInfo = {
   permissions: [],
 };
 
-describe('top-up records', { timeout: 20_000 }, () => {
+describe('top-up records', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     await act(() => i18n.changeLanguage('zh'));

@@ -85,7 +85,7 @@ const customer: UserInfo = {
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url).map(([c]) => c);
 
-describe('the traffic store', { timeout: 20_000 }, () => {
+describe('the traffic store', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.setState({ userInfo: customer });

@@ -65,7 +65,7 @@ const main = (permissions: string[]): UserInfo => ({
 
 const calls = (url: string) => mockedRequest.mock.calls.filter(([c]) => c.url === url).map(([c]) => c);
 
-describe('RoleManagementPage', { timeout: 20_000 }, () => {
+describe('RoleManagementPage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

@@ -50,7 +50,7 @@ const calls = () =>
     .filter(([c]) => c.url === '/system/log/list')
     .map(([c]) => c.params as Record<string, unknown>);
 
-describe('SystemLogPage', { timeout: 20_000 }, () => {
+describe('SystemLogPage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     mockedRequest.mockReset();
     useSession.getState().reset();

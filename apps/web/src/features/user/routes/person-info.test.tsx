@@ -55,7 +55,7 @@ const fieldError = (input: HTMLElement) =>
 
 beforeAll(() => loadDictionaries());
 
-describe('PersonInfoPage', { timeout: 20_000 }, () => {
+describe('PersonInfoPage', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     await act(() => i18n.changeLanguage('zh'));
     useSession.getState().reset();
