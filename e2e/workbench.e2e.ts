@@ -30,7 +30,12 @@ const visible = (page: Page, testId: string) => page.getByTestId(testId).filter(
 async function openWorkbench(page: Page, url: string) {
   await page.goto(`${url}/#/workbench/index`);
   await expectHash(page, /^#\/workbench\/index/);
-  await visible(page, 'workbench').waitFor();
+  try {
+    await visible(page, 'workbench').waitFor();
+  } catch (e) {
+    await shot(page, 'workbench-debug');
+    throw e;
+  }
 }
 
 describe('the workbench', () => {
@@ -46,6 +51,7 @@ describe('the workbench', () => {
         `UPDATE tenants SET auth_status = 1, attest_name = '工作台测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
         [account.username],
       );
+      await page.reload();
       const [{ tenant_id: tenantId }] = await query<{ tenant_id: number }>(
         s.databaseUrl,
         'SELECT tenant_id FROM users WHERE username = $1',
