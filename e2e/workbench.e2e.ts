@@ -147,7 +147,6 @@ describe('the workbench', () => {
       expect(await projects.first().textContent()).toContain('华东门店');
       expect(await projects.first().textContent()).toContain('在线 1 / 2 台');
       expect(await projects.first().textContent()).toContain('本月 4 个任务');
-      await target.scrollIntoViewIfNeeded();
       await settle(page);
       await shot(page, 'workbench-dashboard-widgets-zh-light');
       await projects.first().click();
@@ -189,7 +188,6 @@ describe('the workbench', () => {
         await expect.poll(() => t.getByTestId('target-percent').textContent(), { timeout: 15_000 }).toBe('25%');
         if (lang === 'en')
           expect(await visible(other.page, 'widget-project').textContent()).toContain('4 jobs this month');
-        await t.scrollIntoViewIfNeeded();
         await other.page.waitForLoadState('networkidle');
         await settle(other.page);
         await shot(other.page, `workbench-dashboard-widgets-${lang}-${scheme}`);
@@ -199,17 +197,48 @@ describe('the workbench', () => {
     },
   );
 
-  it("shows staff the platform's queues", { timeout: 120_000 }, async () => {
+  it("shows staff the platform's queues", { timeout: 180_000 }, async () => {
     const s = server('plain');
+    // a customer waiting for its identity review, with an urgent work order nobody answered in time
+    const customer = await newPage(browser, { lang: 'zh' });
+    const account = await registerThroughUi(customer.page, s, 'enterprise');
+    await customer.context.close();
+    const [{ tenant_id: tenantId, id: userId }] = await query<{ tenant_id: number; id: number }>(
+      s.databaseUrl,
+      'SELECT tenant_id, id FROM users WHERE username = $1',
+      [account.username],
+    );
+    await query(s.databaseUrl, 'UPDATE tenants SET auth_status = 2 WHERE id = $1', [tenantId]);
+    await query(
+      s.databaseUrl,
+      `INSERT INTO identity_submissions (tenant_id, user_id, kind, company_name, credit_code, legal_person, status)
+       VALUES ($1, $2, 'enterprise', '工作台审核有限公司', '91310000MA1FL8XQ3B', '张三', 2)`,
+      [tenantId, userId],
+    );
+    await query(
+      s.databaseUrl,
+      `INSERT INTO work_orders (order_no, tenant_id, user_id, type, priority, title, response_due_at, resolve_due_at)
+       VALUES ($1, $2, $3, 'device', 'urgent', '打印机无法出纸', now() - interval '1 hour', now() + interval '3 hours')`,
+      [uniqueName('WO'), tenantId, userId],
+    );
+
     const { context, page, errors } = await newPage(browser, { lang: 'zh' });
     await login(page, s, 'admin', s.adminPassword);
     await page.waitForLoadState('networkidle');
     await openWorkbench(page, s.url);
-    for (const key of ['identityWaiting', 'workOrderUnassigned', 'workOrderOverdue', 'refundPending'])
-      await visible(page, `wb-section-${key}`).waitFor();
+    for (const key of ['identityWaiting', 'workOrderUnassigned', 'workOrderOverdue'])
+      await expect
+        .poll(async () => Number(await visible(page, `wb-section-${key}`).getAttribute('data-count')), {
+          timeout: 15_000,
+        })
+        .toBeGreaterThan(0);
+    await visible(page, 'wb-section-refundPending').waitFor();
     expect(await visible(page, 'wb-section-deviceOffline').count()).toBe(0);
     await settle(page);
     await shot(page, 'workbench-staff-zh-light');
+    await visible(page, 'wb-link-workOrderOverdue').click();
+    await expectHash(page, /^#\/workOrder\/workOrderIndex\?overdue=true/);
+    await openWorkbench(page, s.url);
     await visible(page, 'wb-link-identityWaiting').click();
     await expectHash(page, /^#\/system\/identity/);
     expect(errors).toEqual([]);

@@ -41,6 +41,8 @@ export function ProjectCard({ projects, loading }: { projects: ProjectItem[] | u
             <Progress
               percent={Math.round((p.jobsMonth / top) * 100)}
               showInfo={false}
+              status="normal"
+              strokeColor={token.colorPrimary}
               size="small"
               style={{ margin: '2px 0 0' }}
             />
