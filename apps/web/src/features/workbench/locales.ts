@@ -13,6 +13,7 @@ export default {
       retry: '重试',
       openAll: '查看全部：{{name}}',
       more: '还有 {{n}} 项，查看全部',
+      neverSeen: '从未上线',
       section: {
         workOrderWaiting: '待我回复的工单',
         workOrderUnread: '有新回复的工单',
@@ -81,6 +82,7 @@ export default {
       retry: 'Retry',
       openAll: 'Open all: {{name}}',
       more: '{{n}} more, see all',
+      neverSeen: 'never connected',
       section: {
         workOrderWaiting: 'Work orders waiting for you',
         workOrderUnread: 'Work orders with new replies',

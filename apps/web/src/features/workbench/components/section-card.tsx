@@ -48,7 +48,8 @@ export function SectionCard({ section }: { section: WorkbenchSection }) {
   };
   const color = section.count > 0 ? tone[meta.tone] : token.colorTextTertiary;
   const when = (item: WorkbenchItem) => {
-    if (!item.at) return '';
+    // a device that never connected has no last-seen time: say so rather than nothing
+    if (!item.at) return section.key === 'deviceOffline' ? t('workbench.neverSeen') : '';
     const at = new Date(item.at).getTime();
     const time = at > Date.now() ? formatDateTime(at) : formatRelativeTime(at, language);
     return t(`workbench.at.${section.key}`, { time });

@@ -30,6 +30,7 @@ const customer: WorkbenchSummary = {
           at: '2024-05-01T08:00:00.000Z',
           link: '/device/detail?id=4',
         },
+        { id: '5', title: 'SN-5', subtitle: '', tag: '', at: null, link: '/device/detail?id=5' },
       ],
     },
     {
@@ -77,7 +78,8 @@ describe('WorkbenchPage', { timeout: 20_000 }, () => {
     const [item] = within(offline).getAllByTestId('wb-item-deviceOffline');
     expect(item.getAttribute('href')).toBe('/device/detail?id=4');
     expect(within(item).getByText('前台打印机')).toBeTruthy();
-    expect(within(offline).getByText('还有 6 项，查看全部')).toBeTruthy();
+    expect(within(offline).getByText('还有 5 项，查看全部')).toBeTruthy();
+    expect(within(offline).getAllByTestId('wb-item-deviceOffline')[1].textContent).toContain('从未上线');
     // the SIM's state is said in the reader's language
     expect(within(screen.getByTestId('wb-section-simLow')).getByText('已停机')).toBeTruthy();
     // an empty section says so, and comes after those with work
