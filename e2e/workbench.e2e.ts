@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDb, type Db } from '../apps/server/src/db/database.ts';
@@ -181,6 +182,24 @@ describe('the workbench', () => {
           expect(overflow).toBeLessThanOrEqual(0);
           await settle(other.page);
           await shot(other.page, `workbench-customer-${lang}-${scheme}-${size}`);
+          if (size === 'mobile') {
+            // the dashboard's two widgets on a phone: the part of the screen that shows them
+            await other.page.goto(`${s.url}/#/index`);
+            const widget = visible(other.page, 'widget-target');
+            await expect
+              .poll(() => widget.getByTestId('target-percent').textContent(), { timeout: 15_000 })
+              .toBe('25%');
+            await widget.scrollIntoViewIfNeeded();
+            await settle(other.page);
+            await other.page.screenshot({
+              path: path.resolve(
+                import.meta.dirname,
+                `../test-artifacts/e2e/workbench-widgets-${lang}-${scheme}-375.png`,
+              ),
+            });
+            const wide = await other.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+            expect(wide).toBeLessThanOrEqual(0);
+          }
         }
         await other.page.setViewportSize({ width: 1366, height: 860 });
         await other.page.goto(`${s.url}/#/index`);
@@ -236,9 +255,10 @@ describe('the workbench', () => {
     expect(await visible(page, 'wb-section-deviceOffline').count()).toBe(0);
     await settle(page);
     await shot(page, 'workbench-staff-zh-light');
-    await visible(page, 'wb-link-workOrderOverdue').click();
-    await expectHash(page, /^#\/workOrder\/workOrderIndex\?overdue=true/);
-    await openWorkbench(page, s.url);
+    // the work-order queue is another screen of this issue: its link is checked, the identity review is opened
+    expect(await visible(page, 'wb-link-workOrderOverdue').getAttribute('href')).toMatch(
+      /\/workOrder\/workOrderIndex\?overdue=true$/,
+    );
     await visible(page, 'wb-link-identityWaiting').click();
     await expectHash(page, /^#\/system\/identity/);
     expect(errors).toEqual([]);
