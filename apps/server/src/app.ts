@@ -32,6 +32,7 @@ import { departmentRoutes, DepartmentService } from './modules/department/index.
 import { deviceModelRoutes } from './modules/device-model/index.ts';
 import { deviceRegistryRoutes } from './modules/device-registry/index.ts';
 import { dashboardRoutes } from './modules/dashboard/index.ts';
+import { workbenchRoutes } from './modules/workbench/index.ts';
 import { PrintContent, PrintService, printUpkeep } from './modules/print/index.ts';
 import { integrationRoutes, IntegrationService, WebhookSender } from './modules/integration/index.ts';
 import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
@@ -215,6 +216,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceModelRoutes, { db });
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
+      await api.register(workbenchRoutes, { db });
       await api.register(orderRoutes, { db, orders, publicUrl: config.PUBLIC_URL });
       await api.register(flowRateRoutes, { db });
       await api.register(systemLogRoutes, { log: new SystemLogService(db) });

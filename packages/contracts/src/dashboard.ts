@@ -109,6 +109,46 @@ export const planWidget = z.object({
 });
 export type PlanWidget = z.infer<typeof planWidget>;
 
+/**
+ * The "target" widget (issue 14): print jobs created this month (the caller's time zone, devices of its data
+ * scope) against the monthly target the account set (`POST /dashboard/target`; null: none set yet). Null in the
+ * overview without print:view.
+ */
+export const DASHBOARD_TARGET_MAX = 100_000_000;
+export const targetWidget = z.object({
+  /** The month counted, YYYY-MM (local). */
+  month: z.string(),
+  /** Print jobs created this month. */
+  jobs: z.number().int(),
+  /** Of them, printed. */
+  printed: z.number().int(),
+  /** The account's monthly target, null when none is set. */
+  target: z.number().int().nullable(),
+  /** Whether the caller may change the target (the main account). */
+  canEdit: z.boolean(),
+});
+export type TargetWidget = z.infer<typeof targetWidget>;
+
+/** Sets the account's monthly print-job target (whole jobs, 1…DASHBOARD_TARGET_MAX), or clears it with null. */
+export const targetBody = z
+  .object({ monthlyJobs: z.number().int('rule.wholeNumber').min(1).max(DASHBOARD_TARGET_MAX).nullable() })
+  .strict();
+export type TargetBody = z.infer<typeof targetBody>;
+
+/**
+ * The "my project" widget (issue 14): the account's top-level device groups (each with the devices of the groups
+ * below it) with their devices (online/total, data scope) and print jobs this month, most jobs first, at most
+ * RANK_SIZE. Each opens the device list filtered by the group (`/device/index?groupId=`).
+ */
+export const projectItem = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  devices: z.number().int(),
+  online: z.number().int(),
+  jobsMonth: z.number().int(),
+});
+export type ProjectItem = z.infer<typeof projectItem>;
+
 export const dashboardOverview = z.object({
   cards: topCards,
   provinces: z.array(provinceCount),
@@ -135,5 +175,9 @@ export const dashboardOverview = z.object({
   orders: orderWidget.nullable(),
   /** SIMs by state and the plans expiring soon (issue 13). */
   plan: planWidget,
+  /** Print jobs this month against the account's target; null without print:view (issue 14). */
+  target: targetWidget.nullable(),
+  /** The account's groups with devices and jobs this month (issue 14). */
+  projects: z.array(projectItem),
 });
 export type DashboardOverview = z.infer<typeof dashboardOverview>;

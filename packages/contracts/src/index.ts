@@ -18,3 +18,4 @@ export * from './system-log.ts';
 export * from './flow-rate.ts';
 export * from './order.ts';
 export * from './work-order.ts';
+export * from './workbench.ts';

@@ -305,6 +305,10 @@ const task = {
 /** The dashboard. */
 const dashboard = {
   'dashboard.unknownTimeZone': { en: 'this time zone is not known to the server', zh: '服务器不认识这个时区' },
+  'dashboard.targetMainAccountOnly': {
+    en: 'only the main account can set the monthly target',
+    zh: '只有主账号可以设置月度目标',
+  },
 } as const;
 
 /** App keys and callbacks. */

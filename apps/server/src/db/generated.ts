@@ -82,6 +82,13 @@ export interface Captchas {
   id: string;
 }
 
+export interface DashboardTargets {
+  monthly_jobs: number;
+  tenant_id: number;
+  updated_at: Generated<Timestamp>;
+  updated_by: number | null;
+}
+
 export interface Departments {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
@@ -646,6 +653,7 @@ export interface DB {
   app_settings: AppSettings;
   audit_log: AuditLog;
   captchas: Captchas;
+  dashboard_targets: DashboardTargets;
   departments: Departments;
   device_groups: DeviceGroups;
   device_models: DeviceModels;

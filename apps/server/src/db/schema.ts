@@ -45,4 +45,5 @@ export type TenantTable =
   | 'order_lines'
   | 'work_orders'
   | 'work_order_events'
-  | 'work_order_attachments';
+  | 'work_order_attachments'
+  | 'dashboard_targets';

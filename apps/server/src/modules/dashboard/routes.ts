@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { PERMISSIONS, envelopeSchema } from '@cpc/contracts';
-import { dashboardOverview, dashboardQuery, trend } from '@cpc/contracts/dashboard';
+import { dashboardOverview, dashboardQuery, targetBody, trend } from '@cpc/contracts/dashboard';
 import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { badRequest, ok } from '../../plugins/errors.ts';
 import { DashboardService } from './service.ts';
+import { setTarget } from './target.ts';
 
 /** The home dashboard's data (SPEC §2): one call for every widget, and the trend alone to switch hour/day. */
 export const dashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
@@ -41,5 +43,22 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { 
       },
     },
     async (req) => ok(await zoneKnown(dashboard.trend(caller(req), req.query.tz, req.query.unit))),
+  );
+  app.post(
+    '/dashboard/target',
+    {
+      // the figure is print jobs: reading them is what the widget needs; setting it is the main account's (checked)
+      config: { permission: PERMISSIONS.printView },
+      schema: {
+        tags: ['dashboard'],
+        summary: "Sets the account's monthly print-job target (main account), or clears it with null",
+        body: targetBody,
+        response: { 200: envelopeSchema(z.null()) },
+      },
+    },
+    async (req) => {
+      await setTarget(db, caller(req), req.body.monthlyJobs, req.ip);
+      return ok(null);
+    },
   );
 };

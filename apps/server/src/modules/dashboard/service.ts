@@ -16,6 +16,7 @@ import { dataAccessOf, deviceInScope, inDataScope, type DataAccess } from '../..
 import type { AuthUser } from '../../plugins/auth.ts';
 import { orderWidget } from './orders.ts';
 import { planWidget } from './plan.ts';
+import { projectWidget, targetWidget } from './target.ts';
 
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const mb = (v: string | number | null) => Math.round(Number(v ?? 0) * 100) / 100;
@@ -42,7 +43,11 @@ export class DashboardService {
       this.versions(user, a),
       planWidget(user, a),
     ]);
-    const orders = await orderWidget(this.db, user, a, tz);
+    const [orders, target, projects] = await Promise.all([
+      orderWidget(this.db, user, a, tz),
+      targetWidget(this.db, user, a, tz),
+      projectWidget(user, a, tz),
+    ]);
     const byData = [...data.perDevice]
       .sort((a, b) => b.value - a.value || a.id - b.id)
       .filter((d) => d.value > 0)
@@ -58,6 +63,8 @@ export class DashboardService {
       versions,
       orders,
       plan,
+      target,
+      projects,
     };
   }
 

@@ -1,4 +1,4 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { DashboardOverview, Trend, TrendUnit } from '@cpc/contracts/dashboard';
 import { request } from '@/lib/request';
 import { browserTimeZone } from '../utils/time-zone';
@@ -38,3 +38,15 @@ export const useDashboardOverview = () => useQuery(overviewQueryOptions());
 /** The overview carries the daily trend; the hourly one is asked for only when the user switches to it. */
 export const useDashboardTrend = (unit: TrendUnit, enabled: boolean) =>
   useQuery({ ...trendQueryOptions(unit), enabled });
+
+/** `POST /dashboard/target`: the account's monthly print-job target (main account), null to clear it. */
+export const setDashboardTarget = (monthlyJobs: number | null) =>
+  request<null>({ url: '/dashboard/target', method: 'post', data: { monthlyJobs } });
+
+export function useSetDashboardTarget() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: setDashboardTarget,
+    onSuccess: () => client.invalidateQueries({ queryKey: [...KEY, 'overview'] }),
+  });
+}

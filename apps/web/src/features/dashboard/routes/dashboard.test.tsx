@@ -85,6 +85,11 @@ const overview: DashboardOverview = {
       ],
     },
   },
+  target: { month: '2024-05', jobs: 150, printed: 140, target: 200, canEdit: true },
+  projects: [
+    { id: 11, name: '华东门店', devices: 3, online: 2, jobsMonth: 120 },
+    { id: 12, name: '华南门店', devices: 1, online: 1, jobsMonth: 30 },
+  ],
 };
 const empty: DashboardOverview = {
   ...overview,

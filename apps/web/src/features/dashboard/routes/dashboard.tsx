@@ -16,6 +16,8 @@ import { TopCards } from '../components/top-cards';
 import { TrendChart } from '../components/trend-chart';
 import { VersionChart } from '../components/version-chart';
 import { OrderCard } from '../components/order-card';
+import { ProjectCard } from '../components/project-card';
+import { TargetCard } from '../components/target-card';
 import { isEmptyFleet } from '../utils/dashboard-data';
 
 /** The home tab (SPEC §2): the account's fleet at a glance, refreshed every 30 s. */
@@ -102,6 +104,16 @@ export default function HomePage() {
               <OrderCard orders={data.orders} loading={loading} />
             </Col>
           )}
+        </Row>
+        <Row gutter={[16, 16]}>
+          {data?.target && (
+            <Col xs={24} md={12} xl={8}>
+              <TargetCard target={data.target} loading={loading} />
+            </Col>
+          )}
+          <Col xs={24} md={data?.target ? 12 : 24} xl={data?.target ? 16 : 24}>
+            <ProjectCard projects={data?.projects} loading={loading} />
+          </Col>
         </Row>
       </>
     );

@@ -103,4 +103,16 @@ describe('top-up records', { timeout: 60_000 }, () => {
     fireEvent.click(screen.getByRole('button', { name: /确认退款/ }));
     await waitFor(() => expect(calls('/order/refund')[0]?.data).toEqual({ id: 9, reason: '客户重复购买' }));
   });
+
+  it('takes the state and the order number a link asks for (the workbench: refunds to decide)', async () => {
+    useSession.setState({ userInfo: staff });
+    renderPage(<FlowRateLogPage />, `/flowRate/flowRateLog?state=paid&orderNo=${order.orderNo}`);
+    await screen.findByText('张三的店');
+    expect(calls('/order/list')[0]?.params).toMatchObject({ state: 'paid', orderNo: order.orderNo, pageNo: 1 });
+    cleanup();
+    mockedRequest.mockClear();
+    renderPage(<FlowRateLogPage />, '/flowRate/flowRateLog?state=nonsense');
+    await screen.findByText('张三的店');
+    expect(calls('/order/list')[0]?.params?.state).toBeUndefined();
+  });
 });

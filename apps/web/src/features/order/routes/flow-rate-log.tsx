@@ -5,6 +5,7 @@ import type { Dayjs } from 'dayjs';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { PERMISSIONS } from '@cpc/contracts';
 import { ORDER_STATES, type OrderState, type OrderView } from '@cpc/contracts/order';
 import { formatFen } from '@/lib/format/money';
@@ -24,6 +25,13 @@ interface Filters {
   tenantId?: number | null;
 }
 const EMPTY: Filters = { iccid: '', orderNo: '' };
+const filtersFromSearch = (q: URLSearchParams): Filters => ({
+  ...EMPTY,
+  state: (ORDER_STATES as readonly string[]).includes(q.get('state') ?? '')
+    ? (q.get('state') as OrderState)
+    : undefined,
+  orderNo: q.get('orderNo')?.trim().slice(0, 50) ?? '',
+});
 
 /** `flowRate/flowRateLog`: the tenant's orders (staff: every tenant's), filters, detail, receipt, refunds. */
 export default function FlowRateLogPage() {
@@ -32,8 +40,10 @@ export default function FlowRateLogPage() {
   const platform = useSession((s) => s.userInfo?.tenantKind === 'platform');
   const refunds = usePermission(PERMISSIONS.flowRateRefund);
   const staff = platform && refunds;
-  const [draft, setDraft] = useState<Filters>(EMPTY);
-  const [filters, setFilters] = useState<Filters>(EMPTY);
+  // a link may ask for a state and an order number (the workbench's "refunds to decide": `?state=paid`)
+  const [search] = useSearchParams();
+  const [draft, setDraft] = useState<Filters>(() => filtersFromSearch(search));
+  const [filters, setFilters] = useState<Filters>(() => filtersFromSearch(search));
   const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
   const [open, setOpen] = useState<number | null>(null);
   useCloseOnLeave('/flowRate/flowRateLog', open != null, () => setOpen(null));
