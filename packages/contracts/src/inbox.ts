@@ -85,7 +85,7 @@ export type MessageReadBody = z.infer<typeof messageReadBody>;
 export const messageReadAllBody = z
   .object({ group: z.enum(MESSAGE_GROUPS).optional() })
   .strict()
-  .optional();
+  .nullish();
 export type MessageReadAllBody = z.infer<typeof messageReadAllBody>;
 
 /** How many messages a read call changed. */
