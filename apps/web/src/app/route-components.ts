@@ -34,6 +34,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'flowRate/mallGoods': () => import('../features/order/routes/mall-goods'),
   'flowRate/flowRateLog': () => import('../features/order/routes/flow-rate-log'),
   'flowRate/flowRateSearch': () => import('../features/flow-rate/routes/flow-rate-search'),
+  'message/index': () => import('../features/inbox/routes/message-index'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
