@@ -44,12 +44,19 @@ export const useMessagePage = (filter: InboxFilter, pageNo: number, pageSize: nu
     placeholderData: keepPreviousData,
   });
 
-export const useMessage = (id: number | null) =>
-  useQuery({
+/** One message, opened: the server marks it read, so the lists and the badge are read again. */
+export const useMessage = (id: number | null) => {
+  const client = useQueryClient();
+  return useQuery({
     queryKey: [...MESSAGE_KEY, 'detail', id],
-    queryFn: () => getMessage(id!),
+    queryFn: async () => {
+      const m = await getMessage(id!);
+      void client.invalidateQueries({ queryKey: MESSAGE_KEY, predicate: (q) => q.queryKey[1] !== 'detail' });
+      return m;
+    },
     enabled: id !== null,
   });
+};
 
 /** A change to the inbox: afterwards the page, the bell's list and its badge are read again. */
 const useInboxMutation = <A, R>(fn: (arg: A) => Promise<R>) => {
