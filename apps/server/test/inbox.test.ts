@@ -9,6 +9,7 @@ import { PERMISSIONS, type LiveEvent } from '@cpc/contracts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { Presence } from '../src/plugins/mqtt/presence.ts';
 import { SandboxGateway } from '../src/modules/order/payment/index.ts';
+import { sweepSims } from '../src/modules/flow-rate/upkeep.ts';
 import { LiveEvents } from '../src/plugins/live-events.ts';
 import { InboxMailer, readMailOutbox, sendMessages, type NewMessage } from '../src/modules/inbox/index.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
@@ -290,6 +291,18 @@ describe('the message centre', () => {
       },
     ]);
     expect(paid.total).toBe(1);
+  });
+
+  it('gives SIM alerts their link to the traffic query of that SIM', async () => {
+    const iccid = specs[2].iccid;
+    await h.db.updateTable('sims').set({ plan_total_mb: 100, used_mb: 95 }).where('iccid', '=', iccid).execute();
+    await sweepSims(h.db, { publish: () => {} });
+    const [alert] = (await list(A.token, `?group=sim&keyword=${iccid}`)).list;
+    expect(alert).toMatchObject({
+      kind: 'sim.low',
+      title: 'SIM data running low',
+      link: `/flowRate/flowRateSearch?keyword=${iccid}`,
+    });
   });
 
   it('sends one message per fault episode of a device to those who see it', async () => {
