@@ -130,7 +130,7 @@ describe('the message centre', () => {
     await page.getByTestId('inbox-filter-keyword').fill(tag);
     await page.getByTestId('inbox-search').click();
     await expect.poll(() => rows.count(), SLOW).toBe(4);
-    await send([{ kind: 'workOrder.replied', title: 'identity.failedTitle', body: `Live ${tag}4` }]);
+    await send([{ kind: 'identity.reviewed', title: 'identity.failedTitle', body: `Live ${tag}4` }]);
     await rows.filter({ hasText: `Live ${tag}4` }).waitFor(SLOW);
     expect(await rows.filter({ hasText: `Live ${tag}4` }).getAttribute('data-unread')).toBe('true');
 
