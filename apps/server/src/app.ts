@@ -24,7 +24,7 @@ import { authRoutes, AuthService, SocialLogin, socialCallbackRoute } from './mod
 import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
 import { noticeRoutes } from './modules/notice/index.ts';
-import { inboxRoutes } from './modules/inbox/index.ts';
+import { describeMailTarget, inboxMail, InboxMailer, inboxRoutes } from './modules/inbox/index.ts';
 import { uploadRoutes } from './modules/upload/index.ts';
 import { taskRoutes, TaskService } from './modules/task/index.ts';
 import { deviceRoutes } from './modules/device/index.ts';
@@ -169,6 +169,17 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   );
   await app.register(orderSweep, { orders, everyS: config.ORDER_SWEEP_S });
   await app.register(simUpkeep, { db, events });
+  // the message centre's mail (issue 14): SMTP_URL, else the outbox file; once across nodes
+  const mailTarget = { smtpUrl: config.SMTP_URL, dataDir: config.dataDir };
+  await app.register(inboxMail, {
+    mailer: new InboxMailer(
+      db,
+      { ...mailTarget, from: config.MAIL_FROM, publicUrl: config.PUBLIC_URL },
+      app.log.child({ module: 'inbox' }),
+    ),
+    everyMs: config.MAIL_INTERVAL_MS,
+    target: describeMailTarget(mailTarget),
+  });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -203,7 +214,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(menuRoutes, { db, events });
       await api.register(systemRoutes);
       await api.register(noticeRoutes, { db });
-      await api.register(inboxRoutes);
+      await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });

@@ -51,6 +51,20 @@ const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   SMS_PROVIDER: z.enum(['log']).default('log'),
+  /**
+   * The message centre's e-mail (issue 14): each new message is also mailed to its user when they have an address.
+   * SMTP_URL set (`smtp://user:pass@host:587`, `smtps://user:pass@host:465`): sent through that server (nodemailer);
+   * unset: written to DATA_DIR/outbox/mail.jsonl, like the SMS outbox. The password never reaches the logs.
+   */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^/]+/, 'must be an smtp:// or smtps:// URL')
+    .refine(decodableCredentials, 'the user name and password must be URL-encoded')
+    .optional(),
+  /** The From of those mails: an address, or a name and address (`Cloud Print <no-reply@example.com>`). */
+  MAIL_FROM: z.string().min(3).max(200).default('Cloud Print Console <no-reply@localhost>'),
+  /** How often a node mails the messages not yet mailed (once across nodes: an advisory lock). */
+  MAIL_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(10_000),
   CAPTCHA_PROVIDER: z.enum(['svg', 'off']).default('svg'),
   /** Seconds a graphic captcha can be answered; the console draws a new one shortly before (tests shorten it). */
   CAPTCHA_TTL_S: z.coerce.number().int().min(2).max(3600).default(300),

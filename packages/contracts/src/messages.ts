@@ -611,7 +611,21 @@ const workOrder = {
   },
 } as const;
 
+/** The message centre (issue 14): titles of system messages (stored as their en text) and the mail they are sent as. */
+const inbox = {
+  'inbox.orderFulfilledTitle': { en: 'Order paid: data added to your SIMs', zh: '订单已支付，流量已充值到流量卡' },
+  'inbox.deviceFaultOut': { en: 'Printer out of paper', zh: '打印机缺纸' },
+  'inbox.deviceFaultCoverOpen': { en: 'Printer cover open', zh: '打印机纸仓盖未关' },
+  'inbox.deviceFaultOverheat': { en: 'Printer overheating', zh: '打印机过热' },
+  'inbox.mailOpen': { en: 'Open it in the console: {url}', zh: '在控制台中查看：{url}' },
+  'inbox.mailFooter': {
+    en: "This message was sent by Cloud Print Console; you can also read it in the console's message centre.",
+    zh: '此邮件由云打印控制台发送，您也可以在控制台的消息中心查看。',
+  },
+} as const;
+
 export const MESSAGES = {
+  ...inbox,
   ...flowRate,
   ...workOrder,
   ...http,

@@ -243,6 +243,9 @@ export interface Messages {
   id: Generated<number>;
   kind: string;
   link: Generated<string>;
+  mail_attempts: Generated<number>;
+  mail_state: Generated<'pending' | 'sent' | 'skipped' | 'failed'>;
+  mailed_at: Timestamp | null;
   read_at: Timestamp | null;
   tenant_id: number;
   title: string;

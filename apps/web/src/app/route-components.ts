@@ -35,6 +35,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'flowRate/flowRateLog': () => import('../features/order/routes/flow-rate-log'),
   'flowRate/flowRateSearch': () => import('../features/flow-rate/routes/flow-rate-search'),
   'workbench/index': () => import('../features/workbench/routes/workbench'),
+  'message/index': () => import('../features/inbox/routes/message-index'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

@@ -35,11 +35,8 @@ export const messagesQueryOptions = () =>
   queryOptions({ queryKey: [...MESSAGE_KEY, 'list'], queryFn: () => getMessages() });
 
 export const unreadCountQueryOptions = () =>
-  queryOptions({
-    queryKey: [...MESSAGE_KEY, 'unread'],
-    queryFn: getUnreadCount,
-    refetchInterval: NOTICE_POLL_INTERVAL,
-  });
+  // no polling: a `message` event reads it again (features/inbox use-inbox-live, hooked in the bell)
+  queryOptions({ queryKey: [...MESSAGE_KEY, 'unread'], queryFn: getUnreadCount });
 
 export const useNotices = () => useQuery(noticesQueryOptions());
 

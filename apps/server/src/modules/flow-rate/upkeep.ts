@@ -81,11 +81,12 @@ export async function sweepSims(db: Db, events: EventSink): Promise<SimSweepResu
         group by u.id
       ),
       sent as (
-        insert into messages (tenant_id, user_id, kind, title, body)
+        insert into messages (tenant_id, user_id, kind, title, body, link)
         select c.tenant_id, u.id, 'sim.' || c.kind,
           case c.kind when 'low' then ${TITLES.low} when 'exhausted' then ${TITLES.exhausted}
             when 'expiring' then ${TITLES.expiring} else ${TITLES.expired} end,
-          'ICCID ' || c.iccid || coalesce(' · ' || d.sn, '') || coalesce(' · ' || nullif(d.name, ''), '')
+          'ICCID ' || c.iccid || coalesce(' · ' || d.sn, '') || coalesce(' · ' || nullif(d.name, ''), ''),
+          '/flowRate/flowRateSearch?keyword=' || c.iccid
         from changed c
         join readers u on u.tenant_id = c.tenant_id and (u.is_super = 1 or u.can_view)
         left join devices d on d.id = c.device_id

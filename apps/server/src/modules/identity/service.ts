@@ -218,6 +218,7 @@ export class IdentityService {
           kind: 'identity.reviewed',
           title: MESSAGES[decision === 'approve' ? 'identity.approvedTitle' : 'identity.failedTitle'].en,
           body: reason ?? '',
+          link: '/person/info',
           read_at: null,
         })
         .execute();

@@ -10,10 +10,22 @@ export const STORED_TITLES = new Map<string, PlainKey>(
       'flowRate.exhaustedTitle',
       'flowRate.expiringTitle',
       'flowRate.expiredTitle',
+      'inbox.orderFulfilledTitle',
+      'inbox.deviceFaultOut',
+      'inbox.deviceFaultCoverOpen',
+      'inbox.deviceFaultOverheat',
     ] as const
   ).map((k) => [MESSAGES[k].en, k]),
 );
 export const sayTitle = (title: string, lang: 'zh' | 'en') => {
   const key = STORED_TITLES.get(title);
   return key ? renderMessage(lang, key) : title;
+};
+
+/** The stored titles (en text) that say `keyword` in either language: the keyword filter finds a title as it is read. */
+export const storedTitlesSaying = (keyword: string): string[] => {
+  const k = keyword.toLowerCase();
+  return [...STORED_TITLES]
+    .filter(([, key]) => MESSAGES[key].en.toLowerCase().includes(k) || MESSAGES[key].zh.toLowerCase().includes(k))
+    .map(([en]) => en);
 };

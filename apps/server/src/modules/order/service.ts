@@ -26,6 +26,7 @@ import { dataAccessOf, deviceInScope, inDataScope, ownership } from '../../lib/d
 import { audit } from '../../lib/audit.ts';
 import type { PaymentGateway } from './payment/index.ts';
 import { withoutSecrets } from './payment/provider.ts';
+import { sendMessages } from '../inbox/index.ts';
 
 /** What fulfilment needs of the device link: one down/config message to a device. */
 export interface SimDownlink {
@@ -669,7 +670,14 @@ export class OrderService {
       | { kind: 'refused'; result: string; orderId?: number; tenantId?: number }
       | { kind: 'done'; result: string }
       | { kind: 'failed'; id: number; orderNo: string; tenantId: number }
-      | { kind: 'fulfilled'; id: number; orderNo: string; tenantId: number; sims: FulfilledSim[] }
+      | {
+          kind: 'fulfilled';
+          id: number;
+          orderNo: string;
+          tenantId: number;
+          ownerId: number | null;
+          sims: FulfilledSim[];
+        }
       | { kind: 'refund'; id: number; orderNo: string; tenantId: number; totalFen: number; tradeNo: string };
     const outcome = await this.db.transaction().execute(async (tx): Promise<Outcome> => {
       const o = await tx
@@ -738,7 +746,7 @@ export class OrderService {
         .execute();
       const sims = await this.fulfil(tx, o.id, o.tenant_id);
       await record({ ...base, result: 'fulfilled' }, tx);
-      return { kind: 'fulfilled', id: o.id, orderNo: o.order_no, tenantId: o.tenant_id, sims };
+      return { kind: 'fulfilled', id: o.id, orderNo: o.order_no, tenantId: o.tenant_id, ownerId: o.owner_id, sims };
     });
 
     switch (outcome.kind) {
@@ -795,6 +803,22 @@ export class OrderService {
           },
         });
         await this.afterFulfil(outcome.id, outcome.orderNo, outcome.tenantId, outcome.sims);
+        // the buyer's message centre (issue 14)
+        if (outcome.ownerId != null) {
+          const iccids = [...new Set(outcome.sims.map((s) => s.iccid))].join(', ');
+          (
+            await sendMessages(this.db, [
+              {
+                tenantId: outcome.tenantId,
+                userId: outcome.ownerId,
+                kind: 'order.fulfilled',
+                title: 'inbox.orderFulfilledTitle',
+                body: iccids ? `${outcome.orderNo} · ICCID ${iccids}` : outcome.orderNo,
+                link: `/flowRate/flowRateLog?orderNo=${outcome.orderNo}`,
+              },
+            ])
+          )(this.events);
+        }
         return 'success';
     }
   }

@@ -5,6 +5,7 @@ import { DEFAULT_TIME_ZONE } from '@cpc/contracts/device-constants';
 import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
 import type { EventSink } from '../../modules/task/index.ts';
+import { deviceFaultMessages, isDeviceFault } from '../../modules/inbox/index.ts';
 
 interface DeviceRow {
   id: number;
@@ -79,8 +80,8 @@ export class Presence {
     const province = located ? provinceAt(m.lat!, m.lng!) : null;
     const heartbeat = m.heartbeatS ?? this.opts.heartbeatS;
     const usedMb = n(m.usedMb);
-    const { rows } = await sql<DeviceRow & { prev: string }>`
-      WITH o AS (SELECT id, status AS prev FROM devices WHERE id = ${deviceId} FOR UPDATE),
+    const { rows } = await sql<DeviceRow & { prev: string; prev_paper: string | null }>`
+      WITH o AS (SELECT id, status AS prev, paper AS prev_paper FROM devices WHERE id = ${deviceId} FOR UPDATE),
       u AS (
         UPDATE devices d SET status = 'online', connected_at = now(), last_seen_at = now(), conn_id = ${m.conn},
           firmware = coalesce(nullif(${m.fw}::text, ''), d.firmware), imei = coalesce(${n(m.imei)}::text, d.imei),
@@ -92,7 +93,7 @@ export class Presence {
           located_at = CASE WHEN ${located} THEN now() ELSE d.located_at END,
           province = CASE WHEN ${located} THEN ${province}::text ELSE d.province END
         FROM o WHERE d.id = o.id
-        RETURNING ${RETURNING}, d.iccid, o.prev
+        RETURNING ${RETURNING}, d.iccid, o.prev, o.prev_paper
       ),
       logged AS (
         INSERT INTO device_status_log (device_id, tenant_id, status, reason)
@@ -110,6 +111,7 @@ export class Presence {
     if (m.usedMb !== undefined) await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
     this.lastSample.set(deviceId, Date.now());
     this.emit(row);
+    await this.faultBegan(row, row.prev_paper);
     return row;
   }
 
@@ -140,13 +142,18 @@ export class Presence {
     const p = n(m.paper);
     const b = n(m.battery);
     const s = n(m.signal);
-    const { rows } = await sql<DeviceRow>`
+    // `o` is the row before the update: its paper tells whether a fault began now
+    const { rows } = await sql<DeviceRow & { prev_paper: string | null }>`
       UPDATE devices d SET paper = coalesce(${p}::text, d.paper), battery = coalesce(${b}::smallint, d.battery),
         signal = coalesce(${s}::smallint, d.signal), last_seen_at = now()
-      WHERE d.id = ${deviceId} AND (d.paper IS DISTINCT FROM coalesce(${p}::text, d.paper)
+      FROM devices o
+      WHERE d.id = ${deviceId} AND o.id = d.id AND (d.paper IS DISTINCT FROM coalesce(${p}::text, d.paper)
         OR d.battery IS DISTINCT FROM coalesce(${b}::smallint, d.battery) OR d.signal IS DISTINCT FROM coalesce(${s}::smallint, d.signal))
-      RETURNING ${RETURNING}`.execute(this.db);
-    if (rows[0]) this.emit(rows[0]);
+      RETURNING ${RETURNING}, o.paper AS prev_paper`.execute(this.db);
+    if (rows[0]) {
+      this.emit(rows[0]);
+      await this.faultBegan(rows[0], rows[0].prev_paper);
+    }
     await this.sample(deviceId, rows.length > 0);
   }
 
@@ -259,6 +266,16 @@ export class Presence {
       SELECT d.id, d.tenant_id, d.battery, d.signal, d.paper, s.used_mb, d.lat, d.lng
       FROM devices d LEFT JOIN sims s ON s.iccid = d.iccid WHERE d.id = ${deviceId}
       ON CONFLICT DO NOTHING`.execute(this.db);
+  }
+
+  /**
+   * The message centre (issue 14): a fault episode begins when the paper state turns from ok (or unknown) to a
+   * fault; one message per episode to those who see the device. Only on that change: nothing on the hot path.
+   */
+  private async faultBegan(r: DeviceRow, prevPaper: string | null): Promise<void> {
+    const paper = r.paper;
+    if (r.tenant_id === null || !isDeviceFault(paper) || isDeviceFault(prevPaper)) return;
+    await deviceFaultMessages(this.db, this.events, Number(r.id), paper);
   }
 
   private emit(r: DeviceRow): void {

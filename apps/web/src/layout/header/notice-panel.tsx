@@ -2,10 +2,11 @@ import { MailOutlined, PushpinOutlined } from '@ant-design/icons';
 import { Badge, Button, Empty, Flex, Spin, Tabs, Tag, Typography, theme } from 'antd';
 import { useMemo, type CSSProperties, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { MessageItem, NoticeItem } from '@cpc/contracts';
+import type { NoticeItem } from '@cpc/contracts';
 import { useLanguage } from '../../lib/i18n';
 import { findRoute } from '../../lib/menu-routes';
-import { useMarkMessagesRead, useMessages, useNotices } from '../../lib/notice-api';
+import { useMessages, useNotices } from '../../lib/notice-api';
+import { PopoverMessages } from '../../features/inbox/components/popover-messages';
 import { useSession } from '../../lib/session';
 import { useStableNavigate } from '../use-stable-navigate';
 import { sanitizeHtml } from '../../lib/sanitize-html';
@@ -117,55 +118,6 @@ function NoticeRow({ item, timeAgo }: { item: NoticeItem; timeAgo: (when: string
   );
 }
 
-function MessageRow({
-  item,
-  timeAgo,
-  onRead,
-}: {
-  item: MessageItem;
-  timeAgo: (when: string) => string;
-  onRead: (id: number) => void;
-}) {
-  const { t } = useTranslation();
-  const { token } = theme.useToken();
-  const unread = item.readAt === null;
-  const read = () => unread && onRead(item.id);
-  return (
-    <li
-      data-testid="message-item"
-      data-unread={unread}
-      role={unread ? 'button' : undefined}
-      tabIndex={unread ? 0 : undefined}
-      onClick={read}
-      onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && read()}
-      style={{
-        padding: '10px 4px',
-        borderBottom: `1px solid ${token.colorSplit}`,
-        cursor: unread ? 'pointer' : undefined,
-      }}
-    >
-      <Flex gap={8} align="flex-start">
-        <Badge
-          status={unread ? 'processing' : 'default'}
-          title={unread ? t('layout.header.notice.unreadDot') : undefined}
-          style={{ marginTop: 4, visibility: unread ? 'visible' : 'hidden' }}
-        />
-        <Flex vertical gap={2} style={{ minWidth: 0, flex: 1 }}>
-          <Typography.Text strong={unread} type={unread ? undefined : 'secondary'} ellipsis>
-            {item.title}
-          </Typography.Text>
-          {item.body && (
-            <span style={{ ...clamp(2), color: token.colorTextSecondary, fontSize: token.fontSizeSM }}>
-              {item.body}
-            </span>
-          )}
-          <span style={{ fontSize: token.fontSizeSM, color: token.colorTextTertiary }}>{timeAgo(item.createdAt)}</span>
-        </Flex>
-      </Flex>
-    </li>
-  );
-}
-
 export default function NoticePanel({
   tab,
   onTab,
@@ -181,12 +133,11 @@ export default function NoticePanel({
   const navigate = useStableNavigate();
   const timeAgo = useTimeAgo();
   const notices = useNotices();
-  const messages = useMessages(true);
-  const markRead = useMarkMessagesRead();
+  // the messages tab's list is fetched with the popover, whichever tab opens first
+  useMessages(true);
   const hasNoticePage = useSession((s) => !!s.routes && !!findRoute(s.routes, NOTICE_PAGE));
 
   const noticeList = notices.data?.list ?? [];
-  const messageList = messages.data?.list ?? [];
 
   const items = [
     {
@@ -212,34 +163,17 @@ export default function NoticePanel({
           <span>{t('layout.header.notice.tabs.email')}</span>
         </Badge>
       ),
-      children: (
-        <ListFrame
-          loading={messages.isPending}
-          error={messages.isError}
-          onRetry={() => void messages.refetch()}
-          empty={messageList.length ? null : t('layout.header.notice.emptyEmail')}
-        >
-          {messageList.map((m) => (
-            <MessageRow key={m.id} item={m} timeAgo={timeAgo} onRead={(id) => markRead.mutate([id])} />
-          ))}
-        </ListFrame>
-      ),
+      // the message centre's newest messages (features/inbox), with its own "mark all read" and "view all"
+      children: <PopoverMessages unreadCount={unreadCount} onClose={onClose} />,
     },
   ];
 
-  const showMarkAll = tab === 'email' && unreadCount > 0;
   return (
     <div data-testid="notice-popover">
       <Tabs activeKey={tab} onChange={(key) => onTab(key as TabKey)} items={items} size="small" centered />
-      {(showMarkAll || hasNoticePage) && (
+      {tab === 'notice' && hasNoticePage && (
         <Flex justify="space-between" style={{ paddingTop: 8 }}>
-          {showMarkAll ? (
-            <Button size="small" type="link" loading={markRead.isPending} onClick={() => markRead.mutate(undefined)}>
-              {t('layout.header.notice.markAllRead')}
-            </Button>
-          ) : (
-            <span />
-          )}
+          <span />
           {hasNoticePage && (
             <Button
               size="small"

@@ -7,6 +7,7 @@ import { useNotices, useUnreadCount } from '../../lib/notice-api';
 import { useSession } from '../../lib/session';
 import { readStorage, writeStorage } from '../../lib/storage';
 import { useLayoutSettings } from '../layout-settings';
+import { useInboxLive } from '../../features/inbox/components/use-inbox-live';
 
 export type TabKey = 'notice' | 'email';
 
@@ -31,6 +32,8 @@ function NoticeBell() {
   const username = useSession((s) => s.username);
   const notices = useNotices();
   const unread = useUnreadCount();
+  // new messages, and reads elsewhere, arrive over the live-event channel (the message centre)
+  useInboxLive();
   const [open, setOpen] = useState(false);
   const [tab, setTab] = useState<TabKey>('notice');
   const [seenAt, setSeenAt] = useState(() => readStorage('localStorage', seenKey(username)) ?? '');
