@@ -352,7 +352,8 @@ export class WorkOrderService {
   }
 
   private async sanitized(writerTenant: number, db: Trx, html: string, field: string) {
-    const clean = sanitizeRichHtml(html);
+    // NUL cannot be stored in text (PostgreSQL refuses it): it goes with the rest of what is not kept
+    const clean = sanitizeRichHtml(html.replaceAll('\u0000', ''));
     await assertOwnObjects(new TenantScope(db, writerTenant), clean.objectKeys, field);
     return clean;
   }
