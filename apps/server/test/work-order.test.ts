@@ -577,6 +577,10 @@ describe('rich text and attachments', () => {
     for (const html of [stored.description_html, ...rows.map((r) => r.body_html)]) expect(html).not.toMatch(BAD);
     // a row written around the server is still answered as it was stored (the browser sanitises again)
     expect(JSON.stringify(await detailOf(wo.id, A.token))).not.toMatch(BAD);
+    // NUL (which PostgreSQL cannot store) is dropped, not a 500
+    const nul = await post('/workOrder/reply', A.token, { id: wo.id, bodyHtml: '<p>a\u0000b</p>' });
+    expect(nul.statusCode, nul.body).toBe(200);
+    expect(nul.body_.data.events.at(-1).bodyHtml).toBe('<p>ab</p>');
     // a script-only reply is nothing
     const empty = await post('/workOrder/reply', A.token, { id: wo.id, bodyHtml: '<script>alert(1)</script>' });
     expect(empty.statusCode).toBe(400);
