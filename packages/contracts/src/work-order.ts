@@ -61,7 +61,15 @@ export const workOrderState = z.enum(WORK_ORDER_STATES);
 /** Rich text as the editor wrote it; the server sanitises it before it is stored. */
 export const richHtml = z.string().max(WORK_ORDER_HTML_MAX, 'rule.maxChars');
 /** An uploaded object (from the upload-token flow) attached by its key. */
-export const attachmentKeys = z.array(z.string().min(1).max(300)).max(WORK_ORDER_ATTACHMENTS_MAX);
+export const attachmentKeys = z
+  .array(
+    z
+      .string()
+      .max(300)
+      // the shape of a key the upload answers: day folder, random folder, a safe name
+      .regex(/^\d{8}\/[0-9a-f]{16}\/[\p{L}\p{N}._-]{1,100}$/u, 'workOrder.attachmentMissing'),
+  )
+  .max(WORK_ORDER_ATTACHMENTS_MAX);
 const subjectIds = z.array(id).max(WORK_ORDER_SUBJECTS_MAX);
 
 export const workOrderBody = z
