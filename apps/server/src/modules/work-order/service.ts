@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import {
   PERMISSIONS,
+  WORK_ORDER_QUEUE_TOTAL_CAP,
   WORK_ORDER_TOTAL_CAP,
   type CannedReply,
   type WorkOrderAttachment,
@@ -141,11 +142,11 @@ export class WorkOrderService {
               .execute()
           ).map((t) => t.id)
         : [];
-      base = base.where(
-        tenants.length
-          ? sql<boolean>`((wo.order_no || ' ' || wo.title) ilike ${like} or wo.tenant_id = any(${tenants}::bigint[]))`
-          : sql<boolean>`(wo.order_no || ' ' || wo.title) ilike ${like}`,
-      );
+      // a whole order number is looked up by its unique index (its trigrams are in every order's number)
+      const text = /^WO\d{14,}$/i.test(q.keyword)
+        ? sql<boolean>`wo.order_no = ${q.keyword.toUpperCase()}`
+        : sql<boolean>`(wo.order_no || ' ' || wo.title) ilike ${like}`;
+      base = base.where(tenants.length ? sql<boolean>`(${text} or wo.tenant_id = any(${tenants}::bigint[]))` : text);
     }
     const [rows, count] = await Promise.all([
       this.named(base)
@@ -159,7 +160,10 @@ export class WorkOrderService {
         .selectFrom(
           base
             .select(sql`1`.as('one'))
-            .limit(WORK_ORDER_TOTAL_CAP)
+            // in the page's order: the count walks the index the page walks, and stops at the cap
+            .orderBy('wo.created_at', 'desc')
+            .orderBy('wo.id', 'desc')
+            .limit(c.staff ? WORK_ORDER_QUEUE_TOTAL_CAP : WORK_ORDER_TOTAL_CAP)
             .as('page'),
         )
         .select(sql<number>`count(*)`.as('n'))
