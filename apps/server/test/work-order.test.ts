@@ -314,6 +314,21 @@ describe('the state machine', () => {
     );
   });
 
+  it('serialises a withdraw and a take that arrive together: one wins, the other is refused', async () => {
+    for (let k = 0; k < 5; k++) {
+      const wo = await open(A.token);
+      const [withdraw, take] = await Promise.all([
+        post('/workOrder/withdraw', A.token, { id: wo.id }),
+        post('/workOrder/take', admin, { id: wo.id }),
+      ]);
+      expect([withdraw.statusCode, take.statusCode].sort()).toEqual([200, 409]);
+      const d = await detailOf(wo.id, admin);
+      expect(d.state).toBe(withdraw.statusCode === 200 ? 'withdrawn' : 'processing');
+      // exactly one state change after the opening
+      expect(d.events.filter((e: any) => e.kind === 'state')).toHaveLength(2);
+    }
+  });
+
   it('closes resolved orders by itself after 7 days, and no sooner', async () => {
     const [old, fresh] = [await open(A.token), await open(A.token)];
     await force(old.id, 'resolved', { resolved_at: new Date(Date.now() - 7 * 86_400_000 - 60_000) });
