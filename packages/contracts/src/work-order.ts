@@ -91,6 +91,15 @@ export const workOrderBody = z
     deviceIds: subjectIds.default([]),
     orderIds: subjectIds.default([]),
     attachments: attachmentKeys.default([]),
+    /**
+     * The form's own id of this submission (a random string made when the form opens): sending it again (a double
+     * click, a retry after a lost answer) answers the order the first one opened instead of opening another.
+     */
+    clientRequestId: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'rule.requestId')
+      .optional(),
   })
   .strict();
 export type WorkOrderBody = z.input<typeof workOrderBody>;

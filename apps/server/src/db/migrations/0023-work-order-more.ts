@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
  *   all orders, so a partial index of them is small and the due-time test filters a few rows;
  * - "unread by staff": the customer wrote after staff last read it (the same expression as the list's filter);
  * - keyword: a trigram index of the order number and title (`ILIKE '%…%'`);
+ * - `client_request_id`: the form's id of a submission, unique per tenant: opening is idempotent;
  * - `work_order_no_seq`: the running number of order numbers (`WO` + the day in China + 6+ digits), never reused.
  * Never edit once landed.
  */
@@ -16,6 +17,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
     CREATE SEQUENCE work_order_no_seq;
+    ALTER TABLE work_orders ADD COLUMN client_request_id text;
+    ALTER TABLE work_orders ADD CONSTRAINT work_orders_client_request_uq UNIQUE (tenant_id, client_request_id);
     CREATE INDEX work_orders_created_idx ON work_orders (created_at DESC, id DESC);
     CREATE INDEX work_orders_assignee_created_idx ON work_orders (assignee_id, created_at DESC, id DESC);
     CREATE INDEX work_orders_type_idx ON work_orders (type, created_at DESC, id DESC);
