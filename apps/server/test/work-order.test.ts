@@ -745,6 +745,16 @@ describe('the staff queue', () => {
     const byName = await get('/workOrder/list?keyword=zebra&pageSize=50', admin);
     expect(byName.body_.data.list.map((o: any) => o.id).sort()).toEqual(all);
     expect(byName.body_.data.list[0].tenantName).toBe('Zebra Printing Ltd');
+    // the name and a title at once, newest first, paged, with other filters kept
+    const titled = await open(A.token, { title: 'zebra stripes on every print', type: 'printing' });
+    const both = await get('/workOrder/list?keyword=zebra&pageSize=50', admin);
+    expect(both.body_.data.list.map((o: any) => o.id)).toEqual([titled.id, c.id, b.id, a.id]);
+    expect(both.body_.data.total).toBe(4);
+    const page2 = await get('/workOrder/list?keyword=zebra&pageSize=2&pageNo=2', admin);
+    expect(page2.body_.data.list.map((o: any) => o.id)).toEqual([b.id, a.id]);
+    expect(page2.body_.data.total).toBe(4);
+    const printing = await get('/workOrder/list?keyword=zebra&type=printing&pageSize=50', admin);
+    expect(printing.body_.data.list.map((o: any) => o.id)).toEqual([titled.id]);
     const overdue = (await get(`/workOrder/detail?id=${c.id}`, admin)).body_.data;
     expect(overdue.overdue).toBe(true);
     // a customer's tenantId / assignee / overdue are ignored: its own orders only
