@@ -505,6 +505,22 @@ describe('the conversation', () => {
     ]);
   });
 
+  it('tells the sub-account that opened it and the main account, once each; a note tells nobody', async () => {
+    const sub = await userWith(A.tenantId, [PERMISSIONS.workOrderView, PERMISSIONS.workOrderEdit], 'own');
+    const bystander = await userWith(A.tenantId, [PERMISSIONS.workOrderView]);
+    const wo = await open(sub.token);
+    const [subBefore, mainBefore] = [(await messagesOf(sub.token)).length, (await messagesOf(A.token)).length];
+    await post('/workOrder/reply', admin, { id: wo.id, bodyHtml: '<p>internal</p>', action: 'note' });
+    await post('/workOrder/reply', admin, { id: wo.id, bodyHtml: '<p>On it.</p>' });
+    const subMessages = await messagesOf(sub.token);
+    const mainMessages = await messagesOf(A.token);
+    expect(subMessages).toHaveLength(subBefore + 1);
+    expect(mainMessages).toHaveLength(mainBefore + 1);
+    for (const m of [subMessages[0], mainMessages[0]])
+      expect(m).toMatchObject({ kind: 'workOrder.replied', link: `/workOrder/detail?id=${wo.id}` });
+    expect(await messagesOf(bystander.token)).toEqual([]);
+  });
+
   it('lets the customer edit and withdraw before staff take it, with the edit in the timeline and the log', async () => {
     const wo = await open(A.token, { priority: 'low' });
     const edited = await post('/workOrder/update', A.token, { id: wo.id, title: 'new title', priority: 'urgent' });
