@@ -19,6 +19,14 @@ import { id, keywordField, pageFields, queryId, textLine } from './device.ts';
  * | GET /workOrder/targets, POST /workOrder/targets | workOrder:handle (read), workOrder:settings (write) | –, workOrderTargetsBody | WorkOrderTarget[] |
  * | GET /workOrder/canned/list, POST /workOrder/canned/create, /update, /delete | workOrder:handle (own), workOrder:settings (shared) | – | CannedReply[] |
  * | GET /workOrder/options | workOrder:edit | { keyword } | { devices, orders } the customer may name |
+ *
+ * One set of routes answers by who calls: a customer (its tenant, its roles' data scope) reads with workOrder:view
+ * and writes with workOrder:edit; staff (the platform tenant) reach every tenant's orders with workOrder:handle only
+ * (a staff member without it gets 403 on every call). For staff `/workOrder/list` is the queue: `tenantId`,
+ * `assignee` and `overdue` apply (customers' are ignored), the keyword also finds the account's name.
+ * Refused transitions answer 409 with a message naming the state (`data.state`). Attachments are uploaded with an
+ * upload token of the `attachment` bucket (`GET /user/v1/user/getQnToken?bucket=attachment`): images, pdf, zip and
+ * UTF-8 text, each checked by its bytes against its name's extension; then named by their keys here.
  */
 
 export const WORK_ORDER_TYPES = ['device', 'printing', 'traffic', 'billing', 'account', 'other'] as const;
@@ -41,6 +49,13 @@ export const WORK_ORDER_ATTACHMENTS_MAX = 10;
 export const WORK_ORDER_ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 /** The longest description or reply, in characters of sanitised HTML. */
 export const WORK_ORDER_HTML_MAX = 50_000;
+/**
+ * A customer's list's `total` is exact up to this many orders and this number beyond; the staff queue's up to
+ * WORK_ORDER_QUEUE_TOTAL_CAP (counting a million-row queue for every page would cost more than the page): the pager
+ * offers pages up to it, and the filters (state, time, tenant…) narrow the rest.
+ */
+export const WORK_ORDER_TOTAL_CAP = 10_000;
+export const WORK_ORDER_QUEUE_TOTAL_CAP = 1_000;
 /** The most devices and orders one work order may name. */
 export const WORK_ORDER_SUBJECTS_MAX = 20;
 /** Who wrote a timeline entry. */
@@ -56,7 +71,15 @@ export const workOrderState = z.enum(WORK_ORDER_STATES);
 /** Rich text as the editor wrote it; the server sanitises it before it is stored. */
 export const richHtml = z.string().max(WORK_ORDER_HTML_MAX, 'rule.maxChars');
 /** An uploaded object (from the upload-token flow) attached by its key. */
-export const attachmentKeys = z.array(z.string().min(1).max(300)).max(WORK_ORDER_ATTACHMENTS_MAX);
+export const attachmentKeys = z
+  .array(
+    z
+      .string()
+      .max(300)
+      // the shape of a key the upload answers: day folder, random folder, a safe name
+      .regex(/^\d{8}\/[0-9a-f]{16}\/[\p{L}\p{N}._-]{1,100}$/u, 'workOrder.attachmentMissing'),
+  )
+  .max(WORK_ORDER_ATTACHMENTS_MAX);
 const subjectIds = z.array(id).max(WORK_ORDER_SUBJECTS_MAX);
 
 export const workOrderBody = z
@@ -68,6 +91,15 @@ export const workOrderBody = z
     deviceIds: subjectIds.default([]),
     orderIds: subjectIds.default([]),
     attachments: attachmentKeys.default([]),
+    /**
+     * The form's own id of this submission (a random string made when the form opens): sending it again (a double
+     * click, a retry after a lost answer) answers the order the first one opened instead of opening another.
+     */
+    clientRequestId: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'rule.requestId')
+      .optional(),
   })
   .strict();
 export type WorkOrderBody = z.input<typeof workOrderBody>;

@@ -20,6 +20,7 @@ import * as m0018 from './migrations/0018-orders.ts';
 import * as m0019 from './migrations/0019-work-orders.ts';
 import * as m0021 from './migrations/0021-inbox.ts';
 import * as m0022 from './migrations/0022-workbench.ts';
+import * as m0023 from './migrations/0023-work-order-more.ts';
 
 export type Db = Kysely<Database>;
 
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0019-work-orders': m0019,
   '0021-inbox': m0021,
   '0022-workbench': m0022,
+  '0023-work-order-more': m0023,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -14,6 +14,12 @@ export const STORED_TITLES = new Map<string, PlainKey>(
       'inbox.deviceFaultOut',
       'inbox.deviceFaultCoverOpen',
       'inbox.deviceFaultOverheat',
+      'workOrder.repliedTitle',
+      'workOrder.askedTitle',
+      'workOrder.resolvedTitle',
+      'workOrder.customerRepliedTitle',
+      'workOrder.reopenedTitle',
+      'workOrder.assignedTitle',
     ] as const
   ).map((k) => [MESSAGES[k].en, k]),
 );
