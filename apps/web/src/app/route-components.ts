@@ -34,6 +34,9 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'flowRate/mallGoods': () => import('../features/order/routes/mall-goods'),
   'flowRate/flowRateLog': () => import('../features/order/routes/flow-rate-log'),
   'flowRate/flowRateSearch': () => import('../features/flow-rate/routes/flow-rate-search'),
+  'workOrder/index': () => import('../features/work-order/routes/work-order-index'),
+  'workOrder/detail': () => import('../features/work-order/routes/work-order-detail'),
+  'workOrder/edit': () => import('../features/work-order/routes/work-order-edit'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
