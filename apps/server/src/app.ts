@@ -37,6 +37,7 @@ import { integrationRoutes, IntegrationService, WebhookSender } from './modules/
 import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
 import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules/system-log/index.ts';
 import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
+import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
@@ -168,6 +169,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   );
   await app.register(orderSweep, { orders, everyS: config.ORDER_SWEEP_S });
   await app.register(simUpkeep, { db, events });
+  const workOrders = new WorkOrderService(db, storage, events);
+  await app.register(workOrderUpkeep, { db, orders: workOrders });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -217,6 +220,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(dashboardRoutes, { db });
       await api.register(orderRoutes, { db, orders, publicUrl: config.PUBLIC_URL });
       await api.register(flowRateRoutes, { db });
+      await api.register(workOrderRoutes, { orders: workOrders });
       await api.register(systemLogRoutes, { log: new SystemLogService(db) });
       await api.register(integrationRoutes, {
         integration: new IntegrationService(db, {

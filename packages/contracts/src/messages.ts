@@ -232,6 +232,14 @@ const upload = {
   'upload.objectMissing': { en: 'object does not exist', zh: '文件不存在' },
   'upload.tokenInvalid': { en: 'upload token invalid or expired', zh: '上传凭证无效或已过期' },
   'upload.wrongType': { en: 'uploads must be jpg or png', zh: '上传文件只能是 jpg 或 png 格式' },
+  'upload.attachmentType': {
+    en: 'attachments must be images (jpg, png, gif, webp), pdf, zip or text (.txt, .log, .csv, .json)',
+    zh: '附件只能是图片（jpg、png、gif、webp）、pdf、zip 或文本（.txt、.log、.csv、.json）',
+  },
+  'upload.nameMismatch': {
+    en: 'the file is not what its name says: its bytes are {actual}',
+    zh: '文件内容与文件名不符：实际为 {actual}',
+  },
   'upload.imageFirst': { en: 'upload the image first', zh: '请先上传图片' },
 } as const;
 
@@ -605,6 +613,79 @@ const workOrder = {
     en: 'assignee must be a staff id, none or me',
     zh: '处理人须为工作人员编号、none 或 me',
   },
+  'workOrder.state.submitted': { en: 'submitted', zh: '待受理' },
+  'workOrder.state.processing': { en: 'in progress', zh: '处理中' },
+  'workOrder.state.waiting': { en: 'waiting for the customer', zh: '待客户反馈' },
+  'workOrder.state.resolved': { en: 'resolved', zh: '已解决' },
+  'workOrder.state.closed': { en: 'closed', zh: '已关闭' },
+  'workOrder.state.withdrawn': { en: 'withdrawn', zh: '已撤回' },
+  'workOrder.taken': {
+    en: 'this work order was taken by staff and can no longer be edited',
+    zh: '该工单已被客服受理，不能再编辑',
+  },
+  'workOrder.notWithdrawable': {
+    en: 'this work order is {state}: only a work order staff have not taken yet can be withdrawn',
+    zh: '该工单{state}：只有尚未被受理的工单可以撤回',
+  },
+  'workOrder.replyClosed': {
+    en: 'a {state} work order takes no replies',
+    zh: '{state}的工单不能再回复',
+  },
+  'workOrder.replyResolved': {
+    en: 'this work order is resolved: reopen it to reply',
+    zh: '该工单已解决：如需继续沟通，请重新打开',
+  },
+  'workOrder.reopenExpired': {
+    en: 'reopen is possible within {n} days of resolution',
+    zh: '工单只能在解决后 {n} 天内重新打开',
+  },
+  'workOrder.notResolved': {
+    en: 'this work order is {state}: only a resolved one can be reopened or closed',
+    zh: '该工单{state}：只有已解决的工单可以重新打开或关闭',
+  },
+  'workOrder.notClosed': {
+    en: 'this work order is {state}: only a closed one can be rated',
+    zh: '该工单{state}：只有已关闭的工单可以评价',
+  },
+  'workOrder.alreadyRated': { en: 'this work order was rated already', zh: '该工单已评价过' },
+  'workOrder.notOpen': {
+    en: 'this work order is {state}: it can no longer be taken, assigned or resolved',
+    zh: '该工单{state}：不能再受理、分派或解决',
+  },
+  'workOrder.customersOnly': {
+    en: 'work orders are opened and edited by customers',
+    zh: '工单由客户提交和编辑',
+  },
+  'workOrder.customerAction': { en: 'a customer can only reply', zh: '客户只能回复' },
+  'workOrder.emptyReply': { en: 'write something or attach a file', zh: '请填写内容或添加附件' },
+  'workOrder.deviceNotYours': {
+    en: 'a device is not one of yours or is outside your data scope',
+    zh: '有设备不属于您或不在您的数据范围内',
+  },
+  'workOrder.orderNotYours': { en: 'an order is not one of yours', zh: '有订单不属于您' },
+  'workOrder.attachmentMissing': {
+    en: 'an attachment is not a file you uploaded as an attachment',
+    zh: '有附件不是您上传的附件文件',
+  },
+  'workOrder.assigneeNotStaff': {
+    en: 'the assignee must be a staff member who handles work orders',
+    zh: '处理人须为有工单处理权限的工作人员',
+  },
+  'workOrder.sharedNeedsSettings': {
+    en: 'shared canned replies need the work-order settings permission',
+    zh: '共享快捷回复需要工单设置权限',
+  },
+  'workOrder.targetsDuplicate': { en: 'each priority may appear once', zh: '每个优先级只能出现一次' },
+  'workOrder.resolveBeforeResponse': {
+    en: 'the resolution target cannot be shorter than the first-response target',
+    zh: '解决时限不能短于首次响应时限',
+  },
+  'workOrder.repliedTitle': { en: 'Your work order has a reply', zh: '您的工单有新回复' },
+  'workOrder.askedTitle': { en: 'Staff asked about your work order', zh: '客服需要您补充工单信息' },
+  'workOrder.resolvedTitle': { en: 'Your work order was resolved', zh: '您的工单已解决' },
+  'workOrder.customerRepliedTitle': { en: 'A customer replied to a work order', zh: '客户回复了工单' },
+  'workOrder.reopenedTitle': { en: 'A customer reopened a work order', zh: '客户重新打开了工单' },
+  'workOrder.assignedTitle': { en: 'A work order was assigned to you', zh: '有工单分派给您' },
 } as const;
 
 export const MESSAGES = {
@@ -662,6 +743,9 @@ export const NOUNS = {
   package: '套餐',
   order: '订单',
   SIM: '流量卡',
+  'work order': '工单',
+  'canned reply': '快捷回复',
+  attachment: '附件',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;
@@ -732,6 +816,15 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   iccid: 'ICCID',
   iccids: 'ICCID',
   packageId: '套餐',
+  descriptionHtml: '描述',
+  bodyHtml: '内容',
+  attachments: '附件',
+  orderIds: '订单',
+  assigneeId: '处理人',
+  targets: '时限',
+  rating: '评分',
+  comment: '评价',
+  priority: '优先级',
 };
 
 /** The `{name}`s of a template. */

@@ -1,7 +1,37 @@
 import { z } from 'zod';
 
-/** Uploads (DESIGN §5): a short-lived upload token, and what an upload answers. */
-export const uploadTokenQuery = z.object({ bucket: z.enum(['permanentfile']).default('permanentfile') }).strict();
+/**
+ * Uploads (DESIGN §5): a short-lived upload token, and what an upload answers. The token names its bucket:
+ * `permanentfile` takes jpg and png images (identity, avatars, rich-text images); `attachment` (issue 14: work-order
+ * attachments) also takes gif, webp, pdf, zip and plain text, each checked by its bytes against its name.
+ */
+export const UPLOAD_BUCKETS = ['permanentfile', 'attachment'] as const;
+export type UploadBucket = (typeof UPLOAD_BUCKETS)[number];
+export const uploadTokenQuery = z.object({ bucket: z.enum(UPLOAD_BUCKETS).default('permanentfile') }).strict();
+/** What the `attachment` bucket accepts, by the type its bytes show (text has no magic bytes: see the server). */
+export const ATTACHMENT_ACCEPT = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'application/pdf',
+  'application/zip',
+  'text/plain',
+];
+/** The file-name extensions of the `attachment` bucket, and the type the bytes must show for each. */
+export const ATTACHMENT_EXTENSIONS: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  txt: 'text/plain',
+  log: 'text/plain',
+  csv: 'text/plain',
+  json: 'text/plain',
+};
 export const uploadTokenResult = z.object({
   token: z.string(),
   uploadUrl: z.string(),

@@ -41,6 +41,11 @@ export const WORK_ORDER_ATTACHMENTS_MAX = 10;
 export const WORK_ORDER_ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 /** The longest description or reply, in characters of sanitised HTML. */
 export const WORK_ORDER_HTML_MAX = 50_000;
+/**
+ * A list's `total` is exact up to this many orders and this number beyond (counting a million-row queue for every
+ * page would cost more than the page): the pager then offers pages up to it; filters narrow the rest.
+ */
+export const WORK_ORDER_TOTAL_CAP = 10_000;
 /** The most devices and orders one work order may name. */
 export const WORK_ORDER_SUBJECTS_MAX = 20;
 /** Who wrote a timeline entry. */

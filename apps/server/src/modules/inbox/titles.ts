@@ -10,6 +10,12 @@ export const STORED_TITLES = new Map<string, PlainKey>(
       'flowRate.exhaustedTitle',
       'flowRate.expiringTitle',
       'flowRate.expiredTitle',
+      'workOrder.repliedTitle',
+      'workOrder.askedTitle',
+      'workOrder.resolvedTitle',
+      'workOrder.customerRepliedTitle',
+      'workOrder.reopenedTitle',
+      'workOrder.assignedTitle',
     ] as const
   ).map((k) => [MESSAGES[k].en, k]),
 );

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { fileTypeFromFile } from 'file-type';
 import {
+  ATTACHMENT_ACCEPT,
+  ATTACHMENT_EXTENSIONS,
   UPLOAD_ACCEPT,
   UPLOAD_MAX_BYTES,
   envelopeSchema,
@@ -27,7 +30,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, sessionId: u.sessionId, bucket }, TOKEN_TTL),
       uploadUrl: '/apiAdmin/upload',
       maxSize: UPLOAD_MAX_BYTES,
-      accept: UPLOAD_ACCEPT,
+      accept: bucket === 'attachment' ? ATTACHMENT_ACCEPT : UPLOAD_ACCEPT,
       expiresIn: TOKEN_TTL,
     });
   };
@@ -68,7 +71,8 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       config: { auth: false },
       schema: {
         tags: ['upload'],
-        summary: 'Upload a jpg or png (≤ 10 MB) with an upload token: multipart fields `token` then `file`',
+        summary:
+          "Upload a file (≤ 10 MB) with an upload token: multipart fields `token` then `file`. The token's bucket decides what is taken: `permanentfile` jpg or png, `attachment` also gif, webp, pdf, zip and UTF-8 text (.txt .log .csv .json), its bytes matching its name",
         consumes: ['multipart/form-data'],
         response: { 200: envelopeSchema(uploadResult) },
       },
@@ -99,8 +103,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       try {
         assertWhole(part, badRequest('file', 'upload.tooLarge'));
         if (size === 0) throw badRequest('file', 'upload.fileEmpty');
-        const type = await fileTypeFromFile(temp);
-        if (!type || !UPLOAD_ACCEPT.includes(type.mime)) throw badRequest('file', 'upload.wrongType');
+        const type =
+          claims.bucket === 'attachment' ? await attachmentType(temp, name, size) : await fileTypeFromFile(temp);
+        if (!type || (claims.bucket !== 'attachment' && !UPLOAD_ACCEPT.includes(type.mime)))
+          throw badRequest('file', 'upload.wrongType');
         const key = storage.newKey(name || `upload.${type.ext}`);
         await new TenantScope(db, claims.tenantId)
           .insertInto('objects', {
@@ -147,11 +153,43 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
       const bytes = row ? await storage.read(key) : null;
       if (!row || !bytes) throw new AppError(404, 'upload.objectMissing');
+      // anything but an image is a download, never a page the browser would render
+      if (!row.mime.startsWith('image/')) reply.header('content-disposition', 'attachment');
       reply
-        .header('content-type', row.mime)
+        .header('content-type', row.mime === 'text/plain' ? 'text/plain; charset=utf-8' : row.mime)
         .header('cache-control', 'private, max-age=3600')
         .header('x-content-type-options', 'nosniff');
       return reply.send(bytes);
     },
   );
 };
+
+/** Bytes of a text attachment read to check it (the whole file: ≤ 10 MB). */
+const isUtf8Text = (bytes: Buffer) => {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The type of a work-order attachment (issue 14), by its bytes: an image, pdf or zip by its magic bytes (`file-type`),
+ * plain text (which has none) only when the bytes are valid UTF-8 without NUL. The name's extension must say the same
+ * type: a `.pdf` whose bytes are a zip, or a `.txt` that is an executable, is refused.
+ */
+async function attachmentType(temp: string, name: string, size: number): Promise<{ mime: string; ext: string }> {
+  const ext = /\.([A-Za-z0-9]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? '';
+  const claimed = ATTACHMENT_EXTENSIONS[ext];
+  if (!claimed) throw badRequest('file', 'upload.attachmentType');
+  const sniffed = await fileTypeFromFile(temp);
+  if (sniffed) {
+    if (sniffed.mime !== claimed) throw badRequest('file', 'upload.nameMismatch', { actual: sniffed.ext });
+    return sniffed;
+  }
+  if (claimed === 'text/plain' && size <= UPLOAD_MAX_BYTES && isUtf8Text(await fs.readFile(temp)))
+    return { mime: 'text/plain', ext };
+  throw badRequest('file', 'upload.nameMismatch', { actual: 'binary' });
+}
