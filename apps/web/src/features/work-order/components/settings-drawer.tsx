@@ -74,7 +74,7 @@ function TargetsPane() {
         max={8760}
         step={0.5}
         disabled={!canEdit}
-        addonAfter={t('workOrder.settings.hours')}
+        suffix={t('workOrder.settings.hours')}
         style={{ width: 140 }}
         aria-label={`${priority} ${field}`}
         data-testid={`work-order-target-${priority}-${field}`}
@@ -243,7 +243,7 @@ export function SettingsDrawer({ open, onClose }: { open: boolean; onClose: () =
       open={open}
       onClose={onClose}
       title={t('workOrder.settings.title')}
-      width={narrow ? '100%' : 640}
+      size={narrow ? '100%' : 640}
       destroyOnHidden
     >
       <Tabs

@@ -62,7 +62,7 @@ export default function WorkOrderEditPage() {
   usePageTitle(id ? existing.data?.orderNo : undefined);
 
   useEffect(() => {
-    if (existing.data) form.setFieldsValue(valuesOf(existing.data));
+    if (existing.data?.can.edit) form.setFieldsValue(valuesOf(existing.data));
   }, [existing.data, form]);
 
   // what is chosen stays labelled while a search shows other options
