@@ -103,10 +103,18 @@ describe('work orders: a customer asks, staff answer', () => {
       await dark(staff.page);
       await login(staff.page, s, 'admin', s.adminPassword);
       await expectHash(staff.page, /^#\/(?!login)/);
-      await staff.page.goto(`${s.url}/#/workOrder/workOrderIndex`);
+      // its first-response target passed two hours ago: the queue marks it overdue
+      await query(
+        s.databaseUrl,
+        "UPDATE work_orders SET response_due_at = now() - interval '2 hours 5 minutes' WHERE id = $1",
+        [orderId],
+      );
+      await staff.page.goto(`${s.url}/#/workOrder/workOrderIndex?overdue=true`);
       const queueRow = visible(staff.page.locator('.ant-table-row', { hasText: '打印机一直卡纸' }));
       await queueRow.waitFor({ timeout: 15_000 });
       expect(await queueRow.textContent()).toContain(reg.username);
+      expect(await queueRow.textContent()).toContain('2 h overdue');
+      expect(await queueRow.getAttribute('data-overdue')).toBe('true');
       await settle(staff.page);
       await shot(staff.page, 'work-order-queue-en-dark');
       await queueRow.getByTestId(`work-order-take-${orderId}`).click();

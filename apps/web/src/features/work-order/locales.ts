@@ -116,6 +116,7 @@ export default {
       timeline: {
         empty: '还没有回复',
         internal: '内部备注',
+        opened: '{{who}} 提交了工单',
         state: '{{who}} 将状态从“{{from}}”改为“{{to}}”',
         assign: '{{who}} 将工单分配给 {{name}}',
         unassign: '{{who}} 取消了分配',
@@ -295,6 +296,7 @@ export default {
       timeline: {
         empty: 'No replies yet',
         internal: 'Internal',
+        opened: '{{who}} opened the work order',
         state: '{{who}} changed the state from "{{from}}" to "{{to}}"',
         assign: '{{who}} assigned it to {{name}}',
         unassign: '{{who}} unassigned it',

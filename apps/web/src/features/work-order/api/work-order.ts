@@ -125,7 +125,10 @@ export const useSaveTargets = () => {
   return useMutation({
     mutationFn: (targets: WorkOrderTarget[]) =>
       request<WorkOrderTarget[]>({ url: '/workOrder/targets', method: 'post', data: { targets } }),
-    onSuccess: (data) => client.setQueryData(workOrderKeys.targets, data),
+    onSuccess: (data) =>
+      Array.isArray(data)
+        ? client.setQueryData(workOrderKeys.targets, data)
+        : client.invalidateQueries({ queryKey: workOrderKeys.targets }),
   });
 };
 
@@ -138,7 +141,7 @@ export const useCannedCall = () => {
         | { kind: 'update'; body: CannedReplyEditBody }
         | { kind: 'delete'; id: number },
     ) =>
-      request<CannedReply[]>({
+      request<CannedReply | null>({
         url: `/workOrder/canned/${call.kind}`,
         method: 'post',
         data: call.kind === 'delete' ? { id: call.id } : call.body,

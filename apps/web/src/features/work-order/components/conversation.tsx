@@ -13,6 +13,7 @@ function useLineText() {
   const { t } = useTranslation();
   return (e: WorkOrderEvent): string => {
     const who = e.author?.name ?? t(`workOrder.side.${e.side}`);
+    if (e.kind === 'state' && !e.fromState) return t('workOrder.timeline.opened', { who });
     if (e.kind === 'state')
       return t('workOrder.timeline.state', {
         who,

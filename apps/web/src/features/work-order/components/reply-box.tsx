@@ -42,7 +42,8 @@ export function ReplyBox({ orderId, staff, canResolve, sending, onSend }: ReplyB
       attachments: (v.attachments ?? []).map((a) => a.key),
       action: staff ? v.action : 'reply',
     });
-    form.resetFields();
+    // the action stays chosen; the text and the files go
+    form.setFieldsValue({ bodyHtml: '', attachments: [] });
   };
 
   return (
@@ -51,6 +52,10 @@ export function ReplyBox({ orderId, staff, canResolve, sending, onSend }: ReplyB
       layout="vertical"
       initialValues={{ bodyHtml: '', attachments: [], action: 'reply' }}
       onFinish={(v) => void submit(v).catch(() => {})}
+      // "write something" is said on sending only; writing clears it
+      onValuesChange={(changed: Partial<ReplyValues>) => {
+        if (hasRichContent(changed.bodyHtml)) form.setFields([{ name: 'bodyHtml', errors: [] }]);
+      }}
       data-testid="work-order-reply-form"
     >
       {staff && (
@@ -86,6 +91,7 @@ export function ReplyBox({ orderId, staff, canResolve, sending, onSend }: ReplyB
         name="bodyHtml"
         rules={[
           {
+            validateTrigger: 'onSubmit',
             validator: (_, v: string) =>
               action === 'resolve' || hasRichContent(v)
                 ? Promise.resolve()
