@@ -19,6 +19,14 @@ import { id, keywordField, pageFields, queryId, textLine } from './device.ts';
  * | GET /workOrder/targets, POST /workOrder/targets | workOrder:handle (read), workOrder:settings (write) | –, workOrderTargetsBody | WorkOrderTarget[] |
  * | GET /workOrder/canned/list, POST /workOrder/canned/create, /update, /delete | workOrder:handle (own), workOrder:settings (shared) | – | CannedReply[] |
  * | GET /workOrder/options | workOrder:edit | { keyword } | { devices, orders } the customer may name |
+ *
+ * One set of routes answers by who calls: a customer (its tenant, its roles' data scope) reads with workOrder:view
+ * and writes with workOrder:edit; staff (the platform tenant) reach every tenant's orders with workOrder:handle only
+ * (a staff member without it gets 403 on every call). For staff `/workOrder/list` is the queue: `tenantId`,
+ * `assignee` and `overdue` apply (customers' are ignored), the keyword also finds the account's name.
+ * Refused transitions answer 409 with a message naming the state (`data.state`). Attachments are uploaded with an
+ * upload token of the `attachment` bucket (`GET /user/v1/user/getQnToken?bucket=attachment`): images, pdf, zip and
+ * UTF-8 text, each checked by its bytes against its name's extension; then named by their keys here.
  */
 
 export const WORK_ORDER_TYPES = ['device', 'printing', 'traffic', 'billing', 'account', 'other'] as const;
@@ -61,7 +69,15 @@ export const workOrderState = z.enum(WORK_ORDER_STATES);
 /** Rich text as the editor wrote it; the server sanitises it before it is stored. */
 export const richHtml = z.string().max(WORK_ORDER_HTML_MAX, 'rule.maxChars');
 /** An uploaded object (from the upload-token flow) attached by its key. */
-export const attachmentKeys = z.array(z.string().min(1).max(300)).max(WORK_ORDER_ATTACHMENTS_MAX);
+export const attachmentKeys = z
+  .array(
+    z
+      .string()
+      .max(300)
+      // the shape of a key the upload answers: day folder, random folder, a safe name
+      .regex(/^\d{8}\/[0-9a-f]{16}\/[\p{L}\p{N}._-]{1,100}$/u, 'workOrder.attachmentMissing'),
+  )
+  .max(WORK_ORDER_ATTACHMENTS_MAX);
 const subjectIds = z.array(id).max(WORK_ORDER_SUBJECTS_MAX);
 
 export const workOrderBody = z

@@ -72,7 +72,9 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       schema: {
         tags: ['upload'],
         summary:
-          "Upload a file (≤ 10 MB) with an upload token: multipart fields `token` then `file`. The token's bucket decides what is taken: `permanentfile` jpg or png, `attachment` also gif, webp, pdf, zip and UTF-8 text (.txt .log .csv .json), its bytes matching its name",
+          'Upload a file (≤ 10 MB) with an upload token: multipart fields `token` then `file`. ' +
+          "The token's bucket decides what is taken: `permanentfile` jpg or png, `attachment` also gif, webp, pdf, " +
+          'zip and UTF-8 text (.txt .log .csv .json), its bytes matching its name',
         consumes: ['multipart/form-data'],
         response: { 200: envelopeSchema(uploadResult) },
       },

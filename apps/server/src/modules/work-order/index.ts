@@ -1,4 +1,4 @@
 /** Work orders (issue 14): the public entry of the section. */
 export { workOrderRoutes } from './routes.ts';
-export { WorkOrderService } from './service.ts';
+export { WorkOrderService, callerOf } from './service.ts';
 export { closeResolvedOrders, workOrderUpkeep } from './upkeep.ts';

@@ -57,8 +57,10 @@ function orderInScope(access: DataAccess, alias = 'wo'): RawBuilder<boolean> {
   switch (access.scope) {
     case 'all':
       return sql<boolean>`true`;
-    case 'department':
-      return sql<boolean>`${sql.ref(`${alias}.department_id`)} in (select dd.id from departments dd where dd.tenant_id = ${access.tenantId} and dd.path like ${`${escapeLike(access.departmentPath ?? '')}%`})`;
+    case 'department': {
+      const under = `${escapeLike(access.departmentPath ?? '')}%`;
+      return sql<boolean>`${sql.ref(`${alias}.department_id`)} in (select dd.id from departments dd where dd.tenant_id = ${access.tenantId} and dd.path like ${under})`;
+    }
     case 'own':
       return sql<boolean>`${sql.ref(`${alias}.user_id`)} = ${access.userId}`;
   }
@@ -350,7 +352,8 @@ export class WorkOrderService {
   }
 
   private async sanitized(writerTenant: number, db: Trx, html: string, field: string) {
-    const clean = sanitizeRichHtml(html);
+    // NUL cannot be stored in text (PostgreSQL refuses it): it goes with the rest of what is not kept
+    const clean = sanitizeRichHtml(html.replaceAll('\u0000', ''));
     await assertOwnObjects(new TenantScope(db, writerTenant), clean.objectKeys, field);
     return clean;
   }
