@@ -156,8 +156,23 @@ describe('work orders: a customer asks, staff answer', () => {
       expect(await page.getByTestId('work-order-edit').filter({ visible: true }).count()).toBe(0);
       const reply = visible(page.getByTestId('work-order-reply-form'));
       await write(page, reply.getByTestId('work-order-reply-editor'), '用的是第二层纸盒。');
+      // with the printer's log attached (the attachment bucket: a text file, checked by its bytes)
+      await reply.locator('.ant-upload input[type=file]').setInputFiles({
+        name: 'printer.log',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('10:01 paper jam tray 2\n10:07 paper jam tray 2\n'),
+      });
+      await reply.locator('.ant-upload-list-item', { hasText: 'printer.log' }).waitFor();
+      await expect.poll(() => reply.locator('.ant-upload-list-item-uploading').count(), { timeout: 15_000 }).toBe(0);
       await reply.getByTestId('work-order-reply-send').click();
       await timeline.getByText('用的是第二层纸盒。').waitFor();
+      const log = timeline.getByTestId('work-order-attachments').getByRole('link', { name: /printer\.log/ });
+      await log.waitFor();
+      const logText = await page.evaluate(
+        async (href) => (await fetch(href)).text(),
+        (await log.getAttribute('href'))!,
+      );
+      expect(logText).toContain('paper jam tray 2');
       await settle(page);
       await shot(page, 'work-order-detail-customer-zh-light');
 
