@@ -258,6 +258,11 @@ describe('work orders: a customer asks, staff answer', () => {
       await settle(phone.page);
       await shot(phone.page, 'work-order-list-en-light-375');
       await fitsPhone(phone.page);
+      await phone.page.goto(`${s.url}/#/workOrder/edit`);
+      await visible(phone.page.getByTestId('work-order-form')).waitFor({ timeout: 15_000 });
+      await settle(phone.page);
+      await shot(phone.page, 'work-order-edit-en-light-375');
+      await fitsPhone(phone.page);
       await phone.context.close();
 
       // Staff in Chinese, light: the queue, the detail with the note, and the settings.

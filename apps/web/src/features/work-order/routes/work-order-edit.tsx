@@ -114,6 +114,8 @@ export default function WorkOrderEditPage() {
       attachments: (v.attachments ?? []).map((a) => a.key),
     };
     const saved = id ? await update.mutateAsync({ id, ...body }) : await create.mutateAsync(body);
+    // the page stays open in its tab: the next visit starts a new order, not this one again
+    if (!id) form.resetFields();
     void navigate(detailPath(saved.id), { replace: !!id });
   };
 

@@ -1,6 +1,6 @@
 import { PlusOutlined, SettingOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Card, Flex, Grid, Table, Tooltip, Typography, theme } from 'antd';
+import { Badge, Button, Card, Flex, Grid, Table, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,6 +16,7 @@ import { useAssignees, useSimpleAction, useWorkOrderList, workOrderKeys } from '
 import { FilterBar } from '../components/filter-bar';
 import { SettingsDrawer } from '../components/settings-drawer';
 import { DueTime, PriorityTag, StateTag } from '../components/tags';
+import './work-order-index.css';
 import { DEFAULT_PAGE_SIZE, PAGE_SIZES, filterFromSearch, filterParams, type WorkOrderFilter } from '../utils/filter';
 
 /** Live changes are gathered this long before the list reads again. */
@@ -30,7 +31,6 @@ export const detailPath = (id: number) => `/workOrder/detail?id=${id}`;
  */
 export default function WorkOrderIndexPage() {
   const { t } = useTranslation();
-  const { token } = theme.useToken();
   const navigate = useNavigate();
   const client = useQueryClient();
   const narrow = !Grid.useBreakpoint().md;
@@ -65,7 +65,7 @@ export default function WorkOrderIndexPage() {
       key: 'orderNo',
       dataIndex: 'orderNo',
       title: t('workOrder.column.orderNo'),
-      width: 170,
+      width: 160,
       render: (v: string, o) => (
         <Badge dot={o.unread} offset={[6, 0]} data-testid={o.unread ? 'work-order-unread' : undefined}>
           <Link to={detailPath(o.id)}>{v}</Link>
@@ -76,6 +76,7 @@ export default function WorkOrderIndexPage() {
       key: 'title',
       dataIndex: 'title',
       title: t('workOrder.column.title'),
+      width: staff ? 200 : undefined,
       ellipsis: true,
       render: (v: string, o) => (
         <Link to={detailPath(o.id)} style={{ color: 'inherit', fontWeight: o.unread ? 600 : undefined }}>
@@ -89,7 +90,7 @@ export default function WorkOrderIndexPage() {
             key: 'tenant',
             dataIndex: 'tenantName',
             title: t('workOrder.column.account'),
-            width: 140,
+            width: 120,
             ellipsis: true,
           },
         ]
@@ -98,7 +99,7 @@ export default function WorkOrderIndexPage() {
       key: 'type',
       dataIndex: 'type',
       title: t('workOrder.column.type'),
-      width: 100,
+      width: 96,
       render: (v: string) => t(`workOrder.type.${v}`),
     },
     {
@@ -120,7 +121,8 @@ export default function WorkOrderIndexPage() {
           {
             key: 'assignee',
             title: t('workOrder.column.assignee'),
-            width: 120,
+            width: 100,
+            ellipsis: true,
             render: (_: unknown, o: WorkOrderItem) =>
               o.assignee ? (
                 o.assignee.name
@@ -157,7 +159,8 @@ export default function WorkOrderIndexPage() {
           {
             key: 'action',
             title: t('workOrder.column.action'),
-            width: 80,
+            width: 72,
+            fixed: narrow ? undefined : ('right' as const),
             render: (_: unknown, o: WorkOrderItem) =>
               !o.assignee && !WORK_ORDER_DONE_STATES.includes(o.state) && o.state !== 'resolved' ? (
                 <Button
@@ -228,14 +231,8 @@ export default function WorkOrderIndexPage() {
           columns={columns}
           dataSource={list.data?.list ?? []}
           loading={list.isFetching && !list.data}
-          onRow={(o) =>
-            staff && o.overdue
-              ? ({
-                  'data-overdue': 'true',
-                  style: { background: token.colorErrorBg },
-                } as React.HTMLAttributes<HTMLElement>)
-              : {}
-          }
+          rowClassName={(o) => (staff && o.overdue ? 'cpc-wo-overdue' : '')}
+          onRow={(o) => (staff && o.overdue ? ({ 'data-overdue': 'true' } as React.HTMLAttributes<HTMLElement>) : {})}
           pagination={{
             current: pageNo,
             pageSize,
@@ -246,7 +243,7 @@ export default function WorkOrderIndexPage() {
             showTotal: (total) => t('workOrder.total', { total: total.toLocaleString() }),
           }}
           onChange={onTableChange}
-          scroll={{ x: staff ? 1150 : 780 }}
+          scroll={{ x: staff ? 1260 : 780 }}
           locale={{ emptyText: t(staff ? 'workOrder.emptyQueue' : 'workOrder.empty') }}
           data-testid="work-order-table"
         />
