@@ -65,7 +65,7 @@ export default function WorkOrderIndexPage() {
       key: 'orderNo',
       dataIndex: 'orderNo',
       title: t('workOrder.column.orderNo'),
-      width: 160,
+      width: 150,
       render: (v: string, o) => (
         <Badge dot={o.unread} offset={[6, 0]} data-testid={o.unread ? 'work-order-unread' : undefined}>
           <Link to={detailPath(o.id)}>{v}</Link>
@@ -76,7 +76,7 @@ export default function WorkOrderIndexPage() {
       key: 'title',
       dataIndex: 'title',
       title: t('workOrder.column.title'),
-      width: staff ? 200 : undefined,
+      width: staff ? 130 : undefined,
       ellipsis: true,
       render: (v: string, o) => (
         <Link to={detailPath(o.id)} style={{ color: 'inherit', fontWeight: o.unread ? 600 : undefined }}>
@@ -90,7 +90,7 @@ export default function WorkOrderIndexPage() {
             key: 'tenant',
             dataIndex: 'tenantName',
             title: t('workOrder.column.account'),
-            width: 120,
+            width: 110,
             ellipsis: true,
           },
         ]
@@ -99,21 +99,21 @@ export default function WorkOrderIndexPage() {
       key: 'type',
       dataIndex: 'type',
       title: t('workOrder.column.type'),
-      width: 96,
+      width: 90,
       render: (v: string) => t(`workOrder.type.${v}`),
     },
     {
       key: 'priority',
       dataIndex: 'priority',
       title: t('workOrder.column.priority'),
-      width: 80,
+      width: 76,
       render: (_: unknown, o) => <PriorityTag priority={o.priority} />,
     },
     {
       key: 'state',
       dataIndex: 'state',
       title: t('workOrder.column.state'),
-      width: 100,
+      width: 96,
       render: (_: unknown, o) => <StateTag state={o.state} />,
     },
     ...(staff
@@ -121,7 +121,7 @@ export default function WorkOrderIndexPage() {
           {
             key: 'assignee',
             title: t('workOrder.column.assignee'),
-            width: 100,
+            width: 96,
             ellipsis: true,
             render: (_: unknown, o: WorkOrderItem) =>
               o.assignee ? (
@@ -133,7 +133,7 @@ export default function WorkOrderIndexPage() {
           {
             key: 'due',
             title: t('workOrder.column.due'),
-            width: 130,
+            width: 110,
             render: (_: unknown, o: WorkOrderItem) => {
               const done = WORK_ORDER_DONE_STATES.includes(o.state) || o.state === 'resolved';
               if (done) return <Typography.Text type="secondary">–</Typography.Text>;
@@ -151,7 +151,7 @@ export default function WorkOrderIndexPage() {
       key: 'updated',
       dataIndex: 'updatedAt',
       title: t('workOrder.column.updated'),
-      width: 130,
+      width: 100,
       render: (v: string) => <Tooltip title={formatDateTime(v)}>{formatRelativeTime(v, getLanguage(), now)}</Tooltip>,
     },
     ...(staff
@@ -159,7 +159,7 @@ export default function WorkOrderIndexPage() {
           {
             key: 'action',
             title: t('workOrder.column.action'),
-            width: 72,
+            width: 64,
             fixed: narrow ? undefined : ('right' as const),
             render: (_: unknown, o: WorkOrderItem) =>
               !o.assignee && !WORK_ORDER_DONE_STATES.includes(o.state) && o.state !== 'resolved' ? (
@@ -243,7 +243,7 @@ export default function WorkOrderIndexPage() {
             showTotal: (total) => t('workOrder.total', { total: total.toLocaleString() }),
           }}
           onChange={onTableChange}
-          scroll={{ x: staff ? 1260 : 780 }}
+          scroll={{ x: staff ? 1030 : 780 }}
           locale={{ emptyText: t(staff ? 'workOrder.emptyQueue' : 'workOrder.empty') }}
           data-testid="work-order-table"
         />
