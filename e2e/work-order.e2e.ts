@@ -141,6 +141,7 @@ describe('work orders: a customer asks, staff answer', () => {
       // The customer, without reloading: the question arrives on the open page and in the bell's mail.
       const timeline = visible(page.getByTestId('work-order-timeline'));
       await timeline.getByText('Which paper tray do you use?').waitFor({ timeout: 15_000 });
+      await timeline.getByTestId('work-order-question-tag').waitFor();
       expect(await header.getByTestId('work-order-state').textContent()).toBe('待客户回复');
       await visible(page.getByTestId('notice-bell')).click();
       await visible(page.getByRole('tab', { name: /邮件/ })).click();

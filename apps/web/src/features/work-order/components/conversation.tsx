@@ -91,6 +91,11 @@ export function Conversation({
                   <Tag color={e.side === 'staff' ? 'blue' : 'default'} style={{ marginInlineEnd: 0 }}>
                     {t(`workOrder.side.${e.side}`)}
                   </Tag>
+                  {e.data.action === 'ask' && (
+                    <Tag color="orange" style={{ marginInlineEnd: 0 }} data-testid="work-order-question-tag">
+                      {t('workOrder.timeline.question')}
+                    </Tag>
+                  )}
                   {note && (
                     <Tag color="warning" style={{ marginInlineEnd: 0 }} data-testid="work-order-note-tag">
                       {t('workOrder.timeline.internal')}
