@@ -162,6 +162,35 @@ describe('opening and reading a work order', () => {
     ]);
   });
 
+  it('opens one order per submission: the same clientRequestId again, or twice at once, answers the first', async () => {
+    const clientRequestId = `form-${randomUUID()}`;
+    const first = await open(A.token, { clientRequestId, title: 'once only' });
+    const again = await open(A.token, { clientRequestId, title: 'once only' });
+    expect(again.id).toBe(first.id);
+    const twin = `form-${randomUUID()}`;
+    const both = await Promise.all([
+      open(A.token, { clientRequestId: twin }),
+      open(A.token, { clientRequestId: twin }),
+    ]);
+    expect(both[0].id).toBe(both[1].id);
+    const rows = await h.db
+      .selectFrom('work_orders')
+      .select('id')
+      .where('client_request_id', 'in', [clientRequestId, twin])
+      .execute();
+    expect(rows).toHaveLength(2);
+    // another account's same id is its own submission
+    const theirs = await open(B.token, { clientRequestId });
+    expect(theirs.id).not.toBe(first.id);
+    const logged = await h.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'workOrder.create')
+      .where('resource_id', '=', String(first.id))
+      .execute();
+    expect(logged).toHaveLength(1);
+  });
+
   it('refuses bad input with 400 naming the field, and changes nothing', async () => {
     const cases: Array<[string, string, unknown, string]> = [
       ['POST', '/workOrder/create', { type: 'device', title: '' }, 'title'],
@@ -179,6 +208,7 @@ describe('opening and reading a work order', () => {
       ['GET', '/workOrder/list?pageSize=0', null, 'pageSize'],
       ['GET', '/workOrder/detail?id=abc', null, 'id'],
       ['POST', '/workOrder/rate', { id: 1, rating: 6 }, 'rating'],
+      ['POST', '/workOrder/create', { type: 'device', title: 'x', clientRequestId: 'short' }, 'clientRequestId'],
     ];
     const count = async () =>
       Number(
@@ -312,6 +342,21 @@ describe('the state machine', () => {
     expect(withdraw.body_.msg).toBe(
       'this work order is in progress: only a work order staff have not taken yet can be withdrawn',
     );
+  });
+
+  it('serialises a withdraw and a take that arrive together: one wins, the other is refused', async () => {
+    for (let k = 0; k < 5; k++) {
+      const wo = await open(A.token);
+      const [withdraw, take] = await Promise.all([
+        post('/workOrder/withdraw', A.token, { id: wo.id }),
+        post('/workOrder/take', admin, { id: wo.id }),
+      ]);
+      expect([withdraw.statusCode, take.statusCode].sort()).toEqual([200, 409]);
+      const d = await detailOf(wo.id, admin);
+      expect(d.state).toBe(withdraw.statusCode === 200 ? 'withdrawn' : 'processing');
+      // exactly one state change after the opening
+      expect(d.events.filter((e: any) => e.kind === 'state')).toHaveLength(2);
+    }
   });
 
   it('closes resolved orders by itself after 7 days, and no sooner', async () => {

@@ -50,10 +50,12 @@ export const WORK_ORDER_ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 /** The longest description or reply, in characters of sanitised HTML. */
 export const WORK_ORDER_HTML_MAX = 50_000;
 /**
- * A list's `total` is exact up to this many orders and this number beyond (counting a million-row queue for every
- * page would cost more than the page): the pager then offers pages up to it; filters narrow the rest.
+ * A customer's list's `total` is exact up to this many orders and this number beyond; the staff queue's up to
+ * WORK_ORDER_QUEUE_TOTAL_CAP (counting a million-row queue for every page would cost more than the page): the pager
+ * offers pages up to it, and the filters (state, time, tenant…) narrow the rest.
  */
 export const WORK_ORDER_TOTAL_CAP = 10_000;
+export const WORK_ORDER_QUEUE_TOTAL_CAP = 1_000;
 /** The most devices and orders one work order may name. */
 export const WORK_ORDER_SUBJECTS_MAX = 20;
 /** Who wrote a timeline entry. */
@@ -89,6 +91,15 @@ export const workOrderBody = z
     deviceIds: subjectIds.default([]),
     orderIds: subjectIds.default([]),
     attachments: attachmentKeys.default([]),
+    /**
+     * The form's own id of this submission (a random string made when the form opens): sending it again (a double
+     * click, a retry after a lost answer) answers the order the first one opened instead of opening another.
+     */
+    clientRequestId: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'rule.requestId')
+      .optional(),
   })
   .strict();
 export type WorkOrderBody = z.input<typeof workOrderBody>;

@@ -602,6 +602,7 @@ export interface WorkOrderEvents {
 
 export interface WorkOrders {
   assignee_id: number | null;
+  client_request_id: string | null;
   closed_at: Timestamp | null;
   created_at: Generated<Timestamp>;
   customer_read_at: Timestamp | null;

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import {
   PERMISSIONS,
+  WORK_ORDER_QUEUE_TOTAL_CAP,
   WORK_ORDER_TOTAL_CAP,
   type CannedReply,
   type WorkOrderAttachment,
@@ -141,11 +142,11 @@ export class WorkOrderService {
               .execute()
           ).map((t) => t.id)
         : [];
-      base = base.where(
-        tenants.length
-          ? sql<boolean>`((wo.order_no || ' ' || wo.title) ilike ${like} or wo.tenant_id = any(${tenants}::bigint[]))`
-          : sql<boolean>`(wo.order_no || ' ' || wo.title) ilike ${like}`,
-      );
+      // a whole order number is looked up by its unique index (its trigrams are in every order's number)
+      const text = /^WO\d{14,}$/i.test(q.keyword)
+        ? sql<boolean>`wo.order_no = ${q.keyword.toUpperCase()}`
+        : sql<boolean>`(wo.order_no || ' ' || wo.title) ilike ${like}`;
+      base = base.where(tenants.length ? sql<boolean>`(${text} or wo.tenant_id = any(${tenants}::bigint[]))` : text);
     }
     const [rows, count] = await Promise.all([
       this.named(base)
@@ -159,7 +160,10 @@ export class WorkOrderService {
         .selectFrom(
           base
             .select(sql`1`.as('one'))
-            .limit(WORK_ORDER_TOTAL_CAP)
+            // in the page's order: the count walks the index the page walks, and stops at the cap
+            .orderBy('wo.created_at', 'desc')
+            .orderBy('wo.id', 'desc')
+            .limit(c.staff ? WORK_ORDER_QUEUE_TOTAL_CAP : WORK_ORDER_TOTAL_CAP)
             .as('page'),
         )
         .select(sql<number>`count(*)`.as('n'))
@@ -432,11 +436,23 @@ export class WorkOrderService {
       deviceIds: number[];
       orderIds: number[];
       attachments: string[];
+      clientRequestId?: string;
     },
   ): Promise<number> {
     this.assertCustomer(c);
     const tenantId = c.user.tenantId;
-    const { id, order_no, after } = await c.user.scope.transaction(async (tx) => {
+    const sent = async (db: Trx) =>
+      body.clientRequestId
+        ? await new TenantScope(db, tenantId)
+            .selectFrom('work_orders')
+            .select('work_orders.id')
+            .where('work_orders.client_request_id', '=', body.clientRequestId)
+            .executeTakeFirst()
+        : undefined;
+    // the same submission again (a double click, a retry): the order it opened
+    const again = await sent(this.db);
+    if (again) return again.id;
+    const created = await c.user.scope.transaction(async (tx) => {
       const description = await this.sanitized(tenantId, tx.db, body.descriptionHtml, 'descriptionHtml');
       const { devices, orders } = await this.checkSubjects(c, tx, body.deviceIds, body.orderIds);
       const objects = await this.attachmentObjects(tenantId, tx.db, body.attachments);
@@ -459,9 +475,13 @@ export class WorkOrderService {
           response_due_at: sql<Date>`now() + make_interval(mins => (select response_minutes from work_order_targets where priority = ${body.priority}))`,
           resolve_due_at: sql<Date>`now() + make_interval(mins => (select resolve_minutes from work_order_targets where priority = ${body.priority}))`,
           customer_read_at: sql<Date>`now()`,
+          client_request_id: body.clientRequestId ?? null,
         })
+        // two of the same submission at once: one insert wins, the other answers its order
+        .onConflict((oc) => oc.columns(['tenant_id', 'client_request_id']).doNothing())
         .returning(['id', 'order_no', 'tenant_id'])
-        .executeTakeFirstOrThrow();
+        .executeTakeFirst();
+      if (!row) return { id: (await sent(this.db))!.id, order_no: '', after: null };
       await tx.db
         .insertInto('work_order_events')
         .values({
@@ -490,6 +510,8 @@ export class WorkOrderService {
       }
       return { ...row, after: { ...values, attachments: objects.map((o) => o.key) } };
     });
+    const { id, order_no, after } = created;
+    if (!after) return id;
     await audit(this.db, {
       tenantId,
       userId: c.user.id,
