@@ -63,6 +63,7 @@ describe('WorkOrderEditPage', { timeout: 20_000 }, () => {
     fireEvent.click(screen.getByTestId('work-order-submit'));
     await waitFor(() =>
       expect(callsTo('/workOrder/create')[0]?.data).toEqual({
+        clientRequestId: expect.stringMatching(/^[A-Za-z0-9_-]{8,64}$/),
         type: 'billing',
         priority: 'urgent',
         title: '多扣了费',

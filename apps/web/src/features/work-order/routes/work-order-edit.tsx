@@ -1,5 +1,5 @@
 import { Button, Card, Flex, Form, Input, Radio, Result, Select, Skeleton, Typography } from 'antd';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import {
@@ -28,6 +28,11 @@ interface EditValues {
   orderIds: number[];
   attachments: PickedAttachment[];
 }
+
+/** A random id of one submission of the form (the server's `clientRequestId`: 8–64 of [A-Za-z0-9_-]). */
+// getRandomValues, not randomUUID: the console may be served over plain http, where randomUUID is missing
+const newRequestId = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 const idOf = (v: string | null): number => (v && /^\d{1,15}$/.test(v) ? Number(v) : 0);
 
@@ -60,6 +65,8 @@ export default function WorkOrderEditPage() {
   const devices = useWorkOrderOptions(useDebounced(deviceSearch.trim(), 300));
   const orders = useWorkOrderOptions(useDebounced(orderSearch.trim(), 300));
   usePageTitle(id ? existing.data?.orderNo : undefined);
+  // this form's submission: a double click or a retry answers the order the first send opened
+  const requestId = useRef(newRequestId());
 
   useEffect(() => {
     if (existing.data?.can.edit) form.setFieldsValue(valuesOf(existing.data));
@@ -113,9 +120,14 @@ export default function WorkOrderEditPage() {
       orderIds: v.orderIds ?? [],
       attachments: (v.attachments ?? []).map((a) => a.key),
     };
-    const saved = id ? await update.mutateAsync({ id, ...body }) : await create.mutateAsync(body);
+    const saved = id
+      ? await update.mutateAsync({ id, ...body })
+      : await create.mutateAsync({ ...body, clientRequestId: requestId.current });
     // the page stays open in its tab: the next visit starts a new order, not this one again
-    if (!id) form.resetFields();
+    if (!id) {
+      form.resetFields();
+      requestId.current = newRequestId();
+    }
     void navigate(detailPath(saved.id), { replace: !!id });
   };
 
