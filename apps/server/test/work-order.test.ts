@@ -505,6 +505,22 @@ describe('the conversation', () => {
     ]);
   });
 
+  it('tells the sub-account that opened it and the main account, once each; a note tells nobody', async () => {
+    const sub = await userWith(A.tenantId, [PERMISSIONS.workOrderView, PERMISSIONS.workOrderEdit], 'own');
+    const bystander = await userWith(A.tenantId, [PERMISSIONS.workOrderView]);
+    const wo = await open(sub.token);
+    const [subBefore, mainBefore] = [(await messagesOf(sub.token)).length, (await messagesOf(A.token)).length];
+    await post('/workOrder/reply', admin, { id: wo.id, bodyHtml: '<p>internal</p>', action: 'note' });
+    await post('/workOrder/reply', admin, { id: wo.id, bodyHtml: '<p>On it.</p>' });
+    const subMessages = await messagesOf(sub.token);
+    const mainMessages = await messagesOf(A.token);
+    expect(subMessages).toHaveLength(subBefore + 1);
+    expect(mainMessages).toHaveLength(mainBefore + 1);
+    for (const m of [subMessages[0], mainMessages[0]])
+      expect(m).toMatchObject({ kind: 'workOrder.replied', link: `/workOrder/detail?id=${wo.id}` });
+    expect(await messagesOf(bystander.token)).toEqual([]);
+  });
+
   it('lets the customer edit and withdraw before staff take it, with the edit in the timeline and the log', async () => {
     const wo = await open(A.token, { priority: 'low' });
     const edited = await post('/workOrder/update', A.token, { id: wo.id, title: 'new title', priority: 'urgent' });
@@ -745,6 +761,16 @@ describe('the staff queue', () => {
     const byName = await get('/workOrder/list?keyword=zebra&pageSize=50', admin);
     expect(byName.body_.data.list.map((o: any) => o.id).sort()).toEqual(all);
     expect(byName.body_.data.list[0].tenantName).toBe('Zebra Printing Ltd');
+    // the name and a title at once, newest first, paged, with other filters kept
+    const titled = await open(A.token, { title: 'zebra stripes on every print', type: 'printing' });
+    const both = await get('/workOrder/list?keyword=zebra&pageSize=50', admin);
+    expect(both.body_.data.list.map((o: any) => o.id)).toEqual([titled.id, c.id, b.id, a.id]);
+    expect(both.body_.data.total).toBe(4);
+    const page2 = await get('/workOrder/list?keyword=zebra&pageSize=2&pageNo=2', admin);
+    expect(page2.body_.data.list.map((o: any) => o.id)).toEqual([b.id, a.id]);
+    expect(page2.body_.data.total).toBe(4);
+    const printing = await get('/workOrder/list?keyword=zebra&type=printing&pageSize=50', admin);
+    expect(printing.body_.data.list.map((o: any) => o.id)).toEqual([titled.id]);
     const overdue = (await get(`/workOrder/detail?id=${c.id}`, admin)).body_.data;
     expect(overdue.overdue).toBe(true);
     // a customer's tenantId / assignee / overdue are ignored: its own orders only

@@ -128,6 +128,8 @@ export class WorkOrderService {
       if (q.overdue === 'true') base = base.where(OVERDUE);
       if (q.overdue === 'false') base = base.where(sql<boolean>`not ${OVERDUE}`);
     }
+    const cap = c.staff ? WORK_ORDER_QUEUE_TOTAL_CAP : WORK_ORDER_TOTAL_CAP;
+    const offset = (pageNo - 1) * pageSize;
     if (q.keyword) {
       const like = `%${escapeLike(q.keyword)}%`;
       // staff also find an account by its name: its ids first, so the order's own condition keeps its index
@@ -146,7 +148,12 @@ export class WorkOrderService {
       const text = /^WO\d{14,}$/i.test(q.keyword)
         ? sql<boolean>`wo.order_no = ${q.keyword.toUpperCase()}`
         : sql<boolean>`(wo.order_no || ' ' || wo.title) ilike ${like}`;
-      base = base.where(tenants.length ? sql<boolean>`(${text} or wo.tenant_id = any(${tenants}::bigint[]))` : text);
+      if (tenants.length) {
+        // the text's matches and the accounts' orders: each walked on its own index (see below)
+        const accounts = sql<boolean>`wo.tenant_id = any(${tenants}::bigint[])`;
+        return this.listOfTwo(c, base.where(text), base.where(accounts), { offset, pageSize, cap });
+      }
+      base = base.where(text);
     }
     const [rows, count] = await Promise.all([
       this.named(base)
@@ -154,7 +161,7 @@ export class WorkOrderService {
         .orderBy('wo.created_at', 'desc')
         .orderBy('wo.id', 'desc')
         .limit(pageSize)
-        .offset((pageNo - 1) * pageSize)
+        .offset(offset)
         .execute(),
       this.db
         .selectFrom(
@@ -163,13 +170,48 @@ export class WorkOrderService {
             // in the page's order: the count walks the index the page walks, and stops at the cap
             .orderBy('wo.created_at', 'desc')
             .orderBy('wo.id', 'desc')
-            .limit(c.staff ? WORK_ORDER_QUEUE_TOTAL_CAP : WORK_ORDER_TOTAL_CAP)
+            .limit(cap)
             .as('page'),
         )
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow(),
     ]);
     return { list: rows.map((r) => this.item(r, c.staff)), total: Number(count.n) };
+  }
+
+  /**
+   * The orders of either of two queries, newest first: a keyword that matches an order's text OR names accounts.
+   * One query with the OR makes PostgreSQL walk the whole queue and filter (it cannot tell a small account from a
+   * large one); two index walks, each cut at the page's end (or the count's cap), and their union, read a page.
+   */
+  private async listOfTwo(
+    c: Caller,
+    a: ReturnType<WorkOrderService['visible']>,
+    b: ReturnType<WorkOrderService['visible']>,
+    { offset, pageSize, cap }: { offset: number; pageSize: number; cap: number },
+  ): Promise<{ list: WorkOrderItem[]; total: number }> {
+    const walk = (q: typeof a, n: number) =>
+      q.select(['wo.id', 'wo.created_at']).orderBy('wo.created_at', 'desc').orderBy('wo.id', 'desc').limit(n);
+    const both = (n: number) => sql<{ id: number; created_at: Date }>`(${walk(a, n)} union ${walk(b, n)})`.as('u');
+    const ids = this.db
+      .selectFrom(both(offset + pageSize))
+      .select('u.id')
+      .orderBy('u.created_at', 'desc')
+      .orderBy('u.id', 'desc')
+      .limit(pageSize)
+      .offset(offset);
+    const [rows, count] = await Promise.all([
+      this.named(this.db.selectFrom('work_orders as wo').where('wo.id', 'in', ids))
+        .selectAll('wo')
+        .orderBy('wo.created_at', 'desc')
+        .orderBy('wo.id', 'desc')
+        .execute(),
+      this.db
+        .selectFrom(both(cap))
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { list: rows.map((r) => this.item(r, c.staff)), total: Math.min(cap, Number(count.n)) };
   }
 
   /** Joins the account's name, the opener's and the assignee's. */
