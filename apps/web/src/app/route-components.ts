@@ -36,6 +36,9 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'flowRate/flowRateSearch': () => import('../features/flow-rate/routes/flow-rate-search'),
   'workbench/index': () => import('../features/workbench/routes/workbench'),
   'message/index': () => import('../features/inbox/routes/message-index'),
+  'workOrder/index': () => import('../features/work-order/routes/work-order-index'),
+  'workOrder/detail': () => import('../features/work-order/routes/work-order-detail'),
+  'workOrder/edit': () => import('../features/work-order/routes/work-order-edit'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

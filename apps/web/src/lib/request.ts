@@ -387,14 +387,16 @@ export const post = <T = unknown>(url: string, data?: unknown, config?: Shortcut
 
 /**
  * Uploads a file to object storage (SPEC §7): an upload token first, then the multipart upload itself with
- * the long upload timeout. `onProgress` receives whole percents.
+ * the long upload timeout. `onProgress` receives whole percents. `bucket` names what the token allows
+ * (`attachment`: work-order attachments, more types than the images of the default bucket).
  */
 export async function uploadFile(
   file: Blob,
   onProgress?: (percent: number, event: UploadProgress) => void,
   fileName?: string,
+  bucket: string = UPLOAD_BUCKET,
 ): Promise<{ key: string; url: string }> {
-  const { token, uploadUrl } = await get<UploadTokenResult>('/user/v1/user/getQnToken', { bucket: UPLOAD_BUCKET });
+  const { token, uploadUrl } = await get<UploadTokenResult>('/user/v1/user/getQnToken', { bucket });
   const form = new FormData();
   form.append('token', token);
   if (fileName !== undefined) form.append('file', file, fileName);
