@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016-social-login.ts';
 import * as m0017 from './migrations/0017-sim-usage.ts';
 import * as m0018 from './migrations/0018-orders.ts';
 import * as m0019 from './migrations/0019-work-orders.ts';
+import * as m0020 from './migrations/0020-notices.ts';
 
 export type Db = Kysely<Database>;
 
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0017-sim-usage': m0017,
   '0018-orders': m0018,
   '0019-work-orders': m0019,
+  '0020-notices': m0020,
 };
 
 export function createDb(url: string, max = 20): Db {
