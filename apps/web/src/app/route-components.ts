@@ -34,6 +34,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'flowRate/mallGoods': () => import('../features/order/routes/mall-goods'),
   'flowRate/flowRateLog': () => import('../features/order/routes/flow-rate-log'),
   'flowRate/flowRateSearch': () => import('../features/flow-rate/routes/flow-rate-search'),
+  'notice/index': () => import('../features/notice/routes/notice-index'),
+  'notice/detail': () => import('../features/notice/routes/notice-detail'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
