@@ -47,7 +47,7 @@ const darkContext = (context: BrowserContext) =>
 /** Writes an announcement in the drawer: bold text, an image, the audience; saves and publishes it. */
 async function writeAndPublish(page: Page, title: string, audience: RegExp, shotName?: string) {
   await page.getByTestId('notice-create').click();
-  const drawer = page.locator('.ant-drawer-content').filter({ visible: true });
+  const drawer = page.locator('.ant-drawer-section').filter({ visible: true });
   await drawer.getByTestId('notice-title').fill(title);
   const editor = drawer.locator('.cpc-rich-editor');
   await editor.click();
