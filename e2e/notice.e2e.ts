@@ -176,6 +176,8 @@ describe('system announcements', () => {
           await settle(page);
           await shot(page, `notice-detail-${lang}-${scheme}-mobile`);
           await page.goto(`${s.url}/#${LIST}`);
+          // the page was kept alive on its reading tab
+          await page.getByRole('tab', { name: lang === 'zh' ? '公告管理' : 'Manage', exact: true }).click();
           await page.getByTestId('notice-manage-table').waitFor();
           await page.waitForLoadState('networkidle');
           await settle(page);

@@ -1,12 +1,18 @@
 import { PushpinOutlined } from '@ant-design/icons';
 import { Badge, Button, Empty, Flex, Spin, Tag, Typography, theme } from 'antd';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { NoticeItem } from '@cpc/contracts';
 import { useNoticeUnreadCount, useNotices } from '../../lib/notice-api';
+import { sanitizeHtml } from '../../lib/sanitize-html';
 import { useStableNavigate } from '../use-stable-navigate';
 
 /** Where an announcement opens (the notices section's detail page). */
 export const noticeDetailPath = (id: number) => `/notice/detail?id=${id}`;
+
+/** The first words of an announcement, as text: its HTML cleaned by DOMPurify, then only its text kept. */
+export const previewOf = (html: string): string =>
+  (new DOMParser().parseFromString(sanitizeHtml(html), 'text/html').body.textContent ?? '').replace(/\s+/g, ' ').trim();
 
 /** The notice tab's label: "Announcements" with the user's unread count. */
 export function NoticeTabLabel({ label }: { label: string }) {
@@ -29,6 +35,7 @@ function NoticeRow({
 }) {
   const { t } = useTranslation();
   const { token } = theme.useToken();
+  const preview = useMemo(() => previewOf(item.notice), [item.notice]);
   return (
     <li
       data-testid="notice-item"
@@ -51,6 +58,21 @@ function NoticeRow({
               </Tag>
             )}
           </Flex>
+          {preview && (
+            <span
+              style={{
+                display: '-webkit-box',
+                WebkitLineClamp: 2,
+                WebkitBoxOrient: 'vertical',
+                overflow: 'hidden',
+                overflowWrap: 'anywhere',
+                color: token.colorTextSecondary,
+                fontSize: token.fontSizeSM,
+              }}
+            >
+              {preview}
+            </span>
+          )}
           <span style={{ fontSize: token.fontSizeSM, color: token.colorTextTertiary }}>
             {timeAgo(item.publishedAt)}
           </span>

@@ -72,6 +72,7 @@ export function ManagePanel() {
     {
       title: t('notice.column.title'),
       dataIndex: 'title',
+      width: 260,
       ellipsis: true,
       render: (_, r) => (
         <Space size={4}>
@@ -184,7 +185,7 @@ export function ManagePanel() {
         columns={columns}
         dataSource={list.data?.list ?? []}
         loading={list.isFetching}
-        scroll={{ x: 760 }}
+        scroll={{ x: 1000 }}
         size="middle"
         pagination={{
           current: paging.page.pageNo,
