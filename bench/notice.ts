@@ -8,7 +8,8 @@
  *   received its `notice` event, and until each console, on hearing it, read its unread count again from its own
  *   node and saw one more (what a console does): p50 / p99 / last;
  * - `GET /notice/unreadCount` and `GET /notice/getList` for --requests random users (inject on node A), beside
- *   a bare Fastify route measured the same way in the same run.
+ *   a bare Fastify route and a signed-in call with a trivial query (`/message/unreadCount`) measured the same way
+ *   in the same run.
  *
  *   node --import tsx bench/notice.ts [--users 100000] [--tenants 2000] [--notices 20] [--streams 200] [--requests 500]
  */
@@ -196,7 +197,13 @@ async function main() {
       'GET /notice/getList pageSize 10',
       readers.map((token) => ({ url: '/apiAdmin/notice/getList?pageSize=10', token })),
     );
-    for (const s of [ref, count, list] as Sample[]) log(formatSample(s, 58));
+    // the same sign-in work (token, session and permissions read) around a trivial query: what is the notice's own
+    const messages = await measureInject(
+      nodeA,
+      'reference: GET /message/unreadCount (signed in, no messages)',
+      readers.map((token) => ({ url: '/apiAdmin/message/unreadCount', token })),
+    );
+    for (const s of [ref, messages, count, list] as Sample[]) log(formatSample(s, 58));
 
     // the consoles: open streams on both nodes, and each console's unread count before
     let noticeId = 0;
