@@ -259,7 +259,7 @@ export interface Notices {
   id: Generated<number>;
   image: Generated<string>;
   pinned: Generated<boolean>;
-  published_at: Timestamp | null;
+  published_at: Generated<Timestamp | null>;
   state: Generated<'draft' | 'published' | 'withdrawn'>;
   tenant_ids: Generated<ArrayType<number>>;
   title: string;

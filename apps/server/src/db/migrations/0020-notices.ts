@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
  * - `notices` gains a life (draft → published → withdrawn), an audience (everyone, individual or enterprise
  *   customers, or chosen tenants), an optional end, who wrote it and when. `published_at` is the publish time:
  *   null for a draft nobody scheduled; a `published` row whose time is in the future is scheduled. The rows of
- *   0001 stay published to everyone. `announced_at` / `end_announced_at`: when consoles were told that it went
+ *   0001 (and a row inserted with the defaults) stay published to everyone, now. `announced_at` / `end_announced_at`: when consoles were told that it went
  *   live / ended (the periodic sweep tells them of the scheduled ones, once across nodes).
  * - `notice_reads`: one row per user and notice read. Unread = the live notices of the reader's audience minus
  *   the reader's reads: a publish writes nothing per user (100,000 users cost one row, not 100,000).
@@ -26,7 +26,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ADD COLUMN announced_at timestamptz,
       ADD COLUMN end_announced_at timestamptz,
       ALTER COLUMN published_at DROP NOT NULL,
-      ALTER COLUMN published_at DROP DEFAULT,
       ADD CONSTRAINT notices_ends_after_publish CHECK (ends_at IS NULL OR published_at IS NULL OR ends_at > published_at);
     UPDATE notices SET announced_at = published_at WHERE published_at <= now();
     CREATE INDEX notices_live_idx ON notices (published_at DESC, id DESC) WHERE state = 'published';
@@ -51,7 +50,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       DROP COLUMN state, DROP COLUMN audience, DROP COLUMN tenant_ids, DROP COLUMN ends_at,
       DROP COLUMN created_by, DROP COLUMN updated_by, DROP COLUMN created_at, DROP COLUMN updated_at,
       DROP COLUMN withdrawn_at, DROP COLUMN announced_at, DROP COLUMN end_announced_at,
-      ALTER COLUMN published_at SET DEFAULT now(),
       ALTER COLUMN published_at SET NOT NULL;
   `.execute(db);
 }
