@@ -10,7 +10,7 @@ import type {
 } from '@cpc/contracts/notice';
 import { NOTICE_QUERY_ROOT } from '@/lib/notice-api';
 export { useLiveNoticeCount as useLiveNotices } from '@/lib/notice-api';
-import { get, post } from '@/lib/request';
+import { request } from '@/lib/request';
 
 /** Every notice query lives under the bell's root key: one invalidation refreshes the page, the bell and its count. */
 const LIST_KEY = [...NOTICE_QUERY_ROOT, 'list'] as const;
@@ -28,22 +28,36 @@ export interface ManageListParams {
   keyword?: string;
 }
 
-export const getNoticeList = (p: NoticeListParams) => get<Paged<NoticeItem>>('/notice/getList', { ...p });
+export const getNoticeList = (p: NoticeListParams) =>
+  request<Paged<NoticeItem>>({ url: '/notice/getList', method: 'get', params: { ...p } });
 /** Silent: a notice that is gone (withdrawn, ended, not for this account) is explained by the page. */
-export const getNoticeDetail = (id: number) => get<NoticeItem>('/notice/detail', { id }, { silent: true });
-export const readAllNotices = () => post<{ updated: number }>('/notice/readAll', {});
+export const getNoticeDetail = (id: number) =>
+  request<NoticeItem>({ url: '/notice/detail', method: 'get', params: { id }, silent: true });
+export const readAllNotices = () => request<{ updated: number }>({ url: '/notice/readAll', method: 'post', data: {} });
 
 export const getManageList = (p: ManageListParams) =>
-  get<Paged<NoticeManageItem>>('/notice/manage/list', { ...p, keyword: p.keyword?.trim() || undefined });
+  request<Paged<NoticeManageItem>>({
+    url: '/notice/manage/list',
+    method: 'get',
+    params: { ...p, keyword: p.keyword?.trim() || undefined },
+  });
 export const getTenantOptions = (keyword: string) =>
-  get<NoticeTenant[]>('/notice/tenantOptions', { keyword: keyword.trim() || undefined }, { silent: true });
+  request<NoticeTenant[]>({
+    url: '/notice/tenantOptions',
+    method: 'get',
+    params: { keyword: keyword.trim() || undefined },
+    silent: true,
+  });
+/** Silent: a refusal names its field, shown on the form in the user's language. */
 export const createNotice = (body: NoticeBody) =>
-  post<NoticeManageItem>('/notice/manage/create', body, { silent: true });
+  request<NoticeManageItem>({ url: '/notice/manage/create', method: 'post', data: body, silent: true });
 export const updateNotice = (body: NoticeEditBody) =>
-  post<NoticeManageItem>('/notice/manage/update', body, { silent: true });
-export const publishNotice = (id: number) => post<NoticeManageItem>('/notice/manage/publish', { id });
-export const withdrawNotice = (id: number) => post<NoticeManageItem>('/notice/manage/withdraw', { id });
-export const deleteNotice = (id: number) => post<null>('/notice/manage/delete', { id });
+  request<NoticeManageItem>({ url: '/notice/manage/update', method: 'post', data: body, silent: true });
+const byId = (action: 'publish' | 'withdraw' | 'delete') => (id: number) =>
+  request<NoticeManageItem>({ url: `/notice/manage/${action}`, method: 'post', data: { id } });
+export const publishNotice = byId('publish');
+export const withdrawNotice = byId('withdraw');
+export const deleteNotice = byId('delete');
 
 export const noticeListQueryOptions = (p: NoticeListParams) =>
   queryOptions({ queryKey: [...LIST_KEY, p], queryFn: () => getNoticeList(p), placeholderData: keepPreviousData });

@@ -54,7 +54,9 @@ function TenantSelect({
   const debounced = useDebounced(keyword, 300);
   const found = useTenantOptions(debounced, true);
   const [known, setKnown] = useState(chosen);
-  useEffect(() => setKnown(chosen), [chosen]);
+  // by value: the caller's list may be a new array at each render
+  const chosenKey = chosen.map((c) => c.id).join(',');
+  useEffect(() => setKnown(chosen), [chosenKey]); // eslint-disable-line react-hooks/exhaustive-deps -- by value, above
   const options = useMemo(() => {
     const all = new Map(known.map((k) => [k.id, k]));
     for (const f of found.data ?? []) all.set(f.id, f);
