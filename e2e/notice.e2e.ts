@@ -45,10 +45,14 @@ const darkContext = (context: BrowserContext) =>
   });
 
 /** Writes an announcement in the drawer: bold text, an image, the audience; saves and publishes it. */
-async function writeAndPublish(page: Page, title: string, audience: RegExp, shotName?: string) {
+async function writeAndPublish(page: Page, title: string, audience: RegExp, shotName?: string, cover = false) {
   await page.getByTestId('notice-create').click();
   const drawer = page.locator('.ant-drawer-section').filter({ visible: true });
   await drawer.getByTestId('notice-title').fill(title);
+  if (cover) {
+    await drawer.getByTestId('notice-cover-input').setInputFiles(path.join(FIXTURES, 'id-card.png'));
+    await drawer.locator('img[src*="/apiAdmin/objects/"]').first().waitFor({ timeout: 20_000 });
+  }
   const editor = drawer.locator('.cpc-rich-editor');
   await editor.click();
   await editor.pressSequentially('Printers restart at ');
@@ -85,17 +89,18 @@ describe('system announcements', () => {
       await staff.page.goto(`${s.url}/#${LIST}`);
       await staff.page.getByTestId('notice-manage-table').waitFor();
       const title = uniqueName('企业公告');
-      await writeAndPublish(staff.page, title, /^企业客户$/);
+      await writeAndPublish(staff.page, title, /^企业客户$/, undefined, true);
       const row = staff.page.getByTestId('notice-manage-table').locator('tr', { hasText: title });
       await expect.poll(() => row.getByTestId('notice-state').textContent()).toBe('已发布');
 
       // stored sanitised, with the image as an object key and the bold kept
-      const [stored] = await query<{ body_html: string; audience: string }>(
+      const [stored] = await query<{ body_html: string; audience: string; image: string }>(
         s.databaseUrl,
-        'SELECT body_html, audience FROM notices WHERE title = $1',
+        'SELECT body_html, audience, image FROM notices WHERE title = $1',
         [title],
       );
       expect(stored.audience).toBe('enterprise');
+      expect(stored.image).toMatch(/^\d{8}\//);
       expect(stored.body_html).toContain('<strong>02:00 Sunday</strong>');
       expect(stored.body_html).toMatch(/<img data-object-key="[^"]+"/);
 
@@ -115,6 +120,12 @@ describe('system announcements', () => {
       const body = ent.page.getByTestId('notice-body-html').filter({ visible: true });
       await body.locator('strong', { hasText: '02:00 Sunday' }).waitFor();
       await body.locator('img[src*="/apiAdmin/objects/"]').waitFor();
+      // the cover above the text
+      await ent.page
+        .getByTestId('notice-detail')
+        .filter({ visible: true })
+        .locator(':scope > img[src*="/apiAdmin/objects/"]')
+        .waitFor();
       expect(await body.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth > 0)).toBe(true);
       // read: the count drops
       await expect.poll(() => bell(ent.page).getAttribute('aria-label')).not.toMatch(/未读/);

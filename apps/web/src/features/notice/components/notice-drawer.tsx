@@ -1,17 +1,20 @@
 import { Button, DatePicker, Drawer, Flex, Form, Input, Modal, Radio, Select, Spin, Switch, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NOTICE_AUDIENCES, type NoticeAudience, type NoticeManageItem } from '@cpc/contracts/notice';
 import { RichHtml } from '@/components/rich-html';
 import { RichTextEditor } from '@/components/rich-text-editor';
 import { sayServerMessage, serverFieldErrors } from '@/lib/server-messages';
+import { uploadFile } from '@/lib/request';
+import { IMAGE_ACCEPT_ATTR, checkImageFile } from '@/lib/upload-check';
 import { useDebounced } from '@/lib/use-debounced';
 import { useFormLanguage } from '@/lib/use-form-language';
 import { useCreateNotice, usePublishNotice, useTenantOptions, useUpdateNotice } from '../api/notice';
 
 interface Values {
   title: string;
+  imageKey: string;
   bodyHtml: string;
   audience: NoticeAudience;
   tenantIds: number[];
@@ -19,9 +22,10 @@ interface Values {
   endsAt: Dayjs | null;
   pinned: boolean;
 }
-const FIELDS = ['title', 'bodyHtml', 'audience', 'tenantIds', 'publishAt', 'endsAt', 'pinned'] as const;
+const FIELDS = ['title', 'imageKey', 'bodyHtml', 'audience', 'tenantIds', 'publishAt', 'endsAt', 'pinned'] as const;
 const DEFAULTS: Values = {
   title: '',
+  imageKey: '',
   bodyHtml: '',
   audience: 'all',
   tenantIds: [],
@@ -38,6 +42,65 @@ export const hasContent = (html: string) =>
     .replace(/<[^>]*>/g, '')
     .replace(/&nbsp;/g, ' ')
     .trim().length > 0;
+
+/** The cover image: uploaded through the upload-token flow, kept by its object key; shown by a signed URL. */
+function CoverInput({
+  value,
+  onChange,
+  initialUrl,
+}: {
+  value?: string;
+  onChange?: (key: string) => void;
+  initialUrl: string;
+}) {
+  const { t } = useTranslation();
+  const [url, setUrl] = useState(initialUrl);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  const pick = async (file: File | undefined) => {
+    if (!file) return;
+    const bad = checkImageFile(file);
+    if (bad) {
+      setProblem(t(`notice.form.cover.${bad}`));
+      return;
+    }
+    setProblem('');
+    setBusy(true);
+    try {
+      const up = await uploadFile(file);
+      setUrl(up.url);
+      onChange?.(up.key);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Flex gap={12} align="center" wrap>
+      {value && url && <img src={url} alt="" width={96} height={54} style={{ objectFit: 'cover', borderRadius: 4 }} />}
+      <input
+        ref={input}
+        type="file"
+        accept={IMAGE_ACCEPT_ATTR}
+        hidden
+        data-testid="notice-cover-input"
+        onChange={(e) => {
+          void pick(e.target.files?.[0]);
+          e.target.value = '';
+        }}
+      />
+      <Button loading={busy} onClick={() => input.current?.click()}>
+        {value ? t('notice.form.cover.change') : t('notice.form.cover.upload')}
+      </Button>
+      {value && (
+        <Button type="link" danger onClick={() => onChange?.('')}>
+          {t('notice.form.cover.remove')}
+        </Button>
+      )}
+      {problem && <Typography.Text type="danger">{problem}</Typography.Text>}
+    </Flex>
+  );
+}
 
 /** The customer accounts picker: searched on the server, the chosen ones named even when not in the results. */
 function TenantSelect({
@@ -119,6 +182,7 @@ export function NoticeDrawer({
       record
         ? {
             title: record.title,
+            imageKey: record.imageKey,
             bodyHtml: record.bodyHtml,
             audience: record.audience,
             tenantIds: record.tenants.map((x) => x.id),
@@ -140,7 +204,7 @@ export function NoticeDrawer({
     const body = {
       title: v.title.trim(),
       bodyHtml: v.bodyHtml,
-      imageKey: record?.imageKey ?? '',
+      imageKey: v.imageKey ?? '',
       audience: v.audience,
       tenantIds: v.audience === 'tenants' ? v.tenantIds : [],
       publishAt: v.publishAt ? v.publishAt.toISOString() : null,
@@ -210,6 +274,9 @@ export function NoticeDrawer({
           ]}
         >
           <Input placeholder={t('notice.form.titlePlaceholder')} maxLength={TITLE_MAX} data-testid="notice-title" />
+        </Form.Item>
+        <Form.Item name="imageKey" label={t('notice.form.cover.label')}>
+          <CoverInput initialUrl={record?.image ?? ''} />
         </Form.Item>
         <Form.Item
           name="bodyHtml"

@@ -56,6 +56,15 @@ function Row({ item }: { item: NoticeItem }) {
             {item.endsAt ? ` · ${t('notice.endsAt', { time: formatDateTime(item.endsAt) })}` : ''}
           </Typography.Text>
         </Flex>
+        {item.image && (
+          <img
+            src={item.image}
+            alt=""
+            width={72}
+            height={40}
+            style={{ objectFit: 'cover', borderRadius: token.borderRadius, flex: 'none' }}
+          />
+        )}
       </Flex>
     </List.Item>
   );
