@@ -57,11 +57,20 @@ export const noticeUnreadCountQueryOptions = () =>
   });
 export const useNoticeUnreadCount = () => useQuery(noticeUnreadCountQueryOptions());
 
+/**
+ * An announcement goes to every console at once: each reads its count again after a random delay up to this, so
+ * 100,000 consoles do not ask in the same instant (bench/notice.ts).
+ */
+export const NOTICE_REFETCH_SPREAD_MS = 2_000;
+
 /** While the bell is shown: an announcement published, edited, withdrawn or ended reads the notice tab again. */
 export function useLiveNoticeCount(): void {
   const client = useQueryClient();
   const refresh = () => void client.invalidateQueries({ queryKey: NOTICE_QUERY_ROOT });
-  useLiveEvents({ notice: refresh, onGap: refresh });
+  useLiveEvents({
+    notice: () => setTimeout(refresh, Math.random() * NOTICE_REFETCH_SPREAD_MS),
+    onGap: refresh,
+  });
 }
 
 export const useMessages = (enabled: boolean) => useQuery({ ...messagesQueryOptions(), enabled });
