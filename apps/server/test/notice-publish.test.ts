@@ -165,6 +165,12 @@ describe('the audience', () => {
 });
 
 describe('schedule and end', () => {
+  // the app's own periodic sweep runs too (every NOTICE_SWEEP_MS): an open console hears it from whichever sweep
+  // ran, and a sweep after that one tells nobody again
+  /** The `notice` events of `id` an open console hears after `from` (an index into its events). */
+  const heard = (stream: { events: Array<{ type: string; data: unknown }> }, id: number, from: number) =>
+    stream.events.slice(from).filter((e) => e.type === 'notice' && (e.data as { id: number }).id === id);
+
   it('keeps a scheduled one hidden until its time, then the sweep announces it once', async () => {
     const reader = await who('enterprise');
     const at = new Date(Date.now() + 3_600_000).toISOString();
@@ -178,17 +184,24 @@ describe('schedule and end', () => {
     const events = { publishAll: (e: { data: { id: number } }) => told.push(e.data.id) };
     await sweepNotices(h.db, events as never);
     expect(told).not.toContain(p.id);
-    // its time comes
-    await h.db
-      .updateTable('notices')
-      .set({ published_at: new Date(Date.now() - 1000) })
-      .where('id', '=', p.id)
-      .execute();
-    expect(await titlesOf(reader.token)).toContain('Scheduled one');
-    await sweepNotices(h.db, events as never);
-    expect(told.filter((id) => id === p.id)).toHaveLength(1);
-    await sweepNotices(h.db, events as never);
-    expect(told.filter((id) => id === p.id)).toHaveLength(1);
+    const stream = await openEvents(h, base, reader.token);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const from = stream.events.length;
+      // its time comes
+      await h.db
+        .updateTable('notices')
+        .set({ published_at: new Date(Date.now() - 1000) })
+        .where('id', '=', p.id)
+        .execute();
+      expect(await titlesOf(reader.token)).toContain('Scheduled one');
+      await waitUntil('the sweep’s notice event', () => heard(stream, p.id, from).length > 0, 15_000);
+      await sweepNotices(h.db, events as never);
+      expect(told).not.toContain(p.id);
+      expect(heard(stream, p.id, from)).toHaveLength(1);
+    } finally {
+      stream.close();
+    }
   });
 
   it('stops showing one whose end passed, and tells consoles once', async () => {
@@ -196,18 +209,25 @@ describe('schedule and end', () => {
     const p = await published({ title: 'Ends soon', endsAt: new Date(Date.now() + 3_600_000).toISOString() });
     expect(await titlesOf(reader.token)).toContain('Ends soon');
     const before = await unread(reader.token);
-    await h.db
-      .updateTable('notices')
-      .set({ published_at: new Date(Date.now() - 7200_000), ends_at: new Date(Date.now() - 1000) })
-      .where('id', '=', p.id)
-      .execute();
-    expect(await titlesOf(reader.token)).not.toContain('Ends soon');
-    expect(await unread(reader.token)).toBe(before - 1);
-    const told: number[] = [];
-    const events = { publishAll: (e: { data: { id: number } }) => told.push(e.data.id) };
-    await sweepNotices(h.db, events as never);
-    await sweepNotices(h.db, events as never);
-    expect(told.filter((id) => id === p.id)).toHaveLength(1);
+    const stream = await openEvents(h, base, reader.token);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const from = stream.events.length;
+      await h.db
+        .updateTable('notices')
+        .set({ published_at: new Date(Date.now() - 7200_000), ends_at: new Date(Date.now() - 1000) })
+        .where('id', '=', p.id)
+        .execute();
+      expect(await titlesOf(reader.token)).not.toContain('Ends soon');
+      expect(await unread(reader.token)).toBe(before - 1);
+      await waitUntil('the sweep’s notice event', () => heard(stream, p.id, from).length > 0, 15_000);
+      const told: number[] = [];
+      await sweepNotices(h.db, { publishAll: (e: { data: { id: number } }) => told.push(e.data.id) } as never);
+      expect(told).not.toContain(p.id);
+      expect(heard(stream, p.id, from)).toHaveLength(1);
+    } finally {
+      stream.close();
+    }
   });
 
   it('refuses to publish one whose end has passed', async () => {
