@@ -98,7 +98,7 @@ describe('notice popover', () => {
     );
 
     const { context, page, errors } = await signIn('en');
-    // the badge counts the unseen notice and the two unread messages
+    // the badge counts the unread notice and the two unread messages
     const bell = page.getByTestId('notice-bell');
     await expect
       .poll(async () => Number(/\d+/.exec((await bell.getAttribute('aria-label')) ?? '')?.[0] ?? 0), SLOW)
@@ -128,9 +128,20 @@ describe('notice popover', () => {
     await page.getByRole('button', { name: 'Mark all read' }).click();
     const second = page.getByTestId('message-item').filter({ hasText: `Second message ${tag}` });
     await expect.poll(() => second.getAttribute('data-unread'), SLOW).toBe('false');
-    // notices seen, messages read: the bell is quiet
+    // messages read: the bell counts only the announcements still unread (opening one reads it)
     await page.keyboard.press('Escape');
-    await expect.poll(() => bell.getAttribute('aria-label'), SLOW).toBe('Notifications');
+    const [unreadNotices] = await query<{ n: string }>(
+      s.databaseUrl,
+      `SELECT count(*) AS n FROM notices n WHERE n.state = 'published' AND n.published_at <= now()
+        AND (n.ends_at IS NULL OR n.ends_at > now())
+        AND NOT EXISTS (SELECT 1 FROM notice_reads r WHERE r.notice_id = n.id AND r.user_id = $1)`,
+      [admin.id],
+    );
+    const left = Number(unreadNotices.n);
+    expect(left).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => bell.getAttribute('aria-label'), SLOW)
+      .toBe(left === 1 ? 'Notifications (1 unread)' : `Notifications (${left} unread)`);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -23,7 +23,7 @@ import { roleRoutes, RoleService } from './modules/role/index.ts';
 import { authRoutes, AuthService, SocialLogin, socialCallbackRoute } from './modules/auth/index.ts';
 import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
-import { noticeRoutes } from './modules/notice/index.ts';
+import { noticeRoutes, noticeUpkeep } from './modules/notice/index.ts';
 import { describeMailTarget, inboxMail, InboxMailer, inboxRoutes } from './modules/inbox/index.ts';
 import { uploadRoutes } from './modules/upload/index.ts';
 import { taskRoutes, TaskService } from './modules/task/index.ts';
@@ -183,6 +183,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   });
   const workOrders = new WorkOrderService(db, storage, events);
   await app.register(workOrderUpkeep, { db, orders: workOrders });
+  await app.register(noticeUpkeep, { db, events });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -216,7 +217,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
       await api.register(menuRoutes, { db, events });
       await api.register(systemRoutes);
-      await api.register(noticeRoutes, { db });
+      await api.register(noticeRoutes, { db, storage, events });
       await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
       await api.register(taskRoutes, { tasks });

@@ -705,8 +705,29 @@ const inbox = {
   },
 } as const;
 
+/** System announcements (issue 14). */
+const notice = {
+  'notice.tenantIds': { en: 'must be a comma-separated list of ids', zh: '须为逗号分隔的编号' },
+  'notice.bodyRequired': { en: 'content cannot be empty', zh: '内容不能为空' },
+  'notice.endsBeforePublish': { en: 'must be after the publish time', zh: '须晚于发布时间' },
+  'notice.endsPast': { en: 'has already passed', zh: '已经过去' },
+  'notice.tenantsRequired': { en: 'choose at least one customer account', zh: '请至少选择一个客户账号' },
+  'notice.tenantMissing': { en: 'customer account {id} does not exist', zh: '客户账号 {id} 不存在' },
+  'notice.notEditable': {
+    en: 'a withdrawn announcement cannot be edited',
+    zh: '已撤回的公告不能修改',
+  },
+  'notice.notDraft': { en: 'only a draft can be published', zh: '只有草稿可以发布' },
+  'notice.notPublished': { en: 'only a published announcement can be withdrawn', zh: '只有已发布的公告可以撤回' },
+  'notice.notDeletable': {
+    en: 'a published announcement cannot be deleted: withdraw it first',
+    zh: '已发布的公告不能删除，请先撤回',
+  },
+} as const;
+
 export const MESSAGES = {
   ...inbox,
+  ...notice,
   ...flowRate,
   ...workOrder,
   ...http,

@@ -18,6 +18,7 @@ import * as m0016 from './migrations/0016-social-login.ts';
 import * as m0017 from './migrations/0017-sim-usage.ts';
 import * as m0018 from './migrations/0018-orders.ts';
 import * as m0019 from './migrations/0019-work-orders.ts';
+import * as m0020 from './migrations/0020-notices.ts';
 import * as m0021 from './migrations/0021-inbox.ts';
 import * as m0022 from './migrations/0022-workbench.ts';
 import * as m0023 from './migrations/0023-work-order-more.ts';
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0017-sim-usage': m0017,
   '0018-orders': m0018,
   '0019-work-orders': m0019,
+  '0020-notices': m0020,
   '0021-inbox': m0021,
   '0022-workbench': m0022,
   '0023-work-order-more': m0023,

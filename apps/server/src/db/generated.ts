@@ -252,13 +252,30 @@ export interface Messages {
   user_id: number;
 }
 
+export interface NoticeReads {
+  notice_id: number;
+  read_at: Generated<Timestamp>;
+  user_id: number;
+}
+
 export interface Notices {
+  announced_at: Timestamp | null;
+  audience: Generated<'all' | 'individual' | 'enterprise' | 'tenants'>;
   body_html: string;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  end_announced_at: Timestamp | null;
+  ends_at: Timestamp | null;
   id: Generated<number>;
   image: Generated<string>;
   pinned: Generated<boolean>;
-  published_at: Generated<Timestamp>;
+  published_at: Generated<Timestamp | null>;
+  state: Generated<'draft' | 'published' | 'withdrawn'>;
+  tenant_ids: Generated<ArrayType<number>>;
   title: string;
+  updated_at: Generated<Timestamp>;
+  updated_by: number | null;
+  withdrawn_at: Timestamp | null;
 }
 
 export interface Objects {
@@ -670,6 +687,7 @@ export interface DB {
   menu_versions: MenuVersions;
   menus: Menus;
   messages: Messages;
+  notice_reads: NoticeReads;
   notices: Notices;
   objects: Objects;
   open_nonces: OpenNonces;

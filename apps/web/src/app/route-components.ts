@@ -39,6 +39,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'workOrder/index': () => import('../features/work-order/routes/work-order-index'),
   'workOrder/detail': () => import('../features/work-order/routes/work-order-detail'),
   'workOrder/edit': () => import('../features/work-order/routes/work-order-edit'),
+  'notice/index': () => import('../features/notice/routes/notice-index'),
+  'notice/detail': () => import('../features/notice/routes/notice-detail'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

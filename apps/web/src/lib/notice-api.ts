@@ -1,5 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MessageItem, MessageReadResult, NoticeItem, Paged, UnreadCountResult } from '@cpc/contracts';
+import { useLiveEvents } from './live-events';
 import { get, post } from './request';
 
 /**
@@ -13,8 +14,11 @@ export const POPOVER_PAGE_SIZE = 5;
 export const NOTICE_POLL_INTERVAL = 60_000;
 
 // silent: a failing background poll must not toast on every page; the popover shows the failure itself
+/** The latest unread announcements (the server says read/unread per user), for the popover's notice tab. */
 export const getNotices = (pageSize = POPOVER_PAGE_SIZE) =>
-  get<Paged<NoticeItem>>('/notice/getList', { pageNo: 1, pageSize }, { silent: true });
+  get<Paged<NoticeItem>>('/notice/getList', { pageNo: 1, pageSize, unread: 'true' }, { silent: true });
+
+export const getNoticeUnreadCount = () => get<UnreadCountResult>('/notice/unreadCount', undefined, { silent: true });
 
 export const getMessages = (pageSize = POPOVER_PAGE_SIZE) =>
   get<Paged<MessageItem>>('/message/getList', { pageNo: 1, pageSize }, { silent: true });
@@ -25,7 +29,9 @@ export const markMessagesRead = (ids: number[]) => post<MessageReadResult>('/mes
 
 export const markAllMessagesRead = () => post<MessageReadResult>('/message/readAll', {});
 
-const NOTICE_KEY = ['notice', 'popover'] as const;
+/** The root of every announcement query (the notices page's too): invalidating it refreshes them all. */
+export const NOTICE_QUERY_ROOT = ['notice'] as const;
+const NOTICE_KEY = [...NOTICE_QUERY_ROOT, 'popover'] as const;
 const MESSAGE_KEY = ['message'] as const;
 
 export const noticesQueryOptions = () =>
@@ -39,6 +45,30 @@ export const unreadCountQueryOptions = () =>
   queryOptions({ queryKey: [...MESSAGE_KEY, 'unread'], queryFn: getUnreadCount });
 
 export const useNotices = () => useQuery(noticesQueryOptions());
+
+export const noticeUnreadCountQueryOptions = () =>
+  queryOptions({
+    queryKey: [...NOTICE_QUERY_ROOT, 'unread'],
+    queryFn: getNoticeUnreadCount,
+    refetchInterval: NOTICE_POLL_INTERVAL,
+  });
+export const useNoticeUnreadCount = () => useQuery(noticeUnreadCountQueryOptions());
+
+/**
+ * An announcement goes to every console at once: each reads its count again after a random delay up to this, so
+ * 100,000 consoles do not ask in the same instant (bench/notice.ts).
+ */
+export const NOTICE_REFETCH_SPREAD_MS = 2_000;
+
+/** While the bell is shown: an announcement published, edited, withdrawn or ended reads the notice tab again. */
+export function useLiveNoticeCount(): void {
+  const client = useQueryClient();
+  const refresh = () => void client.invalidateQueries({ queryKey: NOTICE_QUERY_ROOT });
+  useLiveEvents({
+    notice: () => setTimeout(refresh, Math.random() * NOTICE_REFETCH_SPREAD_MS),
+    onGap: refresh,
+  });
+}
 
 export const useMessages = (enabled: boolean) => useQuery({ ...messagesQueryOptions(), enabled });
 

@@ -58,3 +58,46 @@ describe('sanitizeHtml', () => {
     );
   });
 });
+
+describe('sanitizeHtml and the editor', () => {
+  it('keeps the colour and alignment the editor writes, nothing else of a style', () => {
+    expect(sanitizeHtml('<p style="text-align: center; position: fixed">x</p>')).toBe(
+      '<p style="text-align: center">x</p>',
+    );
+    expect(sanitizeHtml('<span style="color:#ff0000;background:url(javascript:alert(1))">x</span>')).toBe(
+      '<span style="color:#ff0000">x</span>',
+    );
+  });
+
+  it.each([
+    [
+      'an upper-case scheme',
+      '<a href="JaVaScRiPt:alert(1)">x</a>',
+      '<a target="_blank" rel="noopener noreferrer">x</a>',
+    ],
+    ['a vbscript: link', '<a href="vbscript:msgbox(1)">x</a>', '<a target="_blank" rel="noopener noreferrer">x</a>'],
+    [
+      'a data: html link',
+      '<a href="data:text/html,<script>alert(1)</script>">x</a>',
+      '<a target="_blank" rel="noopener noreferrer">x</a>',
+    ],
+    ['an svg image', '<img src="data:image/svg+xml;base64,PHN2Zz4=">', ''],
+    ['a protocol-relative image', '<img src="//evil.test/a.png">', ''],
+    ['a data attribute', '<p data-x="1">x</p>', '<p>x</p>'],
+    ['an svg onload', '<svg onload="alert(1)"></svg>ok', 'ok'],
+    [
+      'a link that names a target',
+      '<a href="https://a.test" target="_self">x</a>',
+      '<a href="https://a.test" target="_blank" rel="noopener noreferrer">x</a>',
+    ],
+  ])('removes %s', (_, html, expected) => {
+    expect(sanitizeHtml(html)).toBe(expected);
+  });
+
+  it('shows the server’s signed object images', () => {
+    const src = '/apiAdmin/objects/20260101/0123456789abcdef/a.png?exp=1&amp;sig=x';
+    expect(sanitizeHtml(`<img src="${src}" data-object-key="k">`)).toBe(
+      `<img src="${src}" style="max-width:100%;height:auto">`,
+    );
+  });
+});

@@ -1,22 +1,17 @@
 import { BellOutlined } from '@ant-design/icons';
 import { Badge, Button, Flex, Popover, Spin, Tooltip } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
-import { Suspense, lazy, useEffect, useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNotices, useUnreadCount } from '../../lib/notice-api';
-import { useSession } from '../../lib/session';
-import { readStorage, writeStorage } from '../../lib/storage';
+import { useLiveNoticeCount, useNoticeUnreadCount, useUnreadCount } from '../../lib/notice-api';
 import { useLayoutSettings } from '../layout-settings';
 import { useInboxLive } from '../../features/inbox/components/use-inbox-live';
 
 export type TabKey = 'notice' | 'email';
 
-/** The notices page, linked as "view all" once the user's menu has it. */
-export const NOTICE_PAGE = '/notice';
+/** The announcements page, linked as "view all" once the user's menu has it. */
+export const NOTICE_PAGE = '/notice/noticeIndex';
 const POPOVER_WIDTH = 360;
-
-/** Notices carry no per-user read state on the server: the newest one this user has looked at is remembered here. */
-const seenKey = (username: string) => `notice-seen-at:${username}`;
 
 const NoticePanel = lazy(() => import('./notice-panel'));
 
@@ -29,30 +24,17 @@ const panelLoading = (
 function NoticeBell() {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const username = useSession((s) => s.username);
-  const notices = useNotices();
   const unread = useUnreadCount();
   // new messages, and reads elsewhere, arrive over the live-event channel (the message centre)
   useInboxLive();
+  // announcements are read per user on the server: opening one reads it; the bell counts them with the messages
+  const unreadNotices = useNoticeUnreadCount();
+  useLiveNoticeCount();
   const [open, setOpen] = useState(false);
   const [tab, setTab] = useState<TabKey>('notice');
-  const [seenAt, setSeenAt] = useState(() => readStorage('localStorage', seenKey(username)) ?? '');
 
-  useEffect(() => setSeenAt(readStorage('localStorage', seenKey(username)) ?? ''), [username]);
-
-  // ISO timestamps of one format compare as strings
-  const newest = notices.data?.list.reduce((max, n) => (n.publishedAt > max ? n.publishedAt : max), '') ?? '';
-  const unseen = notices.data?.list.filter((n) => n.publishedAt > seenAt).length ?? 0;
   const unreadCount = unread.data?.count ?? 0;
-  const badge = unseen + unreadCount;
-
-  // looking at the notices tab is reading them
-  useEffect(() => {
-    if (open && tab === 'notice' && newest > seenAt) {
-      writeStorage('localStorage', seenKey(username), newest);
-      setSeenAt(newest);
-    }
-  }, [open, tab, newest, seenAt, username]);
+  const badge = (unreadNotices.data?.count ?? 0) + unreadCount;
 
   const onOpenChange = (next: boolean) => {
     setOpen(next);
