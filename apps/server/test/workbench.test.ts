@@ -220,21 +220,30 @@ describe('workbench', () => {
     for (const dv of d) expect(ids).not.toContain(String(dv.id));
   });
 
-  it('counts the announcements published in the last 30 days, not older or future ones', async () => {
+  it("counts the live announcements of the user's audience it has not opened, and forgets one once opened", async () => {
     const before = section(await summaryOf(a.token), 'notices')!.count;
     const [fresh] = await h.db
       .insertInto('notices')
       .values([
         { title: 'Maintenance tonight', body_html: '<p>x</p>', published_at: ago(60_000) },
-        { title: 'old', body_html: '<p>x</p>', published_at: ago(40 * DAY) },
         { title: 'future', body_html: '<p>x</p>', published_at: ahead(DAY) },
+        { title: 'ended', body_html: '<p>x</p>', published_at: ago(2 * DAY), ends_at: ago(DAY) },
+        { title: 'for enterprises', body_html: '<p>x</p>', published_at: ago(60_000), audience: 'enterprise' },
+        { title: 'a draft', body_html: '<p>x</p>', published_at: ago(60_000), state: 'draft' },
       ])
       .returning('id')
       .execute();
     const notices = section(await summaryOf(a.token), 'notices')!;
     expect(notices.count).toBe(before + 1);
     expect(notices.items[0]).toMatchObject({ title: 'Maintenance tonight', link: `/notice/detail?id=${fresh.id}` });
-    expect(notices.items.map((i) => i.title)).not.toContain('future');
+    expect(notices.items.map((i) => i.title)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/future|ended|for enterprises|a draft/)]),
+    );
+    const opened = await h.call({ method: 'GET', url: `/apiAdmin/notice/detail?id=${fresh.id}`, token: a.token });
+    expect(opened.statusCode).toBe(200);
+    const after = section(await summaryOf(a.token), 'notices')!;
+    expect(after.count).toBe(before);
+    expect(after.items.map((i) => i.title)).not.toContain('Maintenance tonight');
   });
 
   it('leaves out the sections a sub-account has no permission for', async () => {

@@ -13,7 +13,7 @@ import { z } from 'zod';
  * | simExpiring | customer | flowRate:view | plans expiring within SIM_EXPIRY_REMIND_DAYS |
  * | deviceOffline | customer | device:view | devices offline |
  * | deviceFault | customer | device:view | devices with a paper fault (out, cover open, overheated) |
- * | notices | customer | – | announcements published in the last WORKBENCH_NOTICE_DAYS days |
+ * | notices | customer | – | the live announcements of the user's audience not yet opened |
  * | identityWaiting | staff | identity:review | identity submissions waiting for review |
  * | workOrderUnassigned | staff | workOrder:handle | open work orders nobody has taken |
  * | workOrderOverdue | staff | workOrder:handle | open work orders past their response or resolution target |
@@ -36,8 +36,6 @@ export type WorkbenchSectionKey = (typeof WORKBENCH_SECTIONS)[number];
 
 /** The most items a section lists (all are counted). */
 export const WORKBENCH_ITEMS = 5;
-/** Announcements of the last this many days count as new on the workbench. */
-export const WORKBENCH_NOTICE_DAYS = 30;
 
 export const workbenchItem = z.object({
   /** Unique within its section (a row id, or an ICCID). */

@@ -44,6 +44,35 @@ const inAudience = (r: Reader): Expression<SqlBool> =>
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** The live notices of the reader's audience, each joined to the reader's read mark (`nr`). */
+const readableNotices = (db: Db, r: Reader) =>
+  db
+    .selectFrom('notices as n')
+    .leftJoin('notice_reads as nr', (j) => j.onRef('nr.notice_id', '=', 'n.id').on('nr.user_id', '=', r.id))
+    .where(isLive)
+    .where(inAudience(r));
+
+/** How many live notices of the reader's audience the reader has not opened (the bell, the workbench). */
+export async function unreadNoticeCount(db: Db, r: Reader): Promise<number> {
+  const row = await readableNotices(db, r)
+    .where('nr.user_id', 'is', null)
+    .select(sql<string>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The reader's newest unread live notices, pinned first: id, title and time (the workbench's items). */
+export function latestUnreadNotices(db: Db, r: Reader, limit: number) {
+  return readableNotices(db, r)
+    .where('nr.user_id', 'is', null)
+    .select(['n.id', 'n.title', 'n.published_at'])
+    .orderBy('n.pinned', 'desc')
+    .orderBy('n.published_at', 'desc')
+    .orderBy('n.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 export class NoticeService {
   constructor(
     private db: Db,
@@ -57,11 +86,7 @@ export class NoticeService {
   }
 
   private readable(r: Reader) {
-    return this.db
-      .selectFrom('notices as n')
-      .leftJoin('notice_reads as nr', (j) => j.onRef('nr.notice_id', '=', 'n.id').on('nr.user_id', '=', r.id))
-      .where(isLive)
-      .where(inAudience(r));
+    return readableNotices(this.db, r);
   }
 
   private item(row: Row & { read: boolean }): NoticeItem {
@@ -115,12 +140,8 @@ export class NoticeService {
     return this.item({ ...row, read: true });
   }
 
-  async unreadCount(r: Reader): Promise<number> {
-    const row = await this.readable(r)
-      .where('nr.user_id', 'is', null)
-      .select(sql<string>`count(*)`.as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  unreadCount(r: Reader): Promise<number> {
+    return unreadNoticeCount(this.db, r);
   }
 
   async readAll(r: Reader): Promise<number> {

@@ -1,3 +1,2 @@
 /** The workbench module's public entry: what needs the caller now (issue 14). */
 export { workbenchRoutes } from './routes.ts';
-export { unreadNoticeCount } from './notices.ts';

@@ -13,7 +13,7 @@ import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { dataAccessOf, deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import { hasPermission, type AuthUser } from '../../plugins/auth.ts';
-import { latestNotices, unreadNoticeCount } from './notices.ts';
+import { latestUnreadNotices, unreadNoticeCount } from '../notice/index.ts';
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -226,9 +226,10 @@ export class WorkbenchService {
   }
 
   private async notices(user: AuthUser): Promise<WorkbenchSection> {
+    const reader = { id: user.id, tenantId: user.tenantId, tenantKind: user.tenantKind };
     const [count, rows] = await Promise.all([
-      unreadNoticeCount(this.db, user),
-      latestNotices(this.db, WORKBENCH_ITEMS),
+      unreadNoticeCount(this.db, reader),
+      latestUnreadNotices(this.db, reader, WORKBENCH_ITEMS),
     ]);
     return {
       key: 'notices',
