@@ -46,7 +46,8 @@ async function storedNames(databaseUrl: string): Promise<string[]> {
      UNION SELECT nickname FROM users UNION SELECT name FROM app_keys UNION SELECT real_name FROM identity_submissions
      UNION SELECT company_name FROM identity_submissions UNION SELECT legal_person FROM identity_submissions
      UNION SELECT name FROM departments UNION SELECT name FROM roles UNION SELECT name FROM traffic_packages
-     UNION SELECT package_name FROM order_lines UNION SELECT refund_reason FROM orders`,
+     UNION SELECT package_name FROM order_lines UNION SELECT refund_reason FROM orders
+     UNION SELECT title FROM work_orders UNION SELECT title FROM notices`,
   );
   return rows
     .map((r) => r.v)
@@ -77,6 +78,11 @@ const CUSTOMER_PAGES = [
   '/person/subAccount',
   '/flowRate/mallGoods',
   '/flowRate/flowRateLog',
+  '/workbench/index',
+  '/workOrder/workOrderIndex',
+  '/workOrder/edit',
+  '/notice/noticeIndex',
+  '/message/messageIndex',
 ];
 const STAFF_PAGES = [
   '/system/identity',
@@ -84,6 +90,10 @@ const STAFF_PAGES = [
   '/system/deviceRegistry',
   '/flowRate/mallGoods',
   '/flowRate/flowRateLog',
+  '/workbench/index',
+  '/workOrder/workOrderIndex',
+  '/notice/noticeIndex',
+  '/message/messageIndex',
   '/error/403',
   '/error/404',
 ];
@@ -92,7 +102,15 @@ describe('translations', () => {
   it('shows every screen of a customer and of staff in the language chosen', { timeout: 600_000 }, async () => {
     const s = server('plain');
     const found: Record<string, string[]> = {};
-    const data = [SIM_MODEL.name, 'Printer-01', 'Printer-02', 'Test User', 'Cloud Print Console'];
+    const data = [
+      SIM_MODEL.name,
+      'Printer-01',
+      'Printer-02',
+      'Test User',
+      'Cloud Print Console',
+      'Paper jam',
+      'Maintenance notice',
+    ];
 
     // a customer with two devices and the message an identity approval sends
     const { context, page } = await newPage(browser, { lang: 'en', width: 1440 });
@@ -126,6 +144,19 @@ describe('translations', () => {
     } finally {
       await db.destroy();
     }
+    // a work order of the customer and an announcement, so their detail pages show a record
+    const [{ id: workOrderId }] = await query<{ id: number }>(
+      s.databaseUrl,
+      `INSERT INTO work_orders (order_no, tenant_id, user_id, type, priority, title, description_html,
+         response_due_at, resolve_due_at)
+       SELECT 'WO-TRANSLATIONS', tenant_id, id, 'printing', 'normal', 'Paper jam', '<p>Printer-01</p>',
+         now() + interval '1 hour', now() + interval '1 day' FROM users WHERE username = $1 RETURNING id`,
+      [reg.username],
+    );
+    const [{ id: noticeId }] = await query<{ id: number }>(
+      s.databaseUrl,
+      `INSERT INTO notices (title, body_html) VALUES ('Maintenance notice', '<p>Printer-02</p>') RETURNING id`,
+    );
     const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [
       specs[0].sn,
     ]);
@@ -136,7 +167,12 @@ describe('translations', () => {
     for (const lang of ['en', 'zh'] as const) {
       await page.evaluate((l) => localStorage.setItem('language', l), lang);
       await page.reload();
-      for (const path of [...CUSTOMER_PAGES, `/device/detail?id=${deviceId}`]) {
+      for (const path of [
+        ...CUSTOMER_PAGES,
+        `/device/detail?id=${deviceId}`,
+        `/workOrder/detail?id=${workOrderId}`,
+        `/notice/detail?id=${noticeId}`,
+      ]) {
         await open(page, s.url, path);
         const text = await visibleText(page);
         // the package catalogue is the platform's: names staff (other tests) stored show to every customer
@@ -167,7 +203,7 @@ describe('translations', () => {
     for (const lang of ['en', 'zh'] as const) {
       await staff.page.evaluate((l) => localStorage.setItem('language', l), lang);
       await staff.page.reload();
-      for (const path of STAFF_PAGES) {
+      for (const path of [...STAFF_PAGES, `/workOrder/detail?id=${workOrderId}`]) {
         await open(staff.page, s.url, path);
         const text = await visibleText(staff.page);
         const stored = await storedNames(s.databaseUrl);
