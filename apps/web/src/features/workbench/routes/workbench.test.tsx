@@ -83,7 +83,7 @@ describe('WorkbenchPage', { timeout: 20_000 }, () => {
     // the SIM's state is said in the reader's language
     expect(within(screen.getByTestId('wb-section-simLow')).getByText('已停机')).toBeTruthy();
     // an empty section says so, and comes after those with work
-    expect(within(screen.getByTestId('wb-section-notices')).getByText('近 30 天没有新公告')).toBeTruthy();
+    expect(within(screen.getByTestId('wb-section-notices')).getByText('没有未读的公告')).toBeTruthy();
     const order = screen.getAllByTestId(/^wb-section-/).map((e) => e.dataset.testid);
     expect(order).toEqual(['wb-section-deviceOffline', 'wb-section-simLow', 'wb-section-notices']);
   });
