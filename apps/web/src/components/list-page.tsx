@@ -77,16 +77,18 @@ export function FilterActions({
   onReset,
   onExport,
   exporting,
+  searchTestId,
 }: {
   onReset: () => void;
   onExport?: () => void;
   exporting?: boolean;
+  searchTestId?: string;
 }) {
   const { t } = useTranslation();
   return (
     <>
       <Form.Item>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
+        <Button type="primary" htmlType="submit" icon={<SearchOutlined />} data-testid={searchTestId}>
           {t('list.search')}
         </Button>
       </Form.Item>

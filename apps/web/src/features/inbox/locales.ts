@@ -26,8 +26,6 @@ export default {
         from: '开始日期',
         to: '结束日期',
         keyword: '标题或内容',
-        search: '查询',
-        reset: '重置',
       },
       column: { title: '标题', kind: '类型', body: '内容', createdAt: '时间' },
       action: {
@@ -81,8 +79,6 @@ export default {
         from: 'From',
         to: 'To',
         keyword: 'Title or text',
-        search: 'Search',
-        reset: 'Reset',
       },
       column: { title: 'Title', kind: 'Type', body: 'Text', createdAt: 'Time' },
       action: {

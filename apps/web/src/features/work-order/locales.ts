@@ -62,8 +62,6 @@ export default {
         me: '我',
         unassigned: '未分配',
         overdue: '只看超时',
-        search: '查询',
-        reset: '重置',
       },
       field: {
         type: '问题类型',
@@ -243,8 +241,6 @@ export default {
         me: 'Me',
         unassigned: 'Unassigned',
         overdue: 'Overdue only',
-        search: 'Search',
-        reset: 'Reset',
       },
       field: {
         type: 'Type',

@@ -1,7 +1,7 @@
-import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { Button, DatePicker, Form, Grid, Input, Select } from 'antd';
+import { DatePicker, Form, Grid, Input, Select } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import { FilterActions } from '@/components/list-page';
 import { useFormLanguage } from '@/lib/use-form-language';
 import type { InboxFilter } from '../api/inbox';
 import { MESSAGE_GROUPS, type MessageGroup } from '../utils/kinds';
@@ -77,22 +77,13 @@ export function InboxFilterBar({ onSearch }: { onSearch: (f: InboxFilter) => voi
           data-testid="inbox-filter-keyword"
         />
       </Form.Item>
-      <Form.Item {...item}>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />} data-testid="inbox-search">
-          {t('inbox.filter.search')}
-        </Button>
-      </Form.Item>
-      <Form.Item {...item}>
-        <Button
-          icon={<ReloadOutlined />}
-          onClick={() => {
-            form.resetFields();
-            form.submit();
-          }}
-        >
-          {t('inbox.filter.reset')}
-        </Button>
-      </Form.Item>
+      <FilterActions
+        onReset={() => {
+          form.resetFields();
+          form.submit();
+        }}
+        searchTestId="inbox-search"
+      />
     </Form>
   );
 }

@@ -1,5 +1,4 @@
-import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { Button, Checkbox, DatePicker, Form, Grid, Input, Select } from 'antd';
+import { Checkbox, DatePicker, Form, Grid, Input, Select } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +10,7 @@ import {
   type WorkOrderState,
   type WorkOrderType,
 } from '@cpc/contracts/work-order';
+import { FilterActions } from '@/components/list-page';
 import { useFormLanguage } from '@/lib/use-form-language';
 import type { WorkOrderFilter } from '../utils/filter';
 
@@ -148,22 +148,12 @@ export function FilterBar({ filter, staff, assignees, onSearch }: FilterBarProps
           <Checkbox data-testid="work-order-filter-overdue">{t('workOrder.filter.overdue')}</Checkbox>
         </Form.Item>
       )}
-      <Form.Item>
-        <Button type="primary" htmlType="submit" icon={<SearchOutlined />}>
-          {t('workOrder.filter.search')}
-        </Button>
-      </Form.Item>
-      <Form.Item>
-        <Button
-          icon={<ReloadOutlined />}
-          onClick={() => {
-            form.resetFields();
-            onSearch({});
-          }}
-        >
-          {t('workOrder.filter.reset')}
-        </Button>
-      </Form.Item>
+      <FilterActions
+        onReset={() => {
+          form.resetFields();
+          onSearch({});
+        }}
+      />
     </Form>
   );
 }
