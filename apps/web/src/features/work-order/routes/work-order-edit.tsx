@@ -1,5 +1,5 @@
 import { Button, Card, Flex, Form, Input, Radio, Result, Select, Skeleton, Typography } from 'antd';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import {
@@ -185,56 +185,24 @@ export default function WorkOrderEditPage() {
               data-testid="work-order-description"
             />
           </Form.Item>
-          <Form.Item
+          <SubjectPicker
             name="deviceIds"
             label={t('workOrder.field.devices')}
-            rules={[
-              {
-                type: 'array',
-                max: WORK_ORDER_SUBJECTS_MAX,
-                message: t('workOrder.edit.tooMany', { n: WORK_ORDER_SUBJECTS_MAX }),
-              },
-            ]}
-          >
-            <Select
-              mode="multiple"
-              allowClear
-              showSearch
-              filterOption={false}
-              onSearch={setDeviceSearch}
-              onBlur={() => setDeviceSearch('')}
-              loading={devices.isFetching}
-              options={deviceOptions}
-              placeholder={t('workOrder.edit.devicesPlaceholder')}
-              notFoundContent={t('workOrder.edit.noneFound')}
-              data-testid="work-order-devices"
-            />
-          </Form.Item>
-          <Form.Item
+            placeholder={t('workOrder.edit.devicesPlaceholder')}
+            onSearch={setDeviceSearch}
+            loading={devices.isFetching}
+            options={deviceOptions}
+            testId="work-order-devices"
+          />
+          <SubjectPicker
             name="orderIds"
             label={t('workOrder.field.orders')}
-            rules={[
-              {
-                type: 'array',
-                max: WORK_ORDER_SUBJECTS_MAX,
-                message: t('workOrder.edit.tooMany', { n: WORK_ORDER_SUBJECTS_MAX }),
-              },
-            ]}
-          >
-            <Select
-              mode="multiple"
-              allowClear
-              showSearch
-              filterOption={false}
-              onSearch={setOrderSearch}
-              onBlur={() => setOrderSearch('')}
-              loading={orders.isFetching}
-              options={orderOptions}
-              placeholder={t('workOrder.edit.ordersPlaceholder')}
-              notFoundContent={t('workOrder.edit.noneFound')}
-              data-testid="work-order-orders"
-            />
-          </Form.Item>
+            placeholder={t('workOrder.edit.ordersPlaceholder')}
+            onSearch={setOrderSearch}
+            loading={orders.isFetching}
+            options={orderOptions}
+            testId="work-order-orders"
+          />
           <Form.Item name="attachments" label={t('workOrder.field.attachments')}>
             <AttachmentInput data-testid="work-order-attachments-input" />
           </Form.Item>
@@ -254,5 +222,53 @@ export default function WorkOrderEditPage() {
         </Form>
       </Flex>
     </Card>
+  );
+}
+
+/** A searchable multiple choice of the customer's own devices or orders the work order is about. */
+function SubjectPicker({
+  name,
+  label,
+  placeholder,
+  onSearch,
+  loading,
+  options,
+  testId,
+}: {
+  name: 'deviceIds' | 'orderIds';
+  label: string;
+  placeholder: string;
+  onSearch: (keyword: string) => void;
+  loading: boolean;
+  options: { value: number; label: ReactNode }[];
+  testId: string;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Form.Item
+      name={name}
+      label={label}
+      rules={[
+        {
+          type: 'array',
+          max: WORK_ORDER_SUBJECTS_MAX,
+          message: t('workOrder.edit.tooMany', { n: WORK_ORDER_SUBJECTS_MAX }),
+        },
+      ]}
+    >
+      <Select
+        mode="multiple"
+        allowClear
+        showSearch
+        filterOption={false}
+        onSearch={onSearch}
+        onBlur={() => onSearch('')}
+        loading={loading}
+        options={options}
+        placeholder={placeholder}
+        notFoundContent={t('workOrder.edit.noneFound')}
+        data-testid={testId}
+      />
+    </Form.Item>
   );
 }
