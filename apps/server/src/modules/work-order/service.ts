@@ -397,6 +397,29 @@ export class WorkOrderService {
     return rows;
   }
 
+  /** Attaches checked objects (`attachmentObjects`) to an order, or to one of its timeline events. */
+  private async attach(
+    db: Trx,
+    to: { workOrderId: number; tenantId: number; eventId?: number },
+    objects: Awaited<ReturnType<WorkOrderService['attachmentObjects']>>,
+  ): Promise<void> {
+    if (!objects.length) return;
+    await db
+      .insertInto('work_order_attachments')
+      .values(
+        objects.map((o) => ({
+          work_order_id: to.workOrderId,
+          event_id: to.eventId ?? null,
+          tenant_id: to.tenantId,
+          object_key: o.key,
+          name: o.original_name || o.key.split('/').pop()!,
+          size: o.size,
+          mime: o.mime,
+        })),
+      )
+      .execute();
+  }
+
   private async sanitized(writerTenant: number, db: Trx, html: string, field: string) {
     // NUL cannot be stored in text (PostgreSQL refuses it): it goes with the rest of what is not kept
     const clean = sanitizeRichHtml(html.replaceAll('\u0000', ''));
@@ -535,21 +558,7 @@ export class WorkOrderService {
           to_state: 'submitted',
         })
         .execute();
-      if (objects.length) {
-        await tx.db
-          .insertInto('work_order_attachments')
-          .values(
-            objects.map((o) => ({
-              work_order_id: row.id,
-              tenant_id: tenantId,
-              object_key: o.key,
-              name: o.original_name || o.key.split('/').pop()!,
-              size: o.size,
-              mime: o.mime,
-            })),
-          )
-          .execute();
-      }
+      await this.attach(tx.db, { workOrderId: row.id, tenantId }, objects);
       return { ...row, after: { ...values, attachments: objects.map((o) => o.key) } };
     });
     const { id, order_no, after } = created;
@@ -613,21 +622,7 @@ export class WorkOrderService {
         const objects = await this.attachmentObjects(tenantId, trx, added);
         const gone = current.filter((a) => !keep.has(a.object_key)).map((a) => a.id);
         if (gone.length) await trx.deleteFrom('work_order_attachments').where('id', 'in', gone).execute();
-        if (objects.length) {
-          await trx
-            .insertInto('work_order_attachments')
-            .values(
-              objects.map((o) => ({
-                work_order_id: row.id,
-                tenant_id: tenantId,
-                object_key: o.key,
-                name: o.original_name || o.key.split('/').pop()!,
-                size: o.size,
-                mime: o.mime,
-              })),
-            )
-            .execute();
-        }
+        await this.attach(trx, { workOrderId: row.id, tenantId }, objects);
         afterKeys = [...beforeKeys.filter((k) => keep.has(k)), ...objects.map((o) => o.key)];
       }
       const beforeValues: Record<string, unknown> = {
@@ -882,22 +877,7 @@ export class WorkOrderService {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        if (objects.length) {
-          await trx
-            .insertInto('work_order_attachments')
-            .values(
-              objects.map((o) => ({
-                work_order_id: row.id,
-                event_id: event.id,
-                tenant_id: row.tenant_id,
-                object_key: o.key,
-                name: o.original_name || o.key.split('/').pop()!,
-                size: o.size,
-                mime: o.mime,
-              })),
-            )
-            .execute();
-        }
+        await this.attach(trx, { workOrderId: row.id, tenantId: row.tenant_id, eventId: event.id }, objects);
       }
       await this.stateEvent(trx, row, row.state, to, side, c.user.id);
       const notify: NewMessage[] = [];
