@@ -20,7 +20,8 @@ describe('menu management (staff)', () => {
     { timeout: 300_000 },
     async () => {
       const s = server('plain');
-      const staff = await newPage(browser, { lang: 'zh' });
+      // tall enough to show the whole tree: a drag that has to scroll the page drops on the wrong node
+      const staff = await newPage(browser, { lang: 'zh', height: 1500 });
       const page = staff.page;
       await login(page, s, 'admin', s.adminPassword);
       await expectHash(page, /^#\/device\/index/);

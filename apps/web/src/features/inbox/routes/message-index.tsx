@@ -89,10 +89,10 @@ export default function MessageIndexPage() {
           </Flex>
         )}
         {narrow && m.body && (
+          // wrapped, not cut: an ellipsis in an auto-sized table cell widens the cell past a phone's screen
           <Typography.Text
             type="secondary"
-            ellipsis
-            style={{ fontSize: token.fontSizeSM, paddingInlineStart: 14, maxWidth: '100%' }}
+            style={{ fontSize: token.fontSizeSM, paddingInlineStart: 14, overflowWrap: 'anywhere' }}
           >
             {m.body}
           </Typography.Text>
