@@ -41,6 +41,7 @@ import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
+import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -59,7 +60,27 @@ import {
 export const API_PREFIX = '/apiAdmin';
 
 /** Routes that carry no encrypted payload: "login RSA is off" (SPEC §7), uploads, files and the key itself. */
-const CRYPTO_EXEMPT = /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|docs))/;
+const CRYPTO_EXEMPT =
+  /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|device-files\/|docs))/;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    storage: ObjectStorage;
+    tasks: TaskService;
+  }
+}
+
+/** The origin devices reach this server's HTTP side at: PUBLIC_URL, else the address this node listens on. */
+export function deviceOrigin(app: FastifyInstance, config: Config): string {
+  if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/$/, '');
+  const a = app.server.address();
+  if (a && typeof a === 'object') {
+    // listening on every interface: this machine's loopback is one of them
+    const host = ['0.0.0.0', '::'].includes(a.address) ? '127.0.0.1' : a.address;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${a.port}`;
+  }
+  return `http://127.0.0.1:${config.PORT}`;
+}
 
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
   const app = Fastify({
@@ -119,6 +140,14 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     resultTimeoutS: config.TASK_RESULT_TIMEOUT_S,
     retryBackoffS: config.TASK_RETRY_BACKOFF_S,
   });
+  // what tests and node-local tools reach through the app: the object storage and the device tasks
+  app.decorate('storage', storage);
+  app.decorate('tasks', tasks);
+  // a package task carries, at each delivery, a fresh signed link to the package (issue 15); devices reach the
+  // server at PUBLIC_URL, else at the address this node listens on
+  tasks.addAtDelivery(['upgrade', 'install_app', 'deploy_model'], (row) => ({
+    url: deviceDownloadUrl(storage, row.id, new Date(row.expire_at), deviceOrigin(app, config)),
+  }));
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
   const queue = new JobQueue({
     databaseUrl: config.DATABASE_URL,
@@ -220,6 +249,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(noticeRoutes, { db, storage, events });
       await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
+      await api.register(deviceDownloadRoutes, { db, storage });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });

@@ -68,6 +68,7 @@ const task = (i: number, chars: number): LiveTaskEvent => ({
   type: 'reboot',
   state: 'failed',
   progress: 0,
+  stage: '',
   // quotes, backslashes and line breaks too: they pass through JSON and PostgreSQL's array syntax on the way
   error: `${i}:"\\\n${HAN.repeat(Math.ceil(chars / HAN.length)).slice(0, chars)}`,
 });

@@ -19,6 +19,7 @@ export const UP_KINDS = [
   'traffic',
   'event',
   'offline',
+  'inventory',
 ] as const;
 export const DOWN_KINDS = ['command', 'print', 'config'] as const;
 export type UpKind = (typeof UP_KINDS)[number];
@@ -124,6 +125,16 @@ const short = z.string().max(64);
 /** Device time in ms, informational only (the server stamps everything with its own clock). */
 const ts = z.number().int().nonnegative().optional();
 
+/** An IANA time zone this runtime knows; an unknown one is left out of the hello (the rest of it still counts). */
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A modem's byte counter (up to 1 PB). */
 const counterBytes = z.number().int().nonnegative().max(1e15);
 export const helloMsg = z.object({
@@ -151,6 +162,8 @@ export const helloMsg = z.object({
   /** The modem's byte counters of the current plan period, sent (tx) and received (rx); see `trafficMsg`. */
   txBytes: counterBytes.optional(),
   rxBytes: counterBytes.optional(),
+  /** The device's IANA time zone (e.g. "Asia/Shanghai"): maintenance windows are in the device's own time. */
+  tz: z.string().max(64).refine(isTimeZone).optional().catch(undefined),
 });
 export const heartbeatMsg = z.object({ ts });
 export const statusMsg = z.object({
@@ -186,7 +199,21 @@ export const ackMsg = z.object({
   ok: z.boolean().default(true),
   error: z.string().max(500).optional(),
 });
-export const progressMsg = z.object({ ts, id: taskId, kind: about, progress: percent });
+/**
+ * The steps of a task that has more than one (issue 15): an upgrade is downloading → downloaded → installing →
+ * rebooting (its result comes after the device is back, with the version it runs); an install is downloading →
+ * installing; a file request is uploading.
+ */
+export const TASK_STAGES = ['downloading', 'downloaded', 'installing', 'rebooting', 'uploading'] as const;
+export type TaskStage = (typeof TASK_STAGES)[number];
+/** `progress` is the percentage of the current stage (of the whole task when it has no stages). */
+export const progressMsg = z.object({
+  ts,
+  id: taskId,
+  kind: about,
+  progress: percent,
+  stage: z.enum(TASK_STAGES).optional(),
+});
 export const resultMsg = z.object({
   ts,
   id: taskId,
@@ -196,6 +223,30 @@ export const resultMsg = z.object({
   data: z.record(z.string(), z.unknown()).optional(),
 });
 export const eventMsg = z.object({ ts, kind: short, data: z.record(z.string(), z.unknown()).optional() });
+/**
+ * What software the device runs (issue 15): sent after each hello and whenever it changes. Installed Android
+ * applications (package name, label, version) and AI models; the whole list each time (what is missing was removed).
+ */
+export const inventoryMsg = z.object({
+  ts,
+  apps: z
+    .array(
+      z.object({
+        pkg: z.string().min(1).max(255),
+        name: z.string().max(100).default(''),
+        versionCode: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+        versionName: z.string().max(64).default(''),
+      }),
+    )
+    .max(500)
+    .default([]),
+  models: z
+    .array(z.object({ name: z.string().min(1).max(100), version: short, framework: short.optional() }))
+    .max(100)
+    .default([]),
+  /** Free storage, MB: an install or upgrade that does not fit fails with "not enough storage". */
+  storageFreeMb: z.number().nonnegative().max(1e9).optional(),
+});
 /** The last will, or sent on purpose before a deliberate disconnect (reboot, shutdown). */
 export const offlineMsg = z.object({
   ts,
@@ -214,6 +265,7 @@ export const UP_SCHEMAS = {
   traffic: trafficMsg,
   event: eventMsg,
   offline: offlineMsg,
+  inventory: inventoryMsg,
 } satisfies Record<UpKind, z.ZodType>;
 
 export type HelloMsg = z.infer<typeof helloMsg>;
@@ -227,6 +279,7 @@ export type ProgressMsg = AboutOptional<z.infer<typeof progressMsg>>;
 export type ResultMsg = AboutOptional<z.infer<typeof resultMsg>>;
 export type EventMsg = z.infer<typeof eventMsg>;
 export type OfflineMsg = z.infer<typeof offlineMsg>;
+export type InventoryMsg = z.infer<typeof inventoryMsg>;
 export type UpMessage = { [K in UpKind]: { kind: K; msg: z.infer<(typeof UP_SCHEMAS)[K]> } }[UpKind];
 
 // ---------------------------------------------------------------------------------------------------------------

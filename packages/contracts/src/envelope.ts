@@ -31,6 +31,8 @@ export const CODE_TEXTS = {
   410: 'resource permanently deleted',
   413: 'request body too large',
   415: 'unsupported media type',
+  /** A download's Range lies outside the file (a resumed download of a file that changed). */
+  416: 'requested range not satisfiable',
   417: 'the Expect header cannot be met',
   429: 'too many requests',
   431: 'request header or URL too large',

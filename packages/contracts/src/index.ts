@@ -19,3 +19,4 @@ export * from './flow-rate.ts';
 export * from './order.ts';
 export * from './work-order.ts';
 export * from './workbench.ts';
+export * from './package.ts';

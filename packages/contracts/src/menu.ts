@@ -43,6 +43,14 @@ export const ROUTE_COMPONENTS = [
   'notice/index',
   'notice/detail',
   'message/index',
+  'application/myApplication',
+  'application/applicationInstall',
+  'fileAcquisition/index',
+  'upgrade/deviceUpgrade',
+  'upgrade/upgradeTask',
+  'upgrade/taskDetail',
+  'aiLibrary/terminal',
+  'aiLibrary/cloud',
 ] as const;
 export type RouteComponent = (typeof ROUTE_COMPONENTS)[number];
 

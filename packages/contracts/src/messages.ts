@@ -30,6 +30,7 @@ const http = {
   'http.409': { en: 'conflicts with the current state', zh: '与当前状态冲突' },
   'http.413': { en: 'request body too large', zh: '请求体过大' },
   'http.415': { en: 'unsupported media type', zh: '不支持的内容类型' },
+  'http.416': { en: 'requested range not satisfiable', zh: '请求的范围无法满足' },
   'http.417': { en: 'the Expect header cannot be met', zh: '无法满足请求的 Expect 条件' },
   'http.431': { en: 'request header or URL too large', zh: '请求头或地址过长' },
   'http.406': { en: 'format not available', zh: '请求的格式不可得' },
@@ -230,6 +231,7 @@ const upload = {
   'upload.badMultipart': { en: 'the multipart form cannot be read', zh: '无法读取 multipart 表单' },
   'upload.linkInvalid': { en: 'link invalid or expired', zh: '链接无效或已过期' },
   'upload.objectMissing': { en: 'object does not exist', zh: '文件不存在' },
+  'upload.badRange': { en: 'the requested range is outside the file', zh: '请求的范围超出文件大小' },
   'upload.tokenInvalid': { en: 'upload token invalid or expired', zh: '上传凭证无效或已过期' },
   'upload.wrongType': { en: 'uploads must be jpg or png', zh: '上传文件只能是 jpg 或 png 格式' },
   'upload.attachmentType': {

@@ -45,6 +45,22 @@ export const PERMISSIONS = {
   workOrderHandle: 'workOrder:handle',
   /** Platform staff: the response and resolution targets per priority, and the shared canned replies. */
   workOrderSettings: 'workOrder:settings',
+  /** Firmware packages, upgrade releases and their progress; each device's version history. */
+  upgradeView: 'upgrade:view',
+  /** Upload firmware; create, promote, pause, resume, cancel and retry upgrade releases. */
+  upgradeEdit: 'upgrade:edit',
+  /** The account's applications (APKs and their versions), install tasks and each device's installed apps. */
+  applicationView: 'application:view',
+  /** Upload applications; install, upgrade and uninstall them; the required-apps policy. */
+  applicationEdit: 'application:edit',
+  /** Files acquired from the account's devices, and downloading them. */
+  fileAcquisitionView: 'fileAcquisition:view',
+  /** Ask devices for files and logs. */
+  fileAcquisitionEdit: 'fileAcquisition:edit',
+  /** AI model packages, their deployments, and cloud AI jobs with their results. */
+  aiLibraryView: 'aiLibrary:view',
+  /** Upload and deploy AI models; run cloud AI jobs (text recognition). */
+  aiLibraryEdit: 'aiLibrary:edit',
   /** Platform staff: identity review. */
   identityReview: 'identity:review',
   /** Platform staff: announcements. */
@@ -118,6 +134,32 @@ export const PERMISSION_CATALOGUE: PermissionSection[] = [
     permissions: [
       p(PERMISSIONS.workOrderView, '查看工单', 'View work orders'),
       p(PERMISSIONS.workOrderEdit, '提交与回复工单', 'Open and reply to work orders'),
+    ],
+  },
+  {
+    key: 'application',
+    name: { zh: '应用管理', en: 'Applications' },
+    permissions: [
+      p(PERMISSIONS.applicationView, '查看应用与安装任务', 'View applications and installs'),
+      p(PERMISSIONS.applicationEdit, '上传、安装与卸载应用', 'Upload, install and uninstall applications'),
+      p(PERMISSIONS.fileAcquisitionView, '查看与下载获取的文件', 'View and download acquired files'),
+      p(PERMISSIONS.fileAcquisitionEdit, '向设备获取文件', 'Acquire files from devices'),
+    ],
+  },
+  {
+    key: 'upgrade',
+    name: { zh: '升级管理', en: 'Upgrades' },
+    permissions: [
+      p(PERMISSIONS.upgradeView, '查看固件与升级任务', 'View firmware and upgrade tasks'),
+      p(PERMISSIONS.upgradeEdit, '上传固件与管理升级任务', 'Upload firmware and run upgrades'),
+    ],
+  },
+  {
+    key: 'aiLibrary',
+    name: { zh: 'AI库', en: 'AI library' },
+    permissions: [
+      p(PERMISSIONS.aiLibraryView, '查看AI模型与识别结果', 'View AI models and results'),
+      p(PERMISSIONS.aiLibraryEdit, '部署AI模型与运行云端识别', 'Deploy AI models and run cloud recognition'),
     ],
   },
   {

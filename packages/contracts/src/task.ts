@@ -101,6 +101,8 @@ export const taskItem = z.object({
   type: taskType,
   state: taskState,
   progress: z.number().int(),
+  /** The step the device reports (issue 15: downloading, installing…; '' when the task has none). */
+  stage: z.string(),
   error: z.string(),
   /** Deliveries so far, and the most the server makes before the task fails. */
   attempts: z.number().int(),
@@ -173,6 +175,7 @@ export const liveTaskEvent = z.object({
   type: taskType,
   state: taskState,
   progress: z.number().int(),
+  stage: z.string(),
   error: z.string(),
 });
 export type LiveTaskEvent = z.infer<typeof liveTaskEvent>;
@@ -236,6 +239,38 @@ export interface LiveNoticeEvent {
   id: number;
 }
 
+/**
+ * `event: package` — a firmware, application or AI model package of the tenant was added or removed (issue 15):
+ * the lists that show packages read them again.
+ */
+export interface LivePackageEvent {
+  id: number;
+  kind: 'firmware' | 'app' | 'model';
+}
+
+/** `event: upgrade` — an upgrade release changed (state, wave, counts): its dashboard and the release list read again. */
+export interface LiveUpgradeEvent {
+  releaseId: number;
+  state: string;
+}
+
+/** `event: application` — installs or the installed apps and models of devices changed: the lists read again. */
+export interface LiveApplicationEvent {
+  deviceIds: number[];
+}
+
+/** `event: fileAcquisition` — a file request changed (delivered, uploading, ready, failed). */
+export interface LiveFileAcquisitionEvent {
+  id: number;
+  state: string;
+}
+
+/** `event: aiLibrary` — a cloud AI job changed (queued, running, done, failed). */
+export interface LiveAiLibraryEvent {
+  id: number;
+  state: string;
+}
+
 export type LiveEvent =
   | { type: 'device'; data: LiveDeviceEvent }
   | { type: 'task'; data: LiveTaskEvent }
@@ -247,4 +282,9 @@ export type LiveEvent =
   | { type: 'sim'; data: LiveSimEvent }
   | { type: 'order'; data: LiveOrderEvent }
   | { type: 'workOrder'; data: LiveWorkOrderEvent }
-  | { type: 'notice'; data: LiveNoticeEvent };
+  | { type: 'notice'; data: LiveNoticeEvent }
+  | { type: 'package'; data: LivePackageEvent }
+  | { type: 'upgrade'; data: LiveUpgradeEvent }
+  | { type: 'application'; data: LiveApplicationEvent }
+  | { type: 'fileAcquisition'; data: LiveFileAcquisitionEvent }
+  | { type: 'aiLibrary'; data: LiveAiLibraryEvent };

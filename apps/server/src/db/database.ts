@@ -22,6 +22,7 @@ import * as m0020 from './migrations/0020-notices.ts';
 import * as m0021 from './migrations/0021-inbox.ts';
 import * as m0022 from './migrations/0022-workbench.ts';
 import * as m0023 from './migrations/0023-work-order-more.ts';
+import * as m0024 from './migrations/0024-packages.ts';
 
 export type Db = Kysely<Database>;
 
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0021-inbox': m0021,
   '0022-workbench': m0022,
   '0023-work-order-more': m0023,
+  '0024-packages': m0024,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -148,6 +148,7 @@ export interface Devices {
   sn: string;
   status: Generated<'online' | 'offline'>;
   tenant_id: number | null;
+  time_zone: Generated<string>;
 }
 
 export interface DeviceStatusLog {
@@ -174,6 +175,7 @@ export interface DeviceTasks {
   params: Generated<Json>;
   progress: Generated<number>;
   sent_at: Timestamp | null;
+  stage: Generated<string>;
   started_at: Timestamp | null;
   state: Generated<'queued' | 'sent' | 'delivered' | 'running' | 'succeeded' | 'failed' | 'timeout' | 'expired' | 'canceled'>;
   tenant_id: number;
@@ -355,6 +357,25 @@ export interface Orders {
   tenant_id: number;
   total_fen: number;
   trade_no: string | null;
+}
+
+export interface Packages {
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  deleted_at: Timestamp | null;
+  id: Generated<number>;
+  identifier: string;
+  kind: 'firmware' | 'app' | 'model';
+  meta: Generated<Json>;
+  models: Generated<string[]>;
+  name: string;
+  notes: Generated<string>;
+  object_key: string;
+  sha256: string;
+  size: number;
+  tenant_id: number;
+  version_code: Generated<number>;
+  version_name: string;
 }
 
 export interface PaymentNotifications {
@@ -695,6 +716,7 @@ export interface DB {
   open_request_log: OpenRequestLog;
   order_lines: OrderLines;
   orders: Orders;
+  packages: Packages;
   payment_notifications: PaymentNotifications;
   print_jobs: PrintJobs;
   rate_counters: RateCounters;

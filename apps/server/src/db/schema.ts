@@ -46,4 +46,5 @@ export type TenantTable =
   | 'work_orders'
   | 'work_order_events'
   | 'work_order_attachments'
-  | 'dashboard_targets';
+  | 'dashboard_targets'
+  | 'packages';

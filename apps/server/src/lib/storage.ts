@@ -67,6 +67,28 @@ export class ObjectStorage {
     return `${day}/${randomBytes(8).toString('hex')}/${safe}`;
   }
 
+  /**
+   * A signature of `purpose:subject:exp` (issue 15: a device's download or upload link bound to one task), checked by
+   * `checkSigned`; `exp` in Unix seconds.
+   */
+  signFor(purpose: string, subject: string, exp: number): string {
+    return this.sign(`${purpose}:${subject}:${exp}`);
+  }
+
+  checkSigned(purpose: string, subject: string, exp: number, sig: string): boolean {
+    return Number.isFinite(exp) && exp >= Date.now() / 1000 && this.verifySig(`${purpose}:${subject}:${exp}`, sig);
+  }
+
+  /** The folder the objects live in (a key is a path below it). */
+  get directory(): string {
+    return this.root;
+  }
+
+  /** The file of an object's key (refused when the key would leave the storage folder). */
+  pathOf(key: string): string {
+    return this.fileOf(key);
+  }
+
   private fileOf(key: string): string {
     const p = path.resolve(this.root, key);
     if (!p.startsWith(path.resolve(this.root) + path.sep)) throw new Error('key outside storage');

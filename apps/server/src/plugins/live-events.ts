@@ -11,6 +11,7 @@ import {
   eventsQuery,
   eventsTicketResult,
   type LiveEvent,
+  type Permission,
 } from '@cpc/contracts';
 import type { Db } from '../db/database.ts';
 import { caller, hasPermission, loadAuthUser, type AuthUser } from './auth.ts';
@@ -395,6 +396,15 @@ const KEEPALIVE_MS = 20_000;
 /** Bytes waiting for a console's socket beyond which its events are skipped (and a resync sent when it drains). */
 const SSE_BUFFER_MAX = 1 << 20;
 
+/** Events of the fleet-software sections (issue 15): each only to consoles holding one of its read permissions. */
+const SECTION_READERS: Record<string, Permission[]> = {
+  package: [PERMISSIONS.upgradeView, PERMISSIONS.applicationView, PERMISSIONS.aiLibraryView],
+  upgrade: [PERMISSIONS.upgradeView],
+  application: [PERMISSIONS.applicationView, PERMISSIONS.aiLibraryView],
+  fileAcquisition: [PERMISSIONS.fileAcquisitionView],
+  aiLibrary: [PERMISSIONS.aiLibraryView],
+} satisfies Partial<Record<LiveEvent['type'], Permission[]>>;
+
 /**
  * `POST /device/events/ticket` (bearer, any signed-in user) → a ticket valid for EVENTS_TICKET_TTL_S;
  * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant, each kind of event only for those who
@@ -476,6 +486,14 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         [PERMISSIONS.departmentEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView].some((p) => hasPermission(u, p));
       const readsWorkOrders = (u: AuthUser) =>
         [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle].some((p) => hasPermission(u, p));
+      // the sections of issue 15 on: an event type → the permissions (any of) that read what it is about
+      const readsSection = (u: AuthUser) =>
+        new Set(
+          Object.entries(SECTION_READERS)
+            .filter(([, codes]) => codes.some((c) => hasPermission(u, c)))
+            .map(([type]) => type),
+        );
+      let sections = readsSection(user);
       let seesDepartments = readsDepartments(user);
       let seesWorkOrders = readsWorkOrders(user);
       let seesSims = readsSims(user);
@@ -488,6 +506,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         if (e.type === 'sim' && !seesSims) return;
         if (e.type === 'order' && !seesOrders) return;
         if (e.type === 'workOrder' && !seesWorkOrders) return;
+        if (e.type in SECTION_READERS && !sections.has(e.type)) return;
         // a role of someone else changed: nothing for this console
         if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return;
         if (e.type === 'message' && e.data.userId !== user.id) return;
@@ -518,6 +537,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
             seesSims = readsSims(u);
             seesOrders = readsOrders(u);
             seesWorkOrders = readsWorkOrders(u);
+            sections = readsSection(u);
           },
           () => end(),
         );

@@ -8,6 +8,11 @@ import type {
   LiveOrderEvent,
   LiveWorkOrderEvent,
   LiveNoticeEvent,
+  LivePackageEvent,
+  LiveUpgradeEvent,
+  LiveApplicationEvent,
+  LiveFileAcquisitionEvent,
+  LiveAiLibraryEvent,
   LiveSimEvent,
   LiveTaskEvent,
 } from '@cpc/contracts';
@@ -68,6 +73,11 @@ const EVENT_TYPES = [
   'order',
   'workOrder',
   'notice',
+  'package',
+  'upgrade',
+  'application',
+  'fileAcquisition',
+  'aiLibrary',
 ] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
@@ -228,6 +238,16 @@ export function useLiveEvents(
     workOrder?: (e: LiveWorkOrderEvent) => void;
     /** An announcement was published, edited or withdrawn. */
     notice?: (e: LiveNoticeEvent) => void;
+    /** A firmware, application or model package was added or removed. */
+    package?: (e: LivePackageEvent) => void;
+    /** An upgrade release changed (state, wave, counts). */
+    upgrade?: (e: LiveUpgradeEvent) => void;
+    /** Installs or the installed apps and models of devices changed. */
+    application?: (e: LiveApplicationEvent) => void;
+    /** A file request changed. */
+    fileAcquisition?: (e: LiveFileAcquisitionEvent) => void;
+    /** A cloud AI job changed. */
+    aiLibrary?: (e: LiveAiLibraryEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -249,7 +269,12 @@ export function useLiveEvents(
         else if (e.type === 'sim') latest.current.sim?.(e.data);
         else if (e.type === 'order') latest.current.order?.(e.data);
         else if (e.type === 'workOrder') latest.current.workOrder?.(e.data);
-        else latest.current.notice?.(e.data);
+        else if (e.type === 'notice') latest.current.notice?.(e.data);
+        else if (e.type === 'package') latest.current.package?.(e.data);
+        else if (e.type === 'upgrade') latest.current.upgrade?.(e.data);
+        else if (e.type === 'application') latest.current.application?.(e.data);
+        else if (e.type === 'fileAcquisition') latest.current.fileAcquisition?.(e.data);
+        else latest.current.aiLibrary?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),

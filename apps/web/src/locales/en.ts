@@ -143,6 +143,7 @@ export default {
     upgrade: 'Upgrades',
     deviceUpgrade: 'Device upgrade',
     upgradeTask: 'Upgrade tasks',
+    upgradeTaskDetail: 'Upgrade task',
     ai: 'AI library',
     aiTerminal: 'Terminal',
     aiCloud: 'Cloud',

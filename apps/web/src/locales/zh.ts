@@ -142,6 +142,7 @@ export default {
     upgrade: '升级管理',
     deviceUpgrade: '设备升级',
     upgradeTask: '升级任务',
+    upgradeTaskDetail: '升级任务详情',
     ai: 'AI库',
     aiTerminal: '终端',
     aiCloud: '云端',

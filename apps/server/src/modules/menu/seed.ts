@@ -126,6 +126,109 @@ export const MENU: RouteRecord[] = [
     ],
   },
   {
+    // SPEC §1 application management: my application, application installation, file acquisition (issue 15)
+    path: '/application',
+    name: 'Application',
+    component: 'Layout',
+    redirect: '/application/myApplication',
+    meta: {
+      title: 'route.application',
+      icon: 'appstore',
+      guard: {
+        permission: [PERMISSIONS.applicationView, PERMISSIONS.fileAcquisitionView],
+      },
+    },
+    children: [
+      {
+        path: 'myApplication',
+        name: 'MyApplication',
+        component: 'application/myApplication',
+        meta: {
+          title: 'route.myApplication',
+          icon: 'appstore',
+          guard: { permission: [PERMISSIONS.applicationView] },
+        },
+      },
+      {
+        path: 'applicationInstall',
+        name: 'ApplicationInstall',
+        component: 'application/applicationInstall',
+        meta: {
+          title: 'route.appInstall',
+          icon: 'download',
+          guard: { permission: [PERMISSIONS.applicationView] },
+        },
+      },
+      {
+        path: 'fileAcquisition',
+        name: 'FileAcquisition',
+        component: 'fileAcquisition/index',
+        meta: {
+          title: 'route.fileAcquisition',
+          icon: 'file',
+          guard: { permission: [PERMISSIONS.fileAcquisitionView] },
+        },
+      },
+    ],
+  },
+  {
+    // SPEC §1 upgrade management: device upgrade (firmware and new releases), upgrade tasks (releases) (issue 15)
+    path: '/upgrade',
+    name: 'Upgrade',
+    component: 'Layout',
+    redirect: '/upgrade/deviceUpgrade',
+    meta: { title: 'route.upgrade', icon: 'cloud-upload', guard: { permission: [PERMISSIONS.upgradeView] } },
+    children: [
+      {
+        path: 'deviceUpgrade',
+        name: 'DeviceUpgrade',
+        component: 'upgrade/deviceUpgrade',
+        meta: { title: 'route.deviceUpgrade', icon: 'cloud-upload', guard: { permission: [PERMISSIONS.upgradeView] } },
+      },
+      {
+        path: 'upgradeTask',
+        name: 'UpgradeTask',
+        component: 'upgrade/upgradeTask',
+        meta: { title: 'route.upgradeTask', icon: 'schedule', guard: { permission: [PERMISSIONS.upgradeView] } },
+      },
+      // one tab per release: /upgrade/taskDetail?id=…
+      {
+        path: 'taskDetail',
+        name: 'UpgradeTaskDetail',
+        component: 'upgrade/taskDetail',
+        meta: {
+          title: 'route.upgradeTaskDetail',
+          hidden: true,
+          activeMenu: '/upgrade/upgradeTask',
+          dynamicNewTab: true,
+          guard: { permission: [PERMISSIONS.upgradeView] },
+        },
+      },
+    ],
+  },
+  {
+    // SPEC §1 AI library: terminal (model packages on devices) and cloud (AI the platform runs) (issue 15)
+    path: '/aiLibrary',
+    name: 'AiLibrary',
+    component: 'Layout',
+    redirect: '/aiLibrary/terminal',
+    meta: { title: 'route.ai', icon: 'robot', guard: { permission: [PERMISSIONS.aiLibraryView] } },
+    children: [
+      {
+        path: 'terminal',
+        name: 'AiTerminal',
+        component: 'aiLibrary/terminal',
+        meta: { title: 'route.aiTerminal', icon: 'mobile', guard: { permission: [PERMISSIONS.aiLibraryView] } },
+      },
+      {
+        path: 'cloud',
+        name: 'AiCloud',
+        component: 'aiLibrary/cloud',
+        meta: { title: 'route.aiCloud', icon: 'cloud', guard: { permission: [PERMISSIONS.aiLibraryView] } },
+      },
+    ],
+  },
+  {
     // what needs doing now, per role (issue 14): any signed-in user; its items follow the user's permissions
     path: '/workbench',
     name: 'Workbench',
@@ -343,7 +446,7 @@ export const MENU: RouteRecord[] = [
  * The seed version of this release's menu. Raise it when a release adds records to `MENU`: the names it brings
  * are then remembered with it (which release put them in).
  */
-export const MENU_SEED_VERSION = 3;
+export const MENU_SEED_VERSION = 4;
 
 /**
  * Puts in the records of `records` the menu has never had, and nothing else. The rule:

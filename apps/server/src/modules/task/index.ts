@@ -1,3 +1,13 @@
 /** The task module's public entry: device commands and their outcome. */
-export { TaskService, cancelOpenTasks, type Downlink, type EventSink } from './service.ts';
+export {
+  TaskService,
+  cancelOpenTasks,
+  enqueueTasks,
+  type ChangedTask,
+  type Downlink,
+  type EventSink,
+  type ParamsAtDelivery,
+  type TaskListener,
+  type TaskSpec,
+} from './service.ts';
 export { taskRoutes } from './routes.ts';

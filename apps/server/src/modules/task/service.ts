@@ -11,6 +11,7 @@ import {
   type TaskItem,
   type TaskListParams,
   type TaskState,
+  type TaskType,
 } from '@cpc/contracts';
 import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
@@ -94,7 +95,67 @@ const batchInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
     ? sql<boolean>`exists (select 1 from device_tasks where device_tasks.batch_id = task_batches.id and ${taskInScope(scope, devices)})`
     : sql<boolean>`true`;
 
+/** A task another module sends (issue 15: upgrades, installs, file requests): one device, its type and parameters. */
+export interface TaskSpec {
+  deviceId: number;
+  type: TaskType;
+  params: Record<string, unknown>;
+  expireAt: Date;
+  createdBy: number | null;
+  batchId?: number | null;
+  maxAttempts?: number;
+}
+
+/**
+ * Inserts tasks inside the caller's transaction (`scope` of that transaction). Once it committed, the caller calls
+ * `TaskService.announce(rows)` and `dispatch(ids)` so online devices get them now (the others on their hello).
+ */
+export async function enqueueTasks(scope: TenantScope, specs: TaskSpec[]): Promise<ChangedTask[]> {
+  if (!specs.length) return [];
+  return scope
+    .insertInto(
+      'device_tasks',
+      specs.map((t) => ({
+        device_id: t.deviceId,
+        type: t.type,
+        params: JSON.stringify(t.params),
+        expire_at: t.expireAt,
+        created_by: t.createdBy,
+        batch_id: t.batchId ?? null,
+        ...(t.maxAttempts ? { max_attempts: t.maxAttempts } : {}),
+      })),
+    )
+    .returningAll()
+    .execute();
+}
+
+/** Told of every task change this node makes or hears of (after it committed), e.g. to move a roll-out on. */
+export type TaskListener = (row: ChangedTask) => void;
+
+/** What a task of some type gets added to its params at each delivery (a signed link that must not be stored). */
+export type ParamsAtDelivery = (row: ChangedTask) => Record<string, unknown>;
+
 export class TaskService {
+  private listeners: TaskListener[] = [];
+  private atDelivery = new Map<TaskType, ParamsAtDelivery>();
+
+  /**
+   * Adds `fn(row)` to the params of every delivery of tasks of these types (issue 15: the signed, expiring link a
+   * device downloads a package by, or uploads a file to), so each resend carries a fresh link.
+   */
+  addAtDelivery(types: TaskType[], fn: ParamsAtDelivery): void {
+    for (const t of types) this.atDelivery.set(t, fn);
+  }
+
+  /**
+   * Calls `listener` with each task this node changed, after the change. A listener must not throw and must not
+   * be the only record of anything: a node can die between the change and the call, so state that must survive a
+   * restart is read again from `device_tasks` by the module's own periodic reconcile.
+   */
+  onChange(listener: TaskListener): void {
+    this.listeners.push(listener);
+  }
+
   constructor(
     private db: Db,
     private events: EventSink,
@@ -372,10 +433,11 @@ export class TaskService {
 
   async onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
     const { rows } = await sql<TaskRow>`
-      UPDATE device_tasks SET state = 'running', progress = ${m.progress}, started_at = coalesce(started_at, now()),
-        delivered_at = coalesce(delivered_at, now()), updated_at = now()
+      UPDATE device_tasks SET state = 'running', progress = ${m.progress}, stage = coalesce(${m.stage ?? null}::text, stage),
+        started_at = coalesce(started_at, now()), delivered_at = coalesce(delivered_at, now()), updated_at = now()
       WHERE id = ${m.id} AND device_id = ${deviceId}
-        AND (state IN ('sent', 'timeout', 'delivered') OR (state = 'running' AND progress < ${m.progress}))
+        AND (state IN ('sent', 'timeout', 'delivered')
+          OR (state = 'running' AND (progress < ${m.progress} OR stage IS DISTINCT FROM coalesce(${m.stage ?? null}::text, stage))))
       RETURNING *`.execute(this.db);
     rows.forEach((r) => this.emit(r));
   }
@@ -451,11 +513,12 @@ export class TaskService {
   private async publish(rows: SentRow[]): Promise<void> {
     for (const r of rows) {
       // a failed publish is not an error here: the task times out and goes again
+      const extra = this.atDelivery.get(r.type)?.(r) ?? {};
       await this.downlink
         .command(r.sn, {
           id: r.id,
           type: r.type,
-          params: isJsonObject(r.params) ? r.params : {},
+          params: { ...(isJsonObject(r.params) ? r.params : {}), ...extra },
           expireAt: new Date(r.expire_at).toISOString(),
           attempt: r.attempts,
         })
@@ -464,6 +527,13 @@ export class TaskService {
   }
 
   private emit(r: TaskRow): void {
+    for (const l of this.listeners) {
+      try {
+        l(r);
+      } catch {
+        // a listener's failure is its own: the task and the consoles still hear of the change
+      }
+    }
     this.events.publish(r.tenant_id, {
       type: 'task',
       data: {
@@ -473,6 +543,7 @@ export class TaskService {
         type: r.type,
         state: r.state,
         progress: r.progress,
+        stage: r.stage,
         error: r.error,
       },
     });
@@ -487,6 +558,7 @@ function toItem(r: TaskRow): Omit<TaskItem, 'deviceSn' | 'deviceName'> {
     type: r.type,
     state: r.state,
     progress: r.progress,
+    stage: r.stage,
     error: r.error,
     attempts: r.attempts,
     maxAttempts: r.max_attempts,

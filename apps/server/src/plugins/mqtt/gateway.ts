@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseTopic, parseUp } from '@cpc/contracts/device-protocol';
+import { parseTopic, parseUp, type InventoryMsg } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/index.ts';
@@ -44,6 +44,11 @@ export class DeviceGateway {
   private sweeping: Promise<void> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
+  /**
+   * Takes each device's software inventory (issue 15; the application module sets it when the app is built):
+   * without one an inventory is counted and dropped.
+   */
+  inventoryHandler?: (deviceId: number, msg: InventoryMsg) => Promise<void>;
 
   constructor(
     private db: Db,
@@ -226,6 +231,8 @@ export class DeviceGateway {
         return parsed.msg.kind === 'print'
           ? this.prints?.onResult(id, parsed.msg)
           : this.tasks.onResult(id, parsed.msg);
+      case 'inventory':
+        return this.inventoryHandler?.(id, parsed.msg);
       case 'heartbeat':
       case 'event':
         return;

@@ -86,6 +86,7 @@ export class Presence {
         UPDATE devices d SET status = 'online', connected_at = now(), last_seen_at = now(), conn_id = ${m.conn},
           firmware = coalesce(nullif(${m.fw}::text, ''), d.firmware), imei = coalesce(${n(m.imei)}::text, d.imei),
           iccid = coalesce(${n(m.iccid)}::text, d.iccid), heartbeat_s = ${heartbeat}::int,
+          time_zone = coalesce(${n(m.tz)}::text, d.time_zone),
           paper = coalesce(${n(m.paper)}::text, d.paper), battery = coalesce(${n(m.battery)}::smallint, d.battery),
           signal = coalesce(${n(m.signal)}::smallint, d.signal),
           lat = CASE WHEN ${located} THEN ${n(m.lat)}::float8 ELSE d.lat END,

@@ -83,6 +83,7 @@ export const taskRow = (over: Partial<TaskItem> = {}): TaskItem => ({
   type: 'reboot',
   state: 'queued',
   progress: 0,
+  stage: '',
   error: '',
   attempts: 0,
   maxAttempts: 3,
@@ -102,6 +103,7 @@ export const taskEvent = (over: Partial<LiveTaskEvent> = {}): LiveTaskEvent => (
   type: 'reboot',
   state: 'sent',
   progress: 0,
+  stage: '',
   error: '',
   ...over,
 });
