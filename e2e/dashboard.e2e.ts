@@ -5,7 +5,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 type Server = ReturnType<typeof server>;
 
@@ -77,11 +77,7 @@ async function apiSession(s: Server, username: string, password: string) {
 /** A customer registered through the screens and approved by staff (through SQL: another flow tests review). */
 async function approvedCustomer(page: Page, s: Server) {
   const account = await registerThroughUi(page, s, 'enterprise');
-  await query(
-    s.databaseUrl,
-    `UPDATE tenants SET auth_status = 1, attest_name = '云打印看板测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-    [account.username],
-  );
+  await approveAccount(s, account.username, '云打印看板测试有限公司');
   // the guard loaded this user as unauthenticated: a reload makes it ask again
   await page.reload();
   await page.goto(`${s.url}/#/device/index`);

@@ -4,7 +4,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -55,11 +55,7 @@ describe('departments and data scope', () => {
     const s = server('plain');
     const { context, page, errors } = await newPage(browser, { lang: 'zh' });
     const account = await registerThroughUi(page, s, 'enterprise');
-    await query(
-      s.databaseUrl,
-      `UPDATE tenants SET auth_status = 1, attest_name = '部门测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-      [account.username],
-    );
+    await approveAccount(s, account.username, '部门测试有限公司');
     const [{ id: tenantId }] = await query<{ id: number }>(
       s.databaseUrl,
       'SELECT tenant_id AS id FROM users WHERE username = $1',

@@ -5,7 +5,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -19,11 +19,7 @@ beforeAll(async () => {
   const { context, page } = await newPage(browser, { lang: 'zh' });
   account = await registerThroughUi(page, s, 'individual');
   await context.close();
-  await query(
-    s.databaseUrl,
-    `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-    [account.username],
-  );
+  await approveAccount(s, account.username, '张三');
   specs = makeSpecs(6, { seed: 11, prefix: `SCR${Date.now().toString(36).toUpperCase().slice(-6)}` });
   const db = createDb(s.databaseUrl, 2);
   try {

@@ -6,7 +6,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, shot, settle } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -122,11 +122,7 @@ describe('my devices, with the fleet simulator', () => {
       // A customer registers and staff approval is another flow's business (account.e2e.ts): approve directly.
       const reg = await registerThroughUi(page, s, 'individual');
       account = { username: reg.username, password: reg.password };
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '张三');
 
       // The factory registers five devices (as platform staff would); two of them are bound here, two in the UI,
       // and one to another account (the platform's own, for want of another customer).

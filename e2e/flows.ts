@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { latestCaptcha, smsCode, uniqueMobile, uniqueName, type server } from './browser.ts';
+import { latestCaptcha, query, smsCode, uniqueMobile, uniqueName, type server } from './browser.ts';
 
 type Server = ReturnType<typeof server>;
 export const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
@@ -61,4 +61,17 @@ export async function registerThroughUi(page: Page, s: Server, type: 'individual
   await page.locator('form button[type=submit]').click();
   await expectHash(page, /^#\/account\/authenticate/);
   return { username, mobile, password };
+}
+
+/**
+ * Marks the account of `username` as identity-approved (staff approval is another flow's business: account.e2e.ts),
+ * with the attested name shown in the console when one is given.
+ */
+export async function approveAccount(s: Server, username: string, attestName?: string): Promise<void> {
+  await query(
+    s.databaseUrl,
+    `UPDATE tenants SET auth_status = 1${attestName === undefined ? '' : ', attest_name = $2'}
+      WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+    attestName === undefined ? [username] : [username, attestName],
+  );
 }

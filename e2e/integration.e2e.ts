@@ -12,7 +12,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -103,11 +103,7 @@ describe('system integration', () => {
       // A customer registers and is approved directly (account.e2e.ts covers the review); two printers are bound.
       const reg = await registerThroughUi(page, s, 'individual');
       account = { username: reg.username, password: reg.password };
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '张三');
       const specs: DeviceSpec[] = makeSpecs(2, { seed: 11, prefix: uniqueName('INT').toUpperCase() });
       const db = createDb(s.databaseUrl, 2);
       try {

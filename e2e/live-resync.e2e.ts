@@ -4,7 +4,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server } from './browser.ts';
-import { expectHash, registerThroughUi } from './flows.ts';
+import { approveAccount, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -19,11 +19,7 @@ describe('live events after the server lost its database link', () => {
     const s = server('plain');
     const { context, page, errors } = await newPage(browser, { lang: 'zh' });
     const reg = await registerThroughUi(page, s, 'individual');
-    await query(
-      s.databaseUrl,
-      `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-      [reg.username],
-    );
+    await approveAccount(s, reg.username, '张三');
     const [spec] = makeSpecs(1, { seed: 11, prefix: `LRS${Date.now().toString(36).toUpperCase().slice(-6)}` });
     const db = createDb(s.databaseUrl, 2);
     try {

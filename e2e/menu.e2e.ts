@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -72,11 +72,7 @@ describe('menu management (staff)', () => {
       // a customer signing in afterwards: the new order, without the hidden item
       const customer = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(customer.page, s);
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1 WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username);
       await customer.page.goto(`${s.url}/#/device/index`);
       await customer.page.reload();
       await expectHash(customer.page, /^#\/device\/index/);

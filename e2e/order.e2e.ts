@@ -4,7 +4,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -58,11 +58,7 @@ describe('traffic packages, orders and payment in the sandbox', () => {
       // A customer with three SIMs on its devices (bound in the database, as the factory and binding would).
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const reg = await registerThroughUi(page, s, 'individual');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '张三');
       const specs = makeSpecs(3, { seed: 13, prefix: `ORD${Date.now().toString(36).toUpperCase().slice(-5)}` });
       const db = createDb(s.databaseUrl, 2);
       try {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
-import { FIXTURES, expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, FIXTURES, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -33,11 +33,7 @@ describe('the personal centre and sub-accounts of a customer', () => {
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(page, s, 'enterprise');
       // Staff approval is another flow's business (account.e2e.ts): approve directly.
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '云打印测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username, '云打印测试有限公司');
       // The guard loaded this user as unauthenticated: a reload makes it ask again.
       await page.reload();
       await openPersonInfo(page, s.url, account.username);

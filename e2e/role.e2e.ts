@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, newPage, query, server, settle, shot, smsCode, uniqueMobile, uniqueName } from './browser.ts';
-import { expectHash, login } from './flows.ts';
+import { approveAccount, login, expectHash } from './flows.ts';
 
 type Server = ReturnType<typeof server>;
 
@@ -53,11 +53,7 @@ async function customer(s: Server) {
       }),
     }),
   );
-  await query(
-    s.databaseUrl,
-    `UPDATE tenants SET auth_status = 1, attest_name = '角色测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-    [username],
-  );
+  await approveAccount(s, username, '角色测试有限公司');
   return { username, password, token };
 }
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { launch, newPage, query, server, settle } from './browser.ts';
-import { FIXTURES, expectHash, login, registerThroughUi } from './flows.ts';
+import { launch, newPage, server, settle } from './browser.ts';
+import { approveAccount, FIXTURES, login, registerThroughUi, expectHash } from './flows.ts';
 
 /**
  * The security headers in a real browser (issue 10): the console and the Swagger UI work under the server's
@@ -121,11 +121,7 @@ describe('the Content-Security-Policy in the browser', () => {
           { timeout: 15_000 },
         )
         .toBeGreaterThanOrEqual(2);
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = 'CSP test' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username, 'CSP test');
       await w.context.clearCookies();
       await w.page.evaluate(() => sessionStorage.clear());
       await w.page.reload();

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type Running } from '../apps/server/src/server.ts';
 import { startIdp, type TestIdp } from '../apps/server/test/oidc-idp.ts';
-import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, registerThroughUi, solveCaptcha } from './flows.ts';
+import { launch, newPage, server, settle, shot } from './browser.ts';
+import { approveAccount, registerThroughUi, solveCaptcha, expectHash } from './flows.ts';
 import { ADMIN_PASSWORD } from './global-setup.ts';
 
 const WEB_DIST = process.env.E2E_WEB_DIST ?? path.resolve(import.meta.dirname, '../apps/web/dist');
@@ -88,11 +88,7 @@ describe('social login through a real OpenID provider', () => {
       // an account to link to, registered and approved
       const first = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(first.page, s, 'individual');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1 WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username);
       await first.context.close();
       idp.account = 'alice';
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { launch, newPage, server, settle, shot } from './browser.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -24,11 +24,7 @@ describe('the system log', () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(page, s, 'enterprise');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '日志测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username, '日志测试有限公司');
       await page.reload();
 
       // a change in the console: the nickname in the personal centre

@@ -5,7 +5,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb, setSimPlans } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
-import { expectHash, registerThroughUi } from './flows.ts';
+import { approveAccount, registerThroughUi, expectHash } from './flows.ts';
 
 /**
  * Issue 13 end to end: a printer whose SIM ran out of data goes offline for that reason; its owner finds it and two
@@ -35,11 +35,7 @@ describe('topping up SIMs', () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh', width: 1366, height: 900 });
       const account = await registerThroughUi(page, s, 'enterprise');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '充值测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username, '充值测试有限公司');
       const [{ id: tenantId }] = await query<{ id: number }>(
         s.databaseUrl,
         'SELECT tenant_id AS id FROM users WHERE username = $1',

@@ -4,7 +4,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, SIM_MODEL } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 /**
  * Every screen in en shows no Chinese, and in zh no untranslated English sentence (issue 11). The test data is
@@ -118,11 +118,7 @@ describe('translations', () => {
     const { context, page } = await newPage(browser, { lang: 'en', width: 1440 });
     const reg = await registerThroughUi(page, s, 'individual');
     data.push(reg.username);
-    await query(
-      s.databaseUrl,
-      `UPDATE tenants SET auth_status = 1, attest_name = 'Test User' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-      [reg.username],
-    );
+    await approveAccount(s, reg.username, 'Test User');
     const specs = makeSpecs(2, { seed: 3, prefix: `TR${Date.now().toString(36).toUpperCase().slice(-6)}` });
     const db = createDb(s.databaseUrl, 2);
     try {

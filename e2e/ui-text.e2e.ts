@@ -9,7 +9,7 @@ import { startServer, type Running } from '../apps/server/src/server.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, latestCaptcha, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi, solveCaptcha } from './flows.ts';
+import { approveAccount, login, registerThroughUi, solveCaptcha, expectHash } from './flows.ts';
 
 /** What a new user tripped over (issue 11): the error log, the captcha, tab titles, the bind shortcut. */
 
@@ -24,11 +24,7 @@ type Server = ReturnType<typeof server>;
 /** A customer signed in through the screens, identity approved, with devices named `names` bound. */
 async function customerWithDevices(page: Page, s: Server, names: string[]) {
   const reg = await registerThroughUi(page, s, 'individual');
-  await query(
-    s.databaseUrl,
-    `UPDATE tenants SET auth_status = 1, attest_name = 'Test User' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-    [reg.username],
-  );
+  await approveAccount(s, reg.username, 'Test User');
   const ids: number[] = [];
   if (names.length) {
     const specs = makeSpecs(names.length, { seed: 11, prefix: `UT${Date.now().toString(36).toUpperCase().slice(-6)}` });

@@ -5,7 +5,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { FIXTURES, expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, FIXTURES, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -45,11 +45,7 @@ describe('work orders: a customer asks, staff answer', () => {
       const customer = await newPage(browser, { lang: 'zh' });
       const { page } = customer;
       const reg = await registerThroughUi(page, s, 'individual');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '张三');
       const specs = makeSpecs(1, { seed: 14, prefix: `WO${Date.now().toString(36).toUpperCase().slice(-5)}` });
       const db = createDb(s.databaseUrl, 2);
       try {

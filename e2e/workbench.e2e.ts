@@ -5,7 +5,7 @@ import { createDb, type Db } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 let db: Db | undefined;
@@ -47,11 +47,7 @@ describe('the workbench', () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(page, s, 'enterprise');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '工作台测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username, '工作台测试有限公司');
       await page.reload();
       const [{ tenant_id: tenantId }] = await query<{ tenant_id: number }>(
         s.databaseUrl,
