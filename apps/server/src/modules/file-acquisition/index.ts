@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Periodic } from '../../lib/periodic.ts';
 import type { FileAcquisitionService } from './service.ts';
 
-export { FileAcquisitionService, parseContentRange } from './service.ts';
+export { FileAcquisitionService, deviceUploadUrl, parseContentRange } from './service.ts';
 export { deviceUploadRoutes, fileAcquisitionRoutes } from './routes.ts';
 
 /** Deletes files past their keeping time and stale partial uploads, every `everyMs` (once across nodes). */

@@ -87,6 +87,12 @@ export function parseContentRange(h: string | undefined, length: number): { star
   return { start: a, total };
 }
 
+/** The signed link a device uploads its request's file to (bound to the request, expiring with its task). */
+export function deviceUploadUrl(storage: ObjectStorage, requestId: number, expireAt: Date, base = ''): string {
+  const exp = Math.floor(+expireAt / 1000);
+  return `${base}/apiAdmin/device-files/upload/${requestId}?exp=${exp}&sig=${storage.signFor(UPLOAD, String(requestId), exp)}`;
+}
+
 /**
  * File requests (issue 15): the console asks devices for files; each device gets a `fetch_file` task and uploads
  * what matched in chunks to a signed link bound to its own request; the finished file is an object (bucket
@@ -100,10 +106,8 @@ export class FileAcquisitionService {
     private events: EventSink,
   ) {}
 
-  /** The signed link a device uploads its request's file to (bound to the request, expiring with its task). */
   uploadUrl(requestId: number, expireAt: Date, base = ''): string {
-    const exp = Math.floor(+expireAt / 1000);
-    return `${base}/apiAdmin/device-files/upload/${requestId}?exp=${exp}&sig=${this.storage.signFor(UPLOAD, String(requestId), exp)}`;
+    return deviceUploadUrl(this.storage, requestId, expireAt, base);
   }
 
   checkUpload(requestId: number, exp: number, sig: string): boolean {
