@@ -98,7 +98,7 @@ export const fileRequestListQuery = pageQuery
     preset: z.enum(['system_log', 'print_log', 'crash_dumps', 'path']).optional(),
   })
   .strict();
-export type FileRequestListQuery = z.input<typeof fileRequestListQuery>;
+export type FileRequestListQuery = z.infer<typeof fileRequestListQuery>;
 
 export const fileRequestItem = z.object({
   id: z.number().int(),
