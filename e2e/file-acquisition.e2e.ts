@@ -65,7 +65,7 @@ describe('file acquisition', () => {
       await page.getByRole('heading', { name: '文件获取' }).waitFor();
 
       await page.getByTestId('file-ask').click();
-      const dialog = page.getByTestId('file-request-dialog');
+      const dialog = page.getByRole('dialog');
       await dialog.waitFor();
       // a path outside the allowed folders is refused in the form
       await dialog.getByText('路径', { exact: true }).first().click();

@@ -41,7 +41,9 @@ export function RequestDialog({ open, onClose, onDone }: { open: boolean; onClos
   });
 
   const submit = async () => {
-    const v = await form.validateFields();
+    // a form with errors shows them in place
+    const v = await form.validateFields().catch(() => null);
+    if (!v) return;
     setSaving(true);
     try {
       const items = await askForFiles({
@@ -53,6 +55,8 @@ export function RequestDialog({ open, onClose, onDone }: { open: boolean; onClos
       message.success(t('fileAcquisition.asked', { n: items.length }));
       form.resetFields();
       onDone();
+    } catch {
+      // the request layer has said what went wrong; the dialog stays open to fix it
     } finally {
       setSaving(false);
     }

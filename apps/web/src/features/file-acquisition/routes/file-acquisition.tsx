@@ -55,7 +55,10 @@ export default function FileAcquisitionPage() {
   });
 
   const download = async (item: FileRequestItem) => {
-    const { url, fileName } = await downloadLink(item.id);
+    // a refusal (the file deleted meanwhile) is said by the request layer
+    const link = await downloadLink(item.id).catch(() => null);
+    if (!link) return;
+    const { url, fileName } = link;
     const a = document.createElement('a');
     a.href = url;
     a.download = fileName;
@@ -65,7 +68,7 @@ export default function FileAcquisitionPage() {
   };
 
   const remove = async (ids: number[]) => {
-    await deleteRequests(ids);
+    if (!(await deleteRequests(ids).catch(() => null))) return;
     message.success(t('fileAcquisition.deleted', { n: ids.length }));
     setSelected([]);
     void client.invalidateQueries({ queryKey: fileKeys.all });
