@@ -186,7 +186,7 @@ export class FileAcquisitionService {
     this.tasks.announce(tasks);
     await this.tasks.dispatch(tasks.map((t) => t.id));
     for (const id of ids) this.events.publish(u.tenantId, { type: 'fileAcquisition', data: { id, state: 'created' } });
-    return (await this.query(u.scope, access, { ids })).list;
+    return (await this.query(u.scope, access, { ids, pageSize: ids.length })).list;
   }
 
   async list(u: AuthUser, q: z.infer<typeof fileRequestListQuery>): Promise<Paged<FileRequestItem>> {
