@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
-import { deviceUploadUrl } from '../src/modules/file-acquisition/index.ts';
+import { FileAcquisitionService, deviceUploadUrl } from '../src/modules/file-acquisition/index.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, deviceRow, openEvents, taskRow, waitUntil, type Customer } from './device-helpers.ts';
 
@@ -252,6 +252,40 @@ describe('the device upload link', () => {
       payload: { ids: [open.id] },
     });
     expect((await taskRow(h, open.taskId)).state).toBe('canceled');
+  });
+});
+
+describe('keeping files', () => {
+  it('deletes requests and their files past the keeping time, and partial uploads of closed requests', async () => {
+    const { existsSync } = await import('node:fs');
+    const files = new FileAcquisitionService(h.db, h.app.storage, h.app.tasks, { publish: () => {} });
+    const { item: old, url } = await request(0);
+    await put(url, 'bytes 0-2/3', Buffer.from('old'));
+    const key = (
+      await h.db.selectFrom('file_requests').select('object_key').where('id', '=', old.id).executeTakeFirstOrThrow()
+    ).object_key!;
+    const { item: fresh } = await request(0);
+    const { item: closed, url: closedUrl } = await request(0);
+    await put(closedUrl, 'bytes 0-1/4', Buffer.from('ab'));
+    expect(existsSync(files.partialOf(closed.id))).toBe(true);
+    await h.db
+      .updateTable('device_tasks')
+      .set({ state: 'failed', error: 'gone' })
+      .where('id', '=', closed.taskId)
+      .execute();
+    await h.db
+      .updateTable('file_requests')
+      .set({ created_at: new Date(Date.now() - 31 * 86_400_000) })
+      .where('id', '=', old.id)
+      .execute();
+
+    expect(await files.sweep()).toBe(1);
+    expect(await itemOf(A.token, old.id)).toBeUndefined();
+    expect(existsSync(h.app.storage.pathOf(key))).toBe(false);
+    expect(await h.db.selectFrom('objects').select('key').where('key', '=', key).executeTakeFirst()).toBeUndefined();
+    expect(await itemOf(A.token, fresh.id)).toBeTruthy();
+    expect(existsSync(files.partialOf(closed.id))).toBe(false);
+    expect((await itemOf(A.token, closed.id)).state).toBe('failed');
   });
 });
 
