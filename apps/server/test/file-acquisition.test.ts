@@ -144,6 +144,41 @@ describe('asking for files', () => {
   });
 });
 
+describe('data scope', () => {
+  it("a sub-account whose role sees only its own devices asks and lists only those devices' files", async () => {
+    const { PERMISSIONS } = await import('@cpc/contracts');
+    const code = `fa_${Date.now().toString(36)}`;
+    const role = await h.db
+      .insertInto('roles')
+      .values({
+        tenant_id: A.tenantId,
+        code,
+        name: code,
+        permissions: [PERMISSIONS.fileAcquisitionView, PERMISSIONS.fileAcquisitionEdit],
+        data_scope: 'own',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const username = `fa_${Date.now().toString(36)}`;
+    const made = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/system/subAccount/create',
+      token: A.token,
+      payload: { username, password: 'Sub0Passw0rd', confirmPassword: 'Sub0Passw0rd', roleIds: [role.id] },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const token = (await h.login(username, 'Sub0Passw0rd')).token;
+    await h.db.updateTable('devices').set({ owner_id: made.body_.data.id }).where('id', '=', dev(5)).execute();
+
+    expect((await ask(token, { deviceIds: [dev(0)], preset: 'system_log' })).statusCode).toBe(404);
+    const mine = await ask(token, { deviceIds: [dev(5)], preset: 'system_log' });
+    expect(mine.statusCode).toBe(200);
+    const seen = (await list(token)).body_.data.list.map((i: { deviceId: number }) => i.deviceId);
+    expect(new Set(seen)).toEqual(new Set([dev(5)]));
+    await h.db.updateTable('devices').set({ owner_id: null }).where('id', '=', dev(5)).execute();
+  });
+});
+
 describe('the device upload link', () => {
   it('takes chunks in order, tells the offset, completes the file; the console downloads it', async () => {
     const { item, url } = await request(3);
