@@ -108,13 +108,17 @@ describe('file acquisition', () => {
     },
   );
 
-  it('shows the list in en, and on a phone', { timeout: 120_000 }, async () => {
+  it('shows the list in en, dark, and on a phone', { timeout: 120_000 }, async () => {
     const { context, page, errors } = await newPage(browser, { lang: 'en', width: 1366, height: 860 });
+    await context.addInitScript(() => {
+      if (!localStorage.getItem('admin-plus-layout'))
+        localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+    });
     await openPage(page);
     await page.getByRole('heading', { name: 'File acquisition' }).waitFor();
     await page.getByTestId('file-table').getByText('Ready').waitFor({ timeout: 15_000 });
     await settle(page);
-    await shot(page, 'file-acquisition-ready-en');
+    await shot(page, 'file-acquisition-ready-en-dark');
     await page.setViewportSize({ width: 375, height: 800 });
     await settle(page);
     await shot(page, 'file-acquisition-phone-en');

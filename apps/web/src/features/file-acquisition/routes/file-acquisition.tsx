@@ -142,7 +142,8 @@ export default function FileAcquisitionPage() {
     {
       key: 'action',
       title: t('fileAcquisition.column.action'),
-      width: 150,
+      // "Download" and "Delete" side by side in en
+      width: 200,
       fixed: narrow ? undefined : 'right',
       render: (_: unknown, r) => (
         <Flex gap={4}>
@@ -240,7 +241,7 @@ export default function FileAcquisitionPage() {
             showTotal: (total) => t('fileAcquisition.total', { total }),
           }}
           onChange={(p) => setQuery((q) => ({ ...q, pageNo: p.current ?? 1, pageSize: p.pageSize ?? 20 }))}
-          scroll={{ x: 970 }}
+          scroll={{ x: 1020 }}
           locale={{ emptyText: t('fileAcquisition.empty') }}
           data-testid="file-table"
         />
