@@ -239,6 +239,12 @@ describe('the device upload link', () => {
     expect(exp.statusCode).toBe(403);
     expect(exp.body_.msg).toMatch(/invalid or expired|无效或已过期/);
 
+    expect((await h.call({ method: 'HEAD', url: url.replace(/sig=./, 'sig=A') })).statusCode).toBe(403);
+    // a chunk over 8 MB is refused before it is read to the end
+    const huge = Buffer.alloc(8 * 1024 * 1024 + 1);
+    const tooBig = await put(url, `bytes 0-${huge.length - 1}/${huge.length}`, huge);
+    expect(tooBig.statusCode).toBe(413);
+
     const over = await put(url, 'bytes 0-9/500', chunk);
     expect(over.statusCode).toBe(413);
     expect(over.body_.msg).toMatch(/500 bytes, over the 100/);
