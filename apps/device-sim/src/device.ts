@@ -17,6 +17,7 @@ import {
 import { paperGeometry, parseMarkup } from '@cpc/contracts/print-markup';
 import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
+import { fetchFile } from './files.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
@@ -128,6 +129,14 @@ export class VirtualDevice extends EventEmitter {
   readonly printed: PrintedJob[] = [];
   /** Jobs that failed on the printer (paper out mid-job, refused), with the reason reported. */
   readonly printFailures: Array<{ id: string; error: string }> = [];
+  /** Uploads of requested files to cut off on purpose (each resumed after a HEAD), for resume tests. */
+  readonly uploadInterruptions = { left: 0 };
+  /** Upload speed of requested files, bytes per second (unlimited when absent). */
+  uploadBytesPerSecond: number | undefined;
+  /** Chunk size of requested files' uploads (default: what the request says, at most 8 MB). */
+  uploadChunkBytes: number | undefined;
+  /** When this device last started (its system log begins here). */
+  bootedAt = Date.now();
   /** Lines left on the roll; the paper runs out when it reaches 0 (Infinity: never). */
   paperLines = Number.POSITIVE_INFINITY;
   private printQueue: PrintMsg[] = [];
@@ -713,6 +722,15 @@ export class VirtualDevice extends EventEmitter {
         this.powered = false;
         await this.leave('shutdown');
         return;
+      case 'fetch_file': {
+        const source = { sn: this.spec.sn, model: this.spec.model, firmware: this.firmware, bootedAt: this.bootedAt };
+        const outcome = await fetchFile({ ...source, printed: this.printed, device: this }, m, (p) =>
+          this.publish('progress', { id: m.id, progress: p, stage: 'uploading' }),
+        );
+        if (outcome.ok) await this.finish(m.id);
+        else await this.fail(m.id, outcome.error);
+        return;
+      }
       case 'uninstall_app':
       case 'push_message':
         await this.finish(m.id);
@@ -735,6 +753,12 @@ export class VirtualDevice extends EventEmitter {
       return;
     }
     await this.publish('result', { id, ok: true });
+  }
+
+  /** A command that could not be done: remembered, then its failure reported with the reason. */
+  private async fail(id: string, error: string): Promise<void> {
+    this.remember(id, { state: 'done', ok: false, error });
+    await this.publish('result', { id, ok: false, error });
   }
 
   private remember(id: string, outcome: CommandOutcome): void {

@@ -42,6 +42,12 @@ import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/wo
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
+import {
+  FileAcquisitionService,
+  deviceUploadRoutes,
+  fileAcquisitionRoutes,
+  fileAcquisitionUpkeep,
+} from './modules/file-acquisition/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -148,6 +154,17 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   tasks.addAtDelivery(['upgrade', 'install_app', 'deploy_model'], (row) => ({
     url: deviceDownloadUrl(storage, row.id, new Date(row.expire_at), deviceOrigin(app, config)),
   }));
+  // a file request's task carries, at each delivery, a fresh signed upload link bound to its request (issue 15)
+  const files = new FileAcquisitionService(db, storage, tasks, events);
+  tasks.addAtDelivery(['fetch_file'], (row) => ({
+    uploadUrl: files.uploadUrl(
+      Number((row.params as { requestId?: unknown } | null)?.requestId),
+      new Date(row.expire_at),
+      deviceOrigin(app, config),
+    ),
+  }));
+  tasks.onChange((row) => files.onTask(row));
+  await app.register(fileAcquisitionUpkeep, { files });
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
   const queue = new JobQueue({
     databaseUrl: config.DATABASE_URL,
@@ -250,6 +267,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
       await api.register(deviceDownloadRoutes, { db, storage });
+      await api.register(deviceUploadRoutes, { files });
+      await api.register(fileAcquisitionRoutes, { db, files });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });

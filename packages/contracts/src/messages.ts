@@ -727,7 +727,45 @@ const notice = {
   },
 } as const;
 
+/** File acquisition (issue 15): requests to devices for files, and their uploads. */
+const fileAcquisition = {
+  'fileAcquisition.pathNotAllowed': {
+    en: 'the path must be below /data/log/, /data/anr/, /data/tombstones/, /sdcard/Download/ or /sdcard/Android/data/<package>/files/, without "..", with only * and ? as wildcards',
+    zh: '路径必须位于 /data/log/、/data/anr/、/data/tombstones/、/sdcard/Download/ 或 /sdcard/Android/data/<包名>/files/ 之下，不能含“..”，通配符只能用 * 和 ?',
+  },
+  'fileAcquisition.whatRequired': {
+    en: 'choose a predefined set or give a path, one of the two',
+    zh: '请选择预设文件或填写路径（二选一）',
+  },
+  'fileAcquisition.alreadyComplete': {
+    en: 'this upload is already complete: the link cannot be used again',
+    zh: '该上传已完成，链接不能再次使用',
+  },
+  'fileAcquisition.closed': {
+    en: 'the request is no longer open ({state}): nothing is taken',
+    zh: '该请求已不再等待上传（{state}），不接收文件',
+  },
+  'fileAcquisition.badContentRange': {
+    en: 'each chunk needs Content-Range: bytes a-b/total matching its length, at most {max} bytes',
+    zh: '每个分片须带 Content-Range: bytes a-b/total，且与分片长度一致，单片不超过 {max} 字节',
+  },
+  'fileAcquisition.wrongOffset': {
+    en: 'the server has {offset} bytes of this file: send the chunk that starts there',
+    zh: '服务器已收到 {offset} 字节，请从该位置继续上传',
+  },
+  'fileAcquisition.totalChanged': {
+    en: 'the file size changed during the upload (was {total} bytes)',
+    zh: '上传过程中文件大小发生变化（原为 {total} 字节）',
+  },
+  'fileAcquisition.tooLarge': {
+    en: 'the file is {size} bytes, over the {max} bytes the request allows',
+    zh: '文件大小 {size} 字节，超过请求允许的 {max} 字节',
+  },
+  'fileAcquisition.notReady': { en: 'the file has not arrived yet', zh: '文件尚未上传完成' },
+} as const;
+
 export const MESSAGES = {
+  ...fileAcquisition,
   ...inbox,
   ...notice,
   ...flowRate,
@@ -787,6 +825,7 @@ export const NOUNS = {
   'work order': '工单',
   'canned reply': '快捷回复',
   attachment: '附件',
+  'file request': '文件请求',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;

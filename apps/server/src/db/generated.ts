@@ -195,6 +195,25 @@ export interface DeviceTelemetry {
   used_mb: Numeric | null;
 }
 
+export interface FileRequests {
+  completed_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  device_id: number;
+  file_name: Generated<string>;
+  id: Generated<number>;
+  max_bytes: number;
+  object_key: string | null;
+  pattern: string;
+  preset: Generated<string>;
+  ready: Generated<boolean>;
+  received: Generated<number>;
+  size: Generated<number>;
+  task_id: string;
+  tenant_id: number;
+  total: Generated<number>;
+}
+
 export interface IdentitySubmissions {
   company_name: string | null;
   created_at: Generated<Timestamp>;
@@ -703,6 +722,7 @@ export interface DB {
   device_tasks: DeviceTasks;
   device_telemetry: DeviceTelemetry;
   devices: Devices;
+  file_requests: FileRequests;
   identity_submissions: IdentitySubmissions;
   menu_seeds: MenuSeeds;
   menu_versions: MenuVersions;
