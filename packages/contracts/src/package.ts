@@ -180,4 +180,12 @@ export const packageDetail = packageItem.extend({
   openTasks: z.number().int(),
 });
 export type PackageDetail = z.infer<typeof packageDetail>;
-export const packageIdParams = z.object({ id: z.coerce.number().int().min(1).max(2 ** 53 - 1) }).strict();
+export const packageIdParams = z
+  .object({
+    id: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 53 - 1),
+  })
+  .strict();

@@ -202,9 +202,7 @@ export const packageRoutes: FastifyPluginAsyncZod<{
             models: [...new Set(body.models)],
             notes: body.notes,
             meta:
-              body.kind === 'model'
-                ? { framework: body.framework, inputs: body.inputs, outputs: body.outputs }
-                : {},
+              body.kind === 'model' ? { framework: body.framework, inputs: body.inputs, outputs: body.outputs } : {},
           };
         }
 
@@ -319,7 +317,10 @@ export const packageRoutes: FastifyPluginAsyncZod<{
           .limit(q.pageSize)
           .offset((q.pageNo - 1) * q.pageSize)
           .execute(),
-        query.clearSelect().select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst(),
+        query
+          .clearSelect()
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirst(),
       ]);
       return ok({ list: rows.map(toItem), total: Number(count?.n ?? 0) });
     },
@@ -340,7 +341,13 @@ export const packageRoutes: FastifyPluginAsyncZod<{
       const u = caller(req);
       const q = req.query;
       const like = q.keyword ? `%${q.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-      const { rows } = await sql<{ identifier: string; versions: string; total_size: string; latest: string; n: string }>`
+      const { rows } = await sql<{
+        identifier: string;
+        versions: string;
+        total_size: string;
+        latest: string;
+        n: string;
+      }>`
         WITH g AS (
           SELECT identifier, count(*) AS versions, sum(size) AS total_size,
             (array_agg(id ORDER BY version_code DESC, created_at DESC, id DESC))[1] AS latest,
@@ -367,7 +374,14 @@ export const packageRoutes: FastifyPluginAsyncZod<{
         list: rows.flatMap((r) => {
           const l = byId.get(String(r.latest));
           return l
-            ? [{ identifier: r.identifier, latest: toItem(l), versions: Number(r.versions), totalSize: Number(r.total_size) }]
+            ? [
+                {
+                  identifier: r.identifier,
+                  latest: toItem(l),
+                  versions: Number(r.versions),
+                  totalSize: Number(r.total_size),
+                },
+              ]
             : [];
         }),
         total: Number(rows[0]?.n ?? 0),

@@ -49,7 +49,8 @@ export class ChunkedUploads {
   }
 
   async create(tenantId: number, userId: number, name: string, size: number): Promise<ChunkedUploadState> {
-    if (size > PACKAGE_MAX_BYTES) throw badRequest('size', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
+    if (size > PACKAGE_MAX_BYTES)
+      throw badRequest('size', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
     await fs.mkdir(this.dir, { recursive: true });
     const id = randomBytes(12).toString('hex');
     const meta: UploadMeta = { tenantId, userId, name, size, createdAt: Date.now() };
@@ -192,10 +193,11 @@ const RANGE = /^bytes (\d{1,12})-(\d{1,12})\/(\d{1,12})$/;
  * `/upload/chunks`: the chunked, resumable upload of packages (≤ 2 GiB). Every request carries an upload token of the
  * `package` bucket in `x-upload-token` (bound to the session it was minted from, like every upload token).
  */
-export const chunkedUploadRoutes: FastifyPluginAsyncZod<{ db: Db; storage: ObjectStorage; uploads: ChunkedUploads }> = async (
-  app,
-  { db, storage, uploads },
-) => {
+export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  storage: ObjectStorage;
+  uploads: ChunkedUploads;
+}> = async (app, { db, storage, uploads }) => {
   // a chunk's bytes are read as a stream by the handler (up to 16 MB), never buffered by a parser
   app.addContentTypeParser('application/offset+octet-stream', (_req, payload, done) => done(null, payload));
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
