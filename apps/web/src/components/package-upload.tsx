@@ -151,7 +151,7 @@ export function PackageUpload({
           </Typography.Text>
         </Flex>
       )}
-      {error && <Alert type="error" showIcon message={error} />}
+      {error && <Alert type="error" showIcon title={error} />}
     </Flex>
   );
 }

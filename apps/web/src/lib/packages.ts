@@ -214,6 +214,8 @@ export async function uploadPackage(
   };
   report();
   while (offset < file.size) {
+    // paused between two chunks
+    signal?.throwIfAborted();
     const end = Math.min(file.size, offset + chunk);
     const bytes = new Uint8Array(await file.slice(offset, end).arrayBuffer());
     const r = await call<ChunkedUploadState & { offset?: number }>('PUT', `/${state.uploadId}`, {

@@ -27,7 +27,7 @@ export function AppDetailDrawer({ id, onClose }: { id: number | null; onClose: (
         )
       }
     >
-      {detail.isError && <Alert type="error" showIcon message={t('application.myApp.loadFailed')} />}
+      {detail.isError && <Alert type="error" showIcon title={t('application.myApp.loadFailed')} />}
       {detail.isPending && !!id && <Skeleton active />}
       {p && meta && (
         <Flex vertical gap={16}>

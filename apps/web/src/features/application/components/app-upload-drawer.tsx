@@ -58,7 +58,7 @@ export function AppUploadDrawer({
             <Typography.Text>{t('application.myApp.creating')}</Typography.Text>
           </Flex>
         )}
-        {error && <Alert type="error" showIcon message={error} role="alert" />}
+        {error && <Alert type="error" showIcon title={error} role="alert" />}
       </Flex>
     </Drawer>
   );
