@@ -125,16 +125,18 @@ export default function MyApplicationPage() {
         )
       }
       toolbar={
-        <SearchAndRefresh
-          placeholder={t('application.myApp.keyword')}
-          refreshLabel={t('application.myApp.refresh')}
-          onSearch={(v) => {
-            setKeyword(v);
-            paging.toFirst();
-          }}
-          refreshing={list.isFetching && !list.isPending}
-          onRefresh={() => void invalidate()}
-        />
+        <Flex gap={12} wrap>
+          <SearchAndRefresh
+            placeholder={t('application.myApp.keyword')}
+            refreshLabel={t('application.myApp.refresh')}
+            onSearch={(v) => {
+              setKeyword(v);
+              paging.toFirst();
+            }}
+            refreshing={list.isFetching && !list.isPending}
+            onRefresh={() => void invalidate()}
+          />
+        </Flex>
       }
       overlays={
         <>
