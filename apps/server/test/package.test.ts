@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_MAX_BYTES } from '@cpc/contracts';
 import { enqueueTasks } from '../src/modules/task/index.ts';
+import { ChunkedUploads } from '../src/modules/package/index.ts';
 import { TenantScope } from '../src/db/tenant-scope.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
@@ -175,6 +176,19 @@ describe('chunked upload', () => {
     expect((await offsetOf(token, id)).statusCode).toBe(404);
   });
 
+  it('takes chunks far over the 1 MB body limit of JSON calls, and refuses one over 16 MB', async () => {
+    const bytes = randomBytes(6 * 1024 * 1024);
+    const token = await uploadToken(A);
+    const id = (await start(token, 'big.bin', 40 * 1024 * 1024)).body_.data.uploadId as string;
+    const r = await put(token, id, bytes, 0, 40 * 1024 * 1024);
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.body_.data.offset).toBe(bytes.length);
+    const huge = await put(token, id, Buffer.alloc(17 * 1024 * 1024), bytes.length, 40 * 1024 * 1024);
+    expect(huge.statusCode).toBe(400);
+    expect(huge.body_.msg).toContain('16 MB');
+    expect((await offsetOf(token, id)).body_.data.offset).toBe(bytes.length);
+  });
+
   it('keeps another tenant out of an upload (404) and expires old ones (410, then swept)', async () => {
     const tokenA = await uploadToken(A);
     const tokenB = await uploadToken(B);
@@ -189,6 +203,15 @@ describe('chunked upload', () => {
     expect(expired.statusCode).toBe(410);
     expect(expired.body_.msg).toMatch(/expired/);
     expect(fs.existsSync(metaFile)).toBe(false);
+    // the periodic sweep removes what nobody asks for again
+    const old = (await start(tokenA, 'old.bin', 20)).body_.data.uploadId as string;
+    const fresh = (await start(tokenA, 'fresh.bin', 20)).body_.data.uploadId as string;
+    const oldMeta = path.join(h.app.storage.directory, '.uploads', `${old}.json`);
+    fs.writeFileSync(oldMeta, JSON.stringify({ ...meta, createdAt: Date.now() - 25 * 3600_000 }));
+    expect(await new ChunkedUploads(h.app.storage).sweep()).toBeGreaterThanOrEqual(1);
+    expect(fs.existsSync(oldMeta)).toBe(false);
+    expect(fs.existsSync(path.join(h.app.storage.directory, '.uploads', `${old}.part`))).toBe(false);
+    expect((await offsetOf(tokenA, fresh)).statusCode).toBe(200);
   });
 });
 
