@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { PACKAGE_MAX_BYTES } from '@cpc/contracts';
 import { enqueueTasks } from '../src/modules/task/index.ts';
@@ -8,7 +9,7 @@ import { ChunkedUploads } from '../src/modules/package/index.ts';
 import { TenantScope } from '../src/db/tenant-scope.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
 import { makeApk, makeSigner, type ApkSpec, type Signer } from './fixtures/apk.ts';
 
 /**
@@ -174,6 +175,42 @@ describe('chunked upload', () => {
       .executeTakeFirstOrThrow();
     expect(sha(fs.readFileSync(h.app.storage.pathOf(obj.object_key)))).toBe(sha(bytes));
     expect((await offsetOf(token, id)).statusCode).toBe(404);
+  });
+
+  it('keeps the bytes of a chunk cut off mid-way: the client asks the offset and sends the rest', async () => {
+    const bytes = randomBytes(100_000);
+    const token = await uploadToken(A);
+    const id = (await start(token, 'cut.bin', bytes.length)).body_.data.uploadId as string;
+    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    // a real connection that dies after 40 000 of the chunk's 100 000 bytes
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `PUT /apiAdmin/upload/chunks/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-upload-token: ${token}\r\n` +
+        `content-type: application/offset+octet-stream\r\ncontent-range: bytes 0-99999/100000\r\n` +
+        `content-length: 100000\r\n\r\n`,
+    );
+    socket.write(bytes.subarray(0, 40_000));
+    await waitUntil('the first bytes on disk', () =>
+      fs.statSync(path.join(h.app.storage.directory, '.uploads', `${id}.part`)).size === 40_000 ? true : null,
+    );
+    socket.destroy();
+    const state = await waitUntil('the cut chunk to end', async () => {
+      const r = await offsetOf(token, id);
+      // the lock is gone once the server has seen the cut
+      return fs.existsSync(path.join(h.app.storage.directory, '.uploads', `${id}.lock`)) ? null : r;
+    });
+    expect(state.body_.data.offset).toBe(40_000);
+    expect((await put(token, id, bytes.subarray(40_000), 40_000, bytes.length)).body_.data.offset).toBe(100_000);
+    const done = await create(A, {
+      kind: 'firmware',
+      uploadId: id,
+      sha256: sha(bytes),
+      name: 'CP58',
+      versionName: '2.2.0',
+    });
+    expect(done.statusCode, done.body).toBe(200);
   });
 
   it('takes chunks far over the 1 MB body limit of JSON calls, and refuses one over 16 MB', async () => {
