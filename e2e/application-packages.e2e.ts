@@ -84,6 +84,11 @@ describe('my applications (issue 15)', () => {
       // English, and a phone's width
       await context.close();
       const en = await newPage(browser, { lang: 'en', width: 375, height: 800 });
+      // and the dark scheme
+      await en.context.addInitScript(() => {
+        if (!localStorage.getItem('admin-plus-layout'))
+          localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
+      });
       await en.page.goto(`${s.url}/#/login`);
       const { login } = await import('./flows.ts');
       await login(en.page, s, account.username, account.password);
@@ -93,6 +98,25 @@ describe('my applications (issue 15)', () => {
       await en.page.locator('tr', { hasText: 'com.cloudprint.helper' }).waitFor();
       await settle(en.page);
       await shot(en.page, 'application-packages-en-375');
+
+      // a newer version signed by another certificate is refused, naming both fingerprints
+      const other = makeSigner('Someone Else');
+      const forged = path.join(dir, 'print-helper-1.4.apk');
+      fs.writeFileSync(
+        forged,
+        makeApk(
+          { packageName: 'com.cloudprint.helper', versionCode: 8, versionName: '1.4.0', label: 'Print Helper' },
+          other,
+        ),
+      );
+      await en.page.getByRole('button', { name: 'Upload app' }).click();
+      await en.page.locator('.ant-drawer input[type=file]').setInputFiles(forged);
+      const refusal = en.page.locator('.ant-drawer [role=alert]', { hasText: other.fingerprint.slice(0, 16) });
+      await refusal.waitFor({ timeout: 30_000 });
+      expect(await refusal.textContent()).toContain(signer.fingerprint.slice(0, 16));
+      await settle(en.page);
+      await shot(en.page, 'application-packages-refused-en-375');
+      await en.page.locator('.ant-drawer-close').click();
       const overflow = await en.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(1);
       expect(errors).toEqual([]);

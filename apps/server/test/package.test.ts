@@ -371,7 +371,8 @@ describe('packages', () => {
       .where('id', '=', first)
       .executeTakeFirstOrThrow();
     expect(row.deleted_at).not.toBeNull();
-    // its version may be uploaded again
+    // its version may be uploaded again, still only with the same certificate
+    expect((await createApp(A, makeApk(app(), beta))).statusCode).toBe(409);
     expect((await createApp(A, makeApk(app(), alpha))).statusCode).toBe(200);
   });
 

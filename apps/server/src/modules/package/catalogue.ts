@@ -145,16 +145,17 @@ export const packageRoutes: FastifyPluginAsyncZod<{
         let icon: { key: string; bytes: Buffer; ext: string } | null = null;
         if (body.kind === 'app') {
           const apk = await readApk(part, up.name);
-          const newest = await u.scope
+          // deleted versions count for the certificate (devices may still run them), not for versions
+          const all = await u.scope
             .selectFrom('packages')
-            .select(['version_name', 'version_code', 'meta'])
+            .select(['version_name', 'version_code', 'meta', 'deleted_at'])
             .where('kind', '=', 'app')
             .where('identifier', '=', apk.packageName)
-            .where('deleted_at', 'is', null)
             .orderBy('version_code', 'desc')
             .orderBy('id', 'desc')
             .execute();
-          const cert = newest.map((r) => (r.meta as { certSha256?: string }).certSha256).find(Boolean);
+          const newest = all.filter((r) => r.deleted_at === null);
+          const cert = all.map((r) => (r.meta as { certSha256?: string }).certSha256).find(Boolean);
           if (cert && cert !== apk.certSha256)
             throw new AppError(
               409,
