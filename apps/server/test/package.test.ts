@@ -9,7 +9,7 @@ import { ChunkedUploads } from '../src/modules/package/index.ts';
 import { TenantScope } from '../src/db/tenant-scope.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 import { makeApk, makeSigner, type ApkSpec, type Signer } from './fixtures/apk.ts';
 
 /**
@@ -333,6 +333,29 @@ describe('packages', () => {
     });
     expect(list.body_.data.total).toBe(3);
     expect(list.body_.data.list.map((p: { versionName: string }) => p.versionName)).toEqual(['1.5.0', '2.0.0']);
+  });
+
+  it('asks the permission of the kind: application:edit for an app, upgrade:edit for firmware', async () => {
+    const appsOnly = await subAccountWith(h, A.tenantId, ['application:view', 'application:edit']);
+    const asSub = { ...A, token: appsOnly };
+    const bytes = randomBytes(500);
+    const uploadId = await upload(asSub, bytes, 'fw.bin');
+    const fw = await create(asSub, {
+      kind: 'firmware',
+      uploadId,
+      sha256: sha(bytes),
+      name: 'CP58',
+      versionName: '9.0',
+    });
+    expect(fw.statusCode).toBe(403);
+    // it sees apps, not firmware
+    const list = await h.call({ method: 'GET', url: '/apiAdmin/package/list', token: appsOnly });
+    expect(list.body_.data.list.length).toBeGreaterThan(0);
+    expect(list.body_.data.list.every((p: { kind: string }) => p.kind === 'app')).toBe(true);
+    const viewer = await subAccountWith(h, A.tenantId, ['application:view']);
+    expect((await createApp({ ...A, token: viewer }, makeApk(app({ versionName: '7.0.0' }), alpha))).statusCode).toBe(
+      403,
+    );
   });
 
   it("never shows a tenant another's packages (404)", async () => {
