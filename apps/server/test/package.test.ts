@@ -9,7 +9,7 @@ import { ChunkedUploads } from '../src/modules/package/index.ts';
 import { TenantScope } from '../src/db/tenant-scope.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, openEvents, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 import { makeApk, makeSigner, type ApkSpec, type Signer } from './fixtures/apk.ts';
 
 /**
@@ -423,5 +423,38 @@ describe('packages', () => {
     });
     expect(model.statusCode, model.body).toBe(200);
     expect(model.body_.data.meta).toEqual({ framework: 'onnx', inputs: '1x3x640x640 image', outputs: 'text boxes' });
+  });
+});
+
+describe('live events', () => {
+  it('tells the tenant’s consoles of a new and of a deleted package, and no other tenant', async () => {
+    const a = h.app.server.address();
+    const base =
+      a && typeof a === 'object' ? `http://127.0.0.1:${a.port}` : await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const streamA = await openEvents(h, base, A.token);
+    const streamB = await openEvents(h, base, B.token);
+    const bytes = randomBytes(800);
+    const made = await create(A, {
+      kind: 'firmware',
+      uploadId: await upload(A, bytes, 'fw.bin'),
+      sha256: sha(bytes),
+      name: 'CP60',
+      versionName: '1.0',
+    });
+    const id = made.body_.data.id as number;
+    await streamA.waitFor(
+      'the new package',
+      (e) => e.type === 'package' && e.data.id === id && e.data.kind === 'firmware',
+    );
+    expect((await h.call({ method: 'POST', url: `/apiAdmin/package/${id}/delete`, token: A.token })).statusCode).toBe(
+      200,
+    );
+    await waitUntil(
+      'the deletion too',
+      () => streamA.events.filter((e) => e.type === 'package' && e.data.id === id).length === 2,
+    );
+    expect(streamB.events.some((e) => e.type === 'package')).toBe(false);
+    streamA.close();
+    streamB.close();
   });
 });
