@@ -31,6 +31,8 @@ export function PackageUpload({
   const [phase, setPhase] = useState<Phase>('idle');
   const [progress, setProgress] = useState<UploadProgressInfo | null>(null);
   const [error, setError] = useState('');
+  /** Bytes the server already had when this attempt began (a resumed upload). */
+  const [resumedAt, setResumedAt] = useState(0);
   const abort = useRef<AbortController | null>(null);
   const done = useRef(onUploaded);
   done.current = onUploaded;
@@ -41,7 +43,13 @@ export function PackageUpload({
     abort.current = controller;
     setPhase('uploading');
     setError('');
-    uploadPackage(f, { signal: controller.signal, onProgress: setProgress }).then(
+    let first = true;
+    const onProgress = (p: UploadProgressInfo) => {
+      if (first) setResumedAt(p.loaded);
+      first = false;
+      setProgress(p);
+    };
+    uploadPackage(f, { signal: controller.signal, onProgress }).then(
       (result) => {
         setPhase('done');
         done.current(result);
@@ -148,6 +156,9 @@ export function PackageUpload({
               : ''}
             {phase === 'paused' ? ` · ${t('packageUpload.paused')}` : ''}
             {phase === 'done' ? ` · ${t('packageUpload.done')}` : ''}
+            {resumedAt > 0 && phase === 'uploading'
+              ? ` · ${t('packageUpload.resumed', { at: formatSize(resumedAt) })}`
+              : ''}
           </Typography.Text>
         </Flex>
       )}

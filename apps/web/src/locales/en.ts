@@ -30,11 +30,12 @@ export default {
   },
   packageUpload: {
     hint: 'Click or drag a file here',
-    limit: 'Up to 2 GB; an interrupted upload resumes where it stopped',
+    limit: 'Up to 2 GB; an interrupted upload resumes where it stopped (choose the same file again)',
     pause: 'Pause',
     resume: 'Resume',
     retry: 'Retry',
     cancel: 'Cancel',
+    resumed: 'resumed from {{at}}',
     paused: 'Paused',
     done: 'Uploaded',
     hashing: 'Checking…',

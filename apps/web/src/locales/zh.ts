@@ -30,11 +30,12 @@ export default {
   },
   packageUpload: {
     hint: '点击或拖拽文件到此处',
-    limit: '最大 2 GB；上传中断后可从断点继续',
+    limit: '最大 2 GB；上传中断后重新选择同一文件即可从断点继续',
     pause: '暂停',
     resume: '继续',
     retry: '重试',
     cancel: '取消',
+    resumed: '从 {{at}} 处继续',
     paused: '已暂停',
     done: '已上传',
     hashing: '校验中…',

@@ -1,5 +1,5 @@
 import { UploadOutlined } from '@ant-design/icons';
-import { App, Avatar, Button, Flex, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Avatar, Button, Flex, Grid, Table, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -24,6 +24,8 @@ export default function MyApplicationPage() {
   const { t } = useTranslation();
   const { message, modal } = App.useApp();
   const canEdit = usePermission(PERMISSIONS.applicationEdit);
+  // a phone: the version goes under the name, the other columns stay out of the way
+  const narrow = !Grid.useBreakpoint().sm;
   const [keyword, setKeyword] = useState('');
   const paging = usePaging();
   const list = useAppGroups({ ...paging.page, keyword: keyword || undefined });
@@ -62,6 +64,11 @@ export default function MyApplicationPage() {
             <Typography.Text type="secondary" style={{ fontSize: 12, wordBreak: 'break-all' }}>
               {g.identifier}
             </Typography.Text>
+            {narrow && (
+              <Tag bordered={false} style={{ marginInlineStart: 6 }}>
+                {g.latest.versionName}
+              </Tag>
+            )}
           </div>
         </Flex>
       ),
@@ -69,6 +76,7 @@ export default function MyApplicationPage() {
     {
       title: t('application.myApp.column.latest'),
       key: 'latest',
+      responsive: ['sm'],
       render: (_, g) => (
         <span>
           {g.latest.versionName}
