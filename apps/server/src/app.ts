@@ -41,13 +41,20 @@ import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
-import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
 import {
   FileAcquisitionService,
   deviceUploadRoutes,
   fileAcquisitionRoutes,
   fileAcquisitionUpkeep,
 } from './modules/file-acquisition/index.ts';
+import {
+  ChunkedUploads,
+  chunkedUploadRoutes,
+  deviceDownloadRoutes,
+  deviceDownloadUrl,
+  packageRoutes,
+  packageUpkeep,
+} from './modules/package/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -230,6 +237,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const workOrders = new WorkOrderService(db, storage, events);
   await app.register(workOrderUpkeep, { db, orders: workOrders });
   await app.register(noticeUpkeep, { db, events });
+  const packageUploads = new ChunkedUploads(storage);
+  await app.register(packageUpkeep, { uploads: packageUploads });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -269,6 +278,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceDownloadRoutes, { db, storage });
       await api.register(deviceUploadRoutes, { files });
       await api.register(fileAcquisitionRoutes, { db, files });
+      await api.register(chunkedUploadRoutes, { db, storage, uploads: packageUploads });
+      await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
