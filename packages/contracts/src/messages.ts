@@ -727,6 +727,25 @@ const notice = {
   },
 } as const;
 
+/** The AI library (issue 15): cloud OCR jobs. */
+const aiLibrary = {
+  'ai.notImage': { en: 'the image must be a jpg, png or webp picture', zh: '图片只能是 jpg、png 或 webp 格式' },
+  'ai.tooLarge': { en: 'the image must not exceed {n} MB', zh: '图片不能超过 {n} MB' },
+  'ai.notBase64': { en: 'the image must be base64', zh: '图片必须是 base64 编码' },
+  'ai.tenantLimit': {
+    en: 'at most {n} recognition jobs may be queued or running at once; wait for one to finish',
+    zh: '同时排队或运行的识别任务最多 {n} 个，请等待已有任务完成',
+  },
+  'ai.notDone': { en: 'the recognition has not finished', zh: '识别尚未完成' },
+  'ai.emptyText': { en: 'no text was recognised', zh: '未识别到文字' },
+  'ai.noAppKey': {
+    en: 'printing needs an active app key: create one under system integration',
+    zh: '打印需要一个启用的应用密钥，请先在系统集成中创建',
+  },
+  'ai.timedOut': { en: 'recognition took too long', zh: '识别超时' },
+  'ai.failed': { en: 'the image could not be read', zh: '无法识别该图片' },
+} as const;
+
 export const MESSAGES = {
   ...inbox,
   ...notice,
@@ -752,6 +771,7 @@ export const MESSAGES = {
   ...menu,
   ...order,
   ...database,
+  ...aiLibrary,
 } as const satisfies Record<string, { en: string; zh: string }>;
 
 export type Language = 'zh' | 'en';
@@ -787,6 +807,8 @@ export const NOUNS = {
   'work order': '工单',
   'canned reply': '快捷回复',
   attachment: '附件',
+  'recognition job': '识别任务',
+  image: '图片',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;

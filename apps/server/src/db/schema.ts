@@ -47,4 +47,5 @@ export type TenantTable =
   | 'work_order_events'
   | 'work_order_attachments'
   | 'dashboard_targets'
-  | 'packages';
+  | 'packages'
+  | 'ocr_jobs';
