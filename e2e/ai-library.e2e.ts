@@ -32,7 +32,8 @@ const darkContext = (context: BrowserContext) =>
       localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
   });
 const squash = (s: string | null) => (s ?? '').replace(/\s+/g, '');
-const detailText = (page: Page) => page.locator(`[data-page-path="${CLOUD}"] [data-testid="ocr-text"]`).filter({ visible: true });
+const detailText = (page: Page) =>
+  page.locator(`[data-page-path="${CLOUD}"] [data-testid="ocr-text"]`).filter({ visible: true });
 
 describe('the AI library: cloud text recognition', () => {
   it(
@@ -62,12 +63,19 @@ describe('the AI library: cloud text recognition', () => {
       } finally {
         await db.destroy();
       }
-      await query(
-        s.databaseUrl,
-        `INSERT INTO app_keys (tenant_id, name, app_id, secret) VALUES ($1, '门店', $2, $3)`,
-        [tenantId, `ak${randomBytes(8).toString('hex')}`, randomBytes(24).toString('hex')],
-      );
-      fleet = await createFleet({ url: s.mqttUrl, specs, start: false, randomFaults: false, stepMs: 200, printLineMs: 5 });
+      await query(s.databaseUrl, `INSERT INTO app_keys (tenant_id, name, app_id, secret) VALUES ($1, '门店', $2, $3)`, [
+        tenantId,
+        `ak${randomBytes(8).toString('hex')}`,
+        randomBytes(24).toString('hex'),
+      ]);
+      fleet = await createFleet({
+        url: s.mqttUrl,
+        specs,
+        start: false,
+        randomFaults: false,
+        stepMs: 200,
+        printLineMs: 5,
+      });
       await fleet.powerOn(specs[0].sn);
 
       const image = path.join(dir, '收据照片.jpg');
@@ -92,7 +100,9 @@ describe('the AI library: cloud text recognition', () => {
 
       // copy
       await page.getByRole('button', { name: /复制文字/ }).click();
-      await expect.poll(async () => squash(await page.evaluate(() => navigator.clipboard.readText()))).toContain('Order12345');
+      await expect
+        .poll(async () => squash(await page.evaluate(() => navigator.clipboard.readText())))
+        .toContain('Order12345');
 
       // print on the printer
       await page.locator(`[data-page-path="${CLOUD}"] .ant-select`).filter({ visible: true }).click();

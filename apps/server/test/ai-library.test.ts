@@ -58,13 +58,18 @@ afterAll(async () => {
 /** Uploads through the console's upload flow (attachment bucket: it takes webp and also non-images). */
 async function upload(token: string, name: string, bytes: Buffer): Promise<string> {
   const t = await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/getQnToken?bucket=attachment', token });
-  const res = await h.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token: t.body_.data.token }, { name, bytes }) });
+  const res = await h.call({
+    method: 'POST',
+    url: '/apiAdmin/upload',
+    ...multipart({ token: t.body_.data.token }, { name, bytes }),
+  });
   if (res.statusCode !== 200) throw new Error(`upload: ${res.body}`);
   return res.body_.data.key;
 }
 const submit = (token: string, objectKey: string) =>
   h.call({ method: 'POST', url: '/apiAdmin/aiLibrary/ocr/jobs', token, payload: { objectKey } });
-const getJob = (token: string, id: number) => h.call({ method: 'GET', url: `/apiAdmin/aiLibrary/ocr/jobs/${id}`, token });
+const getJob = (token: string, id: number) =>
+  h.call({ method: 'GET', url: `/apiAdmin/aiLibrary/ocr/jobs/${id}`, token });
 const finished = (token: string, id: number) =>
   waitUntil(
     `job ${id} finished`,
@@ -82,7 +87,12 @@ describe('cloud OCR in the console', () => {
     const objectKey = await upload(A.token, 'receipt-photo.jpg', await photoImage());
     const res = await submit(A.token, objectKey);
     expect(res.statusCode).toBe(200);
-    expect(res.body_.data).toMatchObject({ state: 'queued', source: 'console', mime: 'image/jpeg', fileName: 'receipt-photo.jpg' });
+    expect(res.body_.data).toMatchObject({
+      state: 'queued',
+      source: 'console',
+      mime: 'image/jpeg',
+      fileName: 'receipt-photo.jpg',
+    });
     const job = await finished(A.token, res.body_.data.id);
     expect(job.state).toBe('done');
     const text = squash(job.text);
@@ -143,7 +153,9 @@ describe('cloud OCR in the console', () => {
     const objectKey = await upload(A.token, 'a.png', await documentImage(['A']));
     expect((await submit(B.token, objectKey)).statusCode).toBe(404);
     expect((await submit(A.token, 'no/such/key.png')).statusCode).toBe(404);
-    const mine = (await h.db.selectFrom('ocr_jobs').select('id').where('tenant_id', '=', A.tenantId).executeTakeFirstOrThrow()).id;
+    const mine = (
+      await h.db.selectFrom('ocr_jobs').select('id').where('tenant_id', '=', A.tenantId).executeTakeFirstOrThrow()
+    ).id;
     expect((await getJob(B.token, Number(mine))).statusCode).toBe(404);
     const print = await h.call({
       method: 'POST',
@@ -174,7 +186,9 @@ describe('cloud OCR in the console', () => {
     const res = await submit(C.token, objectKey);
     expect(res.statusCode).toBe(429);
     expect(res.body_.msg).toContain('at most 3');
-    expect(await h.db.selectFrom('ocr_jobs').select('id').where('tenant_id', '=', C.tenantId).execute()).toHaveLength(3);
+    expect(await h.db.selectFrom('ocr_jobs').select('id').where('tenant_id', '=', C.tenantId).execute()).toHaveLength(
+      3,
+    );
     const status = await h.call({ method: 'GET', url: '/apiAdmin/aiLibrary/ocr/status', token: C.token });
     expect(status.body_.data).toEqual({ active: 3, limit: 3, workers: 1 });
     await h.db.deleteFrom('ocr_jobs').where('tenant_id', '=', C.tenantId).execute();
@@ -217,7 +231,11 @@ describe('the durable queue and retention', () => {
     });
     expect(sub.statusCode).toBe(200);
     const id = sub.body_.data.id as number;
-    await waitUntil('old job done', async () => (await openCall(h, key, { url: `/ai/ocr/${id}` })).body_.data.state === 'done', 90_000);
+    await waitUntil(
+      'old job done',
+      async () => (await openCall(h, key, { url: `/ai/ocr/${id}` })).body_.data.state === 'done',
+      90_000,
+    );
     const row = await h.db.selectFrom('ocr_jobs').select(['image_key']).where('id', '=', id).executeTakeFirstOrThrow();
     const file = h.app.storage.pathOf(row.image_key);
     expect(fs.existsSync(file)).toBe(true);
@@ -280,10 +298,13 @@ describe('cloud OCR through the open API', () => {
     });
     expect(noPrinter.statusCode).toBe(404);
     const keyB = await createKey(h, B.token);
-    const mine = (await h.db.selectFrom('ocr_jobs').select('id').where('source', '=', 'open').executeTakeFirstOrThrow()).id;
+    const mine = (await h.db.selectFrom('ocr_jobs').select('id').where('source', '=', 'open').executeTakeFirstOrThrow())
+      .id;
     expect((await openCall(h, keyB, { url: `/ai/ocr/${mine}` })).statusCode).toBe(404);
     // and the open API's document lists the calls
-    const doc = (await h.call({ method: 'GET', url: '/open/v1/docs/json' })).json() as { paths: Record<string, unknown> };
+    const doc = (await h.call({ method: 'GET', url: '/open/v1/docs/json' })).json() as {
+      paths: Record<string, unknown>;
+    };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/open/v1/ai/ocr', '/open/v1/ai/ocr/{id}']));
   }, 60_000);
 });

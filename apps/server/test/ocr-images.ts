@@ -22,7 +22,9 @@ function svg(lines: string[], width: number, height: number): Buffer {
 
 /** A clean scan: the lines as rendered. */
 export function documentImage(lines = OCR_LINES, format: 'png' | 'jpeg' | 'webp' = 'png'): Promise<Buffer> {
-  return sharp(svg(lines, 600, 300)).toFormat(format).toBuffer();
+  return sharp(svg(lines, 600, 300))
+    .toFormat(format)
+    .toBuffer();
 }
 
 /**

@@ -54,9 +54,7 @@ export type OcrJob = z.infer<typeof ocrJob>;
 export const ocrSubmitBody = z.object({ objectKey: z.string().trim().min(1).max(300) }).strict();
 export type OcrSubmitBody = z.infer<typeof ocrSubmitBody>;
 
-export const ocrListQuery = pageQuery
-  .extend({ state: z.enum(OCR_JOB_STATES).optional() })
-  .strict();
+export const ocrListQuery = pageQuery.extend({ state: z.enum(OCR_JOB_STATES).optional() }).strict();
 export type OcrListQuery = z.infer<typeof ocrListQuery>;
 
 export const ocrIdParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
@@ -91,7 +89,10 @@ export const openOcrBody = z
     /** base64 (a `data:image/...;base64,` prefix is allowed); over 10 MB decoded is refused naming the size. */
     image: z.string().min(1).max(OPEN_OCR_MAX_CHARS),
     fileName: z.string().max(200).optional(),
-    print: z.object({ deviceSn: z.string().trim().min(1).max(64), copies: z.number().int().min(1).max(5).default(1) }).strict().optional(),
+    print: z
+      .object({ deviceSn: z.string().trim().min(1).max(64), copies: z.number().int().min(1).max(5).default(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type OpenOcrBody = z.infer<typeof openOcrBody>;

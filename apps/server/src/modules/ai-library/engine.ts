@@ -24,7 +24,10 @@ async function tessdataDir(): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cpc-tessdata-'));
   for (const lang of OCR_LANGUAGES) {
     const pkg = path.dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`));
-    await fs.symlink(path.join(pkg, '4.0.0_best_int', `${lang}.traineddata.gz`), path.join(dir, `${lang}.traineddata.gz`));
+    await fs.symlink(
+      path.join(pkg, '4.0.0_best_int', `${lang}.traineddata.gz`),
+      path.join(dir, `${lang}.traineddata.gz`),
+    );
   }
   return dir;
 }
@@ -32,7 +35,11 @@ async function tessdataDir(): Promise<string> {
 /** Between two CJK characters tesseract puts a space of its own (one per "word"): Chinese has none. */
 const CJK = '\\p{Script=Han}\\u3000-\\u303f\\uff00-\\uffef';
 const CJK_GAP = new RegExp(`(?<=[${CJK}]) +(?=[${CJK}])`, 'gu');
-export const tidyLine = (s: string) => s.replace(CJK_GAP, '').replace(/[ \t]+/g, ' ').trim();
+export const tidyLine = (s: string) =>
+  s
+    .replace(CJK_GAP, '')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
 
 /**
  * A pool of tesseract.js workers (worker_threads in Node) behind one scheduler: recognition runs off the event

@@ -137,7 +137,12 @@ export class OcrService {
         .where('state', 'in', ['queued', 'running'])
         .executeTakeFirstOrThrow();
       if (Number(n) >= this.opts.tenantLimit)
-        throw new AppError(429, 'ai.tenantLimit', { n: this.opts.tenantLimit }, { data: { limit: this.opts.tenantLimit } });
+        throw new AppError(
+          429,
+          'ai.tenantLimit',
+          { n: this.opts.tenantLimit },
+          { data: { limit: this.opts.tenantLimit } },
+        );
       const { id } = await tx
         .insertInto('ocr_jobs', { ...values, print: values.print ? JSON.stringify(values.print) : null })
         .returning('id')
@@ -175,7 +180,10 @@ export class OcrService {
       resource: 'ocr_job',
       resourceId: row.id,
       result: 'ok',
-      changes: changedFields({}, { objectKey: obj.key, fileName: obj.original_name, size: bytes.length, state: 'queued' }),
+      changes: changedFields(
+        {},
+        { objectKey: obj.key, fileName: obj.original_name, size: bytes.length, state: 'queued' },
+      ),
     });
     return this.toItem(row, user.username);
   }

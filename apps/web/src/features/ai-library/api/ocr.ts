@@ -20,7 +20,8 @@ export const getDeviceOptions = (keyword: string) =>
 
 /** Jobs not finished yet are polled too (besides the live events), in case an event was missed. */
 const POLL_MS = 5000;
-const unfinished = (list: OcrJob[] | undefined) => (list ?? []).some((j) => j.state === 'queued' || j.state === 'running');
+const unfinished = (list: OcrJob[] | undefined) =>
+  (list ?? []).some((j) => j.state === 'queued' || j.state === 'running');
 
 export const useOcrJobs = (pageNo: number, pageSize: number) =>
   useQuery({

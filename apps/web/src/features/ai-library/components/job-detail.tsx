@@ -1,5 +1,20 @@
 import { CopyOutlined, PrinterOutlined } from '@ant-design/icons';
-import { App, Alert, Button, Col, Descriptions, Empty, Flex, Image, Progress, Row, Space, Table, Tag, Typography } from 'antd';
+import {
+  App,
+  Alert,
+  Button,
+  Col,
+  Descriptions,
+  Empty,
+  Flex,
+  Image,
+  Progress,
+  Row,
+  Space,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { OcrJob } from '@cpc/contracts/ai-library';
@@ -73,7 +88,13 @@ export function JobDetail({ job }: { job: OcrJob }) {
             <Alert type="error" showIcon message={t('aiLibrary.cloud.failed')} description={job.error} />
           ) : (
             <Flex vertical align="center" gap={8} style={{ padding: 24 }}>
-              <Progress type="circle" percent={job.state === 'running' ? 60 : 10} status="active" showInfo={false} size={48} />
+              <Progress
+                type="circle"
+                percent={job.state === 'running' ? 60 : 10}
+                status="active"
+                showInfo={false}
+                size={48}
+              />
               <Typography.Text type="secondary">{t(`aiLibrary.cloud.wait.${job.state}`)}</Typography.Text>
             </Flex>
           )}
@@ -113,7 +134,9 @@ export function JobDetail({ job }: { job: OcrJob }) {
               title: t('aiLibrary.cloud.confidence'),
               dataIndex: 'confidence',
               width: 120,
-              render: (c: number) => <Tag color={c >= 80 ? 'success' : c >= 60 ? 'warning' : 'error'}>{c.toFixed(0)}%</Tag>,
+              render: (c: number) => (
+                <Tag color={c >= 80 ? 'success' : c >= 60 ? 'warning' : 'error'}>{c.toFixed(0)}%</Tag>
+              ),
             },
           ]}
         />
