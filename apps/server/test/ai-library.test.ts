@@ -301,6 +301,29 @@ describe('cloud OCR through the open API', () => {
     const mine = (await h.db.selectFrom('ocr_jobs').select('id').where('source', '=', 'open').executeTakeFirstOrThrow())
       .id;
     expect((await openCall(h, keyB, { url: `/ai/ocr/${mine}` })).statusCode).toBe(404);
+    // over the account's limit of jobs queued or running: 429 with its reason and a Retry-After
+    await h.db
+      .insertInto('ocr_jobs')
+      .values(
+        [0, 1, 2].map(() => ({
+          tenant_id: A.tenantId,
+          source: 'open' as const,
+          image_key: 'busy.png',
+          mime: 'image/png',
+          state: 'running' as const,
+          attempts: 1,
+          lease_until: new Date(Date.now() + 3_600_000),
+        })),
+      )
+      .execute();
+    const busy = await openCall(h, key, {
+      url: '/ai/ocr',
+      body: { image: (await documentImage(['y'])).toString('base64') },
+    });
+    await h.db.deleteFrom('ocr_jobs').where('image_key', '=', 'busy.png').execute();
+    expect(busy.statusCode).toBe(429);
+    expect(busy.body_.data).toMatchObject({ reason: 'ocr_limit', limit: 3 });
+    expect(busy.headers['retry-after']).toBe('5');
     // and the open API's document lists the calls
     const doc = (await h.call({ method: 'GET', url: '/open/v1/docs/json' })).json() as {
       paths: Record<string, unknown>;

@@ -141,7 +141,7 @@ export class OcrService {
           429,
           'ai.tenantLimit',
           { n: this.opts.tenantLimit },
-          { data: { limit: this.opts.tenantLimit } },
+          { data: { reason: 'ocr_limit', limit: this.opts.tenantLimit }, headers: { 'retry-after': '5' } },
         );
       const { id } = await tx
         .insertInto('ocr_jobs', { ...values, print: values.print ? JSON.stringify(values.print) : null })
