@@ -218,12 +218,20 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(workOrderUpkeep, { db, orders: workOrders });
   await app.register(noticeUpkeep, { db, events });
   // the AI library's cloud OCR (issue 15): a durable queue in ocr_jobs, a tesseract.js pool started on the first job
-  const ocr = new OcrService(db, storage, events, prints, new OcrPool(config.OCR_WORKERS), {
-    tenantLimit: config.OCR_TENANT_LIMIT,
-    pollMs: config.OCR_POLL_MS,
-    leaseS: config.OCR_LEASE_S,
-    maxAttempts: 3,
-  });
+  const ocr = new OcrService(
+    db,
+    storage,
+    events,
+    prints,
+    new OcrPool(config.OCR_WORKERS),
+    {
+      tenantLimit: config.OCR_TENANT_LIMIT,
+      pollMs: config.OCR_POLL_MS,
+      leaseS: config.OCR_LEASE_S,
+      maxAttempts: 3,
+    },
+    app.log.child({ module: 'ai-library' }),
+  );
   const ocrUpkeep = new Periodic((err, job) => app.log.warn({ err }, `ocr: ${job} failed`));
   app.addHook('onReady', async () => {
     ocr.start();

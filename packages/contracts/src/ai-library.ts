@@ -16,6 +16,13 @@ export const OCR_RETENTION_DAYS = 7;
 /** The languages recognised together. */
 export const OCR_LANGUAGES = ['chi_sim', 'eng'] as const;
 
+/**
+ * Why a job failed (its `error`): the image could not be read, its stored image was gone, no node finished it in
+ * time (three takes), or — the job itself done — printing its receipt was refused (open API `print`).
+ */
+export const OCR_ERRORS = ['unreadable', 'image_gone', 'timeout', 'print_failed'] as const;
+export type OcrError = (typeof OCR_ERRORS)[number];
+
 export const OCR_JOB_STATES = ['queued', 'running', 'done', 'failed'] as const;
 export type OcrJobState = (typeof OCR_JOB_STATES)[number];
 
@@ -39,7 +46,7 @@ export const ocrJob = z.object({
   language: z.string(),
   /** Recognition time in ms (null until done). */
   durationMs: z.number().int().nullable(),
-  /** Why it failed ('' otherwise). */
+  /** Why it failed, one of OCR_ERRORS ('' otherwise; `print_failed` on a done job whose receipt was refused). */
   error: z.string(),
   createdBy: z.string().nullable(),
   createdAt: z.string(),

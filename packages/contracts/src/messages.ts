@@ -742,8 +742,6 @@ const aiLibrary = {
     en: 'printing needs an active app key: create one under system integration',
     zh: '打印需要一个启用的应用密钥，请先在系统集成中创建',
   },
-  'ai.timedOut': { en: 'recognition took too long', zh: '识别超时' },
-  'ai.failed': { en: 'the image could not be read', zh: '无法识别该图片' },
 } as const;
 
 export const MESSAGES = {

@@ -8,6 +8,7 @@ import {
   OCR_MAX_BYTES,
   type LiveEvent,
   type OcrJob,
+  type OcrError,
   type OcrLine,
   type OcrListQuery,
   type OcrPrintBody,
@@ -78,6 +79,7 @@ interface Row {
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const IMAGE_GONE = 'image_gone';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** A receipt holds at most this many lines of recognised text. */
 const RECEIPT_LINES = 200;
@@ -101,6 +103,7 @@ export class OcrService {
     private prints: PrintService,
     readonly pool: OcrPool,
     readonly opts: OcrOptions,
+    private log: { warn(obj: object, msg: string): void },
   ) {}
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -430,13 +433,14 @@ export class OcrService {
 
   private async run(r: Row): Promise<void> {
     let result: OcrResult | null = null;
-    let error = '';
+    let error: OcrError | '' = '';
     try {
       const bytes = await this.storage.read(r.image_key);
-      if (!bytes) throw new Error('the image is no longer stored');
+      if (!bytes) throw new Error(IMAGE_GONE);
       result = await this.pool.recognize(bytes);
     } catch (e) {
-      error = `the image could not be read: ${(e as Error).message ?? String(e)}`.slice(0, 500);
+      error = (e as Error).message === IMAGE_GONE ? 'image_gone' : 'unreadable';
+      this.log.warn({ err: e, job: r.id }, 'ocr: recognition failed');
     }
     if (this.stopped && !result) return; // closing: the job goes back to the queue when its lease runs out
     const { rows } = await sql<Row>`
@@ -453,9 +457,9 @@ export class OcrService {
         done.print_job_id = job.id;
         await sql`UPDATE ocr_jobs SET print_job_id = ${job.id} WHERE id = ${done.id}`.execute(this.db);
       } catch (e) {
-        const msg = `printing failed: ${(e as Error).message}`.slice(0, 500);
-        done.error = msg;
-        await sql`UPDATE ocr_jobs SET error = ${msg} WHERE id = ${done.id}`.execute(this.db);
+        this.log.warn({ err: e, job: done.id }, 'ocr: printing the receipt failed');
+        done.error = 'print_failed' satisfies OcrError;
+        await sql`UPDATE ocr_jobs SET error = ${done.error} WHERE id = ${done.id}`.execute(this.db);
       }
     }
     this.publish(done);
@@ -470,7 +474,7 @@ export class OcrService {
     const { rows: stale } = await sql<Row>`
       UPDATE ocr_jobs SET
         state = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN 'failed' ELSE 'queued' END,
-        error = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN 'recognition took too long' ELSE error END,
+        error = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN ${'timeout' satisfies OcrError} ELSE error END,
         finished_at = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN now() END,
         lease_until = NULL
       WHERE state = 'running' AND lease_until < now()

@@ -6,6 +6,12 @@ export default {
       offline: '离线',
       noDevices: '没有设备',
       state: { queued: '排队中', running: '识别中', done: '已完成', failed: '失败' },
+      error: {
+        unreadable: '无法识别该图片',
+        image_gone: '图片已不存在',
+        timeout: '识别超时',
+        print_failed: '小票打印失败',
+      },
       cloud: {
         title: '云端AI · 文字识别',
         subtitle: '上传文档图片，平台识别其中的中英文文字；结果可复制或打印成小票，保留 {{days}} 天。',
@@ -43,6 +49,12 @@ export default {
       offline: 'offline',
       noDevices: 'No devices',
       state: { queued: 'Queued', running: 'Recognising', done: 'Done', failed: 'Failed' },
+      error: {
+        unreadable: 'The image could not be read',
+        image_gone: 'The image is no longer stored',
+        timeout: 'Recognition took too long',
+        print_failed: 'Printing the receipt failed',
+      },
       cloud: {
         title: 'Cloud AI · Text recognition',
         subtitle:

@@ -17,7 +17,7 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { OcrJob } from '@cpc/contracts/ai-library';
+import { OCR_ERRORS, type OcrJob } from '@cpc/contracts/ai-library';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { usePermission } from '@/lib/session';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
@@ -32,6 +32,8 @@ export function JobDetail({ job }: { job: OcrJob }) {
   const canPrint = usePermission(PERMISSIONS.aiLibraryEdit);
   const [deviceId, setDeviceId] = useState<number | undefined>();
   const print = usePrintOcr();
+  const errorText = (code: string) =>
+    (OCR_ERRORS as readonly string[]).includes(code) ? t(`aiLibrary.error.${code}`) : code;
 
   const copy = async () => {
     try {
@@ -85,7 +87,7 @@ export function JobDetail({ job }: { job: OcrJob }) {
               <Empty description={t('aiLibrary.cloud.noText')} />
             )
           ) : job.state === 'failed' ? (
-            <Alert type="error" showIcon message={t('aiLibrary.cloud.failed')} description={job.error} />
+            <Alert type="error" showIcon message={t('aiLibrary.cloud.failed')} description={errorText(job.error)} />
           ) : (
             <Flex vertical align="center" gap={8} style={{ padding: 24 }}>
               <Progress
