@@ -43,7 +43,14 @@ import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/wo
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { Periodic } from './lib/periodic.ts';
-import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
+import {
+  ChunkedUploads,
+  chunkedUploadRoutes,
+  deviceDownloadRoutes,
+  deviceDownloadUrl,
+  packageRoutes,
+  packageUpkeep,
+} from './modules/package/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -242,6 +249,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     await ocr.stop();
   });
   app.decorate('ocr', ocr);
+  const packageUploads = new ChunkedUploads(storage);
+  await app.register(packageUpkeep, { uploads: packageUploads });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -286,6 +295,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
       await api.register(deviceDownloadRoutes, { db, storage });
+      await api.register(chunkedUploadRoutes, { db, storage, uploads: packageUploads });
+      await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
       await api.register(taskRoutes, { tasks });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });

@@ -42,6 +42,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'notice/index': () => import('../features/notice/routes/notice-index'),
   'notice/detail': () => import('../features/notice/routes/notice-detail'),
   'aiLibrary/cloud': () => import('../features/ai-library/routes/cloud'),
+  'application/myApplication': () => import('../features/application/routes/my-application'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
