@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from './envelope.ts';
+import { OCR_JOB_STATES } from './ai-library-constants.ts';
 
 /**
  * The AI library's cloud side (issue 15): text recognition (OCR) of a document image, run by the platform for a
@@ -7,24 +8,7 @@ import { pageQuery } from './envelope.ts';
  * section's deployments of kind 'model'.
  */
 
-/** What an OCR image may be, told by its bytes (not its name). */
-export const OCR_ACCEPT = ['image/jpeg', 'image/png', 'image/webp'] as const;
-/** Largest OCR image. */
-export const OCR_MAX_BYTES = 10 * 1024 * 1024;
-/** How long a job and its result are kept. */
-export const OCR_RETENTION_DAYS = 7;
-/** The languages recognised together. */
-export const OCR_LANGUAGES = ['chi_sim', 'eng'] as const;
-
-/**
- * Why a job failed (its `error`): the image could not be read, its stored image was gone, no node finished it in
- * time (three takes), or — the job itself done — printing its receipt was refused (open API `print`).
- */
-export const OCR_ERRORS = ['unreadable', 'image_gone', 'timeout', 'print_failed'] as const;
-export type OcrError = (typeof OCR_ERRORS)[number];
-
-export const OCR_JOB_STATES = ['queued', 'running', 'done', 'failed'] as const;
-export type OcrJobState = (typeof OCR_JOB_STATES)[number];
+export * from './ai-library-constants.ts';
 
 /** One recognised line with its confidence (0–100). */
 export const ocrLine = z.object({ text: z.string(), confidence: z.number() });

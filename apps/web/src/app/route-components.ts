@@ -42,6 +42,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'notice/index': () => import('../features/notice/routes/notice-index'),
   'notice/detail': () => import('../features/notice/routes/notice-detail'),
   'aiLibrary/cloud': () => import('../features/ai-library/routes/cloud'),
+  'aiLibrary/terminal': () => import('../features/ai-library/routes/terminal'),
   'application/myApplication': () => import('../features/application/routes/my-application'),
 };
 

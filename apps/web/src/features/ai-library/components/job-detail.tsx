@@ -17,7 +17,8 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { OCR_ERRORS, type OcrJob } from '@cpc/contracts/ai-library';
+import { OCR_ERRORS } from '@cpc/contracts/ai-library-constants';
+import type { OcrJob } from '@cpc/contracts/ai-library';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { usePermission } from '@/lib/session';
 import { PERMISSIONS } from '@cpc/contracts/permissions';

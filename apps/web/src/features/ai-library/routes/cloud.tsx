@@ -4,7 +4,7 @@ import { App, Card, Col, Empty, Flex, List, Pagination, Progress, Row, Tag, Typo
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
-import { OCR_MAX_BYTES, OCR_RETENTION_DAYS } from '@cpc/contracts/ai-library';
+import { OCR_MAX_BYTES, OCR_RETENTION_DAYS } from '@cpc/contracts/ai-library-constants';
 import { useLiveEvents } from '@/lib/live-events';
 import { formatDateTime } from '@/lib/format/relative-time';
 import { usePermission } from '@/lib/session';

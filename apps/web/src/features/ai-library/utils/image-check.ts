@@ -1,4 +1,4 @@
-import { OCR_ACCEPT, OCR_MAX_BYTES } from '@cpc/contracts/ai-library';
+import { OCR_ACCEPT, OCR_MAX_BYTES } from '@cpc/contracts/ai-library-constants';
 
 /** Why an image may not be sent for recognition: not a jpg/png/webp, or over 10 MB (the server checks the bytes again). */
 export type OcrImageProblem = 'type' | 'size';
