@@ -138,4 +138,52 @@ describe('the AI library: cloud text recognition', () => {
       await en.context.close();
     },
   );
+
+  it(
+    'uploads an AI model package with its framework, inputs and outputs, and lists it, in zh and en',
+    { timeout: 300_000 },
+    async () => {
+      const s = server('plain');
+      const { page, errors } = await newPage(browser, { lang: 'zh' });
+      const reg = await registerThroughUi(page, s, 'individual');
+      await query(
+        s.databaseUrl,
+        `UPDATE tenants SET auth_status = 1, attest_name = '王五' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+        [reg.username],
+      );
+      const file = path.join(dir, 'detector.onnx');
+      await writeFile(file, randomBytes(300_000));
+      await page.reload();
+      await page.goto(`${s.url}/#/aiLibrary/terminal`);
+      await expectHash(page, /^#\/aiLibrary\/terminal/);
+      await page.getByText('还没有模型').waitFor({ timeout: 15_000 });
+      await page.getByRole('button', { name: /上传模型/ }).click();
+      const drawer = page.locator('.ant-drawer-section').filter({ visible: true });
+      await drawer.locator('input[type=file]').setInputFiles(file);
+      await drawer.locator('#aiModel_name').fill('人脸检测');
+      await drawer.locator('#aiModel_versionName').fill('1.2.0');
+      await drawer.locator('#aiModel_inputs').fill('1×3×320×320 RGB');
+      await drawer.locator('#aiModel_outputs').fill('boxes, scores');
+      const save = drawer.getByRole('button', { name: /保\s*存/ });
+      await expect.poll(() => save.isEnabled(), { timeout: 60_000 }).toBe(true);
+      await save.click();
+      await page.getByText('模型已保存').waitFor({ timeout: 15_000 });
+      const row = page.locator('tr', { hasText: '人脸检测' }).filter({ visible: true });
+      await row.waitFor();
+      expect(await row.textContent()).toContain('ONNX');
+      expect(await row.textContent()).toContain('1×3×320×320 RGB → boxes, scores');
+      expect(await row.textContent()).toContain('所有机型');
+      await settle(page);
+      await shot(page, 'ai-terminal-zh');
+      await page.evaluate(() => localStorage.setItem('language', 'en'));
+      await page.reload();
+      await page.locator('tr', { hasText: 'Any model' }).filter({ visible: true }).waitFor({ timeout: 15_000 });
+      await settle(page);
+      await shot(page, 'ai-terminal-en');
+      await page.setViewportSize({ width: 375, height: 780 });
+      await settle(page);
+      await shot(page, 'ai-terminal-en-mobile');
+      expect(errors).toEqual([]);
+    },
+  );
 });
