@@ -24,6 +24,7 @@ import { authRoutes, AuthService, SocialLogin, socialCallbackRoute } from './mod
 import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
 import { noticeRoutes, noticeUpkeep } from './modules/notice/index.ts';
+import { OcrPool, OcrService, aiLibraryRoutes, openOcrRoutes } from './modules/ai-library/index.ts';
 import { describeMailTarget, inboxMail, InboxMailer, inboxRoutes } from './modules/inbox/index.ts';
 import { uploadRoutes } from './modules/upload/index.ts';
 import { taskRoutes, TaskService } from './modules/task/index.ts';
@@ -41,6 +42,7 @@ import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
+import { Periodic } from './lib/periodic.ts';
 import {
   FileAcquisitionService,
   deviceUploadRoutes,
@@ -80,6 +82,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     storage: ObjectStorage;
     tasks: TaskService;
+    /** The AI library's cloud OCR jobs (tests run its sweep). */
+    ocr: OcrService;
   }
 }
 
@@ -237,6 +241,31 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const workOrders = new WorkOrderService(db, storage, events);
   await app.register(workOrderUpkeep, { db, orders: workOrders });
   await app.register(noticeUpkeep, { db, events });
+  // the AI library's cloud OCR (issue 15): a durable queue in ocr_jobs, a tesseract.js pool started on the first job
+  const ocr = new OcrService(
+    db,
+    storage,
+    events,
+    prints,
+    new OcrPool(config.OCR_WORKERS),
+    {
+      tenantLimit: config.OCR_TENANT_LIMIT,
+      pollMs: config.OCR_POLL_MS,
+      leaseS: config.OCR_LEASE_S,
+      maxAttempts: 3,
+    },
+    app.log.child({ module: 'ai-library' }),
+  );
+  const ocrUpkeep = new Periodic((err, job) => app.log.warn({ err }, `ocr: ${job} failed`));
+  app.addHook('onReady', async () => {
+    ocr.start();
+    ocrUpkeep.every(Math.max(config.OCR_POLL_MS, 1000), 'sweep', () => ocr.sweep());
+  });
+  app.addHook('onClose', async () => {
+    await ocrUpkeep.stop();
+    await ocr.stop();
+  });
+  app.decorate('ocr', ocr);
   const packageUploads = new ChunkedUploads(storage);
   await app.register(packageUpkeep, { uploads: packageUploads });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
@@ -248,7 +277,13 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url),
   });
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
-  await app.register(openApiRoutes, { prefix: OPEN_API_PREFIX, prints, auth: openAuth, requestLog });
+  await app.register(openApiRoutes, {
+    prefix: OPEN_API_PREFIX,
+    prints,
+    auth: openAuth,
+    requestLog,
+    more: [async (open) => open.register(openOcrRoutes, { ocr })],
+  });
   await app.register(paymentGatewayRoutes, { prefix: PAY_PREFIX, orders, publicUrl: config.PUBLIC_URL });
 
   await app.register(socialCallbackRoute);
@@ -273,6 +308,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(menuRoutes, { db, events });
       await api.register(systemRoutes);
       await api.register(noticeRoutes, { db, storage, events });
+      await api.register(aiLibraryRoutes, { ocr });
       await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
       await api.register(deviceDownloadRoutes, { db, storage });

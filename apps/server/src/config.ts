@@ -128,6 +128,14 @@ const schema = z.object({
   TELEMETRY_SAMPLE_S: z.coerce.number().int().min(1).max(86400).default(60),
   /** A sent task without an ack for this long times out; it is sent again after a back-off doubling from TASK_RETRY_BACKOFF_S. */
   TASK_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Cloud OCR (AI library): tesseract.js workers (worker threads) of this node, started on the first job. */
+  OCR_WORKERS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Text-recognition jobs a tenant may have queued or running at once (more: 429). */
+  OCR_TENANT_LIMIT: z.coerce.number().int().min(1).max(1000).default(5),
+  /** How often a node looks for queued OCR jobs, and for stale ones and results past their 7 days. */
+  OCR_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+  /** A running OCR job whose node has not finished it in this time goes back to the queue. */
+  OCR_LEASE_S: z.coerce.number().int().min(5).max(3600).default(300),
   TASK_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(10),
   /**
    * A taken task (delivered, running) of an online device with no progress or result for this long times out and

@@ -93,9 +93,11 @@ describe('operation ids', () => {
       'cancelPrintJob',
       'clearDeviceQueue',
       'getDeviceStatus',
+      'getOcrJob',
       'getPrintJob',
       'listDevices',
       'listPrintJobs',
+      'submitOcrJob',
       'submitPrintJob',
     ]);
   });

@@ -21,3 +21,4 @@ export * from './work-order.ts';
 export * from './workbench.ts';
 export * from './package.ts';
 export * from './file-acquisition.ts';
+export * from './ai-library.ts';

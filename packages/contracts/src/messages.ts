@@ -766,6 +766,23 @@ const fileAcquisition = {
   'fileAcquisition.notReady': { en: 'the file has not arrived yet', zh: '文件尚未上传完成' },
 } as const;
 
+/** The AI library (issue 15): cloud OCR jobs. */
+const aiLibrary = {
+  'ai.notImage': { en: 'the image must be a jpg, png or webp picture', zh: '图片只能是 jpg、png 或 webp 格式' },
+  'ai.tooLarge': { en: 'the image must not exceed {n} MB', zh: '图片不能超过 {n} MB' },
+  'ai.notBase64': { en: 'the image must be base64', zh: '图片必须是 base64 编码' },
+  'ai.tenantLimit': {
+    en: 'at most {n} recognition jobs may be queued or running at once; wait for one to finish',
+    zh: '同时排队或运行的识别任务最多 {n} 个，请等待已有任务完成',
+  },
+  'ai.notDone': { en: 'the recognition has not finished', zh: '识别尚未完成' },
+  'ai.emptyText': { en: 'no text was recognised', zh: '未识别到文字' },
+  'ai.noAppKey': {
+    en: 'printing needs an active app key: create one under system integration',
+    zh: '打印需要一个启用的应用密钥，请先在系统集成中创建',
+  },
+} as const;
+
 /** Fleet software packages (issue 15): chunked uploads and the catalogue. */
 const pkg = {
   'package.uploadTooLarge': { en: 'a package must not exceed {n} GB', zh: '软件包不能超过 {n} GB' },
@@ -841,6 +858,7 @@ export const MESSAGES = {
   ...menu,
   ...order,
   ...database,
+  ...aiLibrary,
 } as const satisfies Record<string, { en: string; zh: string }>;
 
 export type Language = 'zh' | 'en';
@@ -877,6 +895,8 @@ export const NOUNS = {
   'canned reply': '快捷回复',
   attachment: '附件',
   'file request': '文件请求',
+  'recognition job': '识别任务',
+  image: '图片',
   'software package': '软件包',
   upload: '上传',
 } as const satisfies Record<string, string>;

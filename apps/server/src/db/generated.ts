@@ -310,6 +310,33 @@ export interface Objects {
   user_id: number;
 }
 
+export interface OcrJobs {
+  app_key_id: number | null;
+  attempts: Generated<number>;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  duration_ms: number | null;
+  error: Generated<string>;
+  expires_at: Generated<Timestamp>;
+  file_name: Generated<string>;
+  finished_at: Timestamp | null;
+  id: Generated<number>;
+  image_key: string;
+  language: Generated<string>;
+  lease_until: Timestamp | null;
+  lines: Generated<Json>;
+  mime: string;
+  own_image: Generated<boolean>;
+  print: Json | null;
+  print_job_id: string | null;
+  size: Generated<number>;
+  source: 'console' | 'open';
+  started_at: Timestamp | null;
+  state: Generated<'queued' | 'running' | 'done' | 'failed'>;
+  tenant_id: number;
+  text: Generated<string>;
+}
+
 export interface OpenNonces {
   app_key_id: number;
   expires_at: Timestamp;
@@ -731,6 +758,7 @@ export interface DB {
   notice_reads: NoticeReads;
   notices: Notices;
   objects: Objects;
+  ocr_jobs: OcrJobs;
   open_nonces: OpenNonces;
   open_rate: OpenRate;
   open_request_log: OpenRequestLog;

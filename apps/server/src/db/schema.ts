@@ -48,4 +48,5 @@ export type TenantTable =
   | 'work_order_attachments'
   | 'dashboard_targets'
   | 'packages'
-  | 'file_requests';
+  | 'file_requests'
+  | 'ocr_jobs';

@@ -42,6 +42,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'notice/index': () => import('../features/notice/routes/notice-index'),
   'notice/detail': () => import('../features/notice/routes/notice-detail'),
   'fileAcquisition/index': () => import('../features/file-acquisition/routes/file-acquisition'),
+  'aiLibrary/cloud': () => import('../features/ai-library/routes/cloud'),
+  'aiLibrary/terminal': () => import('../features/ai-library/routes/terminal'),
   'application/myApplication': () => import('../features/application/routes/my-application'),
 };
 

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { envelopeSchema, pagedEnvelope } from '@cpc/contracts';
 import {
@@ -41,7 +42,9 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
   prints: PrintService;
   auth: OpenAuth;
   requestLog: RequestLog;
-}> = async (app, { prints, auth, requestLog }) => {
+  /** Routes of other sections under the same signature check and request log (the AI library's OCR). */
+  more?: FastifyPluginAsync[];
+}> = async (app, { prints, auth, requestLog, more = [] }) => {
   const tags = ['open api'];
   app.decorateRequest('open', null);
   app.removeContentTypeParser('application/json');
@@ -238,6 +241,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await prints.devices(keyOf(req), req.query)),
   );
+  for (const routes of more) await app.register(routes);
   app.get('/docs/json', { config: { openAuth: false }, schema: { hide: true } }, async () => app.openSwagger());
 };
 

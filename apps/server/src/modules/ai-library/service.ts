@@ -1,0 +1,505 @@
+import fs from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { sql } from 'kysely';
+import { fileTypeFromBuffer } from 'file-type';
+import {
+  OCR_ACCEPT,
+  OCR_MAX_BYTES,
+  type LiveEvent,
+  type OcrJob,
+  type OcrError,
+  type OcrLine,
+  type OcrListQuery,
+  type OcrPrintBody,
+  type OcrPrinted,
+  type OcrStatus,
+  type OpenOcrBody,
+  type OpenOcrJob,
+  type Paged,
+} from '@cpc/contracts';
+import { escapeMarkup } from '@cpc/contracts/print-markup';
+import type { Db } from '../../db/database.ts';
+import { TenantScope } from '../../db/tenant-scope.ts';
+import type { ObjectStorage } from '../../lib/storage.ts';
+import { audit, changedFields } from '../../lib/audit.ts';
+import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import type { AuthUser } from '../../plugins/auth.ts';
+import type { PrintService } from '../print/index.ts';
+import type { OcrPool, OcrResult } from './engine.ts';
+
+export interface OcrEvents {
+  publish(tenantId: number, event: LiveEvent): void;
+}
+export interface OcrOptions {
+  /** Jobs a tenant may have queued or running at once. */
+  tenantLimit: number;
+  /** How often a node looks for queued jobs (besides being told of its own new ones). */
+  pollMs: number;
+  /** A running job whose node has not finished it in this time goes back to the queue (its node died). */
+  leaseS: number;
+  /** Takes of a job before it fails for good. */
+  maxAttempts: number;
+}
+/** The key an open-API call is signed with. */
+export interface OcrKey {
+  id: number;
+  tenantId: number;
+}
+interface Actor {
+  tenantId: number;
+  userId: number;
+  ip: string;
+}
+
+interface Row {
+  id: string;
+  tenant_id: string;
+  state: OcrJob['state'];
+  source: OcrJob['source'];
+  app_key_id: string | null;
+  image_key: string;
+  file_name: string;
+  size: string;
+  mime: string;
+  text: string;
+  lines: OcrLine[];
+  language: string;
+  duration_ms: number | null;
+  error: string;
+  print: { deviceSn: string; copies: number } | null;
+  print_job_id: string | null;
+  attempts: number;
+  created_by: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expires_at: Date;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const IMAGE_GONE = 'image_gone';
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** A receipt holds at most this many lines of recognised text. */
+const RECEIPT_LINES = 200;
+
+/**
+ * Cloud OCR jobs. `ocr_jobs` is the durable queue: every node runs a loop that takes queued jobs with
+ * `FOR UPDATE SKIP LOCKED` up to its pool's size and recognises them in the pool (worker threads); a job whose node
+ * died goes back to the queue when its lease runs out; results are deleted 7 days after the job was made.
+ */
+export class OcrService {
+  private timer: NodeJS.Timeout | null = null;
+  private running = new Set<Promise<void>>();
+  private stopped = true;
+  private working = false;
+  private again = false;
+
+  constructor(
+    private db: Db,
+    private storage: ObjectStorage,
+    private events: OcrEvents,
+    private prints: PrintService,
+    readonly pool: OcrPool,
+    readonly opts: OcrOptions,
+    private log: { warn(obj: object, msg: string): void },
+  ) {}
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Submitting
+
+  /** Checks the image by its bytes: jpg, png or webp, at most 10 MB. */
+  private async checkImage(bytes: Buffer, field: string): Promise<string> {
+    if (bytes.length > OCR_MAX_BYTES) throw badRequest(field, 'ai.tooLarge', { n: OCR_MAX_BYTES / 1024 / 1024 });
+    const type = bytes.length ? await fileTypeFromBuffer(bytes) : undefined;
+    if (!type || !(OCR_ACCEPT as readonly string[]).includes(type.mime)) throw badRequest(field, 'ai.notImage');
+    return type.mime;
+  }
+
+  /** Inserts a job unless the tenant has `tenantLimit` queued or running (checked under a per-tenant lock). */
+  private async insertJob(
+    tenantId: number,
+    values: {
+      source: 'console' | 'open';
+      app_key_id?: number | null;
+      created_by?: number | null;
+      image_key: string;
+      own_image: boolean;
+      file_name: string;
+      size: number;
+      mime: string;
+      print?: { deviceSn: string; copies: number } | null;
+    },
+  ): Promise<Row> {
+    const row = await new TenantScope(this.db, tenantId).transaction(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext('ocr_jobs'), ${tenantId}::int)`.execute(tx.db);
+      const { n } = await tx
+        .selectFrom('ocr_jobs')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('state', 'in', ['queued', 'running'])
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= this.opts.tenantLimit)
+        throw new AppError(
+          429,
+          'ai.tenantLimit',
+          { n: this.opts.tenantLimit },
+          { data: { reason: 'ocr_limit', limit: this.opts.tenantLimit }, headers: { 'retry-after': '5' } },
+        );
+      const { id } = await tx
+        .insertInto('ocr_jobs', { ...values, print: values.print ? JSON.stringify(values.print) : null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return this.row(tenantId, Number(id), tx.db);
+    });
+    this.publish(row);
+    this.kick();
+    return row!;
+  }
+
+  /** A console job from an image uploaded through the upload flow (an object of the caller's tenant). */
+  async submit(user: AuthUser, actor: Actor, objectKey: string): Promise<OcrJob> {
+    const obj = await user.scope
+      .selectFrom('objects')
+      .select(['key', 'original_name', 'size'])
+      .where('key', '=', objectKey)
+      .executeTakeFirst();
+    if (!obj) throw notFound('image');
+    const bytes = await this.storage.read(obj.key);
+    if (!bytes) throw notFound('image');
+    const mime = await this.checkImage(bytes, 'objectKey');
+    const row = await this.insertJob(user.tenantId, {
+      source: 'console',
+      created_by: user.id,
+      image_key: obj.key,
+      own_image: false,
+      file_name: obj.original_name,
+      size: bytes.length,
+      mime,
+    });
+    await audit(this.db, {
+      ...actor,
+      action: 'aiLibrary.submit',
+      resource: 'ocr_job',
+      resourceId: row.id,
+      result: 'ok',
+      changes: changedFields(
+        {},
+        { objectKey: obj.key, fileName: obj.original_name, size: bytes.length, state: 'queued' },
+      ),
+    });
+    return this.toItem(row, user.username);
+  }
+
+  /** An open-API job: the image comes base64 in the call and is stored with the job (deleted with it). */
+  async submitOpen(key: OcrKey, body: OpenOcrBody, ip: string): Promise<OpenOcrJob> {
+    const b64 = body.image.replace(/^data:[\w/+.-]+;base64,/, '').replace(/\s+/g, '');
+    if (!BASE64.test(b64) || b64.length % 4 === 1) throw badRequest('image', 'ai.notBase64');
+    const bytes = Buffer.from(b64, 'base64');
+    const mime = await this.checkImage(bytes, 'image');
+    if (body.print) {
+      const device = await new TenantScope(this.db, key.tenantId)
+        .selectFrom('devices')
+        .select('id')
+        .where(sql<string>`lower(devices.sn)`, '=', body.print.deviceSn.toLowerCase())
+        .executeTakeFirst();
+      if (!device) throw notFound('device');
+    }
+    const name = (body.fileName ?? '').replace(/[\p{Cc}/\\]/gu, '').slice(0, 200) || `image.${mime.split('/')[1]}`;
+    const imageKey = this.storage.newKey(name);
+    const { temp } = await this.storage.receive(Readable.from([bytes]));
+    await this.storage.commit(temp, imageKey);
+    let row: Row;
+    try {
+      row = await this.insertJob(key.tenantId, {
+        source: 'open',
+        app_key_id: key.id,
+        image_key: imageKey,
+        own_image: true,
+        file_name: name,
+        size: bytes.length,
+        mime,
+        print: body.print ?? null,
+      });
+    } catch (e) {
+      await this.removeImage(imageKey);
+      throw e;
+    }
+    await audit(this.db, {
+      tenantId: key.tenantId,
+      ip,
+      action: 'aiLibrary.submit',
+      resource: 'ocr_job',
+      resourceId: row.id,
+      result: 'ok',
+      details: { appKeyId: key.id },
+      changes: changedFields({}, { fileName: name, size: bytes.length, state: 'queued', print: body.print ?? null }),
+    });
+    return this.toOpen(row);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Reading
+
+  private async row(tenantId: number, id: number, db: Db = this.db): Promise<Row> {
+    const { rows } = await sql<Row>`SELECT * FROM ocr_jobs WHERE tenant_id = ${tenantId} AND id = ${id}`.execute(db);
+    if (!rows[0]) throw notFound('recognition job');
+    return rows[0];
+  }
+
+  /** A role whose data scope is `own` sees the jobs its user made; wider scopes see the tenant's. */
+  private visible(user: AuthUser) {
+    return dataAccessOf(user).scope === 'own' ? sql`j.created_by = ${user.id}` : sql`true`;
+  }
+
+  async list(user: AuthUser, q: OcrListQuery): Promise<Paged<OcrJob>> {
+    const where = sql`j.tenant_id = ${user.tenantId} AND ${this.visible(user)} ${q.state ? sql`AND j.state = ${q.state}` : sql``}`;
+    const [{ rows }, { rows: total }] = await Promise.all([
+      sql<Row & { username: string | null }>`
+        SELECT j.*, u.username FROM ocr_jobs j LEFT JOIN users u ON u.id = j.created_by
+        WHERE ${where} ORDER BY j.created_at DESC, j.id DESC
+        LIMIT ${q.pageSize} OFFSET ${(q.pageNo - 1) * q.pageSize}`.execute(this.db),
+      sql<{ n: string }>`SELECT count(*) AS n FROM ocr_jobs j WHERE ${where}`.execute(this.db),
+    ]);
+    return { list: rows.map((r) => this.toItem(r, r.username)), total: Number(total[0]?.n ?? 0) };
+  }
+
+  async get(user: AuthUser, id: number): Promise<OcrJob> {
+    const { rows } = await sql<Row & { username: string | null }>`
+      SELECT j.*, u.username FROM ocr_jobs j LEFT JOIN users u ON u.id = j.created_by
+      WHERE j.tenant_id = ${user.tenantId} AND j.id = ${id} AND ${this.visible(user)}`.execute(this.db);
+    if (!rows[0]) throw notFound('recognition job');
+    return this.toItem(rows[0], rows[0].username);
+  }
+
+  async getOpen(key: OcrKey, id: number): Promise<OpenOcrJob> {
+    const { rows } = await sql<Row>`
+      SELECT * FROM ocr_jobs WHERE tenant_id = ${key.tenantId} AND app_key_id = ${key.id} AND id = ${id}`.execute(
+      this.db,
+    );
+    if (!rows[0]) throw notFound('recognition job');
+    return this.toOpen(rows[0]);
+  }
+
+  async status(tenantId: number): Promise<OcrStatus> {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM ocr_jobs WHERE tenant_id = ${tenantId} AND state IN ('queued', 'running')`.execute(
+      this.db,
+    );
+    return { active: Number(rows[0]?.n ?? 0), limit: this.opts.tenantLimit, workers: this.pool.size };
+  }
+
+  private toItem(r: Row, username: string | null | undefined): OcrJob {
+    return {
+      id: Number(r.id),
+      state: r.state,
+      source: r.source,
+      fileName: r.file_name,
+      size: Number(r.size),
+      mime: r.mime,
+      imageUrl: this.storage.signedUrl(r.image_key),
+      text: r.text,
+      lines: r.lines,
+      language: r.language,
+      durationMs: r.duration_ms,
+      error: r.error,
+      createdBy: username ?? null,
+      createdAt: r.created_at.toISOString(),
+      startedAt: iso(r.started_at),
+      finishedAt: iso(r.finished_at),
+      expiresAt: r.expires_at.toISOString(),
+    };
+  }
+
+  private toOpen(r: Row): OpenOcrJob {
+    return {
+      id: Number(r.id),
+      state: r.state,
+      text: r.text,
+      lines: r.lines,
+      language: r.language,
+      durationMs: r.duration_ms,
+      error: r.error,
+      printJobId: r.print_job_id,
+      createdAt: r.created_at.toISOString(),
+      finishedAt: iso(r.finished_at),
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Printing
+
+  /** The receipt: a title, the file and the time, the recognised lines, a cut. */
+  receipt(r: Pick<Row, 'file_name' | 'text' | 'finished_at' | 'created_at'>): string {
+    const at = (r.finished_at ?? r.created_at).toISOString().slice(0, 19).replace('T', ' ');
+    const lines = r.text.split('\n').slice(0, RECEIPT_LINES).map(escapeMarkup);
+    return [
+      '<C><B>文字识别 Text recognition</B></C>',
+      '<HR>',
+      `${escapeMarkup(r.file_name)}`,
+      `${at} UTC`,
+      '<HR>',
+      ...lines,
+      '<HR>',
+      '<CUT>',
+    ].join('\n');
+  }
+
+  private async printRow(r: Row, keyId: number, deviceSn: string, copies: number) {
+    if (r.state !== 'done') throw new AppError(409, 'ai.notDone');
+    if (!r.text.trim()) throw new AppError(409, 'ai.emptyText');
+    const { job } = await this.prints.submit(
+      { id: keyId, tenantId: Number(r.tenant_id) },
+      { deviceSn, content: this.receipt(r), copies, originId: `ai-ocr-${r.id}-${randomUUID().slice(0, 8)}` },
+    );
+    return job;
+  }
+
+  /** Prints a done job's text on a device of the caller's data scope, under an active app key of the tenant. */
+  async print(user: AuthUser, actor: Actor, id: number, body: OcrPrintBody): Promise<OcrPrinted> {
+    await this.get(user, id);
+    const r = await this.row(user.tenantId, id);
+    const device = await user.scope
+      .selectFrom('devices')
+      .select(['devices.sn'])
+      .where('devices.id', '=', body.deviceId)
+      .where(inDataScope(dataAccessOf(user)))
+      .executeTakeFirst();
+    if (!device) throw notFound('device');
+    let keys = user.scope.selectFrom('app_keys').select('app_keys.id').where('app_keys.state', '=', 'active');
+    keys = body.keyId ? keys.where('app_keys.id', '=', body.keyId) : keys.orderBy('app_keys.id').limit(1);
+    const key = await keys.executeTakeFirst();
+    if (!key) throw body.keyId ? notFound('app key') : badRequest('keyId', 'ai.noAppKey');
+    const job = await this.printRow(r, key.id, device.sn, body.copies);
+    await audit(this.db, {
+      ...actor,
+      action: 'aiLibrary.print',
+      resource: 'ocr_job',
+      resourceId: id,
+      result: 'ok',
+      changes: changedFields({}, { deviceId: body.deviceId, printJobId: job.id, copies: body.copies }),
+    });
+    return { printJobId: job.id, state: job.state };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // The worker loop
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.kick(), this.opts.pollMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Looks for queued jobs now (coalesced: one look at a time, one more if asked while looking). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.working) {
+      this.again = true;
+      return;
+    }
+    this.working = true;
+    void this.take()
+      .catch(() => {})
+      .finally(() => {
+        this.working = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Takes as many queued jobs as the pool has free workers, oldest first, and runs them. */
+  private async take(): Promise<void> {
+    const free = this.pool.size - this.running.size;
+    if (free <= 0) return;
+    const { rows } = await sql<Row>`
+      UPDATE ocr_jobs j SET state = 'running', started_at = now(), attempts = j.attempts + 1,
+        lease_until = now() + make_interval(secs => ${this.opts.leaseS})
+      WHERE j.id IN (SELECT id FROM ocr_jobs WHERE state = 'queued' ORDER BY created_at, id LIMIT ${free}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING j.*`.execute(this.db);
+    for (const r of rows) {
+      this.publish(r);
+      const run: Promise<void> = this.run(r).finally(() => {
+        this.running.delete(run);
+        this.kick();
+      });
+      this.running.add(run);
+    }
+  }
+
+  private async run(r: Row): Promise<void> {
+    let result: OcrResult | null = null;
+    let error: OcrError | '' = '';
+    try {
+      const bytes = await this.storage.read(r.image_key);
+      if (!bytes) throw new Error(IMAGE_GONE);
+      result = await this.pool.recognize(bytes);
+    } catch (e) {
+      error = (e as Error).message === IMAGE_GONE ? 'image_gone' : 'unreadable';
+      this.log.warn({ err: e, job: r.id }, 'ocr: recognition failed');
+    }
+    if (this.stopped && !result) return; // closing: the job goes back to the queue when its lease runs out
+    const { rows } = await sql<Row>`
+      UPDATE ocr_jobs SET state = ${result ? 'done' : 'failed'}, text = ${result?.text ?? ''},
+        lines = ${JSON.stringify(result?.lines ?? [])}::jsonb, language = ${result?.language ?? ''},
+        duration_ms = ${result?.durationMs ?? null}, error = ${error}, finished_at = now(), lease_until = NULL
+      WHERE id = ${r.id} AND state = 'running' AND attempts = ${r.attempts}
+      RETURNING *`.execute(this.db);
+    const done = rows[0];
+    if (!done) return;
+    if (done.state === 'done' && done.print && done.app_key_id && done.text.trim()) {
+      try {
+        const job = await this.printRow(done, Number(done.app_key_id), done.print.deviceSn, done.print.copies ?? 1);
+        done.print_job_id = job.id;
+        await sql`UPDATE ocr_jobs SET print_job_id = ${job.id} WHERE id = ${done.id}`.execute(this.db);
+      } catch (e) {
+        this.log.warn({ err: e, job: done.id }, 'ocr: printing the receipt failed');
+        done.error = 'print_failed' satisfies OcrError;
+        await sql`UPDATE ocr_jobs SET error = ${done.error} WHERE id = ${done.id}`.execute(this.db);
+      }
+    }
+    this.publish(done);
+  }
+
+  /**
+   * Upkeep (one node at a time is not needed: each statement is safe on its own): running jobs whose lease ran out
+   * go back to the queue, or fail after `maxAttempts` takes; jobs past their 7 days are deleted with the images they
+   * stored. Returns the numbers for tests.
+   */
+  async sweep(): Promise<{ requeued: number; deleted: number }> {
+    const { rows: stale } = await sql<Row>`
+      UPDATE ocr_jobs SET
+        state = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN 'failed' ELSE 'queued' END,
+        error = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN ${'timeout' satisfies OcrError} ELSE error END,
+        finished_at = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN now() END,
+        lease_until = NULL
+      WHERE state = 'running' AND lease_until < now()
+      RETURNING *`.execute(this.db);
+    stale.forEach((r) => this.publish(r));
+    const { rows: gone } = await sql<{ image_key: string; own_image: boolean }>`
+      DELETE FROM ocr_jobs WHERE expires_at < now() RETURNING image_key, own_image`.execute(this.db);
+    for (const g of gone) if (g.own_image) await this.removeImage(g.image_key);
+    if (stale.some((r) => r.state === 'queued')) this.kick();
+    return { requeued: stale.length, deleted: gone.length };
+  }
+
+  private async removeImage(key: string): Promise<void> {
+    await fs.rm(this.storage.pathOf(key), { force: true }).catch(() => {});
+  }
+
+  private publish(r: Pick<Row, 'id' | 'tenant_id' | 'state'>): void {
+    this.events.publish(Number(r.tenant_id), { type: 'aiLibrary', data: { id: Number(r.id), state: r.state } });
+  }
+
+  /** Stops taking jobs and waits for those under way; the pool is closed after. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.running]);
+    await this.pool.close();
+  }
+}
