@@ -10,7 +10,7 @@ import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { photoImage } from '../apps/server/test/ocr-images.ts';
 import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -44,11 +44,7 @@ describe('the AI library: cloud text recognition', () => {
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.url });
       const reg = await registerThroughUi(page, s, 'individual');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '李四' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '李四');
       const [{ id: tenantId }] = await query<{ id: number }>(
         s.databaseUrl,
         'SELECT tenant_id AS id FROM users WHERE username = $1',
@@ -146,11 +142,7 @@ describe('the AI library: cloud text recognition', () => {
       const s = server('plain');
       const { page, errors } = await newPage(browser, { lang: 'zh' });
       const reg = await registerThroughUi(page, s, 'individual');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '王五' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '王五');
       const file = path.join(dir, 'detector.onnx');
       await writeFile(file, randomBytes(300_000));
       await page.reload();

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, registerThroughUi } from './flows.ts';
+import { launch, newPage, server, settle, shot } from './browser.ts';
+import { approveAccount, expectHash, registerThroughUi } from './flows.ts';
 import { makeApk, makeSigner } from '../apps/server/test/fixtures/apk.ts';
 
 let browser: Browser;
@@ -21,11 +21,7 @@ describe('my applications (issue 15)', () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(page, s, 'enterprise');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '应用测试有限公司' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [account.username],
-      );
+      await approveAccount(s, account.username, '应用测试有限公司');
       const signer = makeSigner('E2E Signer');
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-apk-'));
       const apk = path.join(dir, 'print-helper.apk');

@@ -6,7 +6,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -20,11 +20,7 @@ beforeAll(async () => {
   const { context, page } = await newPage(browser, { lang: 'zh' });
   account = await registerThroughUi(page, s, 'individual');
   await context.close();
-  await query(
-    s.databaseUrl,
-    `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-    [account.username],
-  );
+  await approveAccount(s, account.username, '张三');
   [spec] = makeSpecs(1, { seed: 15, prefix: `FAE${Date.now().toString(36).toUpperCase().slice(-6)}` });
   fleet = await createFleet({ url: s.mqttUrl, specs: [spec], heartbeatS: 5, randomFaults: false, start: false });
   // slow and in small chunks, so the upload's progress can be seen
