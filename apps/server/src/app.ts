@@ -42,6 +42,7 @@ import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/wo
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
+import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -67,6 +68,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     storage: ObjectStorage;
     tasks: TaskService;
+    upgrades: UpgradeService;
   }
 }
 
@@ -143,6 +145,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // what tests and node-local tools reach through the app: the object storage and the device tasks
   app.decorate('storage', storage);
   app.decorate('tasks', tasks);
+  // firmware releases (issue 15): moved on by their tasks' changes and a periodic reconcile (one node at a time)
+  const upgrades = new UpgradeService(db, tasks, events, app.log.child({ module: 'upgrade' }));
+  tasks.onChange((row) => upgrades.onTaskChange(row));
+  app.decorate('upgrades', upgrades);
   // a package task carries, at each delivery, a fresh signed link to the package (issue 15); devices reach the
   // server at PUBLIC_URL, else at the address this node listens on
   tasks.addAtDelivery(['upgrade', 'install_app', 'deploy_model'], (row) => ({
@@ -213,6 +219,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const workOrders = new WorkOrderService(db, storage, events);
   await app.register(workOrderUpkeep, { db, orders: workOrders });
   await app.register(noticeUpkeep, { db, events });
+  await app.register(upgradeUpkeep, { upgrades });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -251,6 +258,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(uploadRoutes, { storage, db });
       await api.register(deviceDownloadRoutes, { db, storage });
       await api.register(taskRoutes, { tasks });
+      await api.register(upgradeRoutes, { upgrades });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

@@ -47,4 +47,7 @@ export type TenantTable =
   | 'work_order_events'
   | 'work_order_attachments'
   | 'dashboard_targets'
-  | 'packages';
+  | 'packages'
+  | 'upgrade_releases'
+  | 'upgrade_devices'
+  | 'device_firmware_history';
