@@ -54,7 +54,7 @@ export async function runUpgrade(host: UpgradeHost, m: CommandMsg, opts: Upgrade
   // download, resuming after a lost connection
   let part: PartialDownload = startDownload(p.url);
   let lastReported = -10;
-  let digest = '';
+  let digest: string;
   for (let attempt = 0; ; attempt++) {
     const cut = new AbortController();
     const onOffline = () => cut.abort(new Error('connection lost'));
