@@ -41,6 +41,9 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'workOrder/edit': () => import('../features/work-order/routes/work-order-edit'),
   'notice/index': () => import('../features/notice/routes/notice-index'),
   'notice/detail': () => import('../features/notice/routes/notice-detail'),
+  'upgrade/deviceUpgrade': () => import('../features/upgrade/routes/device-upgrade'),
+  'upgrade/upgradeTask': () => import('../features/upgrade/routes/upgrade-task'),
+  'upgrade/taskDetail': () => import('../features/upgrade/routes/task-detail'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
