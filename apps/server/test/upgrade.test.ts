@@ -173,6 +173,9 @@ describe('waves, canary, throttle, soak', () => {
     expect(d.state).toBe('completed');
     expect(d.counts.verified).toBe(20);
     expect(d.finishedAt).toBeTruthy();
+    // the progress chart's timeline: from 0 at the start to every device verified
+    expect(d.timeline[0]).toMatchObject({ verified: 0, failed: 0 });
+    expect(d.timeline.at(-1)).toMatchObject({ verified: 20, failed: 0 });
     const devices = await h.db.selectFrom('devices').select('firmware').where('id', 'in', ids).execute();
     expect(devices.every((x) => x.firmware === fw.version)).toBe(true);
   });

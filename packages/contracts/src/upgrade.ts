@@ -126,6 +126,8 @@ export const releaseDetail = releaseItem.extend({
   /** Failure reasons, most frequent first. */
   reasons: z.array(z.object({ reason: z.string(), count: z.number().int() })),
   targets: releaseTargets,
+  /** Devices verified and failed so far, over time since the release started (at most 60 points): its progress chart. */
+  timeline: z.array(z.object({ at: z.string(), verified: z.number().int(), failed: z.number().int() })),
 });
 export type ReleaseDetail = z.infer<typeof releaseDetail>;
 

@@ -709,8 +709,27 @@ export class UpgradeService {
       .orderBy(sql`count(*)`, 'desc')
       .limit(20)
       .execute();
+    // the progress chart: finished devices by when they finished, in up to 60 steps since the start
+    const started = r.created_at.getTime();
+    const end = r.finished_at ? r.finished_at.getTime() : Date.now();
+    const step = Math.max(1, Math.ceil((end - started) / 1000 / 60));
+    const { rows: steps } = await sql<{ b: string; verified: string; failed: string }>`
+      SELECT floor(extract(epoch FROM (updated_at - ${r.created_at}::timestamptz)) / ${step})::int AS b,
+        count(*) FILTER (WHERE state = 'verified') AS verified, count(*) FILTER (WHERE state = 'failed') AS failed
+      FROM upgrade_devices WHERE release_id = ${id} AND state IN ('verified', 'failed') GROUP BY 1 ORDER BY 1`.execute(
+      this.db,
+    );
+    let verified = 0;
+    let failed = 0;
+    const timeline = [{ at: iso(r.created_at)!, verified: 0, failed: 0 }];
+    for (const x of steps) {
+      verified += Number(x.verified);
+      failed += Number(x.failed);
+      timeline.push({ at: new Date(started + (Number(x.b) + 1) * step * 1000).toISOString(), verified, failed });
+    }
     return {
       ...this.item(r, counts),
+      timeline,
       waves,
       reasons: reasons.map((x) => ({ reason: x.reason || 'failed', count: Number(x.n) })),
       targets: (isJsonObject(r.targets) ? r.targets : {}) as ReleaseTargets,

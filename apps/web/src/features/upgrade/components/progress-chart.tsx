@@ -1,59 +1,47 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ReleaseDetail } from '@cpc/contracts/upgrade';
 import { Chart } from '@/lib/charts/chart';
 
-interface Sample {
-  at: number;
-  done: number;
-  active: number;
-  failed: number;
-}
-
-/** Most samples kept (one per change of the counts). */
-const MAX_SAMPLES = 300;
-
-/** Adds a sample when the release's counts changed since the last one. */
-export function nextSamples(samples: Sample[], r: Pick<ReleaseDetail, 'counts'>, at: number): Sample[] {
+/** The points of the chart: the server's timeline of finished devices, then now with the devices under way. */
+export function chartPoints(r: Pick<ReleaseDetail, 'timeline' | 'counts' | 'finishedAt'>, now: number) {
   const c = r.counts;
-  const s = {
-    at,
-    done: c.verified,
-    active: c.downloading + c.downloaded + c.installing + c.rebooting,
-    failed: c.failed,
-  };
-  const last = samples.at(-1);
-  if (last && last.done === s.done && last.active === s.active && last.failed === s.failed) return samples;
-  return [...samples, s].slice(-MAX_SAMPLES);
+  const active = c.downloading + c.downloaded + c.installing + c.rebooting;
+  const points = r.timeline.map((p) => ({ at: Date.parse(p.at), verified: p.verified, failed: p.failed, active: 0 }));
+  const last = points.at(-1);
+  const at = r.finishedAt ? Date.parse(r.finishedAt) : now;
+  if (last && at > last.at) points.push({ at, verified: c.verified, failed: c.failed, active });
+  else if (last) last.active = active;
+  return points;
 }
 
-/** The release's verified, in-progress and failed devices over time, drawn as its counts change (live). */
+/** Verified, in-progress and failed devices of the release over time; it moves with every live event. */
 export function ProgressChart({ release }: { release: ReleaseDetail }) {
   const { t } = useTranslation();
-  const [samples, setSamples] = useState<Sample[]>([]);
-  useEffect(() => setSamples((s) => nextSamples(s, release, Date.now())), [release]);
-  const option = useMemo(
-    () => ({
+  const option = useMemo(() => {
+    const points = chartPoints(release, Date.now());
+    return {
       tooltip: { trigger: 'axis' },
       legend: { bottom: 0 },
       grid: { left: 8, right: 16, top: 24, bottom: 48, containLabel: true },
-      xAxis: { type: 'time' },
+      xAxis: { type: 'time', axisLabel: { hideOverlap: true } },
       yAxis: { type: 'value', minInterval: 1, max: release.total || undefined },
-      series: [
-        { key: 'done', name: t('upgrade.detail.chartDone'), color: '#52c41a' },
-        { key: 'active', name: t('upgrade.detail.chartActive'), color: '#1677ff' },
-        { key: 'failed', name: t('upgrade.detail.chartFailed'), color: '#ff4d4f' },
-      ].map((x) => ({
-        name: x.name,
+      series: (
+        [
+          ['verified', t('upgrade.detail.chartDone'), '#52c41a'],
+          ['active', t('upgrade.detail.chartActive'), '#1677ff'],
+          ['failed', t('upgrade.detail.chartFailed'), '#ff4d4f'],
+        ] as const
+      ).map(([key, name, color]) => ({
+        name,
         type: 'line',
         step: 'end',
         showSymbol: false,
-        itemStyle: { color: x.color },
-        areaStyle: x.key === 'done' ? { opacity: 0.12 } : undefined,
-        data: samples.map((s) => [s.at, s[x.key as 'done' | 'active' | 'failed']]),
+        itemStyle: { color },
+        areaStyle: key === 'verified' ? { opacity: 0.12 } : undefined,
+        data: points.map((p) => [p.at, p[key]]),
       })),
-    }),
-    [samples, release.total, t],
-  );
+    };
+  }, [release, t]);
   return <Chart option={option} height={260} data-testid="release-chart" aria-label={t('upgrade.detail.chart')} />;
 }

@@ -1,5 +1,5 @@
 import { PlusOutlined } from '@ant-design/icons';
-import { Button, Table, Tag, Typography } from 'antd';
+import { Button, Flex, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
@@ -41,16 +41,18 @@ export default function DeviceUpgrade() {
         )
       }
       toolbar={
-        <SearchAndRefresh
-          onSearch={(v) => {
-            setKeyword(v);
-            setPage((p) => ({ ...p, pageNo: 1 }));
-          }}
-          placeholder={t('upgrade.firmware.search')}
-          refreshLabel={t('upgrade.firmware.refresh')}
-          onRefresh={() => void list.refetch()}
-          refreshing={list.isFetching}
-        />
+        <Flex gap={8} wrap>
+          <SearchAndRefresh
+            onSearch={(v) => {
+              setKeyword(v);
+              setPage((p) => ({ ...p, pageNo: 1 }));
+            }}
+            placeholder={t('upgrade.firmware.search')}
+            refreshLabel={t('upgrade.firmware.refresh')}
+            onRefresh={() => void list.refetch()}
+            refreshing={list.isFetching}
+          />
+        </Flex>
       }
       overlays={
         <ReleaseDrawer open={drawer.open} packageId={drawer.packageId} onClose={() => setDrawer({ open: false })} />

@@ -95,7 +95,7 @@ export default function TaskDetail() {
                 },
                 {
                   key: 'rules',
-                  label: t('upgrade.releases.progress'),
+                  label: t('upgrade.detail.rules'),
                   children: [
                     t('upgrade.detail.canary', { n: r.canaryPercent }),
                     t('upgrade.detail.throttle', { n: r.throttle }),
