@@ -125,6 +125,17 @@ describe('firmware upgrades in the console', () => {
       await page.getByTestId('release-table').getByText('CPSIM 2.1.0 灰度').waitFor({ timeout: 15_000 });
       await settle(page);
       await shot(page, 'upgrade-list-zh');
+      // the device's detail: its firmware history names the release
+      const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [
+        specs[0].sn,
+      ]);
+      await page.goto(`${s.url}/#/device/detail?id=${deviceId}`);
+      const history = page.getByTestId('firmware-history');
+      await history.getByText('1.4.2 → 2.1.0').waitFor({ timeout: 15_000 });
+      await history.getByText('升级发布：CPSIM 2.1.0 灰度').waitFor();
+      await history.scrollIntoViewIfNeeded();
+      await settle(page);
+      await shot(page, 'upgrade-device-history-zh');
       expect(errors).toEqual([]);
       await context.close();
 
