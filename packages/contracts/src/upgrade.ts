@@ -94,7 +94,19 @@ export type ReleaseBody = z.infer<typeof releaseBody>;
 export const releaseIdBody = z.object({ id: z.number().int().positive() }).strict();
 export const releaseIdQuery = z.object({ id: z.coerce.number().int().positive() });
 
-const stateCounts = z.record(z.enum(UPGRADE_DEVICE_STATES), z.number().int());
+const n = z.number().int();
+/** Devices in each state (every state present, 0 when none). */
+const stateCounts = z.object({
+  queued: n,
+  downloading: n,
+  downloaded: n,
+  installing: n,
+  rebooting: n,
+  verified: n,
+  failed: n,
+  canceled: n,
+  skipped: n,
+}) satisfies z.ZodType<Record<UpgradeDeviceState, number>>;
 
 export const releaseItem = z.object({
   id: z.number().int(),
