@@ -20,6 +20,10 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --data-profile P       every SIM's usage profile: heavy, normal or idle (default: drawn per device,
                          15 % heavy, 60 % normal, 25 % idle)
   --data-retry S         out of data, a device tries the network again every S seconds (default 60)
+  --download-speed B     firmware download speed per device in bytes per second (default 2000000; 0: unlimited)
+  --fail-checksum R      share (0–1) of upgrades whose image fails its SHA-256 check (default 0)
+  --fail-storage R       share (0–1) of upgrades refused for lack of storage (default 0)
+  --fail-model R         share (0–1) of upgrades refused as firmware of another model (default 0)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -42,6 +46,10 @@ const { values } = parseArgs({
     'data-rate-scale': { type: 'string', default: '1' },
     'data-profile': { type: 'string' },
     'data-retry': { type: 'string', default: '60' },
+    'download-speed': { type: 'string', default: '2000000' },
+    'fail-checksum': { type: 'string', default: '0' },
+    'fail-storage': { type: 'string', default: '0' },
+    'fail-model': { type: 'string', default: '0' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -82,6 +90,20 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
   process.exit(2);
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
+const rate = (name: 'fail-checksum' | 'fail-storage' | 'fail-model') => {
+  const x = Number(values[name]);
+  if (!Number.isFinite(x) || x < 0 || x > 1) {
+    console.error(`--${name}: a share between 0 and 1\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return x;
+};
+const upgrade = {
+  bytesPerSecond: int('download-speed', values['download-speed'], 0),
+  badChecksumRate: rate('fail-checksum'),
+  noStorageRate: rate('fail-storage'),
+  incompatibleRate: rate('fail-model'),
+};
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -120,6 +142,7 @@ const fleet = await createFleet({
   dataRateScale,
   dataProfile,
   dataRetryS,
+  upgrade,
   start: false,
 });
 for (const d of fleet.devices) {

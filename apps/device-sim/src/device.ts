@@ -21,6 +21,7 @@ import { fetchFile } from './files.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
+import { runUpgrade, type UpgradeHost, type UpgradeSimOptions } from './upgrade.ts';
 
 export type Paper = 'ok' | 'out' | 'cover-open' | 'overheat';
 export type Credential = 'timed' | 'static';
@@ -51,6 +52,8 @@ export interface DeviceOptions {
   dataRateScale?: number;
   /** Out of data, the modem tries the network again this often (default 60 s). */
   dataRetryS?: number;
+  /** Firmware upgrades (issue 15): download speed and failure rates, shared by a fleet (changeable while it runs). */
+  upgrade?: UpgradeSimOptions;
   log?: (line: string) => void;
 }
 
@@ -95,7 +98,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * traffic reports; commands acknowledged, executed once (ids remembered) and reported. Events: `online` (hello
  * sent), `offline`, `command` (every command message, repeats included), `executed`.
  */
-export class VirtualDevice extends EventEmitter {
+export class VirtualDevice extends EventEmitter implements UpgradeHost {
   readonly sn: string;
   phase: Phase = 'off';
   /** false after a shutdown or a kill, until powerOn(). */
@@ -731,6 +734,9 @@ export class VirtualDevice extends EventEmitter {
         else await this.fail(m.id, outcome.error);
         return;
       }
+      case 'upgrade':
+        await runUpgrade(this, m, this.opts.upgrade ?? {}, this.opts.rng);
+        return;
       case 'uninstall_app':
       case 'push_message':
         await this.finish(m.id);
@@ -740,9 +746,27 @@ export class VirtualDevice extends EventEmitter {
           await this.publish('progress', { id: m.id, progress: p });
           await sleep(work / 5);
         }
-        if (m.type === 'upgrade' && typeof m.params.version === 'string') this.firmware = m.params.version;
         await this.finish(m.id);
     }
+  }
+
+  /** UpgradeHost (issue 15): an up message of a task. */
+  publishUp(kind: 'progress' | 'result', body: Record<string, unknown>): Promise<void> {
+    return this.publish(kind, body);
+  }
+
+  /** UpgradeHost: a task's outcome, so that a repeat of it is answered with it. */
+  done(id: string, ok: boolean, error?: string): void {
+    this.remember(id, { state: 'done', ok, ...(error ? { error } : {}) });
+  }
+
+  /** UpgradeHost: leaves for a reboot and comes back after the reboot delay. */
+  async reboot(): Promise<void> {
+    await this.leave('reboot');
+    setTimeout(
+      () => this.powered && this.phase === 'off' && !this.noData && this.connect(),
+      this.opts.rebootDelayMs ?? 3000,
+    );
   }
 
   /** A command done: remembered first, so that a repeat reports it again, then reported (unless lost on purpose). */

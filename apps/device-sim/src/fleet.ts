@@ -1,3 +1,4 @@
+import type { UpgradeSimOptions } from './upgrade.ts';
 import { VirtualDevice, type Credential } from './device.ts';
 import { rng } from './random.ts';
 import type { DataProfileName } from './sim-data.ts';
@@ -30,6 +31,8 @@ export interface FleetOptions {
   dataRateScale?: number | ((spec: DeviceSpec, index: number) => number | undefined);
   /** Out of data, a device tries the network again this often (default 60 s). */
   dataRetryS?: number;
+  /** Firmware upgrades: download speed and failure rates (one object for the fleet: change it while it runs). */
+  upgrade?: UpgradeSimOptions;
   /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
   start?: boolean;
   log?: (line: string) => void;
@@ -84,6 +87,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         dataProfile: typeof opts.dataProfile === 'function' ? opts.dataProfile(spec, i) : opts.dataProfile,
         dataRateScale: typeof opts.dataRateScale === 'function' ? opts.dataRateScale(spec, i) : opts.dataRateScale,
         dataRetryS: opts.dataRetryS,
+        upgrade: opts.upgrade,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,

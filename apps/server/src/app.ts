@@ -57,6 +57,7 @@ import {
   packageRoutes,
   packageUpkeep,
 } from './modules/package/index.ts';
+import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -84,6 +85,7 @@ declare module 'fastify' {
     tasks: TaskService;
     /** The AI library's cloud OCR jobs (tests run its sweep). */
     ocr: OcrService;
+    upgrades: UpgradeService;
   }
 }
 
@@ -160,6 +162,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // what tests and node-local tools reach through the app: the object storage and the device tasks
   app.decorate('storage', storage);
   app.decorate('tasks', tasks);
+  // firmware releases (issue 15): moved on by their tasks' changes and a periodic reconcile (one node at a time)
+  const upgrades = new UpgradeService(db, tasks, events, app.log.child({ module: 'upgrade' }));
+  tasks.onChange((row) => upgrades.onTaskChange(row));
+  app.decorate('upgrades', upgrades);
   // a package task carries, at each delivery, a fresh signed link to the package (issue 15); devices reach the
   // server at PUBLIC_URL, else at the address this node listens on
   tasks.addAtDelivery(['upgrade', 'install_app', 'deploy_model'], (row) => ({
@@ -268,6 +274,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.decorate('ocr', ocr);
   const packageUploads = new ChunkedUploads(storage);
   await app.register(packageUpkeep, { uploads: packageUploads });
+  await app.register(upgradeUpkeep, { upgrades });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -317,6 +324,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(chunkedUploadRoutes, { db, storage, uploads: packageUploads });
       await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
       await api.register(taskRoutes, { tasks });
+      await api.register(upgradeRoutes, { upgrades });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

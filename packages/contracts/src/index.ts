@@ -22,3 +22,4 @@ export * from './workbench.ts';
 export * from './package.ts';
 export * from './file-acquisition.ts';
 export * from './ai-library.ts';
+export * from './upgrade.ts';

@@ -589,6 +589,23 @@ const order = {
   'order.providerFailed': { en: 'the payment provider cannot be reached', zh: '无法连接支付渠道' },
 } as const;
 
+/** Firmware upgrades (issue 15). */
+const upgrade = {
+  'upgrade.notFirmware': { en: 'package {id} is not firmware', zh: '软件包 {id} 不是固件' },
+  'upgrade.noDevices': { en: 'no device matches the targets', zh: '没有符合目标的设备' },
+  'upgrade.noTargets': { en: 'choose devices, models, groups or versions', zh: '请选择设备、型号、分组或版本' },
+  'upgrade.wrongModel': {
+    en: 'the firmware does not fit device {sn} (model {model})',
+    zh: '固件不适用于设备 {sn}（型号 {model}）',
+  },
+  'upgrade.expired': { en: 'the expiry time has passed', zh: '过期时间已过' },
+  'upgrade.badState': {
+    en: 'a release in state {state} cannot do this',
+    zh: '处于“{state}”状态的发布不能执行此操作',
+  },
+  'upgrade.noFailed': { en: 'the release has no failed device', zh: '该发布没有失败的设备' },
+} as const;
+
 const database = {
   'db.unstorable': { en: 'a value contains a character that cannot be stored', zh: '有值包含无法保存的字符' },
   'db.format': { en: 'a value has an invalid format', zh: '有值格式不正确' },
@@ -857,6 +874,7 @@ export const MESSAGES = {
   ...rules,
   ...menu,
   ...order,
+  ...upgrade,
   ...database,
   ...aiLibrary,
 } as const satisfies Record<string, { en: string; zh: string }>;
@@ -899,6 +917,8 @@ export const NOUNS = {
   image: '图片',
   'software package': '软件包',
   upload: '上传',
+  firmware: '固件',
+  release: '升级发布',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;

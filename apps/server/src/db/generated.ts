@@ -99,6 +99,17 @@ export interface Departments {
   tenant_id: number;
 }
 
+export interface DeviceFirmwareHistory {
+  at: Generated<Timestamp>;
+  device_id: number;
+  from_version: string;
+  id: Generated<number>;
+  release_id: number | null;
+  source: 'release' | 'hello';
+  tenant_id: number;
+  to_version: string;
+}
+
 export interface DeviceGroups {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
@@ -597,6 +608,43 @@ export interface TrafficPackages {
   validity_days: number;
 }
 
+export interface UpgradeDevices {
+  device_id: number;
+  from_version: Generated<string>;
+  progress: Generated<number>;
+  reason: Generated<string>;
+  release_id: number;
+  state: Generated<'queued' | 'downloading' | 'downloaded' | 'installing' | 'rebooting' | 'verified' | 'failed' | 'canceled' | 'skipped'>;
+  task_id: string | null;
+  tenant_id: number;
+  updated_at: Generated<Timestamp>;
+  wave: number;
+}
+
+export interface UpgradeReleases {
+  canary_percent: number;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  expire_at: Timestamp;
+  fail_min_count: number;
+  fail_percent: number;
+  finished_at: Timestamp | null;
+  halt_reason: Generated<string>;
+  id: Generated<number>;
+  name: string;
+  package_id: number;
+  soak_minutes: number | null;
+  state: 'running' | 'waiting' | 'paused' | 'halted' | 'completed' | 'canceled';
+  targets: Generated<Json>;
+  tenant_id: number;
+  throttle: number;
+  updated_at: Generated<Timestamp>;
+  waiting_since: Timestamp | null;
+  wave: Generated<number>;
+  window_end: string | null;
+  window_start: string | null;
+}
+
 export interface UserIdentities {
   created_at: Generated<Timestamp>;
   email: string | null;
@@ -743,6 +791,7 @@ export interface DB {
   captchas: Captchas;
   dashboard_targets: DashboardTargets;
   departments: Departments;
+  device_firmware_history: DeviceFirmwareHistory;
   device_groups: DeviceGroups;
   device_models: DeviceModels;
   device_status_log: DeviceStatusLog;
@@ -779,6 +828,8 @@ export interface DB {
   task_batches: TaskBatches;
   tenants: Tenants;
   traffic_packages: TrafficPackages;
+  upgrade_devices: UpgradeDevices;
+  upgrade_releases: UpgradeReleases;
   user_identities: UserIdentities;
   user_roles: UserRoles;
   users: Users;

@@ -49,4 +49,7 @@ export type TenantTable =
   | 'dashboard_targets'
   | 'packages'
   | 'file_requests'
-  | 'ocr_jobs';
+  | 'ocr_jobs'
+  | 'upgrade_releases'
+  | 'upgrade_devices'
+  | 'device_firmware_history';

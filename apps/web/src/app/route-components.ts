@@ -45,6 +45,9 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'aiLibrary/cloud': () => import('../features/ai-library/routes/cloud'),
   'aiLibrary/terminal': () => import('../features/ai-library/routes/terminal'),
   'application/myApplication': () => import('../features/application/routes/my-application'),
+  'upgrade/deviceUpgrade': () => import('../features/upgrade/routes/device-upgrade'),
+  'upgrade/upgradeTask': () => import('../features/upgrade/routes/upgrade-task'),
+  'upgrade/taskDetail': () => import('../features/upgrade/routes/task-detail'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

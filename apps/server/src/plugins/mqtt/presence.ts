@@ -81,7 +81,7 @@ export class Presence {
     const heartbeat = m.heartbeatS ?? this.opts.heartbeatS;
     const usedMb = n(m.usedMb);
     const { rows } = await sql<DeviceRow & { prev: string; prev_paper: string | null }>`
-      WITH o AS (SELECT id, status AS prev, paper AS prev_paper FROM devices WHERE id = ${deviceId} FOR UPDATE),
+      WITH o AS (SELECT id, status AS prev, paper AS prev_paper, firmware AS prev_fw FROM devices WHERE id = ${deviceId} FOR UPDATE),
       u AS (
         UPDATE devices d SET status = 'online', connected_at = now(), last_seen_at = now(), conn_id = ${m.conn},
           firmware = coalesce(nullif(${m.fw}::text, ''), d.firmware), imei = coalesce(${n(m.imei)}::text, d.imei),
@@ -99,6 +99,19 @@ export class Presence {
       logged AS (
         INSERT INTO device_status_log (device_id, tenant_id, status, reason)
         SELECT id, tenant_id, 'online', 'hello' FROM u WHERE prev <> 'online'
+      ),
+      -- issue 15: a firmware change goes to the device's history (from the release that sent that version, if one)
+      fw AS (
+        INSERT INTO device_firmware_history (tenant_id, device_id, from_version, to_version, source, release_id)
+        SELECT u.tenant_id, u.id, o.prev_fw, u.firmware, CASE WHEN r.id IS NULL THEN 'hello' ELSE 'release' END, r.id
+        FROM u JOIN o ON o.id = u.id
+        LEFT JOIN LATERAL (
+          SELECT ur.id FROM upgrade_devices ud JOIN upgrade_releases ur ON ur.id = ud.release_id
+          JOIN packages p ON p.id = ur.package_id
+          WHERE ud.device_id = u.id AND ud.task_id IS NOT NULL AND p.version_name = u.firmware
+          ORDER BY ur.id DESC LIMIT 1
+        ) r ON true
+        WHERE u.tenant_id IS NOT NULL AND o.prev_fw <> '' AND u.firmware <> o.prev_fw
       ),
       sampled AS (
         INSERT INTO device_telemetry (device_id, tenant_id, battery, signal, paper, used_mb, lat, lng)

@@ -2,6 +2,15 @@
 export default {
   zh: {
     device: {
+      firmwareHistory: {
+        title: '固件版本历史',
+        empty: '暂无固件变更',
+        at: '时间',
+        change: '版本变化',
+        source: '来源',
+        release: '升级发布：{{name}}',
+        hello: '设备上报',
+      },
       status: { online: '在线', offline: '离线' },
       paper: { ok: '正常', out: '缺纸', 'cover-open': '纸仓盖打开', overheat: '打印头过热' },
       paperShort: { ok: '正常', out: '缺纸', 'cover-open': '开盖', overheat: '过热' },
@@ -355,6 +364,15 @@ export default {
   },
   en: {
     device: {
+      firmwareHistory: {
+        title: 'Firmware history',
+        empty: 'No firmware change yet',
+        at: 'Time',
+        change: 'Change',
+        source: 'Source',
+        release: 'Release: {{name}}',
+        hello: 'Reported by the device',
+      },
       status: { online: 'Online', offline: 'Offline' },
       paper: { ok: 'OK', out: 'Out of paper', 'cover-open': 'Cover open', overheat: 'Overheated' },
       paperShort: { ok: 'OK', out: 'Out', 'cover-open': 'Cover', overheat: 'Hot' },

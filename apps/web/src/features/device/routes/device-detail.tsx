@@ -47,6 +47,7 @@ import { useLiveDevices } from '../hooks/use-live-devices';
 import { RELATIVE_TIME_INTERVAL, useNow } from '@/lib/use-now';
 import { deviceLabel } from '../utils/command-confirm';
 import { provinceLabel } from '../utils/provinces';
+import { FirmwareHistoryCard } from '../components/firmware-history';
 import { withChunkTimeout } from '@/lib/lazy-chunk';
 
 // the task list sits below the fold: antd's Table comes with it, after the device itself is on screen
@@ -263,6 +264,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
           </Card>
         </Col>
       </Row>
+      <FirmwareHistoryCard deviceId={device.id} />
       {allowed.tasks && (
         <Card variant="borderless" title={t('device.task.listTitle')}>
           <Suspense fallback={<Skeleton active paragraph={{ rows: 3 }} />}>

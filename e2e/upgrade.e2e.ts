@@ -1,0 +1,157 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
+import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
+import { makeSpecs } from '../apps/device-sim/src/specs.ts';
+import { createDb } from '../apps/server/src/db/database.ts';
+import { launch, newPage, query, server, settle, shot } from './browser.ts';
+import { expectHash, login, registerThroughUi } from './flows.ts';
+
+let browser: Browser;
+let fleet: Fleet | undefined;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await fleet?.stop();
+  await browser?.close();
+});
+
+const count = (page: Page, state: string) =>
+  page.locator(`[data-testid="count-${state}"] .ant-statistic-content-value`).first().textContent();
+
+describe('firmware upgrades in the console', () => {
+  it(
+    'creates a release against simulated devices, watches it move live, promotes it; zh and en',
+    { timeout: 300_000 },
+    async () => {
+      const s = server('plain');
+      const { context, page, errors } = await newPage(browser, { lang: 'zh' });
+      const reg = await registerThroughUi(page, s, 'individual');
+      await query(
+        s.databaseUrl,
+        `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
+        [reg.username],
+      );
+      const [{ tenant_id: tenantId, id: userId }] = await query<{ tenant_id: number; id: number }>(
+        s.databaseUrl,
+        'SELECT tenant_id, id FROM users WHERE username = $1',
+        [reg.username],
+      );
+      // 20 simulated printers of the account, and a firmware image for their model
+      const specs = makeSpecs(20, { seed: 15, prefix: `UPE${Date.now().toString(36).toUpperCase().slice(-5)}` });
+      const db = createDb(s.databaseUrl, 2);
+      try {
+        await registerInDb(db, specs);
+        await bindInDb(
+          db,
+          Number(tenantId),
+          specs.map((x) => x.sn),
+        );
+      } finally {
+        await db.destroy();
+      }
+      const bytes = randomBytes(300_000);
+      const key = `20261126/${randomBytes(8).toString('hex')}/fw.bin`;
+      fs.mkdirSync(path.dirname(path.join(s.dataDir, 'objects', key)), { recursive: true });
+      fs.writeFileSync(path.join(s.dataDir, 'objects', key), bytes);
+      await query(
+        s.databaseUrl,
+        `INSERT INTO objects (key, tenant_id, user_id, bucket, size, mime, original_name) VALUES ($1, $2, $3, 'package', $4, 'application/octet-stream', 'fw.bin')`,
+        [key, tenantId, userId, bytes.length],
+      );
+      await query(
+        s.databaseUrl,
+        `INSERT INTO packages (tenant_id, kind, name, identifier, version_name, object_key, size, sha256, models, notes)
+         VALUES ($1, 'firmware', 'CPSIM 固件', 'CPSIM', '2.1.0', $2, $3, $4, '{CPSIM-58}', '修复若干问题')`,
+        [tenantId, key, bytes.length, createHash('sha256').update(bytes).digest('hex')],
+      );
+      // a realistic pace: 150 kB/s, so a download takes about two seconds and the dashboard can be seen moving
+      fleet = await createFleet({
+        url: s.mqttUrl,
+        specs,
+        start: false,
+        rebootDelayMs: 800,
+        randomFaults: false,
+        upgrade: { bytesPerSecond: 150_000, installStepMs: 150 },
+      });
+      await fleet.start();
+
+      // the guard loaded this user as unauthenticated: a reload makes it ask again
+      await page.reload();
+      await page.goto(`${s.url}/#/upgrade/deviceUpgrade`);
+      await expectHash(page, /^#\/upgrade\/deviceUpgrade/);
+      await page.getByText('CPSIM 固件').first().waitFor({ timeout: 15_000 });
+      await page.getByTestId('new-release').click();
+      const drawer = page.locator('.ant-drawer').filter({ visible: true });
+      await drawer.getByTestId('release-name').fill('CPSIM 2.1.0 灰度');
+      await drawer.getByTestId('release-firmware').click();
+      await page.locator('.ant-select-item-option', { hasText: '2.1.0' }).first().click();
+      const tags = drawer.getByTestId('release-targets').locator('input');
+      await tags.fill('CPSIM-58');
+      await tags.press('Enter');
+      // the live count of matched devices
+      await drawer.getByTestId('release-matched').filter({ hasText: '将升级 20 台设备' }).waitFor({ timeout: 15_000 });
+      await drawer.locator('#throttle').fill('5');
+      await settle(page);
+      await shot(page, 'upgrade-drawer-zh');
+      await drawer.getByTestId('release-submit').click();
+
+      // the release's dashboard: wave 1 (2 devices of 20) runs and waits for a promote
+      await expectHash(page, /^#\/upgrade\/taskDetail\?id=\d+/);
+      await page.getByTestId('release-counts').waitFor({ timeout: 15_000 });
+      await expect.poll(() => count(page, 'verified'), { timeout: 60_000 }).toBe('2');
+      await page.getByTestId('release-state').filter({ hasText: '等待推进' }).waitFor({ timeout: 15_000 });
+      await settle(page);
+      await shot(page, 'upgrade-detail-waiting-zh');
+
+      // promote: wave 2 starts; the counts move without a reload
+      await page.getByTestId('release-promote').click();
+      await page.locator('.ant-popconfirm .ant-btn-primary').filter({ visible: true }).click();
+      await page.getByTestId('release-state').filter({ hasText: '进行中' }).waitFor({ timeout: 15_000 });
+      await expect.poll(async () => Number(await count(page, 'verified')), { timeout: 60_000 }).toBeGreaterThan(4);
+      await settle(page);
+      await shot(page, 'upgrade-detail-running-zh');
+      await page.getByTestId('release-state').filter({ hasText: '已完成' }).waitFor({ timeout: 120_000 });
+      expect(await count(page, 'verified')).toBe('20');
+      await settle(page);
+      await shot(page, 'upgrade-detail-done-zh');
+
+      // the release list
+      await page.goto(`${s.url}/#/upgrade/upgradeTask`);
+      await page.getByTestId('release-table').getByText('CPSIM 2.1.0 灰度').waitFor({ timeout: 15_000 });
+      await settle(page);
+      await shot(page, 'upgrade-list-zh');
+      // the device's detail: its firmware history names the release
+      const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [
+        specs[0].sn,
+      ]);
+      await page.goto(`${s.url}/#/device/detail?id=${deviceId}`);
+      const history = page.getByTestId('firmware-history');
+      await history.getByText('1.4.2 → 2.1.0').waitFor({ timeout: 15_000 });
+      await history.getByText('升级发布：CPSIM 2.1.0 灰度').waitFor();
+      await history.scrollIntoViewIfNeeded();
+      await settle(page);
+      await shot(page, 'upgrade-device-history-zh');
+      expect(errors).toEqual([]);
+      await context.close();
+
+      // en, and a phone's width
+      const en = await newPage(browser, { lang: 'en', width: 375, height: 800 });
+      await login(en.page, s, reg.username, reg.password);
+      await en.page.waitForURL(/#\/(?!login)/, { timeout: 20_000 });
+      await en.page.goto(`${s.url}/#/upgrade/upgradeTask`);
+      await en.page.getByText('Completed').first().waitFor({ timeout: 15_000 });
+      await en.page.getByTestId('release-table').getByText('CPSIM 2.1.0 灰度').first().click();
+      await en.page.getByTestId('release-counts').waitFor({ timeout: 15_000 });
+      await en.page.getByText('Devices per state').waitFor();
+      await settle(en.page);
+      await shot(en.page, 'upgrade-detail-en-375');
+      expect(en.errors).toEqual([]);
+      await en.context.close();
+    },
+  );
+});
