@@ -8,7 +8,7 @@ import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { createDb } from '../apps/server/src/db/database.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -31,11 +31,7 @@ describe('firmware upgrades in the console', () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const reg = await registerThroughUi(page, s, 'individual');
-      await query(
-        s.databaseUrl,
-        `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = (SELECT tenant_id FROM users WHERE username = $1)`,
-        [reg.username],
-      );
+      await approveAccount(s, reg.username, '张三');
       const [{ tenant_id: tenantId, id: userId }] = await query<{ tenant_id: number; id: number }>(
         s.databaseUrl,
         'SELECT tenant_id, id FROM users WHERE username = $1',
