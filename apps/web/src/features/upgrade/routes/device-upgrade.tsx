@@ -1,4 +1,4 @@
-import { PlusOutlined } from '@ant-design/icons';
+import { PlusOutlined, UploadOutlined } from '@ant-design/icons';
 import { Button, Flex, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +9,7 @@ import { formatDateTime } from '@/lib/format/relative-time';
 import { usePermission } from '@/lib/session';
 import { useFirmware } from '../api/upgrade';
 import { useUpgradeLive } from '../components/live';
+import { FirmwareUploadDrawer } from '../components/firmware-upload';
 import { ReleaseDrawer } from '../components/release-drawer';
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`;
@@ -23,6 +24,7 @@ export default function DeviceUpgrade() {
   const q = { ...page, keyword: keyword || undefined };
   const list = useFirmware(q);
   const [drawer, setDrawer] = useState<{ open: boolean; packageId?: number }>({ open: false });
+  const [uploading, setUploading] = useState(false);
 
   return (
     <ListPage
@@ -30,14 +32,19 @@ export default function DeviceUpgrade() {
       subtitle={t('upgrade.firmware.subtitle')}
       action={
         canEdit && (
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={() => setDrawer({ open: true })}
-            data-testid="new-release"
-          >
-            {t('upgrade.firmware.release')}
-          </Button>
+          <Flex gap={8} wrap>
+            <Button icon={<UploadOutlined />} onClick={() => setUploading(true)} data-testid="upload-firmware">
+              {t('upgrade.upload.open')}
+            </Button>
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setDrawer({ open: true })}
+              data-testid="new-release"
+            >
+              {t('upgrade.firmware.release')}
+            </Button>
+          </Flex>
         )
       }
       toolbar={
@@ -55,7 +62,10 @@ export default function DeviceUpgrade() {
         </Flex>
       }
       overlays={
-        <ReleaseDrawer open={drawer.open} packageId={drawer.packageId} onClose={() => setDrawer({ open: false })} />
+        <>
+          <ReleaseDrawer open={drawer.open} packageId={drawer.packageId} onClose={() => setDrawer({ open: false })} />
+          <FirmwareUploadDrawer open={uploading} onClose={() => setUploading(false)} />
+        </>
       }
     >
       <Table<FirmwareItem>
