@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -32,9 +33,9 @@ describe('firmware upgrades in the console', () => {
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const reg = await registerThroughUi(page, s, 'individual');
       await approveAccount(s, reg.username, '张三');
-      const [{ tenant_id: tenantId, id: userId }] = await query<{ tenant_id: number; id: number }>(
+      const [{ tenant_id: tenantId }] = await query<{ tenant_id: number }>(
         s.databaseUrl,
-        'SELECT tenant_id, id FROM users WHERE username = $1',
+        'SELECT tenant_id FROM users WHERE username = $1',
         [reg.username],
       );
       // 20 simulated printers of the account, and a firmware image for their model
@@ -50,21 +51,9 @@ describe('firmware upgrades in the console', () => {
       } finally {
         await db.destroy();
       }
-      const bytes = randomBytes(300_000);
-      const key = `20261126/${randomBytes(8).toString('hex')}/fw.bin`;
-      fs.mkdirSync(path.dirname(path.join(s.dataDir, 'objects', key)), { recursive: true });
-      fs.writeFileSync(path.join(s.dataDir, 'objects', key), bytes);
-      await query(
-        s.databaseUrl,
-        `INSERT INTO objects (key, tenant_id, user_id, bucket, size, mime, original_name) VALUES ($1, $2, $3, 'package', $4, 'application/octet-stream', 'fw.bin')`,
-        [key, tenantId, userId, bytes.length],
-      );
-      await query(
-        s.databaseUrl,
-        `INSERT INTO packages (tenant_id, kind, name, identifier, version_name, object_key, size, sha256, models, notes)
-         VALUES ($1, 'firmware', 'CPSIM 固件', 'CPSIM', '2.1.0', $2, $3, $4, '{CPSIM-58}', '修复若干问题')`,
-        [tenantId, key, bytes.length, createHash('sha256').update(bytes).digest('hex')],
-      );
+      // the firmware image, uploaded in the page below (chunked, its SHA-256 checked by the server)
+      const firmwareFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-fw-')), 'cpsim-2.1.0.bin');
+      fs.writeFileSync(firmwareFile, randomBytes(300_000));
       // a realistic pace: 150 kB/s, so a download takes about two seconds and the dashboard can be seen moving
       fleet = await createFleet({
         url: s.mqttUrl,
@@ -80,6 +69,20 @@ describe('firmware upgrades in the console', () => {
       await page.reload();
       await page.goto(`${s.url}/#/upgrade/deviceUpgrade`);
       await expectHash(page, /^#\/upgrade\/deviceUpgrade/);
+      await page.getByTestId('upload-firmware').click();
+      const upload = page.locator('.ant-drawer').filter({ visible: true });
+      await upload.locator('input[type=file]').setInputFiles(firmwareFile);
+      await upload.locator('#firmware_name').fill('CPSIM 固件');
+      await upload.locator('#firmware_versionName').fill('2.1.0');
+      const fits = upload.locator('#firmware_models');
+      await fits.fill('CPSIM-58');
+      await fits.press('Enter');
+      await upload.locator('#firmware_notes').fill('修复若干问题');
+      await expect.poll(() => upload.getByTestId('firmware-save').isEnabled(), { timeout: 30_000 }).toBe(true);
+      await settle(page);
+      await shot(page, 'upgrade-firmware-upload-zh');
+      await upload.getByTestId('firmware-save').click();
+      await page.getByText('固件已上传').waitFor({ timeout: 15_000 });
       await page.getByText('CPSIM 固件').first().waitFor({ timeout: 15_000 });
       await page.getByTestId('new-release').click();
       const drawer = page.locator('.ant-drawer').filter({ visible: true });
