@@ -42,6 +42,7 @@ import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/wo
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
 import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
+import { applicationRoutes, ApplicationService } from './modules/application/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -189,6 +190,9 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
   await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
   await app.register(mqttGateway, { db, config, events, link, tasks, prints });
+  // application management (issue 15): each device's inventory is stored, and the required-apps policy applied
+  const applications = new ApplicationService(db, tasks, events);
+  app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
     db,
@@ -251,6 +255,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(uploadRoutes, { storage, db });
       await api.register(deviceDownloadRoutes, { db, storage });
       await api.register(taskRoutes, { tasks });
+      await api.register(applicationRoutes, { apps: applications });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

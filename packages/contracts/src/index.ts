@@ -20,3 +20,4 @@ export * from './order.ts';
 export * from './work-order.ts';
 export * from './workbench.ts';
 export * from './package.ts';
+export * from './application.ts';

@@ -23,6 +23,7 @@ import * as m0021 from './migrations/0021-inbox.ts';
 import * as m0022 from './migrations/0022-workbench.ts';
 import * as m0023 from './migrations/0023-work-order-more.ts';
 import * as m0024 from './migrations/0024-packages.ts';
+import * as m0027 from './migrations/0027-application.ts';
 
 export type Db = Kysely<Database>;
 
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0022-workbench': m0022,
   '0023-work-order-more': m0023,
   '0024-packages': m0024,
+  '0027-application': m0027,
 };
 
 export function createDb(url: string, max = 20): Db {

@@ -47,4 +47,9 @@ export type TenantTable =
   | 'work_order_events'
   | 'work_order_attachments'
   | 'dashboard_targets'
-  | 'packages';
+  | 'packages'
+  | 'app_deployments'
+  | 'device_inventory'
+  | 'device_apps'
+  | 'device_ai_models'
+  | 'required_apps';

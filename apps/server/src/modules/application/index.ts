@@ -1,0 +1,3 @@
+/** The application module's public entry: deployments of apps and models, inventories, required apps (issue 15). */
+export { ApplicationService, type AppCaller } from './service.ts';
+export { applicationRoutes } from './routes.ts';
