@@ -17,6 +17,7 @@ import {
 import { paperGeometry, parseMarkup } from '@cpc/contracts/print-markup';
 import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
+import { DeviceSoftware, type SoftwareOptions } from './apps.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
@@ -50,6 +51,8 @@ export interface DeviceOptions {
   dataRateScale?: number;
   /** Out of data, the modem tries the network again this often (default 60 s). */
   dataRetryS?: number;
+  /** Apps and models (issue 15): download speed, failure rates, free storage. */
+  software?: Omit<SoftwareOptions, 'rng'>;
   log?: (line: string) => void;
 }
 
@@ -170,6 +173,14 @@ export class VirtualDevice extends EventEmitter {
     });
     this.reportedMb = this.sim.usedMb;
     this.firmware = spec.firmware;
+    this.software = new DeviceSoftware({ rng: r, ...opts.software });
+  }
+
+  /** Its apps and AI models (issue 15), reported as `inventory` after each hello and on every change. */
+  readonly software: DeviceSoftware;
+
+  private publishInventory(): Promise<void> {
+    return this.publish('inventory', { ts: Date.now(), ...this.software.inventory() });
   }
 
   /** MB the SIM used in its plan period. */
@@ -358,6 +369,7 @@ export class VirtualDevice extends EventEmitter {
     });
     this.reportedMb = this.usedMb;
     this.lastReported = { paper: this.paper, battery: this.battery, signal: this.signal, lat: this.lat, lng: this.lng };
+    await this.publishInventory();
   }
 
   private publish(kind: UpKind, body: Record<string, unknown>): Promise<void> {
@@ -713,7 +725,16 @@ export class VirtualDevice extends EventEmitter {
         this.powered = false;
         await this.leave('shutdown');
         return;
+      case 'install_app':
       case 'uninstall_app':
+      case 'deploy_model': {
+        const out = await this.software.run(m, {
+          progress: (progress, stage) => this.publish('progress', { id: m.id, progress, stage }),
+          inventory: () => this.publishInventory(),
+        });
+        await this.finish(m.id, out.ok, out.error);
+        return;
+      }
       case 'push_message':
         await this.finish(m.id);
         return;
@@ -728,13 +749,13 @@ export class VirtualDevice extends EventEmitter {
   }
 
   /** A command done: remembered first, so that a repeat reports it again, then reported (unless lost on purpose). */
-  private async finish(id: string): Promise<void> {
-    this.remember(id, { state: 'done', ok: true });
+  private async finish(id: string, ok = true, error?: string): Promise<void> {
+    this.remember(id, { state: 'done', ok, ...(error ? { error } : {}) });
     if (this.loseResults > 0) {
       this.loseResults--;
       return;
     }
-    await this.publish('result', { id, ok: true });
+    await this.publish('result', { id, ok, ...(error ? { error } : {}) });
   }
 
   private remember(id: string, outcome: CommandOutcome): void {

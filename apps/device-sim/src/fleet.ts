@@ -1,4 +1,4 @@
-import { VirtualDevice, type Credential } from './device.ts';
+import { VirtualDevice, type Credential, type DeviceOptions } from './device.ts';
 import { rng } from './random.ts';
 import type { DataProfileName } from './sim-data.ts';
 import { makeSpecs, type DeviceSpec } from './specs.ts';
@@ -32,6 +32,8 @@ export interface FleetOptions {
   dataRetryS?: number;
   /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
   start?: boolean;
+  /** Apps and models (issue 15): download speed, failure rates (bad checksum, not enough storage), free storage. */
+  software?: DeviceOptions['software'];
   log?: (line: string) => void;
 }
 
@@ -84,6 +86,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         dataProfile: typeof opts.dataProfile === 'function' ? opts.dataProfile(spec, i) : opts.dataProfile,
         dataRateScale: typeof opts.dataRateScale === 'function' ? opts.dataRateScale(spec, i) : opts.dataRateScale,
         dataRetryS: opts.dataRetryS,
+        software: opts.software,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,
