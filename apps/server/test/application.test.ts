@@ -245,6 +245,17 @@ describe('deployments', () => {
     expect(t.params).toMatchObject({ kind: 'model', identifier: 'ocr-lite', action: 'install' });
   });
 
+  it('lists the versions a deployment can install, of the tenant and kind', async () => {
+    const apps = (await get(A.token, '/application/packages?kind=app')).body_.data;
+    expect(apps.map((p: { versionName: string; identifier: string }) => `${p.identifier}@${p.versionName}`)).toEqual([
+      'com.shop.kiosk@3.1',
+      'com.shop.pos@2.0.0',
+      'com.shop.pos@1.0.0',
+    ]);
+    expect((await get(A.token, '/application/packages?kind=model')).body_.data).toHaveLength(1);
+    expect((await get(A.token, '/application/packages?kind=firmware')).statusCode).toBe(400);
+  });
+
   it('another tenant sees none of it', async () => {
     const list = await get(B.token, '/application/deployment/list');
     expect(list.body_.data.total).toBe(0);

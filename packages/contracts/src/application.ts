@@ -123,6 +123,18 @@ export type DeploymentDetail = z.infer<typeof deploymentDetail>;
 export const deploymentIdParams = z.object({ id: queryId });
 export const deploymentChanged = z.object({ id: z.number().int(), tasks: z.number().int() });
 
+/** The versions a deployment can install (the picker of the install drawer): newest first. */
+export const deployablePackagesQuery = z.object({ kind: deploymentKind }).strict();
+export const deployablePackage = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  identifier: z.string(),
+  versionName: z.string(),
+  versionCode: z.number().int(),
+  size: z.number().int(),
+});
+export type DeployablePackage = z.infer<typeof deployablePackage>;
+
 /** A device's installed apps and models, as it last reported them. */
 export const deviceInventory = z.object({
   deviceId: z.number().int(),

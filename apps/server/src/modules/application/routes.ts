@@ -9,6 +9,8 @@ import {
   deploymentIdParams,
   deploymentListQuery,
   deploymentView,
+  deployablePackage,
+  deployablePackagesQuery,
   deviceIdParams,
   deviceInventory,
   envelopeSchema,
@@ -134,6 +136,23 @@ export const applicationRoutes: FastifyPluginAsyncZod<{ apps: ApplicationService
       },
     );
   }
+
+  app.get(
+    '/application/packages',
+    {
+      config: { permission: VIEW },
+      schema: {
+        tags,
+        summary: 'The uploaded versions of apps (or models) a deployment can install, newest first',
+        querystring: deployablePackagesQuery,
+        response: { 200: envelopeSchema(z.array(deployablePackage)) },
+      },
+    },
+    async (req) => {
+      need(req, req.query.kind, false);
+      return ok(await apps.packages(appCaller(req), req.query.kind));
+    },
+  );
 
   app.get(
     '/application/device/:deviceId/inventory',

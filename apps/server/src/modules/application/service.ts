@@ -10,6 +10,7 @@ import {
   type DeploymentDetail,
   type DeploymentKind,
   type DeploymentView,
+  type DeployablePackage,
   type DeviceInventory,
   type InstalledResult,
   type Paged,
@@ -505,6 +506,28 @@ export class ApplicationService {
     });
     await this.afterCommit(u.tenantId, rows);
     return { id, tasks: rows.length };
+  }
+
+  /** Every undeleted version of the kind (at most 500), for the install drawer's picker. */
+  async packages(u: AppCaller, kind: DeploymentKind): Promise<DeployablePackage[]> {
+    const rows = await u.scope
+      .selectFrom('packages')
+      .select(['id', 'name', 'identifier', 'version_name', 'version_code', 'size'])
+      .where('packages.kind', '=', kind)
+      .where('packages.deleted_at', 'is', null)
+      .orderBy('packages.identifier')
+      .orderBy('packages.version_code', 'desc')
+      .orderBy('packages.id', 'desc')
+      .limit(500)
+      .execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      name: r.name,
+      identifier: r.identifier,
+      versionName: r.version_name,
+      versionCode: Number(r.version_code),
+      size: Number(r.size),
+    }));
   }
 
   // ----------------------------------------------------------------------------------------------------------
