@@ -41,6 +41,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'workOrder/edit': () => import('../features/work-order/routes/work-order-edit'),
   'notice/index': () => import('../features/notice/routes/notice-index'),
   'notice/detail': () => import('../features/notice/routes/notice-detail'),
+  'application/applicationInstall': () => import('../features/application/routes/application-install'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
