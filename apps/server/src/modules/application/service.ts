@@ -207,6 +207,7 @@ export class ApplicationService {
       action: 'install' | 'uninstall';
       pkg: {
         id: number;
+        name: string;
         identifier: string;
         version_name: string;
         version_code: string | number;
@@ -251,6 +252,7 @@ export class ApplicationService {
               packageId: Number(d.pkg.id),
               kind: d.kind,
               identifier: d.pkg.identifier,
+              name: d.pkg.name,
               versionName: d.pkg.version_name,
               versionCode: Number(d.pkg.version_code),
               size: Number(d.pkg.size),

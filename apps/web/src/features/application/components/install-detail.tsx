@@ -75,7 +75,8 @@ export function InstallDetail({ id, onClose }: { id: number | null; onClose: () 
         );
         const counts = Object.fromEntries(Object.keys(current.counts).map((s) => [s, 0])) as DeploymentDetail['counts'];
         for (const d of devices) counts[d.state]++;
-        client.setQueryData<DeploymentDetail>(key, { ...current, devices, counts });
+        const state = current.state === 'canceled' ? 'canceled' : openCount({ counts }) > 0 ? 'running' : 'done';
+        client.setQueryData<DeploymentDetail>(key, { ...current, devices, counts, state });
       },
       device: (e) => {
         if (id == null) return;
@@ -184,9 +185,11 @@ export function InstallDetail({ id, onClose }: { id: number | null; onClose: () 
                     <Typography.Text>
                       <Badge status={r.online ? 'success' : 'default'} /> {r.deviceName || r.deviceSn}
                     </Typography.Text>
-                    <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                      {r.deviceSn}
-                    </Typography.Text>
+                    {r.deviceName && (
+                      <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                        {r.deviceSn}
+                      </Typography.Text>
+                    )}
                   </Flex>
                 ),
               },

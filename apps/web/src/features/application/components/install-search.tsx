@@ -53,7 +53,7 @@ export function InstallSearch({ kinds }: { kinds: DeploymentKind[] }) {
             setVersionName(undefined);
             setPageNo(1);
           }}
-          data-testid="installed-identifier"
+          id="installed-identifier"
         />
         <Select
           allowClear
@@ -130,7 +130,7 @@ export function InstallSearch({ kinds }: { kinds: DeploymentKind[] }) {
                 render: (_, r) => (
                   <Typography.Text>
                     <Badge status={r.online ? 'success' : 'default'} /> {r.deviceName || r.deviceSn}{' '}
-                    <Typography.Text type="secondary">{r.deviceSn}</Typography.Text>
+                    {r.deviceName && <Typography.Text type="secondary">{r.deviceSn}</Typography.Text>}
                   </Typography.Text>
                 ),
               },

@@ -90,7 +90,12 @@ export default function ApplicationInstallPage() {
       key: 'target',
       responsive: ['lg' as const],
       render: (_: unknown, r: DeploymentView) =>
-        t('application.install.target', { devices: r.targets.deviceIds.length, groups: r.targets.groupIds.length }),
+        [
+          r.targets.groupIds.length ? t('application.install.targetGroups', { n: r.targets.groupIds.length }) : '',
+          r.targets.deviceIds.length ? t('application.install.targetDevices', { n: r.targets.deviceIds.length }) : '',
+        ]
+          .filter(Boolean)
+          .join(' · '),
     },
     {
       title: t('application.install.column.progress'),

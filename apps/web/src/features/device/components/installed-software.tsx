@@ -64,10 +64,14 @@ export function InstalledSoftware({ deviceId }: { deviceId: number }) {
                     render: (_, r) => (
                       <>
                         <Typography.Text>{r.name || r.pkg}</Typography.Text>
-                        <br />
-                        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                          {r.pkg}
-                        </Typography.Text>
+                        {r.name && r.name !== r.pkg && (
+                          <>
+                            <br />
+                            <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                              {r.pkg}
+                            </Typography.Text>
+                          </>
+                        )}
                       </>
                     ),
                   },
