@@ -41,7 +41,14 @@ import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage } from './lib/storage.ts';
-import { deviceDownloadRoutes, deviceDownloadUrl } from './modules/package/index.ts';
+import {
+  ChunkedUploads,
+  chunkedUploadRoutes,
+  deviceDownloadRoutes,
+  deviceDownloadUrl,
+  packageRoutes,
+  packageUpkeep,
+} from './modules/package/index.ts';
 import { applicationRoutes, ApplicationService } from './modules/application/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
@@ -217,6 +224,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const workOrders = new WorkOrderService(db, storage, events);
   await app.register(workOrderUpkeep, { db, orders: workOrders });
   await app.register(noticeUpkeep, { db, events });
+  const packageUploads = new ChunkedUploads(storage);
+  await app.register(packageUpkeep, { uploads: packageUploads });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -254,6 +263,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(inboxRoutes, { db, events });
       await api.register(uploadRoutes, { storage, db });
       await api.register(deviceDownloadRoutes, { db, storage });
+      await api.register(chunkedUploadRoutes, { db, storage, uploads: packageUploads });
+      await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
       await api.register(taskRoutes, { tasks });
       await api.register(applicationRoutes, { apps: applications });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });

@@ -461,6 +461,8 @@ const rules = {
   'rule.jobId': { en: 'must be a job id', zh: '必须是打印任务 ID' },
   'rule.deliveryId': { en: 'must be a delivery id', zh: '必须是回调记录 ID' },
   'rule.taskId': { en: 'must be a task id', zh: '必须是任务 ID' },
+  'rule.sha256': { en: 'must be a SHA-256 in hex (64 characters)', zh: '必须是 64 位十六进制的 SHA-256' },
+  'rule.uploadId': { en: 'must be an upload id', zh: '必须是上传 ID' },
   'rule.sessionId': { en: 'must be a session id', zh: '必须是会话 ID' },
   'rule.timeZone': {
     en: 'must be an IANA time zone such as Asia/Shanghai',
@@ -727,6 +729,54 @@ const notice = {
   },
 } as const;
 
+/** Fleet software packages (issue 15): chunked uploads and the catalogue. */
+const pkg = {
+  'package.uploadTooLarge': { en: 'a package must not exceed {n} GB', zh: '软件包不能超过 {n} GB' },
+  'package.uploadExpired': {
+    en: 'the upload expired (unfinished uploads are kept 24 hours): start it again',
+    zh: '上传已过期（未完成的上传保留 24 小时），请重新上传',
+  },
+  'package.uploadOffset': {
+    en: 'the chunk starts at byte {got}, but the upload is at byte {offset}',
+    zh: '分片起始位置 {got} 与已上传位置 {offset} 不一致',
+  },
+  'package.uploadRange': {
+    en: 'Content-Range must read "bytes start-end/total" with the upload\'s size',
+    zh: 'Content-Range 必须为 "bytes 起始-结束/总大小"，且总大小与上传一致',
+  },
+  'package.chunkTooLarge': { en: 'a chunk must not exceed {n} MB', zh: '单个分片不能超过 {n} MB' },
+  'package.uploadBusy': {
+    en: 'another request is writing this upload: retry in a moment',
+    zh: '该上传正被另一个请求写入，请稍后重试',
+  },
+  'package.uploadIncomplete': {
+    en: 'the upload is not finished: {offset} of {size} bytes arrived',
+    zh: '上传未完成：已收到 {offset} / {size} 字节',
+  },
+  'package.sha256Mismatch': {
+    en: 'the SHA-256 of the uploaded bytes is {actual}, not the one given',
+    zh: '上传文件的 SHA-256 为 {actual}，与提供的不一致',
+  },
+  'package.notApk': {
+    en: '{name} is not an Android application (no zip with AndroidManifest.xml)',
+    zh: '{name} 不是 Android 应用（不是含 AndroidManifest.xml 的 zip）',
+  },
+  'package.apkUnsigned': { en: '{name} carries no signing certificate', zh: '{name} 没有签名证书' },
+  'package.otherCertificate': {
+    en: '{identifier} is signed by certificate {expected}…; this file by {actual}…',
+    zh: '{identifier} 已有版本的签名证书为 {expected}…，此文件的为 {actual}…',
+  },
+  'package.versionExists': {
+    en: 'version {version} of {identifier} already exists',
+    zh: '{identifier} 已存在版本 {version}',
+  },
+  'package.inUse': {
+    en: 'the package is used by {n} unfinished device tasks',
+    zh: '该软件包正被 {n} 个未完成的设备任务使用',
+  },
+  'package.unknownModel': { en: 'unknown device model {model}', zh: '未知的设备型号 {model}' },
+} as const;
+
 /** Application management (issue 15): deployments of apps and models, required apps. */
 const application = {
   'application.kindMismatch': { en: 'the package is not of kind {kind}', zh: '该软件包不是{kind}类型' },
@@ -749,6 +799,7 @@ const application = {
 } as const;
 
 export const MESSAGES = {
+  ...pkg,
   ...application,
   ...inbox,
   ...notice,
@@ -811,6 +862,7 @@ export const NOUNS = {
   attachment: '附件',
   deployment: '部署任务',
   'software package': '软件包',
+  upload: '上传',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;

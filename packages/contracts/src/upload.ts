@@ -5,7 +5,8 @@ import { z } from 'zod';
  * `permanentfile` takes jpg and png images (identity, avatars, rich-text images); `attachment` (issue 14: work-order
  * attachments) also takes gif, webp, pdf, zip and plain text, each checked by its bytes against its name.
  */
-export const UPLOAD_BUCKETS = ['permanentfile', 'attachment'] as const;
+/** `package` (issue 15): fleet software packages ≤ 2 GiB, uploaded in chunks (`/upload/chunks`, resumable). */
+export const UPLOAD_BUCKETS = ['permanentfile', 'attachment', 'package'] as const;
 export type UploadBucket = (typeof UPLOAD_BUCKETS)[number];
 export const uploadTokenQuery = z.object({ bucket: z.enum(UPLOAD_BUCKETS).default('permanentfile') }).strict();
 /** What the `attachment` bucket accepts, by the type its bytes show (text has no magic bytes: see the server). */

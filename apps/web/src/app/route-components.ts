@@ -41,6 +41,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'workOrder/edit': () => import('../features/work-order/routes/work-order-edit'),
   'notice/index': () => import('../features/notice/routes/notice-index'),
   'notice/detail': () => import('../features/notice/routes/notice-detail'),
+  'application/myApplication': () => import('../features/application/routes/my-application'),
   'application/applicationInstall': () => import('../features/application/routes/application-install'),
 };
 

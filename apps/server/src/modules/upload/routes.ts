@@ -5,6 +5,7 @@ import { fileTypeFromFile } from 'file-type';
 import {
   ATTACHMENT_ACCEPT,
   ATTACHMENT_EXTENSIONS,
+  PACKAGE_MAX_BYTES,
   UPLOAD_ACCEPT,
   UPLOAD_MAX_BYTES,
   envelopeSchema,
@@ -28,9 +29,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
     const u = caller(req);
     return ok({
       token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, sessionId: u.sessionId, bucket }, TOKEN_TTL),
-      uploadUrl: '/apiAdmin/upload',
-      maxSize: UPLOAD_MAX_BYTES,
-      accept: bucket === 'attachment' ? ATTACHMENT_ACCEPT : UPLOAD_ACCEPT,
+      // packages (issue 15) go in chunks, resumable: see the package module's /upload/chunks
+      uploadUrl: bucket === 'package' ? '/apiAdmin/upload/chunks' : '/apiAdmin/upload',
+      maxSize: bucket === 'package' ? PACKAGE_MAX_BYTES : UPLOAD_MAX_BYTES,
+      accept: bucket === 'attachment' ? ATTACHMENT_ACCEPT : bucket === 'package' ? [] : UPLOAD_ACCEPT,
       expiresIn: TOKEN_TTL,
     });
   };
@@ -91,7 +93,8 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
             ? tokenField.value
             : String((req.query as { token?: string }).token ?? '');
         const read = storage.readUploadToken(token);
-        if (!read) throw new AppError(401, 'upload.tokenInvalid');
+        // a package token is for the chunked upload only
+        if (!read || read.bucket === 'package') throw new AppError(401, 'upload.tokenInvalid');
         // the session it was minted from must still be live and its user enabled, as for any bearer call
         await loadAuthUser(db, read.userId, read.tenantId, read.sessionId);
         claims = read;

@@ -1,0 +1,285 @@
+import fs from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  PACKAGE_CHUNK_MAX_BYTES,
+  PACKAGE_MAX_BYTES,
+  PACKAGE_UPLOAD_TTL_S,
+  chunkedUploadCreate,
+  chunkedUploadState,
+  envelopeSchema,
+  type ChunkedUploadState,
+} from '@cpc/contracts';
+import type { Db } from '../../db/database.ts';
+import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
+import { loadAuthUser } from '../../plugins/auth.ts';
+import { AppError, badRequest, notFound, ok } from '../../plugins/errors.ts';
+
+/** What an unfinished upload keeps beside its bytes (`<id>.json` next to `<id>.part`). */
+export interface UploadMeta {
+  tenantId: number;
+  userId: number;
+  name: string;
+  size: number;
+  createdAt: number;
+}
+
+const ID = /^[0-9a-f]{24}$/;
+/** A lock older than this was left by a node that died mid-chunk. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+/**
+ * Unfinished package uploads (issue 15) on the objects' disk (`objects/.uploads`), so that finishing one is a
+ * rename. The state is on disk only (the bytes' length is the offset), so any node sharing DATA_DIR resumes it.
+ */
+export class ChunkedUploads {
+  readonly dir: string;
+  constructor(private storage: ObjectStorage) {
+    this.dir = path.join(storage.directory, '.uploads');
+  }
+
+  private file(id: string, ext: 'part' | 'json' | 'lock'): string {
+    if (!ID.test(id)) throw notFound('upload');
+    return path.join(this.dir, `${id}.${ext}`);
+  }
+
+  async create(tenantId: number, userId: number, name: string, size: number): Promise<ChunkedUploadState> {
+    if (size > PACKAGE_MAX_BYTES)
+      throw badRequest('size', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
+    await fs.mkdir(this.dir, { recursive: true });
+    const id = randomBytes(12).toString('hex');
+    const meta: UploadMeta = { tenantId, userId, name, size, createdAt: Date.now() };
+    await fs.writeFile(this.file(id, 'part'), '', { flag: 'wx' });
+    await fs.writeFile(this.file(id, 'json'), JSON.stringify(meta), { flag: 'wx' });
+    return this.stateOf(id, meta, 0);
+  }
+
+  private stateOf(id: string, meta: UploadMeta, offset: number): ChunkedUploadState {
+    return {
+      uploadId: id,
+      name: meta.name,
+      size: meta.size,
+      offset,
+      expiresAt: new Date(meta.createdAt + PACKAGE_UPLOAD_TTL_S * 1000).toISOString(),
+      chunkSize: PACKAGE_CHUNK_MAX_BYTES,
+    };
+  }
+
+  /** The upload of this tenant (another tenant's, or a missing one: 404; an expired one is removed: 410). */
+  async open(id: string, tenantId: number): Promise<{ meta: UploadMeta; offset: number; part: string }> {
+    const raw = await fs.readFile(this.file(id, 'json'), 'utf8').catch(() => null);
+    const meta = raw ? (JSON.parse(raw) as UploadMeta) : null;
+    if (!meta || meta.tenantId !== tenantId) throw notFound('upload');
+    if (Date.now() - meta.createdAt > PACKAGE_UPLOAD_TTL_S * 1000) {
+      await this.remove(id);
+      throw new AppError(410, 'package.uploadExpired');
+    }
+    const st = await fs.stat(this.file(id, 'part')).catch(() => null);
+    if (!st) throw notFound('upload');
+    return { meta, offset: st.size, part: this.file(id, 'part') };
+  }
+
+  async state(id: string, tenantId: number): Promise<ChunkedUploadState> {
+    const { meta, offset } = await this.open(id, tenantId);
+    return this.stateOf(id, meta, offset);
+  }
+
+  /**
+   * Runs `work` holding the upload's lock (a file made exclusively, so two nodes cannot write one upload at once):
+   * a second writer is told to retry (409).
+   */
+  async locked<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const lock = this.file(id, 'lock');
+    try {
+      await fs.writeFile(lock, String(process.pid), { flag: 'wx' });
+    } catch {
+      const st = await fs.stat(lock).catch(() => null);
+      if (st && Date.now() - st.mtimeMs < STALE_LOCK_MS) throw new AppError(409, 'package.uploadBusy');
+      await fs.writeFile(lock, String(process.pid));
+    }
+    try {
+      return await work();
+    } finally {
+      await fs.rm(lock, { force: true });
+    }
+  }
+
+  /**
+   * Appends one chunk starting at `start` (must be the offset), at most `end - start + 1` bytes. Bytes that arrived
+   * before a cut are kept: the client asks for the offset and goes on from there.
+   */
+  async append(
+    id: string,
+    tenantId: number,
+    range: { start: number; end: number; total: number },
+    body: Readable,
+  ): Promise<ChunkedUploadState> {
+    return this.locked(id, async () => {
+      const { meta, offset, part } = await this.open(id, tenantId);
+      if (range.total !== meta.size || range.end >= meta.size) throw badRequest('content-range', 'package.uploadRange');
+      if (range.start !== offset)
+        throw new AppError(409, 'package.uploadOffset', { got: range.start, offset }, { data: { offset } });
+      const want = range.end - range.start + 1;
+      let got = 0;
+      let over = false;
+      const out = createWriteStream(part, { flags: 'a' });
+      await new Promise<void>((resolve) => {
+        let finished = false;
+        const done = () => {
+          if (finished) return;
+          finished = true;
+          body.off('data', onData);
+          out.end(() => resolve());
+        };
+        const onData = (chunk: Buffer) => {
+          const room = want - got;
+          if (chunk.length > room) {
+            over = true;
+            if (room > 0) out.write(chunk.subarray(0, room));
+            got = want;
+            body.pause();
+            done();
+            return;
+          }
+          got += chunk.length;
+          if (!out.write(chunk)) {
+            body.pause();
+            out.once('drain', () => body.resume());
+          }
+        };
+        body.on('data', onData);
+        body.once('end', done);
+        body.once('error', done);
+        body.once('close', done);
+      });
+      if (over) {
+        await fs.truncate(part, offset);
+        throw badRequest('content-range', 'package.uploadRange');
+      }
+      return this.stateOf(id, meta, offset + got);
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await Promise.all((['part', 'json', 'lock'] as const).map((e) => fs.rm(this.file(id, e), { force: true })));
+  }
+
+  /** Removes the uploads older than 24 hours (run periodically). Answers how many. */
+  async sweep(now = Date.now()): Promise<number> {
+    const names = await fs.readdir(this.dir).catch(() => [] as string[]);
+    let n = 0;
+    for (const name of names) {
+      const m = /^([0-9a-f]{24})\.json$/.exec(name);
+      if (!m) continue;
+      const raw = await fs.readFile(path.join(this.dir, name), 'utf8').catch(() => null);
+      const created = raw ? (JSON.parse(raw) as UploadMeta).createdAt : 0;
+      if (now - created > PACKAGE_UPLOAD_TTL_S * 1000) {
+        await this.remove(m[1]!);
+        n++;
+      }
+    }
+    return n;
+  }
+}
+
+const RANGE = /^bytes (\d{1,12})-(\d{1,12})\/(\d{1,12})$/;
+
+/**
+ * `/upload/chunks`: the chunked, resumable upload of packages (≤ 2 GiB). Every request carries an upload token of the
+ * `package` bucket in `x-upload-token` (bound to the session it was minted from, like every upload token).
+ */
+export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  storage: ObjectStorage;
+  uploads: ChunkedUploads;
+}> = async (app, { db, storage, uploads }) => {
+  // a chunk's bytes are read as a stream by the handler (up to 16 MB), never buffered by a parser
+  app.addContentTypeParser('application/offset+octet-stream', (_req, payload, done) => done(null, payload));
+  app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
+
+  const claimsOf = async (req: FastifyRequest): Promise<UploadClaims> => {
+    const header = req.headers['x-upload-token'];
+    const claims = typeof header === 'string' ? storage.readUploadToken(header) : null;
+    if (!claims || claims.bucket !== 'package') throw new AppError(401, 'upload.tokenInvalid');
+    await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
+    return claims;
+  };
+  const idParams = z.object({ id: z.string().regex(ID, 'rule.uploadId') }).strict();
+  const state = envelopeSchema(chunkedUploadState);
+
+  app.post(
+    '/upload/chunks',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['upload'],
+        summary: 'Start a chunked package upload (header x-upload-token: a `package` upload token)',
+        body: chunkedUploadCreate,
+        response: { 200: state },
+      },
+    },
+    async (req) => {
+      const c = await claimsOf(req);
+      return ok(await uploads.create(c.tenantId, c.userId, req.body.name, req.body.size));
+    },
+  );
+
+  app.get(
+    '/upload/chunks/:id',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['upload'],
+        summary: 'Where an upload stands: the offset the next chunk starts at (also as header upload-offset)',
+        params: idParams,
+        response: { 200: state },
+      },
+    },
+    async (req, reply) => {
+      const c = await claimsOf(req);
+      const s = await uploads.state(req.params.id, c.tenantId);
+      reply.header('upload-offset', String(s.offset)).header('upload-length', String(s.size));
+      reply.header('cache-control', 'no-store');
+      return ok(s);
+    },
+  );
+
+  app.put(
+    '/upload/chunks/:id',
+    {
+      config: { auth: false },
+      schema: {
+        tags: ['upload'],
+        summary: 'Append a chunk: Content-Range bytes start-end/size, start = the offset, ≤ 16 MB',
+        params: idParams,
+        response: { 200: state },
+      },
+    },
+    async (req, reply) => {
+      const body = req.body as Readable | undefined;
+      try {
+        const c = await claimsOf(req);
+        const m = RANGE.exec(String(req.headers['content-range'] ?? ''));
+        if (!m || !body || typeof (body as Readable).on !== 'function')
+          throw badRequest('content-range', 'package.uploadRange');
+        const [start, end, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
+        if (end < start) throw badRequest('content-range', 'package.uploadRange');
+        if (end - start + 1 > PACKAGE_CHUNK_MAX_BYTES)
+          throw badRequest('content-range', 'package.chunkTooLarge', { n: PACKAGE_CHUNK_MAX_BYTES / 1024 ** 2 });
+        if (total > PACKAGE_MAX_BYTES)
+          throw badRequest('content-range', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
+        const s = await uploads.append(req.params.id, c.tenantId, { start, end, total }, body);
+        reply.header('upload-offset', String(s.offset));
+        return ok(s);
+      } finally {
+        // what was refused, or not read, is drained so the connection stays usable
+        if (body && typeof body.resume === 'function' && !body.readableEnded) body.resume();
+      }
+    },
+  );
+};
