@@ -4,8 +4,9 @@ import { useTranslation } from 'react-i18next';
 import type { DeploymentAction, DeploymentKind } from '@cpc/contracts/application';
 import type { GroupNode } from '@cpc/contracts/device';
 import { useDebounced } from '@/lib/use-debounced';
+import { usePackageList } from '@/lib/packages';
 import { useFormLanguage } from '@/lib/use-form-language';
-import { useCreateDeployment, useDeployablePackages, useDeviceSearch, useGroupTree } from '../api/install';
+import { useCreateDeployment, useDeviceSearch, useGroupTree } from '../api/install';
 
 interface Values {
   kind: DeploymentKind;
@@ -41,7 +42,11 @@ export function InstallDrawer({
   const narrow = !Grid.useBreakpoint().sm;
   const kind = Form.useWatch('kind', form) ?? kinds[0];
   const action = Form.useWatch('action', form) ?? 'install';
-  const packages = useDeployablePackages(kind, open);
+  // the package catalogue's versions (newest first), searched on the server as the user types
+  const [packageKeyword, setPackageKeyword] = useState('');
+  const keywordNow = useDebounced(packageKeyword, 300);
+  const list = usePackageList({ kind, pageSize: 100, ...(keywordNow ? { keyword: keywordNow } : {}) }, open);
+  const packages = { data: list.data?.list, isPending: list.isPending };
   const groups = useGroupTree(open);
   const [keyword, setKeyword] = useState('');
   const devices = useDeviceSearch(useDebounced(keyword, 300), open);
@@ -128,13 +133,16 @@ export function InstallDrawer({
             label={t('application.install.drawer.package')}
             rules={[{ required: true }]}
             extra={
-              !packages.isPending && !versionOptions.length ? t('application.install.drawer.noPackages') : undefined
+              !keywordNow && !packages.isPending && !versionOptions.length
+                ? t('application.install.drawer.noPackages')
+                : undefined
             }
           >
             <Select
               showSearch
-              optionFilterProp="label"
-              loading={packages.isPending}
+              filterOption={false}
+              onSearch={setPackageKeyword}
+              loading={list.isFetching}
               options={versionOptions}
               placeholder={t('application.install.drawer.packagePlaceholder')}
               data-testid="install-package"
