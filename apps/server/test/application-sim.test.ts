@@ -171,6 +171,55 @@ describe('install and uninstall on a group of simulated devices', () => {
     expect(tasks).toHaveLength(2);
   });
 
+  it('deploys an AI model and removes it again; the device reports its models', async () => {
+    const model = Number(
+      (
+        await h.db
+          .insertInto('packages')
+          .values({
+            tenant_id: A.tenantId,
+            kind: 'model',
+            name: 'OCR lite',
+            identifier: 'ocr-lite',
+            version_name: '1.2',
+            object_key: (
+              await h.db
+                .selectFrom('packages')
+                .select('object_key')
+                .where('id', '=', packageId)
+                .executeTakeFirstOrThrow()
+            ).object_key,
+            size: bytes.length,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const device = ids.get(specs[0].sn)!;
+    const models = async () => (await call('GET', `/application/device/${device}/inventory`)).body_.data.models;
+    const deploy = await call('POST', '/application/deployment', {
+      kind: 'model',
+      action: 'install',
+      packageId: model,
+      deviceIds: [device],
+    });
+    expect(deploy.statusCode, deploy.body).toBe(200);
+    await waitUntil('model deployed', async () => (await detail(deploy.body_.data.id)).counts.succeeded === 1, 30_000);
+    await waitUntil('model reported', async () =>
+      (await models()).some((m: { name: string }) => m.name === 'ocr-lite'),
+    );
+    expect(fleets[0].get(specs[0].sn).software.models.get('ocr-lite')).toMatchObject({ version: '1.2' });
+    const remove = await call('POST', '/application/deployment', {
+      kind: 'model',
+      action: 'uninstall',
+      identifier: 'ocr-lite',
+      deviceIds: [device],
+    });
+    await waitUntil('model removed', async () => (await detail(remove.body_.data.id)).counts.succeeded === 1, 30_000);
+    await waitUntil('model gone', async () => (await models()).length === 0);
+  });
+
   it('uninstalls from the group: gone on the devices and in the console', async () => {
     const res = await call('POST', '/application/deployment', {
       kind: 'app',
