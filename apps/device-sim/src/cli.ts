@@ -20,6 +20,8 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --data-profile P       every SIM's usage profile: heavy, normal or idle (default: drawn per device,
                          15 % heavy, 60 % normal, 25 % idle)
   --data-retry S         out of data, a device tries the network again every S seconds (default 60)
+  --app-bad-checksum R   share (0–1) of app/model installs whose download arrives corrupted (default 0)
+  --app-no-storage R     share (0–1) of app/model installs refused for lack of storage (default 0)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -42,6 +44,8 @@ const { values } = parseArgs({
     'data-rate-scale': { type: 'string', default: '1' },
     'data-profile': { type: 'string' },
     'data-retry': { type: 'string', default: '60' },
+    'app-bad-checksum': { type: 'string', default: '0' },
+    'app-no-storage': { type: 'string', default: '0' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -82,6 +86,15 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
   process.exit(2);
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
+const rate = (name: 'app-bad-checksum' | 'app-no-storage') => {
+  const r = Number(values[name]);
+  if (!Number.isFinite(r) || r < 0 || r > 1) {
+    console.error(`--${name}: must be a number from 0 to 1\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return r;
+};
+const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -120,6 +133,7 @@ const fleet = await createFleet({
   dataRateScale,
   dataProfile,
   dataRetryS,
+  software,
   start: false,
 });
 for (const d of fleet.devices) {
