@@ -256,6 +256,65 @@ describe('deployments', () => {
     expect((await get(A.token, '/application/packages?kind=firmware')).statusCode).toBe(400);
   });
 
+  it('keeps to the caller’s data scope: an "own" user reaches only the devices it bound', async () => {
+    const token = await subAccountWith(h, A.tenantId, [PERMISSIONS.applicationView, PERMISSIONS.applicationEdit]);
+    const sub = await h.db.selectFrom('users').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    await h.db
+      .updateTable('roles')
+      .set({ data_scope: 'own' })
+      .where('code', 'like', 'sub_%')
+      .where('tenant_id', '=', A.tenantId)
+      .execute();
+    // it owns devA[5] only
+    await h.db.updateTable('devices').set({ owner_id: sub.id }).where('id', '=', devA[5]).execute();
+    const list = (await get(token, '/application/deployment/list')).body_.data;
+    // the model deployment reaches devA[5], but models need aiLibrary:view: nothing listed
+    expect(list.total).toBe(0);
+    expect(
+      (
+        await post(token, '/application/deployment', {
+          kind: 'app',
+          action: 'install',
+          packageId: pkgs.v1,
+          deviceIds: [devA[0]],
+        })
+      ).statusCode,
+    ).toBe(404);
+    // a group's devices outside the scope are left out: the group holds none of its devices
+    const g = await post(token, '/application/deployment', {
+      kind: 'app',
+      action: 'install',
+      packageId: pkgs.v1,
+      groupIds: [groupParent],
+    });
+    expect(g.statusCode).toBe(400);
+    const mine = await post(token, '/application/deployment', {
+      kind: 'app',
+      action: 'install',
+      packageId: pkgs.v1,
+      deviceIds: [devA[5]],
+    });
+    expect(mine.body_.data.devices).toBe(1);
+    const seen = (await get(token, '/application/deployment/list')).body_.data;
+    expect(seen.list.map((d: { id: number }) => d.id)).toEqual([mine.body_.data.id]);
+    expect((await get(token, `/application/device/${devA[0]}/inventory`)).statusCode).toBe(404);
+    await h.db.updateTable('devices').set({ owner_id: null }).where('id', '=', devA[5]).execute();
+    await h.db
+      .deleteFrom('device_tasks')
+      .where(
+        'batch_id',
+        '=',
+        (
+          await h.db
+            .selectFrom('app_deployments')
+            .select('batch_id')
+            .where('id', '=', mine.body_.data.id)
+            .executeTakeFirstOrThrow()
+        ).batch_id,
+      )
+      .execute();
+  });
+
   it('another tenant sees none of it', async () => {
     const list = await get(B.token, '/application/deployment/list');
     expect(list.body_.data.total).toBe(0);
