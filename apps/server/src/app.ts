@@ -49,7 +49,7 @@ import {
   packageRoutes,
   packageUpkeep,
 } from './modules/package/index.ts';
-import { applicationRoutes, ApplicationService } from './modules/application/index.ts';
+import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -200,6 +200,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // application management (issue 15): each device's inventory is stored, and the required-apps policy applied
   const applications = new ApplicationService(db, tasks, events);
   app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
+  await app.register(applicationUpkeep, { apps: applications });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
     db,

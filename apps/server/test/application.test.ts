@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { PERMISSIONS } from '@cpc/contracts';
 import type { InventoryMsg } from '@cpc/contracts/device-protocol';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
+import { ApplicationService } from '../src/modules/application/index.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, subAccountWith, type Customer } from './device-helpers.ts';
 
@@ -481,5 +482,18 @@ describe('required apps', () => {
     const list = (await get(A.token, '/application/deployment/list?state=running')).body_.data.list;
     expect(list.some((d: { source: string }) => d.source === 'policy')).toBe(true);
     expect((await get(B.token, '/application/required')).body_.data.apps).toEqual([]);
+
+    // the periodic reconcile: a policy install that failed is sent again without waiting for a report
+    await h.db
+      .updateTable('device_tasks')
+      .set({ state: 'failed' })
+      .where('device_id', '=', devA[1])
+      .where('type', '=', 'install_app')
+      .where('state', '=', 'queued')
+      .execute();
+    const service = new ApplicationService(h.db, h.app.tasks, { publish: () => {} });
+    expect(await service.reconcilePolicy()).toBe(1);
+    expect(await service.reconcilePolicy()).toBe(0); // open again: nothing more
+    expect((await kiosk()).filter((t) => Number(t.device_id) === devA[1])).toHaveLength(2);
   });
 });

@@ -777,6 +777,14 @@ export class ApplicationService {
     return { apps: await this.requiredApps(u), tasks };
   }
 
+  /** Applies the policy of every tenant that has one (the periodic reconcile); answers the tasks sent. */
+  async reconcilePolicy(): Promise<number> {
+    const tenants = await this.db.selectFrom('required_apps').select('tenant_id').distinct().execute();
+    let sent = 0;
+    for (const t of tenants) sent += await this.applyPolicy(Number(t.tenant_id));
+    return sent;
+  }
+
   /**
    * The required-apps policy: each reporting device (of `deviceIds`, or all) that lacks a required app (or has it
    * below the minimum) gets an install of the newest uploaded version, unless an install of that app is still
