@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PAGE_NO_MAX } from './device-constants.ts';
+import { textLine } from './device.ts';
 import { TASK_STATES, taskState } from './task.ts';
 
 /**
@@ -44,7 +45,7 @@ export const deploymentBody = z
     /** The version to install; for an uninstall it names the app (any of its versions). */
     packageId: id.optional(),
     /** For an uninstall: the package name (APK) or model id. */
-    identifier: z.string().trim().min(1).max(255).optional(),
+    identifier: textLine(255).min(1).optional(),
     deviceIds: z.array(id).max(DEPLOYMENT_MAX_DEVICES).default([]),
     groupIds: z.array(id).max(500).default([]),
     /** Install over a higher installed version (the device refuses a downgrade otherwise). */
@@ -70,7 +71,7 @@ export const deploymentListQuery = z
     ...page,
     kind: deploymentKind.optional(),
     action: deploymentAction.optional(),
-    identifier: z.string().trim().max(255).optional(),
+    identifier: textLine(255).optional(),
     state: z.enum(DEPLOYMENT_STATES).optional(),
   })
   .strict();
@@ -153,8 +154,8 @@ export const installedQuery = z
   .object({
     ...page,
     kind: deploymentKind.default('app'),
-    identifier: z.string().trim().min(1).max(255),
-    versionName: z.string().trim().max(64).optional(),
+    identifier: textLine(255).min(1),
+    versionName: textLine(64).optional(),
   })
   .strict();
 export type InstalledQuery = z.input<typeof installedQuery>;
@@ -192,7 +193,7 @@ export const requiredAppsBody = z
       .array(
         z
           .object({
-            identifier: z.string().trim().min(1).max(255),
+            identifier: textLine(255).min(1),
             minVersionCode: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable().default(null),
           })
           .strict(),
