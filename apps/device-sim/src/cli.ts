@@ -24,6 +24,8 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --fail-checksum R      share (0–1) of upgrades whose image fails its SHA-256 check (default 0)
   --fail-storage R       share (0–1) of upgrades refused for lack of storage (default 0)
   --fail-model R         share (0–1) of upgrades refused as firmware of another model (default 0)
+  --app-bad-checksum R   share (0–1) of app/model installs whose download arrives corrupted (default 0)
+  --app-no-storage R     share (0–1) of app/model installs refused for lack of storage (default 0)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -50,6 +52,8 @@ const { values } = parseArgs({
     'fail-checksum': { type: 'string', default: '0' },
     'fail-storage': { type: 'string', default: '0' },
     'fail-model': { type: 'string', default: '0' },
+    'app-bad-checksum': { type: 'string', default: '0' },
+    'app-no-storage': { type: 'string', default: '0' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -90,7 +94,7 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
   process.exit(2);
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
-const rate = (name: 'fail-checksum' | 'fail-storage' | 'fail-model') => {
+const rate = (name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage') => {
   const x = Number(values[name]);
   if (!Number.isFinite(x) || x < 0 || x > 1) {
     console.error(`--${name}: a share between 0 and 1\n\n${USAGE}`);
@@ -104,6 +108,7 @@ const upgrade = {
   noStorageRate: rate('fail-storage'),
   incompatibleRate: rate('fail-model'),
 };
+const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -143,6 +148,7 @@ const fleet = await createFleet({
   dataProfile,
   dataRetryS,
   upgrade,
+  software,
   start: false,
 });
 for (const d of fleet.devices) {

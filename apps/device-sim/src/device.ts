@@ -18,6 +18,7 @@ import { paperGeometry, parseMarkup } from '@cpc/contracts/print-markup';
 import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
 import { fetchFile } from './files.ts';
+import { DeviceSoftware, type SoftwareOptions } from './apps.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
@@ -54,6 +55,8 @@ export interface DeviceOptions {
   dataRetryS?: number;
   /** Firmware upgrades (issue 15): download speed and failure rates, shared by a fleet (changeable while it runs). */
   upgrade?: UpgradeSimOptions;
+  /** Apps and models (issue 15): download speed, failure rates, free storage. */
+  software?: Omit<SoftwareOptions, 'rng'>;
   log?: (line: string) => void;
 }
 
@@ -182,6 +185,14 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     });
     this.reportedMb = this.sim.usedMb;
     this.firmware = spec.firmware;
+    this.software = new DeviceSoftware({ rng: r, ...opts.software });
+  }
+
+  /** Its apps and AI models (issue 15), reported as `inventory` after each hello and on every change. */
+  readonly software: DeviceSoftware;
+
+  private publishInventory(): Promise<void> {
+    return this.publish('inventory', { ts: Date.now(), ...this.software.inventory() });
   }
 
   /** MB the SIM used in its plan period. */
@@ -370,6 +381,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     });
     this.reportedMb = this.usedMb;
     this.lastReported = { paper: this.paper, battery: this.battery, signal: this.signal, lat: this.lat, lng: this.lng };
+    await this.publishInventory();
   }
 
   private publish(kind: UpKind, body: Record<string, unknown>): Promise<void> {
@@ -730,14 +742,22 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
         const outcome = await fetchFile({ ...source, printed: this.printed, device: this }, m, (p) =>
           this.publish('progress', { id: m.id, progress: p, stage: 'uploading' }),
         );
-        if (outcome.ok) await this.finish(m.id);
-        else await this.fail(m.id, outcome.error);
+        await this.finish(m.id, outcome.ok, outcome.ok ? undefined : outcome.error);
         return;
       }
       case 'upgrade':
         await runUpgrade(this, m, this.opts.upgrade ?? {}, this.opts.rng);
         return;
+      case 'install_app':
       case 'uninstall_app':
+      case 'deploy_model': {
+        const out = await this.software.run(m, {
+          progress: (progress, stage) => this.publish('progress', { id: m.id, progress, stage }),
+          inventory: () => this.publishInventory(),
+        });
+        await this.finish(m.id, out.ok, out.error);
+        return;
+      }
       case 'push_message':
         await this.finish(m.id);
         return;
@@ -770,19 +790,13 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
   }
 
   /** A command done: remembered first, so that a repeat reports it again, then reported (unless lost on purpose). */
-  private async finish(id: string): Promise<void> {
-    this.remember(id, { state: 'done', ok: true });
+  private async finish(id: string, ok = true, error?: string): Promise<void> {
+    this.remember(id, { state: 'done', ok, ...(error ? { error } : {}) });
     if (this.loseResults > 0) {
       this.loseResults--;
       return;
     }
-    await this.publish('result', { id, ok: true });
-  }
-
-  /** A command that could not be done: remembered, then its failure reported with the reason. */
-  private async fail(id: string, error: string): Promise<void> {
-    this.remember(id, { state: 'done', ok: false, error });
-    await this.publish('result', { id, ok: false, error });
+    await this.publish('result', { id, ok, ...(error ? { error } : {}) });
   }
 
   private remember(id: string, outcome: CommandOutcome): void {

@@ -1,5 +1,5 @@
 import type { UpgradeSimOptions } from './upgrade.ts';
-import { VirtualDevice, type Credential } from './device.ts';
+import { VirtualDevice, type Credential, type DeviceOptions } from './device.ts';
 import { rng } from './random.ts';
 import type { DataProfileName } from './sim-data.ts';
 import { makeSpecs, type DeviceSpec } from './specs.ts';
@@ -35,6 +35,8 @@ export interface FleetOptions {
   upgrade?: UpgradeSimOptions;
   /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
   start?: boolean;
+  /** Apps and models (issue 15): download speed, failure rates (bad checksum, not enough storage), free storage. */
+  software?: DeviceOptions['software'];
   log?: (line: string) => void;
 }
 
@@ -88,6 +90,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         dataRateScale: typeof opts.dataRateScale === 'function' ? opts.dataRateScale(spec, i) : opts.dataRateScale,
         dataRetryS: opts.dataRetryS,
         upgrade: opts.upgrade,
+        software: opts.software,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,

@@ -58,6 +58,7 @@ import {
   packageUpkeep,
 } from './modules/package/index.ts';
 import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
+import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -223,6 +224,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
   await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
   await app.register(mqttGateway, { db, config, events, link, tasks, prints });
+  // application management (issue 15): each device's inventory is stored, and the required-apps policy applied
+  const applications = new ApplicationService(db, tasks, events);
+  app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
+  await app.register(applicationUpkeep, { apps: applications });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
     db,
@@ -325,6 +330,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
       await api.register(taskRoutes, { tasks });
       await api.register(upgradeRoutes, { upgrades });
+      await api.register(applicationRoutes, { apps: applications });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

@@ -23,3 +23,4 @@ export * from './package.ts';
 export * from './file-acquisition.ts';
 export * from './ai-library.ts';
 export * from './upgrade.ts';
+export * from './application.ts';

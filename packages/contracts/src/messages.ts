@@ -848,9 +848,31 @@ const pkg = {
   'package.unknownModel': { en: 'unknown device model {model}', zh: '未知的设备型号 {model}' },
 } as const;
 
+/** Application management (issue 15): deployments of apps and models, required apps. */
+const application = {
+  'application.kindMismatch': { en: 'the package is not of kind {kind}', zh: '该软件包不是{kind}类型' },
+  'application.packageRequired': { en: 'choose the package to install', zh: '请选择要安装的软件包' },
+  'application.identifierRequired': { en: 'choose the app or model to remove', zh: '请选择要卸载的应用或模型' },
+  'application.targetsRequired': { en: 'choose at least one device or group', zh: '请至少选择一台设备或一个分组' },
+  'application.noDevices': { en: 'the chosen groups hold no devices', zh: '所选分组下没有设备' },
+  'application.tooManyDevices': { en: 'at most {max} devices at a time', zh: '一次最多 {max} 台设备' },
+  'application.notInstalled': {
+    en: 'none of the chosen devices has it installed',
+    zh: '所选设备都没有安装它',
+  },
+  'application.notCancelable': { en: 'the deployment has no unfinished task', zh: '该部署任务已没有未完成的设备' },
+  'application.nothingToRetry': { en: 'no device of the deployment failed', zh: '该部署任务没有失败的设备' },
+  'application.unknownApp': {
+    en: 'no uploaded app has the package name {identifier}',
+    zh: '没有包名为 {identifier} 的已上传应用',
+  },
+  'application.duplicateApp': { en: '{identifier} is listed twice', zh: '{identifier} 重复' },
+} as const;
+
 export const MESSAGES = {
   ...fileAcquisition,
   ...pkg,
+  ...application,
   ...inbox,
   ...notice,
   ...flowRate,
@@ -915,6 +937,7 @@ export const NOUNS = {
   'file request': '文件请求',
   'recognition job': '识别任务',
   image: '图片',
+  deployment: '部署任务',
   'software package': '软件包',
   upload: '上传',
   firmware: '固件',

@@ -24,6 +24,7 @@ import * as m0022 from './migrations/0022-workbench.ts';
 import * as m0023 from './migrations/0023-work-order-more.ts';
 import * as m0024 from './migrations/0024-packages.ts';
 import * as m0026 from './migrations/0026-upgrade.ts';
+import * as m0027 from './migrations/0027-application.ts';
 import * as m0028 from './migrations/0028-file-acquisition.ts';
 import * as m0029 from './migrations/0029-ai-library.ts';
 
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0023-work-order-more': m0023,
   '0024-packages': m0024,
   '0026-upgrade': m0026,
+  '0027-application': m0027,
   '0028-file-acquisition': m0028,
   '0029-ai-library': m0029,
 };

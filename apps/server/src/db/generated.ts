@@ -32,6 +32,23 @@ export type Numeric = ColumnType<string, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface AppDeployments {
+  action: 'install' | 'uninstall';
+  batch_id: number;
+  canceled_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  id: Generated<number>;
+  identifier: string;
+  kind: 'app' | 'model';
+  package_id: number | null;
+  source: Generated<'manual' | 'policy'>;
+  targets: Generated<Json>;
+  tenant_id: number;
+  version_code: Generated<number>;
+  version_name: Generated<string>;
+}
+
 export interface AppKeys {
   app_id: string;
   callback_url: Generated<string>;
@@ -99,6 +116,23 @@ export interface Departments {
   tenant_id: number;
 }
 
+export interface DeviceAiModels {
+  device_id: number;
+  framework: Generated<string>;
+  name: string;
+  tenant_id: number;
+  version: Generated<string>;
+}
+
+export interface DeviceApps {
+  device_id: number;
+  name: Generated<string>;
+  pkg: string;
+  tenant_id: number;
+  version_code: Generated<number>;
+  version_name: Generated<string>;
+}
+
 export interface DeviceFirmwareHistory {
   at: Generated<Timestamp>;
   device_id: number;
@@ -116,6 +150,15 @@ export interface DeviceGroups {
   name: string;
   parent_id: number | null;
   sort: Generated<number>;
+  tenant_id: number;
+}
+
+export interface DeviceInventory {
+  changed_at: Generated<Timestamp>;
+  device_id: number;
+  hash: string;
+  reported_at: Generated<Timestamp>;
+  storage_free_mb: number | null;
   tenant_id: number;
 }
 
@@ -488,6 +531,15 @@ export interface RefreshTokens {
   used_at: Timestamp | null;
 }
 
+export interface RequiredApps {
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  id: Generated<number>;
+  identifier: string;
+  min_version_code: number | null;
+  tenant_id: number;
+}
+
 export interface Roles {
   builtin: Generated<boolean>;
   code: string;
@@ -784,6 +836,7 @@ export interface WorkOrderTargets {
 }
 
 export interface DB {
+  app_deployments: AppDeployments;
   app_key_usage: AppKeyUsage;
   app_keys: AppKeys;
   app_settings: AppSettings;
@@ -791,8 +844,11 @@ export interface DB {
   captchas: Captchas;
   dashboard_targets: DashboardTargets;
   departments: Departments;
+  device_ai_models: DeviceAiModels;
+  device_apps: DeviceApps;
   device_firmware_history: DeviceFirmwareHistory;
   device_groups: DeviceGroups;
+  device_inventory: DeviceInventory;
   device_models: DeviceModels;
   device_status_log: DeviceStatusLog;
   device_tasks: DeviceTasks;
@@ -818,6 +874,7 @@ export interface DB {
   print_jobs: PrintJobs;
   rate_counters: RateCounters;
   refresh_tokens: RefreshTokens;
+  required_apps: RequiredApps;
   roles: Roles;
   sessions: Sessions;
   sim_usage_daily: SimUsageDaily;

@@ -52,4 +52,9 @@ export type TenantTable =
   | 'ocr_jobs'
   | 'upgrade_releases'
   | 'upgrade_devices'
-  | 'device_firmware_history';
+  | 'device_firmware_history'
+  | 'app_deployments'
+  | 'device_inventory'
+  | 'device_apps'
+  | 'device_ai_models'
+  | 'required_apps';

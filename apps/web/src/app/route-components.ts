@@ -48,6 +48,7 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'upgrade/deviceUpgrade': () => import('../features/upgrade/routes/device-upgrade'),
   'upgrade/upgradeTask': () => import('../features/upgrade/routes/upgrade-task'),
   'upgrade/taskDetail': () => import('../features/upgrade/routes/task-detail'),
+  'application/applicationInstall': () => import('../features/application/routes/application-install'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

@@ -13,6 +13,6 @@ describe('application locales', () => {
       import: 'default',
       eager: true,
     }),
-    10,
+    20,
   );
 });

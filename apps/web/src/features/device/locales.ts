@@ -291,6 +291,15 @@ export default {
           usage: '已用 {{percent}}%',
           carriers: { cmcc: '中国移动', cucc: '中国联通', ctcc: '中国电信', unknown: '未知' },
         },
+        software: {
+          apps: '已装应用',
+          models: 'AI 模型',
+          none: '设备尚未上报',
+          empty: '无',
+          reportedAt: '上报于 {{at}}',
+          storage: '可用存储 {{mb}} MB',
+          column: { name: '名称', pkg: '包名', version: '版本', framework: '框架' },
+        },
         history: {
           title: '最近状态变化',
           empty: '暂无状态变化',
@@ -654,6 +663,15 @@ export default {
           none: 'This device has no SIM card',
           usage: '{{percent}}% used',
           carriers: { cmcc: 'China Mobile', cucc: 'China Unicom', ctcc: 'China Telecom', unknown: 'Unknown' },
+        },
+        software: {
+          apps: 'Installed apps',
+          models: 'AI models',
+          none: 'Not reported yet',
+          empty: 'None',
+          reportedAt: 'Reported {{at}}',
+          storage: '{{mb}} MB storage free',
+          column: { name: 'Name', pkg: 'Package', version: 'Version', framework: 'Framework' },
         },
         history: {
           title: 'Recent status changes',

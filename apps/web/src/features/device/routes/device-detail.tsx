@@ -37,6 +37,7 @@ import {
   formatMb,
 } from '../components/device-cells';
 import { EditModal } from '../components/edit-modal';
+import { InstalledSoftware } from '../components/installed-software';
 import { LiveIndicator } from '../components/live-indicator';
 import { LocationMap } from '../components/location-map';
 import { MoveModal } from '../components/move-modal';
@@ -263,6 +264,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
             <StatusHistory changes={device.recentStatus} />
           </Card>
         </Col>
+        <InstalledSoftware deviceId={device.id} />
       </Row>
       <FirmwareHistoryCard deviceId={device.id} />
       {allowed.tasks && (
