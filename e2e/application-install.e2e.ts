@@ -8,7 +8,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { expectHash, login, registerThroughUi } from './flows.ts';
+import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
 let fleet: Fleet | undefined;
@@ -37,7 +37,7 @@ describe('application installation', () => {
       'SELECT tenant_id AS id FROM users WHERE username = $1',
       [reg.username],
     );
-    await query(s.databaseUrl, `UPDATE tenants SET auth_status = 1, attest_name = '张三' WHERE id = $1`, [tenantId]);
+    await approveAccount(s, reg.username, '张三');
 
     // three devices in a group "门店" (two in it, one in its sub-group), and an app of 1 MB uploaded
     const prefix = `AI${Date.now().toString(36).toUpperCase().slice(-6)}`;
