@@ -48,6 +48,8 @@ async function storedNames(databaseUrl: string): Promise<string[]> {
      UNION SELECT name FROM departments UNION SELECT name FROM roles UNION SELECT name FROM traffic_packages
      UNION SELECT package_name FROM order_lines UNION SELECT refund_reason FROM orders
      UNION SELECT title FROM work_orders UNION SELECT title FROM notices
+     UNION SELECT name FROM packages UNION SELECT name FROM upgrade_releases UNION SELECT file_name FROM file_requests
+     UNION SELECT file_name FROM ocr_jobs UNION SELECT name FROM device_apps
      -- messages other browser tests put in as they are (the server's own kinds are dotted and said by key)
      UNION SELECT title FROM messages WHERE kind NOT LIKE '%.%' UNION SELECT body FROM messages WHERE kind NOT LIKE '%.%'`,
   );
@@ -85,6 +87,13 @@ const CUSTOMER_PAGES = [
   '/workOrder/edit',
   '/notice/noticeIndex',
   '/message/messageIndex',
+  '/application/myApplication',
+  '/application/applicationInstall',
+  '/application/fileAcquisition',
+  '/upgrade/deviceUpgrade',
+  '/upgrade/upgradeTask',
+  '/aiLibrary/terminal',
+  '/aiLibrary/cloud',
 ];
 const STAFF_PAGES = [
   '/system/identity',
