@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, storedPackage, waitUntil, type Customer } from './device-helpers.ts';
 
 /**
  * End to end with the simulator (issue 15): an app installed on a group of simulated devices — which download it
@@ -43,45 +41,17 @@ beforeAll(async () => {
     .set({ group_id: group })
     .where('id', 'in', [...ids.values()])
     .execute();
-  const key = `20261126/${randomBytes(8).toString('hex')}/pos.apk`;
-  fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
-  fs.writeFileSync(h.app.storage.pathOf(key), bytes);
-  const user = await h.db
-    .selectFrom('users')
-    .select('id')
-    .where('tenant_id', '=', A.tenantId)
-    .executeTakeFirstOrThrow();
-  await h.db
-    .insertInto('objects')
-    .values({
-      key,
-      tenant_id: A.tenantId,
-      user_id: user.id,
-      bucket: 'package',
-      size: bytes.length,
-      mime: 'application/vnd.android.package-archive',
-      original_name: 'pos.apk',
+  packageId = (
+    await storedPackage(h, A.tenantId, {
+      kind: 'app',
+      name: 'Shop POS',
+      identifier: 'com.shop.pos',
+      versionName: '2.0.0',
+      versionCode: 200,
+      bytes,
+      fileName: 'pos.apk',
     })
-    .execute();
-  packageId = Number(
-    (
-      await h.db
-        .insertInto('packages')
-        .values({
-          tenant_id: A.tenantId,
-          kind: 'app',
-          name: 'Shop POS',
-          identifier: 'com.shop.pos',
-          version_name: '2.0.0',
-          version_code: 200,
-          object_key: key,
-          size: bytes.length,
-          sha256: createHash('sha256').update(bytes).digest('hex'),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id,
-  );
+  ).id;
   // the devices download from the listening server
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const url = h.app.gateway.deviceUrl;

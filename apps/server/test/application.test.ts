@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { PERMISSIONS } from '@cpc/contracts';
 import type { InventoryMsg } from '@cpc/contracts/device-protocol';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { ApplicationService } from '../src/modules/application/index.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, subAccountWith, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, storedPackage, subAccountWith, type Customer } from './device-helpers.ts';
 
 /**
  * Application management (issue 15): deployments of apps and models to devices and groups, the inventories devices
@@ -33,39 +31,16 @@ async function addPackage(
   versionName: string,
   code: number,
 ) {
-  const bytes = randomBytes(2048);
-  const key = `20261126/${randomBytes(8).toString('hex')}/p.bin`;
-  fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
-  fs.writeFileSync(h.app.storage.pathOf(key), bytes);
-  const user = await h.db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
-  await h.db
-    .insertInto('objects')
-    .values({
-      key,
-      tenant_id: tenantId,
-      user_id: user.id,
-      bucket: 'package',
-      size: bytes.length,
-      mime: 'application/octet-stream',
-      original_name: 'p.bin',
-    })
-    .execute();
-  const row = await h.db
-    .insertInto('packages')
-    .values({
-      tenant_id: tenantId,
-      kind,
-      name: `${identifier} app`,
-      identifier,
-      version_name: versionName,
-      version_code: code,
-      object_key: key,
-      size: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+  const pkg = await storedPackage(h, tenantId, {
+    kind,
+    name: `${identifier} app`,
+    identifier,
+    versionName,
+    versionCode: code,
+    bytes: randomBytes(2048),
+    fileName: 'p.bin',
+  });
+  return pkg.id;
 }
 
 const inv = (apps: Array<[string, number, string]>, models: Array<[string, string]> = []): InventoryMsg => ({

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { deviceDownloadUrl } from '../src/modules/package/index.ts';
 import { enqueueTasks } from '../src/modules/task/index.ts';
 import { continueDownload, startDownload } from '../../device-sim/src/download.ts';
 import { TenantScope } from '../src/db/tenant-scope.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, taskRow, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, storedPackage, taskRow, type Customer } from './device-helpers.ts';
 
 /**
  * The link a device downloads a package by (issue 15): bound to one open task of a package, signed and expiring,
@@ -26,41 +24,15 @@ beforeAll(async () => {
   h = await createHarness();
   A = await customer(h);
   deviceId = (await devicesOf(h, A.tenantId, specs)).get(specs[0].sn)!;
-  const key = `20261126/${randomBytes(8).toString('hex')}/fw.bin`;
-  fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
-  fs.writeFileSync(h.app.storage.pathOf(key), bytes);
-  const user = await h.db
-    .selectFrom('users')
-    .select('id')
-    .where('tenant_id', '=', A.tenantId)
-    .executeTakeFirstOrThrow();
-  await h.db
-    .insertInto('objects')
-    .values({
-      key,
-      tenant_id: A.tenantId,
-      user_id: user.id,
-      bucket: 'package',
-      size: bytes.length,
-      mime: 'application/octet-stream',
-      original_name: 'fw.bin',
-    })
-    .execute();
   packageId = (
-    await h.db
-      .insertInto('packages')
-      .values({
-        tenant_id: A.tenantId,
-        kind: 'firmware',
-        name: 'fw',
-        identifier: 'CP58',
-        version_name: '2.0.0',
-        object_key: key,
-        size: bytes.length,
-        sha256,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    await storedPackage(h, A.tenantId, {
+      kind: 'firmware',
+      name: 'fw',
+      identifier: 'CP58',
+      versionName: '2.0.0',
+      bytes,
+      fileName: 'fw.bin',
+    })
   ).id;
 });
 afterAll(() => h.close());

@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { LiveEvent } from '@cpc/contracts';
 import type { Harness } from './harness.ts';
 import { registerCustomer } from './harness.ts';
@@ -136,4 +138,60 @@ export async function subAccountWith(h: Harness, tenantId: number, permissions: 
     await h.db.insertInto('user_roles').values({ tenant_id: tenantId, user_id: user.id, role_id: role.id }).execute();
   }
   return (await h.login(username, 'Passw0rd99')).token;
+}
+
+/**
+ * A package of the tenant as a finished upload leaves it (issue 15): its bytes in the object storage, an `objects`
+ * row and a `packages` row; answers the package id with its bytes and their SHA-256.
+ */
+export async function storedPackage(
+  h: Harness,
+  tenantId: number,
+  p: {
+    kind: 'firmware' | 'app' | 'model';
+    name: string;
+    identifier: string;
+    versionName: string;
+    versionCode?: number;
+    models?: string[];
+    bytes?: Buffer;
+    fileName?: string;
+  },
+): Promise<{ id: number; versionName: string; bytes: Buffer; sha256: string }> {
+  const bytes = p.bytes ?? randomBytes(1000);
+  const fileName = p.fileName ?? 'package.bin';
+  const key = `20261126/${randomBytes(8).toString('hex')}/${fileName}`;
+  fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
+  fs.writeFileSync(h.app.storage.pathOf(key), bytes);
+  const user = await h.db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
+  await h.db
+    .insertInto('objects')
+    .values({
+      key,
+      tenant_id: tenantId,
+      user_id: user.id,
+      bucket: 'package',
+      size: bytes.length,
+      mime: 'application/octet-stream',
+      original_name: fileName,
+    })
+    .execute();
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const row = await h.db
+    .insertInto('packages')
+    .values({
+      tenant_id: tenantId,
+      kind: p.kind,
+      name: p.name,
+      identifier: p.identifier,
+      version_name: p.versionName,
+      version_code: p.versionCode ?? 0,
+      object_key: key,
+      size: bytes.length,
+      sha256,
+      models: p.models ?? [],
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: Number(row.id), versionName: p.versionName, bytes, sha256 };
 }

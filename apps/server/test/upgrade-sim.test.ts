@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import type { UpgradeSimOptions } from '../../device-sim/src/upgrade.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, storedPackage, waitUntil, type Customer } from './device-helpers.ts';
 
 /**
  * End to end with the simulator (issue 15): a firmware release to 200 simulated devices in two waves with a 10 %
@@ -50,48 +48,22 @@ afterAll(async () => {
 
 describe('a release to 200 simulated devices', () => {
   it('canary, halt on failures, retry, completion: every device verified on the new version', async () => {
-    const key = `20261126/${randomBytes(8).toString('hex')}/fw.bin`;
-    fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
-    fs.writeFileSync(h.app.storage.pathOf(key), bytes);
-    const user = await h.db
-      .selectFrom('users')
-      .select('id')
-      .where('tenant_id', '=', A.tenantId)
-      .executeTakeFirstOrThrow();
-    await h.db
-      .insertInto('objects')
-      .values({
-        key,
-        tenant_id: A.tenantId,
-        user_id: user.id,
-        bucket: 'package',
-        size: bytes.length,
-        mime: 'application/octet-stream',
-        original_name: 'fw.bin',
-      })
-      .execute();
-    const pkg = await h.db
-      .insertInto('packages')
-      .values({
-        tenant_id: A.tenantId,
-        kind: 'firmware',
-        name: 'CPSIM firmware',
-        identifier: 'CPSIM',
-        version_name: '2.0.0',
-        object_key: key,
-        size: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        models: ['CPSIM-58'],
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const pkg = await storedPackage(h, A.tenantId, {
+      kind: 'firmware',
+      name: 'CPSIM firmware',
+      identifier: 'CPSIM',
+      versionName: '2.0.0',
+      models: ['CPSIM-58'],
+      bytes,
+      fileName: 'fw.bin',
+    });
     const res = await h.call({
       method: 'POST',
       url: '/apiAdmin/upgrade/release/create',
       token: A.token,
       payload: {
         name: 'CPSIM 2.0.0',
-        packageId: Number(pkg.id),
+        packageId: pkg.id,
         targets: { models: ['CPSIM-58'] },
         canaryPercent: 10,
         soakMinutes: 1,

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { OPEN_TASK_STATES } from '@cpc/contracts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, type Harness } from './harness.ts';
-import { customer, devicesOf, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, storedPackage, type Customer } from './device-helpers.ts';
 import { secondNode } from './second-node.ts';
 
 /**
@@ -23,39 +21,15 @@ async function firmware(
   tenantId: number,
   opts: { models?: string[]; kind?: 'firmware' | 'app'; version?: string } = {},
 ) {
-  const bytes = randomBytes(1000);
-  const key = `20261126/${randomBytes(8).toString('hex')}/fw.bin`;
-  fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
-  fs.writeFileSync(h.app.storage.pathOf(key), bytes);
-  const user = await h.db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
-  await h.db
-    .insertInto('objects')
-    .values({
-      key,
-      tenant_id: tenantId,
-      user_id: user.id,
-      bucket: 'package',
-      size: bytes.length,
-      mime: 'application/octet-stream',
-      original_name: 'fw.bin',
-    })
-    .execute();
-  const row = await h.db
-    .insertInto('packages')
-    .values({
-      tenant_id: tenantId,
-      kind: opts.kind ?? 'firmware',
-      name: 'fw',
-      identifier: 'CPSIM',
-      version_name: opts.version ?? `${VERSION}-${randomBytes(2).toString('hex')}`,
-      object_key: key,
-      size: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      models: opts.models ?? ['CPSIM-58'],
-    })
-    .returning(['id', 'version_name'])
-    .executeTakeFirstOrThrow();
-  return { id: Number(row.id), version: row.version_name };
+  const pkg = await storedPackage(h, tenantId, {
+    kind: opts.kind ?? 'firmware',
+    name: 'fw',
+    identifier: 'CPSIM',
+    versionName: opts.version ?? `${VERSION}-${randomBytes(2).toString('hex')}`,
+    models: opts.models ?? ['CPSIM-58'],
+    fileName: 'fw.bin',
+  });
+  return { id: pkg.id, version: pkg.versionName };
 }
 
 let seed = 100;
