@@ -82,7 +82,7 @@ describe('firmware upgrades in the console', () => {
       await settle(page);
       await shot(page, 'upgrade-firmware-upload-zh');
       await upload.getByTestId('firmware-save').click();
-      await page.getByText('固件已上传').waitFor({ timeout: 15_000 });
+      await page.getByText('固件已上传', { exact: true }).waitFor({ timeout: 15_000 });
       await page.getByText('CPSIM 固件').first().waitFor({ timeout: 15_000 });
       await page.getByTestId('new-release').click();
       const drawer = page.locator('.ant-drawer').filter({ visible: true });

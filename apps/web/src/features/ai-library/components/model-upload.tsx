@@ -44,7 +44,7 @@ export function ModelUploadDrawer({ open, onClose }: { open: boolean; onClose: (
       open={open}
       onClose={onClose}
       title={t('aiLibrary.terminal.upload')}
-      width={520}
+      size={520}
       destroyOnHidden
       extra={
         <Button type="primary" onClick={save} disabled={!uploaded} loading={create.isPending}>

@@ -17,7 +17,7 @@ export function AppDetailDrawer({ id, onClose }: { id: number | null; onClose: (
       open={!!id}
       onClose={onClose}
       title={t('application.myApp.detailTitle')}
-      width={560}
+      size={560}
       styles={{ wrapper: { maxWidth: '100vw' } }}
       extra={
         p && (

@@ -40,7 +40,7 @@ export function AppUploadDrawer({
     <Drawer
       open={open}
       title={t('application.myApp.uploadTitle')}
-      width={520}
+      size={520}
       styles={{ wrapper: { maxWidth: '100vw' } }}
       onClose={() => {
         setError('');

@@ -106,7 +106,7 @@ export function InstallDetail({ id, onClose }: { id: number | null; onClose: () 
     <Drawer
       open={id != null}
       onClose={onClose}
-      width={narrow ? '100%' : 860}
+      size={narrow ? '100%' : 860}
       title={d ? `${d.name} ${d.versionName}` : t('application.install.detail')}
       extra={
         d && (

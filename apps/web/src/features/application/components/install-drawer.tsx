@@ -90,7 +90,7 @@ export function InstallDrawer({
       open={open}
       onClose={onClose}
       title={t('application.install.drawer.title')}
-      width={narrow ? '100%' : 520}
+      size={narrow ? '100%' : 520}
       destroyOnHidden
       footer={
         <Button

@@ -47,7 +47,7 @@ export function UsageDrawer({ sim, onClose }: { sim: SimItem | null; onClose: ()
     <Drawer
       open={!!sim}
       onClose={onClose}
-      width={narrow ? '100%' : 720}
+      size={narrow ? '100%' : 720}
       title={t('flowRate.usage.title')}
       destroyOnHidden
     >

@@ -32,7 +32,7 @@ export function VersionsDrawer({ open, onClose }: { open: boolean; onClose: () =
       open={open}
       onClose={onClose}
       title={t('menuAdmin.version.title')}
-      width="min(520px, 100vw)"
+      size="min(520px, 100vw)"
       data-testid="menu-versions"
     >
       <List

@@ -237,7 +237,7 @@ export function NoticeDrawer({
       open={open}
       onClose={onClose}
       title={record ? t('notice.form.editTitle') : t('notice.form.createTitle')}
-      width="min(760px, 100vw)"
+      size="min(760px, 100vw)"
       destroyOnHidden
       data-testid="notice-drawer"
       extra={

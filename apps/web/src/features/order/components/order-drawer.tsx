@@ -53,7 +53,7 @@ export function OrderDrawer({ id, onClose }: { id: number | null; onClose: () =>
   return (
     <Drawer
       open={id != null}
-      width={720}
+      size={720}
       onClose={onClose}
       title={o ? t('order.detail.title', { orderNo: o.orderNo }) : ''}
       loading={detail.isPending}

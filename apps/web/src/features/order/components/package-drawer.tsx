@@ -104,7 +104,7 @@ export function PackageDrawer({ open, record, onClose, onSaved }: PackageDrawerP
   return (
     <Drawer
       open={open}
-      width={440}
+      size={440}
       title={record ? t('order.goods.form.editTitle') : t('order.goods.form.createTitle')}
       onClose={onClose}
       forceRender

@@ -16,7 +16,7 @@ export function LogDrawer({ entry, onClose }: { entry: SystemLogEntry | null; on
       open={!!entry}
       onClose={onClose}
       title={t('systemLog.detail.title')}
-      width={narrow ? '100%' : 640}
+      size={narrow ? '100%' : 640}
       destroyOnHidden
     >
       {entry && (

@@ -56,7 +56,7 @@ export function FirmwareUploadDrawer({ open, onClose }: { open: boolean; onClose
       open={open}
       onClose={onClose}
       title={t('upgrade.upload.title')}
-      width={520}
+      size={520}
       destroyOnHidden
       extra={
         <Button

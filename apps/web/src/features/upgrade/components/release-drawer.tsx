@@ -96,7 +96,7 @@ export function ReleaseDrawer({
       open={open}
       onClose={onClose}
       title={t('upgrade.drawer.title')}
-      width="min(560px, 100vw)"
+      size="min(560px, 100vw)"
       destroyOnHidden
       extra={
         <Button type="primary" loading={create.isPending} onClick={() => form.submit()} data-testid="release-submit">
