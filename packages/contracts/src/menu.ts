@@ -51,6 +51,16 @@ export const ROUTE_COMPONENTS = [
   'upgrade/taskDetail',
   'aiLibrary/terminal',
   'aiLibrary/cloud',
+  'fence/index',
+  'fence/fenceSetting',
+  'systemCustom/bootAnimation',
+  'systemCustom/customDesktop',
+  'systemCustom/customWallpaper',
+  'systemCustom/defaultStartApp',
+  'systemCustom/topScreenMode',
+  'systemCustom/appLock',
+  'push/pushTask',
+  'push/pushQuery',
 ] as const;
 export type RouteComponent = (typeof ROUTE_COMPONENTS)[number];
 

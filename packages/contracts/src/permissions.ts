@@ -61,6 +61,18 @@ export const PERMISSIONS = {
   aiLibraryView: 'aiLibrary:view',
   /** Upload and deploy AI models; run cloud AI jobs (text recognition). */
   aiLibraryEdit: 'aiLibrary:edit',
+  /** Geofences: the fence list and map, each fence's devices inside and outside, enter/leave events, device tracks. */
+  fenceView: 'fence:view',
+  /** Draw, edit, schedule, assign and delete geofences. */
+  fenceEdit: 'fence:edit',
+  /** System customization profiles (boot animation, desktop, wallpaper, default app, top-screen mode, app lock). */
+  systemCustomView: 'systemCustom:view',
+  /** Build, version and assign customization profiles; set the kiosk exit and app-lock passwords. */
+  systemCustomEdit: 'systemCustom:edit',
+  /** Pushes to devices and their per-device delivery (push query). */
+  pushView: 'push:view',
+  /** Send, schedule, cancel and retry pushes. */
+  pushEdit: 'push:edit',
   /** Platform staff: identity review. */
   identityReview: 'identity:review',
   /** Platform staff: announcements. */
@@ -160,6 +172,30 @@ export const PERMISSION_CATALOGUE: PermissionSection[] = [
     permissions: [
       p(PERMISSIONS.aiLibraryView, '查看AI模型与识别结果', 'View AI models and results'),
       p(PERMISSIONS.aiLibraryEdit, '部署AI模型与运行云端识别', 'Deploy AI models and run cloud recognition'),
+    ],
+  },
+  {
+    key: 'fence',
+    name: { zh: '地理围栏', en: 'Geofencing' },
+    permissions: [
+      p(PERMISSIONS.fenceView, '查看围栏、围栏事件与设备轨迹', 'View fences, their events and device tracks'),
+      p(PERMISSIONS.fenceEdit, '绘制、编辑与分配围栏', 'Draw, edit and assign fences'),
+    ],
+  },
+  {
+    key: 'systemCustom',
+    name: { zh: '系统定制', en: 'System customization' },
+    permissions: [
+      p(PERMISSIONS.systemCustomView, '查看定制方案', 'View customization profiles'),
+      p(PERMISSIONS.systemCustomEdit, '编辑与分配定制方案', 'Edit and assign customization profiles'),
+    ],
+  },
+  {
+    key: 'push',
+    name: { zh: '推送管理', en: 'Push' },
+    permissions: [
+      p(PERMISSIONS.pushView, '查看推送与送达情况', 'View pushes and their delivery'),
+      p(PERMISSIONS.pushEdit, '发送与重试推送', 'Send and retry pushes'),
     ],
   },
   {

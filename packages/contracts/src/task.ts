@@ -271,6 +271,28 @@ export interface LiveAiLibraryEvent {
   state: string;
 }
 
+/**
+ * `event: fence` — a fence changed, or a device entered or left one (issue 16): the fence pages and the map read
+ * again; an enter/leave carries the device and the event.
+ */
+export interface LiveFenceEvent {
+  id: number;
+  deviceId?: number;
+  event?: 'enter' | 'leave';
+}
+
+/** `event: systemCustom` — a customization profile, its assignment or a device's applied/drifted state changed. */
+export interface LiveSystemCustomEvent {
+  profileId: number | null;
+  deviceIds: number[];
+}
+
+/** `event: push` — a push or its per-device delivery changed (sent, delivered, displayed, clicked, expired). */
+export interface LivePushEvent {
+  id: number;
+  state: string;
+}
+
 export type LiveEvent =
   | { type: 'device'; data: LiveDeviceEvent }
   | { type: 'task'; data: LiveTaskEvent }
@@ -287,4 +309,7 @@ export type LiveEvent =
   | { type: 'upgrade'; data: LiveUpgradeEvent }
   | { type: 'application'; data: LiveApplicationEvent }
   | { type: 'fileAcquisition'; data: LiveFileAcquisitionEvent }
-  | { type: 'aiLibrary'; data: LiveAiLibraryEvent };
+  | { type: 'aiLibrary'; data: LiveAiLibraryEvent }
+  | { type: 'fence'; data: LiveFenceEvent }
+  | { type: 'systemCustom'; data: LiveSystemCustomEvent }
+  | { type: 'push'; data: LivePushEvent };

@@ -396,13 +396,16 @@ const KEEPALIVE_MS = 20_000;
 /** Bytes waiting for a console's socket beyond which its events are skipped (and a resync sent when it drains). */
 const SSE_BUFFER_MAX = 1 << 20;
 
-/** Events of the fleet-software sections (issue 15): each only to consoles holding one of its read permissions. */
+/** Events of the fleet-software (issue 15) and fleet-control (issue 16) sections: each only to consoles holding one of its read permissions. */
 const SECTION_READERS: Record<string, Permission[]> = {
   package: [PERMISSIONS.upgradeView, PERMISSIONS.applicationView, PERMISSIONS.aiLibraryView],
   upgrade: [PERMISSIONS.upgradeView],
   application: [PERMISSIONS.applicationView, PERMISSIONS.aiLibraryView],
   fileAcquisition: [PERMISSIONS.fileAcquisitionView],
   aiLibrary: [PERMISSIONS.aiLibraryView],
+  fence: [PERMISSIONS.fenceView],
+  systemCustom: [PERMISSIONS.systemCustomView],
+  push: [PERMISSIONS.pushView],
 } satisfies Partial<Record<LiveEvent['type'], Permission[]>>;
 
 /**

@@ -13,6 +13,9 @@ import type {
   LiveApplicationEvent,
   LiveFileAcquisitionEvent,
   LiveAiLibraryEvent,
+  LiveFenceEvent,
+  LiveSystemCustomEvent,
+  LivePushEvent,
   LiveSimEvent,
   LiveTaskEvent,
 } from '@cpc/contracts';
@@ -78,6 +81,9 @@ const EVENT_TYPES = [
   'application',
   'fileAcquisition',
   'aiLibrary',
+  'fence',
+  'systemCustom',
+  'push',
 ] as const;
 const defaultBackoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
@@ -248,6 +254,12 @@ export function useLiveEvents(
     fileAcquisition?: (e: LiveFileAcquisitionEvent) => void;
     /** A cloud AI job changed. */
     aiLibrary?: (e: LiveAiLibraryEvent) => void;
+    /** A fence changed, or a device entered or left one. */
+    fence?: (e: LiveFenceEvent) => void;
+    /** A customization profile, its assignment or a device's applied state changed. */
+    systemCustom?: (e: LiveSystemCustomEvent) => void;
+    /** A push or its per-device delivery changed. */
+    push?: (e: LivePushEvent) => void;
     onOpen?: () => void;
     onGap?: () => void;
   },
@@ -274,7 +286,10 @@ export function useLiveEvents(
         else if (e.type === 'upgrade') latest.current.upgrade?.(e.data);
         else if (e.type === 'application') latest.current.application?.(e.data);
         else if (e.type === 'fileAcquisition') latest.current.fileAcquisition?.(e.data);
-        else latest.current.aiLibrary?.(e.data);
+        else if (e.type === 'aiLibrary') latest.current.aiLibrary?.(e.data);
+        else if (e.type === 'fence') latest.current.fence?.(e.data);
+        else if (e.type === 'systemCustom') latest.current.systemCustom?.(e.data);
+        else latest.current.push?.(e.data);
       },
       onOpen: () => latest.current.onOpen?.(),
       onGap: () => latest.current.onGap?.(),

@@ -229,6 +229,74 @@ export const MENU: RouteRecord[] = [
     ],
   },
   {
+    // SPEC §1 geofencing and fence settings (issue 16): the fences on a map with their devices and events, and the
+    // editor where one is drawn (`?id=` edits an existing fence, without it a new one is drawn)
+    path: '/fence',
+    name: 'Fence',
+    component: 'Layout',
+    redirect: '/fence/index',
+    meta: { title: 'route.fence', icon: 'environment', guard: { permission: [PERMISSIONS.fenceView] } },
+    children: [
+      {
+        path: 'index',
+        name: 'FenceIndex',
+        component: 'fence/index',
+        meta: { title: 'route.fence', icon: 'environment', guard: { permission: [PERMISSIONS.fenceView] } },
+      },
+      {
+        path: 'fenceSetting',
+        name: 'FenceSetting',
+        component: 'fence/fenceSetting',
+        meta: { title: 'route.fenceSetting', icon: 'aim', guard: { permission: [PERMISSIONS.fenceView] } },
+      },
+    ],
+  },
+  {
+    // SPEC §1 system customization (issue 16): one page per part of a customization profile
+    path: '/systemCustom',
+    name: 'SystemCustom',
+    component: 'Layout',
+    redirect: '/systemCustom/bootAnimation',
+    meta: { title: 'route.systemCustom', icon: 'skin', guard: { permission: [PERMISSIONS.systemCustomView] } },
+    children: (
+      [
+        ['bootAnimation', 'BootAnimation', 'play'],
+        ['customDesktop', 'CustomDesktop', 'desktop'],
+        ['customWallpaper', 'CustomWallpaper', 'picture'],
+        ['defaultStartApp', 'DefaultStartApp', 'rocket'],
+        ['topScreenMode', 'TopScreenMode', 'pushpin'],
+        ['appLock', 'AppLock', 'lock'],
+      ] as const
+    ).map(([path, name, icon]) => ({
+      path,
+      name,
+      component: `systemCustom/${path}`,
+      meta: { title: `route.${path}`, icon, guard: { permission: [PERMISSIONS.systemCustomView] } },
+    })),
+  },
+  {
+    // SPEC §1 push query and push tasks (issue 16)
+    path: '/push',
+    name: 'Push',
+    component: 'Layout',
+    redirect: '/push/pushTask',
+    meta: { title: 'route.push', icon: 'send', guard: { permission: [PERMISSIONS.pushView] } },
+    children: [
+      {
+        path: 'pushTask',
+        name: 'PushTask',
+        component: 'push/pushTask',
+        meta: { title: 'route.pushTask', icon: 'send', guard: { permission: [PERMISSIONS.pushView] } },
+      },
+      {
+        path: 'pushQuery',
+        name: 'PushQuery',
+        component: 'push/pushQuery',
+        meta: { title: 'route.pushQuery', icon: 'file-search', guard: { permission: [PERMISSIONS.pushView] } },
+      },
+    ],
+  },
+  {
     // what needs doing now, per role (issue 14): any signed-in user; its items follow the user's permissions
     path: '/workbench',
     name: 'Workbench',
@@ -446,7 +514,7 @@ export const MENU: RouteRecord[] = [
  * The seed version of this release's menu. Raise it when a release adds records to `MENU`: the names it brings
  * are then remembered with it (which release put them in).
  */
-export const MENU_SEED_VERSION = 4;
+export const MENU_SEED_VERSION = 5;
 
 /**
  * Puts in the records of `records` the menu has never had, and nothing else. The rule:
