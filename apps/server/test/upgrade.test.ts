@@ -351,7 +351,7 @@ describe('refusals and isolation', () => {
     for (const a of ['pause', 'cancel', 'retry', 'promote']) expect((await act(B, a, id)).statusCode).toBe(404);
     const list = await h.call({ method: 'GET', url: '/apiAdmin/upgrade/release/list', token: B.token });
     expect(list.body_.data.list.find((r: { id: number }) => r.id === id)).toBeUndefined();
-    const fwList = await h.call({ method: 'GET', url: '/apiAdmin/upgrade/firmware/list', token: B.token });
+    const fwList = await h.call({ method: 'GET', url: '/apiAdmin/package/list?kind=firmware', token: B.token });
     expect(fwList.body_.data.list.find((p: { id: number }) => p.id === fw.id)).toBeUndefined();
     const mine = await h.call({ method: 'GET', url: `/apiAdmin/upgrade/release/devices?id=${id}`, token: A.token });
     expect(mine.body_.data.total).toBe(2);

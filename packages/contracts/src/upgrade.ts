@@ -4,11 +4,11 @@ import { pageQuery } from './envelope.ts';
 /**
  * Firmware upgrades (issue 15): a release sends one firmware package to a set of devices in two waves (a canary
  * share first, then the rest after a soak time or a manual promote), a few devices at a time, inside each device's
- * maintenance window, and halts itself when too many of a wave fail. Paths are under /apiAdmin.
+ * maintenance window, and halts itself when too many of a wave fail. Paths are under /apiAdmin; the firmware list
+ * is the package catalogue's (`GET /package/list?kind=firmware`).
  *
  * | path                                | method | permission   |
  * |-------------------------------------|--------|--------------|
- * | /upgrade/firmware/list              | GET    | upgrade:view |
  * | /upgrade/release/preview            | POST   | upgrade:view |
  * | /upgrade/release/create             | POST   | upgrade:edit |
  * | /upgrade/release/list               | GET    | upgrade:view |
@@ -161,21 +161,6 @@ export const releaseDeviceItem = z.object({
   updatedAt: z.string(),
 });
 export type ReleaseDeviceItem = z.infer<typeof releaseDeviceItem>;
-
-export const firmwareListQuery = pageQuery.extend({ keyword: z.string().max(100).optional() });
-export const firmwareItem = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  identifier: z.string(),
-  versionName: z.string(),
-  versionCode: z.number().int(),
-  size: z.number().int(),
-  sha256: z.string(),
-  models: z.array(z.string()),
-  notes: z.string(),
-  createdAt: z.string(),
-});
-export type FirmwareItem = z.infer<typeof firmwareItem>;
 
 export const FIRMWARE_CHANGE_SOURCES = ['release', 'hello'] as const;
 export const firmwareHistoryQuery = pageQuery.extend({ deviceId: z.coerce.number().int().positive() });

@@ -6,8 +6,6 @@ import {
   envelopeSchema,
   firmwareHistoryItem,
   firmwareHistoryQuery,
-  firmwareItem,
-  firmwareListQuery,
   pagedEnvelope,
   releaseBody,
   releaseDetail,
@@ -38,19 +36,6 @@ export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> 
   const edit = { permission: PERMISSIONS.upgradeEdit };
   const tags = ['upgrade'];
 
-  app.get(
-    '/upgrade/firmware/list',
-    {
-      config: view,
-      schema: {
-        tags,
-        summary: 'Firmware packages of the account, newest first',
-        querystring: firmwareListQuery,
-        response: { 200: pagedEnvelope(firmwareItem) },
-      },
-    },
-    async (req) => ok(await upgrades.firmwareList(caller(req).scope, req.query)),
-  );
   app.post(
     '/upgrade/release/preview',
     {

@@ -6,7 +6,6 @@ import {
   OPEN_TASK_STATES,
   UPGRADE_DEVICE_STATES,
   type FirmwareHistoryItem,
-  type FirmwareItem,
   type Paged,
   type ReleaseBody,
   type ReleaseDetail,
@@ -771,51 +770,6 @@ export class UpgradeService {
         fromVersion: x.from_version,
         taskId: x.task_id,
         updatedAt: iso(x.updated_at)!,
-      })),
-      total: Number(total.n),
-    };
-  }
-
-  async firmwareList(
-    scope: TenantScope,
-    q: { pageNo: number; pageSize: number; keyword?: string },
-  ): Promise<Paged<FirmwareItem>> {
-    let base = scope
-      .selectFrom('packages')
-      .where('packages.kind', '=', 'firmware')
-      .where('packages.deleted_at', 'is', null);
-    if (q.keyword) {
-      const like = `%${q.keyword.replace(/[\\%_]/g, '\\$&')}%`;
-      base = base.where((eb) =>
-        eb.or([
-          eb('packages.name', 'ilike', like),
-          eb('packages.version_name', 'ilike', like),
-          eb('packages.identifier', 'ilike', like),
-        ]),
-      );
-    }
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll('packages')
-        .orderBy('packages.created_at', 'desc')
-        .orderBy('packages.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      base.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return {
-      list: rows.map((p) => ({
-        id: Number(p.id),
-        name: p.name,
-        identifier: p.identifier,
-        versionName: p.version_name,
-        versionCode: Number(p.version_code),
-        size: Number(p.size),
-        sha256: p.sha256,
-        models: p.models,
-        notes: p.notes,
-        createdAt: iso(p.created_at)!,
       })),
       total: Number(total.n),
     };

@@ -1,6 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
-  FirmwareItem,
   ReleaseBody,
   ReleaseDetail,
   ReleaseDeviceItem,
@@ -16,19 +15,11 @@ import { request } from '@/lib/request';
 /** Query keys of the upgrade feature: `all` is what a live `upgrade` or `task` event makes stale. */
 export const upgradeKeys = {
   all: ['upgrade'] as const,
-  firmware: (q: object) => ['upgrade', 'firmware', q] as const,
   releases: (q: object) => ['upgrade', 'releases', q] as const,
   release: (id: number) => ['upgrade', 'release', id] as const,
   devices: (id: number, q: object) => ['upgrade', 'release', id, 'devices', q] as const,
   preview: (q: object) => ['upgrade', 'preview', q] as const,
 };
-
-export const useFirmware = (q: { pageNo: number; pageSize: number; keyword?: string }) =>
-  useQuery({
-    queryKey: upgradeKeys.firmware(q),
-    queryFn: () => request<Paged<FirmwareItem>>({ url: '/upgrade/firmware/list', method: 'get', params: q }),
-    placeholderData: keepPreviousData,
-  });
 
 export const useReleases = (q: { pageNo: number; pageSize: number; state?: ReleaseState }) =>
   useQuery({

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useLiveEvents } from '@/lib/live-events';
+import { PACKAGE_QUERY_ROOT } from '@/lib/packages';
 import { upgradeKeys } from '../api/upgrade';
 
 /** Read again at most this often while events pour in (a roll-out sends one per device step). */
@@ -31,7 +32,8 @@ export function useUpgradeLive(): void {
   };
   useLiveEvents({
     upgrade: stale,
-    package: stale,
+    // the firmware lists are package queries
+    package: () => void client.invalidateQueries({ queryKey: PACKAGE_QUERY_ROOT }),
     task: (e) => {
       if (e.type === 'upgrade') stale();
     },

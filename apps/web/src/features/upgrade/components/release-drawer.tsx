@@ -5,9 +5,10 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import type { ReleaseTargets } from '@cpc/contracts/upgrade';
 import { messageApi } from '@/lib/feedback';
+import { usePackageList } from '@/lib/packages';
 import { useDebounced } from '@/lib/use-debounced';
 import { useFormLanguage } from '@/lib/use-form-language';
-import { useCreateRelease, useFirmware, usePreview } from '../api/upgrade';
+import { useCreateRelease, usePreview } from '../api/upgrade';
 import { DEFAULT_WINDOW } from '../utils/release';
 
 type TargetMode = 'models' | 'groupIds' | 'versions' | 'deviceIds';
@@ -54,7 +55,7 @@ export function ReleaseDrawer({
   const [form] = Form.useForm<Values>();
   useFormLanguage(form);
   const navigate = useNavigate();
-  const firmware = useFirmware({ pageNo: 1, pageSize: 100 });
+  const firmware = usePackageList({ kind: 'firmware', pageNo: 1, pageSize: 100 });
   const create = useCreateRelease();
   const mode = Form.useWatch('mode', form) ?? 'models';
   const values = Form.useWatch('values', form);

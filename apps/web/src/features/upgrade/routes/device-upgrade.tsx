@@ -3,11 +3,11 @@ import { Button, Flex, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
-import type { FirmwareItem } from '@cpc/contracts/upgrade';
+import type { PackageItem } from '@cpc/contracts/package';
 import { ListPage, SearchAndRefresh } from '@/components/list-page';
 import { formatDateTime } from '@/lib/format/relative-time';
+import { usePackageList } from '@/lib/packages';
 import { usePermission } from '@/lib/session';
-import { useFirmware } from '../api/upgrade';
 import { useUpgradeLive } from '../components/live';
 import { FirmwareUploadDrawer } from '../components/firmware-upload';
 import { ReleaseDrawer } from '../components/release-drawer';
@@ -22,7 +22,7 @@ export default function DeviceUpgrade() {
   const [keyword, setKeyword] = useState('');
   const [page, setPage] = useState({ pageNo: 1, pageSize: 20 });
   const q = { ...page, keyword: keyword || undefined };
-  const list = useFirmware(q);
+  const list = usePackageList({ kind: 'firmware', ...q });
   const [drawer, setDrawer] = useState<{ open: boolean; packageId?: number }>({ open: false });
   const [uploading, setUploading] = useState(false);
 
@@ -68,7 +68,7 @@ export default function DeviceUpgrade() {
         </>
       }
     >
-      <Table<FirmwareItem>
+      <Table<PackageItem>
         rowKey="id"
         size="middle"
         scroll={{ x: 'max-content' }}
@@ -102,7 +102,7 @@ export default function DeviceUpgrade() {
                 {
                   key: 'op',
                   title: '',
-                  render: (_: unknown, f: FirmwareItem) => (
+                  render: (_: unknown, f: PackageItem) => (
                     <Button type="link" onClick={() => setDrawer({ open: true, packageId: f.id })}>
                       {t('upgrade.firmware.release')}
                     </Button>
