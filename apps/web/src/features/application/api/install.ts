@@ -12,7 +12,6 @@ import type {
   RequiredApp,
   RequiredAppsBody,
 } from '@cpc/contracts/application';
-import type { DeviceListItem, GroupTree } from '@cpc/contracts/device';
 import type { Paged } from '@cpc/contracts/envelope';
 import { request } from '@/lib/request';
 
@@ -61,27 +60,6 @@ export const useDeployablePackages = (kind: DeploymentKind, enabled = true) =>
     queryFn: () => request<DeployablePackage[]>({ url: '/application/packages', method: 'get', params: { kind } }),
     enabled,
     staleTime: 30_000,
-  });
-
-export const useGroupTree = (enabled: boolean) =>
-  useQuery({
-    queryKey: ['application-install', 'groups'],
-    queryFn: () => request<GroupTree>({ url: '/device/group/tree', method: 'get' }),
-    enabled,
-    staleTime: 60_000,
-  });
-
-export const useDeviceSearch = (keyword: string, enabled: boolean) =>
-  useQuery({
-    queryKey: ['application-install', 'devices', keyword],
-    queryFn: () =>
-      request<Paged<DeviceListItem>>({
-        url: '/device/list',
-        method: 'get',
-        params: { pageNo: 1, pageSize: 50, ...(keyword ? { keyword } : {}) },
-      }),
-    enabled,
-    placeholderData: keepPreviousData,
   });
 
 export function useCreateDeployment() {

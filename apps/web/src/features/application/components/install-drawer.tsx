@@ -1,12 +1,12 @@
-import { App, Button, Drawer, Form, Grid, Radio, Select, Switch, TreeSelect } from 'antd';
+import { App, Button, Drawer, Form, Grid, Radio, Select, Switch } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DeploymentAction, DeploymentKind } from '@cpc/contracts/application';
-import type { GroupNode } from '@cpc/contracts/device';
+import { DeviceSelect, GroupTreeSelect } from '@/components/device-targets';
 import { useDebounced } from '@/lib/use-debounced';
 import { usePackageList } from '@/lib/packages';
 import { useFormLanguage } from '@/lib/use-form-language';
-import { useCreateDeployment, useDeviceSearch, useGroupTree } from '../api/install';
+import { useCreateDeployment } from '../api/install';
 
 interface Values {
   kind: DeploymentKind;
@@ -17,10 +17,6 @@ interface Values {
   deviceIds?: number[];
   allowDowngrade?: boolean;
 }
-
-type TreeOption = { value: number; title: string; children: TreeOption[] };
-const toTree = (nodes: GroupNode[]): TreeOption[] =>
-  nodes.map((n) => ({ value: n.id, title: `${n.name} (${n.deviceCount})`, children: toTree(n.children) }));
 
 /** The "new install / uninstall" drawer: an app or model version (or, to remove, its name), groups and devices. */
 export function InstallDrawer({
@@ -47,9 +43,6 @@ export function InstallDrawer({
   const keywordNow = useDebounced(packageKeyword, 300);
   const list = usePackageList({ kind, pageSize: 100, ...(keywordNow ? { keyword: keywordNow } : {}) }, open);
   const packages = { data: list.data?.list, isPending: list.isPending };
-  const groups = useGroupTree(open);
-  const [keyword, setKeyword] = useState('');
-  const devices = useDeviceSearch(useDebounced(keyword, 300), open);
   const create = useCreateDeployment();
 
   const versionOptions = useMemo(
@@ -158,28 +151,10 @@ export function InstallDrawer({
           </Form.Item>
         )}
         <Form.Item name="groupIds" label={t('application.install.drawer.groups')}>
-          <TreeSelect
-            multiple
-            treeDefaultExpandAll
-            treeData={toTree(groups.data?.tree ?? [])}
-            loading={groups.isPending}
-            treeNodeFilterProp="title"
-            data-testid="install-groups"
-          />
+          <GroupTreeSelect enabled={open} data-testid="install-groups" />
         </Form.Item>
         <Form.Item name="deviceIds" label={t('application.install.drawer.devices')}>
-          <Select
-            mode="multiple"
-            showSearch
-            filterOption={false}
-            onSearch={setKeyword}
-            loading={devices.isFetching}
-            placeholder={t('application.install.drawer.devicesPlaceholder')}
-            options={(devices.data?.list ?? []).map((d) => ({
-              value: d.id,
-              label: d.name ? `${d.name} (${d.sn})` : d.sn,
-            }))}
-          />
+          <DeviceSelect enabled={open} placeholder={t('application.install.drawer.devicesPlaceholder')} />
         </Form.Item>
         {action === 'install' && kind === 'app' && (
           <Form.Item

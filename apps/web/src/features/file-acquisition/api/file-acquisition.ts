@@ -1,5 +1,4 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { DeviceListItem } from '@cpc/contracts/device';
 import type { Paged } from '@cpc/contracts/envelope';
 import type { FileRequestBody, FileRequestItem, FileRequestListQuery } from '@cpc/contracts/file-acquisition';
 import { get, post } from '@/lib/request';
@@ -25,5 +24,3 @@ export const downloadLink = (id: number) =>
   get<{ url: string; fileName: string; size: number }>('/fileAcquisition/download', { id });
 
 /** The account's devices, to pick the ones asked (needs device:view). */
-export const getDeviceOptions = (keyword: string) =>
-  get<Paged<DeviceListItem>>('/device/list', { pageNo: 1, pageSize: 100, keyword: keyword || undefined });

@@ -1,5 +1,4 @@
 import { App, Form, Input, InputNumber, Modal, Radio, Select, Typography } from 'antd';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
@@ -11,8 +10,9 @@ import {
   isAllowedPath,
   type FilePreset,
 } from '@cpc/contracts/file-acquisition';
+import { DeviceSelect } from '@/components/device-targets';
 import { useFormLanguage } from '@/lib/use-form-language';
-import { askForFiles, getDeviceOptions } from '../api/file-acquisition';
+import { askForFiles } from '../api/file-acquisition';
 
 interface Values {
   deviceIds: number[];
@@ -31,14 +31,8 @@ export function RequestDialog({ open, onClose, onDone }: { open: boolean; onClos
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();
   useFormLanguage(form);
-  const [keyword, setKeyword] = useState('');
   const [saving, setSaving] = useState(false);
   const what = Form.useWatch('what', form) ?? 'preset';
-  const devices = useQuery({
-    queryKey: ['file-acquisition', 'devices', keyword],
-    queryFn: () => getDeviceOptions(keyword),
-    enabled: open,
-  });
 
   const submit = async () => {
     // a form with errors shows them in place
@@ -79,17 +73,9 @@ export function RequestDialog({ open, onClose, onDone }: { open: boolean; onClos
         initialValues={{ what: 'preset', preset: 'print_log', maxMb: 20, expireHours: 72 }}
       >
         <Form.Item name="deviceIds" label={t('fileAcquisition.form.devices')} rules={[{ required: true }]}>
-          <Select
-            mode="multiple"
-            showSearch
-            filterOption={false}
-            onSearch={setKeyword}
-            loading={devices.isFetching}
+          <DeviceSelect
+            enabled={open}
             placeholder={t('fileAcquisition.form.devicesHint')}
-            options={(devices.data?.list ?? []).map((d) => ({
-              value: d.id,
-              label: d.name ? `${d.name} (${d.sn})` : d.sn,
-            }))}
             data-testid="file-request-devices"
           />
         </Form.Item>

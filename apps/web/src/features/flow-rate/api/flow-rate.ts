@@ -1,6 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { SimItem, SimSummary, SimUsage, SimUsageRange } from '@cpc/contracts/flow-rate';
-import type { GroupTree } from '@cpc/contracts/device';
 import type { Paged } from '@cpc/contracts/envelope';
 import { downloadFile, request } from '@/lib/request';
 import { filterParams, withoutPaging, type SimFilter } from '../utils/filter';
@@ -31,15 +30,6 @@ export const useSimUsage = (iccid: string | null, range: SimUsageRange) =>
     queryFn: () => request<SimUsage>({ url: '/flowRate/sim/usage', method: 'get', params: { iccid, range } }),
     enabled: !!iccid,
     placeholderData: keepPreviousData,
-  });
-
-/** The account's device groups, for the group filter (only with device:view). */
-export const useGroupTree = (enabled: boolean) =>
-  useQuery({
-    queryKey: ['flow-rate', 'groups'],
-    queryFn: () => request<GroupTree>({ url: '/device/group/tree', method: 'get' }),
-    enabled,
-    staleTime: 60_000,
   });
 
 /** Downloads the filtered SIMs as CSV: the server streams it; the header row is in the console's language. */

@@ -11,7 +11,8 @@ import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { formatDate, formatDateTime } from '@/lib/format/relative-time';
 import { useLiveEvents } from '@/lib/live-events';
 import { usePermission } from '@/lib/session';
-import { downloadSimCsv, simKeys, useGroupTree, useSimList, useSimSummary } from '../api/flow-rate';
+import { useGroupTreeOptions } from '@/lib/device-targets';
+import { downloadSimCsv, simKeys, useSimList, useSimSummary } from '../api/flow-rate';
 import { FilterBar } from '../components/filter-bar';
 import { StateTag } from '../components/state-tag';
 import { SummaryCards } from '../components/summary-cards';
@@ -47,7 +48,8 @@ export default function FlowRateSearchPage() {
   const list = useSimList({ ...filter, pageNo, pageSize });
   const summary = useSimSummary();
   const canBuy = usePermission(PERMISSIONS.flowRateBuy);
-  const groups = useGroupTree(usePermission(PERMISSIONS.deviceView));
+  // the group filter (only with device:view)
+  const groups = useGroupTreeOptions(usePermission(PERMISSIONS.deviceView));
   const [selected, setSelected] = useState<string[]>([]);
   const [chartOf, setChartOf] = useState<SimItem | null>(null);
   const [exporting, setExporting] = useState(false);

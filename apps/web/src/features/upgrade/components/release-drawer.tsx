@@ -4,6 +4,7 @@ import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import type { ReleaseTargets } from '@cpc/contracts/upgrade';
+import { DeviceSelect, GroupTreeSelect } from '@/components/device-targets';
 import { messageApi } from '@/lib/feedback';
 import { usePackageList } from '@/lib/packages';
 import { useDebounced } from '@/lib/use-debounced';
@@ -16,7 +17,7 @@ interface Values {
   name: string;
   packageId?: number;
   mode: TargetMode;
-  values: string[];
+  values: (string | number)[];
   canaryPercent: number;
   promote: 'soak' | 'manual';
   soakMinutes: number;
@@ -32,8 +33,8 @@ interface Values {
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 /** The targets the form's mode and values say (numbers for ids). */
-export function targetsOf(mode: TargetMode, values: string[] | undefined): ReleaseTargets {
-  const v = (values ?? []).map((x) => x.trim()).filter(Boolean);
+export function targetsOf(mode: TargetMode, values: (string | number)[] | undefined): ReleaseTargets {
+  const v = (values ?? []).map((x) => String(x).trim()).filter(Boolean);
   if (mode === 'groupIds' || mode === 'deviceIds') {
     const ids = v.map(Number).filter((n) => Number.isInteger(n) && n > 0);
     return { [mode]: ids };
@@ -152,10 +153,16 @@ export function ReleaseDrawer({
         <Form.Item
           name="values"
           label={t(`upgrade.drawer.${mode}`)}
-          extra={t('upgrade.drawer.tagsHint')}
+          extra={mode === 'models' || mode === 'versions' ? t('upgrade.drawer.tagsHint') : undefined}
           rules={required}
         >
-          <Select mode="tags" open={false} data-testid="release-targets" tokenSeparators={[',', ' ']} />
+          {mode === 'groupIds' ? (
+            <GroupTreeSelect enabled={open} data-testid="release-targets" />
+          ) : mode === 'deviceIds' ? (
+            <DeviceSelect enabled={open} data-testid="release-targets" />
+          ) : (
+            <Select mode="tags" open={false} data-testid="release-targets" tokenSeparators={[',', ' ']} />
+          )}
         </Form.Item>
         {hasTargets && preview.data && (
           <Alert
