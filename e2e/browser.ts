@@ -26,7 +26,15 @@ export async function launch(): Promise<Browser> {
   });
 }
 
-export const server = (name: 'plain' | 'legacy' | 'modern' = 'plain') => inject('servers')[name];
+/**
+ * A server of this worker's own set: `VITEST_POOL_ID` numbers the workers from 1, and each has its servers and
+ * databases, so a flow never sees another file's captcha, SMS code, mail or data.
+ */
+export const server = (name: 'plain' | 'legacy' | 'modern' = 'plain') => {
+  const sets = inject('serverSets');
+  const worker = Math.max(1, Number(process.env.VITEST_POOL_ID) || 1);
+  return sets[(worker - 1) % sets.length][name];
+};
 
 export async function newPage(
   browser: Browser,
