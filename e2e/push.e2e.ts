@@ -128,7 +128,18 @@ describe('push tasks and push query', () => {
 
     // the list shows it done, 4 of 4 shown
     await expect
-      .poll(() => page.getByTestId('push-table').locator('tbody tr').first().textContent(), { timeout: 20_000 })
+      .poll(
+        () =>
+          page
+            .getByTestId('push-table')
+            .filter({ visible: true })
+            .locator('tbody tr.ant-table-row')
+            .first()
+            .textContent(),
+        {
+          timeout: 20_000,
+        },
+      )
       .toMatch(/已完成.*4\/4/);
     await settle(page);
     await shot(page, 'push-task-list-zh');
@@ -136,13 +147,24 @@ describe('push tasks and push query', () => {
     // push query: found by keyword, the deliveries filtered by state
     await page.goto(`${s.url}/#/push/pushQuery`);
     await page.getByTestId('push-keyword').locator('input').fill('暂停');
-    await page.getByTestId('push-table').getByText('今晚 20:00 暂停服务').waitFor();
+    await page
+      .getByTestId('push-table')
+      .filter({ visible: true })
+      .getByRole('button', { name: '今晚 20:00 暂停服务' })
+      .waitFor();
     await settle(page);
     await shot(page, 'push-query-zh');
-    await page.getByTestId('push-table').getByRole('button', { name: '送达详情' }).first().click();
+    await page
+      .getByTestId('push-table')
+      .filter({ visible: true })
+      .getByRole('button', { name: '送达详情' })
+      .first()
+      .click();
     await drawer(page).getByTestId('count-clicked').click();
     await expect
-      .poll(() => drawer(page).getByTestId('delivery-table').locator('tbody tr').count(), { timeout: 10_000 })
+      .poll(() => drawer(page).getByTestId('delivery-table').locator('tbody tr.ant-table-row').count(), {
+        timeout: 10_000,
+      })
       .toBe(1);
     await drawer(page).getByTestId('delivery-table').getByText(specs[2].sn, { exact: false }).waitFor();
     await settle(page);
@@ -169,10 +191,15 @@ describe('push tasks and push query', () => {
     await settle(en.page);
     await shot(en.page, 'push-task-en-dark');
     await en.page.goto(`${s.url}/#/push/pushQuery`);
-    await en.page.getByTestId('push-table').getByText('Done').waitFor();
+    await en.page.getByTestId('push-table').filter({ visible: true }).getByText('Done').waitFor();
     await settle(en.page);
     await shot(en.page, 'push-query-en-dark');
-    await en.page.getByTestId('push-table').getByRole('button', { name: 'Deliveries' }).first().click();
+    await en.page
+      .getByTestId('push-table')
+      .filter({ visible: true })
+      .getByRole('button', { name: 'Deliveries' })
+      .first()
+      .click();
     await expect.poll(() => count(en.page, 'displayed'), { timeout: 10_000 }).toBe('Displayed 3');
     await settle(en.page);
     await shot(en.page, 'push-query-deliveries-en-dark');

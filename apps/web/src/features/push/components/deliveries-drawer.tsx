@@ -171,7 +171,8 @@ export function DeliveriesDrawer({
                   <Flex vertical>
                     <span>{r.deviceName || r.sn}</span>
                     <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                      {r.sn} · {r.online ? t('push.detail.online') : t('push.detail.offline')}
+                      {r.deviceName && r.deviceName !== r.sn ? `${r.sn} · ` : ''}
+                      {r.online ? t('push.detail.online') : t('push.detail.offline')}
                     </Typography.Text>
                   </Flex>
                 ),
