@@ -127,7 +127,7 @@ export default {
       },
       kind: { text: 'Text', image: 'Image', link: 'Link', notice: 'Screen notice' },
       mode: { groups: 'Groups', devices: 'Devices', all: 'Whole fleet' },
-      targets: { all: 'Whole fleet', groupsN: '{{n}} groups', devicesN: '{{n}} devices' },
+      targets: { all: 'Whole fleet', groupsN: 'Groups: {{n}}', devicesN: 'Devices: {{n}}' },
       list: {
         empty: 'No pushes yet',
         title: 'Title',
