@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, multipart, uploadImage, type Harness } from './harness.ts';
-import { customer, devicesOf, openEvents, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, openEvents, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 
 /**
  * Push tasks and push query (issue 16) against real PostgreSQL, the embedded broker and simulated devices: every
@@ -312,6 +312,35 @@ describe('delivery', () => {
     // a push under way or done cannot be canceled
     const late = await h.call({ method: 'POST', url: '/apiAdmin/push/cancel', token: A.token, payload: { id } });
     expect(late.statusCode).toBe(400);
+  });
+
+  it('a sub-account reaches only the devices of its data scope; push:view alone cannot send', async () => {
+    const token = await subAccountWith(h, A.tenantId, ['push:view', 'push:edit']);
+    const sub = await h.db
+      .selectFrom('users')
+      .select('id')
+      .where('tenant_id', '=', A.tenantId)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    await h.db
+      .updateTable('roles')
+      .set({ data_scope: 'own' })
+      .where('tenant_id', '=', A.tenantId)
+      .where('code', 'like', 'sub_%')
+      .execute();
+    // it owns PSH 4 only
+    await h.db.updateTable('devices').set({ owner_id: sub.id }).where('sn', '=', sns[4]).execute();
+    const outside = await create(token, base({ deviceIds: [ids.get(sns[0])!] }));
+    expect(outside.statusCode, outside.body).toBe(404);
+    const fleetWide = await create(token, { ...base({ all: true }), title: 'Own scope' });
+    expect(fleetWide.statusCode, fleetWide.body).toBe(200);
+    expect(fleetWide.body_.data.devices).toBe(1);
+    // it sees its own push; of the others only what its devices got
+    const d = await detail(fleetWide.body_.data.id, token);
+    expect(d.total).toBe(1);
+    const viewer = await subAccountWith(h, A.tenantId, ['push:view']);
+    const denied = await create(viewer, base({ deviceIds: [ids.get(sns[4])!] }));
+    expect(denied.statusCode).toBe(403);
   });
 
   it('another account sees none of it: 404', async () => {
