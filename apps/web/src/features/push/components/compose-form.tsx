@@ -51,8 +51,6 @@ interface Values {
   when: 'now' | 'later';
   scheduledAt?: Dayjs;
   expireAt: Dayjs;
-  /** Not sent: the place of the upload's error. */
-  image?: never;
 }
 
 type TreeOption = { value: number; title: string; children: TreeOption[] };
@@ -84,6 +82,7 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
   const groupIds = Form.useWatch('groupIds', form);
   const [image, setImage] = useState<{ key: string; url: string } | null>(null);
   const [uploading, setUploading] = useState(false);
+  const [imageError, setImageError] = useState(false);
   const [keyword, setKeyword] = useState('');
   const devices = useDeviceSearch(useDebounced(keyword, 300));
   const groups = useGroupTree();
@@ -110,7 +109,7 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
     setUploading(true);
     try {
       setImage(await uploadFile(file));
-      form.setFields([{ name: 'image', errors: [] }]);
+      setImageError(false);
     } finally {
       setUploading(false);
     }
@@ -118,7 +117,7 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
 
   const submit = async (v: Values) => {
     if (v.kind === 'image' && !image) {
-      form.setFields([{ name: 'image', errors: [t('push.compose.image.required')] }]);
+      setImageError(true);
       return;
     }
     const res = await create.mutateAsync({
@@ -176,7 +175,13 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
             <Input.TextArea rows={3} maxLength={PUSH_BODY_MAX} showCount data-testid="push-body" />
           </Form.Item>
           {kind === 'image' && (
-            <Form.Item name="image" label={t('push.compose.image.label')} extra={t('push.compose.image.hint')}>
+            <Form.Item
+              required
+              label={t('push.compose.image.label')}
+              extra={t('push.compose.image.hint')}
+              validateStatus={imageError ? 'error' : undefined}
+              help={imageError ? t('push.compose.image.required') : undefined}
+            >
               <Space wrap>
                 <Upload
                   accept={IMAGE_ACCEPT_ATTR}
