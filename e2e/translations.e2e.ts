@@ -94,6 +94,8 @@ const CUSTOMER_PAGES = [
   '/upgrade/upgradeTask',
   '/aiLibrary/terminal',
   '/aiLibrary/cloud',
+  '/push/pushTask',
+  '/push/pushQuery',
 ];
 const STAFF_PAGES = [
   '/system/identity',

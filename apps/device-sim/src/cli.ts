@@ -26,6 +26,7 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --fail-model R         share (0–1) of upgrades refused as firmware of another model (default 0)
   --app-bad-checksum R   share (0–1) of app/model installs whose download arrives corrupted (default 0)
   --app-no-storage R     share (0–1) of app/model installs refused for lack of storage (default 0)
+  --push-click-rate R    share (0–1) of shown pushes a user taps (default 0)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -35,7 +36,7 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --control-port P       a local HTTP control (GET /devices, POST /devices/{sn}/power-on, …)
 
 stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, cover-open <sn>, cover-close <sn>, overheat <sn>,
-  cool-down <sn>, silence <sn>, resume <sn>, list, stats, help`;
+  cool-down <sn>, silence <sn>, resume <sn>, click-push <sn>, list, stats, help`;
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +55,7 @@ const { values } = parseArgs({
     'fail-model': { type: 'string', default: '0' },
     'app-bad-checksum': { type: 'string', default: '0' },
     'app-no-storage': { type: 'string', default: '0' },
+    'push-click-rate': { type: 'string', default: '0' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -94,7 +96,9 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
   process.exit(2);
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
-const rate = (name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage') => {
+const rate = (
+  name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage' | 'push-click-rate',
+) => {
   const x = Number(values[name]);
   if (!Number.isFinite(x) || x < 0 || x > 1) {
     console.error(`--${name}: a share between 0 and 1\n\n${USAGE}`);
@@ -108,6 +112,7 @@ const upgrade = {
   noStorageRate: rate('fail-storage'),
   incompatibleRate: rate('fail-model'),
 };
+const push = { clickRate: rate('push-click-rate') };
 const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
@@ -148,6 +153,7 @@ const fleet = await createFleet({
   dataProfile,
   dataRetryS,
   upgrade,
+  push,
   software,
   start: false,
 });

@@ -14,6 +14,8 @@ const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | u
   'cool-down': (f, sn) => f.get(sn).clearFault('overheat'),
   silence: (f, sn) => void (f.get(sn).silent = true),
   resume: (f, sn) => void (f.get(sn).silent = false),
+  /** A user taps the newest push on the device's screen (issue 16). */
+  'click-push': (f, sn) => f.get(sn).pushes.click(),
 };
 
 const HELP = `commands: ${Object.keys(ACTIONS)

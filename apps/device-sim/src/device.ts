@@ -22,6 +22,7 @@ import { DeviceSoftware, type SoftwareOptions } from './apps.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
+import { PushScreen, type PushSimOptions } from './push.ts';
 import { runUpgrade, type UpgradeHost, type UpgradeSimOptions } from './upgrade.ts';
 
 export type Paper = 'ok' | 'out' | 'cover-open' | 'overheat';
@@ -57,6 +58,8 @@ export interface DeviceOptions {
   upgrade?: UpgradeSimOptions;
   /** Apps and models (issue 15): download speed, failure rates, free storage. */
   software?: Omit<SoftwareOptions, 'rng'>;
+  /** Pushes (issue 16): the share a user taps, and when. */
+  push?: PushSimOptions;
   log?: (line: string) => void;
 }
 
@@ -121,6 +124,8 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
   sent = 0;
   /** Commands actually carried out, once per task id. */
   readonly executed: ExecutedCommand[] = [];
+  /** Pushes (issue 16): what the screen showed, and taps on them. */
+  readonly pushes: PushScreen;
   /** When true the device takes commands in but never answers them (for time-out tests). */
   ignoreCommands = false;
   /** When true the device handles print jobs but its acks are lost on the way (for ack time-out and cancel-race tests). */
@@ -186,6 +191,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     this.reportedMb = this.sim.usedMb;
     this.firmware = spec.firmware;
     this.software = new DeviceSoftware({ rng: r, ...opts.software });
+    this.pushes = new PushScreen(this, opts.push ?? {}, r);
   }
 
   /** Its apps and AI models (issue 15), reported as `inventory` after each hello and on every change. */
@@ -759,7 +765,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
         return;
       }
       case 'push_message':
-        await this.finish(m.id);
+        await this.pushes.show(m);
         return;
       default:
         for (const p of [0, 25, 50, 75, 100]) {
@@ -771,7 +777,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
   }
 
   /** UpgradeHost (issue 15): an up message of a task. */
-  publishUp(kind: 'progress' | 'result', body: Record<string, unknown>): Promise<void> {
+  publishUp(kind: 'progress' | 'result' | 'event', body: Record<string, unknown>): Promise<void> {
     return this.publish(kind, body);
   }
 

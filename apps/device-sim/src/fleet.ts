@@ -1,3 +1,4 @@
+import type { PushSimOptions } from './push.ts';
 import type { UpgradeSimOptions } from './upgrade.ts';
 import { VirtualDevice, type Credential, type DeviceOptions } from './device.ts';
 import { rng } from './random.ts';
@@ -33,6 +34,8 @@ export interface FleetOptions {
   dataRetryS?: number;
   /** Firmware upgrades: download speed and failure rates (one object for the fleet: change it while it runs). */
   upgrade?: UpgradeSimOptions;
+  /** Pushes (issue 16): the share of shown pushes a user taps (one object for the fleet: change it while it runs). */
+  push?: PushSimOptions;
   /** Connect on creation (default) or leave the devices off until start() / powerOn(). */
   start?: boolean;
   /** Apps and models (issue 15): download speed, failure rates (bad checksum, not enough storage), free storage. */
@@ -90,6 +93,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         dataRateScale: typeof opts.dataRateScale === 'function' ? opts.dataRateScale(spec, i) : opts.dataRateScale,
         dataRetryS: opts.dataRetryS,
         upgrade: opts.upgrade,
+        push: opts.push,
         software: opts.software,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),

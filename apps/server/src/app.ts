@@ -58,6 +58,7 @@ import {
   packageUpkeep,
 } from './modules/package/index.ts';
 import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
+import { pushRoutes, PushService, pushUpkeep } from './modules/push/index.ts';
 import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
@@ -87,6 +88,7 @@ declare module 'fastify' {
     /** The AI library's cloud OCR jobs (tests run its sweep). */
     ocr: OcrService;
     upgrades: UpgradeService;
+    pushes: PushService;
   }
 }
 
@@ -182,6 +184,14 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     ),
   }));
   tasks.onChange((row) => files.onTask(row));
+  // push tasks (issue 16): each delivery is a push_message task; an image push carries a fresh signed image link
+  const pushes = new PushService(db, tasks, events, app.log.child({ module: 'push' }), config.PUSH_EVENT_MS);
+  tasks.onChange((row) => pushes.onTaskChange(row));
+  tasks.addAtDelivery(['push_message'], (row) => {
+    const key = (row.params as { imageKey?: unknown } | null)?.imageKey;
+    return typeof key === 'string' ? { imageUrl: deviceOrigin(app, config) + storage.signedUrl(key, 86_400) } : {};
+  });
+  app.decorate('pushes', pushes);
   await app.register(fileAcquisitionUpkeep, { files });
   // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
   const queue = new JobQueue({
@@ -227,6 +237,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // application management (issue 15): each device's inventory is stored, and the required-apps policy applied
   const applications = new ApplicationService(db, tasks, events);
   app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
+  app.gateway.eventHandler = (deviceId, msg) => pushes.onEvent(deviceId, msg);
   await app.register(applicationUpkeep, { apps: applications });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
@@ -280,6 +291,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const packageUploads = new ChunkedUploads(storage);
   await app.register(packageUpkeep, { uploads: packageUploads });
   await app.register(upgradeUpkeep, { upgrades });
+  await app.register(pushUpkeep, { pushes, everyMs: config.PUSH_TICK_MS });
   const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
 
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
@@ -330,6 +342,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
       await api.register(taskRoutes, { tasks });
       await api.register(upgradeRoutes, { upgrades });
+      await api.register(pushRoutes, { pushes, storage });
       await api.register(applicationRoutes, { apps: applications });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });

@@ -142,6 +142,9 @@ const schema = z.object({
    * goes again (a finished one is reported again), within the same bounded attempts.
    */
   TASK_RESULT_TIMEOUT_S: z.coerce.number().int().min(1).max(86400).default(300),
+  /** Push tasks (issue 16): how often scheduled pushes are looked for, and the shortest gap between a push's live events. */
+  PUSH_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  PUSH_EVENT_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** The open API (docs/open-api.md): calls per app key per second, and how far a call's timestamp may be off. */
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(50),
   OPEN_CLOCK_WINDOW_S: z.coerce.number().int().min(10).max(86400).default(600),

@@ -869,7 +869,28 @@ const application = {
   'application.duplicateApp': { en: '{identifier} is listed twice', zh: '{identifier} 重复' },
 } as const;
 
+/** Push tasks and push query (issue 16). */
+const push = {
+  'push.linkHttp': { en: 'must be an http:// or https:// address', zh: '必须是 http:// 或 https:// 地址' },
+  'push.noTargets': { en: 'choose devices, groups or the whole fleet', zh: '请选择设备、分组或全部设备' },
+  'push.noDevices': { en: 'no device matches the targets', zh: '没有符合目标的设备' },
+  'push.scheduleFuture': { en: 'the scheduled time must be in the future', zh: '定时发送时间必须晚于当前时间' },
+  'push.scheduleTooFar': { en: 'a push can be scheduled at most {n} days ahead', zh: '最多只能提前 {n} 天定时发送' },
+  'push.expiryBeforeStart': {
+    en: 'the expiry must be after the time the push is sent',
+    zh: '过期时间必须晚于发送时间',
+  },
+  'push.imageRequired': { en: 'an image push needs an uploaded image', zh: '图片推送需要上传图片' },
+  'push.notImage': { en: 'the uploaded file is not an image', zh: '上传的文件不是图片' },
+  'push.linkRequired': { en: 'a link push needs an address', zh: '链接推送需要填写地址' },
+  'push.noticeSecondsRequired': { en: 'a screen notice needs its display time', zh: '屏幕通知需要设置显示时长' },
+  'push.badState': { en: 'a push that is {state} cannot do this', zh: '处于“{state}”状态的推送不能执行此操作' },
+  'push.expired': { en: 'the push has expired: give a new expiry', zh: '推送已过期，请设置新的过期时间' },
+  'push.nothingToRetry': { en: 'every device has displayed the push', zh: '所有设备都已显示该推送' },
+} as const;
+
 export const MESSAGES = {
+  ...push,
   ...fileAcquisition,
   ...pkg,
   ...application,
@@ -942,6 +963,7 @@ export const NOUNS = {
   upload: '上传',
   firmware: '固件',
   release: '升级发布',
+  push: '推送',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;

@@ -517,6 +517,36 @@ export interface PrintJobs {
   updated_at: Generated<Timestamp>;
 }
 
+export interface PushDeliveries {
+  clicked_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  device_id: number;
+  push_id: number;
+  task_id: string | null;
+  tenant_id: number;
+}
+
+export interface Pushes {
+  body: Generated<string>;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  expire_at: Timestamp;
+  finished_at: Timestamp | null;
+  id: Generated<number>;
+  image_key: string | null;
+  kind: 'text' | 'image' | 'link' | 'notice';
+  link: string | null;
+  notice_seconds: number | null;
+  scheduled_at: Timestamp | null;
+  scope: Generated<Json>;
+  started_at: Timestamp | null;
+  state: 'scheduled' | 'sending' | 'done' | 'canceled';
+  targets: Generated<Json>;
+  tenant_id: number;
+  title: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface RateCounters {
   bucket: string;
   hits: number;
@@ -872,6 +902,8 @@ export interface DB {
   packages: Packages;
   payment_notifications: PaymentNotifications;
   print_jobs: PrintJobs;
+  push_deliveries: PushDeliveries;
+  pushes: Pushes;
   rate_counters: RateCounters;
   refresh_tokens: RefreshTokens;
   required_apps: RequiredApps;

@@ -57,4 +57,6 @@ export type TenantTable =
   | 'device_inventory'
   | 'device_apps'
   | 'device_ai_models'
-  | 'required_apps';
+  | 'required_apps'
+  | 'pushes'
+  | 'push_deliveries';

@@ -49,6 +49,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'upgrade/upgradeTask': () => import('../features/upgrade/routes/upgrade-task'),
   'upgrade/taskDetail': () => import('../features/upgrade/routes/task-detail'),
   'application/applicationInstall': () => import('../features/application/routes/application-install'),
+  'push/pushTask': () => import('../features/push/routes/push-task'),
+  'push/pushQuery': () => import('../features/push/routes/push-query'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

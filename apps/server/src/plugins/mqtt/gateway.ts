@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseTopic, parseUp, type InventoryMsg } from '@cpc/contracts/device-protocol';
+import { parseTopic, parseUp, type EventMsg, type InventoryMsg } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/index.ts';
@@ -49,6 +49,8 @@ export class DeviceGateway {
    * without one an inventory is counted and dropped.
    */
   inventoryHandler?: (deviceId: number, msg: InventoryMsg) => Promise<void>;
+  /** Takes a device's `event` messages (issue 16: the push module reads `push.clicked`); without one they are counted. */
+  eventHandler?: (deviceId: number, msg: EventMsg) => Promise<void>;
 
   constructor(
     private db: Db,
@@ -233,8 +235,9 @@ export class DeviceGateway {
           : this.tasks.onResult(id, parsed.msg);
       case 'inventory':
         return this.inventoryHandler?.(id, parsed.msg);
-      case 'heartbeat':
       case 'event':
+        return this.eventHandler?.(id, parsed.msg);
+      case 'heartbeat':
         return;
     }
   }
