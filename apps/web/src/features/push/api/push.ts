@@ -9,7 +9,6 @@ import type {
   PushState,
   PushTargets,
 } from '@cpc/contracts/push';
-import type { DeviceListItem, GroupTree } from '@cpc/contracts/device';
 import type { Paged } from '@cpc/contracts/envelope';
 import { request } from '@/lib/request';
 
@@ -60,25 +59,6 @@ export const usePushPreview = (targets: PushTargets, enabled: boolean) =>
     queryKey: pushKeys.preview(targets),
     queryFn: () => request<PushPreview>({ url: '/push/preview', data: { targets }, quiet: true }),
     enabled,
-    placeholderData: keepPreviousData,
-  });
-
-export const useGroupTree = () =>
-  useQuery({
-    queryKey: ['push', 'groups'],
-    queryFn: () => request<GroupTree>({ url: '/device/group/tree', method: 'get' }),
-    staleTime: 60_000,
-  });
-
-export const useDeviceSearch = (keyword: string) =>
-  useQuery({
-    queryKey: ['push', 'devices', keyword],
-    queryFn: () =>
-      request<Paged<DeviceListItem>>({
-        url: '/device/list',
-        method: 'get',
-        params: { pageNo: 1, pageSize: 50, ...(keyword ? { keyword } : {}) },
-      }),
     placeholderData: keepPreviousData,
   });
 

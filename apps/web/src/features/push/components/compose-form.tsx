@@ -10,16 +10,13 @@ import {
   InputNumber,
   Radio,
   Row,
-  Select,
   Space,
-  TreeSelect,
   Typography,
   Upload,
 } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { GroupNode } from '@cpc/contracts/device';
 import {
   NOTICE_SECONDS_MAX,
   NOTICE_SECONDS_MIN,
@@ -31,11 +28,11 @@ import {
   type PushKind,
   type PushTargets,
 } from '@cpc/contracts/push';
+import { DeviceSelect, GroupTreeSelect } from '@/components/device-targets';
 import { uploadFile } from '@/lib/request';
 import { checkImageFile, IMAGE_ACCEPT_ATTR } from '@/lib/upload-check';
-import { useDebounced } from '@/lib/use-debounced';
 import { useFormLanguage } from '@/lib/use-form-language';
-import { useCreatePush, useDeviceSearch, useGroupTree, usePushPreview } from '../api/push';
+import { useCreatePush, usePushPreview } from '../api/push';
 import { TerminalPreview } from './terminal-preview';
 
 type TargetMode = 'devices' | 'groups' | 'all';
@@ -52,10 +49,6 @@ interface Values {
   scheduledAt?: Dayjs;
   expireAt: Dayjs;
 }
-
-type TreeOption = { value: number; title: string; children: TreeOption[] };
-const toTree = (nodes: GroupNode[]): TreeOption[] =>
-  nodes.map((n) => ({ value: n.id, title: `${n.name} (${n.deviceCount})`, children: toTree(n.children) }));
 
 const isHttp = (s: string) => {
   try {
@@ -83,9 +76,6 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
   const [image, setImage] = useState<{ key: string; url: string } | null>(null);
   const [uploading, setUploading] = useState(false);
   const [imageError, setImageError] = useState(false);
-  const [keyword, setKeyword] = useState('');
-  const devices = useDeviceSearch(useDebounced(keyword, 300));
-  const groups = useGroupTree();
   const create = useCreatePush();
 
   const targets: PushTargets = useMemo(
@@ -242,14 +232,7 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
               extra={t('push.compose.groupsHint')}
               rules={[{ required: true, message: t('push.compose.targetsRequired') }]}
             >
-              <TreeSelect
-                multiple
-                treeDefaultExpandAll
-                treeData={toTree(groups.data?.tree ?? [])}
-                loading={groups.isPending}
-                treeNodeFilterProp="title"
-                data-testid="push-groups"
-              />
+              <GroupTreeSelect data-testid="push-groups" />
             </Form.Item>
           )}
           {mode === 'devices' && (
@@ -258,19 +241,7 @@ export function ComposeForm({ onSent }: { onSent: (id: number) => void }) {
               label={t('push.compose.devices')}
               rules={[{ required: true, message: t('push.compose.targetsRequired') }]}
             >
-              <Select
-                mode="multiple"
-                showSearch
-                filterOption={false}
-                onSearch={setKeyword}
-                loading={devices.isFetching}
-                placeholder={t('push.compose.devicesPlaceholder')}
-                options={(devices.data?.list ?? []).map((d) => ({
-                  value: d.id,
-                  label: d.name ? `${d.name} (${d.sn})` : d.sn,
-                }))}
-                data-testid="push-devices"
-              />
+              <DeviceSelect placeholder={t('push.compose.devicesPlaceholder')} data-testid="push-devices" />
             </Form.Item>
           )}
           {hasTargets && preview.data && (
