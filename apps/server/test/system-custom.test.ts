@@ -6,7 +6,7 @@ import { verifyProfilePassword, type ProfilePasswordHash } from '@cpc/contracts/
 import { createFleet, type Fleet } from '../../device-sim/src/fleet.ts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { createHarness, multipart, PNG_1x1, type Harness } from './harness.ts';
-import { customer, devicesOf, storedPackage, waitUntil, type Customer } from './device-helpers.ts';
+import { customer, devicesOf, openEvents, storedPackage, waitUntil, type Customer } from './device-helpers.ts';
 
 /**
  * System customization (issue 16): media checked by their bytes, profile refusals, versions, write-only passwords
@@ -329,6 +329,15 @@ describe('versions and write-only passwords', () => {
     expect(d.history.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect(d.history[1].settings.wallpaper.fit).toBe('fill');
     expect(d.draft).toBeNull();
+
+    // a new name alone makes no new version; publishing nothing is refused before anything changes
+    const renamed = await call('POST', '/systemCustom/profile/update', { id: brand, name: 'Brand A (renamed)' });
+    expect(renamed.statusCode).toBe(200);
+    const nothing = await call('POST', '/systemCustom/profile/update', { id: brand, name: 'x', publish: true });
+    expect(nothing.statusCode).toBe(409);
+    d = (await call('GET', `/systemCustom/profile/detail?id=${brand}`)).body_.data;
+    expect(d).toMatchObject({ name: 'Brand A (renamed)', hasDraft: false, version: 2 });
+    await call('POST', '/systemCustom/profile/update', { id: brand, name: 'Brand A' });
   });
 
   it('stores the passwords as salted scrypt hashes a device can check', async () => {
@@ -380,6 +389,9 @@ let deviceProfile: number;
 
 describe('resolution and apply tasks with simulated devices', () => {
   it('group assignment: every device of the group and its sub-groups applies it; the offline one on reconnect', async () => {
+    const a = h.app.server.address() as { port: number };
+    const base = `http://127.0.0.1:${a.port}`;
+    const [evA, evB] = [await openEvents(h, base, A.token), await openEvents(h, base, B.token)];
     const r = await assign(brand, { groupIds: [top] });
     // d0, d1 (shop 1 under all shops) and d2; d3 is in no group
     expect(r).toEqual({ queued: 3, affected: 3 });
@@ -399,6 +411,11 @@ describe('resolution and apply tasks with simulated devices', () => {
       expect(sim(i).customization.effective.topScreen).toMatchObject({ enabled: true, pkg: 'com.shop.kiosk' });
       expect(sim(i).customization.media.size).toBe(2);
     }
+    // the consoles of the tenant hear of it live, another tenant's do not
+    await evA.waitFor('a systemCustom event', (e) => e.type === 'systemCustom' && e.data.deviceIds.includes(ids[0]));
+    expect(evB.events.filter((e) => e.type === 'systemCustom')).toEqual([]);
+    evA.close();
+    evB.close();
     const list = (await call('GET', `/systemCustom/profile/devices?id=${brand}`)).body_.data;
     expect(list.total).toBe(3);
     expect(list.list.every((x: { state: string }) => x.state === 'applied')).toBe(true);

@@ -425,6 +425,9 @@ export class SystemCustomService {
     // profile's row lock, from the draft as it is then (a concurrent edit of other parts is kept)
     const profile = await this.profileRow(u.scope, body.id);
     const base = await this.draftBase(u.scope, Number(profile.id));
+    // "publish" with nothing to publish is refused before anything changes
+    if (body.publish && base.draftId == null && !SYSTEM_CUSTOM_PARTS.some((p) => body[p] !== undefined))
+      throw new AppError(409, 'systemCustom.nothingToPublish', undefined, { field: 'id' });
     const parts = await this.applyParts(u.scope, body, base);
     await u.scope.transaction(async (tx) => {
       const before = await this.profileRow(tx, body.id, true);
@@ -450,13 +453,16 @@ export class SystemCustomService {
         part_hashes: JSON.stringify(hashes.parts),
         updated_at: new Date(),
       };
-      if (now.draftId != null)
+      const touchesParts = SYSTEM_CUSTOM_PARTS.some((p) => body[p] !== undefined);
+      // a change of the name or description alone is no new version
+      if (touchesParts && now.draftId != null)
         await tx
           .updateTable('custom_profile_versions')
           .set(values)
           .where('custom_profile_versions.id', '=', now.draftId)
           .execute();
-      else await tx.insertInto('custom_profile_versions', { profile_id: body.id, version: null, ...values }).execute();
+      else if (touchesParts)
+        await tx.insertInto('custom_profile_versions', { profile_id: body.id, version: null, ...values }).execute();
       const meta: Record<string, unknown> = {};
       if (body.name !== undefined) meta.name = body.name;
       if (body.description !== undefined) meta.description = body.description;
@@ -813,7 +819,8 @@ export class SystemCustomService {
   /** Resolves again every tenant that has assignments or device states (the periodic reconcile, one node at a time). */
   async reconcileAll(): Promise<number> {
     const { rows: tenants } = await sql<{ tenant_id: string }>`
-      SELECT tenant_id FROM custom_profile_assignments UNION SELECT tenant_id FROM device_profile_state`.execute(
+      SELECT tenant_id FROM custom_profile_assignments
+      UNION SELECT tenant_id FROM device_profile_state WHERE profile_id IS NOT NULL OR desired_version_id IS NOT NULL`.execute(
       this.db,
     );
     let sent = 0;
