@@ -35,6 +35,17 @@ export function zipFrames(buf: Buffer): number {
   if (entries === 0xffff || cdOffset === 0xffffffff) throw zipBroken();
   if (entries > CUSTOM_ZIP_MAX_FRAMES * 2)
     throw badRequest('file', 'systemCustom.zipTooMany', { max: CUSTOM_ZIP_MAX_FRAMES });
+  // the count first (names only): too many frames is said before any frame is read
+  let files = 0;
+  for (let n = 0, q = cdOffset; n < entries; n++) {
+    if (q + 46 > buf.length || buf.readUInt32LE(q) !== 0x02014b50) throw zipBroken();
+    const nameLen = buf.readUInt16LE(q + 28);
+    const name = buf.toString('utf8', q + 46, q + 46 + nameLen);
+    if (!name.endsWith('/') && !name.startsWith('__MACOSX/')) files++;
+    q += 46 + nameLen + buf.readUInt16LE(q + 30) + buf.readUInt16LE(q + 32);
+  }
+  if (files > CUSTOM_ZIP_MAX_FRAMES)
+    throw badRequest('file', 'systemCustom.zipTooMany', { max: CUSTOM_ZIP_MAX_FRAMES });
   let p = cdOffset;
   let frames = 0;
   let total = 0;
@@ -51,8 +62,7 @@ export function zipFrames(buf: Buffer): number {
     p += 46 + nameLen + extraLen + commentLen;
     if (name.endsWith('/') || name.startsWith('__MACOSX/')) continue;
     const shown = name.slice(0, 100);
-    if (++frames > CUSTOM_ZIP_MAX_FRAMES)
-      throw badRequest('file', 'systemCustom.zipTooMany', { max: CUSTOM_ZIP_MAX_FRAMES });
+    frames++;
     const ext = /\.([A-Za-z]+)$/.exec(name)?.[1]?.toLowerCase();
     if (ext !== 'png' && ext !== 'jpg' && ext !== 'jpeg')
       throw badRequest('file', 'systemCustom.zipEntry', { name: shown });
