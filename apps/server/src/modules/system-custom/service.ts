@@ -141,8 +141,8 @@ export function deviceSettingsOf(
 }
 
 /** The apply state the console shows, from the device's last apply task. */
-function applyState(task: { state: TaskState; error: string } | null, hasState: boolean): ProfileApplyState {
-  if (!task) return hasState ? 'none' : 'none';
+function applyState(task: { state: TaskState; error: string } | null): ProfileApplyState {
+  if (!task) return 'none';
   switch (task.state) {
     case 'queued':
     case 'sent':
@@ -1170,7 +1170,7 @@ export class SystemCustomService {
 
   private deviceItem(r: any): ProfileDeviceItem {
     const task = r.task_state ? { state: r.task_state as TaskState, error: r.task_error as string } : null;
-    const state = applyState(task, true);
+    const state = applyState(task);
     return {
       deviceId: Number(r.device_id),
       sn: r.sn,
