@@ -26,6 +26,8 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --fail-model R         share (0–1) of upgrades refused as firmware of another model (default 0)
   --app-bad-checksum R   share (0–1) of app/model installs whose download arrives corrupted (default 0)
   --app-no-storage R     share (0–1) of app/model installs refused for lack of storage (default 0)
+  --profile-fail R       share (0–1) of customization profiles that fail to apply (default 0)
+  --profile-check-apps   fail a profile whose start, pinned or desktop apps are not installed
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -54,6 +56,8 @@ const { values } = parseArgs({
     'fail-model': { type: 'string', default: '0' },
     'app-bad-checksum': { type: 'string', default: '0' },
     'app-no-storage': { type: 'string', default: '0' },
+    'profile-fail': { type: 'string', default: '0' },
+    'profile-check-apps': { type: 'boolean', default: false },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -94,7 +98,9 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
   process.exit(2);
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
-const rate = (name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage') => {
+const rate = (
+  name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage' | 'profile-fail',
+) => {
   const x = Number(values[name]);
   if (!Number.isFinite(x) || x < 0 || x > 1) {
     console.error(`--${name}: a share between 0 and 1\n\n${USAGE}`);
@@ -109,6 +115,7 @@ const upgrade = {
   incompatibleRate: rate('fail-model'),
 };
 const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
+const profile = { failRate: rate('profile-fail'), requireInstalledApps: values['profile-check-apps'] };
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -149,6 +156,7 @@ const fleet = await createFleet({
   dataRetryS,
   upgrade,
   software,
+  profile,
   start: false,
 });
 for (const d of fleet.devices) {
