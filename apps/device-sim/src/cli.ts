@@ -27,6 +27,8 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --app-bad-checksum R   share (0–1) of app/model installs whose download arrives corrupted (default 0)
   --app-no-storage R     share (0–1) of app/model installs refused for lack of storage (default 0)
   --push-click-rate R    share (0–1) of shown pushes a user taps (default 0)
+  --profile-fail R       share (0–1) of customization profiles that fail to apply (default 0)
+  --profile-check-apps   fail a profile whose start, pinned or desktop apps are not installed
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -56,6 +58,8 @@ const { values } = parseArgs({
     'app-bad-checksum': { type: 'string', default: '0' },
     'app-no-storage': { type: 'string', default: '0' },
     'push-click-rate': { type: 'string', default: '0' },
+    'profile-fail': { type: 'string', default: '0' },
+    'profile-check-apps': { type: 'boolean', default: false },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -97,7 +101,14 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
 const rate = (
-  name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage' | 'push-click-rate',
+  name:
+    | 'fail-checksum'
+    | 'fail-storage'
+    | 'fail-model'
+    | 'app-bad-checksum'
+    | 'app-no-storage'
+    | 'push-click-rate'
+    | 'profile-fail',
 ) => {
   const x = Number(values[name]);
   if (!Number.isFinite(x) || x < 0 || x > 1) {
@@ -114,6 +125,7 @@ const upgrade = {
 };
 const push = { clickRate: rate('push-click-rate') };
 const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
+const profile = { failRate: rate('profile-fail'), requireInstalledApps: values['profile-check-apps'] };
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -155,6 +167,7 @@ const fleet = await createFleet({
   upgrade,
   push,
   software,
+  profile,
   start: false,
 });
 for (const d of fleet.devices) {

@@ -16,6 +16,8 @@ const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | u
   resume: (f, sn) => void (f.get(sn).silent = false),
   /** A user taps the newest push on the device's screen (issue 16). */
   'click-push': (f, sn) => f.get(sn).pushes.click(),
+  /** Changes the device's customization locally (issue 16): the platform reports it drifted. */
+  drift: (f, sn) => f.get(sn).driftProfile(),
 };
 
 const HELP = `commands: ${Object.keys(ACTIONS)

@@ -19,6 +19,7 @@ import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
 import { fetchFile } from './files.ts';
 import { DeviceSoftware, type SoftwareOptions } from './apps.ts';
+import { DeviceCustomization, type ProfileSimOptions } from './profile.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
@@ -60,6 +61,8 @@ export interface DeviceOptions {
   software?: Omit<SoftwareOptions, 'rng'>;
   /** Pushes (issue 16): the share a user taps, and when. */
   push?: PushSimOptions;
+  /** How it applies customization profiles (issue 16): failure rate, whether the named apps must be installed. */
+  profile?: Omit<ProfileSimOptions, 'rng'>;
   log?: (line: string) => void;
 }
 
@@ -192,6 +195,21 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     this.firmware = spec.firmware;
     this.software = new DeviceSoftware({ rng: r, ...opts.software });
     this.pushes = new PushScreen(this, opts.push ?? {}, r);
+    this.customization = new DeviceCustomization({ rng: r, ...opts.profile }, (pkg) => this.software.apps.has(pkg));
+  }
+
+  /** Its customization (issue 16): the effective configuration, reported as `profile` after each hello and apply. */
+  readonly customization: DeviceCustomization;
+
+  private publishProfile(): Promise<void> {
+    return this.publish('profile', { ts: Date.now(), ...this.customization.report() });
+  }
+
+  /** Changes its configuration locally (the platform sees drift) and reports it; answers the part changed. */
+  async driftProfile(): Promise<string> {
+    const part = this.customization.drift();
+    await this.publishProfile();
+    return part;
   }
 
   /** Its apps and AI models (issue 15), reported as `inventory` after each hello and on every change. */
@@ -388,6 +406,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     this.reportedMb = this.usedMb;
     this.lastReported = { paper: this.paper, battery: this.battery, signal: this.signal, lat: this.lat, lng: this.lng };
     await this.publishInventory();
+    await this.publishProfile();
   }
 
   private publish(kind: UpKind, body: Record<string, unknown>): Promise<void> {
@@ -762,6 +781,12 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
           inventory: () => this.publishInventory(),
         });
         await this.finish(m.id, out.ok, out.error);
+        return;
+      }
+      case 'apply_profile': {
+        const out = await this.customization.apply(m);
+        await this.finish(m.id, out.ok, out.error);
+        await this.publishProfile();
         return;
       }
       case 'push_message':

@@ -40,6 +40,8 @@ export interface FleetOptions {
   start?: boolean;
   /** Apps and models (issue 15): download speed, failure rates (bad checksum, not enough storage), free storage. */
   software?: DeviceOptions['software'];
+  /** Customization profiles (issue 16): failure rate, whether the apps a profile names must be installed. */
+  profile?: DeviceOptions['profile'];
   log?: (line: string) => void;
 }
 
@@ -95,6 +97,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         upgrade: opts.upgrade,
         push: opts.push,
         software: opts.software,
+        profile: opts.profile,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,

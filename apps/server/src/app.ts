@@ -60,6 +60,13 @@ import {
 import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
 import { pushRoutes, PushService, pushUpkeep } from './modules/push/index.ts';
 import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
+import {
+  profileMediaRoutes,
+  profileMediaUrl,
+  SystemCustomService,
+  systemCustomRoutes,
+  systemCustomUpkeep,
+} from './modules/system-custom/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -79,7 +86,7 @@ export const API_PREFIX = '/apiAdmin';
 
 /** Routes that carry no encrypted payload: "login RSA is off" (SPEC §7), uploads, files and the key itself. */
 const CRYPTO_EXEMPT =
-  /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|device-files\/|docs))/;
+  /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|device-files\/|device-media\/|docs))/;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -89,6 +96,7 @@ declare module 'fastify' {
     ocr: OcrService;
     upgrades: UpgradeService;
     pushes: PushService;
+    systemCustom: SystemCustomService;
   }
 }
 
@@ -239,6 +247,20 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
   app.gateway.eventHandler = (deviceId, msg) => pushes.onEvent(deviceId, msg);
   await app.register(applicationUpkeep, { apps: applications });
+  // system customization (issue 16): profiles resolved per device, apply_profile tasks carrying fresh media links,
+  // each device's report of its effective configuration compared for drift
+  const custom = new SystemCustomService(db, storage, tasks, events);
+  app.decorate('systemCustom', custom);
+  tasks.onChange((row) => {
+    custom.onTaskChange(row).catch((err: unknown) => app.log.warn({ err }, 'system-custom: task change failed'));
+  });
+  tasks.addAtDelivery(['apply_profile'], (row) =>
+    custom.withLinks(row.params, (part) =>
+      profileMediaUrl(storage, row.id, part, new Date(row.expire_at), deviceOrigin(app, config)),
+    ),
+  );
+  app.gateway.profileHandler = (deviceId, msg) => custom.onReport(deviceId, msg);
+  await app.register(systemCustomUpkeep, { db, custom });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
     db,
@@ -344,6 +366,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(upgradeRoutes, { upgrades });
       await api.register(pushRoutes, { pushes, storage });
       await api.register(applicationRoutes, { apps: applications });
+      await api.register(systemCustomRoutes, { custom });
+      await api.register(profileMediaRoutes, { storage, custom });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

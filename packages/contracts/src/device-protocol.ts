@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, scryptSync, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { SYSTEM_CUSTOM_PARTS, type SystemCustomPart } from './system-custom.ts';
 
 /**
  * The device protocol of DESIGN §6 (documented in docs/device-protocol.md): MQTT 3.1.1/5, QoS 1, JSON payloads.
@@ -20,6 +21,7 @@ export const UP_KINDS = [
   'event',
   'offline',
   'inventory',
+  'profile',
 ] as const;
 export const DOWN_KINDS = ['command', 'print', 'config'] as const;
 export type UpKind = (typeof UP_KINDS)[number];
@@ -247,6 +249,18 @@ export const inventoryMsg = z.object({
   /** Free storage, MB: an install or upgrade that does not fit fails with "not enough storage". */
   storageFreeMb: z.number().nonnegative().max(1e9).optional(),
 });
+/**
+ * The device's effective customization (issue 16), sent after applying an apply_profile task (ok or not) and after
+ * each hello: which version it runs (null: none), the hash of its effective configuration and each part's hash
+ * (null: the part is not set). The server compares them with the desired version's (`profileHashes`): a difference
+ * is drift, naming the parts that differ.
+ */
+export const profileMsg = z.object({
+  ts,
+  versionId: z.number().int().positive().nullable().default(null),
+  hash: z.string().max(128),
+  parts: z.partialRecord(z.enum(SYSTEM_CUSTOM_PARTS), z.string().max(128).nullable()).default({}),
+});
 /** The last will, or sent on purpose before a deliberate disconnect (reboot, shutdown). */
 export const offlineMsg = z.object({
   ts,
@@ -266,6 +280,7 @@ export const UP_SCHEMAS = {
   event: eventMsg,
   offline: offlineMsg,
   inventory: inventoryMsg,
+  profile: profileMsg,
 } satisfies Record<UpKind, z.ZodType>;
 
 export type HelloMsg = z.infer<typeof helloMsg>;
@@ -280,6 +295,7 @@ export type ResultMsg = AboutOptional<z.infer<typeof resultMsg>>;
 export type EventMsg = z.infer<typeof eventMsg>;
 export type OfflineMsg = z.infer<typeof offlineMsg>;
 export type InventoryMsg = z.infer<typeof inventoryMsg>;
+export type ProfileMsg = z.infer<typeof profileMsg>;
 export type UpMessage = { [K in UpKind]: { kind: K; msg: z.infer<(typeof UP_SCHEMAS)[K]> } }[UpKind];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -343,6 +359,112 @@ export const configMsg = z.object({
     .optional(),
 });
 export type CommandMsg = z.infer<typeof commandMsg>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// apply_profile (issue 16): the configuration a device applies. `params` of the command:
+// `{ profileId, versionId, version, hash, settings }` (versionId null and settings {}: back to the system defaults).
+// Media carry `url`, a signed download link minted at each delivery (not part of any hash).
+
+/** A write-only password as the device gets it: scrypt(password, salt) with these parameters, hex. */
+export const profilePasswordHash = z.object({
+  alg: z.literal('scrypt'),
+  salt: z.string().max(128),
+  hash: z.string().max(256),
+  N: z.number().int(),
+  r: z.number().int(),
+  p: z.number().int(),
+  keylen: z.number().int(),
+});
+export type ProfilePasswordHash = z.infer<typeof profilePasswordHash>;
+const media = z.object({
+  key: z.string(),
+  url: z.string().optional(),
+  sha256: z.string(),
+  size: z.number().int(),
+  mime: z.string(),
+});
+export const deviceProfileSettings = z.object({
+  bootAnimation: media
+    .extend({ format: z.enum(['video', 'gif', 'frames']), fps: z.number().int(), loop: z.boolean() })
+    .optional(),
+  desktop: z
+    .object({
+      columns: z.number().int(),
+      rows: z.number().int(),
+      iconSize: z.string(),
+      apps: z.array(z.string()),
+      hiddenSystemIcons: z.array(z.string()),
+    })
+    .optional(),
+  wallpaper: media.extend({ fit: z.string() }).optional(),
+  defaultStartApp: z.object({ pkg: z.string(), delaySec: z.number().int() }).optional(),
+  topScreen: z
+    .object({ enabled: z.boolean(), pkg: z.string(), exitPassword: profilePasswordHash.nullable() })
+    .optional(),
+  appLock: z
+    .object({
+      mode: z.enum(['allow', 'block']),
+      packages: z.array(z.string()),
+      unlockPassword: profilePasswordHash.nullable(),
+    })
+    .optional(),
+});
+export type DeviceProfileSettings = z.infer<typeof deviceProfileSettings>;
+export const applyProfileParams = z.object({
+  profileId: z.number().int().nullable(),
+  versionId: z.number().int().nullable(),
+  version: z.number().int().nullable(),
+  hash: z.string(),
+  settings: deviceProfileSettings,
+});
+export type ApplyProfileParams = z.infer<typeof applyProfileParams>;
+
+/** JSON with sorted keys and without `url` (a fresh link each delivery): the same settings hash the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .filter((k) => k !== 'url' && (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * The hashes of an effective configuration: one per part (null when unset) and the whole (over the parts' hashes,
+ * in SYSTEM_CUSTOM_PARTS order). Server and device compute them the same way; equal hashes mean no drift.
+ */
+export function profileHashes(settings: DeviceProfileSettings): {
+  hash: string;
+  parts: Record<SystemCustomPart, string | null>;
+} {
+  const parts = Object.fromEntries(
+    SYSTEM_CUSTOM_PARTS.map((p) => [p, settings[p] === undefined ? null : sha256(canonical(settings[p]))]),
+  ) as Record<SystemCustomPart, string | null>;
+  return { hash: sha256(SYSTEM_CUSTOM_PARTS.map((p) => `${p}:${parts[p] ?? ''}`).join('\n')), parts };
+}
+
+/** The parts whose hashes differ between what the device reports and what it should run. */
+export function profileDriftFields(
+  desired: Record<SystemCustomPart, string | null>,
+  reported: Partial<Record<SystemCustomPart, string | null>>,
+): SystemCustomPart[] {
+  return SYSTEM_CUSTOM_PARTS.filter((p) => (desired[p] ?? null) !== (reported[p] ?? null));
+}
+
+/** What a device does to check a kiosk-exit or unlock password against the hash it was sent. */
+export function verifyProfilePassword(password: string, h: ProfilePasswordHash): boolean {
+  const got = scryptSync(password.normalize('NFC'), Buffer.from(h.salt, 'hex'), h.keylen, {
+    N: h.N,
+    r: h.r,
+    p: h.p,
+    maxmem: 256 * h.N * h.r,
+  });
+  const want = Buffer.from(h.hash, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
+}
 export type PrintMsg = z.infer<typeof printMsg>;
 export type ConfigMsg = z.infer<typeof configMsg>;
 

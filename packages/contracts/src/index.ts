@@ -25,3 +25,4 @@ export * from './ai-library.ts';
 export * from './upgrade.ts';
 export * from './application.ts';
 export * from './push.ts';
+export * from './system-custom.ts';

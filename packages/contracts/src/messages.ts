@@ -889,8 +889,47 @@ const push = {
   'push.nothingToRetry': { en: 'every device has displayed the push', zh: '所有设备都已显示该推送' },
 } as const;
 
+const systemCustom = {
+  'systemCustom.packageName': {
+    en: 'must be an Android package name (e.g. com.example.app)',
+    zh: '必须是 Android 包名（如 com.example.app）',
+  },
+  'systemCustom.noTargets': { en: 'choose at least one device or group', zh: '请至少选择一台设备或一个分组' },
+  'systemCustom.unknownApp': { en: '{pkg} is not one of your applications', zh: '{pkg} 不是您的应用' },
+  'systemCustom.duplicateApp': { en: '{pkg} is listed twice', zh: '{pkg} 重复' },
+  'systemCustom.passwordRequired': { en: 'set a password', zh: '请设置密码' },
+  'systemCustom.fileType': {
+    en: 'customization files must be jpg, png, webp, gif, mp4, webm or zip, their bytes matching their name',
+    zh: '定制文件只能是 jpg、png、webp、gif、mp4、webm 或 zip，且内容与文件名一致',
+  },
+  'systemCustom.notWallpaper': {
+    en: 'the wallpaper must be a jpg, png or webp image uploaded for customization',
+    zh: '壁纸必须是为定制上传的 jpg、png 或 webp 图片',
+  },
+  'systemCustom.notAnimation': {
+    en: 'the boot animation must be an mp4 or webm video, a gif, or a zip of PNG/JPG frames uploaded for customization',
+    zh: '开机动画必须是为定制上传的 mp4/webm 视频、gif 或 PNG/JPG 帧的 zip 包',
+  },
+  'systemCustom.imageBroken': { en: 'the image cannot be read', zh: '无法读取该图片' },
+  'systemCustom.wallpaperTooLarge': { en: 'the wallpaper must not exceed {n} MB', zh: '壁纸不能超过 {n} MB' },
+  'systemCustom.wallpaperPixels': {
+    en: 'each side of the wallpaper must be {min} to {max} pixels (it is {width}×{height})',
+    zh: '壁纸每边须为 {min} 到 {max} 像素（当前为 {width}×{height}）',
+  },
+  'systemCustom.zipBroken': { en: 'the zip cannot be read', zh: '无法读取该 zip 包' },
+  'systemCustom.zipEmpty': { en: 'the zip holds no frames', zh: 'zip 包中没有帧图片' },
+  'systemCustom.zipTooMany': { en: 'at most {max} frames', zh: '最多 {max} 帧' },
+  'systemCustom.zipEntry': { en: 'frame {name} is not a PNG or JPG image', zh: '帧 {name} 不是 PNG 或 JPG 图片' },
+  'systemCustom.zipTooLarge': {
+    en: 'frames must not exceed {each} MB each and {total} MB in all',
+    zh: '每帧不能超过 {each} MB，总计不能超过 {total} MB',
+  },
+  'systemCustom.nothingToPublish': { en: 'there are no unpublished changes', zh: '没有未发布的修改' },
+} as const;
+
 export const MESSAGES = {
   ...push,
+  ...systemCustom,
   ...fileAcquisition,
   ...pkg,
   ...application,
@@ -964,6 +1003,7 @@ export const NOUNS = {
   firmware: '固件',
   release: '升级发布',
   push: '推送',
+  profile: '定制方案',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;
@@ -1020,6 +1060,11 @@ export const FIELD_LABELS_ZH: Record<string, string> = {
   permissions: '权限',
   description: '描述',
   reassignTo: '接收角色',
+  exitPassword: '退出密码',
+  unlockPassword: '解锁密码',
+  pkg: '应用',
+  apps: '应用',
+  packages: '应用',
   userIds: '用户',
   lines: '购买明细',
   clientRequestId: '请求号',

@@ -6,7 +6,8 @@ import { z } from 'zod';
  * attachments) also takes gif, webp, pdf, zip and plain text, each checked by its bytes against its name.
  */
 /** `package` (issue 15): fleet software packages ≤ 2 GiB, uploaded in chunks (`/upload/chunks`, resumable). */
-export const UPLOAD_BUCKETS = ['permanentfile', 'attachment', 'package'] as const;
+/** `custom` (issue 16): customization media (jpg/png/webp/gif, mp4/webm, zip of frames): see system-custom.ts. */
+export const UPLOAD_BUCKETS = ['permanentfile', 'attachment', 'package', 'custom'] as const;
 export type UploadBucket = (typeof UPLOAD_BUCKETS)[number];
 export const uploadTokenQuery = z.object({ bucket: z.enum(UPLOAD_BUCKETS).default('permanentfile') }).strict();
 /** What the `attachment` bucket accepts, by the type its bytes show (text has no magic bytes: see the server). */

@@ -99,6 +99,42 @@ export interface Captchas {
   id: string;
 }
 
+export interface CustomProfileAssignments {
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  device_id: number | null;
+  group_id: number | null;
+  id: Generated<number>;
+  profile_id: number;
+  tenant_id: number;
+}
+
+export interface CustomProfiles {
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  description: Generated<string>;
+  id: Generated<number>;
+  name: string;
+  tenant_id: number;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface CustomProfileVersions {
+  applock_password: Json | null;
+  created_at: Generated<Timestamp>;
+  hash: Generated<string>;
+  id: Generated<number>;
+  kiosk_password: Json | null;
+  part_hashes: Generated<Json>;
+  profile_id: number;
+  published_at: Timestamp | null;
+  published_by: number | null;
+  settings: Generated<Json>;
+  tenant_id: number;
+  updated_at: Generated<Timestamp>;
+  version: number | null;
+}
+
 export interface DashboardTargets {
   monthly_jobs: number;
   tenant_id: number;
@@ -170,6 +206,24 @@ export interface DeviceModels {
   kind: 'printer' | 'android-terminal';
   name: string;
   paper_width_mm: Generated<number>;
+}
+
+export interface DeviceProfileState {
+  applied_version_id: number | null;
+  desired_version_id: number | null;
+  device_id: number;
+  drift: Generated<boolean>;
+  drift_fields: Generated<string[]>;
+  profile_id: number | null;
+  reported_at: Timestamp | null;
+  reported_hash: string | null;
+  reported_parts: Json | null;
+  reported_version_id: number | null;
+  source: 'device' | 'group' | null;
+  source_group_id: number | null;
+  task_id: string | null;
+  tenant_id: number;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface Devices {
@@ -872,6 +926,9 @@ export interface DB {
   app_settings: AppSettings;
   audit_log: AuditLog;
   captchas: Captchas;
+  custom_profile_assignments: CustomProfileAssignments;
+  custom_profile_versions: CustomProfileVersions;
+  custom_profiles: CustomProfiles;
   dashboard_targets: DashboardTargets;
   departments: Departments;
   device_ai_models: DeviceAiModels;
@@ -880,6 +937,7 @@ export interface DB {
   device_groups: DeviceGroups;
   device_inventory: DeviceInventory;
   device_models: DeviceModels;
+  device_profile_state: DeviceProfileState;
   device_status_log: DeviceStatusLog;
   device_tasks: DeviceTasks;
   device_telemetry: DeviceTelemetry;

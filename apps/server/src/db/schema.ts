@@ -59,4 +59,8 @@ export type TenantTable =
   | 'device_ai_models'
   | 'required_apps'
   | 'pushes'
-  | 'push_deliveries';
+  | 'push_deliveries'
+  | 'custom_profiles'
+  | 'custom_profile_versions'
+  | 'custom_profile_assignments'
+  | 'device_profile_state';

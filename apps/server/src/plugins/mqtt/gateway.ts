@@ -1,6 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseTopic, parseUp, type EventMsg, type InventoryMsg } from '@cpc/contracts/device-protocol';
+import {
+  parseTopic,
+  parseUp,
+  type EventMsg,
+  type InventoryMsg,
+  type ProfileMsg,
+} from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/index.ts';
@@ -51,6 +57,8 @@ export class DeviceGateway {
   inventoryHandler?: (deviceId: number, msg: InventoryMsg) => Promise<void>;
   /** Takes a device's `event` messages (issue 16: the push module reads `push.clicked`); without one they are counted. */
   eventHandler?: (deviceId: number, msg: EventMsg) => Promise<void>;
+  /** Takes each device's effective customization (issue 16; set by the system-custom module), else dropped. */
+  profileHandler?: (deviceId: number, msg: ProfileMsg) => Promise<void>;
 
   constructor(
     private db: Db,
@@ -235,6 +243,8 @@ export class DeviceGateway {
           : this.tasks.onResult(id, parsed.msg);
       case 'inventory':
         return this.inventoryHandler?.(id, parsed.msg);
+      case 'profile':
+        return this.profileHandler?.(id, parsed.msg);
       case 'event':
         return this.eventHandler?.(id, parsed.msg);
       case 'heartbeat':
