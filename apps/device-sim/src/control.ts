@@ -14,6 +14,8 @@ const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | u
   'cool-down': (f, sn) => f.get(sn).clearFault('overheat'),
   silence: (f, sn) => void (f.get(sn).silent = true),
   resume: (f, sn) => void (f.get(sn).silent = false),
+  /** Changes the device's customization locally (issue 16): the platform reports it drifted. */
+  drift: (f, sn) => f.get(sn).driftProfile(),
 };
 
 const HELP = `commands: ${Object.keys(ACTIONS)

@@ -19,6 +19,7 @@ import { renderLines } from '@cpc/contracts/print-render';
 import { renderEscPos } from './escpos.ts';
 import { fetchFile } from './files.ts';
 import { DeviceSoftware, type SoftwareOptions } from './apps.ts';
+import { DeviceCustomization, type ProfileSimOptions } from './profile.ts';
 import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
@@ -57,6 +58,8 @@ export interface DeviceOptions {
   upgrade?: UpgradeSimOptions;
   /** Apps and models (issue 15): download speed, failure rates, free storage. */
   software?: Omit<SoftwareOptions, 'rng'>;
+  /** How it applies customization profiles (issue 16): failure rate, whether the named apps must be installed. */
+  profile?: Omit<ProfileSimOptions, 'rng'>;
   log?: (line: string) => void;
 }
 
@@ -186,6 +189,21 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     this.reportedMb = this.sim.usedMb;
     this.firmware = spec.firmware;
     this.software = new DeviceSoftware({ rng: r, ...opts.software });
+    this.customization = new DeviceCustomization({ rng: r, ...opts.profile }, (pkg) => this.software.apps.has(pkg));
+  }
+
+  /** Its customization (issue 16): the effective configuration, reported as `profile` after each hello and apply. */
+  readonly customization: DeviceCustomization;
+
+  private publishProfile(): Promise<void> {
+    return this.publish('profile', { ts: Date.now(), ...this.customization.report() });
+  }
+
+  /** Changes its configuration locally (the platform sees drift) and reports it; answers the part changed. */
+  async driftProfile(): Promise<string> {
+    const part = this.customization.drift();
+    await this.publishProfile();
+    return part;
   }
 
   /** Its apps and AI models (issue 15), reported as `inventory` after each hello and on every change. */
@@ -382,6 +400,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     this.reportedMb = this.usedMb;
     this.lastReported = { paper: this.paper, battery: this.battery, signal: this.signal, lat: this.lat, lng: this.lng };
     await this.publishInventory();
+    await this.publishProfile();
   }
 
   private publish(kind: UpKind, body: Record<string, unknown>): Promise<void> {
@@ -756,6 +775,12 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
           inventory: () => this.publishInventory(),
         });
         await this.finish(m.id, out.ok, out.error);
+        return;
+      }
+      case 'apply_profile': {
+        const out = await this.customization.apply(m);
+        await this.finish(m.id, out.ok, out.error);
+        await this.publishProfile();
         return;
       }
       case 'push_message':

@@ -59,6 +59,13 @@ import {
 } from './modules/package/index.ts';
 import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
 import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
+import {
+  profileMediaRoutes,
+  profileMediaUrl,
+  SystemCustomService,
+  systemCustomRoutes,
+  systemCustomUpkeep,
+} from './modules/system-custom/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -78,7 +85,7 @@ export const API_PREFIX = '/apiAdmin';
 
 /** Routes that carry no encrypted payload: "login RSA is off" (SPEC §7), uploads, files and the key itself. */
 const CRYPTO_EXEMPT =
-  /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|device-files\/|docs))/;
+  /^\/(pay\/|apiAdmin\/(publicKey|refreshToken|user\/v1\/login|user\/login|upload|objects\/|device-files\/|device-media\/|docs))/;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,6 +94,7 @@ declare module 'fastify' {
     /** The AI library's cloud OCR jobs (tests run its sweep). */
     ocr: OcrService;
     upgrades: UpgradeService;
+    systemCustom: SystemCustomService;
   }
 }
 
@@ -228,6 +236,20 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const applications = new ApplicationService(db, tasks, events);
   app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
   await app.register(applicationUpkeep, { apps: applications });
+  // system customization (issue 16): profiles resolved per device, apply_profile tasks carrying fresh media links,
+  // each device's report of its effective configuration compared for drift
+  const custom = new SystemCustomService(db, storage, tasks, events);
+  app.decorate('systemCustom', custom);
+  tasks.onChange((row) => {
+    custom.onTaskChange(row).catch((err: unknown) => app.log.warn({ err }, 'system-custom: task change failed'));
+  });
+  tasks.addAtDelivery(['apply_profile'], (row) =>
+    custom.withLinks(row.params, (part) =>
+      profileMediaUrl(storage, row.id, part, new Date(row.expire_at), deviceOrigin(app, config)),
+    ),
+  );
+  app.gateway.profileHandler = (deviceId, msg) => custom.onReport(deviceId, msg);
+  await app.register(systemCustomUpkeep, { db, custom });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
     db,
@@ -331,6 +353,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(taskRoutes, { tasks });
       await api.register(upgradeRoutes, { upgrades });
       await api.register(applicationRoutes, { apps: applications });
+      await api.register(systemCustomRoutes, { custom });
+      await api.register(profileMediaRoutes, { storage, custom });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

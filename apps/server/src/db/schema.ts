@@ -57,4 +57,8 @@ export type TenantTable =
   | 'device_inventory'
   | 'device_apps'
   | 'device_ai_models'
-  | 'required_apps';
+  | 'required_apps'
+  | 'custom_profiles'
+  | 'custom_profile_versions'
+  | 'custom_profile_assignments'
+  | 'device_profile_state';

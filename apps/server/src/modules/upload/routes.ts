@@ -5,6 +5,7 @@ import { fileTypeFromFile } from 'file-type';
 import {
   ATTACHMENT_ACCEPT,
   ATTACHMENT_EXTENSIONS,
+  CUSTOM_ACCEPT,
   PACKAGE_MAX_BYTES,
   UPLOAD_ACCEPT,
   UPLOAD_MAX_BYTES,
@@ -20,6 +21,7 @@ import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
 import { assertWhole, cutShort, firstFile } from '../../lib/multipart.ts';
 import type { Db } from '../../db/database.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
+import { customMediaType } from '../system-custom/index.ts';
 
 const TOKEN_TTL = 3600;
 
@@ -32,7 +34,14 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       // packages (issue 15) go in chunks, resumable: see the package module's /upload/chunks
       uploadUrl: bucket === 'package' ? '/apiAdmin/upload/chunks' : '/apiAdmin/upload',
       maxSize: bucket === 'package' ? PACKAGE_MAX_BYTES : UPLOAD_MAX_BYTES,
-      accept: bucket === 'attachment' ? ATTACHMENT_ACCEPT : bucket === 'package' ? [] : UPLOAD_ACCEPT,
+      accept:
+        bucket === 'attachment'
+          ? ATTACHMENT_ACCEPT
+          : bucket === 'package'
+            ? []
+            : bucket === 'custom'
+              ? CUSTOM_ACCEPT
+              : UPLOAD_ACCEPT,
       expiresIn: TOKEN_TTL,
     });
   };
@@ -76,7 +85,8 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
         summary:
           'Upload a file (≤ 10 MB) with an upload token: multipart fields `token` then `file`. ' +
           "The token's bucket decides what is taken: `permanentfile` jpg or png, `attachment` also gif, webp, pdf, " +
-          'zip and UTF-8 text (.txt .log .csv .json), its bytes matching its name',
+          'zip and UTF-8 text (.txt .log .csv .json), `custom` jpg, png, webp, gif, mp4, webm and zips of ' +
+          'PNG/JPG frames, its bytes matching its name',
         consumes: ['multipart/form-data'],
         response: { 200: envelopeSchema(uploadResult) },
       },
@@ -108,9 +118,14 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       try {
         assertWhole(part, badRequest('file', 'upload.tooLarge'));
         if (size === 0) throw badRequest('file', 'upload.fileEmpty');
+        // customization media (issue 16): images, video, frames zips, each checked by the system-custom module
         const type =
-          claims.bucket === 'attachment' ? await attachmentType(temp, name, size) : await fileTypeFromFile(temp);
-        if (!type || (claims.bucket !== 'attachment' && !UPLOAD_ACCEPT.includes(type.mime)))
+          claims.bucket === 'attachment'
+            ? await attachmentType(temp, name, size)
+            : claims.bucket === 'custom'
+              ? await customMediaType(temp, name)
+              : await fileTypeFromFile(temp);
+        if (!type || (claims.bucket === 'permanentfile' && !UPLOAD_ACCEPT.includes(type.mime)))
           throw badRequest('file', 'upload.wrongType');
         const key = storage.newKey(name || `upload.${type.ext}`);
         await new TenantScope(db, claims.tenantId)

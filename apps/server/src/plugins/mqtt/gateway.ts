@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseTopic, parseUp, type InventoryMsg } from '@cpc/contracts/device-protocol';
+import { parseTopic, parseUp, type InventoryMsg, type ProfileMsg } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/index.ts';
@@ -49,6 +49,8 @@ export class DeviceGateway {
    * without one an inventory is counted and dropped.
    */
   inventoryHandler?: (deviceId: number, msg: InventoryMsg) => Promise<void>;
+  /** Takes each device's effective customization (issue 16; set by the system-custom module), else dropped. */
+  profileHandler?: (deviceId: number, msg: ProfileMsg) => Promise<void>;
 
   constructor(
     private db: Db,
@@ -233,6 +235,8 @@ export class DeviceGateway {
           : this.tasks.onResult(id, parsed.msg);
       case 'inventory':
         return this.inventoryHandler?.(id, parsed.msg);
+      case 'profile':
+        return this.profileHandler?.(id, parsed.msg);
       case 'heartbeat':
       case 'event':
         return;
