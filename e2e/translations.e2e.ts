@@ -94,6 +94,12 @@ const CUSTOMER_PAGES = [
   '/upgrade/upgradeTask',
   '/aiLibrary/terminal',
   '/aiLibrary/cloud',
+  '/systemCustom/bootAnimation',
+  '/systemCustom/customDesktop',
+  '/systemCustom/customWallpaper',
+  '/systemCustom/defaultStartApp',
+  '/systemCustom/topScreenMode',
+  '/systemCustom/appLock',
 ];
 const STAFF_PAGES = [
   '/system/identity',

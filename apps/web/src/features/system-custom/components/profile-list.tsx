@@ -167,8 +167,12 @@ function ProfileRow({
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             {t('systemCustom.list.applied', { applied: p.applied, devices: p.devices })}
           </Typography.Text>
-          {p.failed > 0 && <Badge status="error" text={t('systemCustom.list.failed', { n: p.failed })} />}
-          {p.drifted > 0 && <Badge status="warning" text={t('systemCustom.list.drifted', { n: p.drifted })} />}
+          {p.failed > 0 && (
+            <Badge status="error" text={<small>{t('systemCustom.list.failed', { n: p.failed })}</small>} />
+          )}
+          {p.drifted > 0 && (
+            <Badge status="warning" text={<small>{t('systemCustom.list.drifted', { n: p.drifted })}</small>} />
+          )}
           {!p.parts.includes(part) && (
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
               {t('systemCustom.list.partUnset', { part: t(`systemCustom.part.${part}`) })}
