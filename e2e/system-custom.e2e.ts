@@ -31,7 +31,9 @@ const darkContext = (context: BrowserContext) =>
     if (!localStorage.getItem('admin-plus-layout'))
       localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
   });
-const deviceRow = (page: Page, sn: string) => page.getByTestId('profile-devices').locator(`tr[data-sn="${sn}"]`);
+// the console keeps visited pages alive (hidden): only the one on screen counts
+const deviceRow = (page: Page, sn: string) =>
+  page.getByTestId('profile-devices').filter({ visible: true }).locator(`tr[data-sn="${sn}"]`);
 
 /**
  * System customization (issue 16) in the browser: a kiosk profile built on the top-screen page with one of the
@@ -191,6 +193,18 @@ describe('system customization', () => {
       await settle(page);
       await shot(page, 'system-custom-wallpaper-refused-zh');
 
+      // the desktop: the kiosk app on the home screen, saved as a draft (devices keep v1 until it is published)
+      await page.goto(`${s.url}/#/systemCustom/customDesktop?profile=${profileId}`);
+      const desktop = page.locator('[data-testid="part-editor"][data-part="desktop"]');
+      await desktop.locator('#part-desktop_apps').click();
+      await option(page, 'com.shop.kiosk').click();
+      await page.keyboard.press('Escape');
+      await desktop.getByTestId('desktop-order').getByText('自助打印 (com.shop.kiosk)').waitFor();
+      await desktop.getByTestId('desktop-preview').getByText('自助打印').waitFor();
+      await desktop.getByTestId('part-save').click();
+      await page.getByText('已保存为草稿，发布后下发到设备').waitFor();
+      await page.getByTestId('profile-header').filter({ visible: true }).getByText('草稿').waitFor();
+
       // every page in zh, light
       for (const p of PAGES) {
         await page.goto(`${s.url}/#/systemCustom/${p}?profile=${profileId}`);
@@ -231,7 +245,7 @@ describe('system customization', () => {
       await shot(en.page, 'system-custom-device-card-en-dark');
       await en.page.setViewportSize({ width: 375, height: 800 });
       await en.page.goto(`${s.url}/#/systemCustom/topScreenMode?profile=${profileId}`);
-      await en.page.getByTestId('profile-panel').waitFor();
+      await en.page.getByTestId('profile-panel').filter({ visible: true }).waitFor();
       await settle(en.page);
       await shot(en.page, 'system-custom-topScreenMode-en-375');
       const overflow = await en.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -107,6 +107,8 @@ export default {
         framesZip: '帧图片 zip 包',
         frames: '共 {{n}} 帧',
         framesChecked: '每一帧已通过校验',
+        frameN: '第 {{n}} 帧',
+        framePlaying: '第 {{n}}/{{of}} 帧',
         format: { video: '视频', gif: 'GIF 动图', frames: '帧图片' },
       },
       desktop: {
@@ -346,6 +348,8 @@ export default {
         framesZip: 'Zip of frames',
         frames: '{{n}} frames',
         framesChecked: 'Every frame was checked',
+        frameN: 'Frame {{n}}',
+        framePlaying: 'Frame {{n}} of {{of}}',
         format: { video: 'video', gif: 'GIF', frames: 'frames' },
       },
       desktop: {

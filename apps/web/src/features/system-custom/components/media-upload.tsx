@@ -13,6 +13,8 @@ export interface UploadedMedia {
   mime: string;
   size: number;
   name: string;
+  /** The file itself (the preview reads a zip's frames from it without downloading it again). */
+  file?: File;
 }
 
 /**
@@ -56,7 +58,7 @@ export function MediaUpload({
     uploadCustomFile(file, setPercent).then(
       (r) => {
         setPercent(null);
-        onUploaded({ key: r.key, url: r.url, mime: r.mime, size: r.size, name: file.name });
+        onUploaded({ key: r.key, url: r.url, mime: r.mime, size: r.size, name: file.name, file });
       },
       (e: unknown) => {
         setPercent(null);

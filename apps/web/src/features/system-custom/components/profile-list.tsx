@@ -173,7 +173,8 @@ function ProfileRow({
           {p.drifted > 0 && (
             <Badge status="warning" text={<small>{t('systemCustom.list.drifted', { n: p.drifted })}</small>} />
           )}
-          {!p.parts.includes(part) && (
+          {/* `parts` are the published version's: a draft may set the part already */}
+          {!p.hasDraft && !p.parts.includes(part) && (
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
               {t('systemCustom.list.partUnset', { part: t(`systemCustom.part.${part}`) })}
             </Typography.Text>

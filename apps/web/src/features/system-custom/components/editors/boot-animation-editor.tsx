@@ -1,7 +1,9 @@
 import { Flex, Form, InputNumber, Switch, Typography } from 'antd';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { BootAnimationFormat, ProfileSettings } from '@cpc/contracts/system-custom';
 import { formatSize } from '@/lib/format/size';
+import { firstFrames } from '../../utils/zip-frames';
 import { MediaUpload, type UploadedMedia } from '../media-upload';
 import { ScreenFrame } from '../screen-frame';
 import type { EditorFieldsProps, PartEditorDef } from './types';
@@ -11,8 +13,11 @@ interface Values {
   key?: string;
   fps: number;
   loop: boolean;
-  media?: Pick<UploadedMedia, 'url' | 'name' | 'size' | 'mime'> & { frames?: number | null };
+  media?: Pick<UploadedMedia, 'url' | 'name' | 'size' | 'mime' | 'file'> & { frames?: number | null };
 }
+
+/** How many of a zip's first frames the preview plays. */
+const PREVIEW_FRAMES = 48;
 
 /** The upload route's limit for one file. */
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -21,7 +26,7 @@ const MAX_BYTES = 10 * 1024 * 1024;
 export const formatOf = (mime: string): BootAnimationFormat =>
   mime.startsWith('video/') ? 'video' : mime === 'image/gif' ? 'gif' : 'frames';
 
-function Preview({ media, loop }: { media: NonNullable<Values['media']>; loop: boolean }) {
+function Preview({ media, loop, fps }: { media: NonNullable<Values['media']>; loop: boolean; fps: number }) {
   const { t } = useTranslation();
   const format = formatOf(media.mime);
   if (format === 'video')
@@ -45,6 +50,59 @@ function Preview({ media, loop }: { media: NonNullable<Values['media']>; loop: b
         style={{ width: '100%', height: '100%', objectFit: 'contain', background: '#000' }}
       />
     );
+  return <FramesPreview media={media} loop={loop} fps={fps} />;
+}
+
+/**
+ * A zip of frames played as the terminal will: its first frames, read in the browser (from the file just picked,
+ * else from the saved one's link), at the chosen rate; when they cannot be read, what is known about the zip.
+ */
+function FramesPreview({ media, loop, fps }: { media: NonNullable<Values['media']>; loop: boolean; fps: number }) {
+  const { t } = useTranslation();
+  const [urls, setUrls] = useState<string[] | null>(null);
+  const [at, setAt] = useState(0);
+  const source = media.file ?? media.url;
+  useEffect(() => {
+    let live = true;
+    const made: string[] = [];
+    (async () => {
+      const buf =
+        typeof source === 'string'
+          ? await fetch(source).then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(String(r.status)))))
+          : await source.arrayBuffer();
+      const frames = await firstFrames(buf, PREVIEW_FRAMES);
+      if (!live) return;
+      for (const f of frames) made.push(URL.createObjectURL(f));
+      setAt(0);
+      setUrls(made);
+    })().catch(() => live && setUrls([]));
+    return () => {
+      live = false;
+      made.forEach((u) => URL.revokeObjectURL(u));
+    };
+  }, [source]);
+  useEffect(() => {
+    if (!urls || urls.length < 2) return;
+    const id = setInterval(
+      () => setAt((n) => (n + 1 < urls.length ? n + 1 : loop ? 0 : n)),
+      1000 / Math.min(60, Math.max(1, fps || 1)),
+    );
+    return () => clearInterval(id);
+  }, [urls, fps, loop]);
+  if (urls?.length)
+    return (
+      <Flex vertical style={{ height: '100%', background: '#000' }}>
+        <img
+          src={urls[Math.min(at, urls.length - 1)]}
+          alt={t('systemCustom.boot.frameN', { n: at + 1 })}
+          data-testid="boot-frames"
+          style={{ flex: 1, minHeight: 0, width: '100%', objectFit: 'contain' }}
+        />
+        <Typography.Text style={{ color: '#fff', fontSize: 10, textAlign: 'center', padding: 2 }}>
+          {t('systemCustom.boot.framePlaying', { n: Math.min(at, urls.length - 1) + 1, of: urls.length })}
+        </Typography.Text>
+      </Flex>
+    );
   return (
     <Flex vertical align="center" justify="center" gap={4} style={{ height: '100%', padding: 12, textAlign: 'center' }}>
       <Typography.Text strong>{t('systemCustom.boot.framesZip')}</Typography.Text>
@@ -59,6 +117,7 @@ function Fields({ form, readOnly }: EditorFieldsProps<Out>) {
   const { t } = useTranslation();
   const media = Form.useWatch('media', { form, preserve: true }) as Values['media'];
   const loop = (Form.useWatch('loop', form) as boolean | undefined) ?? true;
+  const fps = (Form.useWatch('fps', form) as number | undefined) ?? 24;
   const frames = media ? formatOf(media.mime) === 'frames' : false;
   return (
     <Flex gap={24} wrap align="flex-start">
@@ -98,7 +157,7 @@ function Fields({ form, readOnly }: EditorFieldsProps<Out>) {
       <Flex vertical gap={8} align="center" style={{ flex: '0 1 220px', margin: '0 auto' }}>
         <ScreenFrame testId="boot-preview">
           {media ? (
-            <Preview media={media} loop={loop} />
+            <Preview media={media} loop={loop} fps={fps} />
           ) : (
             <Flex align="center" justify="center" style={{ height: '100%', padding: 12, textAlign: 'center' }}>
               <Typography.Text type="secondary">{t('systemCustom.boot.none')}</Typography.Text>
