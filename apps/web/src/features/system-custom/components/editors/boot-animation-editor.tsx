@@ -27,7 +27,6 @@ export const formatOf = (mime: string): BootAnimationFormat =>
   mime.startsWith('video/') ? 'video' : mime === 'image/gif' ? 'gif' : 'frames';
 
 function Preview({ media, loop, fps }: { media: NonNullable<Values['media']>; loop: boolean; fps: number }) {
-  const { t } = useTranslation();
   const format = formatOf(media.mime);
   if (format === 'video')
     return (
