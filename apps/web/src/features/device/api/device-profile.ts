@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import type { DeviceProfile } from '@cpc/contracts/system-custom';
-import { get } from '@/lib/request';
+import { request } from '@/lib/request';
 import { DEVICE_KEY } from './devices';
 
 /** The device's effective customization profile (issue 16): where it comes from, the applied version, drift. */
 export const getDeviceProfile = (deviceId: number) =>
-  get<DeviceProfile>('/systemCustom/device', { deviceId }, { quiet: true });
+  request<DeviceProfile>({ url: '/systemCustom/device', method: 'get', params: { deviceId }, quiet: true });
 
 export const deviceProfileKey = (deviceId: number) => [...DEVICE_KEY, 'profile', deviceId] as const;
 
