@@ -37,6 +37,8 @@ export interface FleetOptions {
   start?: boolean;
   /** Apps and models (issue 15): download speed, failure rates (bad checksum, not enough storage), free storage. */
   software?: DeviceOptions['software'];
+  /** Customization profiles (issue 16): failure rate, whether the apps a profile names must be installed. */
+  profile?: DeviceOptions['profile'];
   log?: (line: string) => void;
 }
 
@@ -91,6 +93,7 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         dataRetryS: opts.dataRetryS,
         upgrade: opts.upgrade,
         software: opts.software,
+        profile: opts.profile,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,

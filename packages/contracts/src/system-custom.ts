@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from './envelope.ts';
+import { id, queryId, textLine } from './device.ts';
+import { NO_CONTROL_MSG, hasNoControlButLineBreaks } from './validators.ts';
 
 /**
  * System customization (issue 16): configuration profiles a customer builds and assigns to devices or groups. A
@@ -110,7 +112,8 @@ export const packageName = z
   .min(3)
   .max(255)
   .regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'systemCustom.packageName');
-const objectKey = z.string().trim().min(1).max(300);
+const objectKey = textLine(300).pipe(z.string().min(1));
+const description = z.string().trim().max(500).refine(hasNoControlButLineBreaks, NO_CONTROL_MSG);
 const password = z.string().min(PROFILE_PASSWORD_MIN).max(PROFILE_PASSWORD_MAX);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -182,8 +185,8 @@ const partsInput = {
 
 export const customProfileCreateBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
-    description: z.string().trim().max(500).default(''),
+    name: textLine(100).pipe(z.string().min(1)),
+    description: description.default(''),
     ...partsInput,
     /** Publish the first version right away (else it stays a draft). */
     publish: z.boolean().default(false),
@@ -193,17 +196,17 @@ export type CustomProfileCreateBody = z.input<typeof customProfileCreateBody>;
 /** Edits the draft (created from the latest published version when there is none). */
 export const customProfileUpdateBody = z
   .object({
-    id: z.number().int().positive(),
-    name: z.string().trim().min(1).max(100).optional(),
-    description: z.string().trim().max(500).optional(),
+    id,
+    name: textLine(100).pipe(z.string().min(1)).optional(),
+    description: description.optional(),
     ...partsInput,
     /** Publish the draft after this edit. */
     publish: z.boolean().default(false),
   })
   .strict();
 export type CustomProfileUpdateBody = z.input<typeof customProfileUpdateBody>;
-export const profileIdBody = z.object({ id: z.number().int().positive() }).strict();
-export const profileIdQuery = z.object({ id: z.coerce.number().int().positive() });
+export const profileIdBody = z.object({ id }).strict();
+export const profileIdQuery = z.object({ id: queryId });
 
 /**
  * Assign a profile to devices and/or groups (`unassign: false`, the default), or take those assignments away
@@ -211,9 +214,9 @@ export const profileIdQuery = z.object({ id: z.coerce.number().int().positive() 
  */
 export const profileAssignBody = z
   .object({
-    id: z.number().int().positive(),
-    deviceIds: z.array(z.number().int().positive()).max(5000).default([]),
-    groupIds: z.array(z.number().int().positive()).max(500).default([]),
+    id,
+    deviceIds: z.array(id).max(5000).default([]),
+    groupIds: z.array(id).max(500).default([]),
     unassign: z.boolean().default(false),
   })
   .strict()
@@ -321,7 +324,7 @@ export const profileItem = z.object({
 });
 export type ProfileItem = z.infer<typeof profileItem>;
 export const profileListQuery = pageQuery.extend({
-  keyword: z.string().trim().max(100).optional(),
+  keyword: textLine(50).optional(),
   /** Only profiles whose latest version (published, else draft) sets this part. */
   part: z.enum(SYSTEM_CUSTOM_PARTS).optional(),
 });
@@ -357,7 +360,7 @@ export const PROFILE_APPLY_STATES = ['none', 'queued', 'delivered', 'applied', '
 export type ProfileApplyState = (typeof PROFILE_APPLY_STATES)[number];
 
 export const profileDevicesQuery = pageQuery.extend({
-  id: z.coerce.number().int().positive(),
+  id: queryId,
   state: z.enum(PROFILE_APPLY_STATES).optional(),
   drift: z
     .enum(['true', 'false'])
@@ -388,7 +391,7 @@ export const profileDeviceItem = z.object({
 });
 export type ProfileDeviceItem = z.infer<typeof profileDeviceItem>;
 
-export const deviceProfileQuery = z.object({ deviceId: z.coerce.number().int().positive() });
+export const deviceProfileQuery = z.object({ deviceId: queryId });
 /** A device's effective profile (GET /systemCustom/device?deviceId=): for the device detail's card. */
 export const deviceProfile = z.object({
   deviceId: z.number().int(),

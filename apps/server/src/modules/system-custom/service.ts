@@ -425,6 +425,9 @@ export class SystemCustomService {
     // profile's row lock, from the draft as it is then (a concurrent edit of other parts is kept)
     const profile = await this.profileRow(u.scope, body.id);
     const base = await this.draftBase(u.scope, Number(profile.id));
+    // "publish" with nothing to publish is refused before anything changes
+    if (body.publish && base.draftId == null && !SYSTEM_CUSTOM_PARTS.some((p) => body[p] !== undefined))
+      throw new AppError(409, 'systemCustom.nothingToPublish', undefined, { field: 'id' });
     const parts = await this.applyParts(u.scope, body, base);
     await u.scope.transaction(async (tx) => {
       const before = await this.profileRow(tx, body.id, true);
@@ -450,13 +453,16 @@ export class SystemCustomService {
         part_hashes: JSON.stringify(hashes.parts),
         updated_at: new Date(),
       };
-      if (now.draftId != null)
+      const touchesParts = SYSTEM_CUSTOM_PARTS.some((p) => body[p] !== undefined);
+      // a change of the name or description alone is no new version
+      if (touchesParts && now.draftId != null)
         await tx
           .updateTable('custom_profile_versions')
           .set(values)
           .where('custom_profile_versions.id', '=', now.draftId)
           .execute();
-      else await tx.insertInto('custom_profile_versions', { profile_id: body.id, version: null, ...values }).execute();
+      else if (touchesParts)
+        await tx.insertInto('custom_profile_versions', { profile_id: body.id, version: null, ...values }).execute();
       const meta: Record<string, unknown> = {};
       if (body.name !== undefined) meta.name = body.name;
       if (body.description !== undefined) meta.description = body.description;
@@ -538,6 +544,12 @@ export class SystemCustomService {
   async remove(u: CustomCaller, id: number): Promise<void> {
     const { rows, deviceIds } = await u.scope.transaction(async (tx) => {
       const before = await this.profileRow(tx, id, true);
+      const governed = await tx
+        .selectFrom('device_profile_state')
+        .select('device_profile_state.device_id')
+        .where('device_profile_state.profile_id', '=', id)
+        .where('device_profile_state.desired_version_id', 'is not', null)
+        .execute();
       await tx.deleteFrom('custom_profiles').where('custom_profiles.id', '=', id).execute();
       await audit(tx.db, {
         tenantId: u.tenantId,
@@ -549,7 +561,7 @@ export class SystemCustomService {
         result: 'ok',
         changes: changedFields({ name: before.name, description: before.description }, {}),
       });
-      const r = await this.reconcile(tx, u.id);
+      const r = await this.reconcile(tx, u.id, new Set(governed.map((g) => Number(g.device_id))));
       return { rows: r.rows, deviceIds: r.changed };
     });
     await this.afterCommit(u.tenantId, id, rows, deviceIds);
@@ -638,7 +650,12 @@ export class SystemCustomService {
    * stale, is canceled); one left with no profile is sent an empty configuration (the system's defaults).
    * Answers the tasks made or canceled, and the devices whose state changed.
    */
-  async reconcile(tx: TenantScope, createdBy: number | null): Promise<{ rows: ChangedTask[]; changed: number[] }> {
+  async reconcile(
+    tx: TenantScope,
+    createdBy: number | null,
+    /** Devices whose configuration is gone (their profile was deleted): sent the defaults if nothing else applies. */
+    stale: Set<number> = new Set(),
+  ): Promise<{ rows: ChangedTask[]; changed: number[] }> {
     const t = tx.tenantId;
     await sql`SELECT pg_advisory_xact_lock(${LOCK_NS}::int, ${t}::int)`.execute(tx.db);
     const { rows: resolved } = await sql<{
@@ -704,7 +721,7 @@ export class SystemCustomService {
       const desired = version ? Number(version.id) : null;
       const source = r ? (r.depth === 0 ? 'device' : 'group') : null;
       const groupId = r?.group_id != null ? Number(r.group_id) : null;
-      const before = s ? num(s.desired_version_id) : null;
+      const before = stale.has(deviceId) ? -1 : s ? num(s.desired_version_id) : null;
       const same =
         s &&
         num(s.profile_id) === profileId &&
@@ -802,7 +819,8 @@ export class SystemCustomService {
   /** Resolves again every tenant that has assignments or device states (the periodic reconcile, one node at a time). */
   async reconcileAll(): Promise<number> {
     const { rows: tenants } = await sql<{ tenant_id: string }>`
-      SELECT tenant_id FROM custom_profile_assignments UNION SELECT tenant_id FROM device_profile_state`.execute(
+      SELECT tenant_id FROM custom_profile_assignments
+      UNION SELECT tenant_id FROM device_profile_state WHERE profile_id IS NOT NULL OR desired_version_id IS NOT NULL`.execute(
       this.db,
     );
     let sent = 0;
@@ -851,9 +869,10 @@ export class SystemCustomService {
       open: boolean;
       reported_version_ok: boolean;
       drift: boolean | null;
+      task_state: string | null;
     }>`
       SELECT d.tenant_id, s.profile_id, s.desired_version_id, s.device_id IS NOT NULL AS has_state, v.hash, v.part_hashes,
-        s.drift,
+        s.drift, t.state AS task_state,
         EXISTS (SELECT 1 FROM device_tasks t WHERE t.device_id = d.id AND t.type = 'apply_profile'
           AND t.state IN ('queued', 'sent', 'delivered', 'running', 'timeout')) AS open,
         EXISTS (SELECT 1 FROM custom_profile_versions rv WHERE rv.id = ${msg.versionId} AND rv.tenant_id = d.tenant_id
@@ -861,12 +880,15 @@ export class SystemCustomService {
       FROM devices d
       LEFT JOIN device_profile_state s ON s.device_id = d.id AND s.tenant_id = d.tenant_id
       LEFT JOIN custom_profile_versions v ON v.id = s.desired_version_id
+      LEFT JOIN device_tasks t ON t.id = s.task_id
       WHERE d.id = ${deviceId} AND d.tenant_id IS NOT NULL`.execute(this.db);
     const r = rows[0];
     if (!r) return;
     const desired = r.hash ?? EMPTY.hash;
     const desiredParts = (r.part_hashes ?? EMPTY.parts) as Record<SystemCustomPart, string | null>;
-    const drifted = !r.open && msg.hash !== desired;
+    // drift is a change away from what the device applied: a failed apply is a failure, not drift
+    const judged = !r.open && (r.task_state == null || r.task_state === 'succeeded');
+    const drifted = judged && msg.hash !== desired;
     const fields = drifted ? profileDriftFields(desiredParts, msg.parts) : [];
     const tenantId = Number(r.tenant_id);
     const values = {
