@@ -192,6 +192,42 @@ describe('system customization', () => {
       await expect(page.getByTestId('upload-error').textContent()).resolves.toMatch(/定制文件只能是|内容/);
       await settle(page);
       await shot(page, 'system-custom-wallpaper-refused-zh');
+      // a real picture (drawn in the browser, 720×1280): uploaded, previewed with its fit, saved into the draft
+      const png = await page.evaluate(() => {
+        const c = document.createElement('canvas');
+        c.width = 720;
+        c.height = 1280;
+        const g = c.getContext('2d')!;
+        const grad = g.createLinearGradient(0, 0, 720, 1280);
+        grad.addColorStop(0, '#1677ff');
+        grad.addColorStop(1, '#13c2c2');
+        g.fillStyle = grad;
+        g.fillRect(0, 0, 720, 1280);
+        g.fillStyle = '#fff';
+        g.font = 'bold 96px sans-serif';
+        g.fillText('SHOP', 220, 640);
+        return c.toDataURL('image/png').split(',')[1];
+      });
+      const picture = path.join(path.dirname(fake), 'brand.png');
+      fs.writeFileSync(picture, Buffer.from(png, 'base64'));
+      await page.getByTestId('wallpaper-upload').locator('input[type=file]').setInputFiles(picture);
+      await page
+        .getByTestId('wallpaper-file')
+        .getByText(/brand\.png/)
+        .waitFor({ timeout: 15_000 });
+      await expect
+        .poll(() => page.getByTestId('wallpaper-preview').evaluate((e) => getComputedStyle(e).backgroundImage))
+        .toMatch(/^url\(/);
+      await page.getByRole('radio', { name: '适应' }).check({ force: true });
+      await page.locator('[data-testid="part-editor"][data-part="wallpaper"]').getByTestId('part-save').click();
+      await page.getByText('已保存为草稿，发布后下发到设备').waitFor();
+      await page
+        .locator('[data-testid="part-editor"][data-part="wallpaper"]')
+        .getByTestId('part-state')
+        .getByText('已设置')
+        .waitFor();
+      await settle(page);
+      await shot(page, 'system-custom-wallpaper-saved-zh');
 
       // the desktop: the kiosk app on the home screen, saved as a draft (devices keep v1 until it is published)
       await page.goto(`${s.url}/#/systemCustom/customDesktop?profile=${profileId}`);
