@@ -218,7 +218,7 @@ describe('system customization', () => {
       await expect
         .poll(() => page.getByTestId('wallpaper-preview').evaluate((e) => getComputedStyle(e).backgroundImage))
         .toMatch(/^url\(/);
-      await page.getByRole('radio', { name: '适应' }).check({ force: true });
+      await page.locator('.ant-radio-button-wrapper').filter({ hasText: '适应', visible: true }).click();
       await page.locator('[data-testid="part-editor"][data-part="wallpaper"]').getByTestId('part-save').click();
       await page.getByText('已保存为草稿，发布后下发到设备').waitFor();
       await page
