@@ -96,6 +96,12 @@ const CUSTOMER_PAGES = [
   '/aiLibrary/cloud',
   '/push/pushTask',
   '/push/pushQuery',
+  '/systemCustom/bootAnimation',
+  '/systemCustom/customDesktop',
+  '/systemCustom/customWallpaper',
+  '/systemCustom/defaultStartApp',
+  '/systemCustom/topScreenMode',
+  '/systemCustom/appLock',
 ];
 const STAFF_PAGES = [
   '/system/identity',

@@ -51,6 +51,12 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'application/applicationInstall': () => import('../features/application/routes/application-install'),
   'push/pushTask': () => import('../features/push/routes/push-task'),
   'push/pushQuery': () => import('../features/push/routes/push-query'),
+  'systemCustom/bootAnimation': () => import('../features/system-custom/routes/boot-animation'),
+  'systemCustom/customDesktop': () => import('../features/system-custom/routes/custom-desktop'),
+  'systemCustom/customWallpaper': () => import('../features/system-custom/routes/custom-wallpaper'),
+  'systemCustom/defaultStartApp': () => import('../features/system-custom/routes/default-start-app'),
+  'systemCustom/topScreenMode': () => import('../features/system-custom/routes/top-screen-mode'),
+  'systemCustom/appLock': () => import('../features/system-custom/routes/app-lock'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */
