@@ -17,10 +17,15 @@ const METRES_PER_DEGREE_LAT = 111_320;
 
 const samePoint = (a: LngLat, b: LngLat) => a[0] === b[0] && a[1] === b[1];
 
-/** Twice the signed area of a ring in degree² (shoelace): 0 for a ring whose points lie on one line. */
+/**
+ * Twice the signed area of a ring in degree² (shoelace, relative to its first point so rounding stays small): 0
+ * for a ring whose points lie on one line.
+ */
 function ringArea2(ring: LngLat[]): number {
+  const [x0, y0] = ring[0];
   let s = 0;
-  for (let i = 0; i < ring.length - 1; i++) s += ring[i][0] * ring[i + 1][1] - ring[i + 1][0] * ring[i][1];
+  for (let i = 0; i < ring.length - 1; i++)
+    s += (ring[i][0] - x0) * (ring[i + 1][1] - y0) - (ring[i + 1][0] - x0) * (ring[i][1] - y0);
   return s;
 }
 
@@ -38,13 +43,14 @@ export function normalizeShape(shape: FenceShape): FenceShape {
   if (distinct < 3) throw badRequest('shape.ring', 'fence.ringTooFew');
   if (ring.length > FENCE_MAX_VERTICES) throw badRequest('shape.ring', 'fence.ringTooMany');
   ring.push(ring[0]);
-  if (Math.abs(ringArea2(ring)) < 1e-14) throw badRequest('shape.ring', 'fence.ringFlat');
   const crossings = kinks(polygon([ring]));
   const first = crossings.features[0];
   if (first) {
     const [lng, lat] = first.geometry.coordinates;
     throw badRequest('shape.ring', 'fence.selfIntersecting', { lng: lng.toFixed(6), lat: lat.toFixed(6) });
   }
+  // about 0.01 m²: points on one line, or nearly
+  if (Math.abs(ringArea2(ring)) < 1e-12) throw badRequest('shape.ring', 'fence.ringFlat');
   return { type: 'polygon', ring };
 }
 
