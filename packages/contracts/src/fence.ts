@@ -247,7 +247,7 @@ export const fenceItem = z.object({
   name: z.string(),
   shape: fenceShape,
   /** `[minLng, minLat, maxLng, maxLat]`, for fitting the map. */
-  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+  bbox: z.array(z.number()).length(4),
   schedule: fenceSchedule,
   alertOn: z.enum(FENCE_ALERT_ON),
   dwellS: z.number().int(),
