@@ -23,8 +23,13 @@ export function httpTileOrigin(url: string | undefined): string[] {
   if (!url || !/^http:\/\//i.test(url)) return [];
   const m = /^http:\/\/([^/?#]+)/i.exec(url);
   if (!m) return [];
-  const host = m[1].replace(/\{s\}/g, '*').replace(/\{[a-z]+\}/gi, '*');
-  return [`http://${host.toLowerCase()}`];
+  const [host, ...port] = m[1].toLowerCase().split(':');
+  const labels = host.split('.');
+  const templated = (l: string) => /\{[a-z]+\}/.test(l);
+  // CSP wildcards stand only for the leftmost label ("*.example.com"): a placeholder elsewhere allows http:
+  if (labels.slice(1).some(templated)) return ['http:'];
+  if (templated(labels[0])) labels[0] = '*';
+  return [`http://${labels.join('.')}${port.length ? `:${port.join(':')}` : ''}`];
 }
 
 /**
