@@ -806,22 +806,23 @@ export class FenceService {
   ): Promise<void> {
     const now = new Date();
     const fences = await this.fencesOfDevice(deviceId, undefined, lng, lat);
+    // the writes of one report, batched: first sides (baselines), forgotten flaps, new pending sides
+    const baselines: Array<{ fence: number; tenant: number; side: string }> = [];
+    const forgotten: number[] = [];
+    const pending: Array<{ fence: number; side: string }> = [];
+    const confirmed: Array<() => Promise<void>> = [];
     for (const f of fences) {
       if (opts.onlyFence !== undefined && Number(f.id) !== opts.onlyFence) continue;
       if (!f.enabled || !scheduleActive(f.schedule, now)) continue;
       const side: 'inside' | 'outside' = f.in_box && contains(f.shape, lng, lat) ? 'inside' : 'outside';
       const fenceId = Number(f.id);
       if (f.side === null) {
-        await sql`
-          INSERT INTO fence_device_state (fence_id, device_id, tenant_id, side) VALUES (${fenceId}, ${deviceId}, ${f.tenant_id}, ${side})
-          ON CONFLICT DO NOTHING`.execute(this.db);
+        baselines.push({ fence: fenceId, tenant: Number(f.tenant_id), side });
         continue;
       }
       if (f.side === side) {
         // back on its side before the dwell passed: the flap is forgotten
-        if (f.pending_side !== null)
-          await sql`UPDATE fence_device_state SET pending_side = NULL, pending_since = NULL, pending_lat = NULL, pending_lng = NULL
-            WHERE fence_id = ${fenceId} AND device_id = ${deviceId} AND side = ${side}`.execute(this.db);
+        if (f.pending_side !== null) forgotten.push(fenceId);
         continue;
       }
       const waiting = f.pending_side === side && f.pending_since !== null;
@@ -831,12 +832,27 @@ export class FenceService {
         const at = opts.immediate ? now : crossedAt;
         const pos =
           waiting && !opts.immediate ? { lat: f.pending_lat ?? lat, lng: f.pending_lng ?? lng } : { lat, lng };
-        await this.confirm(f, deviceId, side, at, pos);
+        confirmed.push(() => this.confirm(f, deviceId, side, at, pos));
       } else if (!waiting) {
-        await sql`UPDATE fence_device_state SET pending_side = ${side}, pending_since = ${now}, pending_lat = ${lat}, pending_lng = ${lng}
-          WHERE fence_id = ${fenceId} AND device_id = ${deviceId} AND side <> ${side}`.execute(this.db);
+        pending.push({ fence: fenceId, side });
       }
     }
+    if (baselines.length)
+      await sql`
+        INSERT INTO fence_device_state (fence_id, device_id, tenant_id, side)
+        SELECT f, ${deviceId}, t, s FROM unnest(${baselines.map((b) => b.fence)}::bigint[], ${baselines.map((b) => b.tenant)}::bigint[],
+          ${baselines.map((b) => b.side)}::text[]) AS x(f, t, s)
+        ON CONFLICT DO NOTHING`.execute(this.db);
+    if (forgotten.length)
+      await sql`UPDATE fence_device_state SET pending_side = NULL, pending_since = NULL, pending_lat = NULL, pending_lng = NULL
+        WHERE device_id = ${deviceId} AND fence_id = ANY(${forgotten}::bigint[]) AND pending_side IS NOT NULL`.execute(
+        this.db,
+      );
+    if (pending.length)
+      await sql`UPDATE fence_device_state s SET pending_side = x.side, pending_since = ${now}, pending_lat = ${lat}, pending_lng = ${lng}
+        FROM unnest(${pending.map((p) => p.fence)}::bigint[], ${pending.map((p) => p.side)}::text[]) AS x(fence, side)
+        WHERE s.fence_id = x.fence AND s.device_id = ${deviceId} AND s.side <> x.side`.execute(this.db);
+    for (const c of confirmed) await c();
   }
 
   /**
