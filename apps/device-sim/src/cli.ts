@@ -29,6 +29,9 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --push-click-rate R    share (0–1) of shown pushes a user taps (default 0)
   --profile-fail R       share (0–1) of customization profiles that fail to apply (default 0)
   --profile-check-apps   fail a profile whose start, pinned or desktop apps are not installed
+  --route-share R        share (0–1) of devices driving routes across their city (default 0.05)
+  --wander-share R       share (0–1) of devices wandering off from where they stand (default 0.02)
+  --location-every S     report the location every S seconds (default: every 10th heartbeat when it changed)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -38,7 +41,7 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --control-port P       a local HTTP control (GET /devices, POST /devices/{sn}/power-on, …)
 
 stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, cover-open <sn>, cover-close <sn>, overheat <sn>,
-  cool-down <sn>, silence <sn>, resume <sn>, click-push <sn>, list, stats, help`;
+  cool-down <sn>, silence <sn>, resume <sn>, click-push <sn>, move <sn> <lat> <lng>, list, stats, help`;
 
 const { values } = parseArgs({
   options: {
@@ -60,6 +63,9 @@ const { values } = parseArgs({
     'push-click-rate': { type: 'string', default: '0' },
     'profile-fail': { type: 'string', default: '0' },
     'profile-check-apps': { type: 'boolean', default: false },
+    'route-share': { type: 'string', default: '0.05' },
+    'wander-share': { type: 'string', default: '0.02' },
+    'location-every': { type: 'string' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -108,7 +114,9 @@ const rate = (
     | 'app-bad-checksum'
     | 'app-no-storage'
     | 'push-click-rate'
-    | 'profile-fail',
+    | 'profile-fail'
+    | 'route-share'
+    | 'wander-share',
 ) => {
   const x = Number(values[name]);
   if (!Number.isFinite(x) || x < 0 || x > 1) {
@@ -126,6 +134,8 @@ const upgrade = {
 const push = { clickRate: rate('push-click-rate') };
 const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
 const profile = { failRate: rate('profile-fail'), requireInstalledApps: values['profile-check-apps'] };
+const movement = { routeShare: rate('route-share'), wanderShare: rate('wander-share') };
+const locationEveryS = values['location-every'] ? int('location-every', values['location-every'], 1) : undefined;
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -168,6 +178,8 @@ const fleet = await createFleet({
   push,
   software,
   profile,
+  movement,
+  locationEveryS,
   start: false,
 });
 for (const d of fleet.devices) {

@@ -42,6 +42,10 @@ export interface FleetOptions {
   software?: DeviceOptions['software'];
   /** Customization profiles (issue 16): failure rate, whether the apps a profile names must be installed. */
   profile?: DeviceOptions['profile'];
+  /** How devices move (issue 16): shares driving routes / wandering off, GPS jitter. */
+  movement?: DeviceOptions['movement'];
+  /** Report the location every this many seconds (default: every 10th heartbeat when it changed). */
+  locationEveryS?: number;
   log?: (line: string) => void;
 }
 
@@ -98,6 +102,8 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         push: opts.push,
         software: opts.software,
         profile: opts.profile,
+        movement: opts.movement,
+        locationEveryS: opts.locationEveryS,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,

@@ -26,3 +26,4 @@ export * from './upgrade.ts';
 export * from './application.ts';
 export * from './push.ts';
 export * from './system-custom.ts';
+export * from './fence.ts';

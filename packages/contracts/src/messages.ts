@@ -927,9 +927,36 @@ const systemCustom = {
   'systemCustom.nothingToPublish': { en: 'there are no unpublished changes', zh: '没有未发布的修改' },
 } as const;
 
+const fence = {
+  'fence.lngRange': { en: 'longitude must be between -180 and 180', zh: '经度必须在 -180 到 180 之间' },
+  'fence.latRange': { en: 'latitude must be between -90 and 90', zh: '纬度必须在 -90 到 90 之间' },
+  'fence.radiusPositive': { en: 'the radius must be greater than 0', zh: '半径必须大于 0' },
+  'fence.radiusRange': { en: 'the radius must be 10 m to 100 km', zh: '半径必须在 10 米到 100 千米之间' },
+  'fence.ringTooFew': { en: 'a polygon needs at least 3 distinct points', zh: '多边形至少需要 3 个不同的点' },
+  'fence.ringTooMany': { en: 'a polygon has at most 500 points', zh: '多边形最多 500 个点' },
+  'fence.selfIntersecting': {
+    en: 'the polygon crosses itself (near {lng}, {lat})',
+    zh: '多边形的边相互交叉（约在 {lng}, {lat}）',
+  },
+  'fence.ringFlat': { en: 'the polygon encloses no area', zh: '多边形没有面积' },
+  'fence.timeOfDay': { en: 'must be a time HH:mm', zh: '必须是 HH:mm 格式的时间' },
+  'fence.weekday': { en: 'must be a weekday 1 (Monday) to 7 (Sunday)', zh: '必须是 1（周一）到 7（周日）' },
+  'fence.daysRequired': { en: 'choose at least one day', zh: '请至少选择一天' },
+  'fence.idRequired': { en: 'give the fence id', zh: '请提供围栏 ID' },
+  'fence.tooMany': { en: 'a tenant holds at most {max} fences', zh: '每个租户最多 {max} 个围栏' },
+  'fence.stale': {
+    en: 'the fence was changed by someone else meanwhile; reload it',
+    zh: '该围栏已被他人修改，请刷新后再试',
+  },
+  'fence.nameTaken': { en: 'a fence named {name} exists', zh: '已存在名为 {name} 的围栏' },
+  'fence.enteredTitle': { en: 'A device entered a fence', zh: '设备进入围栏' },
+  'fence.leftTitle': { en: 'A device left a fence', zh: '设备离开围栏' },
+} as const;
+
 export const MESSAGES = {
   ...push,
   ...systemCustom,
+  ...fence,
   ...fileAcquisition,
   ...pkg,
   ...application,
@@ -1004,12 +1031,22 @@ export const NOUNS = {
   release: '升级发布',
   push: '推送',
   profile: '定制方案',
+  fence: '围栏',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;
 
 /** Field names as the console's forms label them in zh (a message about a field reads "label：problem"; en says the path). */
 export const FIELD_LABELS_ZH: Record<string, string> = {
+  radiusM: '半径',
+  ring: '多边形',
+  center: '圆心',
+  shape: '形状',
+  dwellS: '停留时间',
+  alertOn: '告警规则',
+  schedule: '时间计划',
+  days: '星期',
+  groupIds: '分组',
   username: '用户名',
   password: '密码',
   oldPassword: '原密码',

@@ -63,4 +63,8 @@ export type TenantTable =
   | 'custom_profiles'
   | 'custom_profile_versions'
   | 'custom_profile_assignments'
-  | 'device_profile_state';
+  | 'device_profile_state'
+  | 'fences'
+  | 'fence_targets'
+  | 'fence_device_state'
+  | 'fence_events';

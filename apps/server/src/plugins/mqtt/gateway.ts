@@ -5,6 +5,7 @@ import {
   parseUp,
   type EventMsg,
   type InventoryMsg,
+  type LocationMsg,
   type ProfileMsg,
 } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
@@ -59,6 +60,8 @@ export class DeviceGateway {
   eventHandler?: (deviceId: number, msg: EventMsg) => Promise<void>;
   /** Takes each device's effective customization (issue 16; set by the system-custom module), else dropped. */
   profileHandler?: (deviceId: number, msg: ProfileMsg) => Promise<void>;
+  /** Takes each location report after Presence stored it (issue 16: the fence module's evaluation and track). */
+  locationHandler?: (deviceId: number, msg: LocationMsg) => Promise<void>;
 
   constructor(
     private db: Db,
@@ -227,7 +230,8 @@ export class DeviceGateway {
       case 'status':
         return this.presence.status(id, parsed.msg);
       case 'location':
-        return this.presence.location(id, parsed.msg);
+        await this.presence.location(id, parsed.msg);
+        return this.locationHandler?.(id, parsed.msg);
       case 'traffic':
         return this.presence.traffic(id, parsed.msg);
       // `kind` says whether a task or a print job is meant (print jobs answer with kind "print")
