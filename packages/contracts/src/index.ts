@@ -24,3 +24,4 @@ export * from './file-acquisition.ts';
 export * from './ai-library.ts';
 export * from './upgrade.ts';
 export * from './application.ts';
+export * from './fence.ts';

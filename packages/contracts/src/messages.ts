@@ -869,7 +869,40 @@ const application = {
   'application.duplicateApp': { en: '{identifier} is listed twice', zh: '{identifier} 重复' },
 } as const;
 
+const fence = {
+  'fence.lngRange': { en: 'longitude must be between -180 and 180', zh: '经度必须在 -180 到 180 之间' },
+  'fence.latRange': { en: 'latitude must be between -90 and 90', zh: '纬度必须在 -90 到 90 之间' },
+  'fence.radiusPositive': { en: 'the radius must be greater than 0', zh: '半径必须大于 0' },
+  'fence.radiusRange': { en: 'the radius must be 10 m to 100 km', zh: '半径必须在 10 米到 100 千米之间' },
+  'fence.ringTooFew': { en: 'a polygon needs at least 3 distinct points', zh: '多边形至少需要 3 个不同的点' },
+  'fence.ringTooMany': { en: 'a polygon has at most 500 points', zh: '多边形最多 500 个点' },
+  'fence.selfIntersecting': {
+    en: 'the polygon crosses itself (near {lng}, {lat})',
+    zh: '多边形的边相互交叉（约在 {lng}, {lat}）',
+  },
+  'fence.ringFlat': { en: 'the polygon encloses no area', zh: '多边形没有面积' },
+  'fence.timeOfDay': { en: 'must be a time HH:mm', zh: '必须是 HH:mm 格式的时间' },
+  'fence.weekday': { en: 'must be a weekday 1 (Monday) to 7 (Sunday)', zh: '必须是 1（周一）到 7（周日）' },
+  'fence.daysRequired': { en: 'choose at least one day', zh: '请至少选择一天' },
+  'fence.idRequired': { en: 'give the fence id', zh: '请提供围栏 ID' },
+  'fence.tooMany': { en: 'a tenant holds at most {max} fences', zh: '每个租户最多 {max} 个围栏' },
+  'fence.stale': {
+    en: 'the fence was changed by someone else meanwhile; reload it',
+    zh: '该围栏已被他人修改，请刷新后再试',
+  },
+  'fence.nameTaken': { en: 'a fence named {name} exists', zh: '已存在名为 {name} 的围栏' },
+  'fence.alertEnterTitle': { en: '{device} entered fence {fence}', zh: '设备 {device} 进入围栏 {fence}' },
+  'fence.alertLeaveTitle': { en: '{device} left fence {fence}', zh: '设备 {device} 离开围栏 {fence}' },
+  'fence.alertBody': {
+    en: 'Device {device} {kind} fence {fence} at {at} (position {lng}, {lat}).',
+    zh: '设备 {device} 于 {at} {kind}围栏 {fence}（位置 {lng}, {lat}）。',
+  },
+  'fence.kindEnter': { en: 'entered', zh: '进入' },
+  'fence.kindLeave': { en: 'left', zh: '离开' },
+} as const;
+
 export const MESSAGES = {
+  ...fence,
   ...fileAcquisition,
   ...pkg,
   ...application,
@@ -942,12 +975,22 @@ export const NOUNS = {
   upload: '上传',
   firmware: '固件',
   release: '升级发布',
+  fence: '围栏',
 } as const satisfies Record<string, string>;
 /** A noun is said as itself in en and by this table in zh. */
 export type Noun = keyof typeof NOUNS;
 
 /** Field names as the console's forms label them in zh (a message about a field reads "label：problem"; en says the path). */
 export const FIELD_LABELS_ZH: Record<string, string> = {
+  radiusM: '半径',
+  ring: '多边形',
+  center: '圆心',
+  shape: '形状',
+  dwellS: '停留时间',
+  alertOn: '告警规则',
+  schedule: '时间计划',
+  days: '星期',
+  groupIds: '分组',
   username: '用户名',
   password: '密码',
   oldPassword: '原密码',

@@ -172,6 +172,14 @@ export interface DeviceModels {
   paper_width_mm: Generated<number>;
 }
 
+export interface DevicePositions {
+  accuracy_m: number | null;
+  at: Generated<Timestamp>;
+  device_id: number;
+  lat: number;
+  lng: number;
+}
+
 export interface Devices {
   battery: number | null;
   bind_key_hash: string;
@@ -247,6 +255,59 @@ export interface DeviceTelemetry {
   signal: number | null;
   tenant_id: number | null;
   used_mb: Numeric | null;
+}
+
+export interface FenceDeviceState {
+  changed_at: Generated<Timestamp>;
+  device_id: number;
+  fence_id: number;
+  pending_lat: number | null;
+  pending_lng: number | null;
+  pending_side: 'inside' | 'outside' | null;
+  pending_since: Timestamp | null;
+  side: 'inside' | 'outside';
+  since: Generated<Timestamp>;
+  tenant_id: number;
+}
+
+export interface FenceEvents {
+  at: Generated<Timestamp>;
+  created_at: Generated<Timestamp>;
+  device_id: number;
+  fence_id: number;
+  id: Generated<number>;
+  kind: 'enter' | 'leave';
+  lat: number;
+  lng: number;
+  tenant_id: number;
+}
+
+export interface Fences {
+  alert_on: Generated<'leave' | 'enter' | 'both'>;
+  created_at: Generated<Timestamp>;
+  created_by: number | null;
+  deleted_at: Timestamp | null;
+  dwell_s: Generated<number>;
+  enabled: Generated<boolean>;
+  id: Generated<number>;
+  max_lat: number;
+  max_lng: number;
+  min_lat: number;
+  min_lng: number;
+  name: string;
+  schedule: Generated<Json>;
+  shape: Json;
+  tenant_id: number;
+  updated_at: Generated<Timestamp>;
+  version: Generated<number>;
+}
+
+export interface FenceTargets {
+  device_id: number | null;
+  fence_id: number;
+  group_id: number | null;
+  id: Generated<number>;
+  tenant_id: number;
 }
 
 export interface FileRequests {
@@ -747,14 +808,16 @@ export interface WebhookDeliveries {
   attempts: Generated<number>;
   created_at: Generated<Timestamp>;
   delivered_at: Timestamp | null;
+  event: Generated<string>;
   id: Generated<string>;
   job_error: Generated<string>;
-  job_id: string;
-  job_state: 'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled';
+  job_id: string | null;
+  job_state: 'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled' | null;
   last_error: Generated<string>;
   last_status: number | null;
   next_attempt_at: Timestamp | null;
   occurred_at: Generated<Timestamp>;
+  payload: Json | null;
   state: Generated<'pending' | 'retrying' | 'succeeded' | 'failed'>;
   tenant_id: number;
 }
@@ -850,10 +913,15 @@ export interface DB {
   device_groups: DeviceGroups;
   device_inventory: DeviceInventory;
   device_models: DeviceModels;
+  device_positions: DevicePositions;
   device_status_log: DeviceStatusLog;
   device_tasks: DeviceTasks;
   device_telemetry: DeviceTelemetry;
   devices: Devices;
+  fence_device_state: FenceDeviceState;
+  fence_events: FenceEvents;
+  fence_targets: FenceTargets;
+  fences: Fences;
   file_requests: FileRequests;
   identity_submissions: IdentitySubmissions;
   menu_seeds: MenuSeeds;

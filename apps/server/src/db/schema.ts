@@ -57,4 +57,8 @@ export type TenantTable =
   | 'device_inventory'
   | 'device_apps'
   | 'device_ai_models'
-  | 'required_apps';
+  | 'required_apps'
+  | 'fences'
+  | 'fence_targets'
+  | 'fence_device_state'
+  | 'fence_events';

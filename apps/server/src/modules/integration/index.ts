@@ -1,4 +1,4 @@
 /** The integration module's public entry: API keys, webhooks and their delivery. */
 export { IntegrationService } from './service.ts';
-export { WebhookSender } from './webhooks.ts';
+export { WebhookSender, insertEventDeliveries } from './webhooks.ts';
 export { integrationRoutes } from './routes.ts';

@@ -548,25 +548,29 @@ export class IntegrationService {
   // Webhook deliveries
 
   private deliveries(scope: TenantScope) {
-    return scope
-      .selectFrom('webhook_deliveries')
-      .innerJoin('app_keys', 'app_keys.id', 'webhook_deliveries.app_key_id')
-      .innerJoin('print_jobs', 'print_jobs.id', 'webhook_deliveries.job_id')
-      .select([
-        'webhook_deliveries.id',
-        'webhook_deliveries.app_key_id',
-        'app_keys.app_id',
-        'webhook_deliveries.job_id',
-        'print_jobs.origin_id',
-        'webhook_deliveries.job_state',
-        'webhook_deliveries.state',
-        'webhook_deliveries.attempts',
-        'webhook_deliveries.last_status',
-        'webhook_deliveries.last_error',
-        'webhook_deliveries.next_attempt_at',
-        'webhook_deliveries.delivered_at',
-        'webhook_deliveries.created_at',
-      ]);
+    return (
+      scope
+        .selectFrom('webhook_deliveries')
+        .innerJoin('app_keys', 'app_keys.id', 'webhook_deliveries.app_key_id')
+        .innerJoin('print_jobs', 'print_jobs.id', 'webhook_deliveries.job_id')
+        .select([
+          'webhook_deliveries.id',
+          'webhook_deliveries.app_key_id',
+          'app_keys.app_id',
+          'webhook_deliveries.job_id',
+          'print_jobs.origin_id',
+          'webhook_deliveries.job_state',
+          'webhook_deliveries.state',
+          'webhook_deliveries.attempts',
+          'webhook_deliveries.last_status',
+          'webhook_deliveries.last_error',
+          'webhook_deliveries.next_attempt_at',
+          'webhook_deliveries.delivered_at',
+          'webhook_deliveries.created_at',
+        ])
+        // the inner join keeps the print jobs' deliveries: their job columns are set (other events' are null)
+        .$narrowType<{ job_id: string; job_state: PrintJobState }>()
+    );
   }
 
   async webhookList(
@@ -574,7 +578,8 @@ export class IntegrationService {
     q: { pageNo: number; pageSize: number; keyId?: number; jobId?: string; state?: WebhookDeliveryItem['state'] },
   ): Promise<Paged<WebhookDeliveryItem>> {
     if (q.keyId) await this.key(scope, q.keyId);
-    let base = scope.selectFrom('webhook_deliveries');
+    // the console's delivery log lists the print jobs' deliveries (fence events' are sent the same way)
+    let base = scope.selectFrom('webhook_deliveries').where('webhook_deliveries.job_id', 'is not', null);
     if (q.keyId) base = base.where('webhook_deliveries.app_key_id', '=', q.keyId);
     if (q.jobId) base = base.where('webhook_deliveries.job_id', '=', q.jobId);
     if (q.state) base = base.where('webhook_deliveries.state', '=', q.state);

@@ -21,9 +21,13 @@ interface DeliveryRow {
   id: string;
   tenant_id: number;
   app_key_id: number;
-  job_id: string;
-  job_state: PrintJobState;
+  /** The print job's delivery: the job, its state and error; null for another event's (`payload` then). */
+  job_id: string | null;
+  job_state: PrintJobState | null;
   job_error: string;
+  /** `print.job.state`, or another event (`fence.enter`…) whose body fields are `payload`. */
+  event: string;
+  payload: Record<string, unknown> | null;
   occurred_at: Date;
   state: 'pending' | 'retrying' | 'succeeded' | 'failed';
   attempts: number;
@@ -33,9 +37,9 @@ interface DeliveryRow {
   secret: string;
   callback_url: string;
   key_state: 'active' | 'disabled';
-  origin_id: string;
-  copies: number;
-  sn: string;
+  origin_id: string | null;
+  copies: number | null;
+  sn: string | null;
 }
 
 export interface AttemptOutcome {
@@ -50,13 +54,18 @@ const tryJobId = (deliveryId: string, n: number) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
-/** The exact body of a delivery: built from what the row holds, so every try sends the same bytes. */
-export function webhookBody(
-  r: Pick<
-    DeliveryRow,
-    'id' | 'app_id' | 'occurred_at' | 'job_id' | 'origin_id' | 'sn' | 'job_state' | 'job_error' | 'copies'
-  >,
-): string {
+/** The exact body of a print job's delivery: built from what the row holds, so every try sends the same bytes. */
+export function webhookBody(r: {
+  id: string;
+  app_id: string;
+  occurred_at: Date;
+  job_id: string;
+  origin_id: string;
+  sn: string;
+  job_state: PrintJobState;
+  job_error: string;
+  copies: number;
+}): string {
   const payload: WebhookPayload = {
     id: r.id,
     event: WEBHOOK_EVENT,
@@ -72,6 +81,60 @@ export function webhookBody(
     },
   };
   return JSON.stringify(payload);
+}
+
+/**
+ * The body of another event's delivery (issue 16: `fence.enter` / `fence.leave`): the same envelope as a print
+ * job's — `id`, `event`, `appId`, `occurredAt` — and the event's own fields from the row's `payload`.
+ */
+export function eventWebhookBody(r: {
+  id: string;
+  app_id: string;
+  occurred_at: Date;
+  event: string;
+  payload: Record<string, unknown>;
+}): string {
+  const { event: _e, ...fields } = r.payload;
+  void _e;
+  return JSON.stringify({
+    id: r.id,
+    event: r.event,
+    appId: r.app_id,
+    occurredAt: new Date(r.occurred_at).toISOString(),
+    ...fields,
+  });
+}
+
+const deliveryBody = (r: DeliveryRow): string =>
+  r.job_id === null || r.payload !== null
+    ? eventWebhookBody({ ...r, payload: r.payload ?? {} })
+    : webhookBody({
+        ...r,
+        job_id: r.job_id,
+        job_state: r.job_state!,
+        origin_id: r.origin_id ?? '',
+        sn: r.sn ?? '',
+        copies: r.copies ?? 0,
+      });
+
+/**
+ * Deliveries of an event other than a print job's state to every active app key of the tenant with a callback
+ * URL, written with `db` (which may be the caller's transaction); hand the ids to `WebhookSender.enqueue` after
+ * it commits. Signed, logged and retried exactly like a print job's.
+ */
+export async function insertEventDeliveries(
+  db: Db,
+  tenantId: number,
+  event: string,
+  payload: Record<string, unknown>,
+): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    INSERT INTO webhook_deliveries (tenant_id, app_key_id, event, payload)
+    SELECT k.tenant_id, k.id, ${event}, ${JSON.stringify(payload)}::jsonb
+    FROM app_keys k
+    WHERE k.tenant_id = ${tenantId} AND k.state = 'active' AND k.callback_url <> ''
+    RETURNING id`.execute(db);
+  return rows.map((r) => r.id);
 }
 
 export const webhookSignature = (secret: string, body: string) =>
@@ -162,13 +225,14 @@ export class WebhookSender {
 
   private async load(deliveryId: string): Promise<DeliveryRow | undefined> {
     const { rows } = await sql<DeliveryRow>`
-      SELECT w.id, w.tenant_id, w.app_key_id, w.job_id, w.job_state, w.job_error, w.occurred_at, w.state, w.attempts,
+      SELECT w.id, w.tenant_id, w.app_key_id, w.job_id, w.job_state, w.job_error, w.event, w.payload, w.occurred_at,
+        w.state, w.attempts,
         (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = w.id AND NOT a.manual) AS scheduled,
         k.app_id, k.secret, k.callback_url, k.state AS key_state, j.origin_id, j.copies, d.sn
       FROM webhook_deliveries w
       JOIN app_keys k ON k.id = w.app_key_id
-      JOIN print_jobs j ON j.id = w.job_id
-      JOIN devices d ON d.id = j.device_id
+      LEFT JOIN print_jobs j ON j.id = w.job_id
+      LEFT JOIN devices d ON d.id = j.device_id
       WHERE w.id = ${deliveryId}`.execute(this.db);
     return rows[0];
   }
@@ -188,7 +252,7 @@ export class WebhookSender {
       await this.record(r, { ok: false, status: null, error: why }, 0, '', manual, false);
       return { ok: false, status: null, error: why };
     }
-    const body = webhookBody(r);
+    const body = deliveryBody(r);
     const started = performance.now();
     let outcome: AttemptOutcome;
     let response = '';
@@ -208,7 +272,7 @@ export class WebhookSender {
           [WEBHOOK_HEADERS.appId]: r.app_id,
           [WEBHOOK_HEADERS.delivery]: r.id,
           [WEBHOOK_HEADERS.attempt]: String(r.attempts + 1),
-          [WEBHOOK_HEADERS.event]: WEBHOOK_EVENT,
+          [WEBHOOK_HEADERS.event]: r.event,
         },
       });
       response = res.body.toString('utf8').replace(/\uFFFD+$/, '');
