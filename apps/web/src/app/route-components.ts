@@ -49,6 +49,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'upgrade/upgradeTask': () => import('../features/upgrade/routes/upgrade-task'),
   'upgrade/taskDetail': () => import('../features/upgrade/routes/task-detail'),
   'application/applicationInstall': () => import('../features/application/routes/application-install'),
+  'fence/index': () => import('../features/fence/routes/fence-index'),
+  'fence/fenceSetting': () => import('../features/fence/routes/fence-setting'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

@@ -66,6 +66,7 @@ export default function GeoMap({
   tileUrl,
   tileCrs = 'wgs84',
   tileAttribution,
+  tileSubdomains,
   fences = [],
   markers = [],
   track,
@@ -162,7 +163,7 @@ export default function GeoMap({
       const tiles = L.tileLayer(tileUrl, {
         maxZoom: 19,
         attribution: tileAttribution ? escapeHtml(tileAttribution) : undefined,
-        crossOrigin: false,
+        ...(tileSubdomains?.length ? { subdomains: tileSubdomains } : {}),
         pmIgnore: true,
       } as L.TileLayerOptions);
       const fallBack = () => !loaded && setMode('fallback');
@@ -187,7 +188,7 @@ export default function GeoMap({
     };
     // colors are applied by the effect below without rebuilding the layer
     // eslint-disable-next-line react-hooks/exhaustive-deps -- see above
-  }, [mode, tileUrl, tileAttribution]);
+  }, [mode, tileUrl, tileAttribution, tileSubdomains?.join()]);
 
   useEffect(() => offlineRef.current?.setColors(colors), [colors]);
 

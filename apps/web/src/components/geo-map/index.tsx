@@ -7,6 +7,7 @@ export type { GeoMapHandle, GeoMapProps, MapFence, MapMarker } from './types';
 export type { GeoShape } from './shapes';
 export type { LatLng, TileCrs } from './coords';
 export { shapeComplete } from './shapes';
+export { fromFenceShape, toFenceShape } from './fence-shape';
 
 /** Leaflet and Geoman (≈ 250 kB) come with the first map, not with the page that shows one. */
 const Map = lazy(withChunkTimeout(() => import('./geo-map')));

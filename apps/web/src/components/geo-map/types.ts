@@ -27,6 +27,8 @@ export interface GeoMapProps {
   /** The datum of those tiles: 'gcj02' for AutoNavi/Amap and Tencent tiles. */
   tileCrs?: TileCrs;
   tileAttribution?: string | null;
+  /** Values of `{s}` in the tile URL. */
+  tileSubdomains?: string[];
   fences?: MapFence[];
   markers?: MapMarker[];
   /** A polyline through these points (a device's track), oldest first. */
