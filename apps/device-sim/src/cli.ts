@@ -26,6 +26,9 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --fail-model R         share (0–1) of upgrades refused as firmware of another model (default 0)
   --app-bad-checksum R   share (0–1) of app/model installs whose download arrives corrupted (default 0)
   --app-no-storage R     share (0–1) of app/model installs refused for lack of storage (default 0)
+  --route-share R        share (0–1) of devices driving routes across their city (default 0.05)
+  --wander-share R       share (0–1) of devices wandering off from where they stand (default 0.02)
+  --location-every S     report the location every S seconds (default: every 10th heartbeat when it changed)
   --static-credential    use the fixed password a broker's password file holds (Mosquitto) instead of the timed one
   --register             register the devices first (skipping those already registered), through:
     --api URL              the console API as platform staff, with --token T or --admin user:password, or
@@ -35,7 +38,7 @@ const USAGE = `Fleet simulator: N virtual devices speaking the device protocol (
   --control-port P       a local HTTP control (GET /devices, POST /devices/{sn}/power-on, …)
 
 stdin: power-on <sn>, kill <sn>, paper-out <sn>, paper-ok <sn>, cover-open <sn>, cover-close <sn>, overheat <sn>,
-  cool-down <sn>, silence <sn>, resume <sn>, list, stats, help`;
+  cool-down <sn>, silence <sn>, resume <sn>, move <sn> <lat> <lng>, list, stats, help`;
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +57,9 @@ const { values } = parseArgs({
     'fail-model': { type: 'string', default: '0' },
     'app-bad-checksum': { type: 'string', default: '0' },
     'app-no-storage': { type: 'string', default: '0' },
+    'route-share': { type: 'string', default: '0.05' },
+    'wander-share': { type: 'string', default: '0.02' },
+    'location-every': { type: 'string' },
     'static-credential': { type: 'boolean', default: false },
     register: { type: 'boolean', default: false },
     api: { type: 'string' },
@@ -94,7 +100,16 @@ if (dataProfile !== undefined && !isDataProfile(dataProfile)) {
   process.exit(2);
 }
 const dataRetryS = int('data-retry', values['data-retry'], 1);
-const rate = (name: 'fail-checksum' | 'fail-storage' | 'fail-model' | 'app-bad-checksum' | 'app-no-storage') => {
+const rate = (
+  name:
+    | 'fail-checksum'
+    | 'fail-storage'
+    | 'fail-model'
+    | 'app-bad-checksum'
+    | 'app-no-storage'
+    | 'route-share'
+    | 'wander-share',
+) => {
   const x = Number(values[name]);
   if (!Number.isFinite(x) || x < 0 || x > 1) {
     console.error(`--${name}: a share between 0 and 1\n\n${USAGE}`);
@@ -109,6 +124,8 @@ const upgrade = {
   incompatibleRate: rate('fail-model'),
 };
 const software = { badChecksumRate: rate('app-bad-checksum'), noStorageRate: rate('app-no-storage') };
+const movement = { routeShare: rate('route-share'), wanderShare: rate('wander-share') };
+const locationEveryS = values['location-every'] ? int('location-every', values['location-every'], 1) : undefined;
 const specs = makeSpecs(count, { seed, prefix: values.prefix });
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
 
@@ -149,6 +166,8 @@ const fleet = await createFleet({
   dataRetryS,
   upgrade,
   software,
+  movement,
+  locationEveryS,
   start: false,
 });
 for (const d of fleet.devices) {

@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import type { Fleet } from './fleet.ts';
 
 /** Actions on one device, by name: the same for stdin and the HTTP control port. */
-const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | unknown> = {
+const ACTIONS: Record<string, (fleet: Fleet, sn: string, args: string[]) => Promise<unknown> | unknown> = {
   'power-on': (f, sn) => f.powerOn(sn),
   kill: (f, sn) => f.get(sn).kill(),
   'paper-out': (f, sn) => f.get(sn).runOutOfPaper(),
@@ -14,6 +14,12 @@ const ACTIONS: Record<string, (fleet: Fleet, sn: string) => Promise<unknown> | u
   'cool-down': (f, sn) => f.get(sn).clearFault('overheat'),
   silence: (f, sn) => void (f.get(sn).silent = true),
   resume: (f, sn) => void (f.get(sn).silent = false),
+  /** `move <sn> <lat> <lng>` (HTTP: `POST /devices/{sn}/move?lat=…&lng=…`): the device goes there and reports it. */
+  move: (f, sn, [lat, lng]) => {
+    if (lat === undefined || lng === undefined || lat.trim() === '' || lng.trim() === '')
+      throw new Error('move needs <lat> <lng>');
+    return f.get(sn).moveTo(Number(lat), Number(lng));
+  },
 };
 
 const HELP = `commands: ${Object.keys(ACTIONS)
@@ -42,14 +48,14 @@ function describe(fleet: Fleet) {
 export function stdinControl(fleet: Fleet, print: (line: string) => void): readline.Interface {
   const rl = readline.createInterface({ input: process.stdin });
   const handle = async (line: string): Promise<void> => {
-    const [cmd, sn] = line.trim().split(/\s+/);
+    const [cmd, sn, ...args] = line.trim().split(/\s+/);
     if (!cmd) return;
     try {
       if (cmd === 'help') print(HELP);
       else if (cmd === 'stats') print(JSON.stringify(fleet.stats()));
       else if (cmd === 'list') for (const d of describe(fleet)) print(JSON.stringify(d));
       else if (ACTIONS[cmd] && sn) {
-        await ACTIONS[cmd](fleet, sn);
+        await ACTIONS[cmd](fleet, sn, args);
         print(`${cmd} ${sn}: done`);
       } else print(HELP);
     } catch (e) {
@@ -76,7 +82,8 @@ export function httpControl(fleet: Fleet, port: number): Promise<http.Server> {
       if (req.method === 'GET' && url.pathname === '/stats') return send(200, fleet.stats());
       const m = /^\/devices\/([^/]+)\/([a-z-]+)$/.exec(url.pathname);
       if (req.method === 'POST' && m && ACTIONS[m[2]]) {
-        await ACTIONS[m[2]](fleet, decodeURIComponent(m[1]));
+        const args = m[2] === 'move' ? [url.searchParams.get('lat') ?? '', url.searchParams.get('lng') ?? ''] : [];
+        await ACTIONS[m[2]](fleet, decodeURIComponent(m[1]), args);
         return send(200, { ok: true });
       }
       send(404, { error: HELP });

@@ -23,6 +23,7 @@ import { between, chance, intBetween, type Rng } from './random.ts';
 import { SimCard, dataRng, type DataProfileName } from './sim-data.ts';
 import type { DeviceSpec } from './specs.ts';
 import { runUpgrade, type UpgradeHost, type UpgradeSimOptions } from './upgrade.ts';
+import { Movement, movementRng, type MovementOptions } from './movement.ts';
 
 export type Paper = 'ok' | 'out' | 'cover-open' | 'overheat';
 export type Credential = 'timed' | 'static';
@@ -57,6 +58,13 @@ export interface DeviceOptions {
   upgrade?: UpgradeSimOptions;
   /** Apps and models (issue 15): download speed, failure rates, free storage. */
   software?: Omit<SoftwareOptions, 'rng'>;
+  /** How devices move (issue 16): shares driving routes and wandering off, GPS jitter (see movement.ts). */
+  movement?: MovementOptions;
+  /**
+   * Report the location every this many seconds (tests and the fence demo); default: every 10th heartbeat
+   * (5 minutes at 30 s), when the fix changed.
+   */
+  locationEveryS?: number;
   log?: (line: string) => void;
 }
 
@@ -177,6 +185,7 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     this.signal = intBetween(r, 40, 95);
     this.lat = spec.city.lat + between(r, -0.01, 0.01);
     this.lng = spec.city.lng + between(r, -0.01, 0.01);
+    this.movement = new Movement(spec.city, { lat: this.lat, lng: this.lng }, movementRng(spec.sn), opts.movement);
     const usedMb = Math.round(between(r, 0, 200) * 100) / 100;
     this.sim = new SimCard(dataRng(spec.sn, spec.iccid), {
       usedMb,
@@ -190,6 +199,29 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
 
   /** Its apps and AI models (issue 15), reported as `inventory` after each hello and on every change. */
   readonly software: DeviceSoftware;
+  /** Where it goes (issue 16): stays put with GPS jitter, drives routes or wanders off. */
+  readonly movement: Movement;
+
+  /**
+   * Puts the device at a place (the control's `move`; tests make it leave a fence with it): it stays there with
+   * GPS jitter only, and reports the location at once when online.
+   */
+  async moveTo(lat: number, lng: number): Promise<void> {
+    if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180)
+      throw new Error('move: lat must be -90..90 and lng -180..180');
+    this.movement.moveTo(lat, lng);
+    this.lat = lat;
+    this.lng = lng;
+    await this.reportLocation();
+  }
+
+  /** The location report, when online; `lastReported` keeps what was sent. */
+  private reportLocation(): Promise<void> {
+    if (this.phase !== 'online' || this.silent) return Promise.resolve();
+    this.lastReported.lat = this.lat;
+    this.lastReported.lng = this.lng;
+    return this.publish('location', { ts: Date.now(), lat: round(this.lat), lng: round(this.lng) });
+  }
 
   private publishInventory(): Promise<void> {
     return this.publish('inventory', { ts: Date.now(), ...this.software.inventory() });
@@ -411,6 +443,16 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
       Math.floor(r() * period),
     );
     this.timers.push(first);
+    const every = this.opts.locationEveryS;
+    if (every && every > 0) {
+      const t = setInterval(() => {
+        const fix = this.movement.step(every);
+        this.lat = fix.lat;
+        this.lng = fix.lng;
+        void this.reportLocation();
+      }, every * 1000);
+      this.timers.push(t);
+    }
   }
 
   private stopTimers(): void {
@@ -441,9 +483,15 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
     } else if (this.paper !== 'ok' && --this.paperOutTicks <= 0) {
       this.paper = 'ok';
     }
+    // the draws of the old drift are kept, so the device's other random sequences (faults, data) stay as they were
     if (chance(r, 0.2)) {
-      this.lat = clampTo(this.lat + between(r, -0.002, 0.002), this.spec.city.lat, 0.01);
-      this.lng = clampTo(this.lng + between(r, -0.002, 0.002), this.spec.city.lng, 0.01);
+      between(r, -0.002, 0.002);
+      between(r, -0.002, 0.002);
+    }
+    if (!this.opts.locationEveryS) {
+      const fix = this.movement.step(this.heartbeatS);
+      this.lat = fix.lat;
+      this.lng = fix.lng;
     }
     // data: the profile's rate for the time since the last tick, with jitter (one draw, as before)
     const now = Date.now();
@@ -456,11 +504,8 @@ export class VirtualDevice extends EventEmitter implements UpgradeHost {
       return;
     }
     if (this.ticks % 10 === 0) {
-      if (this.lat !== this.lastReported.lat || this.lng !== this.lastReported.lng) {
-        this.lastReported.lat = this.lat;
-        this.lastReported.lng = this.lng;
-        void this.publish('location', { ts: Date.now(), lat: round(this.lat), lng: round(this.lng) });
-      }
+      if (!this.opts.locationEveryS && (this.lat !== this.lastReported.lat || this.lng !== this.lastReported.lng))
+        void this.reportLocation();
       void this.reportTraffic();
     } else if (this.usedMb - this.reportedMb >= TRAFFIC_STEP_MB) {
       // fast usage is reported as it goes, so the console sees a SIM run low before it runs out
@@ -844,4 +889,3 @@ export function randomFault(r: Rng): Exclude<Paper, 'ok'> | null {
 }
 
 const round = (x: number) => Math.round(x * 1e5) / 1e5;
-const clampTo = (x: number, centre: number, radius: number) => Math.max(centre - radius, Math.min(centre + radius, x));

@@ -37,6 +37,10 @@ export interface FleetOptions {
   start?: boolean;
   /** Apps and models (issue 15): download speed, failure rates (bad checksum, not enough storage), free storage. */
   software?: DeviceOptions['software'];
+  /** How devices move (issue 16): shares driving routes / wandering off, GPS jitter. */
+  movement?: DeviceOptions['movement'];
+  /** Report the location every this many seconds (default: every 10th heartbeat when it changed). */
+  locationEveryS?: number;
   log?: (line: string) => void;
 }
 
@@ -91,6 +95,8 @@ export async function createFleet(opts: FleetOptions): Promise<Fleet> {
         dataRetryS: opts.dataRetryS,
         upgrade: opts.upgrade,
         software: opts.software,
+        movement: opts.movement,
+        locationEveryS: opts.locationEveryS,
         // spread reconnections after a broker restart over a few seconds
         reconnectMs: 1000 + ((i * 7919) % 4000),
         log: opts.log,

@@ -59,6 +59,7 @@ import {
 } from './modules/package/index.ts';
 import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
 import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
+import { FenceService, fenceRoutes, fenceUpkeep } from './modules/fence/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
@@ -143,7 +144,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   if (config.OPEN_TRUSTED_PROXIES.length)
     app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
   const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
-  await app.register(securityHeaders, { webDist: dist });
+  await app.register(securityHeaders, { webDist: dist, mapTileUrl: config.MAP_TILE_URL });
   await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
@@ -228,6 +229,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const applications = new ApplicationService(db, tasks, events);
   app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
   await app.register(applicationUpkeep, { apps: applications });
+  // geofencing (issue 16): each location report is evaluated against the device's fences after Presence stored it
+  const fences = new FenceService(db, events, webhooks, config);
+  app.gateway.locationHandler = (deviceId, msg) => fences.onLocation(deviceId, msg);
+  await app.register(fenceUpkeep, { fences, dwellCheckMs: config.FENCE_DWELL_CHECK_MS });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(
     db,
@@ -331,6 +336,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(taskRoutes, { tasks });
       await api.register(upgradeRoutes, { upgrades });
       await api.register(applicationRoutes, { apps: applications });
+      await api.register(fenceRoutes, { fences });
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
       await api.register(roleRoutes, { roles: new RoleService(db, events) });
       const subAccounts = new SubAccountService(db, events);

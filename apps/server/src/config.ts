@@ -214,6 +214,24 @@ const schema = z.object({
     .transform((s) => s.replace(/\\n/g, '\n'))
     .optional(),
   ALIPAY_GATEWAY: z.string().url().default('https://openapi.alipay.com/gateway.do'),
+  /**
+   * The console's base map (issue 16): a Leaflet tile URL template ({z}/{x}/{y}, {s} for a subdomain) of the
+   * operator's tile provider; unset, the console draws its offline base layer (province outlines).
+   */
+  MAP_TILE_URL: z
+    .string()
+    .trim()
+    .max(500)
+    .refine((s) => /^https?:\/\/[^\s]+$/i.test(s), 'must be an http(s) URL template')
+    .optional(),
+  /** The tiles' coordinate system; default gcj02 for AMap/Autonavi and Tencent hosts, wgs84 otherwise. */
+  MAP_TILE_CRS: z.enum(['wgs84', 'gcj02']).optional(),
+  /** The tiles' attribution shown on the map (plain text). */
+  MAP_TILE_ATTRIBUTION: z.string().max(300).optional(),
+  /** The values of {s} in MAP_TILE_URL, comma separated (default a,b,c when the URL has {s}). */
+  MAP_TILE_SUBDOMAINS: z.string().max(100).optional(),
+  /** How often pending fence side changes whose dwell time passed are confirmed without a new report (ms). */
+  FENCE_DWELL_CHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Seconds between sweeps that close unpaid orders past their 15 minutes. */
   ORDER_SWEEP_S: z.coerce.number().int().min(1).max(3600).default(30),
   /** Seconds a started social login (and an offer to link its identity) stays usable. */

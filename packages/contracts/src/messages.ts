@@ -891,14 +891,8 @@ const fence = {
     zh: '该围栏已被他人修改，请刷新后再试',
   },
   'fence.nameTaken': { en: 'a fence named {name} exists', zh: '已存在名为 {name} 的围栏' },
-  'fence.alertEnterTitle': { en: '{device} entered fence {fence}', zh: '设备 {device} 进入围栏 {fence}' },
-  'fence.alertLeaveTitle': { en: '{device} left fence {fence}', zh: '设备 {device} 离开围栏 {fence}' },
-  'fence.alertBody': {
-    en: 'Device {device} {kind} fence {fence} at {at} (position {lng}, {lat}).',
-    zh: '设备 {device} 于 {at} {kind}围栏 {fence}（位置 {lng}, {lat}）。',
-  },
-  'fence.kindEnter': { en: 'entered', zh: '进入' },
-  'fence.kindLeave': { en: 'left', zh: '离开' },
+  'fence.enteredTitle': { en: 'A device entered a fence', zh: '设备进入围栏' },
+  'fence.leftTitle': { en: 'A device left a fence', zh: '设备离开围栏' },
 } as const;
 
 export const MESSAGES = {

@@ -16,6 +16,18 @@ export function inlineScriptHashes(html: string): string[] {
 }
 
 /**
+ * The origin of a plain-http map tile URL (MAP_TILE_URL, issue 16; `{s}` stands for any subdomain): https tiles
+ * are allowed by `https:` already.
+ */
+export function httpTileOrigin(url: string | undefined): string[] {
+  if (!url || !/^http:\/\//i.test(url)) return [];
+  const m = /^http:\/\/([^/?#]+)/i.exec(url);
+  if (!m) return [];
+  const host = m[1].replace(/\{s\}/g, '*').replace(/\{[a-z]+\}/gi, '*');
+  return [`http://${host.toLowerCase()}`];
+}
+
+/**
  * The Content-Security-Policy of every answer: the console (a Vite-built SPA served from `webDist`), the Swagger
  * UI at /apiAdmin/docs and the JSON calls all work under it.
  * - scripts: the server's own files, and the inline scripts of the console's index.html by their hash (read at
@@ -30,7 +42,7 @@ export function inlineScriptHashes(html: string): string[] {
  * There is no upgrade-insecure-requests: a server on plain HTTP (a LAN) would have its own assets asked over
  * HTTPS and load nothing.
  */
-export function contentSecurityPolicy(webDist: string | undefined): Record<string, string[]> {
+export function contentSecurityPolicy(webDist: string | undefined, mapTileUrl?: string): Record<string, string[]> {
   const index = webDist ? path.join(webDist, 'index.html') : undefined;
   const scriptHashes = index && fs.existsSync(index) ? inlineScriptHashes(fs.readFileSync(index, 'utf8')) : [];
   return {
@@ -39,7 +51,7 @@ export function contentSecurityPolicy(webDist: string | undefined): Record<strin
     'script-src': ["'self'", ...scriptHashes],
     'script-src-attr': ["'none'"],
     'style-src': ["'self'", "'unsafe-inline'"],
-    'img-src': ["'self'", 'data:', 'blob:', 'https:'],
+    'img-src': ["'self'", 'data:', 'blob:', 'https:', ...httpTileOrigin(mapTileUrl)],
     'font-src': ["'self'", 'data:'],
     'connect-src': ["'self'"],
     'worker-src': ["'self'", 'blob:'],
@@ -52,10 +64,10 @@ export function contentSecurityPolicy(webDist: string | undefined): Record<strin
 
 /** The standard security headers on every answer (helmet), with the policy above. */
 export const securityHeaders = fp(
-  async (app: FastifyInstance, opts: { webDist: string | undefined }) => {
+  async (app: FastifyInstance, opts: { webDist: string | undefined; mapTileUrl?: string }) => {
     await app.register(helmet, {
       global: true,
-      contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(opts.webDist) },
+      contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(opts.webDist, opts.mapTileUrl) },
       // the default (a year, subdomains too) once the console is reached over HTTPS; browsers ignore it over HTTP
       strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
     });

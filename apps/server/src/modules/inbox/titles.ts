@@ -20,6 +20,8 @@ export const STORED_TITLES = new Map<string, PlainKey>(
       'workOrder.customerRepliedTitle',
       'workOrder.reopenedTitle',
       'workOrder.assignedTitle',
+      'fence.enteredTitle',
+      'fence.leftTitle',
     ] as const
   ).map((k) => [MESSAGES[k].en, k]),
 );

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseTopic, parseUp, type InventoryMsg } from '@cpc/contracts/device-protocol';
+import { parseTopic, parseUp, type InventoryMsg, type LocationMsg } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { EventSink, TaskService } from '../../modules/task/index.ts';
@@ -49,6 +49,8 @@ export class DeviceGateway {
    * without one an inventory is counted and dropped.
    */
   inventoryHandler?: (deviceId: number, msg: InventoryMsg) => Promise<void>;
+  /** Takes each location report after Presence stored it (issue 16: the fence module's evaluation and track). */
+  locationHandler?: (deviceId: number, msg: LocationMsg) => Promise<void>;
 
   constructor(
     private db: Db,
@@ -217,7 +219,8 @@ export class DeviceGateway {
       case 'status':
         return this.presence.status(id, parsed.msg);
       case 'location':
-        return this.presence.location(id, parsed.msg);
+        await this.presence.location(id, parsed.msg);
+        return this.locationHandler?.(id, parsed.msg);
       case 'traffic':
         return this.presence.traffic(id, parsed.msg);
       // `kind` says whether a task or a print job is meant (print jobs answer with kind "print")
