@@ -2,6 +2,26 @@
 export default {
   zh: {
     device: {
+      fences: {
+        title: '电子围栏与轨迹',
+        none: '没有对此设备生效的围栏',
+        fence: '围栏',
+        rule: '规则',
+        side: '位置',
+        since: '自',
+        inactive: '不在生效时段',
+        disabled: '已停用',
+        trackTitle: '最近 24 小时轨迹',
+        trackPoints: '{{n}} 个位置点，最后一次 {{at}}',
+        noTrack: '最近 24 小时没有位置记录',
+        ruleLeave: '离开告警',
+        ruleEnter: '进入告警',
+        ruleBoth: '进出都告警',
+        inside: '围栏内',
+        outside: '围栏外',
+        unknown: '未知',
+        openFences: '打开电子围栏',
+      },
       firmwareHistory: {
         title: '固件版本历史',
         empty: '暂无固件变更',
@@ -373,6 +393,26 @@ export default {
   },
   en: {
     device: {
+      fences: {
+        title: 'Geofences and track',
+        none: 'No fence applies to this device',
+        fence: 'Fence',
+        rule: 'Rule',
+        side: 'Where',
+        since: 'Since',
+        inactive: 'Outside its hours',
+        disabled: 'Disabled',
+        trackTitle: 'Track of the last 24 hours',
+        trackPoints: '{{n}} positions, the last at {{at}}',
+        noTrack: 'No positions in the last 24 hours',
+        ruleLeave: 'Alert on leaving',
+        ruleEnter: 'Alert on entering',
+        ruleBoth: 'Alert on both',
+        inside: 'Inside',
+        outside: 'Outside',
+        unknown: 'Unknown',
+        openFences: 'Open geofences',
+      },
       firmwareHistory: {
         title: 'Firmware history',
         empty: 'No firmware change yet',

@@ -49,6 +49,7 @@ import { RELATIVE_TIME_INTERVAL, useNow } from '@/lib/use-now';
 import { deviceLabel } from '../utils/command-confirm';
 import { provinceLabel } from '../utils/provinces';
 import { FirmwareHistoryCard } from '../components/firmware-history';
+import { DeviceFencesCard } from '../components/device-fences';
 import { withChunkTimeout } from '@/lib/lazy-chunk';
 
 // the task list sits below the fold: antd's Table comes with it, after the device itself is on screen
@@ -267,6 +268,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
         <InstalledSoftware deviceId={device.id} />
       </Row>
       <FirmwareHistoryCard deviceId={device.id} />
+      <DeviceFencesCard deviceId={device.id} />
       {allowed.tasks && (
         <Card variant="borderless" title={t('device.task.listTitle')}>
           <Suspense fallback={<Skeleton active paragraph={{ rows: 3 }} />}>
