@@ -94,6 +94,8 @@ const CUSTOMER_PAGES = [
   '/upgrade/upgradeTask',
   '/aiLibrary/terminal',
   '/aiLibrary/cloud',
+  '/fence/index',
+  '/fence/fenceSetting',
 ];
 const STAFF_PAGES = [
   '/system/identity',

@@ -19,7 +19,7 @@ import {
 } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { FenceDeviceRow, FenceEventItem, FenceItem, FenceSide } from '@cpc/contracts/fence';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
 import { GeoMap, fromFenceShape, type MapFence, type MapMarker } from '@/components/geo-map';
@@ -50,7 +50,9 @@ export default function FenceIndex() {
   const navigate = useNavigate();
   const canEdit = usePermission(PERMISSIONS.fenceEdit);
   const [query, setQuery] = useState<FenceListParams>({ pageNo: 1, pageSize: 20 });
-  const [selectedId, setSelectedId] = useState<number | null>(null);
+  const [search] = useSearchParams();
+  // a message's link opens its fence (`?id=`)
+  const [selectedId, setSelectedId] = useState<number | null>(() => Number(search.get('id')) || null);
   const [side, setSide] = useState<FenceSide | 'all'>('all');
   const [eventsPage, setEventsPage] = useState(1);
   const [live, setLive] = useState<Live>({});
