@@ -152,10 +152,10 @@ describe('geofencing in the console', () => {
       await settle(page);
       await shot(page, 'fence-setting-drawing-zh');
       await page.mouse.click(cx + 150, cy);
-      const radius = page.getByTestId('circle-radius').locator('input');
+      const radius = page.getByTestId('circle-radius').locator('xpath=descendant-or-self::input');
       await radius.waitFor();
       expect(Number(await radius.inputValue())).toBeGreaterThan(100);
-      await page.getByTestId('fence-dwell').locator('input').fill('3');
+      await page.getByTestId('fence-dwell').locator('xpath=descendant-or-self::input').fill('3');
       await settle(page);
       await shot(page, 'fence-setting-zh');
       await page.getByTestId('fence-save').click();

@@ -3,7 +3,7 @@ export default {
   zh: {
     fence: {
       list: {
-        title: '电子围栏',
+        title: '地理围栏',
         subtitle: '在地图上划定区域，终端离开或进入时告警；选择一个围栏查看其内外的设备和进出记录。',
         create: '新建围栏',
         search: '搜索围栏名称',
