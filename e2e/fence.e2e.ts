@@ -41,19 +41,31 @@ const darkContext = (context: BrowserContext) =>
       localStorage.setItem('admin-plus-layout', JSON.stringify({ state: { colorScheme: 'dark' }, version: 1 }));
   });
 
-/** A console call with the page's session (what the page itself would send). */
+/** The bearer token the page itself sends last (its session). */
+const tokens = new WeakMap<Page, string>();
+const watchToken = (page: Page) =>
+  page.on('request', (r) => {
+    const auth = r.headers()['authorization'];
+    if (auth && r.url().includes('/apiAdmin/')) tokens.set(page, auth);
+  });
+
+/**
+ * A console call with the page's session (what the page itself would send). Access tokens live 8 s on the test
+ * server: the page is reloaded first, so it refreshes its session and the call goes with a fresh token.
+ */
 async function api<T>(page: Page, method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+  await page.reload();
+  await page.waitForLoadState('networkidle');
   const answer = await page.evaluate(
-    async ({ method, url, body }) => {
-      const token = sessionStorage.getItem('admin-plus-token') ?? '';
+    async ({ method, url, body, auth }) => {
       const res = await fetch(`/apiAdmin${url}`, {
         method,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        headers: { 'content-type': 'application/json', authorization: auth },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return (await res.json()) as { code: number; msg: string; data: unknown };
     },
-    { method, url, body },
+    { method, url, body, auth: tokens.get(page) ?? '' },
   );
   if (answer.code !== 200) throw new Error(`${method} ${url}: ${answer.code} ${answer.msg}`);
   return answer.data as T;
@@ -74,6 +86,7 @@ describe('geofencing in the console', () => {
     async () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
+      watchToken(page);
       const reg = await registerThroughUi(page, s, 'individual');
       await approveAccount(s, reg.username, '张三');
       const [{ tenant_id: tenantId }] = await query<{ tenant_id: number }>(
@@ -112,16 +125,16 @@ describe('geofencing in the console', () => {
       await page.reload();
       await page.goto(`${s.url}/#/fence/index`);
       await expectHash(page, /^#\/fence\/index/);
-      // an API key whose callback is the receiver above: fence alerts are POSTed there, signed with its secret
-      const key = await api<{ secret: string }>(page, 'POST', '/integration/key/create', {
-        name: 'fence hooks',
-        callbackUrl: `http://127.0.0.1:${(hooks!.address() as AddressInfo).port}/cpc/callback`,
-      });
       // no tile URL on this server: the offline base layer, provinces and cities
       const indexMap = page.getByTestId('fence-map');
       await indexMap.waitFor({ timeout: 20_000 });
       expect(await indexMap.getAttribute('data-base')).toBe('offline');
       await page.getByText('还没有围栏').first().waitFor();
+      // an API key whose callback is the receiver above: fence alerts are POSTed there, signed with its secret
+      const key = await api<{ secret: string }>(page, 'POST', '/integration/key/create', {
+        name: 'fence hooks',
+        callbackUrl: `http://127.0.0.1:${(hooks!.address() as AddressInfo).port}/cpc/callback`,
+      });
       await settle(page);
       await shot(page, 'fence-index-empty-zh');
 
@@ -139,10 +152,14 @@ describe('geofencing in the console', () => {
       await dot.first().waitFor({ timeout: 20_000 });
       // fitted to the device: street zoom
       await page.waitForTimeout(800);
-      const box = (await dot.first().boundingBox())!;
+      // measured after the click on the button, which may scroll the page (the device list scrolled it down)
+      await page.getByTestId('draw-circle').click();
+      await page.waitForTimeout(500);
+      let box = await dot.first().boundingBox();
+      await expect.poll(async () => (box = await dot.first().boundingBox()), { timeout: 10_000 }).not.toBeNull();
+      if (!box) throw new Error('no device on the map');
       const cx = box.x + box.width / 2 - 30;
       const cy = box.y + box.height / 2 + 10;
-      await page.getByTestId('draw-circle').click();
       await page.mouse.move(cx, cy);
       await page.mouse.click(cx, cy);
       await page.mouse.move(cx + 60, cy, { steps: 4 });

@@ -57,6 +57,13 @@ function fenceLayer(fence: MapFence, crs: TileCrs, renderer: L.Renderer): L.Path
       );
 }
 
+/** Takes the edited shape off the map, out of Geoman's edit mode first. */
+function removeEdited(layer: L.Circle | L.Polygon | null) {
+  if (!layer) return;
+  if (layer.pm?.enabled()) layer.pm.disable();
+  layer.remove();
+}
+
 /**
  * A Leaflet map with a base layer (the operator's tiles, or the offline map the console ships when there are none
  * or they cannot be reached), fences, device markers, a track, and at most one shape to draw or edit with
@@ -84,6 +91,8 @@ export default function GeoMap({
   const container = useRef<HTMLDivElement>(null);
   const mapRef = useRef<L.Map | null>(null);
   const rendererRef = useRef<L.Renderer | null>(null);
+  /** The edited shape is drawn in SVG: Geoman's editing needs the shape's own element. */
+  const svgRef = useRef<L.Renderer | null>(null);
   const offlineRef = useRef<OfflineLayer | null>(null);
   const overlaysRef = useRef<L.LayerGroup | null>(null);
   const editLayerRef = useRef<L.Circle | L.Polygon | null>(null);
@@ -134,12 +143,14 @@ export default function GeoMap({
     map.on('pm:drawend', () => setDrawing(null));
     mapRef.current = map;
     rendererRef.current = renderer;
+    svgRef.current = L.svg();
     overlaysRef.current = overlays;
     // the container may get its size after the first paint (a card, a tab, a drawer)
     const resize = new ResizeObserver(() => map.invalidateSize());
     resize.observe(el);
     return () => {
       resize.disconnect();
+      removeEdited(editLayerRef.current);
       map.remove();
       mapRef.current = null;
       offlineRef.current = null;
@@ -236,13 +247,16 @@ export default function GeoMap({
     if (!map || !renderer) return;
     // the shape the map itself just reported comes back through the caller: keep the layer being edited
     if (editLayerRef.current && editCrs.current === crs && sameShape(editShape, lastEmitted.current)) return;
-    editLayerRef.current?.remove();
+    removeEdited(editLayerRef.current);
     editLayerRef.current = null;
     lastEmitted.current = editShape;
     editCrs.current = crs;
     if (!editShape) return;
-    const layer = fenceLayer({ id: 0, shape: editShape, color: token.colorPrimary, selected: true }, crs, renderer) as
-      L.Circle | L.Polygon;
+    const layer = fenceLayer(
+      { id: 0, shape: editShape, color: token.colorPrimary, selected: true },
+      crs,
+      svgRef.current!,
+    ) as L.Circle | L.Polygon;
     (layer.options as { pmIgnore?: boolean }).pmIgnore = false;
     L.PM.reInitLayer(layer);
     layer.addTo(map);
@@ -271,7 +285,7 @@ export default function GeoMap({
     if (!map) return;
     const created = (e: { layer: L.Layer; shape: string }) => {
       map.pm.disableDraw();
-      editLayerRef.current?.remove();
+      removeEdited(editLayerRef.current);
       const layer = e.layer as L.Circle | L.Polygon;
       editCrs.current = crsRef.current;
       layer.setStyle({ color: token.colorPrimary, fillColor: token.colorPrimary, fillOpacity: 0.22, weight: 3.5 });
@@ -319,7 +333,11 @@ export default function GeoMap({
           continueDrawing: false,
           templineStyle: { color: token.colorPrimary },
           hintlineStyle: { color: token.colorPrimary, dashArray: [5, 5] },
-          pathOptions: { color: token.colorPrimary, fillColor: token.colorPrimary },
+          pathOptions: {
+            color: token.colorPrimary,
+            fillColor: token.colorPrimary,
+            renderer: svgRef.current ?? undefined,
+          },
         } as L.PM.DrawModeOptions);
       },
       cancelDraw() {
@@ -327,7 +345,7 @@ export default function GeoMap({
       },
       clear() {
         mapRef.current?.pm.disableDraw();
-        editLayerRef.current?.remove();
+        removeEdited(editLayerRef.current);
         editLayerRef.current = null;
         lastEmitted.current = null;
         onShapeChangeRef.current?.(null);

@@ -55,6 +55,7 @@ export default function FenceIndex() {
   const [selectedId, setSelectedId] = useState<number | null>(() => Number(search.get('id')) || null);
   const [side, setSide] = useState<FenceSide | 'all'>('all');
   const [eventsPage, setEventsPage] = useState(1);
+  const [tab, setTab] = useState<'devices' | 'events'>('devices');
   const [live, setLive] = useState<Live>({});
   const map = useMapSettings();
   const list = useFences(query);
@@ -133,6 +134,7 @@ export default function FenceIndex() {
 
   const select = (id: number | null) => {
     setSelectedId(id);
+    setTab('devices');
     setSide('all');
     setEventsPage(1);
     setLive({});
@@ -230,7 +232,8 @@ export default function FenceIndex() {
           >
             <Tabs
               size="small"
-              defaultActiveKey="devices"
+              activeKey={selected ? tab : 'events'}
+              onChange={(key) => setTab(key as 'devices' | 'events')}
               items={[
                 ...(selected
                   ? [
