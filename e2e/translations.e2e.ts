@@ -102,6 +102,8 @@ const CUSTOMER_PAGES = [
   '/systemCustom/defaultStartApp',
   '/systemCustom/topScreenMode',
   '/systemCustom/appLock',
+  '/fence/index',
+  '/fence/fenceSetting',
 ];
 const STAFF_PAGES = [
   '/system/identity',

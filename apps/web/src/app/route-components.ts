@@ -57,6 +57,8 @@ const loaders: Record<string, () => Promise<PageModule>> = {
   'systemCustom/defaultStartApp': () => import('../features/system-custom/routes/default-start-app'),
   'systemCustom/topScreenMode': () => import('../features/system-custom/routes/top-screen-mode'),
   'systemCustom/appLock': () => import('../features/system-custom/routes/app-lock'),
+  'fence/index': () => import('../features/fence/routes/fence-index'),
+  'fence/fenceSetting': () => import('../features/fence/routes/fence-setting'),
 };
 
 /** The component names the console has a page for (a test keeps them and contracts' ROUTE_COMPONENTS the same). */

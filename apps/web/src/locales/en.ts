@@ -45,6 +45,12 @@ export default {
     wrongType: 'This file type is not accepted here',
     failed: 'Upload failed: {{reason}}',
   },
+  geoMap: {
+    offline: 'Offline base map',
+    fallback: 'Map tiles unreachable: showing the offline base map',
+    drawingCircle: 'Click the centre, then click again for the radius',
+    drawingPolygon: 'Click each corner; click the first point to finish',
+  },
   editor: {
     toolbar: 'Formatting',
     heading2: 'Heading',

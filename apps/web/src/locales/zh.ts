@@ -45,6 +45,12 @@ export default {
     wrongType: '此处不接受该类型的文件',
     failed: '上传失败：{{reason}}',
   },
+  geoMap: {
+    offline: '离线底图',
+    fallback: '地图瓦片无法访问，已切换到离线底图',
+    drawingCircle: '点击确定圆心，再次点击确定半径',
+    drawingPolygon: '依次点击各顶点，点击第一个点完成',
+  },
   editor: {
     toolbar: '格式',
     heading2: '标题',

@@ -50,6 +50,7 @@ import { deviceLabel } from '../utils/command-confirm';
 import { provinceLabel } from '../utils/provinces';
 import { FirmwareHistoryCard } from '../components/firmware-history';
 import { DeviceProfileCard } from '../components/device-profile';
+import { DeviceFencesCard } from '../components/device-fences';
 import { withChunkTimeout } from '@/lib/lazy-chunk';
 
 // the task list sits below the fold: antd's Table comes with it, after the device itself is on screen
@@ -269,6 +270,7 @@ function DeviceDetailView({ device }: { device: DeviceDetail }) {
       </Row>
       <FirmwareHistoryCard deviceId={device.id} />
       <DeviceProfileCard deviceId={device.id} />
+      <DeviceFencesCard deviceId={device.id} />
       {allowed.tasks && (
         <Card variant="borderless" title={t('device.task.listTitle')}>
           <Suspense fallback={<Skeleton active paragraph={{ rows: 3 }} />}>
