@@ -27,6 +27,7 @@ import * as m0026 from './migrations/0026-upgrade.ts';
 import * as m0027 from './migrations/0027-application.ts';
 import * as m0028 from './migrations/0028-file-acquisition.ts';
 import * as m0029 from './migrations/0029-ai-library.ts';
+import * as m0033 from './migrations/0033-sim-query.ts';
 
 export type Db = Kysely<Database>;
 
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0027-application': m0027,
   '0028-file-acquisition': m0028,
   '0029-ai-library': m0029,
+  '0033-sim-query': m0033,
 };
 
 export function createDb(url: string, max = 20): Db {

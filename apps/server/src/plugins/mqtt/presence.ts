@@ -134,6 +134,15 @@ export class Presence {
   }
 
   /**
+   * A `traffic` report as the gateway handled it before the batching: rolled up at once, in its own statement,
+   * then the telemetry sample (the bench measures the two ways side by side).
+   */
+  async trafficNow(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid' | 'txBytes' | 'rxBytes'>): Promise<void> {
+    await this.rollupNow([{ deviceId, iccid: n(m.iccid), usedMb: m.usedMb, tx: n(m.txBytes), rx: n(m.rxBytes) }]);
+    await this.sample(deviceId, false);
+  }
+
+  /**
    * A device's reports written now, one after the other, after the batch under way when it holds this device's
    * earlier report (the growth is computed against the stored counters: two writes of one SIM at once would
    * both count it). A device's messages are handled in order, so no later batch can hold it meanwhile.
