@@ -12,7 +12,11 @@
  * beside the same load through the statement the gateway ran before the roll-up (a plain upsert of used_mb).
  *
  *   node --import tsx bench/flow-rate.ts [--sims 1000000] [--tenants 1000] [--full-tenants 40] [--requests 200]
- *     [--rollup-devices 10000] [--traffic-every-s 60] [--rollup-s 60]
+ *     [--rollup-devices 10000] [--traffic-every-s 60] [--rollup-s 60] [--skip-query]
+ *
+ * The roll-up is measured three ways in the same run: the statement the gateway ran before issue 13 (a plain
+ * upsert of used_mb), the roll-up one statement per report (`Presence.trafficNow`, as before the batching), and
+ * the batched roll-up (`Presence.traffic`, one statement per LAST_SEEN_FLUSH_MS = 2 s for every report heard).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,6 +52,8 @@ const { values: args } = parseArgs({
     'rollup-devices': { type: 'string', default: '10000' },
     'traffic-every-s': { type: 'string', default: '60' },
     'rollup-s': { type: 'string', default: '60' },
+    // only the roll-up (load, then the reports): for iterating on it
+    'skip-query': { type: 'boolean', default: false },
   },
 });
 const SIMS = Number(args.sims);
@@ -57,6 +63,7 @@ const REQUESTS = Number(args.requests);
 const ROLLUP_DEVICES = Math.min(Number(args['rollup-devices']), SIMS);
 const TRAFFIC_EVERY_S = Number(args['traffic-every-s']);
 const ROLLUP_S = Number(args['rollup-s']);
+const SKIP_QUERY = args['skip-query'];
 const DAYS = 395;
 const GROUPS_PER_TENANT = 6;
 const TENANT_BASE = 1000;
@@ -198,6 +205,17 @@ interface RollupResult {
   nodeCpuS: number;
   pgCpuS: number;
   ms: number[];
+  /** Row updates of `sims` in the window, and how many of them were HOT (no index entry written). */
+  simUpdates: number;
+  simHot: number;
+}
+
+/** Updates of `sims` so far, and the HOT ones (pg_stat_user_tables; the statistics are flushed about once a second). */
+async function simUpdateStats(db: Db): Promise<{ upd: number; hot: number }> {
+  await new Promise((r) => setTimeout(r, 1100));
+  const { rows } = await sql<{ upd: string; hot: string }>`
+    SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'sims'`.execute(db);
+  return { upd: Number(rows[0]?.upd ?? 0), hot: Number(rows[0]?.hot ?? 0) };
 }
 
 /**
@@ -205,6 +223,7 @@ interface RollupResult {
  * seconds through `send`; the CPU of this process and of PostgreSQL over the window.
  */
 async function rollupLoad(
+  db: Db,
   name: string,
   dataDir: string,
   devices: Array<{ id: number; iccid: string }>,
@@ -216,6 +235,7 @@ async function rollupLoad(
   let carry = 0;
   let next = 0;
   let step = 1;
+  const stats0 = await simUpdateStats(db);
   const cpu0 = process.cpuUsage();
   const pg0 = postgresCpu(dataDir);
   const t0 = performance.now();
@@ -239,13 +259,17 @@ async function rollupLoad(
   await Promise.all(pending);
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const pgCpuS = cpuSince(pg0, postgresCpu(dataDir));
+  const stats1 = await simUpdateStats(db);
   return {
     name,
     reports: ms.length,
     wallS,
     nodeCpuS: (cpu.user + cpu.system) / 1e6,
-    pgCpuS: cpuSince(pg0, postgresCpu(dataDir)),
+    pgCpuS,
     ms,
+    simUpdates: stats1.upd - stats0.upd,
+    simHot: stats1.hot - stats0.hot,
   };
 }
 
@@ -253,7 +277,8 @@ const share = (cpuS: number, wallS: number) => `${((cpuS / wallS) * 100).toFixed
 const fmtRollup = (r: RollupResult) =>
   `${r.name.padEnd(40)} ${r.reports} reports in ${r.wallS.toFixed(1)} s (${(r.reports / r.wallS).toFixed(0)}/s): ` +
   `Node ${share(r.nodeCpuS, r.wallS)} of a core, PostgreSQL ${share(r.pgCpuS, r.wallS)}, ` +
-  `per report p50 ${pct(r.ms, 0.5).toFixed(2)} ms p99 ${pct(r.ms, 0.99).toFixed(2)} ms`;
+  `per report p50 ${pct(r.ms, 0.5).toFixed(2)} ms p99 ${pct(r.ms, 0.99).toFixed(2)} ms; ` +
+  `sims rows updated ${r.simUpdates} (HOT ${r.simHot})`;
 
 async function main() {
   log(
@@ -265,6 +290,17 @@ async function main() {
   const { db } = scale;
   try {
     await load(db);
+    if (!SKIP_QUERY) await queries(db, scale);
+    await rollups(db, scale.dir);
+  } finally {
+    await scale.close();
+  }
+  log(`\ntotal ${secs(t0)}`);
+}
+
+/** The traffic query through the real routes. */
+async function queries(db: Db, scale: Awaited<ReturnType<typeof startScaleDatabase>>): Promise<void> {
+  {
     const app = await scale.app();
     const tokens = await scale.tokens();
     const sessions = await db
@@ -403,13 +439,25 @@ async function main() {
     );
     log(`\nload average now ${loadAverage()}`);
     for (const r of results) log(formatSample(r, 58));
+  }
+}
 
+/** The roll-up: 10,000 devices reporting their counters, three ways; then the SIM sweep. */
+async function rollups(db: Db, dataDir: string): Promise<void> {
+  {
     // The roll-up: 10,000 devices reporting their counters.
     const devices = (
       await db.selectFrom('devices').select(['id', 'iccid']).orderBy('id').limit(ROLLUP_DEVICES).execute()
     ).map((d) => ({ id: d.id, iccid: d.iccid! }));
     const presence = new Presence(db, { publish: () => {} }, { heartbeatS: 30, telemetrySampleS: 60 });
-    const flusher = setInterval(() => void presence.flush(), 2000);
+    // the gateway's timers: last-seen times and the batched roll-up, every LAST_SEEN_FLUSH_MS (2 s)
+    const batches: Array<{ ms: number; reports: number }> = [];
+    const flusher = setInterval(() => {
+      const reports = presence.pendingReports;
+      const s0 = performance.now();
+      void presence.flush();
+      void presence.flushTraffic().then(() => reports && batches.push({ ms: performance.now() - s0, reports }));
+    }, 2000);
     const counters = (d: { id: number }, step: number) => ({
       usedMb: Math.round((d.id % 500) + step * 0.37 * 100) / 100,
       txBytes: (d.id % 1000) * 1000 + step * 40_000,
@@ -428,19 +476,29 @@ async function main() {
     };
     const rollup = (d: { id: number; iccid: string }, step: number) =>
       presence.traffic(d.id, { iccid: d.iccid, ...counters(d, step) });
+    const each = (d: { id: number; iccid: string }, step: number) =>
+      presence.trafficNow(d.id, { iccid: d.iccid, ...counters(d, step) });
     log(
       `\nroll-up: ${ROLLUP_DEVICES.toLocaleString('en')} devices, one traffic report each every ${TRAFFIC_EVERY_S} s ` +
         `(${(ROLLUP_DEVICES / TRAFFIC_EVERY_S).toFixed(0)}/s), ${ROLLUP_S} s each; load average ${loadAverage()}`,
     );
     // every SIM's baseline first (its first report counts nothing)
-    for (let i = 0; i < devices.length; i += 200) await Promise.all(devices.slice(i, i + 200).map((d) => rollup(d, 0)));
-    const idle = await rollupLoad('idle (no reports)', scale.dir, devices, async () => {});
-    const a = await rollupLoad('reference: previous upsert of used_mb', scale.dir, devices, (d, s) =>
-      before(d, s + 1000),
-    );
-    const b = await rollupLoad('roll-up (Presence.traffic)', scale.dir, devices, rollup);
+    for (let i = 0; i < devices.length; i += 200) await Promise.all(devices.slice(i, i + 200).map((d) => each(d, 0)));
+    const idle = await rollupLoad(db, 'idle (no reports)', dataDir, devices, async () => {});
+    // consecutive counters, phase after phase (each device reports once a phase): growth as a device makes it,
+    // no state change beyond the real ones (a jump in the counters would change many SIMs' state at once)
+    const a = await rollupLoad(db, 'reference: previous upsert of used_mb', dataDir, devices, (d, s) => before(d, s));
+    const b = await rollupLoad(db, 'roll-up, a statement per report', dataDir, devices, (d, s) => each(d, s + 1));
+    const c = await rollupLoad(db, 'roll-up, batched (Presence.traffic)', dataDir, devices, (d, s) => rollup(d, s + 2));
     clearInterval(flusher);
-    for (const r of [idle, a, b]) log(fmtRollup(r));
+    await presence.flushTraffic();
+    for (const r of [idle, a, b, c]) log(fmtRollup(r));
+    const bm = batches.map((x) => x.ms);
+    const br = batches.map((x) => x.reports);
+    log(
+      `  batched: ${batches.length} statements, ${pct(br, 0.5)} reports each (p50), ` +
+        `statement p50 ${pct(bm, 0.5).toFixed(1)} ms p99 ${pct(bm, 0.99).toFixed(1)} ms`,
+    );
     const { rows: rolled } = await sql<{ n: string }>`
       SELECT count(*) AS n FROM sim_usage_daily WHERE day = (now() AT TIME ZONE 'Asia/Shanghai')::date
         AND sim_id IN (SELECT id FROM sims WHERE device_id <= ${devices.at(-1)!.id})`.execute(db);
@@ -451,10 +509,7 @@ async function main() {
     );
     log(formatSample(sweeps, 58));
     log(`load average now ${loadAverage()}`);
-  } finally {
-    await scale.close();
   }
-  log(`\ntotal ${secs(t0)}`);
 }
 
 await main();

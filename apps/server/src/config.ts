@@ -120,7 +120,10 @@ const schema = z.object({
   MQTT_DYNSEC: z.enum(['on', 'off']).default('off'),
   /** A device's heartbeat interval when its hello does not say; it is offline after 2.5 intervals without a message. */
   HEARTBEAT_S: z.coerce.number().int().min(1).max(3600).default(30),
-  /** How often last-seen times are written (one UPDATE for every device heard since); keep it well under 1.5 heartbeats. */
+  /**
+   * How often last-seen times are written (one UPDATE for every device heard since; keep it well under 1.5
+   * heartbeats), and, on a timer of its own, the SIM usage roll-up of the traffic reports heard since (one statement).
+   */
   LAST_SEEN_FLUSH_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
   /** How often the presence and task sweeps run. */
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2000),

@@ -514,11 +514,13 @@ describe('list', () => {
     // the counter as devices report it (the gateway's write)
     await presence.traffic(x.id, { iccid: x.iccid, usedMb: 850 });
     await presence.traffic(y.id, { iccid: y.iccid, usedMb: 20 });
+    await presence.flushTraffic(); // the gateway's roll-up, every LAST_SEEN_FLUSH_MS
     expect(await row(x)).toMatchObject({ simState: 'active', simDataLeftMb: 150, simPlanMb: 1000 });
     // 80 of 100 MB left: above 50 MB and above 10 % of the plan
     expect(await row(y)).toMatchObject({ simState: 'active', simDataLeftMb: 80, simPlanMb: 100 });
     await presence.traffic(x.id, { iccid: x.iccid, usedMb: 905 }); // 95 MB left: under 10 % of the plan
     await presence.traffic(y.id, { iccid: y.iccid, usedMb: 55 }); // 45 MB left: under 50 MB
+    await presence.flushTraffic();
     expect(await row(x)).toMatchObject({ simState: 'low', simDataLeftMb: 95 });
     expect(await row(y)).toMatchObject({ simState: 'low', simDataLeftMb: 45 });
     expect((await get(`/device/${x.id}`, c.token)).body_.data.sim).toMatchObject({ state: 'low', leftMb: 95 });
@@ -530,6 +532,7 @@ describe('list', () => {
     expect((await row(y)).simState).toBe('suspended');
     // no plan at all: not low, and the list says so (0 MB of plan), whatever the counter
     await presence.traffic(z.id, { iccid: z.iccid, usedMb: 12 });
+    await presence.flushTraffic();
     expect(await row(z)).toMatchObject({ simState: 'active', simPlanMb: 0 });
   });
 

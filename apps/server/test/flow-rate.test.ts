@@ -73,6 +73,12 @@ const usage = async (token: string, iccid: string, range = '30d') => {
 const MB = 1024 * 1024;
 const localDay = (offset = 0) => new Date(Date.now() + 8 * 3600_000 + offset * 86_400_000).toISOString().slice(0, 10);
 
+/** One `traffic` report, rolled up at once (the gateway rolls up at its next flush, every LAST_SEEN_FLUSH_MS). */
+const traffic = async (deviceId: number, m: Parameters<Presence['traffic']>[1]) => {
+  await presence.traffic(deviceId, m);
+  await presence.flushTraffic();
+};
+
 describe('the daily usage roll-up', () => {
   let c: Awaited<ReturnType<typeof registerCustomer>>;
   let d: Made[];
@@ -84,14 +90,14 @@ describe('the daily usage roll-up', () => {
   it('adds the growth of the byte counters to one row per SIM and day; a smaller counter starts a new period', async () => {
     const [x] = d;
     // the first report is the baseline: what was counted before is not today's
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 1, txBytes: 1000, rxBytes: 5000 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 1, txBytes: 1000, rxBytes: 5000 });
     expect((await usage(c.token, x.iccid)).points.at(-1)).toEqual({ date: localDay(), txBytes: 0, rxBytes: 0 });
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 2, txBytes: 3000, rxBytes: 9000 });
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 2, txBytes: 3000, rxBytes: 9000 }); // nothing new
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 3, txBytes: 4000, rxBytes: 12000 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 2, txBytes: 3000, rxBytes: 9000 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 2, txBytes: 3000, rxBytes: 9000 }); // nothing new
+    await traffic(x.id, { iccid: x.iccid, usedMb: 3, txBytes: 4000, rxBytes: 12000 });
     expect((await usage(c.token, x.iccid)).points.at(-1)).toMatchObject({ txBytes: 3000, rxBytes: 7000 });
     // a new plan period: the counters start again from 0
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 0.1, txBytes: 500, rxBytes: 700 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 0.1, txBytes: 500, rxBytes: 700 });
     expect((await usage(c.token, x.iccid)).points.at(-1)).toMatchObject({ txBytes: 3500, rxBytes: 7700 });
     const rows = await h.db
       .selectFrom('sim_usage_daily')
@@ -103,16 +109,88 @@ describe('the daily usage roll-up', () => {
     const item = (await list(c.token, `&keyword=${x.iccid}`)).list[0];
     expect(item.usedMonthMb).toBe(Math.round(((3500 + 7700) / MB) * 100) / 100);
     expect(item.reportedAt).toBeTruthy();
-    // the console hears which SIMs changed, once per flush (coalesced)
-    published.length = 0;
+  });
+
+  it('rolls up the reports of a flush interval in one write, counting every growth and a new period in between', async () => {
+    const [x, y] = await bound(c.token, 2);
+    for (const [dev, base] of [
+      [x, 1000],
+      [y, 2000],
+    ] as const)
+      await traffic(dev.id, { iccid: dev.iccid, usedMb: 1, txBytes: base, rxBytes: base });
+    const today = async (iccid: string) => (await usage(c.token, iccid)).points.at(-1);
+    // reports between flushes wait: nothing is written yet
+    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 2, txBytes: 1500, rxBytes: 1600 });
+    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 3, txBytes: 1800, rxBytes: 2100 });
+    await presence.traffic(y.id, { iccid: y.iccid, usedMb: 2, txBytes: 2700, rxBytes: 2900 });
+    expect(await today(x.iccid)).toMatchObject({ txBytes: 0, rxBytes: 0 });
+    // a new period between two flushes: what came before it is written first, nothing is lost
+    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 0.1, txBytes: 100, rxBytes: 200 });
+    expect(await today(x.iccid)).toMatchObject({ txBytes: 800, rxBytes: 1100 });
+    // last-seen times are written without the counters: those wait for the roll-up's own timer
     await presence.flush();
-    expect(published.filter((p) => p.event.type === 'sim').map((p) => p.event.data)).toEqual([{ iccids: [x.iccid] }]);
+    expect(await today(x.iccid)).toMatchObject({ txBytes: 800, rxBytes: 1100 });
+    expect(presence.pendingReports).toBe(2);
+    published.length = 0;
+    await presence.flushTraffic();
+    expect(presence.pendingReports).toBe(0);
+    // the consoles hear which SIMs changed once per roll-up, one event per account (coalesced)
+    expect(published.filter((p) => p.event.type === 'sim').map((p) => p.event.data)).toEqual([
+      { iccids: expect.arrayContaining([x.iccid, y.iccid]) },
+    ]);
+    expect(await today(x.iccid)).toMatchObject({ txBytes: 900, rxBytes: 1300 });
+    expect(await today(y.iccid)).toMatchObject({ txBytes: 700, rxBytes: 900 });
+  });
+
+  it('writes a hello\u2019s counters at once, after a pending report they do not cover', async () => {
+    const [w] = await bound(c.token, 1);
+    const today = async () => (await usage(c.token, w.iccid)).points.at(-1);
+    await traffic(w.id, { iccid: w.iccid, usedMb: 1, txBytes: 1000, rxBytes: 1000 });
+    // pending, and covered by the hello's larger counters: the hello's growth is the sum of both
+    await presence.traffic(w.id, { iccid: w.iccid, usedMb: 2, txBytes: 1500, rxBytes: 1500 });
+    await presence.hello(w.id, { conn: 'c1', fw: '1.0', iccid: w.iccid, usedMb: 3, txBytes: 2000, rxBytes: 2500 });
+    expect(await today()).toMatchObject({ txBytes: 1000, rxBytes: 1500 });
+    // pending, then a hello of a new period: the pending growth is counted first, then the new period's
+    await presence.traffic(w.id, { iccid: w.iccid, usedMb: 4, txBytes: 2500, rxBytes: 3000 });
+    await presence.hello(w.id, { conn: 'c2', fw: '1.0', iccid: w.iccid, usedMb: 0.1, txBytes: 100, rxBytes: 100 });
+    expect(await today()).toMatchObject({ txBytes: 1600, rxBytes: 2100 });
+    await presence.flushTraffic();
+    expect(await today()).toMatchObject({ txBytes: 1600, rxBytes: 2100 });
+  });
+
+  it('writes last-seen times whatever the roll-up does; a failed roll-up is logged and the next report recovers it', async () => {
+    const [w] = await bound(c.token, 1);
+    const errors: unknown[] = [];
+    const p = new Presence(h.db, sink, { heartbeatS: 30, telemetrySampleS: 60, onRollupError: (e) => errors.push(e) });
+    const today = async () => (await usage(c.token, w.iccid)).points.at(-1);
+    await p.traffic(w.id, { iccid: w.iccid, usedMb: 1, txBytes: 100, rxBytes: 100 });
+    await p.flushTraffic();
+    // a report the database refuses (a counter beyond the column: any failure of the statement would do)
+    await p.traffic(w.id, { iccid: w.iccid, usedMb: 1e11, txBytes: 150, rxBytes: 160 });
+    p.touch(w.id);
+    const before = new Date();
+    expect(await p.flush()).toEqual([w.id]); // heard from, offline in the database: the gateway asks for a hello
+    const row = await h.db
+      .selectFrom('devices')
+      .select('last_seen_at')
+      .where('id', '=', w.id)
+      .executeTakeFirstOrThrow();
+    expect(row.last_seen_at!.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
+    await p.flushTraffic();
+    expect(errors).toHaveLength(1);
+    expect(p.pendingReports).toBe(0);
+    expect(await today()).toMatchObject({ txBytes: 0, rxBytes: 0 });
+    // the counters are cumulative: the next report adds the growth the failed one carried
+    await p.traffic(w.id, { iccid: w.iccid, usedMb: 1.5, txBytes: 200, rxBytes: 300 });
+    await p.flushTraffic();
+    expect(await today()).toMatchObject({ txBytes: 100, rxBytes: 200 });
+    expect(errors).toHaveLength(1);
   });
 
   it('counts the growth of usedMb as received bytes for a device without byte counters', async () => {
     const y = d[1];
-    await presence.traffic(y.id, { iccid: y.iccid, usedMb: 10 });
-    await presence.traffic(y.id, { iccid: y.iccid, usedMb: 12.5 });
+    await traffic(y.id, { iccid: y.iccid, usedMb: 10 });
+    await traffic(y.id, { iccid: y.iccid, usedMb: 12.5 });
     expect((await usage(c.token, y.iccid)).points.at(-1)).toMatchObject({ txBytes: 0, rxBytes: 2.5 * MB });
     // a hello carries the counters too
     await presence.hello(y.id, { conn: 'c1', fw: '1.0', iccid: y.iccid, usedMb: 13.5 });
@@ -121,7 +199,7 @@ describe('the daily usage roll-up', () => {
 
   it('keeps the history with the ICCID when the card moves to another device', async () => {
     const [x, , z] = d;
-    await presence.traffic(z.id, { iccid: x.iccid, usedMb: 0.2, txBytes: 600, rxBytes: 900 });
+    await traffic(z.id, { iccid: x.iccid, usedMb: 0.2, txBytes: 600, rxBytes: 900 });
     const item = (await list(c.token, `&keyword=${x.iccid}`)).list[0];
     expect(item.deviceSn).toBe(z.sn);
     expect((await usage(c.token, x.iccid)).points.at(-1)).toMatchObject({ txBytes: 3600, rxBytes: 7900 });
@@ -376,16 +454,16 @@ describe('alerts', () => {
           .execute()
       ).length;
     await plan(x.iccid, { plan_total_mb: 1000, used_mb: 0 });
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 100 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 100 });
     await sweepSims(h.db, sink);
     expect(await messages()).toEqual([]);
     // low: under 10 % left
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 950 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 950 });
     published.length = 0;
     expect((await sweepSims(h.db, sink)).alerted).toBeGreaterThanOrEqual(1);
     expect(published).toContainEqual({ tenantId: expect.any(Number), event: { type: 'message', data: { userId } } });
     for (let i = 0; i < 3; i++) {
-      await presence.traffic(x.id, { iccid: x.iccid, usedMb: 960 + i });
+      await traffic(x.id, { iccid: x.iccid, usedMb: 960 + i });
       await sweepSims(h.db, sink);
     }
     expect(await messages()).toEqual([
@@ -397,7 +475,7 @@ describe('alerts', () => {
     const zh = await get('/message/getList?pageSize=10', c.token, { 'accept-language': 'zh-CN' });
     expect(JSON.stringify(zh.body_.data)).toContain('流量卡流量不足');
     // used up
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 1000 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 1000 });
     await sweepSims(h.db, sink);
     await sweepSims(h.db, sink);
     expect((await messages()).map((m) => m.kind)).toEqual(['sim.low', 'sim.exhausted']);
@@ -405,7 +483,7 @@ describe('alerts', () => {
     await plan(x.iccid, { plan_total_mb: 3000 });
     expect((await list(c.token, `&keyword=${x.iccid}`)).list[0].state).toBe('active');
     await sweepSims(h.db, sink);
-    await presence.traffic(x.id, { iccid: x.iccid, usedMb: 2990 });
+    await traffic(x.id, { iccid: x.iccid, usedMb: 2990 });
     await sweepSims(h.db, sink);
     expect((await messages()).map((m) => m.kind)).toEqual(['sim.low', 'sim.exhausted', 'sim.low']);
   });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSign, createVerify, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fenToYuan } from '@cpc/contracts';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
@@ -204,5 +205,23 @@ describe('orders with PAYMENT_PROVIDER=alipay', () => {
     const last = calls.at(-1)!;
     expect(last.get('method')).toBe('alipay.trade.refund');
     expect(JSON.parse(last.get('biz_content')!)).toMatchObject({ out_trade_no: o.orderNo, refund_amount: '12.34' });
+  });
+
+  it('refuses to refund through Alipay an order the sandbox took: 409 naming the sandbox, nothing changed', async () => {
+    // paid through the sandbox before this server was set up with Alipay
+    const o = await paidOrder();
+    await h.db
+      .updateTable('orders')
+      .set({ state: 'fulfilled', provider: 'sandbox', trade_no: `SBX${o.orderNo}`, paid_at: sql`now()` })
+      .where('id', '=', o.id)
+      .execute();
+    const before = calls.length;
+    const res = await call('POST', '/order/refund', staff, { id: o.id, reason: 'Duplicate purchase' });
+    expect(res.statusCode).toBe(409);
+    expect(res.body_.data).toMatchObject({ provider: 'sandbox' });
+    expect(res.body_.msg).toContain('sandbox');
+    // Alipay was never asked to refund a payment it did not take
+    expect(calls.length).toBe(before);
+    expect((await call('GET', `/order/detail?id=${o.id}`, A.token)).body_.data.state).toBe('fulfilled');
   });
 });

@@ -602,6 +602,45 @@ describe('orders and payment (sandbox)', () => {
       expect((await call('POST', '/order/refund', staff, { id: 999999999, reason: 'x' })).statusCode).toBe(404);
     });
 
+    it('refunds only through the provider that took the payment: one no longer set up is named in a 409', async () => {
+      // paid while the server ran with PAYMENT_PROVIDER=alipay; it runs with the sandbox now
+      const o = await newOrder(A.token, [specsA[2].iccid]);
+      await h.db
+        .updateTable('orders')
+        .set({ state: 'fulfilled', provider: 'alipay', trade_no: '2026112622001400000001', paid_at: sql`now()` })
+        .where('id', '=', o.id)
+        .execute();
+      const res = await h.call({
+        method: 'POST',
+        url: '/apiAdmin/order/refund',
+        token: staff,
+        payload: { id: o.id, reason: 'Customer asked' },
+        headers: { 'accept-language': 'en' },
+      });
+      expect(res.statusCode).toBe(409);
+      expect(res.body_.code).toBe(409);
+      expect(res.body_.msg).toContain('"alipay"');
+      expect(res.body_.data).toMatchObject({ provider: 'alipay' });
+      // nothing changed: not refunded, no refund in the system log
+      expect(await orderRow(o.id)).toMatchObject({ state: 'fulfilled', refunded_at: null, refund_reason: null });
+      const log = await h.db
+        .selectFrom('audit_log')
+        .select('action')
+        .where('resource', '=', 'order')
+        .where('resource_id', '=', String(o.id))
+        .where('action', '=', 'order.refund')
+        .execute();
+      expect(log).toEqual([]);
+      const zh = await h.call({
+        method: 'POST',
+        url: '/apiAdmin/order/refund',
+        token: staff,
+        payload: { id: o.id, reason: 'Customer asked' },
+        headers: { 'accept-language': 'zh-CN' },
+      });
+      expect(zh.body_.msg).toContain('“alipay”');
+    });
+
     it('lets staff refund a paid order with a reason; the data stays, the money goes back', async () => {
       const fulfilled = await h.db
         .selectFrom('orders')

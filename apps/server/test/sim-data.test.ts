@@ -7,8 +7,9 @@ import { createFleet, type Fleet, type FleetOptions } from '../../device-sim/src
 import { setSimPlans } from '../../device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../../device-sim/src/specs.ts';
 import type { VirtualDevice } from '../../device-sim/src/device.ts';
-import { createHarness, type Harness } from './harness.ts';
+import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
 import { customer, deviceRow, devicesOf, waitUntil, type Customer } from './device-helpers.ts';
+import { secondNode } from './second-node.ts';
 
 /**
  * Data traffic on the wire (issue 13): the gateway answers a hello with the SIM's plan; a simulated device whose
@@ -16,10 +17,11 @@ import { customer, deviceRow, devicesOf, waitUntil, type Customer } from './devi
  * and `down/config` with `sim`, as the order fulfilment does) gives it room; one without a plan never runs out.
  */
 describe('SIM data on the device link', () => {
-  const specs = makeSpecs(6, { seed: 31, prefix: 'SDT' });
+  const specs = makeSpecs(8, { seed: 31, prefix: 'SDT' });
   let h: Harness;
   let A: Customer;
   let url: string;
+  let base: string;
   const fleets: Fleet[] = [];
 
   async function device(spec: DeviceSpec, opts: Partial<FleetOptions> = {}): Promise<VirtualDevice> {
@@ -55,6 +57,8 @@ describe('SIM data on the device link', () => {
     A = await customer(h);
     await devicesOf(h, A.tenantId, specs);
     url = h.app.gateway.deviceUrl;
+    // the sandbox gateway notifies the server's own origin
+    base = await h.app.listen({ port: 0, host: '127.0.0.1' });
   });
 
   afterAll(async () => {
@@ -202,5 +206,105 @@ describe('SIM data on the device link', () => {
     expect((await statusLog(s.sn)).map((r) => r.reason)).not.toContain('no-data');
     // what it used reached the platform
     await waitUntil('the count', async () => Number((await simRow(s.iccid)).used_mb) > before + 1);
+  });
+  it('keeps a device online while its SIM roll-up waits: presence never waits for the counters', async () => {
+    const s = specs[4];
+    const d = await device(s);
+    await d.powerOn();
+    await waitUntil('online', async () => (await deviceRow(h, s.sn)).status === 'online');
+    await waitUntil('counted', async () => Number((await simRow(s.iccid)).used_mb) > 0);
+    // another node sweeps too (a device is offline after 2.5 heartbeats without a last-seen write, whichever node
+    // it talks to); another transaction holds the SIM's row for 6 s (a fulfilment, the SIM sweep, a slow disk),
+    // so the batched roll-up that holds this SIM's next report waits for it. The first batched roll-up wrote
+    // last-seen times after the roll-up: they waited with it, and the other node took the device for silent.
+    const other = await secondNode(h);
+    const held = Date.now();
+    let usedAtRelease = 0;
+    try {
+      await h.db.transaction().execute(async (trx) => {
+        await sql`SELECT 1 FROM sims WHERE iccid = ${s.iccid} FOR UPDATE`.execute(trx);
+        await new Promise((r) => setTimeout(r, 6000));
+        const row = await deviceRow(h, s.sn);
+        expect(row.status).toBe('online');
+        expect(new Date(row.last_seen_at!).getTime()).toBeGreaterThan(held + 4000);
+        usedAtRelease = d.usedMb;
+      });
+    } finally {
+      await other.close();
+    }
+    expect((await statusLog(s.sn)).map((r) => r.status)).not.toContain('offline');
+    // and the counters reach the SIM once it is free: nothing was lost meanwhile
+    await waitUntil('the counters', async () => Number((await simRow(s.iccid)).used_mb) >= usedAtRelease - 0.01);
+  });
+
+  it('tells a device that was off when its top-up was paid its new plan at its next hello: it works again', async () => {
+    const s = specs[5];
+    const d = await device(s);
+    const used = d.usedMb;
+    await setSimPlans(h.db, [s], () => ({ carrier: 'cmcc', planMb: used + 1, usedMb: used, expiresAt: null }));
+    await d.powerOn();
+    await waitUntil(
+      'offline for lack of data',
+      async () => (await deviceRow(h, s.sn)).status === 'offline' && d.noData,
+    );
+    // its last count reaches the roll-up within a flush interval
+    await waitUntil('used up', async () => (await simRow(s.iccid)).state === 'exhausted');
+    // switched off: it hears nothing while the customer tops it up
+    await d.stop();
+    const staff = (await h.login('admin', ADMIN_PASSWORD)).token;
+    const call = (url: string, token: string, payload: object) =>
+      h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload });
+    const pkg = await call('/order/package/create', staff, {
+      name: 'Top-up 100',
+      dataMb: 100,
+      validityDays: 30,
+      priceFen: 500,
+      onShelf: true,
+    });
+    expect(pkg.statusCode, pkg.body).toBe(200);
+    const order = await call('/order/create', A.token, {
+      clientRequestId: randomUUID(),
+      lines: [{ iccid: s.iccid, packageId: pkg.body_.data.id }],
+    });
+    expect(order.statusCode, order.body).toBe(200);
+    const pay = await fetch(`${base}/apiAdmin/order/pay`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${A.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: order.body_.data.id }),
+    });
+    const cashier = new URL(((await pay.json()) as { data: { cashierUrl: string } }).data.cashierUrl);
+    const paid = await fetch(`${base}/pay/sandbox/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ trade: cashier.searchParams.get('trade')!, action: 'pay', lang: 'en' }).toString(),
+    });
+    expect(paid.status).toBe(200);
+    await waitUntil('fulfilled', async () => {
+      const o = await h.db
+        .selectFrom('orders')
+        .select('state')
+        .where('id', '=', order.body_.data.id)
+        .executeTakeFirstOrThrow();
+      return o.state === 'fulfilled';
+    });
+    const sim = await simRow(s.iccid);
+    expect(Number(sim.plan_total_mb)).toBeCloseTo(used + 101, 2);
+    expect(sim.state).toBe('active');
+    // the fulfilment's down/config went nowhere: the device still counts its old plan
+    expect(d.sim.plan.planMb).toBeCloseTo(used + 1, 2);
+
+    // switched on: the answer to its hello carries the plan; it leaves no-data, works and uses data again
+    d.sim.rateScale = 1;
+    await d.powerOn(10_000);
+    expect(d.noData).toBe(false);
+    expect(d.sim.plan.planMb).toBeCloseTo(used + 101, 2);
+    await waitUntil('online again', async () => (await deviceRow(h, s.sn)).status === 'online');
+    const back = d.usedMb;
+    d.sim.rateScale = 7200;
+    await waitUntil('using data again', () => d.usedMb > back + 0.5);
+    await waitUntil('its use counted', async () => Number((await simRow(s.iccid)).used_mb) > back);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await deviceRow(h, s.sn)).status).toBe('online');
+    expect((await statusLog(s.sn)).at(-1)).toEqual({ status: 'online', reason: 'hello' });
   });
 });

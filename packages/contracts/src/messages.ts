@@ -586,6 +586,10 @@ const order = {
     zh: '只有已支付或已到账的订单可以退款',
   },
   'order.refundFailed': { en: 'the payment provider refused the refund', zh: '支付渠道拒绝了退款' },
+  'order.refundProviderGone': {
+    en: 'the order was paid through "{provider}", which this server no longer has set up: nothing was refunded',
+    zh: '该订单通过“{provider}”支付，本服务器已不再配置该支付渠道：未退款',
+  },
   'order.providerFailed': { en: 'the payment provider cannot be reached', zh: '无法连接支付渠道' },
 } as const;
 

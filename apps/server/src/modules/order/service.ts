@@ -587,8 +587,10 @@ export class OrderService {
   // Refunds (staff)
 
   /**
-   * Refunds a paid or fulfilled order's money through the provider, with a reason. The data already added to the
-   * SIMs stays (it may be used already): a refund gives the money back, it does not take data away.
+   * Refunds a paid or fulfilled order's money through the provider that took it (stored on the order), with a
+   * reason. The data already added to the SIMs stays (it may be used already): a refund gives the money back, it
+   * does not take data away. When that provider is not the one this server is set up with now (PAYMENT_PROVIDER
+   * changed since), nothing changes: 409 naming it — the money can only go back the way it came.
    */
   async refund(staff: AuthUser, id: number, reason: string, ip: string): Promise<OrderDetail> {
     const before = await this.detail(staff, id);
@@ -596,6 +598,9 @@ export class OrderService {
       const o = await tx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!o) throw notFound('order');
       if (o.state !== 'paid' && o.state !== 'fulfilled') throw new AppError(409, 'order.notRefundable');
+      const provider = o.provider ?? this.gateway.name;
+      if (provider !== this.gateway.name)
+        throw new AppError(409, 'order.refundProviderGone', { provider }, { data: { provider } });
       await this.gateway.refund({ orderNo: o.order_no, tradeNo: o.trade_no, totalFen: Number(o.total_fen), reason });
       await tx
         .updateTable('orders')

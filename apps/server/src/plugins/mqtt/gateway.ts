@@ -76,6 +76,7 @@ export class DeviceGateway {
     this.presence = new Presence(db, events, {
       heartbeatS: config.HEARTBEAT_S,
       telemetrySampleS: config.TELEMETRY_SAMPLE_S,
+      onRollupError: (err) => this.log.warn({ err }, 'mqtt: SIM usage roll-up failed'),
     });
   }
 
@@ -122,6 +123,8 @@ export class DeviceGateway {
       disconnect: (sn, conn) => this.inOrder(sn, () => this.onDisconnect(sn, conn)),
     });
     this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'last-seen flush', () => this.flushSeen());
+    // the SIM usage roll-up of the traffic reports heard meanwhile, apart from presence (see Presence.flush)
+    this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'usage roll-up', () => this.presence.flushTraffic());
     this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'sweep', () => this.sweep());
     if (this.dynsec) {
       const dynsec = this.dynsec;
@@ -141,6 +144,7 @@ export class DeviceGateway {
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await this.link.settled();
     await this.flushSeen().catch(() => {});
+    await this.presence.flushTraffic();
   }
 
   /** Publishes a down message (QoS 1) to one device. */
@@ -169,17 +173,20 @@ export class DeviceGateway {
   }
 
   private flushSeen(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      const offline = await this.presence.flush();
-      // still talking but offline in the database (a sweep during a stall, a hello lost): ask for a hello
-      const now = Date.now();
-      for (const id of offline) {
-        if ((this.helloAsked.get(id) ?? 0) > now - REQUEST_HELLO_EVERY_MS) continue;
-        this.helloAsked.set(id, now);
-        const row = await this.db.selectFrom('devices').select('sn').where('id', '=', id).executeTakeFirst();
-        if (row) await this.send(row.sn, 'config', { requestHello: true, serverTime: now }).catch(() => {});
-      }
-    });
+    // one flush after the other; a failed one is its caller's to report, and never stops the ones after it
+    this.flushing = this.flushing
+      .catch(() => {})
+      .then(async () => {
+        const offline = await this.presence.flush();
+        // still talking but offline in the database (a sweep during a stall, a hello lost): ask for a hello
+        const now = Date.now();
+        for (const id of offline) {
+          if ((this.helloAsked.get(id) ?? 0) > now - REQUEST_HELLO_EVERY_MS) continue;
+          this.helloAsked.set(id, now);
+          const row = await this.db.selectFrom('devices').select('sn').where('id', '=', id).executeTakeFirst();
+          if (row) await this.send(row.sn, 'config', { requestHello: true, serverTime: now }).catch(() => {});
+        }
+      });
     return this.flushing;
   }
 

@@ -30,9 +30,27 @@ const ROLLUP_ZONE = DEFAULT_TIME_ZONE;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
+/** One report of a SIM's counters (a `traffic` message, or a hello that carries them). */
+interface CounterReport {
+  deviceId: number;
+  iccid: string | null;
+  usedMb: number;
+  tx: number | null;
+  rx: number | null;
+}
+
+/** Whether `next` can stand for `prev` and itself: the same card, no counter smaller (no new period between). */
+const continues = (prev: CounterReport, next: CounterReport) =>
+  prev.iccid === next.iccid &&
+  next.usedMb >= prev.usedMb &&
+  (next.tx ?? 0) >= (prev.tx ?? 0) &&
+  (next.rx ?? 0) >= (prev.rx ?? 0);
+
 export interface PresenceOptions {
   heartbeatS: number;
   telemetrySampleS: number;
+  /** A usage roll-up that failed (logged; the counters are cumulative, so the SIM's next report recovers it). */
+  onRollupError?: (err: unknown) => void;
 }
 
 /**
@@ -47,6 +65,14 @@ export class Presence {
   private lastSample = new Map<number, number>();
   /** SIMs whose counters changed since the last `publishSims`, per account. */
   private simsChanged = new Map<number, Set<string>>();
+  /**
+   * `traffic` reports waiting for the next flush, the latest per device: within a plan period the counters only
+   * grow, so the latest one's growth since the stored counters is the sum of all of theirs. A report that does
+   * not continue the pending one (a new period, another card) has the pending one written first.
+   */
+  private pendingTraffic = new Map<number, CounterReport>();
+  /** The batch being written (never rejects) and its devices: a device's own write waits for it. */
+  private batch: { devices: Set<number>; done: Promise<void> } | null = null;
 
   constructor(
     private db: Db,
@@ -62,7 +88,13 @@ export class Presence {
     return this.touched.size;
   }
 
-  /** Writes every last-seen time heard since the previous flush; answers the devices the database thinks offline. */
+  /**
+   * Writes every last-seen time heard since the previous flush; answers the devices the database thinks offline.
+   * The SIM counters are not written here but by `flushTraffic`, on its own timer: presence never waits for, nor
+   * fails with, the usage roll-up. (The first batched roll-up, reverted, rolled up first and took the touched
+   * devices after that: a slow or locked roll-up held every last-seen time back — long enough, under load, for
+   * the sweep to take talking devices for silent — and a failed one failed the flush.)
+   */
   async flush(): Promise<number[]> {
     this.publishSims();
     if (!this.touched.size) return [];
@@ -72,6 +104,53 @@ export class Presence {
       WITH u AS (UPDATE devices SET last_seen_at = now() WHERE id = ANY(${ids}::bigint[]) RETURNING id, status)
       SELECT id FROM u WHERE status = 'offline'`.execute(this.db);
     return rows.map((r) => r.id);
+  }
+
+  /** Reports waiting for the next flush (the bench and tests read it). */
+  get pendingReports(): number {
+    return this.pendingTraffic.size;
+  }
+
+  /**
+   * Rolls up the pending `traffic` reports now, in one statement (the gateway calls it every LAST_SEEN_FLUSH_MS,
+   * on a timer of its own, and at its stop), and tells the consoles which SIMs changed. One batch at a time; a
+   * failed one is logged and dropped: the counters are cumulative, so each SIM's next report adds the growth
+   * that was not written (only the growth before a new plan period within the lost window is lost).
+   */
+  async flushTraffic(): Promise<void> {
+    while (this.batch) await this.batch.done;
+    if (!this.pendingTraffic.size) return;
+    const reports = [...this.pendingTraffic.values()];
+    this.pendingTraffic.clear();
+    const devices = new Set(reports.map((r) => r.deviceId));
+    const done = this.rollup(reports).then(
+      () => {},
+      (err: unknown) => this.opts.onRollupError?.(err),
+    );
+    this.batch = { devices, done };
+    await done;
+    this.batch = null;
+    this.publishSims();
+  }
+
+  /**
+   * A `traffic` report as the gateway handled it before the batching: rolled up at once, in its own statement,
+   * then the telemetry sample (the bench measures the two ways side by side).
+   */
+  async trafficNow(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid' | 'txBytes' | 'rxBytes'>): Promise<void> {
+    await this.rollupNow([{ deviceId, iccid: n(m.iccid), usedMb: m.usedMb, tx: n(m.txBytes), rx: n(m.rxBytes) }]);
+    await this.sample(deviceId, false);
+  }
+
+  /**
+   * A device's reports written now, one after the other, after the batch under way when it holds this device's
+   * earlier report (the growth is computed against the stored counters: two writes of one SIM at once would
+   * both count it). A device's messages are handled in order, so no later batch can hold it meanwhile.
+   */
+  private async rollupNow(reports: CounterReport[]): Promise<void> {
+    const b = this.batch;
+    if (b && reports.some((r) => b.devices.has(r.deviceId))) await b.done;
+    for (const r of reports) await this.rollup([r]);
   }
 
   /** One statement: the device row, its status log when it was offline, its SIM counter and a telemetry sample. */
@@ -121,8 +200,23 @@ export class Presence {
       SELECT * FROM u`.execute(this.db);
     const row = rows[0];
     if (!row) return undefined;
-    // the SIM's counters after the device row (its ICCID may have just changed): the usage roll-up
-    if (m.usedMb !== undefined) await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
+    // the SIM's counters after the device row (its ICCID may have just changed): the usage roll-up, at once (the
+    // answer to the hello and the device list read them), after the device's pending report when it is not
+    // covered by these counters
+    if (m.usedMb !== undefined) {
+      const report: CounterReport = {
+        deviceId,
+        iccid: n(m.iccid),
+        usedMb: m.usedMb,
+        tx: n(m.txBytes),
+        rx: n(m.rxBytes),
+      };
+      const pending = this.pendingTraffic.get(deviceId);
+      this.pendingTraffic.delete(deviceId);
+      await this.rollupNow(pending && !continues(pending, report) ? [pending, report] : [report]).catch((err) =>
+        this.opts.onRollupError?.(err),
+      );
+    }
     this.lastSample.set(deviceId, Date.now());
     this.emit(row);
     await this.faultBegan(row, row.prev_paper);
@@ -181,31 +275,45 @@ export class Presence {
     await this.sample(deviceId, false);
   }
 
-  /** The SIM's counters; a SIM the platform does not know yet is recorded on the device's account. */
+  /**
+   * A SIM's counters, rolled up at the next flush (LAST_SEEN_FLUSH_MS) with every other device's in one statement;
+   * a SIM the platform does not know yet is then recorded on the device's account. The device's last-seen time
+   * is the gateway's `touch`, as for any message: it never waits for the roll-up.
+   */
   async traffic(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid' | 'txBytes' | 'rxBytes'>): Promise<void> {
-    await this.rollup(deviceId, m.iccid, m.usedMb, m.txBytes, m.rxBytes);
+    const report: CounterReport = { deviceId, iccid: n(m.iccid), usedMb: m.usedMb, tx: n(m.txBytes), rx: n(m.rxBytes) };
+    const prev = this.pendingTraffic.get(deviceId);
+    if (prev && !continues(prev, report)) {
+      // a new period (or another card) since the pending report: that one is counted first, nothing is lost
+      this.pendingTraffic.delete(deviceId);
+      await this.rollupNow([prev]).catch((err) => this.opts.onRollupError?.(err));
+    }
+    this.pendingTraffic.set(deviceId, report);
     await this.sample(deviceId, false);
   }
 
   /**
-   * The daily usage roll-up (issue 13), one statement per report: the growth of the modem's counters since the
-   * SIM's last report is added to its row of today (local date) and to its month; a smaller counter is a new plan
-   * period, counted from 0; a SIM's first report is only the baseline. Without byte counters the growth of
+   * The daily usage roll-up (issue 13), one statement per batch of reports: the growth of the modem's counters
+   * since the SIM's last report is added to its row of today (local date) and to its month; a smaller counter is a
+   * new plan period, counted from 0; a SIM's first report is only the baseline. Without byte counters the growth of
    * `usedMb` counts as received bytes. The series is keyed by the SIM, so it stays with the ICCID whatever device
-   * the card is in. Unchanged counters write nothing.
+   * the card is in. Unchanged counters write nothing. The SIM rows are locked in ICCID order (as every batch
+   * does), so two batches never wait for each other in a circle.
    */
-  private async rollup(
-    deviceId: number,
-    iccid: string | undefined,
-    usedMb: number,
-    txBytes: number | undefined,
-    rxBytes: number | undefined,
-  ): Promise<void> {
+  private async rollup(batch: CounterReport[]): Promise<void> {
+    const col = <T>(f: (r: CounterReport) => T) => batch.map(f);
     const { rows } = await sql<{ id: number; tenant_id: number | null; iccid: string }>`
-      WITH r AS (
-        SELECT coalesce(${n(iccid)}::text, d.iccid) AS iccid, d.tenant_id, d.id AS device_id, ${usedMb}::numeric AS used,
-          ${n(txBytes)}::bigint AS tx, ${n(rxBytes)}::bigint AS rx, (now() AT TIME ZONE ${ROLLUP_ZONE})::date AS today
-        FROM devices d WHERE d.id = ${deviceId} AND coalesce(${n(iccid)}::text, d.iccid) IS NOT NULL
+      WITH p AS (
+        SELECT * FROM unnest(${col((r) => r.deviceId)}::bigint[], ${col((r) => r.iccid)}::text[],
+          ${col((r) => r.usedMb)}::numeric[], ${col((r) => r.tx)}::bigint[], ${col((r) => r.rx)}::bigint[])
+          AS p(device_id, iccid, used, tx, rx)
+      ),
+      -- one report per card (two devices naming one card in one batch: the higher device id's)
+      r AS (
+        SELECT DISTINCT ON (coalesce(p.iccid, d.iccid)) coalesce(p.iccid, d.iccid) AS iccid, d.tenant_id,
+          d.id AS device_id, p.used, p.tx, p.rx, (now() AT TIME ZONE ${ROLLUP_ZONE})::date AS today
+        FROM p JOIN devices d ON d.id = p.device_id WHERE coalesce(p.iccid, d.iccid) IS NOT NULL
+        ORDER BY coalesce(p.iccid, d.iccid), d.id DESC
       ),
       delta AS (
         SELECT r.*,
@@ -220,6 +328,7 @@ export class Presence {
       up AS (
         INSERT INTO sims AS s (iccid, tenant_id, device_id, used_mb, tx_bytes, rx_bytes, counted_at, month_start, month_bytes)
         SELECT iccid, tenant_id, device_id, used, tx, rx, now(), date_trunc('month', today)::date, dtx + drx FROM delta
+        ORDER BY iccid
         ON CONFLICT (iccid) DO UPDATE SET used_mb = excluded.used_mb, device_id = excluded.device_id,
           tx_bytes = coalesce(excluded.tx_bytes, s.tx_bytes), rx_bytes = coalesce(excluded.rx_bytes, s.rx_bytes),
           counted_at = now(), month_start = excluded.month_start,
@@ -231,7 +340,8 @@ export class Presence {
       ),
       daily AS (
         INSERT INTO sim_usage_daily (sim_id, day, tx_bytes, rx_bytes)
-        SELECT up.id, delta.today, delta.dtx, delta.drx FROM up, delta WHERE delta.dtx + delta.drx > 0
+        SELECT up.id, delta.today, delta.dtx, delta.drx FROM up JOIN delta ON delta.iccid = up.iccid
+        WHERE delta.dtx + delta.drx > 0 ORDER BY up.id
         ON CONFLICT (sim_id, day) DO UPDATE SET tx_bytes = sim_usage_daily.tx_bytes + excluded.tx_bytes,
           rx_bytes = sim_usage_daily.rx_bytes + excluded.rx_bytes
       )
