@@ -28,7 +28,7 @@ export async function login(
   await page.locator('form button[type=submit]').click();
 }
 
-export async function expectHash(page: Page, pattern: RegExp, timeout = 15_000): Promise<void> {
+export async function expectHash(page: Page, pattern: RegExp, timeout = 30_000): Promise<void> {
   await page.waitForFunction((src) => new RegExp(src).test(location.hash), pattern.source, { timeout });
   // Let redirects in flight (/ → /device → /device/index) settle before the test navigates on.
   await page.waitForLoadState('networkidle');

@@ -21,7 +21,7 @@ describe('menu management (staff)', () => {
     async () => {
       const s = server('plain');
       // tall enough to show the whole tree: a drag that has to scroll the page drops on the wrong node
-      const staff = await newPage(browser, { lang: 'zh', height: 1500 });
+      const staff = await newPage(browser, { lang: 'zh', height: 2200 });
       const page = staff.page;
       await login(page, s, 'admin', s.adminPassword);
       await expectHash(page, /^#\/device\/index/);

@@ -66,9 +66,7 @@ export function DeviceSelect({ value, onChange, enabled = true, ...rest }: Picke
       mode="multiple"
       value={value}
       onChange={(v) => onChange?.(v)}
-      showSearch
-      filterOption={false}
-      onSearch={setKeyword}
+      showSearch={{ filterOption: false, onSearch: setKeyword }}
       loading={devices.isFetching}
       options={options}
     />
