@@ -1,13 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createDb } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
-import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
+import { bindDevices, groupWithSubgroup, storedApp, tenantOf } from './fleet-setup.ts';
 import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
@@ -32,62 +28,27 @@ describe('application installation', () => {
     const s = server('plain');
     const { context, page, errors } = await newPage(browser, { lang: 'zh' });
     const reg = await registerThroughUi(page, s, 'individual');
-    const [{ id: tenantId }] = await query<{ id: number }>(
-      s.databaseUrl,
-      'SELECT tenant_id AS id FROM users WHERE username = $1',
-      [reg.username],
-    );
+    const tenantId = await tenantOf(s, reg.username);
     await approveAccount(s, reg.username, '张三');
 
     // three devices in a group "门店" (two in it, one in its sub-group), and an app of 1 MB uploaded
     const prefix = `AI${Date.now().toString(36).toUpperCase().slice(-6)}`;
     const specs = makeSpecs(3, { seed: 15, prefix });
-    const db = createDb(s.databaseUrl, 2);
-    try {
-      await registerInDb(db, specs);
-      await bindInDb(
-        db,
-        Number(tenantId),
-        specs.map((x) => x.sn),
-      );
-    } finally {
-      await db.destroy();
-    }
-    const [{ id: parent }] = await query<{ id: number }>(
-      s.databaseUrl,
-      `INSERT INTO device_groups (tenant_id, name) VALUES ($1, '门店') RETURNING id`,
-      [tenantId],
+    await bindDevices(s, tenantId, specs);
+    await groupWithSubgroup(
+      s,
+      tenantId,
+      { group: '门店', subgroup: '北区' },
+      { inGroup: specs.slice(0, 2).map((x) => x.sn), inSubgroup: [specs[2].sn] },
     );
-    const [{ id: child }] = await query<{ id: number }>(
-      s.databaseUrl,
-      `INSERT INTO device_groups (tenant_id, name, parent_id) VALUES ($1, '北区', $2) RETURNING id`,
-      [tenantId, parent],
-    );
-    await query(s.databaseUrl, 'UPDATE devices SET group_id = $1 WHERE sn = ANY($2)', [
-      parent,
-      specs.slice(0, 2).map((x) => x.sn),
-    ]);
-    await query(s.databaseUrl, 'UPDATE devices SET group_id = $1 WHERE sn = $2', [child, specs[2].sn]);
-    const bytes = randomBytes(1_000_000);
-    const key = `e2e/${randomBytes(6).toString('hex')}/pos.apk`;
-    const file = path.join(s.dataDir, 'objects', key);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, bytes);
-    const [{ id: userId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM users WHERE username = $1', [
-      reg.username,
-    ]);
-    await query(
-      s.databaseUrl,
-      `INSERT INTO objects (key, tenant_id, user_id, bucket, size, mime, original_name)
-       VALUES ($1, $2, $3, 'package', $4, 'application/vnd.android.package-archive', 'pos.apk')`,
-      [key, tenantId, userId, bytes.length],
-    );
-    await query(
-      s.databaseUrl,
-      `INSERT INTO packages (tenant_id, kind, name, identifier, version_name, version_code, object_key, size, sha256)
-       VALUES ($1, 'app', '门店收银', 'com.shop.pos', '2.0.0', 200, $2, $3, $4)`,
-      [tenantId, key, bytes.length, createHash('sha256').update(bytes).digest('hex')],
-    );
+    await storedApp(s, tenantId, reg.username, {
+      name: '门店收银',
+      identifier: 'com.shop.pos',
+      versionName: '2.0.0',
+      versionCode: 200,
+      size: 1_000_000,
+      file: 'pos.apk',
+    });
     // 250 kB/s: four seconds of download, long enough to be seen
     fleet = await createFleet({
       url: s.mqttUrl,

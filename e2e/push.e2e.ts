@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createDb } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
-import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
-import { launch, newPage, query, server, settle, shot } from './browser.ts';
+import { launch, newPage, server, settle, shot } from './browser.ts';
+import { bindDevices, groupWithSubgroup, tenantOf } from './fleet-setup.ts';
 import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
@@ -31,45 +30,19 @@ describe('push tasks and push query', () => {
     const s = server('plain');
     const { context, page, errors } = await newPage(browser, { lang: 'zh' });
     const reg = await registerThroughUi(page, s, 'individual');
-    const [{ id: tenantId }] = await query<{ id: number }>(
-      s.databaseUrl,
-      'SELECT tenant_id AS id FROM users WHERE username = $1',
-      [reg.username],
-    );
+    const tenantId = await tenantOf(s, reg.username);
     await approveAccount(s, reg.username, '张三');
 
     // four devices in "大厅" (two in it, two in its sub-group "自助区")
     const prefix = `PU${Date.now().toString(36).toUpperCase().slice(-6)}`;
     const specs = makeSpecs(4, { seed: 16, prefix });
-    const db = createDb(s.databaseUrl, 2);
-    try {
-      await registerInDb(db, specs);
-      await bindInDb(
-        db,
-        Number(tenantId),
-        specs.map((x) => x.sn),
-      );
-    } finally {
-      await db.destroy();
-    }
-    const [{ id: parent }] = await query<{ id: number }>(
-      s.databaseUrl,
-      `INSERT INTO device_groups (tenant_id, name) VALUES ($1, '大厅') RETURNING id`,
-      [tenantId],
+    await bindDevices(s, tenantId, specs);
+    await groupWithSubgroup(
+      s,
+      tenantId,
+      { group: '大厅', subgroup: '自助区' },
+      { inGroup: specs.slice(0, 2).map((x) => x.sn), inSubgroup: specs.slice(2).map((x) => x.sn) },
     );
-    const [{ id: child }] = await query<{ id: number }>(
-      s.databaseUrl,
-      `INSERT INTO device_groups (tenant_id, name, parent_id) VALUES ($1, '自助区', $2) RETURNING id`,
-      [tenantId, parent],
-    );
-    await query(s.databaseUrl, 'UPDATE devices SET group_id = $1 WHERE sn = ANY($2)', [
-      parent,
-      specs.slice(0, 2).map((x) => x.sn),
-    ]);
-    await query(s.databaseUrl, 'UPDATE devices SET group_id = $1 WHERE sn = ANY($2)', [
-      child,
-      specs.slice(2).map((x) => x.sn),
-    ]);
     fleet = await createFleet({ url: s.mqttUrl, specs, start: false, randomFaults: false });
     // two online; the two of "自助区" stay offline
     await fleet.powerOn(specs[0].sn);

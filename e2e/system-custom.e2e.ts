@@ -1,14 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createDb } from '../apps/server/src/db/database.ts';
 import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
-import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
+import { bindDevices, groupWithSubgroup, storedApp, tenantOf } from './fleet-setup.ts';
 import { approveAccount, expectHash, login, registerThroughUi } from './flows.ts';
 
 let browser: Browser;
@@ -49,61 +47,26 @@ describe('system customization', () => {
       const s = server('plain');
       const { context, page, errors } = await newPage(browser, { lang: 'zh' });
       const reg = await registerThroughUi(page, s, 'individual');
-      const [{ id: tenantId }] = await query<{ id: number }>(
-        s.databaseUrl,
-        'SELECT tenant_id AS id FROM users WHERE username = $1',
-        [reg.username],
-      );
+      const tenantId = await tenantOf(s, reg.username);
       await approveAccount(s, reg.username, '张三');
 
       // three devices in the group "门店" (one in its sub-group "北区"), and the customer's kiosk app
       const specs = makeSpecs(3, { seed: 16, prefix: `SC${Date.now().toString(36).toUpperCase().slice(-6)}` });
-      const db = createDb(s.databaseUrl, 2);
-      try {
-        await registerInDb(db, specs);
-        await bindInDb(
-          db,
-          Number(tenantId),
-          specs.map((x) => x.sn),
-        );
-      } finally {
-        await db.destroy();
-      }
-      const [{ id: parent }] = await query<{ id: number }>(
-        s.databaseUrl,
-        `INSERT INTO device_groups (tenant_id, name) VALUES ($1, '门店') RETURNING id`,
-        [tenantId],
+      await bindDevices(s, tenantId, specs);
+      await groupWithSubgroup(
+        s,
+        tenantId,
+        { group: '门店', subgroup: '北区' },
+        { inGroup: specs.slice(0, 2).map((x) => x.sn), inSubgroup: [specs[2].sn] },
       );
-      const [{ id: child }] = await query<{ id: number }>(
-        s.databaseUrl,
-        `INSERT INTO device_groups (tenant_id, name, parent_id) VALUES ($1, '北区', $2) RETURNING id`,
-        [tenantId, parent],
-      );
-      await query(s.databaseUrl, 'UPDATE devices SET group_id = $1 WHERE sn = ANY($2)', [
-        parent,
-        specs.slice(0, 2).map((x) => x.sn),
-      ]);
-      await query(s.databaseUrl, 'UPDATE devices SET group_id = $1 WHERE sn = $2', [child, specs[2].sn]);
-      const bytes = randomBytes(200_000);
-      const key = `e2e/${randomBytes(6).toString('hex')}/kiosk.apk`;
-      const file = path.join(s.dataDir, 'objects', key);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, bytes);
-      const [{ id: userId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM users WHERE username = $1', [
-        reg.username,
-      ]);
-      await query(
-        s.databaseUrl,
-        `INSERT INTO objects (key, tenant_id, user_id, bucket, size, mime, original_name)
-       VALUES ($1, $2, $3, 'package', $4, 'application/vnd.android.package-archive', 'kiosk.apk')`,
-        [key, tenantId, userId, bytes.length],
-      );
-      await query(
-        s.databaseUrl,
-        `INSERT INTO packages (tenant_id, kind, name, identifier, version_name, version_code, object_key, size, sha256)
-       VALUES ($1, 'app', '自助打印', 'com.shop.kiosk', '1.0.0', 100, $2, $3, $4)`,
-        [tenantId, key, bytes.length, createHash('sha256').update(bytes).digest('hex')],
-      );
+      await storedApp(s, tenantId, reg.username, {
+        name: '自助打印',
+        identifier: 'com.shop.kiosk',
+        versionName: '1.0.0',
+        versionCode: 100,
+        size: 200_000,
+        file: 'kiosk.apk',
+      });
       fleet = await createFleet({ url: s.mqttUrl, specs, start: false, randomFaults: false });
       for (const d of fleet.devices) await d.powerOn();
 
