@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_TIME_ZONE, isTimeZone, PAGE_NO_MAX } from './device-constants.ts';
+import { hasNoControl, NO_CONTROL_MSG } from './validators.ts';
 
 /**
  * Geofencing (issue 16): circles and polygons a customer draws on the map, assigned to devices and groups (a
@@ -178,7 +179,7 @@ export const fenceListQuery = z
   .object({
     pageNo: z.coerce.number().int().min(1).max(PAGE_NO_MAX).default(1),
     pageSize: z.coerce.number().int().min(1).max(FENCE_MAX_PER_TENANT).default(20),
-    keyword: z.string().trim().max(50).optional(),
+    keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
     enabled: z
       .enum(['true', 'false'])
       .transform((v) => v === 'true')
@@ -194,7 +195,7 @@ export const fenceDevicesQuery = z
     pageNo: z.coerce.number().int().min(1).max(PAGE_NO_MAX).default(1),
     pageSize: z.coerce.number().int().min(1).max(500).default(20),
     side: z.enum(FENCE_SIDES).optional(),
-    keyword: z.string().trim().max(50).optional(),
+    keyword: z.string().trim().max(50).refine(hasNoControl, NO_CONTROL_MSG).optional(),
   })
   .strict();
 export type FenceDevicesQuery = z.input<typeof fenceDevicesQuery>;

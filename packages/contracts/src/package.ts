@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasNoControl, NO_CONTROL_MSG } from './validators.ts';
 
 /**
  * Fleet software packages (issue 15): firmware images, Android applications (APK) and AI models a tenant uploads
@@ -142,8 +143,8 @@ export type PackageItem = z.infer<typeof packageItem>;
 export const softwareListQuery = z
   .object({
     kind: packageKind.optional(),
-    keyword: z.string().trim().max(100).optional(),
-    identifier: z.string().trim().max(200).optional(),
+    keyword: z.string().trim().max(100).refine(hasNoControl, NO_CONTROL_MSG).optional(),
+    identifier: z.string().trim().max(200).refine(hasNoControl, NO_CONTROL_MSG).optional(),
     pageNo: z.coerce.number().int().min(1).max(1_000_000).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
   })
@@ -155,7 +156,7 @@ export type PackageList = z.infer<typeof packageList>;
 /** `GET /package/apps`: "my applications", one row per package name with its newest version. */
 export const appGroupQuery = z
   .object({
-    keyword: z.string().trim().max(100).optional(),
+    keyword: z.string().trim().max(100).refine(hasNoControl, NO_CONTROL_MSG).optional(),
     pageNo: z.coerce.number().int().min(1).max(1_000_000).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(20),
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from './envelope.ts';
+import { hasNoControl, NO_CONTROL_MSG } from './validators.ts';
 
 /**
  * Push tasks and push query (issue 16): a message (text, image, link, or a screen notice shown for N seconds) sent
@@ -126,7 +127,7 @@ export const pushListQuery = pageQuery
     /** Created at or after / before (ISO). */
     from: z.iso.datetime({ offset: true, message: 'rule.isoDateTime' }).optional(),
     to: z.iso.datetime({ offset: true, message: 'rule.isoDateTime' }).optional(),
-    keyword: z.string().trim().max(100, 'rule.maxChars').optional(),
+    keyword: z.string().trim().max(100, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG).optional(),
   })
   .strict();
 export type PushListQuery = z.infer<typeof pushListQuery>;
