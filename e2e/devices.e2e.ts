@@ -502,9 +502,10 @@ describe('screens', () => {
             await confirmModal(page)
               .getByRole('button', { name: lang === 'zh' ? /确\s*定/ : 'OK' })
               .click();
-            await taskDrawer(page).locator('tr[data-task-id]').first().waitFor();
+            await taskDrawer(page).locator('tr[data-task-id]').first().waitFor({ timeout: 60_000 });
+            // the devices may still be back from the previous size's reboot: a reboot waits for them to be online
             await expect
-              .poll(() => taskDrawer(page).locator('tr[data-state="succeeded"]').count(), { timeout: 30_000 })
+              .poll(() => taskDrawer(page).locator('tr[data-state="succeeded"]').count(), { timeout: 90_000 })
               .toBeGreaterThan(0);
             await settle(page);
             await shot(page, name('task-drawer'));
