@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DataScope } from '@cpc/contracts';
 import type { AuthUser } from '../plugins/auth.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 
 /**
  * Data scope (issue 12): which of its tenant's devices (and, when they exist, work orders and orders) a user
@@ -63,6 +64,31 @@ export function inDataScope(access: DataAccess, alias = 'devices'): RawBuilder<b
       return sql<boolean>`${owner} = ${access.userId}`;
   }
 }
+
+/**
+ * The devices condition of a scope narrower than the account, or none for `all` (a query can then skip the
+ * condition, and a batch or a profile is the account's whatever it holds).
+ */
+export const narrowedDevices = (access: DataAccess): RawBuilder<boolean> | undefined =>
+  access.scope === 'all' ? undefined : inDataScope(access);
+
+/** Who acts, for a service whose reads and targets are the caller's devices: the account, and its data scope. */
+export interface ScopedCaller {
+  id: number;
+  tenantId: number;
+  scope: TenantScope;
+  ip: string;
+  /** The devices condition when the scope is narrower than the account (`narrowedDevices`). */
+  devices?: RawBuilder<boolean>;
+}
+
+export const scopedCaller = (u: AuthUser, ip: string): ScopedCaller => ({
+  id: u.id,
+  tenantId: u.tenantId,
+  scope: u.scope,
+  ip,
+  devices: narrowedDevices(dataAccessOf(u)),
+});
 
 /** The department a new row (a device the user binds…) is filed under, and its owner. */
 export const ownership = (access: DataAccess) => ({ department_id: access.departmentId, owner_id: access.userId });

@@ -24,7 +24,7 @@ import {
 import { z } from 'zod';
 import { caller, hasPermission } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { scopedCaller } from '../../lib/data-scope.ts';
 import type { AppCaller, ApplicationService } from './service.ts';
 
 const tags = ['application'];
@@ -45,17 +45,7 @@ function need(req: FastifyRequest, kind: DeploymentKind, edit: boolean): void {
   if (!hasPermission(u, permission)) throw new AppError(403, 'auth.permissionRequired', { permission });
 }
 
-function appCaller(req: FastifyRequest): AppCaller {
-  const u = caller(req);
-  const access = dataAccessOf(u);
-  return {
-    id: u.id,
-    tenantId: u.tenantId,
-    scope: u.scope,
-    ip: req.ip,
-    devices: access.scope === 'all' ? undefined : inDataScope(access),
-  };
-}
+const appCaller = (req: FastifyRequest): AppCaller => scopedCaller(caller(req), req.ip);
 
 /** Deployments of apps and AI models, inventories, "which devices run version X", required apps (issue 15). */
 export const applicationRoutes: FastifyPluginAsyncZod<{ apps: ApplicationService }> = async (app, { apps }) => {

@@ -1,3 +1,4 @@
+import type { ScopedCaller } from '../../lib/data-scope.ts';
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import {
@@ -31,13 +32,8 @@ import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { enqueueTasks, type ChangedTask, type EventSink, type TaskService } from '../task/index.ts';
 
 /** Who asks: the tenant's scope, the user, and the devices its data scope reaches (absent: all of the tenant's). */
-export interface AppCaller {
-  id: number;
-  tenantId: number;
-  scope: TenantScope;
-  ip: string;
-  devices?: RawBuilder<boolean>;
-}
+/** The caller and its data scope (`scopedCaller`). */
+export type AppCaller = ScopedCaller;
 
 const FAILED: TaskState[] = ['failed', 'timeout', 'expired'];
 const iso = (d: Date | string) => new Date(d).toISOString();

@@ -23,24 +23,14 @@ import {
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { scopedCaller } from '../../lib/data-scope.ts';
 import type { CustomCaller, SystemCustomService } from './service.ts';
 
 const tags = ['systemCustom'];
 const VIEW = PERMISSIONS.systemCustomView;
 const EDIT = PERMISSIONS.systemCustomEdit;
 
-function customCaller(req: FastifyRequest): CustomCaller {
-  const u = caller(req);
-  const access = dataAccessOf(u);
-  return {
-    id: u.id,
-    tenantId: u.tenantId,
-    scope: u.scope,
-    ip: req.ip,
-    devices: access.scope === 'all' ? undefined : inDataScope(access),
-  };
-}
+const customCaller = (req: FastifyRequest): CustomCaller => scopedCaller(caller(req), req.ip);
 
 /**
  * System customization profiles (issue 16): versions, assignment to devices and groups, each device's apply state

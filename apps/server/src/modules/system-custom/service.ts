@@ -1,3 +1,4 @@
+import type { ScopedCaller } from '../../lib/data-scope.ts';
 import { createHash, randomBytes, scrypt } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import sharp from 'sharp';
@@ -45,13 +46,8 @@ import { enqueueTasks, type ChangedTask, type EventSink, type TaskService } from
 import { zipFrames } from './media.ts';
 
 /** Who asks: the tenant's scope, the user, and the devices its data scope reaches (absent: all of the tenant's). */
-export interface CustomCaller {
-  id: number;
-  tenantId: number;
-  scope: TenantScope;
-  ip: string;
-  devices?: RawBuilder<boolean>;
-}
+/** The caller and its data scope (`scopedCaller`). */
+export type CustomCaller = ScopedCaller;
 
 interface StoredMedia {
   key: string;

@@ -16,10 +16,7 @@ import {
 import { caller, hasPermission } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
 import type { TaskService } from './service.ts';
-import { dataAccessOf, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
-
-/** The devices condition of a narrowed data scope; none for `all` (a batch is then the account's, whatever it holds). */
-const narrowed = (access: DataAccess) => (access.scope === 'all' ? undefined : inDataScope(access));
+import { dataAccessOf, inDataScope, narrowedDevices } from '../../lib/data-scope.ts';
 
 const tags = ['device task'];
 const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISSIONS.deviceShutdown } as const;
@@ -78,7 +75,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
     },
     async (req) => {
       const u = caller(req);
-      return ok(await tasks.batches(u.scope, req.query, narrowed(dataAccessOf(u))));
+      return ok(await tasks.batches(u.scope, req.query, narrowedDevices(dataAccessOf(u))));
     },
   );
 
@@ -95,7 +92,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
     },
     async (req) => {
       const u = caller(req);
-      return ok(await tasks.batch(u.scope, req.params.id, narrowed(dataAccessOf(u))));
+      return ok(await tasks.batch(u.scope, req.params.id, narrowedDevices(dataAccessOf(u))));
     },
   );
 
