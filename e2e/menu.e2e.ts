@@ -87,6 +87,14 @@ describe('menu management (staff)', () => {
       const drawer = page.getByTestId('menu-versions');
       const rows = drawer.locator('.ant-list-item');
       await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
+      const restored = Number(
+        (
+          await rows
+            .nth(2)
+            .getByText(/^#\d+$/)
+            .innerText()
+        ).slice(1),
+      );
       await rows
         .nth(2)
         .getByRole('button', { name: /^回\s*滚$/ })
@@ -95,7 +103,16 @@ describe('menu management (staff)', () => {
         .locator('.ant-modal-confirm')
         .getByRole('button', { name: /^回\s*滚$/ })
         .click();
-      await page.getByText(/已回滚到版本/).waitFor();
+      // the toast lasts 3 s and the staff member's own menu reloads at once: wait for what stays, the new version
+      await expect
+        .poll(
+          async () =>
+            (await query<{ note: string }>(s.databaseUrl, 'SELECT note FROM menu_versions ORDER BY id DESC LIMIT 1'))[0]
+              ?.note,
+          { timeout: 30_000 },
+        )
+        .toBe(`rollback to #${restored}`);
+      await page.locator('.ant-modal-confirm').waitFor({ state: 'detached' });
       await settle(page);
       await shot(page, 'menu-versions');
 
