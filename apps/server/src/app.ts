@@ -41,7 +41,7 @@ import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules
 import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
 import { createSmsProvider } from './lib/sms.ts';
-import { ObjectStorage } from './lib/storage.ts';
+import { ObjectStorage, storageDriver } from './lib/storage.ts';
 import { Periodic } from './lib/periodic.ts';
 import {
   FileAcquisitionService,
@@ -147,14 +147,19 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     ensureSecret(db, 'storage_secret'),
   ]);
   const tokens = new AccessTokens(jwtSecret, config.ACCESS_TOKEN_TTL);
-  const storage = new ObjectStorage(path.join(config.dataDir, 'objects'), storageSecret);
+  const objectsDir = path.join(config.dataDir, 'objects');
+  const storage = new ObjectStorage(objectsDir, storageSecret, await storageDriver(config.STORAGE_URL, objectsDir));
   const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db, config.CAPTCHA_TTL_S);
   const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
 
   if (config.OPEN_TRUSTED_PROXIES.length)
     app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
   const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
-  await app.register(securityHeaders, { webDist: dist, mapTileUrl: config.MAP_TILE_URL });
+  await app.register(securityHeaders, {
+    webDist: dist,
+    mapTileUrl: config.MAP_TILE_URL,
+    storageOrigin: storage.driver.origin ?? undefined,
+  });
   await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });

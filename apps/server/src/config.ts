@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseS3Url } from './lib/storage/url.ts';
 import { PAYLOAD_SCHEMES } from '@cpc/contracts';
 import { WEBHOOK_BACKOFF_DEFAULT_S, isIpOrCidr } from '@cpc/contracts/integration-constants';
 
@@ -48,6 +49,24 @@ const schema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATA_DIR: z.string().default('./data'),
+  /**
+   * Where objects (uploads, packages, media) live (issue 17): unset or `file:///path` a local folder (default
+   * DATA_DIR/objects), `s3://[key:secret@]bucket[/prefix]?endpoint=…&region=…&forcePathStyle=true&publicEndpoint=…`
+   * an S3 bucket every node shares (credentials also from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). Never logged.
+   */
+  STORAGE_URL: z
+    .string()
+    .trim()
+    .max(2000)
+    .optional()
+    .superRefine((v, ctx) => {
+      if (!v || v.startsWith('file:')) return;
+      try {
+        parseS3Url(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^STORAGE_URL: /, '') });
+      }
+    }),
   DATABASE_URL: z.string().url().optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   SMS_PROVIDER: z.enum(['log']).default('log'),

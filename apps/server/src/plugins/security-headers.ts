@@ -47,7 +47,13 @@ export function httpTileOrigin(url: string | undefined): string[] {
  * There is no upgrade-insecure-requests: a server on plain HTTP (a LAN) would have its own assets asked over
  * HTTPS and load nothing.
  */
-export function contentSecurityPolicy(webDist: string | undefined, mapTileUrl?: string): Record<string, string[]> {
+export function contentSecurityPolicy(
+  webDist: string | undefined,
+  mapTileUrl?: string,
+  storageOrigin?: string,
+): Record<string, string[]> {
+  // objects in S3 (issue 17): signed links redirect to presigned links on the bucket's origin
+  const bucket = storageOrigin ? [storageOrigin] : [];
   const index = webDist ? path.join(webDist, 'index.html') : undefined;
   const scriptHashes = index && fs.existsSync(index) ? inlineScriptHashes(fs.readFileSync(index, 'utf8')) : [];
   return {
@@ -56,9 +62,10 @@ export function contentSecurityPolicy(webDist: string | undefined, mapTileUrl?: 
     'script-src': ["'self'", ...scriptHashes],
     'script-src-attr': ["'none'"],
     'style-src': ["'self'", "'unsafe-inline'"],
-    'img-src': ["'self'", 'data:', 'blob:', 'https:', ...httpTileOrigin(mapTileUrl)],
+    'img-src': ["'self'", 'data:', 'blob:', 'https:', ...httpTileOrigin(mapTileUrl), ...bucket],
     'font-src': ["'self'", 'data:'],
-    'connect-src': ["'self'"],
+    'connect-src': ["'self'", ...bucket],
+    ...(bucket.length ? { 'media-src': ["'self'", ...bucket] } : {}),
     'worker-src': ["'self'", 'blob:'],
     'manifest-src': ["'self'"],
     'object-src': ["'none'"],
@@ -69,10 +76,10 @@ export function contentSecurityPolicy(webDist: string | undefined, mapTileUrl?: 
 
 /** The standard security headers on every answer (helmet), with the policy above. */
 export const securityHeaders = fp(
-  async (app: FastifyInstance, opts: { webDist: string | undefined; mapTileUrl?: string }) => {
+  async (app: FastifyInstance, opts: { webDist: string | undefined; mapTileUrl?: string; storageOrigin?: string }) => {
     await app.register(helmet, {
       global: true,
-      contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(opts.webDist, opts.mapTileUrl) },
+      contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(opts.webDist, opts.mapTileUrl, opts.storageOrigin) },
       // the default (a year, subdomains too) once the console is reached over HTTPS; browsers ignore it over HTTP
       strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
     });

@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
@@ -488,7 +487,7 @@ export class OcrService {
   }
 
   private async removeImage(key: string): Promise<void> {
-    await fs.rm(this.storage.pathOf(key), { force: true }).catch(() => {});
+    await this.storage.remove(key).catch(() => {});
   }
 
   private publish(r: Pick<Row, 'id' | 'tenant_id' | 'state'>): void {

@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import fs from 'node:fs/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FILE_CHUNK_MAX_BYTES, PERMISSIONS, envelopeSchema, pagedEnvelope } from '@cpc/contracts';
@@ -14,6 +12,7 @@ import { audit, changedFields } from '../../lib/audit.ts';
 import { actorOf, caller } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
 import type { FileAcquisitionService } from './service.ts';
+import { attachmentHeader } from '../../lib/storage.ts';
 
 const signedQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max(100) }).strict();
 const idParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
@@ -199,19 +198,16 @@ export const deviceUploadRoutes: FastifyPluginAsyncZod<{ files: FileAcquisitionS
     async (req, reply) => {
       if (!files.checkFile(req.params.id, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
       const f = await files.fileOf(req.params.id);
-      const st = f ? await fs.stat(f.path).catch(() => null) : null;
-      if (!f || !st) throw new AppError(404, 'upload.objectMissing');
-      const ascii = f.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+      const got = f ? await files.download(f, Math.max(60, Math.min(3600, req.query.exp - Math.floor(Date.now() / 1000)))) : null;
+      if (!f || !got) throw new AppError(404, 'upload.objectMissing');
+      reply.header('cache-control', 'private, no-store');
+      if ('link' in got) return reply.redirect(got.link, 302);
       reply
         .header('content-type', f.mime === 'text/plain' ? 'text/plain; charset=utf-8' : f.mime)
-        .header('content-length', String(st.size))
-        .header(
-          'content-disposition',
-          `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(f.name)}`,
-        )
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'private, no-store');
-      return reply.send(createReadStream(f.path));
+        .header('content-length', String(got.size))
+        .header('content-disposition', attachmentHeader(f.name))
+        .header('x-content-type-options', 'nosniff');
+      return reply.send(got.stream);
     },
   );
 };

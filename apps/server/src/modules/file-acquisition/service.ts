@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import {
   FILE_CHUNK_MAX_BYTES,
@@ -272,7 +273,7 @@ export class FileAcquisitionService {
     if (keys.length) await tx.deleteFrom('objects').where('key', 'in', keys).execute();
     for (const g of gone) {
       await fs.rm(this.partialOf(Number(g.id)), { force: true });
-      if (g.object_key) await fs.rm(this.storage.pathOf(g.object_key), { force: true });
+      if (g.object_key) await this.storage.remove(g.object_key);
     }
   }
 
@@ -387,7 +388,7 @@ export class FileAcquisitionService {
         .where('id', '=', requestId)
         .execute();
       if (received === 0) await fs.writeFile(partial, '');
-      await this.storage.commit(partial, key);
+      await this.storage.commit(partial, key, mimeOf(fileName));
       return { tenantId: Number(r.tenant_id), received, total: cr.total, complete: true };
     });
     this.events.publish(done.tenantId, {
@@ -398,7 +399,7 @@ export class FileAcquisitionService {
   }
 
   /** The file of a ready request (the signed download link names it), or null. */
-  async fileOf(requestId: number): Promise<{ path: string; name: string; mime: string } | null> {
+  async fileOf(requestId: number): Promise<{ key: string; name: string; mime: string } | null> {
     const r = await this.db
       .selectFrom('file_requests as r')
       .innerJoin('objects as o', 'o.key', 'r.object_key')
@@ -406,7 +407,29 @@ export class FileAcquisitionService {
       .where('r.id', '=', requestId)
       .where('r.ready', '=', true)
       .executeTakeFirst();
-    return r ? { path: this.storage.pathOf(r.key), name: r.file_name, mime: r.mime } : null;
+    return r ? { key: r.key, name: r.file_name, mime: r.mime } : null;
+  }
+
+  /**
+   * A ready file's bytes for its signed download link: a presigned link to the bucket (S3, the bytes do not pass
+   * through this node), else its size and a stream of the local file; null when it is gone.
+   */
+  async download(
+    f: { key: string; name: string; mime: string },
+    ttl: number,
+  ): Promise<{ link: string } | { size: number; stream: Readable } | null> {
+    if (this.storage.remote) {
+      const link = await this.storage.presignedGet(f.key, {
+        ttl,
+        contentType: f.mime === 'text/plain' ? 'text/plain; charset=utf-8' : f.mime,
+        filename: f.name,
+        cacheControl: 'private, no-store',
+      });
+      if (link) return { link };
+    }
+    const st = await this.storage.stat(f.key);
+    const stream = st ? await this.storage.openRead(f.key) : null;
+    return st && stream ? { size: st.size, stream } : null;
   }
 
   /** Tells the consoles a request's task changed (delivered, failed, expired…). */

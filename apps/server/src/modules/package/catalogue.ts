@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import fs from 'node:fs/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { sql, type Selectable } from 'kysely';
 import {
@@ -252,14 +251,13 @@ export const packageRoutes: FastifyPluginAsyncZod<{
               });
             throw e;
           });
-        // the row is committed: the bytes move into place (a rename on the same disk), the upload is gone
-        await fs.mkdir(storage.directory, { recursive: true });
-        await storage.commit(part, key);
-        if (icon) {
-          const iconFile = storage.pathOf(icon.key);
-          await fs.mkdir(iconFile.slice(0, iconFile.lastIndexOf('/')), { recursive: true });
-          await fs.writeFile(iconFile, icon.bytes);
-        }
+        // the row is committed: the bytes move into place (a link on the same disk, or into the bucket)
+        await storage.commit(
+          part,
+          key,
+          body.kind === 'app' ? 'application/vnd.android.package-archive' : 'application/octet-stream',
+        );
+        if (icon) await storage.write(icon.key, icon.bytes, `image/${icon.ext}`);
         await uploads.remove(body.uploadId);
         await audit(db, {
           ...actorOf(req),

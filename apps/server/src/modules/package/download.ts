@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { DEVICE_DOWNLOAD_TTL_MAX_S } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import type { ObjectStorage } from '../../lib/storage.ts';
+import { PRESIGNED_TTL_S, type ObjectStorage } from '../../lib/storage.ts';
 import { AppError } from '../../plugins/errors.ts';
 
 const PURPOSE = 'device-download';
@@ -58,12 +58,24 @@ export const deviceDownloadRoutes: FastifyPluginAsyncZod<{ db: Db; storage: Obje
           AND t.type IN ('upgrade', 'install_app', 'deploy_model')`.execute(db);
       const row = rows[0];
       if (!row) throw new AppError(404, 'upload.objectMissing');
-      const file = storage.pathOf(row.object_key);
+      // S3 (issue 17): a short presigned link to the bucket, the bytes never pass through a node; the device follows
+      // the redirect with its Range header, and comes back here to resume (the task is checked again)
+      const link = await storage.presignedGet(row.object_key, {
+        ttl: PRESIGNED_TTL_S,
+        contentType: 'application/octet-stream',
+        cacheControl: 'private, no-store',
+      });
+      if (link)
+        return reply
+          .header('x-content-sha256', row.sha256)
+          .header('cache-control', 'private, no-store')
+          .redirect(link, 302);
+      const file = storage.localPathOf(row.object_key)!;
       const out = await send(
         req.raw,
-        encodeURIComponent(file.slice(storage.directory.length + 1)).replace(/%2F/g, '/'),
+        encodeURIComponent(file.slice(storage.localRoot!.length + 1)).replace(/%2F/g, '/'),
         {
-          root: storage.directory,
+          root: storage.localRoot!,
           dotfiles: 'deny',
           cacheControl: false,
           contentType: false,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import send from '@fastify/send';
 import { z } from 'zod';
 import { DEVICE_DOWNLOAD_TTL_MAX_S } from '@cpc/contracts';
-import type { ObjectStorage } from '../../lib/storage.ts';
+import { PRESIGNED_TTL_S, type ObjectStorage } from '../../lib/storage.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { SystemCustomService } from './service.ts';
 
@@ -49,11 +49,19 @@ export const profileMediaRoutes: FastifyPluginAsyncZod<{
         throw new AppError(403, 'upload.linkInvalid');
       const m = await custom.mediaOfTask(taskId, part);
       if (!m) throw new AppError(404, 'upload.objectMissing');
-      const file = storage.pathOf(m.key);
+      // S3 (issue 17): a short presigned link to the bucket, as for packages
+      const link = await storage.presignedGet(m.key, {
+        ttl: PRESIGNED_TTL_S,
+        contentType: 'application/octet-stream',
+        cacheControl: 'private, no-store',
+      });
+      if (link)
+        return reply.header('x-content-sha256', m.sha256).header('cache-control', 'private, no-store').redirect(link, 302);
+      const file = storage.localPathOf(m.key)!;
       const out = await send(
         req.raw,
-        encodeURIComponent(file.slice(storage.directory.length + 1)).replace(/%2F/g, '/'),
-        { root: storage.directory, dotfiles: 'deny', cacheControl: false, contentType: false },
+        encodeURIComponent(file.slice(storage.localRoot!.length + 1)).replace(/%2F/g, '/'),
+        { root: storage.localRoot!, dotfiles: 'deny', cacheControl: false, contentType: false },
       );
       if (out.type === 'error') {
         const status = (out.metadata as { error?: { status?: number } }).error?.status ?? 500;

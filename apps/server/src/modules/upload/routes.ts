@@ -144,7 +144,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
             throw e;
           });
         try {
-          await storage.commit(temp, key);
+          await storage.commit(temp, key, type.mime);
         } catch (e) {
           await db.deleteFrom('objects').where('key', '=', key).execute();
           throw e;
@@ -171,6 +171,17 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       const key = (req.params as { '*': string })['*'];
       if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
       const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
+      if (row && storage.remote) {
+        // S3 (issue 17): the bytes come from the bucket, not through this node; the presigned link lives as long
+        // as this one still does (at most an hour), with the same type and disposition as below
+        const link = await storage.presignedGet(key, {
+          ttl: Math.max(60, Math.min(3600, req.query.exp - Math.floor(Date.now() / 1000))),
+          contentType: row.mime === 'text/plain' ? 'text/plain; charset=utf-8' : row.mime,
+          attachment: !row.mime.startsWith('image/'),
+          cacheControl: 'private, max-age=3600',
+        });
+        if (link) return reply.header('cache-control', 'private, max-age=300').redirect(link, 302);
+      }
       const bytes = row ? await storage.read(key) : null;
       if (!row || !bytes) throw new AppError(404, 'upload.objectMissing');
       // anything but an image is a download, never a page the browser would render
