@@ -66,11 +66,20 @@ export async function continueDownload(
   part.url = url;
   const headers: Record<string, string> = part.received > 0 ? { range: `bytes=${part.received}-` } : {};
   // one connection per download, closed at its end or when it is cut off (nothing is left on a pool)
-  const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = (url.startsWith('https:') ? https : http).get(url, { headers, agent: false, signal: opts.signal });
-    req.once('response', resolve);
-    req.once('error', reject);
-  });
+  const get = (at: string) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      const req = (at.startsWith('https:') ? https : http).get(at, { headers, agent: false, signal: opts.signal });
+      req.once('response', resolve);
+      req.once('error', reject);
+    });
+  let res = await get(url);
+  // objects in S3 (issue 17): the server answers a redirect to a short presigned link, followed with the same Range
+  for (let hops = 0; hops < 3 && [301, 302, 303, 307, 308].includes(res.statusCode ?? 0); hops++) {
+    const location = res.headers.location;
+    res.destroy();
+    if (!location) throw new DownloadError('download refused: a redirect without a location', res.statusCode ?? 0);
+    res = await get(new URL(location, url).toString());
+  }
   if (part.received > 0 && res.statusCode === 200) {
     // the server ignored the range: start again from the first byte
     part.received = 0;

@@ -1,6 +1,4 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { LiveEvent } from '@cpc/contracts';
 import type { Harness } from './harness.ts';
 import { registerCustomer } from './harness.ts';
@@ -161,8 +159,8 @@ export async function storedPackage(
   const bytes = p.bytes ?? randomBytes(1000);
   const fileName = p.fileName ?? 'package.bin';
   const key = `20261126/${randomBytes(8).toString('hex')}/${fileName}`;
-  fs.mkdirSync(path.dirname(h.app.storage.pathOf(key)), { recursive: true });
-  fs.writeFileSync(h.app.storage.pathOf(key), bytes);
+  // through the storage's driver: the local folder, or the bucket (issue 17)
+  await h.app.storage.write(key, bytes);
   const user = await h.db.selectFrom('users').select('id').where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
   await h.db
     .insertInto('objects')

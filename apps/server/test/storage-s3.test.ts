@@ -1,0 +1,266 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createHash, randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import S3rver from 's3rver';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { makeSpecs } from '../../device-sim/src/specs.ts';
+import { continueDownload, startDownload } from '../../device-sim/src/download.ts';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createDb } from '../src/db/database.ts';
+import { TenantScope } from '../src/db/tenant-scope.ts';
+import { LocalDriver, parseS3Url } from '../src/lib/storage/index.ts';
+import { S3Driver } from '../src/lib/storage/s3.ts';
+import { migrateObjects } from '../src/lib/storage/migrate.ts';
+import { deviceDownloadUrl } from '../src/modules/package/index.ts';
+import { enqueueTasks } from '../src/modules/task/index.ts';
+import { PNG_1x1, caller, createHarness, multipart, type Harness } from './harness.ts';
+import { customer, devicesOf, storedPackage, type Customer } from './device-helpers.ts';
+
+/**
+ * Objects in S3 (issue 17), against a real S3-compatible server (s3rver) started here: uploads land in the bucket
+ * and not on the node's disk, signed links redirect to presigned ones, a device downloads (and resumes) from the
+ * bucket, a refused file never reaches it, another node with its own disk reads the same objects, and the
+ * migration command copies a local folder idempotently.
+ */
+const BUCKET = 'cpc-test';
+let s3: S3rver;
+let s3Dir: string;
+let endpoint: string;
+let storageUrl: string;
+let client: S3Client;
+let h: Harness;
+let A: Customer;
+
+beforeAll(async () => {
+  s3Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-s3rver-'));
+  s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory: s3Dir,
+    silent: true,
+    configureBuckets: [
+      { name: BUCKET, configs: [] },
+      { name: 'cpc-migrate', configs: [] },
+    ],
+  });
+  const addr = (await s3.run()) as AddressInfo;
+  endpoint = `http://127.0.0.1:${addr.port}`;
+  storageUrl = `s3://S3RVER:S3RVER@${BUCKET}?endpoint=${endpoint}&region=us-east-1&forcePathStyle=true`;
+  client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  h = await createHarness({ STORAGE_URL: storageUrl });
+  A = await customer(h);
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+  client?.destroy();
+  await s3?.close();
+  fs.rmSync(s3Dir, { recursive: true, force: true });
+});
+
+const keysInBucket = async (bucket = BUCKET) =>
+  ((await client.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((o) => o.Key!);
+const inBucket = (key: string) =>
+  client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key })).then(
+    (r) => Number(r.ContentLength),
+    () => null,
+  );
+/** Every object file under the node's DATA_DIR/objects (its staging areas left out). */
+const filesOnDisk = (dataDir: string) => {
+  const root = path.join(dataDir, 'objects');
+  if (!fs.existsSync(root)) return [];
+  return (fs.readdirSync(root, { recursive: true }) as string[]).filter(
+    (p) => !p.startsWith('.') && fs.statSync(path.join(root, p)).isFile(),
+  );
+};
+const upload = async (name: string, bytes: Buffer, bucket = 'permanentfile') => {
+  const token = (
+    await h.call({ method: 'GET', url: `/apiAdmin/user/v1/user/getQnToken?bucket=${bucket}`, token: A.token })
+  ).body_.data.token as string;
+  return h.call({ method: 'POST', url: '/apiAdmin/upload', ...multipart({ token }, { name, bytes }) });
+};
+
+describe('STORAGE_URL', () => {
+  it('parses an s3 URL; a bad one is refused at start without showing its secret', () => {
+    const loc = parseS3Url('s3://AK:se%2Fcret@bucket-1/some/prefix?endpoint=http://minio:9000&region=eu-west-1');
+    expect(loc).toMatchObject({
+      bucket: 'bucket-1',
+      prefix: 'some/prefix/',
+      region: 'eu-west-1',
+      endpoint: 'http://minio:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AK', secretAccessKey: 'se/cret' },
+    });
+    expect(parseS3Url('s3://b-2').credentials).toBeUndefined();
+    for (const bad of ['s3://AK:topsecret@B?endpoint=x', 's3://AK:topsecret@bucket?nope=1', 'http://x']) {
+      let msg = '';
+      try {
+        loadConfig({ STORAGE_URL: bad });
+      } catch (e) {
+        msg = (e as Error).message;
+      }
+      expect(msg).toMatch(/STORAGE_URL/);
+      expect(msg).not.toMatch(/topsecret/);
+    }
+  });
+});
+
+describe('objects in S3', () => {
+  it('stores an upload in the bucket, not on the node, and its signed link redirects to a presigned one', async () => {
+    const res = await upload('logo.png', PNG_1x1);
+    expect(res.statusCode).toBe(200);
+    const { key, url } = res.body_.data as { key: string; url: string };
+    expect(await inBucket(key)).toBe(PNG_1x1.length);
+    expect(filesOnDisk(h.dataDir)).toEqual([]);
+
+    const signed = await h.call({ method: 'GET', url });
+    expect(signed.statusCode).toBe(302);
+    const location = String(signed.headers.location);
+    expect(location.startsWith(`${endpoint}/${BUCKET}/`)).toBe(true);
+    expect(Number(new URL(location).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(3600 + 600);
+    const got = await fetch(location);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await got.arrayBuffer()).equals(PNG_1x1)).toBe(true);
+
+    // the node's own link still expires and still refuses a tampered signature (no redirect then)
+    const expired = h.app.storage.signedUrl(key, -10);
+    expect((await h.call({ method: 'GET', url: expired })).statusCode).toBe(403);
+    expect((await h.call({ method: 'GET', url: url.replace(/sig=./, 'sig=A') })).statusCode).toBe(403);
+    // the console may load images from the bucket's origin
+    const csp = String(signed.headers['content-security-policy'] ?? '');
+    expect(csp).toMatch(new RegExp(`img-src[^;]*${endpoint.replace(/[.:/]/g, '\\$&')}`));
+  });
+
+  it('refuses a file whose bytes are not what it claims, and leaves nothing in the bucket', async () => {
+    const before = await keysInBucket();
+    const fake = await upload('photo.png', Buffer.from('#!/bin/sh\necho not a png\n'));
+    expect(fake.statusCode).toBe(400);
+    expect(fake.body_.msg).toBeTruthy();
+    expect(await keysInBucket()).toEqual(before);
+    expect(filesOnDisk(h.dataDir)).toEqual([]);
+  });
+
+  it("serves a device's package from the bucket by a presigned link, with Range (resume)", async () => {
+    const bytes = randomBytes(300_000);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const specs = makeSpecs(1, { seed: 91, prefix: 'S3D' });
+    const deviceId = (await devicesOf(h, A.tenantId, specs)).get(specs[0].sn)!;
+    const pkg = await storedPackage(h, A.tenantId, {
+      kind: 'firmware',
+      name: 'fw',
+      identifier: 'CP58',
+      versionName: '3.0.0',
+      bytes,
+      fileName: 'fw.bin',
+    });
+    expect(filesOnDisk(h.dataDir)).toEqual([]);
+    const expireAt = new Date(Date.now() + 3600_000);
+    const [row] = await enqueueTasks(new TenantScope(h.db, A.tenantId), [
+      { deviceId, type: 'upgrade', params: { packageId: pkg.id }, expireAt, createdBy: null },
+    ]);
+    await h.db.updateTable('device_tasks').set({ state: 'sent' }).where('id', '=', row.id).execute();
+    const url = deviceDownloadUrl(h.app.storage, row.id, expireAt);
+
+    const first = await h.call({ method: 'GET', url });
+    expect(first.statusCode).toBe(302);
+    expect(first.headers['x-content-sha256']).toBe(sha256);
+    const location = String(first.headers.location);
+    const rest = await fetch(location, { headers: { range: 'bytes=100000-' } });
+    expect(rest.status).toBe(206);
+    expect(Buffer.from(await rest.arrayBuffer()).equals(bytes.subarray(100_000))).toBe(true);
+
+    // the simulated device follows the redirect through a listening node, and gets the package whole
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    expect(await continueDownload(startDownload(base + url), base + url, { bytesPerSecond: 0 })).toBe(sha256);
+
+    // a finished task's link is dead before it reaches the bucket
+    await h.db.updateTable('device_tasks').set({ state: 'succeeded' }).where('id', '=', row.id).execute();
+    expect((await h.call({ method: 'GET', url })).statusCode).toBe(404);
+  });
+
+  it("lets another node, with its own disk, read the first node's objects", async () => {
+    const res = await upload('shared.png', PNG_1x1);
+    const { key, url } = res.body_.data as { key: string; url: string };
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-node2-'));
+    const db = createDb(h.config.DATABASE_URL!, 3);
+    const app = await buildApp({ ...h.config, dataDir: otherDir }, db);
+    try {
+      await app.ready();
+      expect((await app.storage.read(key))?.equals(PNG_1x1)).toBe(true);
+      const viaNode2 = await caller(app)({ method: 'GET', url });
+      expect(viaNode2.statusCode).toBe(302);
+      const got = await fetch(String(viaNode2.headers.location));
+      expect(Buffer.from(await got.arrayBuffer()).equals(PNG_1x1)).toBe(true);
+      // and an object node 2 writes, node 1 reads
+      const k2 = app.storage.newKey('from-node-2.bin');
+      await app.storage.write(k2, Buffer.from('node 2'));
+      expect((await h.app.storage.read(k2))?.toString()).toBe('node 2');
+      expect(filesOnDisk(otherDir)).toEqual([]);
+    } finally {
+      await app.close();
+      await db.destroy();
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('storage:migrate', () => {
+  it('copies local objects to the bucket, skips them the second time, deletes local copies only when asked', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-migrate-'));
+    const local = new LocalDriver(dir);
+    const objects = new Map<string, Buffer>();
+    for (let i = 0; i < 5; i++) {
+      const key = `20260101/${randomBytes(8).toString('hex')}/f${i}.bin`;
+      objects.set(key, randomBytes(1000 + i));
+      await local.putBytes(key, objects.get(key)!);
+    }
+    // a staging area is not an object
+    fs.mkdirSync(path.join(dir, '.tmp'));
+    fs.writeFileSync(path.join(dir, '.tmp', 'partial'), 'x');
+    const target = new S3Driver(parseS3Url(storageUrl.replace(BUCKET, 'cpc-migrate')));
+    try {
+      expect(await migrateObjects(local, target)).toEqual({ found: 5, copied: 5, skipped: 0, failed: 0, deleted: 0 });
+      for (const [key, bytes] of objects) expect((await target.read(key))?.equals(bytes)).toBe(true);
+      expect(await migrateObjects(local, target)).toEqual({ found: 5, copied: 0, skipped: 5, failed: 0, deleted: 0 });
+      // the command itself, as an operator runs it: the counts, and the local copies deleted on request
+      const run = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', 'src/storage-migrate.ts', '--delete-local'],
+        {
+          cwd: path.resolve(import.meta.dirname, '..'),
+          env: { ...process.env, DATA_DIR: '/nonexistent', STORAGE_URL: storageUrl.replace(BUCKET, 'cpc-migrate') },
+        },
+      ).catch((e: { stdout: string; stderr: string }) => e);
+      expect(run.stdout).toMatch(/found 0, copied 0/);
+      const cli = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', 'src/storage-migrate.ts', '--from', dir, '--delete-local'],
+        {
+          cwd: path.resolve(import.meta.dirname, '..'),
+          env: { ...process.env, STORAGE_URL: storageUrl.replace(BUCKET, 'cpc-migrate') },
+        },
+      );
+      expect(cli.stdout).toMatch(/found 5, copied 0, already there 5, failed 0, local copies deleted 5/);
+      expect(cli.stdout + cli.stderr).not.toMatch(/S3RVER@/);
+      const left: string[] = [];
+      for await (const o of local.list()) left.push(o.key);
+      expect(left).toEqual([]);
+      expect((await keysInBucket('cpc-migrate')).sort()).toEqual([...objects.keys()].sort());
+    } finally {
+      target.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
