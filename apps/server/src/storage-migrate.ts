@@ -9,6 +9,8 @@ import { loadConfig } from './config.ts';
 import { LocalDriver, storageDriver } from './lib/storage/index.ts';
 import { migrateObjects } from './lib/storage/migrate.ts';
 
+// `npm run -w apps/server` runs in apps/server: relative paths (DATA_DIR, --from) are the caller's
+if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
 const { values } = parseArgs({
   options: { 'delete-local': { type: 'boolean', default: false }, from: { type: 'string' } },
 });

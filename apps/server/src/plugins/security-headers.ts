@@ -79,7 +79,10 @@ export const securityHeaders = fp(
   async (app: FastifyInstance, opts: { webDist: string | undefined; mapTileUrl?: string; storageOrigin?: string }) => {
     await app.register(helmet, {
       global: true,
-      contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(opts.webDist, opts.mapTileUrl, opts.storageOrigin) },
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: contentSecurityPolicy(opts.webDist, opts.mapTileUrl, opts.storageOrigin),
+      },
       // the default (a year, subdomains too) once the console is reached over HTTPS; browsers ignore it over HTTP
       strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
     });

@@ -198,7 +198,9 @@ export const deviceUploadRoutes: FastifyPluginAsyncZod<{ files: FileAcquisitionS
     async (req, reply) => {
       if (!files.checkFile(req.params.id, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
       const f = await files.fileOf(req.params.id);
-      const got = f ? await files.download(f, Math.max(60, Math.min(3600, req.query.exp - Math.floor(Date.now() / 1000)))) : null;
+      const got = f
+        ? await files.download(f, Math.max(60, Math.min(3600, req.query.exp - Math.floor(Date.now() / 1000))))
+        : null;
       if (!f || !got) throw new AppError(404, 'upload.objectMissing');
       reply.header('cache-control', 'private, no-store');
       if ('link' in got) return reply.redirect(got.link, 302);

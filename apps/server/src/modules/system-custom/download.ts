@@ -56,7 +56,10 @@ export const profileMediaRoutes: FastifyPluginAsyncZod<{
         cacheControl: 'private, no-store',
       });
       if (link)
-        return reply.header('x-content-sha256', m.sha256).header('cache-control', 'private, no-store').redirect(link, 302);
+        return reply
+          .header('x-content-sha256', m.sha256)
+          .header('cache-control', 'private, no-store')
+          .redirect(link, 302);
       const file = storage.localPathOf(m.key)!;
       const out = await send(
         req.raw,
