@@ -21,6 +21,7 @@ import { deviceDownloadUrl } from '../src/modules/package/index.ts';
 import { enqueueTasks } from '../src/modules/task/index.ts';
 import { PNG_1x1, caller, createHarness, multipart, type Harness } from './harness.ts';
 import { customer, devicesOf, storedPackage, type Customer } from './device-helpers.ts';
+import { makeApk, makeSigner } from './fixtures/apk.ts';
 
 /**
  * Objects in S3 (issue 17), against a real S3-compatible server (s3rver) started here: uploads land in the bucket
@@ -188,6 +189,76 @@ describe('objects in S3', () => {
     // a finished task's link is dead before it reaches the bucket
     await h.db.updateTable('device_tasks').set({ state: 'succeeded' }).where('id', '=', row.id).execute();
     expect((await h.call({ method: 'GET', url })).statusCode).toBe(404);
+  });
+
+  it('takes a chunked APK into the bucket after reading it on the node, and refuses a fake one', async () => {
+    const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const uploadApk = async (bytes: Buffer, name: string) => {
+      const token = (
+        await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/getQnToken?bucket=package', token: A.token })
+      ).body_.data.token as string;
+      const s = await h.call({
+        method: 'POST',
+        url: '/apiAdmin/upload/chunks',
+        headers: { 'x-upload-token': token },
+        payload: { name, size: bytes.length },
+      });
+      const id = s.body_.data.uploadId as string;
+      for (let at = 0; at < bytes.length; at += 64 * 1024) {
+        const chunk = bytes.subarray(at, at + 64 * 1024);
+        const r = await h.call({
+          method: 'PUT',
+          url: `/apiAdmin/upload/chunks/${id}`,
+          headers: {
+            'x-upload-token': token,
+            'content-type': 'application/offset+octet-stream',
+            'content-range': `bytes ${at}-${at + chunk.length - 1}/${bytes.length}`,
+          },
+          payload: chunk,
+        });
+        expect(r.statusCode, r.body).toBe(200);
+      }
+      return h.call({
+        method: 'POST',
+        url: '/apiAdmin/package/create',
+        token: A.token,
+        payload: { kind: 'app', uploadId: id, sha256: sha(bytes) },
+      });
+    };
+    const before = await keysInBucket();
+    const fake = await uploadApk(randomBytes(5000), 'fake.apk');
+    expect(fake.statusCode).toBe(400);
+    expect(fake.body_.data.fields[0].field).toBe('file');
+    expect(await keysInBucket()).toEqual(before);
+
+    const apk = makeApk(
+      {
+        packageName: 'com.example.s3',
+        versionCode: 1,
+        versionName: '1.0.0',
+        label: 'S3 Helper',
+        minSdk: 26,
+        targetSdk: 34,
+        permissions: [],
+      },
+      makeSigner('S3 Signer'),
+    );
+    const res = await uploadApk(apk, 'helper.apk');
+    expect(res.statusCode, res.body).toBe(200);
+    const p = res.body_.data;
+    const row = await h.db.selectFrom('packages').select('object_key').where('id', '=', p.id).executeTakeFirstOrThrow();
+    expect(await inBucket(row.object_key)).toBe(apk.length);
+    expect(filesOnDisk(h.dataDir)).toEqual([]);
+    // the icon the node read from the APK went to the bucket too, and its link redirects there
+    const icon = await h.call({ method: 'GET', url: p.iconUrl });
+    expect(icon.statusCode).toBe(302);
+    expect((await fetch(String(icon.headers.location))).headers.get('content-type')).toBe('image/png');
+    const detail = await h.call({ method: 'GET', url: `/apiAdmin/package/${p.id}`, token: A.token });
+    const download = await h.call({ method: 'GET', url: detail.body_.data.downloadUrl });
+    expect(download.statusCode).toBe(302);
+    const got = await fetch(String(download.headers.location));
+    expect(got.headers.get('content-disposition')).toBe('attachment');
+    expect(sha(Buffer.from(await got.arrayBuffer()))).toBe(p.sha256);
   });
 
   it("lets another node, with its own disk, read the first node's objects", async () => {
