@@ -149,6 +149,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const tokens = new AccessTokens(jwtSecret, config.ACCESS_TOKEN_TTL);
   const objectsDir = path.join(config.dataDir, 'objects');
   const storage = new ObjectStorage(objectsDir, storageSecret, await storageDriver(config.STORAGE_URL, objectsDir));
+  // a bucket the node cannot reach is told at start (the node still starts: S3 may come back)
+  storage.driver.check?.().catch((e: Error) => app.log.error(`STORAGE_URL: ${e.message}`));
   const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db, config.CAPTCHA_TTL_S);
   const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
 

@@ -14,7 +14,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/database.ts';
 import { TenantScope } from '../src/db/tenant-scope.ts';
-import { LocalDriver, parseS3Url } from '../src/lib/storage/index.ts';
+import { LocalDriver, parseS3Url, storageDriver } from '../src/lib/storage/index.ts';
 import { S3Driver } from '../src/lib/storage/s3.ts';
 import { migrateObjects } from '../src/lib/storage/migrate.ts';
 import { deviceDownloadUrl } from '../src/modules/package/index.ts';
@@ -113,6 +113,24 @@ describe('STORAGE_URL', () => {
       expect(msg).toMatch(/STORAGE_URL/);
       expect(msg).not.toMatch(/topsecret/);
     }
+  });
+  it('is the local folder when unset or file://', async () => {
+    const unset = await storageDriver(undefined, '/srv/cpc/objects');
+    expect(unset).toBeInstanceOf(LocalDriver);
+    expect((unset as LocalDriver).root).toBe('/srv/cpc/objects');
+    expect(((await storageDriver('file:///mnt/shared/objects', '/srv/cpc/objects')) as LocalDriver).root).toBe(
+      '/mnt/shared/objects',
+    );
+    expect((await storageDriver(storageUrl, '/srv/cpc/objects')).kind).toBe('s3');
+  });
+
+  it('checks the bucket at start: a missing one is named, without the secret', async () => {
+    const ok = new S3Driver(parseS3Url(storageUrl));
+    await expect(ok.check()).resolves.toBeUndefined();
+    const missing = new S3Driver(parseS3Url(`s3://S3RVER:S3RVER@no-such-bucket?endpoint=${endpoint}`));
+    await expect(missing.check()).rejects.toThrow(/no-such-bucket .* cannot be reached: .*HTTP 404/);
+    ok.destroy();
+    missing.destroy();
   });
 });
 

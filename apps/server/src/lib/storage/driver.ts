@@ -35,6 +35,8 @@ export interface StorageDriver {
   /** A presigned GET link to the object, or null when the node serves it itself (local). */
   presignGet(key: string, opts: PresignOptions): Promise<string | null>;
   list(): AsyncIterable<StoredObject>;
+  /** Throws when the store cannot be reached (checked once at start; its error names no secret). */
+  check?(): Promise<void>;
 }
 
 /** `Content-Disposition` for a download named `name` (ASCII fallback + RFC 5987 UTF-8). */

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -143,6 +144,19 @@ export class S3Driver implements StorageDriver {
         if (o.Key) yield { key: o.Key.slice(this.loc.prefix.length), size: Number(o.Size ?? 0) };
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  async check(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.loc.bucket }));
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      throw new Error(
+        `the bucket ${this.loc.bucket} at ${this.loc.endpoint ?? 'AWS'} cannot be reached: ${(e as Error).name}` +
+          (status ? ` (HTTP ${status})` : ''),
+        { cause: e },
+      );
+    }
   }
 
   destroy(): void {
