@@ -17,7 +17,7 @@ import { TenantScope } from '../src/db/tenant-scope.ts';
 import { LocalDriver, parseS3Url, storageDriver } from '../src/lib/storage/index.ts';
 import { S3Driver } from '../src/lib/storage/s3.ts';
 import { migrateObjects } from '../src/lib/storage/migrate.ts';
-import { deviceDownloadUrl } from '../src/modules/package/index.ts';
+import { ChunkedUploads, deviceDownloadUrl } from '../src/modules/package/index.ts';
 import { enqueueTasks } from '../src/modules/task/index.ts';
 import { PNG_1x1, caller, createHarness, multipart, type Harness } from './harness.ts';
 import { customer, devicesOf, storedPackage, type Customer } from './device-helpers.ts';
@@ -247,7 +247,8 @@ describe('objects in S3', () => {
     const fake = await uploadApk(randomBytes(5000), 'fake.apk');
     expect(fake.statusCode).toBe(400);
     expect(fake.body_.data.fields[0].field).toBe('file');
-    expect(await keysInBucket()).toEqual(before);
+    // no object: only the unfinished upload's own state (its chunks, swept with the upload after its time)
+    expect((await keysInBucket()).filter((k) => !k.startsWith('.uploads/'))).toEqual(before);
 
     const apk = makeApk(
       {
@@ -277,6 +278,80 @@ describe('objects in S3', () => {
     const got = await fetch(String(download.headers.location));
     expect(got.headers.get('content-disposition')).toBe('attachment');
     expect(sha(Buffer.from(await got.arrayBuffer()))).toBe(p.sha256);
+    // the refused upload's chunks go with the sweep once its time is past
+    expect(await new ChunkedUploads(h.app.storage).sweep(Date.now() + 2 * 86_400_000)).toBeGreaterThanOrEqual(1);
+    expect((await keysInBucket()).filter((k) => k.startsWith('.uploads/'))).toEqual([]);
+  });
+
+  it('resumes a chunked upload on another node, which finishes the package', async () => {
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-node2-'));
+    const db = createDb(h.config.DATABASE_URL!, 3);
+    const node2 = await buildApp({ ...h.config, dataDir: otherDir }, db);
+    try {
+      await node2.ready();
+      const call2 = caller(node2);
+      const bytes = randomBytes(200_000);
+      const token = (
+        await h.call({ method: 'GET', url: '/apiAdmin/user/v1/user/getQnToken?bucket=package', token: A.token })
+      ).body_.data.token as string;
+      const started = await h.call({
+        method: 'POST',
+        url: '/apiAdmin/upload/chunks',
+        headers: { 'x-upload-token': token },
+        payload: { name: 'fw.bin', size: bytes.length },
+      });
+      const id = started.body_.data.uploadId as string;
+      const put = (call: typeof h.call, from: number, to: number) =>
+        call({
+          method: 'PUT',
+          url: `/apiAdmin/upload/chunks/${id}`,
+          headers: {
+            'x-upload-token': token,
+            'content-type': 'application/offset+octet-stream',
+            'content-range': `bytes ${from}-${to - 1}/${bytes.length}`,
+          },
+          payload: bytes.subarray(from, to),
+        });
+      expect((await put(h.call, 0, 120_000)).body_.data.offset).toBe(120_000);
+      // node 2 knows where the upload stands, refuses a wrong offset, and takes the rest
+      const state = await call2({
+        method: 'GET',
+        url: `/apiAdmin/upload/chunks/${id}`,
+        headers: { 'x-upload-token': token },
+      });
+      expect(state.body_.data.offset).toBe(120_000);
+      expect((await put(call2, 100_000, 200_000)).statusCode).toBe(409);
+      expect((await put(call2, 120_000, 200_000)).body_.data.offset).toBe(200_000);
+      const models = await h.db.selectFrom('device_models').select('code').limit(1).execute();
+      const created = await call2({
+        method: 'POST',
+        url: '/apiAdmin/package/create',
+        token: A.token,
+        payload: {
+          kind: 'firmware',
+          uploadId: id,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          name: 'CP80',
+          versionName: '9.9.9',
+          models: models.map((m) => m.code),
+        },
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      const row = await h.db
+        .selectFrom('packages')
+        .select('object_key')
+        .where('id', '=', created.body_.data.id)
+        .executeTakeFirstOrThrow();
+      expect(await inBucket(row.object_key)).toBe(bytes.length);
+      // the chunks are gone from the bucket, and from both disks
+      expect((await keysInBucket()).filter((k) => k.startsWith(`.uploads/${id}`))).toEqual([]);
+      expect(filesOnDisk(otherDir)).toEqual([]);
+      expect(fs.readdirSync(path.join(otherDir, 'objects', '.uploads'))).toEqual([]);
+    } finally {
+      await node2.close();
+      await db.destroy();
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 
   it("lets another node, with its own disk, read the first node's objects", async () => {

@@ -34,7 +34,8 @@ export interface StorageDriver {
   remove(key: string): Promise<void>;
   /** A presigned GET link to the object, or null when the node serves it itself (local). */
   presignGet(key: string, opts: PresignOptions): Promise<string | null>;
-  list(): AsyncIterable<StoredObject>;
+  /** Every object (under `prefix` with S3; the local driver lists all and leaves its staging areas out). */
+  list(prefix?: string): AsyncIterable<StoredObject>;
   /** Throws when the store cannot be reached (checked once at start; its error names no secret). */
   check?(): Promise<void>;
 }

@@ -134,11 +134,15 @@ export class S3Driver implements StorageDriver {
     );
   }
 
-  async *list(): AsyncIterable<StoredObject> {
+  async *list(prefix = ''): AsyncIterable<StoredObject> {
     let token: string | undefined;
     do {
       const r = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.loc.bucket, Prefix: this.loc.prefix, ContinuationToken: token }),
+        new ListObjectsV2Command({
+          Bucket: this.loc.bucket,
+          Prefix: this.loc.prefix + prefix,
+          ContinuationToken: token,
+        }),
       );
       for (const o of r.Contents ?? [])
         if (o.Key) yield { key: o.Key.slice(this.loc.prefix.length), size: Number(o.Size ?? 0) };

@@ -129,6 +129,7 @@ export const packageRoutes: FastifyPluginAsyncZod<{
         if (up.userId !== u.id) throw notFound('upload');
         if (offset !== up.size)
           throw new AppError(409, 'package.uploadIncomplete', { offset, size: up.size }, { data: { offset } });
+        await uploads.assemble(body.uploadId, part);
         const actual = await sha256Of(part);
         if (actual !== body.sha256) throw badRequest('sha256', 'package.sha256Mismatch', { actual });
 

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -33,9 +34,14 @@ const ID = /^[0-9a-f]{24}$/;
 /** A lock older than this was left by a node that died mid-chunk. */
 const STALE_LOCK_MS = 10 * 60_000;
 
+/** Where an unfinished upload's state is in the bucket (S3): `<id>/meta.json` and a `<start>` object per chunk. */
+const SHARED = '.uploads/';
+
 /**
  * Unfinished package uploads (issue 15) on the objects' disk (`objects/.uploads`), so that finishing one is a
  * rename. The state is on disk only (the bytes' length is the offset), so any node sharing DATA_DIR resumes it.
+ * With S3 (issue 17) the state is in the bucket instead, one object per chunk, so any node resumes it; the node
+ * that finishes it joins the chunks on its disk (`assemble`) to check the bytes before the package is stored.
  */
 export class ChunkedUploads {
   readonly dir: string;
@@ -54,6 +60,10 @@ export class ChunkedUploads {
     await fs.mkdir(this.dir, { recursive: true });
     const id = randomBytes(12).toString('hex');
     const meta: UploadMeta = { tenantId, userId, name, size, createdAt: Date.now() };
+    if (this.storage.remote) {
+      await this.storage.write(`${SHARED}${id}/meta.json`, Buffer.from(JSON.stringify(meta)), 'application/json');
+      return this.stateOf(id, meta, 0);
+    }
     await fs.writeFile(this.file(id, 'part'), '', { flag: 'wx' });
     await fs.writeFile(this.file(id, 'json'), JSON.stringify(meta), { flag: 'wx' });
     return this.stateOf(id, meta, 0);
@@ -72,6 +82,7 @@ export class ChunkedUploads {
 
   /** The upload of this tenant (another tenant's, or a missing one: 404; an expired one is removed: 410). */
   async open(id: string, tenantId: number): Promise<{ meta: UploadMeta; offset: number; part: string }> {
+    if (this.storage.remote) return this.openShared(id, tenantId);
     const raw = await fs.readFile(this.file(id, 'json'), 'utf8').catch(() => null);
     const meta = raw ? (JSON.parse(raw) as UploadMeta) : null;
     if (!meta || meta.tenantId !== tenantId) throw notFound('upload');
@@ -82,6 +93,53 @@ export class ChunkedUploads {
     const st = await fs.stat(this.file(id, 'part')).catch(() => null);
     if (!st) throw notFound('upload');
     return { meta, offset: st.size, part: this.file(id, 'part') };
+  }
+
+  /** The chunks in the bucket, in order, as far as they follow each other from 0. */
+  private async chunksOf(id: string): Promise<{ key: string; size: number }[]> {
+    const all: { start: number; key: string; size: number }[] = [];
+    for await (const o of this.storage.driver.list(`${SHARED}${id}/`)) {
+      const m = /\/(\d{12})$/.exec(o.key);
+      if (m) all.push({ start: Number(m[1]), key: o.key, size: o.size });
+    }
+    all.sort((a, b) => a.start - b.start);
+    const chunks: { key: string; size: number }[] = [];
+    let at = 0;
+    for (const c of all) {
+      if (c.start !== at || c.size === 0) continue;
+      chunks.push(c);
+      at += c.size;
+    }
+    return chunks;
+  }
+
+  private async openShared(id: string, tenantId: number) {
+    if (!ID.test(id)) throw notFound('upload');
+    const raw = await this.storage.read(`${SHARED}${id}/meta.json`);
+    const meta = raw ? (JSON.parse(raw.toString('utf8')) as UploadMeta) : null;
+    if (!meta || meta.tenantId !== tenantId) throw notFound('upload');
+    if (Date.now() - meta.createdAt > PACKAGE_UPLOAD_TTL_S * 1000) {
+      await this.remove(id);
+      throw new AppError(410, 'package.uploadExpired');
+    }
+    const offset = (await this.chunksOf(id)).reduce((n, c) => n + c.size, 0);
+    return { meta, offset, part: this.file(id, 'part') };
+  }
+
+  /** With S3: joins the upload's chunks into `part` on this node's disk (its bytes are read to check them). */
+  async assemble(id: string, part: string): Promise<void> {
+    if (!this.storage.remote) return;
+    await fs.mkdir(this.dir, { recursive: true });
+    const out = createWriteStream(part, { flags: 'w' });
+    try {
+      for (const c of await this.chunksOf(id)) {
+        const bytes = await this.storage.openRead(c.key);
+        if (!bytes) throw notFound('upload');
+        await pipeline(bytes, out, { end: false });
+      }
+    } finally {
+      await new Promise<void>((resolve) => out.end(resolve));
+    }
   }
 
   async state(id: string, tenantId: number): Promise<ChunkedUploadState> {
@@ -95,6 +153,8 @@ export class ChunkedUploads {
    */
   async locked<T>(id: string, work: () => Promise<T>): Promise<T> {
     const lock = this.file(id, 'lock');
+    // with S3 another node may have started the upload: this node's folder may not be there yet
+    await fs.mkdir(this.dir, { recursive: true });
     try {
       await fs.writeFile(lock, String(process.pid), { flag: 'wx' });
     } catch {
@@ -127,7 +187,11 @@ export class ChunkedUploads {
       const want = range.end - range.start + 1;
       let got = 0;
       let over = false;
-      const out = createWriteStream(part, { flags: 'a' });
+      // with S3 the chunk is staged on this node, then stored as one object of the upload
+      const shared = this.storage.remote;
+      if (shared) await fs.mkdir(this.dir, { recursive: true });
+      const target = shared ? `${part}.${randomBytes(4).toString('hex')}` : part;
+      const out = createWriteStream(target, { flags: shared ? 'wx' : 'a' });
       await new Promise<void>((resolve) => {
         let finished = false;
         const done = () => {
@@ -157,6 +221,16 @@ export class ChunkedUploads {
         body.once('error', done);
         body.once('close', done);
       });
+      if (shared) {
+        try {
+          if (!over && got > 0)
+            await this.storage.commit(target, `${SHARED}${id}/${String(range.start).padStart(12, '0')}`);
+        } finally {
+          await this.storage.discard(target);
+        }
+        if (over) throw badRequest('content-range', 'package.uploadRange');
+        return this.stateOf(id, meta, offset + got);
+      }
       if (over) {
         await fs.truncate(part, offset);
         throw badRequest('content-range', 'package.uploadRange');
@@ -167,10 +241,32 @@ export class ChunkedUploads {
 
   async remove(id: string): Promise<void> {
     await Promise.all((['part', 'json', 'lock'] as const).map((e) => fs.rm(this.file(id, e), { force: true })));
+    if (this.storage.remote) {
+      const keys: string[] = [];
+      for await (const o of this.storage.driver.list(`${SHARED}${id}/`)) keys.push(o.key);
+      for (const k of keys) await this.storage.remove(k);
+    }
   }
 
   /** Removes the uploads older than 24 hours (run periodically). Answers how many. */
   async sweep(now = Date.now()): Promise<number> {
+    if (this.storage.remote) {
+      let gone = 0;
+      const metas: string[] = [];
+      for await (const o of this.storage.driver.list(SHARED)) {
+        const m = /^\.uploads\/([0-9a-f]{24})\/meta\.json$/.exec(o.key);
+        if (m) metas.push(m[1]!);
+      }
+      for (const id of metas) {
+        const raw = await this.storage.read(`${SHARED}${id}/meta.json`);
+        const created = raw ? (JSON.parse(raw.toString('utf8')) as UploadMeta).createdAt : 0;
+        if (now - created > PACKAGE_UPLOAD_TTL_S * 1000) {
+          await this.remove(id);
+          gone++;
+        }
+      }
+      return gone;
+    }
     const names = await fs.readdir(this.dir).catch(() => [] as string[]);
     let n = 0;
     for (const name of names) {
