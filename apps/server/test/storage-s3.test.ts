@@ -18,6 +18,7 @@ import { LocalDriver, parseS3Url, storageDriver } from '../src/lib/storage/index
 import { S3Driver } from '../src/lib/storage/s3.ts';
 import { migrateObjects } from '../src/lib/storage/migrate.ts';
 import { ChunkedUploads, deviceDownloadUrl } from '../src/modules/package/index.ts';
+import { deviceUploadUrl } from '../src/modules/file-acquisition/index.ts';
 import { enqueueTasks } from '../src/modules/task/index.ts';
 import { PNG_1x1, caller, createHarness, multipart, type Harness } from './harness.ts';
 import { customer, devicesOf, storedPackage, type Customer } from './device-helpers.ts';
@@ -352,6 +353,53 @@ describe('objects in S3', () => {
       await db.destroy();
       fs.rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+
+  it("takes a device's file in chunks across two nodes into the bucket; the console downloads it from there", async () => {
+    const specs = makeSpecs(1, { seed: 92, prefix: 'S3F' });
+    const deviceId = (await devicesOf(h, A.tenantId, specs)).get(specs[0].sn)!;
+    const asked = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/fileAcquisition/request',
+      token: A.token,
+      payload: { deviceIds: [deviceId], preset: 'print_log' },
+    });
+    expect(asked.statusCode, asked.body).toBe(200);
+    const item = asked.body_.data[0];
+    const url = deviceUploadUrl(h.app.storage, item.id, new Date(item.expireAt));
+    const bytes = Buffer.from('line one\nline two\n'.repeat(20));
+    const put = (call: typeof h.call, from: number, to: number) =>
+      call({
+        method: 'PUT',
+        url: `${url}&name=print.log`,
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-range': `bytes ${from}-${to - 1}/${bytes.length}`,
+        },
+        payload: bytes.subarray(from, to),
+      });
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-node2-'));
+    const db = createDb(h.config.DATABASE_URL!, 3);
+    const node2 = await buildApp({ ...h.config, dataDir: otherDir }, db);
+    try {
+      await node2.ready();
+      expect((await put(h.call, 0, 100)).body_.data).toEqual({ offset: 100, total: bytes.length, complete: false });
+      expect((await caller(node2)({ method: 'HEAD', url })).headers['upload-offset']).toBe('100');
+      expect((await put(caller(node2), 0, 100)).statusCode).toBe(409);
+      const last = await put(caller(node2), 100, bytes.length);
+      expect(last.body_.data).toEqual({ offset: bytes.length, total: bytes.length, complete: true });
+    } finally {
+      await node2.close();
+      await db.destroy();
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+    expect((await keysInBucket()).filter((k) => k.startsWith('.acquiring/'))).toEqual([]);
+    const dl = await h.call({ method: 'GET', url: `/apiAdmin/fileAcquisition/download?id=${item.id}`, token: A.token });
+    const file = await h.call({ method: 'GET', url: dl.body_.data.url });
+    expect(file.statusCode).toBe(302);
+    const got = await fetch(String(file.headers.location));
+    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(got.headers.get('content-disposition')).toMatch(/^attachment; filename="print.log"/);
   });
 
   it("lets another node, with its own disk, read the first node's objects", async () => {

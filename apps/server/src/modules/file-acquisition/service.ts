@@ -130,6 +130,35 @@ export class FileAcquisitionService {
     return path.join(this.storage.directory, '.acquiring', String(requestId));
   }
 
+  /**
+   * With S3 (issue 17) the chunks received so far are objects of the bucket (`.acquiring/<id>/<start>`), so that
+   * the next chunk may reach any node; in order, as far as they follow each other from 0.
+   */
+  private async sharedChunks(requestId: number): Promise<{ key: string; size: number }[]> {
+    const all: { start: number; key: string; size: number }[] = [];
+    for await (const o of this.storage.driver.list(`.acquiring/${requestId}/`)) {
+      const m = /\/(\d{12})$/.exec(o.key);
+      if (m) all.push({ start: Number(m[1]), key: o.key, size: o.size });
+    }
+    all.sort((a, b) => a.start - b.start);
+    let at = 0;
+    return all.filter((c) => c.start === at && c.size > 0 && (at += c.size) > 0);
+  }
+
+  /** How many bytes of a request have arrived. */
+  private async receivedOf(requestId: number): Promise<number> {
+    if (!this.storage.remote) return sizeOf(this.partialOf(requestId));
+    return (await this.sharedChunks(requestId)).reduce((n, c) => n + c.size, 0);
+  }
+
+  private async removePartial(requestId: number): Promise<void> {
+    await fs.rm(this.partialOf(requestId), { force: true });
+    if (!this.storage.remote) return;
+    const keys: string[] = [];
+    for await (const o of this.storage.driver.list(`.acquiring/${requestId}/`)) keys.push(o.key);
+    for (const k of keys) await this.storage.remove(k);
+  }
+
   async create(u: AuthUser, body: z.infer<typeof fileRequestBody>): Promise<FileRequestItem[]> {
     if (!!body.preset === !!body.path)
       throw badRequest(body.preset ? 'path' : 'preset', 'fileAcquisition.whatRequired');
@@ -272,7 +301,7 @@ export class FileAcquisitionService {
     const keys = gone.map((g) => g.object_key).filter((k): k is string => !!k);
     if (keys.length) await tx.deleteFrom('objects').where('key', 'in', keys).execute();
     for (const g of gone) {
-      await fs.rm(this.partialOf(Number(g.id)), { force: true });
+      await this.removePartial(Number(g.id));
       if (g.object_key) await this.storage.remove(g.object_key);
     }
   }
@@ -291,7 +320,7 @@ export class FileAcquisitionService {
     if (!r) throw notFound('file request');
     if (r.ready) throw new AppError(409, 'fileAcquisition.alreadyComplete');
     this.assertOpen(r.state, r.expire_at);
-    return { offset: await sizeOf(this.partialOf(requestId)), total: Number(r.total) };
+    return { offset: await this.receivedOf(requestId), total: Number(r.total) };
   }
 
   private assertOpen(state: string, expireAt: Date | string): void {
@@ -345,11 +374,13 @@ export class FileAcquisitionService {
       if (Number(r.total) > 0 && Number(r.total) !== cr.total)
         throw new AppError(409, 'fileAcquisition.totalChanged', { total: Number(r.total) });
       const partial = this.partialOf(requestId);
-      const have = await sizeOf(partial);
+      const have = await this.receivedOf(requestId);
       if (cr.start !== have)
         throw new AppError(409, 'fileAcquisition.wrongOffset', { offset: have }, { data: { offset: have } });
       await fs.mkdir(path.dirname(partial), { recursive: true });
-      await fs.appendFile(partial, body);
+      if (!this.storage.remote) await fs.appendFile(partial, body);
+      else if (body.length)
+        await this.storage.write(`.acquiring/${requestId}/${String(cr.start).padStart(12, '0')}`, body);
       const received = have + body.length;
       const scope = new TenantScope(trx, Number(r.tenant_id));
       if (received < cr.total) {
@@ -388,7 +419,17 @@ export class FileAcquisitionService {
         .where('id', '=', requestId)
         .execute();
       if (received === 0) await fs.writeFile(partial, '');
+      else if (this.storage.remote) {
+        // the chunks, joined on this node's disk, become the object; then they go
+        await fs.writeFile(partial, '');
+        for (const c of await this.sharedChunks(requestId)) {
+          const bytes = await this.storage.read(c.key);
+          if (!bytes) throw notFound('file request');
+          await fs.appendFile(partial, bytes);
+        }
+      }
       await this.storage.commit(partial, key, mimeOf(fileName));
+      if (this.storage.remote) await this.removePartial(requestId);
       return { tenantId: Number(r.tenant_id), received, total: cr.total, complete: true };
     });
     this.events.publish(done.tenantId, {
