@@ -333,6 +333,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(payloadCrypto, {
     scheme: config.PAYLOAD_CRYPTO,
     keyDir: path.join(config.dataDir, 'keys'),
+    db, // replays refused on every node (payload_replays)
     exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url),
   });
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
