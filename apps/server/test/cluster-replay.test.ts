@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRYPTO_HEADER, CRYPTO_KEY_HEADER } from '@cpc/contracts';
@@ -8,8 +11,10 @@ import {
   modernImportPublicKey,
   SharedReplayGuard,
 } from '../src/plugins/payload-crypto.ts';
-import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
-import { secondNode, type Node } from './second-node.ts';
+import { buildApp } from '../src/app.ts';
+import { createDb } from '../src/db/database.ts';
+import { ADMIN_PASSWORD, caller, createHarness, type Harness } from './harness.ts';
+import type { Node } from './second-node.ts';
 
 /**
  * The payload-crypto replay guard is shared by every node (payload_replays, issue 17): a sealed request that node
@@ -23,7 +28,18 @@ describe.each(['modern', 'legacy'] as const)('payload replay across nodes (%s)',
 
   beforeAll(async () => {
     h = await createHarness({ PAYLOAD_CRYPTO: scheme });
-    b = await secondNode(h);
+    // what a node on another machine has: the same database, a data directory (and key files) of its own
+    const db = createDb(h.config.DATABASE_URL!, 3);
+    const app = await buildApp({ ...h.config, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-node-b-')) }, db);
+    await app.ready();
+    b = {
+      app,
+      call: caller(app),
+      async close() {
+        await app.close();
+        await db.destroy();
+      },
+    };
     token = (await h.login('admin', ADMIN_PASSWORD)).token;
     pem = (await h.call({ method: 'GET', url: '/apiAdmin/publicKey' })).body_.data.publicKey;
   });
@@ -56,6 +72,8 @@ describe.each(['modern', 'legacy'] as const)('payload replay across nodes (%s)',
     expect(onB.statusCode).toBe(400);
     expect(onB.body_).toMatchObject({ code: 400, msg: 'payload replayed' });
 
+    // node B has a data directory of its own, and still decrypts what was sealed with the key node A published
+    expect((await b.call({ method: 'GET', url: '/apiAdmin/publicKey' })).body_.data.publicKey).toBe(pem);
     const second = await sealed({ message: 'the other way', url: '/b' });
     const other = { method: 'POST' as const, url: '/apiAdmin/system/clientError', token, ...second };
     expect((await b.call(other)).statusCode).toBe(200);

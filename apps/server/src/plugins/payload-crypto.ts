@@ -145,7 +145,6 @@ export async function loadOrCreateKeyPair(
 ): Promise<LoadedKeys> {
   const bits = scheme === 'legacy' ? LEGACY_KEY_BITS : MODERN_KEY_BITS;
   const privatePath = join(keyDir, `payload-${scheme}.key.pem`);
-  const publicPath = join(keyDir, `payload-${scheme}.pub.pem`);
   await mkdir(keyDir, { recursive: true, mode: 0o700 });
 
   let pem: string;
@@ -159,6 +158,18 @@ export async function loadOrCreateKeyPair(
     pem = await createOnce(privatePath, (await generateRsaKeyPair(bits)).privateKeyPem);
   }
 
+  return checkedKeyPair(pem, keyDir, scheme, privatePath);
+}
+
+/** The key pair of a PEM: checked to be RSA of the scheme's size; its public half written beside the private file. */
+async function checkedKeyPair(
+  pem: string,
+  keyDir: string,
+  scheme: 'legacy' | 'modern',
+  privatePath: string,
+): Promise<LoadedKeys> {
+  const bits = scheme === 'legacy' ? LEGACY_KEY_BITS : MODERN_KEY_BITS;
+  const publicPath = join(keyDir, `payload-${scheme}.pub.pem`);
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(pem);
@@ -174,13 +185,51 @@ export async function loadOrCreateKeyPair(
   }
 
   const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
-  const current = await readFile(publicPath, 'utf8').catch(() => '');
-  if (current !== publicKeyPem) {
-    const tmp = `${publicPath}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, publicKeyPem, { mode: 0o600 });
-    await rename(tmp, publicPath);
-  }
+  await replaceFile(publicPath, publicKeyPem);
   return { privateKey, publicKeyPem };
+}
+
+/** Writes `content` to `path` (mode 0600, through a temporary file) unless it holds that already. */
+async function replaceFile(path: string, content: string): Promise<void> {
+  const current = await readFile(path, 'utf8').catch(() => '');
+  if (current === content) return;
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(tmp, content, { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, path);
+}
+
+/**
+ * The key pair every node uses (issue 17: nodes behind one proxy must decrypt what the console sealed for any of
+ * them): the private key is kept in PostgreSQL (`app_settings`, beside the JWT secret). The first node to start
+ * stores its key file's key (an existing installation keeps its key) or a new one; every node then uses the
+ * stored key and writes it to its own key files, which are only a copy.
+ */
+export async function loadSharedKeyPair(
+  db: Db,
+  keyDir: string,
+  scheme: 'legacy' | 'modern',
+  warn: (message: string) => void = () => undefined,
+): Promise<LoadedKeys> {
+  const name = `payload_${scheme}_private_key`;
+  const stored = () => db.selectFrom('app_settings').select('value').where('key', '=', name).executeTakeFirst();
+  let row = await stored();
+  if (!row) {
+    const local = await loadOrCreateKeyPair(keyDir, scheme, warn);
+    const pem = local.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    await db
+      .insertInto('app_settings')
+      .values({ key: name, value: pem })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    row = await stored();
+    if (!row) throw new Error(`payload crypto: ${name} could not be stored`);
+  }
+  await mkdir(keyDir, { recursive: true, mode: 0o700 });
+  const privatePath = join(keyDir, `payload-${scheme}.key.pem`);
+  const keys = await checkedKeyPair(row.value, keyDir, scheme, privatePath);
+  await replaceFile(privatePath, row.value);
+  return keys;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -493,7 +542,10 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
   let legacyKey: LegacyPrivateKey | undefined;
   let modernKey: CryptoKey | undefined;
   if (scheme !== 'off') {
-    const keys = await loadOrCreateKeyPair(keyDir, scheme, (message) => fastify.log.warn(message));
+    const warn = (message: string) => fastify.log.warn(message);
+    const keys = db
+      ? await loadSharedKeyPair(db, keyDir, scheme, warn)
+      : await loadOrCreateKeyPair(keyDir, scheme, warn);
     publicKeyPem = keys.publicKeyPem;
     privateKey = keys.privateKey;
     if (scheme === 'legacy') legacyKey = toLegacyPrivateKey(keys.privateKey);
