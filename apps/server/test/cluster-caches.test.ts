@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '@cpc/contracts';
 import { createDb, type Db } from '../src/db/database.ts';
@@ -78,6 +79,25 @@ describe('caches across two nodes', () => {
     });
     expect(edit.statusCode, edit.body).toBe(200);
     expect((await b.call(list)).statusCode).toBe(403);
+  });
+
+  it('cluster-once jobs: each lock held by one node, the jobs of both nodes between them', async () => {
+    const both = () => [...h.app.clusterLocks.holding(), ...b.app.clusterLocks.holding()];
+    const t0 = Date.now();
+    while (!both().includes('push: start') && Date.now() - t0 < 10_000) await sleep(200);
+    expect(both()).toContain('push: start');
+    expect(new Set(both()).size).toBe(both().length);
+    // PostgreSQL's view agrees (read again if a node took another job's lock meanwhile)
+    for (let tries = 0; ; tries++) {
+      const before = both().length;
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+        WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'cpc-cluster-locks'
+          AND a.datname = current_database()`.execute(h.db);
+      if (both().length !== before && tries < 5) continue;
+      expect(rows[0].n).toBe(before);
+      break;
+    }
   });
 
   describe('device directory (sn → id, secret) with short bounds', () => {

@@ -27,6 +27,7 @@ export class ClusterLocks {
   private connecting: Promise<pg.Client> | undefined;
   private held = new Set<string>();
   private closed = false;
+  private failing = false;
   /** The session's statements, one after the other (pg warns about queries sent while one is under way). */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -64,9 +65,13 @@ export class ClusterLocks {
         [ClusterLocks.keyOf(name)],
       );
       if (rows[0]?.ok && this.client === client) this.held.add(name);
+      this.failing = false;
       return this.held.has(name);
     } catch (err) {
-      this.log.warn({ err }, 'cluster locks: lock connection failed, skipping the cluster-once jobs this tick');
+      // said once per outage, not once per job and tick
+      if (!this.failing)
+        this.log.warn({ err }, 'cluster locks: lock connection failed, cluster-once jobs skipped until it is back');
+      this.failing = true;
       this.drop();
       return false;
     }
