@@ -6,14 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRYPTO_HEADER, CRYPTO_KEY_HEADER } from '@cpc/contracts';
 import {
   legacyEncryptPublic,
+  loadOrCreateKeyPair,
+  loadSharedKeyPair,
   modernCreateKey,
   modernEncrypt,
   modernImportPublicKey,
   SharedReplayGuard,
 } from '../src/plugins/payload-crypto.ts';
 import { buildApp } from '../src/app.ts';
-import { createDb } from '../src/db/database.ts';
-import { ADMIN_PASSWORD, caller, createHarness, type Harness } from './harness.ts';
+import { createDb, migrate } from '../src/db/database.ts';
+import { ADMIN_PASSWORD, caller, createHarness, createTestDatabase, type Harness } from './harness.ts';
 import type { Node } from './second-node.ts';
 
 /**
@@ -94,5 +96,27 @@ describe.each(['modern', 'legacy'] as const)('payload replay across nodes (%s)',
     const guard = new SharedReplayGuard(h.db, 60);
     expect(await guard.admit([Buffer.alloc(32, 0xab)])).toBe(true);
     expect(await guard.admit([Buffer.alloc(32, 0xab)])).toBe(false);
+  });
+});
+
+describe('the shared payload key pair', () => {
+  it('keeps an installation key: the first node stores its key file, a node with other files takes the stored one', async () => {
+    const db = createDb(await createTestDatabase(), 2);
+    try {
+      await migrate(db);
+      const dirA = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-keys-a-'));
+      const dirB = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-keys-b-'));
+      const before = await loadOrCreateKeyPair(dirA, 'modern'); // the key an installation had before issue 17
+      const other = await loadOrCreateKeyPair(dirB, 'modern'); // a node that made its own
+      expect(other.publicKeyPem).not.toBe(before.publicKeyPem);
+
+      expect((await loadSharedKeyPair(db, dirA, 'modern')).publicKeyPem).toBe(before.publicKeyPem);
+      expect((await loadSharedKeyPair(db, dirB, 'modern')).publicKeyPem).toBe(before.publicKeyPem);
+      // node B's files are now a copy of the stored key
+      expect((await loadOrCreateKeyPair(dirB, 'modern')).publicKeyPem).toBe(before.publicKeyPem);
+      expect(fs.statSync(path.join(dirB, 'payload-modern.key.pem')).mode & 0o077).toBe(0);
+    } finally {
+      await db.destroy();
+    }
   });
 });
