@@ -43,6 +43,7 @@ import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/wo
 import { createSmsProvider } from './lib/sms.ts';
 import { ObjectStorage, storageDriver } from './lib/storage.ts';
 import { Periodic } from './lib/periodic.ts';
+import { ClusterLocks } from './lib/cluster-locks.ts';
 import {
   FileAcquisitionService,
   deviceUploadRoutes,
@@ -141,6 +142,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  // the locks of the cluster-once periodic jobs (docs/cluster-state.md): one PostgreSQL session of this node's own
+  const clusterLocks = new ClusterLocks(config.DATABASE_URL, app.log.child({ module: 'cluster-locks' }));
+  app.decorate('clusterLocks', clusterLocks);
+  app.addHook('onClose', () => clusterLocks.close());
 
   const [jwtSecret, storageSecret] = await Promise.all([
     ensureSecret(db, 'jwt_secret'),
@@ -312,10 +317,13 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     },
     app.log.child({ module: 'ai-library' }),
   );
-  const ocrUpkeep = new Periodic((err, job) => app.log.warn({ err }, `ocr: ${job} failed`));
+  const ocrUpkeep = new Periodic((err, job) => app.log.warn({ err }, `ocr: ${job} failed`), {
+    locks: app.clusterLocks,
+    scope: 'ocr',
+  });
   app.addHook('onReady', async () => {
     ocr.start();
-    ocrUpkeep.every(Math.max(config.OCR_POLL_MS, 1000), 'sweep', () => ocr.sweep());
+    ocrUpkeep.every(Math.max(config.OCR_POLL_MS, 1000), 'sweep', () => ocr.sweep(), 'cluster');
   });
   app.addHook('onClose', async () => {
     await ocrUpkeep.stop();
@@ -332,6 +340,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(payloadCrypto, {
     scheme: config.PAYLOAD_CRYPTO,
     keyDir: path.join(config.dataDir, 'keys'),
+    db, // replays refused on every node (payload_replays)
     exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url),
   });
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });

@@ -593,6 +593,11 @@ export interface Packages {
   version_name: string;
 }
 
+export interface PayloadReplays {
+  digest: Buffer;
+  expires_at: Timestamp;
+}
+
 export interface PaymentNotifications {
   at: Generated<Timestamp>;
   id: Generated<number>;
@@ -1026,6 +1031,7 @@ export interface DB {
   order_lines: OrderLines;
   orders: Orders;
   packages: Packages;
+  payload_replays: PayloadReplays;
   payment_notifications: PaymentNotifications;
   print_jobs: PrintJobs;
   push_deliveries: PushDeliveries;

@@ -11,13 +11,18 @@ describe('Periodic', () => {
     let active = 0;
     let most = 0;
     let finished = 0;
-    p.every(5, 'slow', async () => {
-      runs++;
-      most = Math.max(most, ++active);
-      await tick(40);
-      active--;
-      finished++;
-    });
+    p.every(
+      5,
+      'slow',
+      async () => {
+        runs++;
+        most = Math.max(most, ++active);
+        await tick(40);
+        active--;
+        finished++;
+      },
+      'node',
+    );
     await tick(100);
     await p.stop();
     expect(runs).toBeGreaterThanOrEqual(2);
@@ -33,10 +38,15 @@ describe('Periodic', () => {
     const errors: Array<[string, string]> = [];
     const p = new Periodic((err, job) => errors.push([job, (err as Error).message]));
     let runs = 0;
-    p.every(5, 'flaky', async () => {
-      runs++;
-      throw new Error(`run ${runs}`);
-    });
+    p.every(
+      5,
+      'flaky',
+      async () => {
+        runs++;
+        throw new Error(`run ${runs}`);
+      },
+      'node',
+    );
     await tick(60);
     await p.stop();
     expect(runs).toBeGreaterThanOrEqual(2);

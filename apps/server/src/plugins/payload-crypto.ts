@@ -27,6 +27,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { sql } from 'kysely';
 import forge from 'node-forge';
 import {
   CRYPTO_HEADER,
@@ -35,6 +36,8 @@ import {
   LEGACY_PLAIN_BLOCK,
   type PayloadScheme,
 } from '@cpc/contracts';
+import type { Db } from '../db/database.ts';
+import { Periodic } from '../lib/periodic.ts';
 
 export const LEGACY_KEY_BITS = 1024;
 export const MODERN_KEY_BITS = 2048;
@@ -49,6 +52,11 @@ export interface PayloadCryptoOptions {
   exempt?: (url: string) => boolean;
   /** legacy only: largest decrypted request body. Each 117 bytes costs ~8 ms of pure-JS RSA. Default 64 KiB. */
   legacyMaxBytes?: number;
+  /**
+   * Where what requests carried is remembered against replays, shared by every node (SharedReplayGuard, swept
+   * by a cluster-once job); without a database, this process's memory.
+   */
+  db?: Db;
 }
 
 export interface PayloadCryptoInfo {
@@ -137,7 +145,6 @@ export async function loadOrCreateKeyPair(
 ): Promise<LoadedKeys> {
   const bits = scheme === 'legacy' ? LEGACY_KEY_BITS : MODERN_KEY_BITS;
   const privatePath = join(keyDir, `payload-${scheme}.key.pem`);
-  const publicPath = join(keyDir, `payload-${scheme}.pub.pem`);
   await mkdir(keyDir, { recursive: true, mode: 0o700 });
 
   let pem: string;
@@ -151,6 +158,18 @@ export async function loadOrCreateKeyPair(
     pem = await createOnce(privatePath, (await generateRsaKeyPair(bits)).privateKeyPem);
   }
 
+  return checkedKeyPair(pem, keyDir, scheme, privatePath);
+}
+
+/** The key pair of a PEM: checked to be RSA of the scheme's size; its public half written beside the private file. */
+async function checkedKeyPair(
+  pem: string,
+  keyDir: string,
+  scheme: 'legacy' | 'modern',
+  privatePath: string,
+): Promise<LoadedKeys> {
+  const bits = scheme === 'legacy' ? LEGACY_KEY_BITS : MODERN_KEY_BITS;
+  const publicPath = join(keyDir, `payload-${scheme}.pub.pem`);
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(pem);
@@ -166,13 +185,51 @@ export async function loadOrCreateKeyPair(
   }
 
   const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
-  const current = await readFile(publicPath, 'utf8').catch(() => '');
-  if (current !== publicKeyPem) {
-    const tmp = `${publicPath}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, publicKeyPem, { mode: 0o600 });
-    await rename(tmp, publicPath);
-  }
+  await replaceFile(publicPath, publicKeyPem);
   return { privateKey, publicKeyPem };
+}
+
+/** Writes `content` to `path` (mode 0600, through a temporary file) unless it holds that already. */
+async function replaceFile(path: string, content: string): Promise<void> {
+  const current = await readFile(path, 'utf8').catch(() => '');
+  if (current === content) return;
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(tmp, content, { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, path);
+}
+
+/**
+ * The key pair every node uses (issue 17: nodes behind one proxy must decrypt what the console sealed for any of
+ * them): the private key is kept in PostgreSQL (`app_settings`, beside the JWT secret). The first node to start
+ * stores its key file's key (an existing installation keeps its key) or a new one; every node then uses the
+ * stored key and writes it to its own key files, which are only a copy.
+ */
+export async function loadSharedKeyPair(
+  db: Db,
+  keyDir: string,
+  scheme: 'legacy' | 'modern',
+  warn: (message: string) => void = () => undefined,
+): Promise<LoadedKeys> {
+  const name = `payload_${scheme}_private_key`;
+  const stored = () => db.selectFrom('app_settings').select('value').where('key', '=', name).executeTakeFirst();
+  let row = await stored();
+  if (!row) {
+    const local = await loadOrCreateKeyPair(keyDir, scheme, warn);
+    const pem = local.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    await db
+      .insertInto('app_settings')
+      .values({ key: name, value: pem })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    row = await stored();
+    if (!row) throw new Error(`payload crypto: ${name} could not be stored`);
+  }
+  await mkdir(keyDir, { recursive: true, mode: 0o700 });
+  const privatePath = join(keyDir, `payload-${scheme}.key.pem`);
+  const keys = await checkedKeyPair(row.value, keyDir, scheme, privatePath);
+  await replaceFile(privatePath, row.value);
+  return keys;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -313,32 +370,75 @@ export async function modernDecrypt(key: CryptoKey, payload: string): Promise<Bu
 // ---------------------------------------------------------------------------------------------------------------
 // Replay guard
 
-/**
- * Remembers what it has seen for a window (bounded in size). Best effort: per process, and a replay older than
- * the window passes. A legitimate client never repeats a wrapped key or a ciphertext block.
- */
-class ReplayGuard {
-  private readonly seen = new Map<string, number>();
+/** How long what a request carried is remembered: an access token's life (ACCESS_TOKEN_TTL's default). */
+export const REPLAY_WINDOW_S = 15 * 60;
+/** How often expired digests are deleted (once across the cluster). */
+export const REPLAY_SWEEP_MS = 60_000;
 
+/** Admits a request's tokens (digests of its wrapped key or its ciphertext blocks) unless one was seen before. */
+export interface ReplayGuard {
+  /** false when any token was already seen; otherwise records them all. */
+  admit(tokens: Buffer[]): Promise<boolean>;
+}
+
+/**
+ * What every node has seen, in PostgreSQL (`payload_replays`): a request replayed to another node is refused too.
+ * One round trip per encrypted request, committed asynchronously: a crash of PostgreSQL may forget the last
+ * fraction of a second of digests, but a request that wrote anything made its own commit durable, which flushes
+ * the log past its digest.
+ */
+export class SharedReplayGuard implements ReplayGuard {
   constructor(
-    private readonly windowMs = 15 * 60_000,
-    private readonly maxEntries = 200_000,
+    private db: Db,
+    private windowS = REPLAY_WINDOW_S,
   ) {}
 
-  /** false when any token was already seen; otherwise records them all. */
-  admit(tokens: string[]): boolean {
-    const now = Date.now();
-    for (const [token, at] of this.seen) {
-      if (at > now - this.windowMs && this.seen.size + tokens.length <= this.maxEntries) break;
-      this.seen.delete(token);
-    }
-    if (tokens.some((token) => this.seen.has(token))) return false;
-    for (const token of tokens) this.seen.set(token, now);
-    return true;
+  async admit(tokens: Buffer[]): Promise<boolean> {
+    const unique = [...new Set(tokens.map((t) => t.toString('hex')))];
+    const { rows } = await sql<{ n: number }>`
+      WITH i AS (
+        INSERT INTO payload_replays (digest, expires_at)
+        SELECT decode(d, 'hex'), now() + make_interval(secs => ${this.windowS}) FROM unnest(${unique}::text[]) AS d
+        ON CONFLICT DO NOTHING
+        RETURNING 1
+      )
+      SELECT count(*)::int AS n, set_config('synchronous_commit', 'off', true) AS _ FROM i`.execute(this.db);
+    return rows[0]?.n === unique.length;
+  }
+
+  /** Deletes the digests past their window; returns how many. */
+  async sweep(): Promise<number> {
+    const res = await sql`DELETE FROM payload_replays WHERE expires_at < now()`.execute(this.db);
+    return Number(res.numAffectedRows ?? 0);
   }
 }
 
-const digest = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('base64');
+/**
+ * This process's memory only (the plugin without a database: its unit tests). Bounded in size; a replay older
+ * than the window, or sent to another process, passes.
+ */
+export class MemoryReplayGuard implements ReplayGuard {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly windowMs = REPLAY_WINDOW_S * 1000,
+    private readonly maxEntries = 200_000,
+  ) {}
+
+  admit(tokens: Buffer[]): Promise<boolean> {
+    const now = Date.now();
+    const keys = tokens.map((t) => t.toString('base64'));
+    for (const [token, at] of this.seen) {
+      if (at > now - this.windowMs && this.seen.size + keys.length <= this.maxEntries) break;
+      this.seen.delete(token);
+    }
+    if (keys.some((token) => this.seen.has(token))) return Promise.resolve(false);
+    for (const token of keys) this.seen.set(token, now);
+    return Promise.resolve(true);
+  }
+}
+
+const digest = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest();
 
 // ---------------------------------------------------------------------------------------------------------------
 // Plugin
@@ -432,7 +532,7 @@ function assertJson(plain: Buffer): void {
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fastify: FastifyInstance, options) => {
-  const { scheme, keyDir, exempt = () => false, legacyMaxBytes = 64 * 1024 } = options;
+  const { scheme, keyDir, exempt = () => false, legacyMaxBytes = 64 * 1024, db } = options;
   if (scheme !== 'off' && scheme !== 'legacy' && scheme !== 'modern') {
     throw new Error(`payload crypto: unknown scheme ${String(scheme)}`);
   }
@@ -442,7 +542,10 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
   let legacyKey: LegacyPrivateKey | undefined;
   let modernKey: CryptoKey | undefined;
   if (scheme !== 'off') {
-    const keys = await loadOrCreateKeyPair(keyDir, scheme, (message) => fastify.log.warn(message));
+    const warn = (message: string) => fastify.log.warn(message);
+    const keys = db
+      ? await loadSharedKeyPair(db, keyDir, scheme, warn)
+      : await loadOrCreateKeyPair(keyDir, scheme, warn);
     publicKeyPem = keys.publicKeyPem;
     privateKey = keys.privateKey;
     if (scheme === 'legacy') legacyKey = toLegacyPrivateKey(keys.privateKey);
@@ -451,7 +554,18 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
   fastify.decorate('payloadCrypto', { scheme, publicKeyPem } satisfies PayloadCryptoInfo);
 
   const contexts = new WeakMap<FastifyRequest, RequestCrypto>();
-  const replays = new ReplayGuard();
+  const shared = db && scheme !== 'off' ? new SharedReplayGuard(db) : undefined;
+  const replays: ReplayGuard = shared ?? new MemoryReplayGuard();
+  if (shared) {
+    const upkeep = new Periodic((err, job) => fastify.log.warn({ err }, `payload crypto: ${job} failed`), {
+      locks: fastify.hasDecorator('clusterLocks') ? fastify.clusterLocks : undefined,
+      scope: 'payload crypto',
+    });
+    fastify.addHook('onReady', async () =>
+      upkeep.every(REPLAY_SWEEP_MS, 'replay sweep', () => shared.sweep(), 'cluster'),
+    );
+    fastify.addHook('onClose', () => upkeep.stop());
+  }
 
   fastify.addHook('onRequest', async (request) => {
     const header = request.headers[CRYPTO_HEADER];
@@ -478,7 +592,7 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
     const wrapped = request.headers[CRYPTO_KEY_HEADER];
     if (typeof wrapped !== 'string' || wrapped === '') throw httpError(400, `${CRYPTO_KEY_HEADER} header missing`);
     const key = await modernUnwrapKey(wrapped.trim(), modernKey as CryptoKey);
-    if (!replays.admit([digest(wrapped.trim())])) throw httpError(400, 'payload replayed');
+    if (!(await replays.admit([digest(wrapped.trim())]))) throw httpError(400, 'payload replayed');
     contexts.set(request, { scheme, key });
   });
 
@@ -506,7 +620,7 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
           parts.push(legacyDecryptBlock(block, legacyKey as LegacyPrivateKey));
         }
         plain = Buffer.concat(parts);
-        if (!replays.admit(blocks.map((block) => digest(block)))) throw httpError(400, 'payload replayed');
+        if (!(await replays.admit(blocks.map((block) => digest(block))))) throw httpError(400, 'payload replayed');
       }
       assertJson(plain);
 

@@ -81,8 +81,11 @@ export const rateLimits = fp(
       if (req.is404) await notFound.call(app, req, reply);
     });
 
-    const upkeep = new Periodic((err) => app.log.warn({ err }, 'rate counters: prune failed'));
-    app.addHook('onReady', async () => upkeep.every(PRUNE_MS, 'prune', () => pruneCounters(opts.db)));
+    const upkeep = new Periodic((err) => app.log.warn({ err }, 'rate counters: prune failed'), {
+      locks: app.clusterLocks,
+      scope: 'rate counters',
+    });
+    app.addHook('onReady', async () => upkeep.every(PRUNE_MS, 'prune', () => pruneCounters(opts.db), 'cluster'));
     app.addHook('onClose', () => upkeep.stop());
   },
   { name: 'cpc-rate-limits' },

@@ -14,9 +14,12 @@ export const POLICY_RECONCILE_MS = 5 * 60_000;
  */
 export const applicationUpkeep = fp<{ apps: ApplicationService; everyMs?: number }>(
   async (app: FastifyInstance, { apps, everyMs = POLICY_RECONCILE_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `application: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `application: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'application',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'required apps', () => apps.reconcilePolicy());
+      periodic.every(everyMs, 'required apps', () => apps.reconcilePolicy(), 'cluster');
     });
     app.addHook('onClose', () => periodic.stop());
   },

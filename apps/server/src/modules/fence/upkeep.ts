@@ -14,10 +14,13 @@ export const POSITION_PRUNE_MS = 60 * 60_000;
  */
 export const fenceUpkeep = fp<{ fences: FenceService; dwellCheckMs?: number; pruneMs?: number }>(
   async (app: FastifyInstance, { fences, dwellCheckMs = FENCE_DWELL_CHECK_MS, pruneMs = POSITION_PRUNE_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `fence: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `fence: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'fence',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(dwellCheckMs, 'dwell check', () => fences.confirmDue());
-      periodic.every(pruneMs, 'position prune', () => fences.prunePositions());
+      periodic.every(dwellCheckMs, 'dwell check', () => fences.confirmDue(), 'cluster');
+      periodic.every(pruneMs, 'position prune', () => fences.prunePositions(), 'cluster');
     });
     app.addHook('onClose', () => periodic.stop());
   },

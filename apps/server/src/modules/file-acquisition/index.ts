@@ -10,9 +10,12 @@ export { deviceUploadRoutes, fileAcquisitionRoutes } from './routes.ts';
 /** Deletes files past their keeping time and stale partial uploads, every `everyMs` (once across nodes). */
 export const fileAcquisitionUpkeep = fp<{ files: FileAcquisitionService; everyMs?: number }>(
   async (app: FastifyInstance, { files, everyMs = 10 * 60_000 }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `file acquisition: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `file acquisition: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'file acquisition',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'sweep', () => files.sweep());
+      periodic.every(everyMs, 'sweep', () => files.sweep(), 'cluster');
     });
     app.addHook('onClose', () => periodic.stop());
   },

@@ -131,9 +131,12 @@ export async function sweepSims(db: Db, events: EventSink): Promise<SimSweepResu
 /** Sweeps the SIMs every SIM_SWEEP_MS on every node (the lock makes it once across nodes). */
 export const simUpkeep = fp<{ db: Db; events: EventSink; everyMs?: number }>(
   async (app: FastifyInstance, { db, events, everyMs = SIM_SWEEP_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `sims: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `sims: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'sims',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'sweep', () => sweepSims(db, events));
+      periodic.every(everyMs, 'sweep', () => sweepSims(db, events), 'cluster');
     });
     app.addHook('onClose', () => periodic.stop());
   },

@@ -178,12 +178,13 @@ export class InboxMailer {
 /** Runs the mailer every `everyMs` on every node (the lock makes it once across nodes). */
 export const inboxMail = fp<{ mailer: InboxMailer; everyMs: number; target: string }>(
   async (app: FastifyInstance, { mailer, everyMs, target }) => {
-    const periodic = new Periodic((err, job) =>
-      app.log.warn({ reason: err instanceof Error ? err.message : String(err) }, `inbox: ${job} failed`),
+    const periodic = new Periodic(
+      (err, job) => app.log.warn({ reason: err instanceof Error ? err.message : String(err) }, `inbox: ${job} failed`),
+      { locks: app.clusterLocks, scope: 'inbox' },
     );
     app.addHook('onReady', async () => {
       app.log.info({ target }, 'inbox: messages are mailed');
-      periodic.every(everyMs, 'mail', () => mailer.run());
+      periodic.every(everyMs, 'mail', () => mailer.run(), 'cluster');
     });
     app.addHook('onClose', async () => {
       await periodic.stop();

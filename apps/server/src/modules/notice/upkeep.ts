@@ -45,9 +45,12 @@ export async function sweepNotices(db: Db, events: NoticeEvents): Promise<number
 /** Sweeps every NOTICE_SWEEP_MS on every node (the lock makes it once across nodes). */
 export const noticeUpkeep = fp<{ db: Db; events: NoticeEvents; everyMs?: number }>(
   async (app: FastifyInstance, { db, events, everyMs = NOTICE_SWEEP_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `notices: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `notices: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'notices',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'sweep', () => sweepNotices(db, events));
+      periodic.every(everyMs, 'sweep', () => sweepNotices(db, events), 'cluster');
     });
     app.addHook('onClose', () => periodic.stop());
   },

@@ -8,7 +8,7 @@ export const packageUpkeep = fp<{ uploads: ChunkedUploads; everyMs?: number }>(
   async (app: FastifyInstance, { uploads, everyMs = 10 * 60_000 }) => {
     const periodic = new Periodic((err, job) => app.log.warn({ err }, `packages: ${job} failed`));
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'sweep-uploads', () => uploads.sweep());
+      periodic.every(everyMs, 'sweep-uploads', () => uploads.sweep(), 'node'); // this node's upload directory
     });
     app.addHook('onClose', () => periodic.stop());
   },

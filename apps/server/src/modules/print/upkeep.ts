@@ -14,13 +14,21 @@ const REQUEUE_EVERY_MS = 5000;
  */
 export const printUpkeep = fp<{ auth: OpenAuth; requestLog: RequestLog; webhooks: WebhookSender }>(
   async (app: FastifyInstance, { auth, requestLog, webhooks }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `printing: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `printing: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'printing',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(PRUNE_EVERY_MS, 'pruning', async () => {
-        await auth.prune();
-        await requestLog.prune();
-      });
-      periodic.every(REQUEUE_EVERY_MS, 'requeuing webhooks', () => webhooks.sweep());
+      periodic.every(
+        PRUNE_EVERY_MS,
+        'pruning',
+        async () => {
+          await auth.prune();
+          await requestLog.prune();
+        },
+        'cluster',
+      );
+      periodic.every(REQUEUE_EVERY_MS, 'requeuing webhooks', () => webhooks.sweep(), 'cluster');
     });
     app.addHook('onClose', async () => {
       // steps under way finish before the database goes

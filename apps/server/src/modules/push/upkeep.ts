@@ -11,10 +11,13 @@ export const PUSH_TICK_MS = 1_000;
  */
 export const pushUpkeep = fp<{ pushes: PushService; everyMs?: number }>(
   async (app: FastifyInstance, { pushes, everyMs = PUSH_TICK_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `push: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `push: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'push',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'start', () => pushes.startDue());
-      periodic.every(everyMs * 5, 'finish', () => pushes.finishDone());
+      periodic.every(everyMs, 'start', () => pushes.startDue(), 'cluster');
+      periodic.every(everyMs * 5, 'finish', () => pushes.finishDone(), 'cluster');
     });
     app.addHook('onClose', async () => {
       await periodic.stop();

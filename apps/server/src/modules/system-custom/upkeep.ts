@@ -17,18 +17,25 @@ const LOCK = 0x5c0517;
  */
 export const systemCustomUpkeep = fp<{ db: Db; custom: SystemCustomService; everyMs?: number }>(
   async (app: FastifyInstance, { db, custom, everyMs = PROFILE_RECONCILE_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `system-custom: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `system-custom: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'system-custom',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'reconcile', () =>
-        db.connection().execute(async (conn) => {
-          const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${LOCK}) AS ok`.execute(conn);
-          if (!rows[0]?.ok) return;
-          try {
-            await custom.reconcileAll();
-          } finally {
-            await sql`SELECT pg_advisory_unlock(${LOCK})`.execute(conn);
-          }
-        }),
+      periodic.every(
+        everyMs,
+        'reconcile',
+        () =>
+          db.connection().execute(async (conn) => {
+            const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${LOCK}) AS ok`.execute(conn);
+            if (!rows[0]?.ok) return;
+            try {
+              await custom.reconcileAll();
+            } finally {
+              await sql`SELECT pg_advisory_unlock(${LOCK})`.execute(conn);
+            }
+          }),
+        'cluster',
       );
     });
     app.addHook('onClose', () => periodic.stop());

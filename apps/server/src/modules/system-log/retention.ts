@@ -37,13 +37,16 @@ export async function pruneSystemLog(db: Db, retentionDays: number, batch = 5000
 /** Prunes the system log every hour on every node (the lock makes it once across nodes), and once at start. */
 export const systemLogRetention = fp<{ db: Db; retentionDays: number }>(
   async (app: FastifyInstance, { db, retentionDays }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `system log: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `system log: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'system log',
+    });
     const prune = async () => {
       const n = await pruneSystemLog(db, retentionDays);
       if (n) app.log.info({ deleted: n, retentionDays }, 'system log pruned');
     };
     app.addHook('onReady', async () => {
-      periodic.every(PRUNE_EVERY_MS, 'pruning', prune);
+      periodic.every(PRUNE_EVERY_MS, 'pruning', prune, 'cluster');
     });
     app.addHook('onClose', () => periodic.stop());
   },

@@ -11,9 +11,12 @@ export const UPGRADE_RECONCILE_MS = 5_000;
  */
 export const upgradeUpkeep = fp<{ upgrades: UpgradeService; everyMs?: number }>(
   async (app: FastifyInstance, { upgrades, everyMs = UPGRADE_RECONCILE_MS }) => {
-    const periodic = new Periodic((err, job) => app.log.warn({ err }, `upgrades: ${job} failed`));
+    const periodic = new Periodic((err, job) => app.log.warn({ err }, `upgrades: ${job} failed`), {
+      locks: app.clusterLocks,
+      scope: 'upgrades',
+    });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'reconcile', () => upgrades.reconcileAll());
+      periodic.every(everyMs, 'reconcile', () => upgrades.reconcileAll(), 'cluster');
     });
     app.addHook('onClose', async () => {
       await periodic.stop();

@@ -5,18 +5,24 @@ export interface DirectoryEntry {
   secret: string;
 }
 
-const TTL_MS = 60_000;
-const MISS_TTL_MS = 5_000;
+/** How long a node believes what it read of a device (docs/cluster-state.md): its bound of staleness. */
+export const DIRECTORY_TTL_MS = 60_000;
+/** How long a node believes a serial number is not registered. */
+export const DIRECTORY_MISS_TTL_MS = 5_000;
 
 /**
  * sn → device id and secret, cached briefly: 10,000 devices reconnecting must not mean 10,000 lookups each
- * time, and a rotated secret or a newly registered device is picked up within a minute (a miss within 5 s).
+ * time, and a rotated secret or a removed device is picked up by every node within `ttlMs` (a newly registered
+ * device within `missTtlMs`), whichever node made the change.
  */
 export class DeviceDirectory {
   private cache = new Map<string, { entry: DirectoryEntry | null; until: number }>();
   private inflight = new Map<string, Promise<DirectoryEntry | null>>();
 
-  constructor(private db: Db) {}
+  constructor(
+    private db: Db,
+    private ttl: { ttlMs: number; missTtlMs: number } = { ttlMs: DIRECTORY_TTL_MS, missTtlMs: DIRECTORY_MISS_TTL_MS },
+  ) {}
 
   async get(sn: string): Promise<DirectoryEntry | null> {
     const hit = this.cache.get(sn);
@@ -30,7 +36,7 @@ export class DeviceDirectory {
         .executeTakeFirst()
         .then((row) => {
           const entry = row ? { id: row.id, secret: row.secret } : null;
-          this.cache.set(sn, { entry, until: Date.now() + (entry ? TTL_MS : MISS_TTL_MS) });
+          this.cache.set(sn, { entry, until: Date.now() + (entry ? this.ttl.ttlMs : this.ttl.missTtlMs) });
           return entry;
         })
         .finally(() => this.inflight.delete(sn));

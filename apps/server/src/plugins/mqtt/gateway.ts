@@ -15,6 +15,7 @@ import type { PrintService } from '../../modules/print/index.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { DynsecProvisioner } from './dynsec.ts';
 import type { DeviceLink, DownMessages } from './device-link.ts';
+import type { ClusterLocks } from '../../lib/cluster-locks.ts';
 import { Periodic } from '../../lib/periodic.ts';
 import { Presence } from './presence.ts';
 import type { Transport } from './transport.ts';
@@ -46,7 +47,7 @@ export class DeviceGateway {
   readonly presence: Presence;
   private counters = { dropped: 0, unknownDevice: 0, staleOffline: 0, received: {} as Record<string, number> };
   private helloAsked = new Map<number, number>();
-  private periodic = new Periodic((err, job) => this.log.error({ err, job }, 'mqtt: periodic work failed'));
+  private periodic: Periodic;
   /** The sweep under way (run by the timer or called), which stop() waits for before the database goes. */
   private sweeping: Promise<void> | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -72,7 +73,13 @@ export class DeviceGateway {
     /** The broker connection and per-device order, shared with the services that send to devices. */
     private link: DeviceLink,
     private prints?: PrintService,
+    /** Where the cluster-once jobs (the sweep, the dynamic-security sync) take their lock. */
+    locks?: ClusterLocks,
   ) {
+    this.periodic = new Periodic((err, job) => this.log.error({ err, job }, 'mqtt: periodic work failed'), {
+      locks,
+      scope: 'mqtt',
+    });
     this.presence = new Presence(db, events, {
       heartbeatS: config.HEARTBEAT_S,
       telemetrySampleS: config.TELEMETRY_SAMPLE_S,
@@ -122,16 +129,16 @@ export class DeviceGateway {
       message: (topic, payload) => this.onMessage(topic, payload),
       disconnect: (sn, conn) => this.inOrder(sn, () => this.onDisconnect(sn, conn)),
     });
-    this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'last-seen flush', () => this.flushSeen());
+    this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'last-seen flush', () => this.flushSeen(), 'node');
     // the SIM usage roll-up of the traffic reports heard meanwhile, apart from presence (see Presence.flush)
-    this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'usage roll-up', () => this.presence.flushTraffic());
-    this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'sweep', () => this.sweep());
+    this.periodic.every(this.config.LAST_SEEN_FLUSH_MS, 'usage roll-up', () => this.presence.flushTraffic(), 'node');
+    this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'sweep', () => this.sweep(), 'cluster');
     if (this.dynsec) {
       const dynsec = this.dynsec;
       await dynsec.reconcile();
       await dynsec.sync();
       // devices registered since, by any node or tool, within a sweep interval
-      this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'dynamic-security sync', () => dynsec.sync());
+      this.periodic.every(this.config.SWEEP_INTERVAL_MS, 'dynamic-security sync', () => dynsec.sync(), 'cluster');
     }
     this.log.info({ url: this.deviceUrl, kind: this.transport.kind }, 'mqtt: device gateway ready');
   }
@@ -306,7 +313,16 @@ export const mqttGateway = fp<{
   prints?: PrintService;
 }>(
   async (app: FastifyInstance, { db, config, events, link, tasks, prints }) => {
-    const gateway = new DeviceGateway(db, config, events, tasks, app.log.child({ module: 'mqtt' }), link, prints);
+    const gateway = new DeviceGateway(
+      db,
+      config,
+      events,
+      tasks,
+      app.log.child({ module: 'mqtt' }),
+      link,
+      prints,
+      app.clusterLocks,
+    );
     app.decorate('gateway', gateway);
     app.addHook('onReady', () => gateway.start());
     app.addHook('preClose', () => gateway.stop());
