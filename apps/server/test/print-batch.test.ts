@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { AppKeyWithSecret } from '@cpc/contracts/integration';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
-import { GroupCommit } from '../src/modules/print/batch.ts';
+import { GroupCommit } from '../src/lib/group-commit.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, type Customer } from './device-helpers.ts';
 import { createKey, nextOrigin, openCall } from './open-helpers.ts';
@@ -75,7 +75,24 @@ describe('group commit of submits', () => {
     expect(pair.map((p) => p.duplicate).sort()).toEqual([false, true]);
     expect(byOrigin.get(bodies[7].originId)!.content).not.toBe('');
     // one commit per submit for the signature's nonce, and the job rows' commits shared: without grouping 2 × N
-    expect(used).toBeLessThan(N * 1.6);
+    expect(used).toBeLessThan(N);
+  });
+
+  it("counts a group's submits against the key's limit one by one: those past it are refused, and store nothing", async () => {
+    const limited = await createKey(h, A.token, { rateLimit: 5 });
+    const bodies = Array.from({ length: 15 }, (_, i) => ({
+      deviceSn: sns[1],
+      content: `limited ${i}`,
+      originId: nextOrigin(),
+    }));
+    const answers = await Promise.all(bodies.map((b) => openCall(h, limited, { url: '/print', body: b })));
+    const ok = answers.filter((a) => a.statusCode === 200).length;
+    // within one second's window 5, at most 10 when the burst straddles two windows
+    expect(ok).toBeGreaterThanOrEqual(5);
+    expect(ok).toBeLessThanOrEqual(10);
+    for (const a of answers) if (a.statusCode !== 200) expect(a.body_.data.reason).toBe('rate_limited');
+    const rows = await h.db.selectFrom('print_jobs').select('origin_id').where('app_key_id', '=', limited.id).execute();
+    expect(rows).toHaveLength(ok);
   });
 
   it('refuses a nonce replayed within a group while the others of the group are stored', async () => {

@@ -14,7 +14,7 @@ import type { AckMsg, PrintMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/de
 import type { Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { PreparedContent, PrintContent } from './content.ts';
-import { GroupCommit } from './batch.ts';
+import { GroupCommit } from '../../lib/group-commit.ts';
 
 /** Where print messages go: this node's link to the devices. */
 export interface PrintDownlink {
@@ -36,7 +36,7 @@ export interface PrintOptions {
   maxAttempts: number;
   /**
    * How long the printers' acks, progress and results wait for others to share their transaction (ms; default
-   * 2). Submits wait for no window: they share a commit only with those that arrived while one was in flight.
+   * 5). Submits wait for no window: they share a commit only with those that arrived while one was in flight.
    */
   deviceWindowMs?: number;
 }
@@ -172,7 +172,7 @@ export class PrintService {
       flush: (jobs) => this.insertJobs(jobs),
     });
     this.reports = new GroupCommit({
-      windowMs: opts.deviceWindowMs ?? 2,
+      windowMs: opts.deviceWindowMs ?? 5,
       max: GROUP_MAX,
       single: (r) => this.writeReports([r]),
       flush: async (rs) => {
