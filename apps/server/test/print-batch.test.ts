@@ -10,7 +10,8 @@ import { createKey, nextOrigin, openCall } from './open-helpers.ts';
 /**
  * Group commit of submits (issue 17): concurrent submits share one INSERT and one COMMIT, and each is answered
  * only after it; one bad submit of a group never fails the others. (A kill -9 between a group's commit and its
- * answers is print-fault.test.ts: 64 submits on the wire, every one answered 200 printed once after a restart.)
+ * answers is print-fault.test.ts: 16 submits on the wire, so in groups, and every one answered 200 printed
+ * exactly once after a restart, with the printers' reports grouped too.)
  */
 let h: Harness;
 let A: Customer;
