@@ -195,7 +195,7 @@ export class OpenAuth {
       })),
     );
     const lookups = cs.flatMap((c, i) =>
-      c.extra ? [sql`(${i}, (SELECT to_jsonb(l) FROM (SELECT ${c.extra}) l))`] : [],
+      c.extra ? [sql`(${i}::int, (SELECT to_jsonb(l) FROM (SELECT ${c.extra}) l))`] : [],
     );
     const { rows } = await sql<{ i: number; hits: number; fresh: boolean; key: KeyRow | null; extra: unknown }>`
       WITH b AS (

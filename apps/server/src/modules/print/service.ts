@@ -140,7 +140,10 @@ const EXPIRED_TAKEN = 'no result from the printer before the job expired';
  * expired (the printer stayed offline past expire_at) and canceled (only a job never sent). A job is a row before it is
  * a message; every transition is one guarded UPDATE (`… WHERE state IN (…)`), so duplicate, late or
  * out-of-order messages cannot move a job backwards and N nodes may sweep at once. The same statement writes
- * the webhook delivery of every state a job enters, so a callback is never lost between the two.
+ * the webhook delivery of every state a job enters, so a callback is never lost between the two. Writes on the
+ * path of a job are grouped across jobs (issue 17): a submit's row with those of concurrent submits, a
+ * printer's ack, progress and result with other printers' reports; a job costs about two commits shared with
+ * others (its submit, its result), each caller answered only after its group committed.
  */
 export class PrintService {
   /**
