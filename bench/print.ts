@@ -405,7 +405,9 @@ async function main(): Promise<void> {
     });
     const burst = await allPrinted('burst-', burstIds, 300_000);
     const burstS = (performance.now() - t0) / 1000;
-    const burstCost = costOf(c0, await counters(), burst.recorded, burstS);
+    const burstEnd = await counters();
+    const burstCost = costOf(c0, burstEnd, burst.recorded, burstS);
+    const burstCommits = (burstEnd.commits - c0.commits) / Math.max(1, burst.recorded);
     await pause(3000);
 
     // 4. steady rates: submit → answered, → printed on the printer, → `printed` recorded by the server; the rate
@@ -495,6 +497,28 @@ async function main(): Promise<void> {
     }
     log(
       `| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`,
+    );
+    // issue 17's figures, each beside its aim
+    const bareRate = (SUBMITS - bareRun.failed) / bareRun.seconds;
+    const submitRatio = queuedIds.length / queuedRun.seconds / bareRate;
+    const printedMax = Math.max(drain.recorded / drainS, burst.recorded / burstS);
+    const p99High = quantile(high.toPrinted, 0.99);
+    const verdict = (met: boolean) => (met ? 'met' : '**not met**');
+    log('');
+    log('| issue 17 | this run | aim |');
+    log('|---|---|---|');
+    log(
+      `| accepted durable submits vs the bare route | ${perS(queuedIds.length, queuedRun.seconds)} vs ${perS(SUBMITS - bareRun.failed, bareRun.seconds)}: ` +
+        `${(submitRatio * 100).toFixed(0)} % | ≥ 60 % — ${verdict(submitRatio >= 0.6)} |`,
+    );
+    log(
+      `| commits per printed job (submit with printers online → \`printed\` recorded) | ${burstCommits.toFixed(2)} | ≤ 2 — ${verdict(burstCommits <= 2)} |`,
+    );
+    log(
+      `| printed jobs/s, the larger of the two end-to-end phases | ${Math.round(printedMax).toLocaleString('en-US')}/s | ≥ 600/s — ${verdict(printedMax >= 600)} |`,
+    );
+    log(
+      `| submit → printed at ${high.rate}/s | ${pp(high.toPrinted)} | p99 ≤ 200 ms — ${verdict(high.toPrinted.length > 0 && p99High <= 200)} |`,
     );
     log('');
     log('What a job costs, per phase (the printers print instantly: the simulator\'s own work is in "this process"):');

@@ -241,6 +241,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     retryBackoffS: config.PRINT_RETRY_BACKOFF_S,
     maxAttempts: config.PRINT_MAX_ATTEMPTS,
   });
+  // the submits and printers' reports still in a group commit are written before the database goes
+  app.addHook('onClose', () => prints.drain());
   const openAuth = new OpenAuth(db, {
     clockWindowS: config.OPEN_CLOCK_WINDOW_S,
     rateLimit: config.OPEN_RATE_LIMIT,

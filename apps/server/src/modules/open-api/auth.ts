@@ -13,6 +13,7 @@ import {
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { MessageKey, ParamsArg } from '@cpc/contracts/messages';
+import { GroupCommit } from '../../lib/group-commit.ts';
 import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
 
 /** What the header check (before the body is read) found, for the signature check after it. */
@@ -98,6 +99,18 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 const KEY_CACHE_MS = 1000;
 const KEY_CACHE_MAX = 10_000;
 
+/** One call's rate count and nonce, for the signature's statement (alone, or with a group of calls). */
+interface Count {
+  keyId: number;
+  windowS: number;
+  nonce: string;
+  expiresAt: Date;
+  limit: number;
+  extra: RawBuilder<unknown> | null;
+}
+/** What the statement answers a call: its place in the window's count, a new nonce, the key's row, the look-ups. */
+type Counted = { hits: number; fresh: boolean; key: KeyRow | null } & Record<string, unknown>;
+
 function blockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
   for (const e of entries) {
@@ -126,11 +139,97 @@ export class OpenAuth {
    * from the next call on, everywhere.
    */
   private keys = new Map<string, { row: KeyRow; at: number }>();
+  /**
+   * The statements of calls whose own durable write follows (submits), grouped: those that arrive while one
+   * is in flight share the next statement and its (asynchronous) commit.
+   */
+  private counts: GroupCommit<Count, Counted>;
 
   constructor(
     private db: Db,
     private opts: OpenAuthOptions,
-  ) {}
+  ) {
+    this.counts = new GroupCommit({
+      windowMs: 0,
+      max: 256,
+      single: (c) => this.countOne(c, true),
+      flush: (cs) => this.countGroup(cs),
+    });
+  }
+
+  /** One call's rate count and nonce (and the route's look-ups, the key's row) in one statement. */
+  private async countOne(c: Count, async: boolean): Promise<Counted> {
+    const { rows } = await sql<Counted>`
+      WITH r AS (
+        INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.keyId}, ${c.windowS}, 1)
+        ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + 1
+        RETURNING hits
+      ), n AS (
+        INSERT INTO open_nonces (app_key_id, nonce, expires_at)
+        SELECT ${c.keyId}, ${c.nonce}, ${c.expiresAt} FROM r WHERE r.hits <= ${c.limit}
+        ON CONFLICT DO NOTHING
+        RETURNING 1
+      )
+      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh,
+        (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ${c.keyId}) k) AS key
+        ${c.extra ? sql`, ${c.extra}` : sql``}${async ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``} FROM r`.execute(
+      this.db,
+    );
+    return rows[0];
+  }
+
+  /**
+   * The counts of a group of calls in one statement: each key's window counted once by the group's size, each
+   * call given its own place in it in arrival order (so a limit refuses the same calls as one by one), a nonce
+   * sent twice in the group fresh only for the first; committed asynchronously (the calls' writes follow).
+   */
+  private async countGroup(cs: Count[]): Promise<Counted[]> {
+    const data = JSON.stringify(
+      cs.map((c, i) => ({
+        i,
+        key_id: c.keyId,
+        window_s: c.windowS,
+        nonce: c.nonce,
+        expires_at: c.expiresAt.toISOString(),
+        lim: c.limit,
+      })),
+    );
+    const lookups = cs.flatMap((c, i) =>
+      c.extra ? [sql`(${i}::int, (SELECT to_jsonb(l) FROM (SELECT ${c.extra}) l))`] : [],
+    );
+    const { rows } = await sql<{ i: number; hits: number; fresh: boolean; key: KeyRow | null; extra: unknown }>`
+      WITH b AS (
+        SELECT * FROM jsonb_to_recordset(${data}::jsonb)
+          AS b(i int, key_id bigint, window_s bigint, nonce text, expires_at timestamptz, lim int)
+      ), c AS (
+        SELECT key_id, window_s, count(*)::int AS n FROM b GROUP BY key_id, window_s
+      ), r AS (
+        INSERT INTO open_rate (app_key_id, window_s, hits) SELECT key_id, window_s, n FROM c ORDER BY key_id, window_s
+        ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + excluded.hits
+        RETURNING app_key_id, window_s, hits
+      ), ranked AS (
+        SELECT b.*, (r.hits - c.n + row_number() OVER (PARTITION BY b.key_id, b.window_s ORDER BY b.i))::int AS hits
+        FROM b JOIN c USING (key_id, window_s) JOIN r ON r.app_key_id = b.key_id AND r.window_s = b.window_s
+      ), firsts AS (
+        SELECT DISTINCT ON (key_id, nonce) i, key_id, nonce, expires_at FROM ranked WHERE hits <= lim ORDER BY key_id, nonce, i
+      ), n AS (
+        INSERT INTO open_nonces (app_key_id, nonce, expires_at) SELECT key_id, nonce, expires_at FROM firsts
+        ON CONFLICT DO NOTHING
+        RETURNING app_key_id, nonce
+      )${lookups.length ? sql`, lk (i, extra) AS (VALUES ${sql.join(lookups)})` : sql``}
+      SELECT ranked.i, ranked.hits,
+        EXISTS (SELECT 1 FROM n JOIN firsts f ON f.key_id = n.app_key_id AND f.nonce = n.nonce WHERE f.i = ranked.i) AS fresh,
+        (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ranked.key_id) k) AS key,
+        ${lookups.length ? sql`lk.extra` : sql`NULL::jsonb`} AS extra,
+        set_config('synchronous_commit', 'off', true) AS _
+      FROM ranked ${lookups.length ? sql`LEFT JOIN lk ON lk.i = ranked.i` : sql``}`.execute(this.db);
+    const out: Counted[] = new Array<Counted>(cs.length);
+    for (const r of rows) {
+      const extra = (r.extra ?? {}) as Record<string, unknown>;
+      out[r.i] = { ...extra, hits: r.hits, fresh: r.fresh, key: r.key };
+    }
+    return out;
+  }
 
   /**
    * The caller's address: the server's one client address (`req.ip`: the TCP peer, or what a proxy of
@@ -283,22 +382,11 @@ export class OpenAuth {
     const limit = c.key.rate_limit ?? this.opts.rateLimit;
     const windowS = Math.floor(Date.now() / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
     const expiresAt = new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
-    const async = opts.deferNonceDurability ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``;
     const extra = opts.lookups?.(req, { id: c.key.id, tenantId: c.key.tenant_id }) ?? null;
-    const { rows } = await sql<{ hits: number; fresh: boolean; key: KeyRow | null } & Record<string, unknown>>`
-      WITH r AS (
-        INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.key.id}, ${windowS}, 1)
-        ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + 1
-        RETURNING hits
-      ), n AS (
-        INSERT INTO open_nonces (app_key_id, nonce, expires_at)
-        SELECT ${c.key.id}, ${c.nonce}, ${expiresAt} FROM r WHERE r.hits <= ${limit}
-        ON CONFLICT DO NOTHING
-        RETURNING 1
-      )
-      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh,
-        (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ${c.key.id}) k) AS key
-        ${extra ? sql`, ${extra}` : sql``}${async} FROM r`.execute(this.db);
+    const count: Count = { keyId: c.key.id, windowS, nonce: c.nonce, expiresAt, limit, extra };
+    // a submit's commit is grouped with those of other submits (its own job's commit makes it durable)
+    const row = opts.deferNonceDurability ? await this.counts.add(count) : await this.countOne(count, false);
+    const rows = [row];
     const { hits, fresh, key: now } = rows[0];
     if (!now || keyVersion(now) !== keyVersion(c.key)) {
       // the key changed since this node read it (on any node): every check again on the row as it is now

@@ -13,7 +13,8 @@ import type { Paged } from '@cpc/contracts';
 import type { AckMsg, PrintMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
-import type { PrintContent } from './content.ts';
+import type { PreparedContent, PrintContent } from './content.ts';
+import { GroupCommit } from '../../lib/group-commit.ts';
 
 /** Where print messages go: this node's link to the devices. */
 export interface PrintDownlink {
@@ -33,6 +34,11 @@ export interface PrintOptions {
   retryBackoffS: number;
   /** Deliveries an online printer may leave unacknowledged before the job fails. */
   maxAttempts: number;
+  /**
+   * How long the printers' acks, progress and results wait for others to share their transaction (ms; default
+   * 5). Submits wait for no window: they share a commit only with those that arrived while one was in flight.
+   */
+  deviceWindowMs?: number;
 }
 /** The app key a call is signed with. */
 export interface PrintKey {
@@ -77,6 +83,22 @@ export interface JobRow {
 }
 type SendRow = JobRow & { format: 'escpos' | 'markup'; payload: Buffer };
 
+/** One submit's job row, ready to be written (its checks and content done). */
+interface NewJob {
+  key: PrintKey;
+  body: SubmitInput;
+  deviceId: number;
+  prepared: PreparedContent;
+  expireS: number;
+}
+/** A printer's message about a job, written by the device-side group commit. */
+type DeviceReport =
+  | { kind: 'ack'; deviceId: number; msg: AckMsg }
+  | { kind: 'progress'; deviceId: number; msg: ProgressMsg }
+  | { kind: 'result'; deviceId: number; msg: ResultMsg };
+/** Largest group of one commit. */
+const GROUP_MAX = 256;
+
 /** The columns every statement returns (plus the device's sn). */
 const COLS = sql.raw(
   'j.id, j.seq, j.tenant_id, j.app_key_id, j.device_id, j.origin_id, j.state, j.error, j.copies, j.attempts, j.created_at, ' +
@@ -118,16 +140,183 @@ const EXPIRED_TAKEN = 'no result from the printer before the job expired';
  * expired (the printer stayed offline past expire_at) and canceled (only a job never sent). A job is a row before it is
  * a message; every transition is one guarded UPDATE (`… WHERE state IN (…)`), so duplicate, late or
  * out-of-order messages cannot move a job backwards and N nodes may sweep at once. The same statement writes
- * the webhook delivery of every state a job enters, so a callback is never lost between the two.
+ * the webhook delivery of every state a job enters, so a callback is never lost between the two. Writes on the
+ * path of a job are grouped across jobs (issue 17): a submit's row with those of concurrent submits, a
+ * printer's ack, progress and result with other printers' reports; a job costs about two commits shared with
+ * others (its submit, its result), each caller answered only after its group committed.
  */
 export class PrintService {
+  /**
+   * Submits' job rows, written by concurrent submits together: those that arrive while a commit is in flight
+   * share the next one (one INSERT of all their rows, one COMMIT), and each is answered after it.
+   */
+  readonly inserts: GroupCommit<NewJob, SendRow | null>;
+  /**
+   * The printers' acks, progress and results, in arrival order, written in one transaction per group (a
+   * statement per kind, in the order ack → progress → result). Acks and progress are not waited for (their
+   * device's next message goes on at once) and a group of only them commits without waiting for the disk: what
+   * a crash forgets is asked again (on hello every delivered or printing job goes again, and the printer
+   * acknowledges and re-reports it; the sweep resends a job left `sent`). A result is answered after its durable
+   * commit, as before.
+   */
+  readonly reports: GroupCommit<DeviceReport, void>;
+
   constructor(
     private db: Db,
     private content: PrintContent,
     private downlink: PrintDownlink,
     private webhooks: WebhookOutbox,
     private opts: PrintOptions,
-  ) {}
+  ) {
+    this.inserts = new GroupCommit({
+      windowMs: 0,
+      max: GROUP_MAX,
+      single: async (job) => (await this.insertJobs([job]))[0],
+      flush: (jobs) => this.insertJobs(jobs),
+    });
+    this.reports = new GroupCommit({
+      windowMs: opts.deviceWindowMs ?? 5,
+      max: GROUP_MAX,
+      single: (r) => this.writeReports([r]),
+      flush: async (rs) => {
+        await this.writeReports(rs);
+        return rs.map(() => undefined);
+      },
+    });
+  }
+
+  /** Writes what the group commits hold (on close, before the database goes). */
+  async drain(): Promise<void> {
+    await this.inserts.drain();
+    await this.reports.drain();
+  }
+
+  /**
+   * The job rows of a group of submits, in one statement (their order is their `seq`); `null` for one whose
+   * originId was taken (by an earlier job, or by one before it in the group) or whose device is gone.
+   */
+  private async insertJobs(jobs: NewJob[]): Promise<(SendRow | null)[]> {
+    const data = jobs.map((j, i) => ({
+      i,
+      tenant_id: j.key.tenantId,
+      app_key_id: j.key.id,
+      device_id: j.deviceId,
+      origin_id: j.body.originId,
+      content: j.body.content,
+      format: j.prepared.format,
+      payload: Buffer.from(j.prepared.payload).toString('base64'),
+      preview: j.prepared.preview.join('\n'),
+      columns: j.prepared.columns,
+      copies: j.body.copies,
+      expire_s: j.expireS,
+    }));
+    const rows = await this.transition<SendRow>(sql`
+      INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
+        state, attempts, sent_at, expire_at, max_attempts)
+      SELECT b.tenant_id, b.app_key_id, d.id, b.origin_id, b.content, b.format, decode(b.payload, 'base64'),
+        b.preview, b.columns, b.copies,
+        CASE WHEN d.status = 'online' THEN 'sent' ELSE 'queued' END, CASE WHEN d.status = 'online' THEN 1 ELSE 0 END,
+        CASE WHEN d.status = 'online' THEN now() END, now() + make_interval(secs => b.expire_s), ${this.opts.maxAttempts}
+      FROM jsonb_to_recordset(${JSON.stringify(data)}::jsonb) AS b(i int, tenant_id bigint, app_key_id bigint,
+        device_id bigint, origin_id text, content text, format text, payload text, preview text, columns smallint,
+        copies smallint, expire_s float8)
+      JOIN devices d ON d.id = b.device_id AND d.tenant_id = b.tenant_id
+      ORDER BY b.i
+      ON CONFLICT (app_key_id, origin_id) DO NOTHING
+      RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed`);
+    const byOrigin = new Map(rows.map((r) => [`${r.app_key_id}|${r.origin_id}`, r]));
+    return jobs.map((j) => {
+      const k = `${j.key.id}|${j.body.originId}`;
+      const row = byOrigin.get(k) ?? null;
+      // the first of the group with this originId made the row; a later one is its duplicate
+      byOrigin.delete(k);
+      return row;
+    });
+  }
+
+  /**
+   * A group of printers' reports in one transaction: a statement per kind, acks before progress before
+   * results, each for all the group's jobs of that kind. Durable only when it holds a result.
+   */
+  private async writeReports(reports: DeviceReport[]): Promise<void> {
+    // the last report of a job per kind counts (a printer that said it twice)
+    const last = <K extends DeviceReport['kind']>(kind: K) => {
+      const m = new Map<string, Extract<DeviceReport, { kind: K }>>();
+      for (const r of reports) if (r.kind === kind) m.set(r.msg.id, r as Extract<DeviceReport, { kind: K }>);
+      return [...m.values()];
+    };
+    const acks = last('ack');
+    const progress = last('progress');
+    const results = last('result');
+    const okAcks = acks.filter((a) => a.msg.ok);
+    const refusals = acks.filter((a) => !a.msg.ok);
+    const durable = results.length > 0 || refusals.length > 0;
+    const deliveries: string[] = [];
+    await this.db.transaction().execute(async (trx) => {
+      if (!durable) await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+      const list = (rs: { deviceId: number; msg: { id: string } }[], extra?: (r: never) => unknown) =>
+        JSON.stringify(
+          rs.map((r) => ({ id: r.msg.id, device_id: r.deviceId, ...(extra ? (extra(r as never) as object) : {}) })),
+        );
+      if (okAcks.length) {
+        await this.transition(
+          sql`
+          UPDATE print_jobs j SET state = 'delivered', delivered_at = now(), updated_at = now()
+          FROM jsonb_to_recordset(${list(okAcks)}::jsonb) AS b(id uuid, device_id bigint), devices d
+          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id AND j.state IN ('sent', 'timeout')
+          RETURNING ${COLS}, d.sn, true AS changed`,
+          trx,
+          deliveries,
+        );
+      }
+      if (refusals.length) {
+        await this.transition(
+          sql`
+          UPDATE print_jobs j SET state = 'failed', error = b.error, finished_at = now(), updated_at = now()
+          FROM jsonb_to_recordset(${list(refusals, (r: { msg: AckMsg }) => ({ error: r.msg.error || 'refused by the printer' }))}::jsonb)
+            AS b(id uuid, device_id bigint, error text), devices d
+          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
+          RETURNING ${COLS}, d.sn, true AS changed`,
+          trx,
+          deliveries,
+        );
+      }
+      if (progress.length) {
+        await this.transition(
+          sql`
+          UPDATE print_jobs j SET state = 'printing', started_at = coalesce(j.started_at, now()),
+            delivered_at = coalesce(j.delivered_at, now()), updated_at = now()
+          FROM jsonb_to_recordset(${list(progress)}::jsonb) AS b(id uuid, device_id bigint), devices d
+          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
+          RETURNING ${COLS}, d.sn, true AS changed`,
+          trx,
+          deliveries,
+        );
+      }
+      if (results.length) {
+        await this.transition(
+          sql`
+          UPDATE print_jobs j SET state = b.state,
+            error = CASE WHEN j.state = 'canceled' THEN 'printed although canceled: the printer had already received it'
+                         WHEN j.state IN ('expired', 'failed') THEN 'printed after its expiry: the printer had already received it'
+                         ELSE b.error END,
+            delivered_at = coalesce(j.delivered_at, now()), started_at = coalesce(j.started_at, now()), finished_at = now(), updated_at = now()
+          FROM jsonb_to_recordset(${list(results, (r: { msg: ResultMsg }) => ({
+            ok: r.msg.ok,
+            state: r.msg.ok ? 'printed' : 'failed',
+            error: r.msg.ok ? '' : r.msg.error || 'failed on the printer',
+          }))}::jsonb) AS b(id uuid, device_id bigint, ok boolean, state text, error text), devices d
+          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id
+            AND (j.state IN ('sent', 'timeout', 'delivered', 'printing')
+              OR (b.ok AND j.attempts > 0 AND (j.state = 'canceled' OR (j.state IN ('expired', 'failed') AND j.error IN (${EXPIRED_UNTAKEN}, ${EXPIRED_TAKEN})))))
+          RETURNING ${COLS}, d.sn, true AS changed`,
+          trx,
+          deliveries,
+        );
+      }
+    });
+    if (deliveries.length) this.webhooks.enqueue(deliveries);
+  }
 
   // -------------------------------------------------------------------------------------------------------------
   // The integrator's side (open API): everything through the key, which names its tenant
@@ -164,18 +353,13 @@ export class PrintService {
       kind: device.kind,
       paperWidthMm: device.paper_width_mm,
     });
-    const expireS = body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S;
-    const rows = await this.transition<SendRow>(sql`
-      INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
-        state, attempts, sent_at, expire_at, max_attempts)
-      SELECT ${key.tenantId}::bigint, ${key.id}::bigint, d.id, ${body.originId}, ${body.content}, ${prepared.format}, ${prepared.payload},
-        ${prepared.preview.join('\n')}, ${prepared.columns}, ${body.copies},
-        CASE WHEN d.status = 'online' THEN 'sent' ELSE 'queued' END, CASE WHEN d.status = 'online' THEN 1 ELSE 0 END,
-        CASE WHEN d.status = 'online' THEN now() END, now() + make_interval(secs => ${expireS}), ${this.opts.maxAttempts}
-      FROM devices d WHERE d.id = ${device.id} AND d.tenant_id = ${key.tenantId}
-      ON CONFLICT (app_key_id, origin_id) DO NOTHING
-      RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed`);
-    const row = rows[0];
+    const row = await this.inserts.add({
+      key,
+      body,
+      deviceId: device.id,
+      prepared,
+      expireS: body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S,
+    });
     if (row) {
       if (row.state === 'sent') this.downlink.printAfterPending(row.sn, printMsg(row));
       return { job: row, duplicate: false };
@@ -394,49 +578,30 @@ export class PrintService {
     return rows.length;
   }
 
-  async onAck(deviceId: number, m: AckMsg): Promise<void> {
-    if (m.ok) {
-      await this.transition(sql`
-        UPDATE print_jobs j SET state = 'delivered', delivered_at = now(), updated_at = now()
-        FROM devices d
-        WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id AND j.state IN ('sent', 'timeout')
-        RETURNING ${COLS}, d.sn, true AS changed`);
-    } else {
-      await this.transition(sql`
-        UPDATE print_jobs j SET state = 'failed', error = ${m.error || 'refused by the printer'}, finished_at = now(), updated_at = now()
-        FROM devices d
-        WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
-        RETURNING ${COLS}, d.sn, true AS changed`);
-    }
+  /**
+   * An ack: written with the next group of reports (see `reports`). A positive one is not waited for — the
+   * device's next message goes on, and a lost one is asked again — a refusal (the job fails) is.
+   */
+  onAck(deviceId: number, m: AckMsg): Promise<void> {
+    const written = this.reports.add({ kind: 'ack', deviceId, msg: m });
+    if (!m.ok) return written;
+    written.catch(() => {});
+    return Promise.resolve();
   }
 
-  async onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
-    await this.transition(sql`
-      UPDATE print_jobs j SET state = 'printing', started_at = coalesce(j.started_at, now()),
-        delivered_at = coalesce(j.delivered_at, now()), updated_at = now()
-      FROM devices d
-      WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
-      RETURNING ${COLS}, d.sn, true AS changed`);
+  /** Progress: written with the next group of reports, not waited for (re-reported on hello if lost). */
+  onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
+    this.reports.add({ kind: 'progress', deviceId, msg: m }).catch(() => {});
+    return Promise.resolve();
   }
 
   /**
-   * The printer's outcome. A job that had been sent and was then canceled (its ack lost) or given up at its
-   * expiry, but that the printer printed anyway, is recorded as printed: the record follows the paper.
+   * The printer's outcome, answered after its group's durable commit. A job that had been sent and was then
+   * canceled (its ack lost) or given up at its expiry, but that the printer printed anyway, is recorded as
+   * printed: the record follows the paper.
    */
   async onResult(deviceId: number, m: ResultMsg): Promise<void> {
-    const state = m.ok ? 'printed' : 'failed';
-    const error = m.ok ? '' : m.error || 'failed on the printer';
-    await this.transition(sql`
-      UPDATE print_jobs j SET state = ${state},
-        error = CASE WHEN j.state = 'canceled' THEN 'printed although canceled: the printer had already received it'
-                     WHEN j.state IN ('expired', 'failed') THEN 'printed after its expiry: the printer had already received it'
-                     ELSE ${error} END,
-        delivered_at = coalesce(j.delivered_at, now()), started_at = coalesce(j.started_at, now()), finished_at = now(), updated_at = now()
-      FROM devices d
-      WHERE j.id = ${m.id} AND j.device_id = ${deviceId} AND d.id = j.device_id
-        AND (j.state IN ('sent', 'timeout', 'delivered', 'printing')
-          OR (${m.ok} AND j.attempts > 0 AND (j.state = 'canceled' OR (j.state IN ('expired', 'failed') AND j.error IN (${EXPIRED_UNTAKEN}, ${EXPIRED_TAKEN})))))
-      RETURNING ${COLS}, d.sn, true AS changed`);
+    return this.reports.add({ kind: 'result', deviceId, msg: m });
   }
 
   /** Expiry, ack time-outs, resends and jobs left queued for an online printer; SKIP LOCKED makes N sweepers safe. */
@@ -494,7 +659,12 @@ export class PrintService {
    * Runs a state change and, in the same statement, writes a webhook delivery for every job that entered a new
    * state and whose key has a callback URL; the new deliveries are then handed to the sender.
    */
-  private async transition<T extends JobRow>(change: RawBuilder<unknown>): Promise<T[]> {
+  private async transition<T extends JobRow>(
+    change: RawBuilder<unknown>,
+    exec: Db = this.db,
+    /** Inside a transaction: the new deliveries are collected here and handed to the sender after its commit. */
+    after?: string[],
+  ): Promise<T[]> {
     const { rows } = await sql<T & { delivery_id: string | null; changed: boolean }>`
       WITH u AS (${change}),
       w AS (
@@ -503,9 +673,10 @@ export class PrintService {
         WHERE u.changed AND k.callback_url <> '' AND k.state = 'active'
         RETURNING id, job_id
       )
-      SELECT u.*, w.id AS delivery_id FROM u LEFT JOIN w ON w.job_id = u.id`.execute(this.db);
+      SELECT u.*, w.id AS delivery_id FROM u LEFT JOIN w ON w.job_id = u.id`.execute(exec);
     const deliveries = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
-    if (deliveries.length) this.webhooks.enqueue(deliveries);
+    if (after) after.push(...deliveries);
+    else if (deliveries.length) this.webhooks.enqueue(deliveries);
     return rows;
   }
 }
