@@ -228,6 +228,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     ackTimeoutS: config.PRINT_ACK_TIMEOUT_S,
     retryBackoffS: config.PRINT_RETRY_BACKOFF_S,
     maxAttempts: config.PRINT_MAX_ATTEMPTS,
+    resultTimeoutS: config.PRINT_RESULT_TIMEOUT_S,
   });
   const openAuth = new OpenAuth(db, {
     clockWindowS: config.OPEN_CLOCK_WINDOW_S,
