@@ -16,7 +16,7 @@ import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { startMosquitto, type Mosquitto } from '../apps/server/test/mosquitto.ts';
 import { signedFetch, type OpenKey } from '../apps/server/test/open-client.ts';
 import { launch, newPage } from './browser.ts';
-import { expectHash, solveCaptcha } from './flows.ts';
+import { expectHash } from './flows.ts';
 import { startNginx, startNode, stopNode, type Nginx, type NodeProcess } from './cluster-setup.ts';
 
 /**
