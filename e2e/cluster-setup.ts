@@ -147,6 +147,8 @@ ${opts.nodes.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;
 export interface Nginx {
   url: string;
   conf: string;
+  /** Its error log's complaints about the nodes, counted by kind ("connect() failed (111: …)": n, …). */
+  errors(): string;
   stop(): Promise<void>;
 }
 
@@ -183,6 +185,14 @@ export async function startNginx(dir: string, listen: number, nodes: number[]): 
   return {
     url,
     conf,
+    errors() {
+      const counts = new Map<string, number>();
+      for (const line of fs.readFileSync(path.join(dir, 'error.log'), 'utf8').split('\n')) {
+        const what = /\[(?:error|warn)\] \d+#\d+: \*\d+ ([^,]+)/.exec(line)?.[1];
+        if (what) counts.set(what, (counts.get(what) ?? 0) + 1);
+      }
+      return JSON.stringify(Object.fromEntries(counts));
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       // fast shutdown: open event streams would hold a graceful one (SIGQUIT) for their hour

@@ -374,22 +374,27 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     const answered = [...outcome].filter(([, o]) => o.status === 200);
     const other = [...outcome].filter(([, o]) => o.status !== 200);
     lap(`stream done: ${answered.length} answered 200, ${other.length} not (${JSON.stringify(other.slice(0, 5))})`);
-    // only calls in flight on the killed node may go unanswered: nginx passes the others to a live node
-    expect(other.length).toBeLessThanOrEqual(20);
+    lap(`nginx said: ${nginx.errors()}`);
+    // only calls in flight on the killed node (or taken into its listen queue while it died) go unanswered:
+    // nginx passes the others to a live node. 2-9 of 360 in the runs so far
+    expect(other.length).toBeLessThanOrEqual(total / 10);
     expect(other.every(([, o]) => o.status === 0 || o.status === 502)).toBe(true);
 
     // --- the console after the kill: the live list follows devices, and pages load
     await live.waitFor({ timeout: 30_000 });
     await Promise.all(late.map((s) => fleet!.powerOn(s.sn)));
     await fleet.get(leaving.sn).stop();
+    // the stream came back through nginx, on a node that lives
+    expect(streamNode).not.toBe(`127.0.0.1:${victim!.port}`);
+    expect(nodes.find((n) => streamNode === `127.0.0.1:${n.port}`)?.alive()).toBe(true);
     for (const s of late) await row(s.sn).and(page.locator('[data-status="online"]')).waitFor({ timeout: 30_000 });
     await row(leaving.sn).and(page.locator('[data-status="offline"]')).waitFor({ timeout: 30_000 });
     const statuses = await rowStatuses(page);
     for (const s of late) expect(statuses[s.sn], s.sn).toEqual(expect.arrayContaining(['offline', 'online']));
     expect(statuses[leaving.sn]).toEqual(['online', 'offline']);
     // another page and back, without a reload
-    await page.goto(`${base}/#/device/task`);
-    await page.waitForLoadState('networkidle');
+    await page.goto(`${base}/#/device/map`);
+    await page.locator('[data-testid="device-map"]').filter({ visible: true }).waitFor({ timeout: 20_000 });
     await page.goto(`${base}/#/device/index`);
     for (const s of watched) await row(s.sn).waitFor({ timeout: 20_000 });
     lap(`console after the kill: ${failedCalls.length} failed call(s) ${JSON.stringify(failedCalls)}`);
@@ -467,9 +472,7 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     // --- the devices: all that are powered are online (through the broker), the dead node was no device's link
     await waitUntil('every powered device online', async () => Number(await onlineCount()) === DEVICES - 1);
     expect(fleet.stats().online).toBe(DEVICES - 1);
-    expect(nodes.filter((n) => n.alive()).map((n) => n.name)).toEqual(
-      nodes.filter((n) => n !== victim).map((n) => n.name),
-    );
+    for (const n of nodes.filter((n) => n !== victim)) expect(n.alive(), `${n.name}: ${n.stderr()}`).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
     lap('done');
