@@ -240,6 +240,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     ackTimeoutS: config.PRINT_ACK_TIMEOUT_S,
     retryBackoffS: config.PRINT_RETRY_BACKOFF_S,
     maxAttempts: config.PRINT_MAX_ATTEMPTS,
+    resultTimeoutS: config.PRINT_RESULT_TIMEOUT_S,
   });
   // the submits and printers' reports still in a group commit are written before the database goes
   app.addHook('onClose', () => prints.drain());

@@ -181,6 +181,8 @@ const schema = z.object({
   PRINT_ACK_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(30),
   PRINT_RETRY_BACKOFF_S: z.coerce.number().int().min(0).max(3600).default(5),
   PRINT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
+  /** A job an online printer took but says nothing more of for this long is sent again, for its result (never printed twice). */
+  PRINT_RESULT_TIMEOUT_S: z.coerce.number().int().min(1).max(86400).default(60),
   /** Images of print jobs (<IMG>): largest download and how long it may take. */
   PRINT_IMAGE_MAX_BYTES: z.coerce
     .number()

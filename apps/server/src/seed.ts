@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { ADMIN_ROLE, AUTH_STATUS, PERMISSIONS } from '@cpc/contracts';
 import type { Db } from './db/database.ts';
 import { hashPassword } from './lib/password.ts';
@@ -11,8 +12,23 @@ export interface AdminCredentials {
   generated: boolean;
 }
 
-/** The platform tenant, its Admin role, the `admin` user and the menu. Idempotent. */
+/**
+ * The platform tenant, its Admin role, the `admin` user and the menu. Idempotent, and one node at a time: nodes
+ * started together on a fresh database would each find no platform tenant and make one (the cluster test starts
+ * three at once); under the lock the first seeds and the others find it done.
+ */
 export async function seed(db: Db, adminPassword?: string): Promise<AdminCredentials> {
+  return db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(hashtext('cpc-seed'))`.execute(conn);
+    try {
+      return await seedOnce(conn, adminPassword);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(hashtext('cpc-seed'))`.execute(conn);
+    }
+  });
+}
+
+async function seedOnce(db: Db, adminPassword?: string): Promise<AdminCredentials> {
   await seedMenus(db);
   let platform = await db.selectFrom('tenants').select('id').where('kind', '=', 'platform').executeTakeFirst();
   platform ??= await db

@@ -267,6 +267,23 @@ describe('printing through the open API', () => {
     expect(printedIds(d)).toEqual([job.id]);
   });
 
+  it('asks a printer again for a result lost on its way (with a node that died), and it is not printed twice', async () => {
+    const { d, spec } = await printer();
+    const job = await submit(spec.sn);
+    await until(job.id, 'printed');
+    // as if the result never arrived: the job where the printer's progress left it, and nothing heard since
+    // for longer than PRINT_RESULT_TIMEOUT_S (60 s)
+    await h.db
+      .updateTable('print_jobs')
+      .set({ state: 'printing', finished_at: null, updated_at: new Date(Date.now() - 3_600_000) })
+      .where('id', '=', job.id)
+      .execute();
+    await until(job.id, 'printed');
+    // sent once more, answered with the result the printer kept; on paper once
+    expect(d.printsReceived.filter((m) => m.id === job.id)).toHaveLength(2);
+    expect(printedIds(d)).toEqual([job.id]);
+  });
+
   it('decides a cancel racing the delivery one way: canceled and never printed, or refused and printed once', async () => {
     const { d, spec } = await printer({ on: false });
     const jobs: Array<{ id: string; state: PrintJobState }> = [];

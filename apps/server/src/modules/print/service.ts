@@ -39,6 +39,12 @@ export interface PrintOptions {
    * 5). Submits wait for no window: they share a commit only with those that arrived while one was in flight.
    */
   deviceWindowMs?: number;
+  /**
+   * A job an online printer took (delivered, printing) without a word since for this long is sent again: the
+   * printer reports its result again (a result lost with a server node that died holding it) and never prints
+   * it twice. Default 60.
+   */
+  resultTimeoutS?: number;
 }
 /** The app key a call is signed with. */
 export interface PrintKey {
@@ -653,6 +659,25 @@ export class PrintService {
       RETURNING ${COLS}, j.format, j.payload, d.sn, true AS changed`);
     resent.sort((a, b) => a.seq - b.seq);
     for (const r of resent) this.downlink.printAfterPending(r.sn, printMsg(r));
+
+    // taken by an online printer, then silent: its result may have died with the node that received it (a shared
+    // subscription hands each message to one node). Sent again, in the state it is in: the printer answers with
+    // the result it has (docs/device-protocol.md, "a known id"), or prints it if it never had it.
+    const asked = await this.transition<SendRow>(sql`
+      WITH due AS (
+        SELECT j.id FROM print_jobs j JOIN devices d ON d.id = j.device_id
+        WHERE j.state IN ('delivered', 'printing') AND d.status = 'online' AND j.expire_at > now()
+          AND j.updated_at <= now() - make_interval(secs => ${this.opts.resultTimeoutS ?? 60}::float8)
+        ORDER BY j.seq
+        LIMIT 500
+        FOR UPDATE OF j SKIP LOCKED
+      )
+      UPDATE print_jobs j SET attempts = j.attempts + 1, updated_at = now()
+      FROM due, devices d
+      WHERE j.id = due.id AND d.id = j.device_id
+      RETURNING ${COLS}, j.format, j.payload, d.sn, false AS changed`);
+    asked.sort((a, b) => a.seq - b.seq);
+    for (const r of asked) this.downlink.printAfterPending(r.sn, printMsg(r));
   }
 
   /**
