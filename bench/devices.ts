@@ -45,7 +45,8 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms`;
-const pp = (xs: number[]) => `p50 ${ms(quantile(xs, 0.5))} / p99 ${ms(quantile(xs, 0.99))}`;
+const pp = (xs: number[]) =>
+  xs.length === 0 ? 'none' : `p50 ${ms(quantile(xs, 0.5))} / p99 ${ms(quantile(xs, 0.99))}`;
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 
 function rssKb(pid: number): number {
@@ -381,7 +382,8 @@ async function main(): Promise<void> {
           while ((i = buf.indexOf('\n\n')) >= 0) {
             const frame = buf.slice(0, i);
             buf = buf.slice(i + 2);
-            if (!frame.startsWith('event: task')) continue;
+            // each frame starts with its `id:` line (the stream's resume point) since live events got ids
+            if (!/^event: task$/m.test(frame)) continue;
             const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]) as { id: string; state: string };
             if (data.state !== 'succeeded') continue;
             seen.add(data.id);
