@@ -51,6 +51,7 @@ const REQUESTS = Number(args.requests);
 const GROUPS_PER_TENANT = 15; // 5 top-level groups with 2 subgroups each
 const TENANT_BASE = 1000; // customer tenant ids: TENANT_BASE + k
 const DEPTS_PER_TENANT = 7; // department id = k * 7 + j + 1: j 0 head office, 1-2 regions, 3-6 branches
+const WRITE_ROUNDS = 40; // committed batches per write-cost figure
 const SUB_BASE = 10_000_000; // sub-account ids: SUB_BASE + 2k (department scope), SUB_BASE + 2k + 1 (own scope)
 
 async function load(db: Db): Promise<void> {
@@ -108,13 +109,16 @@ async function load(db: Db): Promise<void> {
     SELECT indexname AS name, indexdef AS def FROM pg_indexes
     WHERE tablename IN ('devices', 'sims') AND indexname NOT IN (SELECT conname FROM pg_constraint)`.execute(db);
   for (const i of indexes) await sql`DROP INDEX ${sql.id(i.name)}`.execute(db);
+  // the SIM's data left on the device (migration 0037) is written by the load itself, not row by row by triggers
+  await sql`ALTER TABLE devices DISABLE TRIGGER devices_sim_left`.execute(db);
+  await sql`ALTER TABLE sims DISABLE TRIGGER sims_left_to_devices`.execute(db);
 
   // Tenant k = floor(TENANTS * u²) for a hash-spread u in [0, 1): skewed sizes, each tenant's rows spread over the heap.
   t0 = performance.now();
   await sql`
     INSERT INTO devices (sn, tenant_id, model_id, bind_key_hash, secret, bound_at, name, remark, group_id, firmware,
       status, connected_at, last_seen_at, heartbeat_s, paper, battery, signal, imei, iccid, lat, lng, located_at, province,
-      department_id, owner_id)
+      department_id, owner_id, sim_left_mb)
     SELECT 'BN' || lpad(n::text, 8, '0'), ${TENANT_BASE} + k, 1 + n % 4, md5(n::text), md5(n::text || 's'),
       now() - (r1 * 365) * interval '1 day',
       CASE WHEN n % 5 = 0 THEN '' ELSE 'Printer ' || n END, '',
@@ -131,7 +135,8 @@ async function load(db: Db): Promise<void> {
       22 + r1 * 18, 100 + r3 * 22, now(),
       (ARRAY['北京', '上海', '广东', '浙江', '江苏', '四川', '湖北', '山东', '河南', '福建'])[1 + n % 10],
       CASE WHEN n % 5 = 0 THEN NULL ELSE k * ${DEPTS_PER_TENANT} + (n / 5) % ${DEPTS_PER_TENANT} + 1 END,
-      CASE WHEN n % 10 = 3 THEN ${SUB_BASE} + 2 * k + 1 END
+      CASE WHEN n % 10 = 3 THEN ${SUB_BASE} + 2 * k + 1 END,
+      1024 - ((n % 1000) + 0.5)
     FROM (
       SELECT n,
         floor(${TENANTS} * power(((n::bigint * 2654435761) % 4294967296) / 4294967296.0, 2))::int AS k,
@@ -147,6 +152,13 @@ async function load(db: Db): Promise<void> {
     db,
   );
   log(`  ${DEVICES.toLocaleString('en')} SIMs: ${secs(t0)}`);
+  // device ids follow n on a fresh table; should one not, its copy of the data left is set from its SIM here
+  const fixed = await sql`
+    UPDATE devices d SET sim_left_mb = s.plan_total_mb - s.used_mb FROM sims s
+    WHERE s.iccid = d.iccid AND d.sim_left_mb IS DISTINCT FROM s.plan_total_mb - s.used_mb`.execute(db);
+  if (fixed.numAffectedRows) log(`  data left set from the SIM on ${fixed.numAffectedRows} devices`);
+  await sql`ALTER TABLE devices ENABLE TRIGGER devices_sim_left`.execute(db);
+  await sql`ALTER TABLE sims ENABLE TRIGGER sims_left_to_devices`.execute(db);
   t0 = performance.now();
   for (const i of indexes) await sql.raw(i.def).execute(db);
   log(`  ${indexes.length} secondary indexes rebuilt: ${secs(t0)}`);
@@ -315,6 +327,49 @@ async function main() {
       }
       await spy.close();
     }
+
+    // What migration 0037's two indexes and triggers cost the writes a fleet makes, with them and (same run, same
+    // rows) after dropping them: a batched last-seen flush as the gateway sends it every 2 s (667 devices: 10,000
+    // at a 30 s heartbeat) and a SIM counter update of as many cards (the roll-up's write, which the trigger
+    // copies onto the devices), each committed.
+    const { rows: idRange } = await sql<{ lo: number; hi: number }>`
+      SELECT min(id)::int AS lo, max(id)::int AS hi FROM devices`.execute(db);
+    const batchIds = () =>
+      Array.from({ length: 667 }, () => idRange[0].lo + Math.floor(rnd() * (idRange[0].hi - idRange[0].lo + 1)));
+    const writeCost = async (label: string): Promise<Sample[]> => {
+      const seen = await measureFn(`write: last-seen flush, 667 devices (${label})`, WRITE_ROUNDS, () =>
+        sql`WITH u AS (UPDATE devices SET last_seen_at = now() WHERE id = ANY(${batchIds()}::bigint[]) RETURNING id, status)
+          SELECT id FROM u WHERE status = 'offline'`.execute(db),
+      );
+      const traffic = await measureFn(`write: SIM counters, 667 cards (${label})`, WRITE_ROUNDS, async () => {
+        const ids = batchIds();
+        await sql`UPDATE sims SET used_mb = used_mb + 0.01
+          WHERE iccid IN (SELECT iccid FROM devices WHERE id = ANY(${ids}::bigint[]))`.execute(db);
+      });
+      return [seen, traffic];
+    };
+    await writeCost('warm-up');
+    const writes = await writeCost('with 0037');
+    await sql`
+      DROP TRIGGER sims_left_to_devices ON sims;
+      DROP TRIGGER devices_sim_left ON devices;
+      DROP INDEX devices_tenant_trgm_idx;
+      DROP INDEX devices_tenant_sim_left_idx`.execute(db);
+    writes.push(...(await writeCost('without 0037')));
+    // the keyword mix as it ran before the trigram index (the narrow covering index of 0033), same run
+    const keyword = mixes.find(([name]) => name.startsWith('keyword'))![1];
+    for (const [pool, label] of [
+      [tenants, 'random tenant'],
+      [bySize.slice(0, 10), '10 largest'],
+    ] as const) {
+      const reqs = Array.from({ length: Math.ceil(REQUESTS / 4) }, () => {
+        const t = pick(pool);
+        return { url: listUrl(keyword(t.tenantId)), token: t.token };
+      });
+      writes.push(await measureInject(app, `${label}: keyword, without 0037's index`, reqs));
+    }
+    log(`\nwrite cost of migration 0037 (load average now ${loadAverage()}):`);
+    for (const r of writes) log(formatSample(r, 50));
   } finally {
     await scale.close();
   }

@@ -45,7 +45,8 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms`;
-const pp = (xs: number[]) => `p50 ${ms(quantile(xs, 0.5))} / p99 ${ms(quantile(xs, 0.99))}`;
+const pp = (xs: number[]) =>
+  xs.length === 0 ? 'none' : `p50 ${ms(quantile(xs, 0.5))} / p99 ${ms(quantile(xs, 0.99))}`;
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 
 function rssKb(pid: number): number {
@@ -381,7 +382,8 @@ async function main(): Promise<void> {
           while ((i = buf.indexOf('\n\n')) >= 0) {
             const frame = buf.slice(0, i);
             buf = buf.slice(i + 2);
-            if (!frame.startsWith('event: task')) continue;
+            // each frame starts with its `id:` line (the stream's resume point) since live events got ids
+            if (!/^event: task$/m.test(frame)) continue;
             const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]) as { id: string; state: string };
             if (data.state !== 'succeeded') continue;
             seen.add(data.id);
@@ -393,6 +395,19 @@ async function main(): Promise<void> {
       }
     })();
     const onlineDevices = fleet.devices.filter((d) => d.online);
+    // the fleet's own commits (last-seen flushes, roll-ups) per second just before, to take out of the commands'
+    const commits = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`.execute(db)
+        ).rows[0].n,
+      );
+    const base0 = { n: await commits(), t: performance.now() };
+    await new Promise((r) => setTimeout(r, 5000));
+    const base1 = { n: await commits(), t: performance.now() };
+    const commandsFrom = new Date();
     const rounds: number[] = [];
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
@@ -414,7 +429,18 @@ async function main(): Promise<void> {
       if (ok) rounds.push(performance.now() - start);
       else late.push(taskId);
     }
+    const base2 = { n: await commits(), t: performance.now() };
     ac.abort();
+    const fleetCommitsPerMs = (base1.n - base0.n - 1) / (base1.t - base0.t);
+    const commandCommits =
+      (base2.n - base1.n - 1 - fleetCommitsPerMs * (base2.t - base1.t)) / Math.max(rounds.length, 1);
+    // where the round trip's time goes, by the task row's own times (the server's clock)
+    const { rows: stages } = await sql<{ sent: number; acked: number; done: number }>`
+      SELECT extract(epoch FROM sent_at - created_at) * 1000 AS sent,
+        extract(epoch FROM delivered_at - sent_at) * 1000 AS acked,
+        extract(epoch FROM finished_at - delivered_at) * 1000 AS done
+      FROM device_tasks WHERE created_at >= ${commandsFrom} AND state = 'succeeded'`.execute(db);
+    const stage = (f: (r: (typeof stages)[number]) => number) => pp(stages.map((r) => Number(f(r))));
     const failed = late.length;
     if (late.length) {
       const states = await db
@@ -454,6 +480,12 @@ async function main(): Promise<void> {
     log(
       `| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes ` +
         `publish → deliver ${pp(refAedes.latency)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto.latency)}` : ''} |`,
+    );
+    log(
+      `| of which, by the task row | created → sent ${stage((r) => r.sent)}; sent → acknowledged ${stage((r) => r.acked)}; acknowledged → result stored ${stage((r) => r.done)} | – |`,
+    );
+    log(
+      `| PostgreSQL commits per command | ${commandCommits.toFixed(1)} (the fleet's own ${(fleetCommitsPerMs * 1000).toFixed(1)}/s taken out) | – |`,
     );
     log(
       `| API call (GET /device/task/list) under the fleet | ${pp(loadedApi)} (${pp(idleApi)} before the fleet) | bare Fastify route ${pp(refFastify)} |`,

@@ -261,6 +261,7 @@ export interface Devices {
   remark: Generated<string>;
   secret: string;
   signal: number | null;
+  sim_left_mb: Numeric | null;
   sn: string;
   status: Generated<'online' | 'offline'>;
   tenant_id: number | null;

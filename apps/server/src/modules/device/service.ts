@@ -60,9 +60,8 @@ const ORDER_SQL = {
     sql`lower(nullif(devices.name, '')) ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
   battery: (dir: 'asc' | 'desc') => sql`devices.battery ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
   signal: (dir: 'asc' | 'desc') => sql`devices.signal ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
-  // a lookup per device by the SIM's key: a join would let the planner hash every SIM of the platform
-  dataLeft: (dir: 'asc' | 'desc') =>
-    sql`(select x.plan_total_mb - x.used_mb from sims x where x.iccid = devices.iccid) ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
+  // the SIM's data left as its triggers keep it on the device (migration 0037); `list` reads it in two parts
+  dataLeft: (dir: 'asc' | 'desc') => sql`devices.sim_left_mb ${sql.raw(dir)} nulls last, devices.id ${sql.raw(dir)}`,
 };
 
 /** A group and every group below it, as a subquery of ids (empty for another tenant's group). */
@@ -159,6 +158,37 @@ function listItem(r: ListRow): DeviceListItem {
   };
 }
 
+/**
+ * A page by the SIM's data left, empty values last in both directions: the devices with a value in the index's
+ * order (forwards or backwards on `(tenant_id, sim_left_mb, id)`), then those without one by id — two index
+ * walks of at most `offset + size` rows each, where one ORDER BY with `nulls last` both ways would need two
+ * indexes (or a sort of the whole tenant). The same rows in the same order as `ORDER_SQL.dataLeft`.
+ */
+async function dataLeftPage<QB extends SelectQueryBuilder<any, 'devices', any>>(
+  qb: QB,
+  dir: 'asc' | 'desc',
+  offset: number,
+  size: number,
+): Promise<Array<{ id: number }>> {
+  const n = offset + size;
+  const [valued, empty] = await Promise.all([
+    qb
+      .select('devices.id')
+      .where('devices.sim_left_mb', 'is not', null)
+      .orderBy('devices.sim_left_mb', dir)
+      .orderBy('devices.id', dir)
+      .limit(n)
+      .execute() as Promise<Array<{ id: number }>>,
+    qb
+      .select('devices.id')
+      .where('devices.sim_left_mb', 'is', null)
+      .orderBy('devices.id', dir)
+      .limit(n)
+      .execute() as Promise<Array<{ id: number }>>,
+  ]);
+  return [...valued, ...empty].slice(offset, n);
+}
+
 /** Customers' devices (DESIGN §4): binding, editing, the fleet list, detail, telemetry and map data. */
 export class DeviceService {
   /** `tasks` tells open consoles about the tasks an unbinding cancels (absent in tools that only read). */
@@ -191,15 +221,16 @@ export class DeviceService {
     };
     // First the page's ids, ordered and filtered on the devices table alone (an index walk for the default, sn
     // and lastSeen orders), then the 20 rows with their model, group and SIM: joins never run over a whole fleet.
+    const dir = q.order === 'desc' ? 'desc' : 'asc';
+    const offset = (q.pageNo - 1) * q.pageSize;
     let ids = filter(scopedDevices(user.scope, access)).select('devices.id');
     ids = q.sort
-      ? ids.orderBy(ORDER_SQL[q.sort](q.order === 'desc' ? 'desc' : 'asc'))
+      ? ids.orderBy(ORDER_SQL[q.sort](dir))
       : ids.orderBy('devices.bound_at', 'desc').orderBy('devices.id', 'desc');
     const [page, total] = await Promise.all([
-      ids
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
+      q.sort === 'dataLeft'
+        ? dataLeftPage(filter(scopedDevices(user.scope, access)), dir, offset, q.pageSize)
+        : ids.limit(q.pageSize).offset(offset).execute(),
       filter(scopedDevices(user.scope, access))
         .select(sql<number>`count(*)`.as('n'))
         .executeTakeFirstOrThrow(),

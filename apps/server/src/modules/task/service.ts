@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import {
   COMMAND_EXPIRE_DEFAULT_S,
   OPEN_TASK_STATES,
@@ -83,6 +83,9 @@ export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reas
  * UPDATE (`… WHERE state IN (…)`), so a duplicate or late message cannot move a task backwards, and every
  * sweep is safe to run on N nodes at once.
  */
+/** A one-row FROM item that turns `synchronous_commit` off for the statement's own (implicit) transaction. */
+const NO_FLUSH_WAIT = sql`(select set_config('synchronous_commit', 'off', true)) as no_flush_wait`;
+
 /** A task of a device inside `devices` (the caller's data scope; none: every device of the tenant). */
 const taskInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
   devices
@@ -177,7 +180,7 @@ export class TaskService {
       .execute();
     if (found.length !== body.deviceIds.length) throw notFound('device');
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
-    const { batchId, tasks } = await u.scope.transaction(async (tx) => {
+    const { batchId, tasks, sent } = await u.scope.transaction(async (tx) => {
       const batch =
         body.deviceIds.length > 1
           ? await tx
@@ -213,13 +216,18 @@ export class TaskService {
         result: 'ok',
         changes: changedFields({}, { type: body.type, deviceIds: body.deviceIds, expireAt: expireAt.toISOString() }),
       });
-      return { batchId: batch?.id ?? null, tasks: rows };
+      // marked sent in the same commit (issue 17: one commit where there were two): a node that dies before the
+      // publish leaves a `sent` task, which the ack time-out sends again
+      const sent = await this.markSent(
+        tx.db,
+        rows.map((r) => r.id),
+      );
+      return { batchId: batch?.id ?? null, tasks: rows, sent };
     });
     for (const t of tasks) this.emit(t);
+    await this.send(sent);
     const byDevice = new Map(tasks.map((t) => [t.device_id, t.id]));
-    const taskIds = body.deviceIds.map((d) => byDevice.get(d)!);
-    await this.dispatch(taskIds);
-    return { batchId, taskIds };
+    return { batchId, taskIds: body.deviceIds.map((d) => byDevice.get(d)!) };
   }
 
   /** `devices`: the caller's data scope (issue 12): tasks of devices outside it are not listed. */
@@ -383,13 +391,18 @@ export class TaskService {
   /** Sends the given tasks to those of their devices that are online now. */
   async dispatch(taskIds: string[]): Promise<void> {
     if (!taskIds.length) return;
+    await this.send(await this.markSent(this.db, taskIds));
+  }
+
+  /** Marks the given tasks of online devices sent (in `db`: the caller's transaction or the pool); answers them. */
+  private async markSent(db: Kysely<Database>, taskIds: string[]): Promise<SentRow[]> {
     const { rows } = await sql<SentRow>`
       UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
       FROM devices d
       WHERE t.id = ANY(${ids(taskIds)}) AND d.id = t.device_id AND d.status = 'online'
         AND t.state IN ('queued', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
-      RETURNING t.*, d.sn`.execute(this.db);
-    await this.send(rows);
+      RETURNING t.*, d.sn`.execute(db);
+    return rows;
   }
 
   /**
@@ -418,12 +431,19 @@ export class TaskService {
     return all.length;
   }
 
+  /**
+   * An acknowledgement and a progress report are committed without waiting for the disk (`synchronous_commit` off
+   * for their own statement; issue 17: two of the round trip's four flushes): what a PostgreSQL crash forgets of
+   * them leaves the task `sent` or at an older progress, which the ack time-out and the hello send again, and the
+   * device acknowledges and reports again. The result waits for the disk, and its flush carries these with it.
+   */
   async onAck(deviceId: number, m: AckMsg): Promise<void> {
     const { rows } = m.ok
       ? await sql<TaskRow>`
           UPDATE device_tasks SET state = 'delivered', delivered_at = now(), updated_at = now()
+          FROM ${NO_FLUSH_WAIT}
           WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout')
-          RETURNING *`.execute(this.db)
+          RETURNING device_tasks.*`.execute(this.db)
       : await sql<TaskRow>`
           UPDATE device_tasks SET state = 'failed', error = ${m.error || 'refused by the device'}, finished_at = now(), updated_at = now()
           WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered')
@@ -435,10 +455,11 @@ export class TaskService {
     const { rows } = await sql<TaskRow>`
       UPDATE device_tasks SET state = 'running', progress = ${m.progress}, stage = coalesce(${m.stage ?? null}::text, stage),
         started_at = coalesce(started_at, now()), delivered_at = coalesce(delivered_at, now()), updated_at = now()
+      FROM ${NO_FLUSH_WAIT}
       WHERE id = ${m.id} AND device_id = ${deviceId}
         AND (state IN ('sent', 'timeout', 'delivered')
           OR (state = 'running' AND (progress < ${m.progress} OR stage IS DISTINCT FROM coalesce(${m.stage ?? null}::text, stage))))
-      RETURNING *`.execute(this.db);
+      RETURNING device_tasks.*`.execute(this.db);
     rows.forEach((r) => this.emit(r));
   }
 
