@@ -67,7 +67,9 @@ export async function startScaleDatabase(prefix: string): Promise<ScaleDatabase>
   await admin.connect();
   await admin.query('CREATE DATABASE bench');
   await admin.end();
-  const url = embedded.url.replace(/\/postgres$/, '/bench');
+  const benchUrl = new URL(embedded.url);
+  benchUrl.pathname = '/bench';
+  const url = benchUrl.toString();
   const db = createDb(url, 10);
   let app: FastifyInstance | undefined;
   const close = async () => {
