@@ -111,6 +111,28 @@ describe('the daily usage roll-up', () => {
     expect(item.reportedAt).toBeTruthy();
   });
 
+  it('never waits for a device row another transaction holds: its last-seen time goes with the next flush', async () => {
+    const [x, y] = await bound(c.token, 2);
+    const seen = async (id: number) =>
+      (await h.db.selectFrom('devices').select('last_seen_at').where('id', '=', id).executeTakeFirstOrThrow())
+        .last_seen_at;
+    const before = { x: await seen(x.id), y: await seen(y.id) };
+    presence.touch(x.id);
+    presence.touch(y.id);
+    // x's row is held (as the SIM roll-up's trigger holds the devices naming a card while it writes them)
+    await h.db.transaction().execute(async (trx) => {
+      await sql`SELECT 1 FROM devices WHERE id = ${x.id} FOR UPDATE`.execute(trx);
+      const started = Date.now();
+      await presence.flush();
+      expect(Date.now() - started).toBeLessThan(1000); // not waited for
+    });
+    expect(await seen(y.id)).not.toEqual(before.y);
+    expect(await seen(x.id)).toEqual(before.x);
+    // released: the next flush writes it
+    await presence.flush();
+    expect(await seen(x.id)).not.toEqual(before.x);
+  });
+
   it('rolls up the reports of a flush interval in one write, counting every growth and a new period in between', async () => {
     const [x, y] = await bound(c.token, 2);
     for (const [dev, base] of [

@@ -100,10 +100,19 @@ export class Presence {
     if (!this.touched.size) return [];
     const ids = [...this.touched];
     this.touched.clear();
-    const { rows } = await sql<{ id: number }>`
-      WITH u AS (UPDATE devices SET last_seen_at = now() WHERE id = ANY(${ids}::bigint[]) RETURNING id, status)
-      SELECT id FROM u WHERE status = 'offline'`.execute(this.db);
-    return rows.map((r) => r.id);
+    // a row another transaction holds is left for the next flush rather than waited for: the SIM roll-up's trigger
+    // (0037) writes the devices naming a card, so waiting here could close a deadlock with it, and presence never
+    // waits for the counters
+    const { rows } = await sql<{ id: number; state: 'offline' | 'online' | 'held' }>`
+      WITH l AS (SELECT id FROM devices WHERE id = ANY(${ids}::bigint[]) FOR NO KEY UPDATE SKIP LOCKED),
+      u AS (UPDATE devices d SET last_seen_at = now() FROM l WHERE d.id = l.id RETURNING d.id, d.status)
+      SELECT id, CASE WHEN status = 'offline' THEN 'offline' ELSE 'online' END AS state FROM u
+      UNION ALL
+      SELECT d.id, 'held' FROM devices d WHERE d.id = ANY(${ids}::bigint[]) AND d.id NOT IN (SELECT id FROM l)`.execute(
+      this.db,
+    );
+    for (const r of rows) if (r.state === 'held') this.touched.add(Number(r.id));
+    return rows.filter((r) => r.state === 'offline').map((r) => r.id);
   }
 
   /** Reports waiting for the next flush (the bench and tests read it). */
