@@ -1,11 +1,11 @@
 import { Socket } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import send from '@fastify/send';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { DEVICE_DOWNLOAD_TTL_MAX_S } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import { PRESIGNED_TTL_S, type ObjectStorage } from '../../lib/storage.ts';
+import type { ObjectStorage } from '../../lib/storage.ts';
+import { sendDeviceObject } from '../../lib/storage/device-object.ts';
 import { AppError } from '../../plugins/errors.ts';
 
 const PURPOSE = 'device-download';
@@ -58,44 +58,13 @@ export const deviceDownloadRoutes: FastifyPluginAsyncZod<{ db: Db; storage: Obje
           AND t.type IN ('upgrade', 'install_app', 'deploy_model')`.execute(db);
       const row = rows[0];
       if (!row) throw new AppError(404, 'upload.objectMissing');
-      // S3 (issue 17): a short presigned link to the bucket, the bytes never pass through a node; the device follows
-      // the redirect with its Range header, and comes back here to resume (the task is checked again)
-      const link = await storage.presignedGet(row.object_key, {
-        ttl: PRESIGNED_TTL_S,
-        contentType: 'application/octet-stream',
-        cacheControl: 'private, no-store',
+      return sendDeviceObject(req, reply, storage, { key: row.object_key, sha256: row.sha256 }, (r) => {
+        const socket = r.raw.socket;
+        if (socket instanceof Socket && !downloading.has(socket)) {
+          downloading.add(socket);
+          socket.once('close', () => downloading.delete(socket));
+        }
       });
-      if (link)
-        return reply
-          .header('x-content-sha256', row.sha256)
-          .header('cache-control', 'private, no-store')
-          .redirect(link, 302);
-      const file = storage.localPathOf(row.object_key)!;
-      const out = await send(
-        req.raw,
-        encodeURIComponent(file.slice(storage.localRoot!.length + 1)).replace(/%2F/g, '/'),
-        {
-          root: storage.localRoot!,
-          dotfiles: 'deny',
-          cacheControl: false,
-          contentType: false,
-        },
-      );
-      if (out.type === 'error') {
-        const status = (out.metadata as { error?: { status?: number } }).error?.status ?? 500;
-        throw new AppError(status === 416 ? 416 : 404, status === 416 ? 'upload.badRange' : 'upload.objectMissing');
-      }
-      const socket = req.raw.socket;
-      if (socket instanceof Socket && !downloading.has(socket)) {
-        downloading.add(socket);
-        socket.once('close', () => downloading.delete(socket));
-      }
-      reply.code(out.statusCode).headers(out.headers);
-      reply
-        .header('content-type', 'application/octet-stream')
-        .header('x-content-sha256', row.sha256)
-        .header('cache-control', 'private, no-store');
-      return reply.send(out.stream);
     },
   );
 };

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import send from '@fastify/send';
 import { z } from 'zod';
 import { DEVICE_DOWNLOAD_TTL_MAX_S } from '@cpc/contracts';
-import { PRESIGNED_TTL_S, type ObjectStorage } from '../../lib/storage.ts';
+import type { ObjectStorage } from '../../lib/storage.ts';
+import { sendDeviceObject } from '../../lib/storage/device-object.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { SystemCustomService } from './service.ts';
 
@@ -49,33 +49,7 @@ export const profileMediaRoutes: FastifyPluginAsyncZod<{
         throw new AppError(403, 'upload.linkInvalid');
       const m = await custom.mediaOfTask(taskId, part);
       if (!m) throw new AppError(404, 'upload.objectMissing');
-      // S3 (issue 17): a short presigned link to the bucket, as for packages
-      const link = await storage.presignedGet(m.key, {
-        ttl: PRESIGNED_TTL_S,
-        contentType: 'application/octet-stream',
-        cacheControl: 'private, no-store',
-      });
-      if (link)
-        return reply
-          .header('x-content-sha256', m.sha256)
-          .header('cache-control', 'private, no-store')
-          .redirect(link, 302);
-      const file = storage.localPathOf(m.key)!;
-      const out = await send(
-        req.raw,
-        encodeURIComponent(file.slice(storage.localRoot!.length + 1)).replace(/%2F/g, '/'),
-        { root: storage.localRoot!, dotfiles: 'deny', cacheControl: false, contentType: false },
-      );
-      if (out.type === 'error') {
-        const status = (out.metadata as { error?: { status?: number } }).error?.status ?? 500;
-        throw new AppError(status === 416 ? 416 : 404, status === 416 ? 'upload.badRange' : 'upload.objectMissing');
-      }
-      reply.code(out.statusCode).headers(out.headers);
-      reply
-        .header('content-type', 'application/octet-stream')
-        .header('x-content-sha256', m.sha256)
-        .header('cache-control', 'private, no-store');
-      return reply.send(out.stream);
+      return sendDeviceObject(req, reply, storage, { key: m.key, sha256: m.sha256 });
     },
   );
 };
