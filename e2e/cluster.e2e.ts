@@ -17,6 +17,7 @@ import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { startMosquitto, type Mosquitto } from '../apps/server/test/mosquitto.ts';
 import { signedFetch, type OpenKey } from '../apps/server/test/open-client.ts';
+import { waitUntil } from '../apps/server/test/wait.ts';
 import { launch, newPage } from './browser.ts';
 import { expectHash } from './flows.ts';
 import { startNginx, startNode, stopNode, type Nginx, type NodeProcess } from './cluster-setup.ts';
@@ -85,21 +86,6 @@ afterAll(async () => {
   await s3?.close().catch(() => {});
   fs.rmSync(root, { recursive: true, force: true });
 }, 60_000);
-
-async function waitUntil<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** An upload through the proxy, as the console makes one: an upload token, then the file. */
 async function uploadThrough(base: string, token: string, name: string, bytes: Buffer) {
@@ -338,7 +324,11 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
           .where('status', '=', 'online')
           .executeTakeFirstOrThrow()
       ).n;
-    await waitUntil('the powered devices online', async () => Number(await onlineCount()) === DEVICES - late.length);
+    await waitUntil(
+      'the powered devices online',
+      async () => Number(await onlineCount()) === DEVICES - late.length,
+      30_000,
+    );
     lap(`${DEVICES - late.length} devices online, ${late.length} off`);
 
     // --- the console, signed in through the proxy, on the live device list
@@ -380,7 +370,7 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
       page,
       watched.map((s) => s.sn),
     );
-    await waitUntil('the event stream node named', () => streamNode);
+    await waitUntil('the event stream node named', () => streamNode, 30_000);
     const victim = nodes.find((n) => streamNode === `127.0.0.1:${n.port}`);
     expect(victim, `the event stream is on ${streamNode}`).toBeDefined();
     lap(`console on the live list, its event stream on ${victim!.name}`);
@@ -532,7 +522,7 @@ describe('three nodes behind nginx, one killed with SIGKILL', () => {
     }
 
     // --- the devices: all that are powered are online (through the broker), the dead node was no device's link
-    await waitUntil('every powered device online', async () => Number(await onlineCount()) === DEVICES - 1);
+    await waitUntil('every powered device online', async () => Number(await onlineCount()) === DEVICES - 1, 30_000);
     expect(fleet.stats().online).toBe(DEVICES - 1);
     for (const n of nodes.filter((n) => n !== victim)) expect(n.alive(), `${n.name}: ${n.stderr()}`).toBe(true);
     expect(errors).toEqual([]);

@@ -6,25 +6,9 @@ import { hashPassword } from '../src/lib/password.ts';
 import { bindInDb, registerInDb } from '../../device-sim/src/register-db.ts';
 import type { DeviceSpec } from '../../device-sim/src/specs.ts';
 
-/** Polls until `fn` answers something truthy; fails with `what` after the timeout. */
-export async function waitUntil<T>(
-  what: string,
-  fn: () => Promise<T> | T,
-  timeoutMs = 20_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { waitUntil } from './wait.ts';
+
+export { waitUntil };
 
 export interface Customer {
   username: string;
