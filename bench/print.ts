@@ -356,11 +356,19 @@ async function main(): Promise<void> {
       return { commits, walSyncs, server: cpuSeconds(pid), postgres: pg.read(), bench: ownCpu() };
     };
     type Counters = Awaited<ReturnType<typeof counters>>;
-    const costOf = (a: Counters, b: Counters, jobs: number, seconds: number) => {
+    /** What the online fleet costs a second with no job at all (heartbeats, sweeps, flushes), for `costOf`. */
+    type Idle = { commits: number; walSyncs: number; postgres: number; server: number };
+    const costOf = (a: Counters, b: Counters, jobs: number, seconds: number, idle?: Idle) => {
       const per = (k: 'server' | 'postgres' | 'bench') => ms(((b[k] - a[k]) * 1000) / Math.max(1, jobs));
-      return (
+      const line =
         `CPU per job: server ${per('server')}, PostgreSQL ${per('postgres')}, this process ${per('bench')}; per job ${((b.commits - a.commits) / Math.max(1, jobs)).toFixed(1)} ` +
-        `commits, ${((b.walSyncs - a.walSyncs) / Math.max(1, jobs)).toFixed(2)} WAL fsyncs; server at ${(((b.server - a.server) / seconds) * 100).toFixed(0)} % of one core`
+        `commits, ${((b.walSyncs - a.walSyncs) / Math.max(1, jobs)).toFixed(2)} WAL fsyncs; server at ${(((b.server - a.server) / seconds) * 100).toFixed(0)} % of one core`;
+      if (!idle) return line;
+      // the same with the idle fleet's own rate over the phase's seconds taken out
+      const net = (k: keyof Idle) => (b[k] - a[k] - idle[k] * seconds) / Math.max(1, jobs);
+      return (
+        `${line}; net of the idle fleet: ${net('commits').toFixed(1)} commits, ${net('walSyncs').toFixed(2)} WAL fsyncs, ` +
+        `PostgreSQL ${ms(net('postgres') * 1000)}, server ${ms(net('server') * 1000)} per job`
       );
     };
     const pause = (msWait: number) => new Promise((r) => setTimeout(r, msWait));
@@ -434,7 +442,7 @@ async function main(): Promise<void> {
       });
       const ids = [...sentAt.keys()];
       const done = await allPrinted(prefix, ids, 300_000);
-      const cost = costOf(a, await counters(), done.recorded, (performance.now() - from) / 1000);
+      const cost = costOf(a, await counters(), done.recorded, (performance.now() - from) / 1000, idle);
       const toPrinted = ids.filter((id) => printedAt.has(id)).map((id) => printedAt.get(id)! - sentAt.get(id)!);
       const { rows } = await sql<{ ms: number }>`
         SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM print_jobs WHERE origin_id LIKE ${`${prefix}%`} AND state = 'printed'`.execute(
@@ -452,6 +460,18 @@ async function main(): Promise<void> {
         asked: ids.length,
         cost,
       };
+    };
+    // the online fleet's own cost with no job, for the steady phases' figures net of it
+    const i0 = await counters();
+    const idleFrom = performance.now();
+    await pause(5000);
+    const i1 = await counters();
+    const idleS = (performance.now() - idleFrom) / 1000;
+    const idle = {
+      commits: (i1.commits - i0.commits) / idleS,
+      walSyncs: (i1.walSyncs - i0.walSyncs) / idleS,
+      postgres: (i1.postgres - i0.postgres) / idleS,
+      server: (i1.server - i0.server) / idleS,
     };
     const lowRate = Math.max(5, Math.round((burst.recorded / burstS) * 0.4));
     const low = await steadyAt(lowRate, 'low-');
@@ -527,6 +547,10 @@ async function main(): Promise<void> {
     log(`- submits with printers online, to \`printed\` recorded: ${burstCost}`);
     log(`- steady ${low.rate}/s: ${low.cost}`);
     log(`- steady ${high.rate}/s: ${high.cost}`);
+    log(
+      `- the online fleet with no job (5 s before the steady phases): ${idle.commits.toFixed(0)} commits/s, ` +
+        `${idle.walSyncs.toFixed(1)} WAL fsyncs/s, PostgreSQL ${ms(idle.postgres * 1000)} and server ${ms(idle.server * 1000)} of CPU a second`,
+    );
     log(
       `job states at the end: ${states.map((s) => `${s.state} ${s.n}`).join(', ')}; print messages that arrived again and ` +
         `were answered without printing: ${repeats}; jobs printed twice: ${printedTwice}`,

@@ -33,6 +33,7 @@ import * as m0032 from './migrations/0032-push.ts';
 import * as m0033 from './migrations/0033-sim-query.ts';
 import * as m0035 from './migrations/0035-payload-replays.ts';
 import * as m0037 from './migrations/0037-device-list-keys.ts';
+import * as m0038 from './migrations/0038-print-sweep-keys.ts';
 
 export type Db = Kysely<Database>;
 
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0033-sim-query': m0033,
   '0035-payload-replays': m0035,
   '0037-device-list-keys': m0037,
+  '0038-print-sweep-keys': m0038,
 };
 
 export function createDb(url: string, max = 20): Db {

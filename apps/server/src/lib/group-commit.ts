@@ -3,6 +3,10 @@
  * written together by one `flush`, in one transaction, and each caller's promise settles only after that
  * transaction committed — so "answered" still means "stored", with one commit shared by the group.
  *
+ * An entry nobody waits on (`urgent` says false: written without waiting for the disk) may wait longer, up to
+ * `lazyWindowMs`, so that such entries arriving one by one still share a commit; an urgent entry arriving meanwhile
+ * takes the group with it after its own `windowMs`.
+ *
  * `flush` gets the group in arrival order and returns one outcome per entry (a value, or an Error for that entry
  * alone). If it throws, the group is split: every entry is written alone through `single`, so one bad entry
  * never fails the others.
@@ -10,6 +14,8 @@
 export class GroupCommit<In, Out> {
   private queue: { input: In; resolve: (v: Out) => void; reject: (e: unknown) => void }[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** When the pending timer fires (ms since the epoch). */
+  private deadline = 0;
   private running: Promise<void> | null = null;
   /** Groups written and entries in them (for the benchmarks' and tests' eyes). */
   readonly stats = { groups: 0, entries: 0, split: 0 };
@@ -22,6 +28,10 @@ export class GroupCommit<In, Out> {
       windowMs: number;
       /** Largest group. */
       max: number;
+      /** How long a group of only non-urgent entries waits for company (default: `windowMs`). */
+      lazyWindowMs?: number;
+      /** Whether someone waits on the entry's commit (default: every entry is urgent). */
+      urgent?: (input: In) => boolean;
     },
   ) {}
 
@@ -29,29 +39,48 @@ export class GroupCommit<In, Out> {
   add(input: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.queue.push({ input, resolve, reject });
-      this.schedule();
+      this.schedule(this.isUrgent(input) ? this.opts.windowMs : this.lazyMs);
     });
   }
 
   /** Writes whatever is queued and waits for it (on close). */
   async drain(): Promise<void> {
     while (this.running || this.queue.length) {
-      if (this.timer) {
-        clearTimeout(this.timer);
-        this.timer = null;
-      }
+      this.clearTimer();
       if (!this.running) this.start();
       await this.running;
     }
   }
 
-  private schedule(): void {
-    if (this.running || this.timer) return;
-    if (this.queue.length >= this.opts.max) return this.start();
+  private get lazyMs(): number {
+    return this.opts.lazyWindowMs ?? this.opts.windowMs;
+  }
+
+  private isUrgent(input: In): boolean {
+    return this.opts.urgent ? this.opts.urgent(input) : true;
+  }
+
+  /** Starts the group within `waitMs`, or sooner if it is due sooner already. */
+  private schedule(waitMs: number): void {
+    if (this.running) return;
+    if (this.queue.length >= this.opts.max) {
+      this.clearTimer();
+      return this.start();
+    }
+    const at = Date.now() + waitMs;
+    if (this.timer && this.deadline <= at) return;
+    this.clearTimer();
+    this.deadline = at;
     this.timer = setTimeout(() => {
       this.timer = null;
       if (!this.running) this.start();
-    }, this.opts.windowMs);
+    }, waitMs);
+  }
+
+  private clearTimer(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
   }
 
   private start(): void {
@@ -59,8 +88,10 @@ export class GroupCommit<In, Out> {
     if (!group.length) return;
     this.running = this.write(group).finally(() => {
       this.running = null;
-      // what arrived meanwhile goes at once: it has waited for a whole commit already
-      if (this.queue.length) this.start();
+      if (!this.queue.length) return;
+      // what arrived meanwhile and is waited on goes at once: it has waited for a whole commit already
+      if (this.queue.some((q) => this.isUrgent(q.input))) this.start();
+      else this.schedule(this.lazyMs);
     });
   }
 

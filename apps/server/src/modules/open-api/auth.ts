@@ -65,8 +65,14 @@ export interface OpenContext {
 /**
  * Columns a route adds to the signature's own round trip (the rate count and the nonce), read for the key
  * the call is signed with: a submit's originId and device look-ups ride along instead of costing their own.
+ * `select` is one fixed SQL select list over `lv`, the call's `values` as jsonb: a group of calls runs it once
+ * per call in one statement whose text (and plan) does not depend on the group's size.
  */
-export type OpenLookups = (req: FastifyRequest, key: { id: number; tenantId: number }) => RawBuilder<unknown> | null;
+export interface OpenLookups {
+  /** The call's values for `select` (null: nothing to look up, e.g. a body the schema will refuse). */
+  values: (req: FastifyRequest, key: { id: number; tenantId: number }) => Record<string, string | number> | null;
+  select: RawBuilder<unknown>;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -106,7 +112,7 @@ interface Count {
   nonce: string;
   expiresAt: Date;
   limit: number;
-  extra: RawBuilder<unknown> | null;
+  lookup: { def: OpenLookups; values: Record<string, string | number> } | null;
 }
 /** What the statement answers a call: its place in the window's count, a new nonce, the key's row, the look-ups. */
 type Counted = { hits: number; fresh: boolean; key: KeyRow | null } & Record<string, unknown>;
@@ -172,9 +178,8 @@ export class OpenAuth {
       )
       SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh,
         (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ${c.keyId}) k) AS key
-        ${c.extra ? sql`, ${c.extra}` : sql``}${async ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``} FROM r`.execute(
-      this.db,
-    );
+        ${c.lookup ? sql`, ${c.lookup.def.select}` : sql``}${async ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``}
+      FROM r${c.lookup ? sql`, (SELECT ${JSON.stringify(c.lookup.values)}::jsonb AS lv) lvs` : sql``}`.execute(this.db);
     return rows[0];
   }
 
@@ -184,6 +189,8 @@ export class OpenAuth {
    * sent twice in the group fresh only for the first; committed asynchronously (the calls' writes follow).
    */
   private async countGroup(cs: Count[]): Promise<Counted[]> {
+    // the distinct look-ups of the group (in practice one: the submit's), each a lateral select over its calls
+    const defs = [...new Set(cs.flatMap((c) => (c.lookup ? [c.lookup.def] : [])))];
     const data = JSON.stringify(
       cs.map((c, i) => ({
         i,
@@ -192,15 +199,14 @@ export class OpenAuth {
         nonce: c.nonce,
         expires_at: c.expiresAt.toISOString(),
         lim: c.limit,
+        lk: c.lookup ? defs.indexOf(c.lookup.def) : null,
+        lv: c.lookup?.values ?? null,
       })),
-    );
-    const lookups = cs.flatMap((c, i) =>
-      c.extra ? [sql`(${i}::int, (SELECT to_jsonb(l) FROM (SELECT ${c.extra}) l))`] : [],
     );
     const { rows } = await sql<{ i: number; hits: number; fresh: boolean; key: KeyRow | null; extra: unknown }>`
       WITH b AS (
         SELECT * FROM jsonb_to_recordset(${data}::jsonb)
-          AS b(i int, key_id bigint, window_s bigint, nonce text, expires_at timestamptz, lim int)
+          AS b(i int, key_id bigint, window_s bigint, nonce text, expires_at timestamptz, lim int, lk int, lv jsonb)
       ), c AS (
         SELECT key_id, window_s, count(*)::int AS n FROM b GROUP BY key_id, window_s
       ), r AS (
@@ -216,13 +222,19 @@ export class OpenAuth {
         INSERT INTO open_nonces (app_key_id, nonce, expires_at) SELECT key_id, nonce, expires_at FROM firsts
         ON CONFLICT DO NOTHING
         RETURNING app_key_id, nonce
-      )${lookups.length ? sql`, lk (i, extra) AS (VALUES ${sql.join(lookups)})` : sql``}
+      )
       SELECT ranked.i, ranked.hits,
         EXISTS (SELECT 1 FROM n JOIN firsts f ON f.key_id = n.app_key_id AND f.nonce = n.nonce WHERE f.i = ranked.i) AS fresh,
         (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ranked.key_id) k) AS key,
-        ${lookups.length ? sql`lk.extra` : sql`NULL::jsonb`} AS extra,
+        ${defs.length ? sql`coalesce(${sql.join(defs.map((_, k) => sql.ref(`lk${k}.extra`)))})` : sql`NULL::jsonb`} AS extra,
         set_config('synchronous_commit', 'off', true) AS _
-      FROM ranked ${lookups.length ? sql`LEFT JOIN lk ON lk.i = ranked.i` : sql``}`.execute(this.db);
+      FROM ranked ${sql.join(
+        defs.map(
+          (d, k) =>
+            sql`LEFT JOIN LATERAL (SELECT to_jsonb(l) AS extra FROM (SELECT ${d.select} FROM (SELECT ranked.lv) lvs) l WHERE ranked.lk = ${k}) ${sql.ref(`lk${k}`)} ON true`,
+        ),
+        sql` `,
+      )}`.execute(this.db);
     const out: Counted[] = new Array<Counted>(cs.length);
     for (const r of rows) {
       const extra = (r.extra ?? {}) as Record<string, unknown>;
@@ -382,8 +394,9 @@ export class OpenAuth {
     const limit = c.key.rate_limit ?? this.opts.rateLimit;
     const windowS = Math.floor(Date.now() / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
     const expiresAt = new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
-    const extra = opts.lookups?.(req, { id: c.key.id, tenantId: c.key.tenant_id }) ?? null;
-    const count: Count = { keyId: c.key.id, windowS, nonce: c.nonce, expiresAt, limit, extra };
+    const values = opts.lookups?.values(req, { id: c.key.id, tenantId: c.key.tenant_id }) ?? null;
+    const lookup = opts.lookups && values ? { def: opts.lookups, values } : null;
+    const count: Count = { keyId: c.key.id, windowS, nonce: c.nonce, expiresAt, limit, lookup };
     // a submit's commit is grouped with those of other submits (its own job's commit makes it durable)
     const row = opts.deferNonceDurability ? await this.counts.add(count) : await this.countOne(count, false);
     const rows = [row];
@@ -412,7 +425,7 @@ export class OpenAuth {
     }
     if (!fresh) throw refuse('nonce_reused', 'open.nonceReused', null);
     if (opts.deferNonceDurability) ctx.nonceToPersist = { keyId: c.key.id, nonce: c.nonce, expiresAt };
-    ctx.lookups = extra ? rows[0] : null;
+    ctx.lookups = lookup ? rows[0] : null;
     ctx.authenticated = true;
   }
 

@@ -139,7 +139,10 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
     {
       config: {
         nonceDurableWithWrite: true,
-        openLookups: (req, key) => (lookupable(req.body) ? prints.submitLookups(key, req.body) : null),
+        openLookups: {
+          values: (req, key) => (lookupable(req.body) ? prints.submitLookups.values(req.body, key) : null),
+          select: prints.submitLookups.select,
+        },
       },
       schema: {
         tags,

@@ -40,6 +40,11 @@ export interface PrintOptions {
    */
   deviceWindowMs?: number;
   /**
+   * How long positive acks and progress, which nobody waits on, wait for others (ms; default 50): a printer's
+   * `delivered` and `printing` show up to this much later, and printers reporting one by one share commits.
+   */
+  deviceLazyWindowMs?: number;
+  /**
    * A job an online printer took (delivered, printing) without a word since for this long is sent again: the
    * printer reports its result again (a result lost with a server node that died holding it) and never prints
    * it twice. Default 60.
@@ -182,6 +187,9 @@ export class PrintService {
     });
     this.reports = new GroupCommit({
       windowMs: opts.deviceWindowMs ?? 5,
+      // positive acks and progress: nobody waits on them, so they wait longer for company
+      lazyWindowMs: opts.deviceLazyWindowMs ?? 50,
+      urgent: (r) => r.kind === 'result' || (r.kind === 'ack' && !r.msg.ok),
       max: GROUP_MAX,
       single: (r) => this.writeReports([r]),
       flush: async (rs) => {
@@ -378,25 +386,29 @@ export class PrintService {
 
   /**
    * What a submit needs to know before it prepares the content — an earlier job of the same originId and the
-   * device (kind, paper width) — read in the signature check's round trip rather than in two of its own. The
-   * body is not validated yet: anything that is not as the schema wants is left to the submit itself.
+   * device (kind, paper width) — read in the signature check's round trip rather than in two of its own, for a
+   * group of submits by one fixed select. The body is not validated yet: anything that is not as the schema
+   * wants is left to the submit itself.
    */
-  submitLookups(key: PrintKey, body: unknown) {
-    const b = body as { originId?: unknown; deviceSn?: unknown } | null;
-    if (
-      !b ||
-      typeof b.originId !== 'string' ||
-      typeof b.deviceSn !== 'string' ||
-      b.originId.length > 64 ||
-      b.deviceSn.length > 64
-    )
-      return null;
-    return sql`${b.originId}::text AS origin_id, ${b.deviceSn.toLowerCase()}::text AS device_sn,
-      (SELECT j.id FROM print_jobs j WHERE j.app_key_id = ${key.id} AND j.origin_id = ${b.originId}) AS earlier_id,
+  readonly submitLookups = {
+    values: (body: unknown, key: PrintKey): Record<string, string | number> | null => {
+      const b = body as { originId?: unknown; deviceSn?: unknown } | null;
+      if (
+        !b ||
+        typeof b.originId !== 'string' ||
+        typeof b.deviceSn !== 'string' ||
+        b.originId.length > 64 ||
+        b.deviceSn.length > 64
+      )
+        return null;
+      return { key_id: key.id, tenant_id: key.tenantId, origin_id: b.originId, device_sn: b.deviceSn.toLowerCase() };
+    },
+    select: sql`lv->>'origin_id' AS origin_id, lv->>'device_sn' AS device_sn,
+      (SELECT j.id FROM print_jobs j WHERE j.app_key_id = (lv->>'key_id')::bigint AND j.origin_id = lv->>'origin_id') AS earlier_id,
       (SELECT json_build_object('id', d.id, 'kind', m.kind, 'paper_width_mm', m.paper_width_mm)
         FROM devices d JOIN device_models m ON m.id = d.model_id
-        WHERE lower(d.sn) = ${b.deviceSn.toLowerCase()} AND d.tenant_id = ${key.tenantId}) AS device`;
-  }
+        WHERE lower(d.sn) = lv->>'device_sn' AND d.tenant_id = (lv->>'tenant_id')::bigint) AS device`,
+  };
 
   private async byOrigin(keyId: number, originId: string): Promise<JobRow | undefined> {
     const { rows } = await sql<JobRow>`
