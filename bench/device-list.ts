@@ -243,7 +243,8 @@ async function main() {
     const big: number[] = [];
     const slow: { name: string; ms: number; req: { url: string; token: string } }[] = [];
     for (const [name, q] of mixes) {
-      const reqs = Array.from({ length: Math.ceil(REQUESTS / 4) }, () => {
+      // as many calls as for random tenants: a p99 of 75 calls was its slowest call
+      const reqs = Array.from({ length: REQUESTS }, () => {
         const t = pick(bySize.slice(0, 10));
         return { url: listUrl(q(t.tenantId)), token: t.token };
       });

@@ -6,7 +6,10 @@
  * Each figure stands beside a reference measured in the same run: the server's RSS before the fleet, a bare
  * Aedes and a bare Mosquitto publish → deliver round trip, a bare Fastify route's latency.
  *
- *   node --import tsx bench/devices.ts [--devices 10000] [--ramp 250] [--heartbeat 30] [--commands 200] [--steady 60]
+ *   node --import tsx bench/devices.ts [--devices 10000] [--ramp 250] [--heartbeat 30] [--commands 200] [--steady 60] [--load 0]
+ *
+ * `--load N` runs N processes spinning on the CPU beside the whole run, references included: a loaded machine
+ * that anyone can reproduce.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -34,6 +37,7 @@ const { values: args } = parseArgs({
     heartbeat: { type: 'string', default: '30' },
     commands: { type: 'string', default: '200' },
     steady: { type: 'string', default: '60' },
+    load: { type: 'string', default: '0' },
   },
 });
 const log = (m: string) => process.stdout.write(`${m}\n`);
@@ -253,7 +257,14 @@ async function main(): Promise<void> {
     `device gateway benchmark: ${N} devices, ramp ${RAMP}/s, heartbeat ${HEARTBEAT} s, ${COMMANDS} commands; ${os.cpus().length} CPUs, ${mb(os.totalmem() / 1024)} RAM, Node ${process.version}`,
   );
 
-  // References first, on a quiet machine
+  // the loaded machine, if asked for: busy loops at normal priority for the whole run
+  const burners = Array.from({ length: Number(args.load) }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  if (burners.length) log(`${burners.length} processes spinning on the CPU beside the whole run (--load)`);
+  process.once('exit', () => burners.forEach((b) => b.kill('SIGKILL')));
+
+  // References first (beside the --load processes, if any)
   const loadAtStart = os.loadavg()[0];
   log('references …');
   const refFastify = await bareFastify(1000);
@@ -475,7 +486,8 @@ async function main(): Promise<void> {
         `${refAedes.throughput.toFixed(0)}/s${refMosquitto ? `, bare Mosquitto ${refMosquitto.throughput.toFixed(0)}/s` : ''} |`,
     );
     log(
-      `| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs | – |`,
+      `| machine load (1 min) | ${os.loadavg()[0].toFixed(1)} at the end (${loadAtStart.toFixed(1)} at the start) on ${os.cpus().length} CPUs` +
+        `${burners.length ? `, ${burners.length} spinning processes beside the run` : ''} | – |`,
     );
     log(
       `| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes ` +

@@ -10,7 +10,7 @@ import {
   RATE_LIMITED_REASON,
   type OpenAuthReason,
 } from '@cpc/contracts/open-api';
-import type { Db } from '../../db/database.ts';
+import { PREPARED, type Db } from '../../db/database.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { MessageKey, ParamsArg } from '@cpc/contracts/messages';
 import { GroupCommit } from '../../lib/group-commit.ts';
@@ -165,7 +165,7 @@ export class OpenAuth {
 
   /** One call's rate count and nonce (and the route's look-ups, the key's row) in one statement. */
   private async countOne(c: Count, async: boolean): Promise<Counted> {
-    const { rows } = await sql<Counted>`
+    const { rows } = await sql<Counted>`${PREPARED}
       WITH r AS (
         INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.keyId}, ${c.windowS}, 1)
         ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + 1

@@ -11,7 +11,7 @@ import {
 } from '@cpc/contracts/open-api';
 import type { Paged } from '@cpc/contracts';
 import type { AckMsg, PrintMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
-import type { Db } from '../../db/database.ts';
+import { PREPARED, type Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { PreparedContent, PrintContent } from './content.ts';
 import { GroupCommit } from '../../lib/group-commit.ts';
@@ -702,7 +702,7 @@ export class PrintService {
     /** Inside a transaction: the new deliveries are collected here and handed to the sender after its commit. */
     after?: string[],
   ): Promise<T[]> {
-    const { rows } = await sql<T & { delivery_id: string | null; changed: boolean }>`
+    const { rows } = await sql<T & { delivery_id: string | null; changed: boolean }>`${PREPARED}
       WITH u AS (${change}),
       w AS (
         INSERT INTO webhook_deliveries (tenant_id, app_key_id, job_id, job_state, job_error)
