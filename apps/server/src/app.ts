@@ -182,6 +182,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     ackTimeoutS: config.TASK_ACK_TIMEOUT_S,
     resultTimeoutS: config.TASK_RESULT_TIMEOUT_S,
     retryBackoffS: config.TASK_RETRY_BACKOFF_S,
+    onUnwaitedError: (err) => app.log.error({ err }, 'tasks: writing an acknowledgement or a progress report failed'),
   });
   // what tests and node-local tools reach through the app: the object storage and the device tasks
   app.decorate('storage', storage);

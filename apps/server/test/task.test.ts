@@ -294,8 +294,48 @@ describe('the state machine', () => {
     if (msg.kind === 'foreign-ack') await service.onAck(idOf(1), { id: row.id, ok: true });
     if (msg.kind === 'progress') await service.onProgress(deviceId, { id: row.id, progress: msg.progress });
     if (msg.kind === 'result') await service.onResult(deviceId, { id: row.id, ok: msg.ok });
+    // a positive ack and a progress report are written without a waiter (the device's next message goes on)
+    await service.settled();
     expect(await taskRow(h, row.id)).toMatchObject({ state: to, progress: progressAfter });
   });
+});
+
+it('handles a result while the ack and progress before it are still being written, and ends succeeded', async () => {
+  const service = new TaskService(
+    h.db,
+    { publish: () => {} },
+    { command: async () => {} },
+    { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 },
+  );
+  const deviceId = idOf(0);
+  const row = await h.db
+    .insertInto('device_tasks')
+    .values({
+      tenant_id: A.tenantId,
+      device_id: deviceId,
+      type: 'reboot',
+      params: '{}',
+      state: 'sent',
+      expire_at: new Date(Date.now() + 3_600_000),
+      attempts: 1,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  // as the gateway does: each message after the one before, none of the first two waiting for its write
+  await service.onAck(deviceId, { id: row.id, ok: true });
+  await service.onProgress(deviceId, { id: row.id, progress: 50 });
+  await service.onResult(deviceId, { id: row.id, ok: true });
+  // a late progress report (a retransmission) after the result
+  await service.onProgress(deviceId, { id: row.id, progress: 60 });
+  await service.settled();
+  const after = await h.db
+    .selectFrom('device_tasks')
+    .select(['state', 'progress', 'delivered_at', 'finished_at'])
+    .where('id', '=', row.id)
+    .executeTakeFirstOrThrow();
+  expect(after).toMatchObject({ state: 'succeeded', progress: 100 });
+  expect(after.delivered_at).not.toBeNull();
+  expect(after.finished_at).not.toBeNull();
 });
 
 it('documents the task and event routes in the OpenAPI document', async () => {

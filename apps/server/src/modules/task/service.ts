@@ -14,7 +14,7 @@ import {
   type TaskType,
 } from '@cpc/contracts';
 import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
-import type { Db } from '../../db/database.ts';
+import { PREPARED, type Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { isJsonObject, type Database } from '../../db/schema.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
@@ -41,6 +41,8 @@ export interface TaskOptions {
   resultTimeoutS: number;
   /** Back-off before the n-th resend: base × 2^(n−1) seconds. */
   retryBackoffS: number;
+  /** Where an ack's or a progress report's write that nobody waits on reports its failure. */
+  onUnwaitedError?: (err: unknown) => void;
 }
 
 type TaskRow = Selectable<Database['device_tasks']>;
@@ -436,35 +438,69 @@ export class TaskService {
    * for their own statement; issue 17: two of the round trip's four flushes): what a PostgreSQL crash forgets of
    * them leaves the task `sent` or at an older progress, which the ack time-out and the hello send again, and the
    * device acknowledges and reports again. The result waits for the disk, and its flush carries these with it.
+   *
+   * A positive ack and a progress report are not waited for either: the device's next message (its result, most
+   * often) is handled at once instead of after their round trips. Their guards keep the order: an ack or a
+   * progress written after the result changes nothing. `settled()` waits for them.
    */
-  async onAck(deviceId: number, m: AckMsg): Promise<void> {
-    const { rows } = m.ok
-      ? await sql<TaskRow>`
-          UPDATE device_tasks SET state = 'delivered', delivered_at = now(), updated_at = now()
-          FROM ${NO_FLUSH_WAIT}
-          WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout')
-          RETURNING device_tasks.*`.execute(this.db)
-      : await sql<TaskRow>`
-          UPDATE device_tasks SET state = 'failed', error = ${m.error || 'refused by the device'}, finished_at = now(), updated_at = now()
-          WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered')
-          RETURNING *`.execute(this.db);
+  onAck(deviceId: number, m: AckMsg): Promise<void> {
+    if (!m.ok) return this.refuse(deviceId, m);
+    return this.unwaited(deviceId, async () => {
+      const { rows } = await sql<TaskRow>`${PREPARED}
+        UPDATE device_tasks SET state = 'delivered', delivered_at = now(), updated_at = now()
+        FROM ${NO_FLUSH_WAIT}
+        WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout')
+        RETURNING device_tasks.*`.execute(this.db);
+      rows.forEach((r) => this.emit(r));
+    });
+  }
+
+  private async refuse(deviceId: number, m: AckMsg): Promise<void> {
+    const { rows } = await sql<TaskRow>`
+      UPDATE device_tasks SET state = 'failed', error = ${m.error || 'refused by the device'}, finished_at = now(), updated_at = now()
+      WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered')
+      RETURNING *`.execute(this.db);
     rows.forEach((r) => this.emit(r));
   }
 
-  async onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
-    const { rows } = await sql<TaskRow>`
-      UPDATE device_tasks SET state = 'running', progress = ${m.progress}, stage = coalesce(${m.stage ?? null}::text, stage),
-        started_at = coalesce(started_at, now()), delivered_at = coalesce(delivered_at, now()), updated_at = now()
-      FROM ${NO_FLUSH_WAIT}
-      WHERE id = ${m.id} AND device_id = ${deviceId}
-        AND (state IN ('sent', 'timeout', 'delivered')
-          OR (state = 'running' AND (progress < ${m.progress} OR stage IS DISTINCT FROM coalesce(${m.stage ?? null}::text, stage))))
-      RETURNING device_tasks.*`.execute(this.db);
-    rows.forEach((r) => this.emit(r));
+  onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
+    return this.unwaited(deviceId, async () => {
+      const { rows } = await sql<TaskRow>`${PREPARED}
+        UPDATE device_tasks SET state = 'running', progress = ${m.progress}, stage = coalesce(${m.stage ?? null}::text, stage),
+          started_at = coalesce(started_at, now()), delivered_at = coalesce(delivered_at, now()), updated_at = now()
+        FROM ${NO_FLUSH_WAIT}
+        WHERE id = ${m.id} AND device_id = ${deviceId}
+          AND (state IN ('sent', 'timeout', 'delivered')
+            OR (state = 'running' AND (progress < ${m.progress} OR stage IS DISTINCT FROM coalesce(${m.stage ?? null}::text, stage))))
+        RETURNING device_tasks.*`.execute(this.db);
+      rows.forEach((r) => this.emit(r));
+    });
+  }
+
+  /** Writes under way that nobody waits on, by device (see onAck). */
+  private pending = new Map<number, Set<Promise<void>>>();
+
+  private unwaited(deviceId: number, write: () => Promise<void>): Promise<void> {
+    const set = this.pending.get(deviceId) ?? new Set<Promise<void>>();
+    this.pending.set(deviceId, set);
+    const p: Promise<void> = write()
+      .catch((err: unknown) => this.opts.onUnwaitedError?.(err))
+      .finally(() => {
+        set.delete(p);
+        if (!set.size && this.pending.get(deviceId) === set) this.pending.delete(deviceId);
+      });
+    set.add(p);
+    return Promise.resolve();
+  }
+
+  /** Resolves when the acks and progress reports written so far without a waiter (of one device, or all) are. */
+  async settled(deviceId?: number): Promise<void> {
+    const sets = deviceId === undefined ? [...this.pending.values()] : [this.pending.get(deviceId) ?? new Set()];
+    await Promise.allSettled(sets.flatMap((s) => [...s]));
   }
 
   async onResult(deviceId: number, m: ResultMsg): Promise<void> {
-    const { rows } = await sql<TaskRow>`
+    const { rows } = await sql<TaskRow>`${PREPARED}
       UPDATE device_tasks SET state = ${m.ok ? 'succeeded' : 'failed'}, progress = CASE WHEN ${m.ok} THEN 100 ELSE progress END,
         error = ${m.ok ? '' : m.error || 'failed on the device'}, delivered_at = coalesce(delivered_at, now()),
         finished_at = now(), updated_at = now()

@@ -150,6 +150,7 @@ export class DeviceGateway {
     await this.sweeping?.catch(() => {});
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await this.link.settled();
+    await this.tasks.settled();
     await this.flushSeen().catch(() => {});
     await this.presence.flushTraffic();
   }
@@ -159,9 +160,10 @@ export class DeviceGateway {
     return this.link.send(sn, kind, msg);
   }
 
-  /** Resolves when every message received so far (of one device, or of all) has been handled. */
-  settled(sn?: string): Promise<void> {
-    return this.link.settled(sn);
+  /** Resolves when every message received so far (of one device, or of all) has been handled and written. */
+  async settled(sn?: string): Promise<void> {
+    await this.link.settled(sn);
+    await this.tasks.settled();
   }
 
   /** One presence and task sweep; run periodically, and by tests when they want it now. */
