@@ -35,6 +35,7 @@ import * as m0033 from './migrations/0033-sim-query.ts';
 import * as m0035 from './migrations/0035-payload-replays.ts';
 import * as m0037 from './migrations/0037-device-list-keys.ts';
 import * as m0038 from './migrations/0038-print-sweep-keys.ts';
+import * as m0039 from './migrations/0039-device-keyword-stats.ts';
 
 export type Db = Kysely<Database>;
 
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0035-payload-replays': m0035,
   '0037-device-list-keys': m0037,
   '0038-print-sweep-keys': m0038,
+  '0039-device-keyword-stats': m0039,
 };
 
 /**
