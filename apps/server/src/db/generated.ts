@@ -4,12 +4,17 @@
 
 import type { ColumnType } from 'kysely';
 
-export type ArrayType<T> = ArrayTypeImpl<T> extends (infer U)[] ? U[] : ArrayTypeImpl<T>;
+export type ArrayType<T> = ArrayTypeImpl<T> extends (infer U)[]
+  ? U[]
+  : ArrayTypeImpl<T>;
 
-export type ArrayTypeImpl<T> = T extends ColumnType<infer S, infer I, infer U> ? ColumnType<S[], I[], U[]> : T[];
+export type ArrayTypeImpl<T> = T extends ColumnType<infer S, infer I, infer U>
+  ? ColumnType<S[], I[], U[]>
+  : T[];
 
-export type Generated<T> =
-  T extends ColumnType<infer S, infer I, infer U> ? ColumnType<S, I | undefined, U> : ColumnType<T, T | undefined, T>;
+export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
+  ? ColumnType<S, I | undefined, U>
+  : ColumnType<T, T | undefined, T>;
 
 export type Json = JsonValue;
 
@@ -289,20 +294,9 @@ export interface DeviceTasks {
   sent_at: Timestamp | null;
   stage: Generated<string>;
   started_at: Timestamp | null;
-  state: Generated<
-    'queued' | 'sent' | 'delivered' | 'running' | 'succeeded' | 'failed' | 'timeout' | 'expired' | 'canceled'
-  >;
+  state: Generated<'queued' | 'sent' | 'delivered' | 'running' | 'succeeded' | 'failed' | 'timeout' | 'expired' | 'canceled'>;
   tenant_id: number;
-  type:
-    | 'reboot'
-    | 'shutdown'
-    | 'apply_profile'
-    | 'install_app'
-    | 'uninstall_app'
-    | 'fetch_file'
-    | 'upgrade'
-    | 'push_message'
-    | 'deploy_model';
+  type: 'reboot' | 'shutdown' | 'apply_profile' | 'install_app' | 'uninstall_app' | 'fetch_file' | 'upgrade' | 'push_message' | 'deploy_model';
   updated_at: Generated<Timestamp>;
 }
 
@@ -639,9 +633,7 @@ export interface PrintJobs {
   sent_at: Timestamp | null;
   seq: Generated<number>;
   started_at: Timestamp | null;
-  state: Generated<
-    'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled'
-  >;
+  state: Generated<'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled'>;
   tenant_id: number;
   updated_at: Generated<Timestamp>;
 }
@@ -791,16 +783,7 @@ export interface TaskBatches {
   strategy: Generated<Json>;
   targets: Generated<Json>;
   tenant_id: number;
-  type:
-    | 'reboot'
-    | 'shutdown'
-    | 'apply_profile'
-    | 'install_app'
-    | 'uninstall_app'
-    | 'fetch_file'
-    | 'upgrade'
-    | 'push_message'
-    | 'deploy_model';
+  type: 'reboot' | 'shutdown' | 'apply_profile' | 'install_app' | 'uninstall_app' | 'fetch_file' | 'upgrade' | 'push_message' | 'deploy_model';
 }
 
 export interface Tenants {
@@ -834,17 +817,7 @@ export interface UpgradeDevices {
   progress: Generated<number>;
   reason: Generated<string>;
   release_id: number;
-  state: Generated<
-    | 'queued'
-    | 'downloading'
-    | 'downloaded'
-    | 'installing'
-    | 'rebooting'
-    | 'verified'
-    | 'failed'
-    | 'canceled'
-    | 'skipped'
-  >;
+  state: Generated<'queued' | 'downloading' | 'downloaded' | 'installing' | 'rebooting' | 'verified' | 'failed' | 'canceled' | 'skipped'>;
   task_id: string | null;
   tenant_id: number;
   updated_at: Generated<Timestamp>;
@@ -929,8 +902,7 @@ export interface WebhookDeliveries {
   id: Generated<string>;
   job_error: Generated<string>;
   job_id: string | null;
-  job_state:
-    'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled' | null;
+  job_state: 'queued' | 'sent' | 'delivered' | 'printing' | 'printed' | 'failed' | 'timeout' | 'expired' | 'canceled' | null;
   last_error: Generated<string>;
   last_status: number | null;
   next_attempt_at: Timestamp | null;
