@@ -125,6 +125,8 @@ describe('device download link', () => {
     await h.app.tasks.onProgress(deviceId, { id, progress: 0, stage: 'installing' });
     // a repeat changes nothing
     await h.app.tasks.onProgress(deviceId, { id, progress: 0, stage: 'installing' });
+    // progress reports are written without a waiter, one after the other per device
+    await h.app.tasks.settled(deviceId);
     expect(heard).toEqual(['downloading:40', 'downloading:100', 'installing:0']);
     const row = await taskRow(h, id);
     expect(row.stage).toBe('installing');

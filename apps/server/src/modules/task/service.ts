@@ -477,26 +477,29 @@ export class TaskService {
     });
   }
 
-  /** Writes under way that nobody waits on, by device (see onAck). */
-  private pending = new Map<number, Set<Promise<void>>>();
+  /** The last write nobody waits on, per device (see onAck): each device's run one after the other. */
+  private tails = new Map<number, Promise<void>>();
 
+  /**
+   * Queues a write behind the device's earlier ones and returns at once: a device's acks and progress reports
+   * are applied in the order it sent them (a stage's 100 % never lands after the next stage's 0 %), while its
+   * result, awaited, may overtake them — their guards make those late ones change nothing.
+   */
   private unwaited(deviceId: number, write: () => Promise<void>): Promise<void> {
-    const set = this.pending.get(deviceId) ?? new Set<Promise<void>>();
-    this.pending.set(deviceId, set);
-    const p: Promise<void> = write()
+    const next: Promise<void> = (this.tails.get(deviceId) ?? Promise.resolve())
+      .then(write)
       .catch((err: unknown) => this.opts.onUnwaitedError?.(err))
       .finally(() => {
-        set.delete(p);
-        if (!set.size && this.pending.get(deviceId) === set) this.pending.delete(deviceId);
+        if (this.tails.get(deviceId) === next) this.tails.delete(deviceId);
       });
-    set.add(p);
+    this.tails.set(deviceId, next);
     return Promise.resolve();
   }
 
   /** Resolves when the acks and progress reports written so far without a waiter (of one device, or all) are. */
   async settled(deviceId?: number): Promise<void> {
-    const sets = deviceId === undefined ? [...this.pending.values()] : [this.pending.get(deviceId) ?? new Set()];
-    await Promise.allSettled(sets.flatMap((s) => [...s]));
+    const tail = deviceId === undefined ? undefined : this.tails.get(deviceId);
+    await Promise.allSettled(deviceId === undefined ? [...this.tails.values()] : tail ? [tail] : []);
   }
 
   async onResult(deviceId: number, m: ResultMsg): Promise<void> {
