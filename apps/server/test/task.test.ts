@@ -240,6 +240,32 @@ describe('commands and tasks', () => {
   });
 });
 
+/** A service of its own (no live events, no downlink) and a reboot task of device 0 in the given state. */
+async function serviceWithTask(state: TaskState, progress: number) {
+  const service = new TaskService(
+    h.db,
+    { publish: () => {} },
+    { command: async () => {} },
+    { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 },
+  );
+  const deviceId = idOf(0);
+  const row = await h.db
+    .insertInto('device_tasks')
+    .values({
+      tenant_id: A.tenantId,
+      device_id: deviceId,
+      type: 'reboot',
+      params: '{}',
+      state,
+      progress,
+      expire_at: new Date(Date.now() + 3_600_000),
+      attempts: state === 'queued' ? 0 : 1,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { service, deviceId, row };
+}
+
 describe('the state machine', () => {
   // transitions driven by what a device says, straight on the service: a duplicate or late message never moves a task back
   type Msg =
@@ -269,27 +295,7 @@ describe('the state machine', () => {
     ['sent', 0, { kind: 'foreign-ack' }, 'sent', 0],
   ];
   it.each(table)('%s (%i%%) + %o → %s', async (from, progress, msg, to, progressAfter) => {
-    const service = new TaskService(
-      h.db,
-      { publish: () => {} },
-      { command: async () => {} },
-      { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 },
-    );
-    const deviceId = idOf(0);
-    const row = await h.db
-      .insertInto('device_tasks')
-      .values({
-        tenant_id: A.tenantId,
-        device_id: deviceId,
-        type: 'reboot',
-        params: '{}',
-        state: from,
-        progress,
-        expire_at: new Date(Date.now() + 3_600_000),
-        attempts: from === 'queued' ? 0 : 1,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const { service, deviceId, row } = await serviceWithTask(from, progress);
     if (msg.kind === 'ack') await service.onAck(deviceId, { id: row.id, ok: msg.ok ?? true });
     if (msg.kind === 'foreign-ack') await service.onAck(idOf(1), { id: row.id, ok: true });
     if (msg.kind === 'progress') await service.onProgress(deviceId, { id: row.id, progress: msg.progress });
@@ -301,26 +307,7 @@ describe('the state machine', () => {
 });
 
 it('handles a result while the ack and progress before it are still being written, and ends succeeded', async () => {
-  const service = new TaskService(
-    h.db,
-    { publish: () => {} },
-    { command: async () => {} },
-    { ackTimeoutS: 30, resultTimeoutS: 300, retryBackoffS: 10 },
-  );
-  const deviceId = idOf(0);
-  const row = await h.db
-    .insertInto('device_tasks')
-    .values({
-      tenant_id: A.tenantId,
-      device_id: deviceId,
-      type: 'reboot',
-      params: '{}',
-      state: 'sent',
-      expire_at: new Date(Date.now() + 3_600_000),
-      attempts: 1,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const { service, deviceId, row } = await serviceWithTask('sent', 0);
   // as the gateway does: each message after the one before, none of the first two waiting for its write
   await service.onAck(deviceId, { id: row.id, ok: true });
   await service.onProgress(deviceId, { id: row.id, progress: 50 });

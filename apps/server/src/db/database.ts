@@ -88,8 +88,8 @@ const migrations: Record<string, Migration> = {
  * does not depend on the parameters' values (no keyword search, no skewed filters). Put it first in the text:
  * sql`${PREPARED} SELECT …`.
  */
-export const PREPARED = sql.raw('/*prepared*/ ');
 const PREPARED_MARK = '/*prepared*/ ';
+export const PREPARED = sql.raw(PREPARED_MARK);
 
 /** A pg client that runs statements marked with PREPARED as named statements (the name: a hash of the text). */
 class PreparingClient extends pg.Client {

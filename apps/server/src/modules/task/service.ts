@@ -498,8 +498,9 @@ export class TaskService {
 
   /** Resolves when the acks and progress reports written so far without a waiter (of one device, or all) are. */
   async settled(deviceId?: number): Promise<void> {
-    const tail = deviceId === undefined ? undefined : this.tails.get(deviceId);
-    await Promise.allSettled(deviceId === undefined ? [...this.tails.values()] : tail ? [tail] : []);
+    // a tail never rejects: its write's failure is reported by `unwaited`
+    if (deviceId !== undefined) await this.tails.get(deviceId);
+    else await Promise.all(this.tails.values());
   }
 
   async onResult(deviceId: number, m: ResultMsg): Promise<void> {
