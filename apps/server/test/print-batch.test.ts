@@ -135,6 +135,122 @@ describe('group commit of submits', () => {
   });
 });
 
+describe("a submit's count and nonce, written with its job", () => {
+  const xminOf = async (table: 'open_nonces' | 'print_jobs', where: ReturnType<typeof sql>) =>
+    (await sql<{ x: string }>`SELECT xmin::text AS x FROM ${sql.table(table)} WHERE ${where}`.execute(h.db)).rows[0]?.x;
+
+  it('commits the nonce and the job row in one transaction', async () => {
+    const nonce = `one${Date.now()}`;
+    const res = await submit({ content: 'one commit' }, nonce);
+    expect(res.statusCode).toBe(200);
+    const jobTx = await xminOf('print_jobs', sql`id = ${res.body_.data.id}`);
+    const nonceTx = await xminOf('open_nonces', sql`app_key_id = ${key.id} AND nonce = ${nonce}`);
+    expect(jobTx).toBeDefined();
+    expect(nonceTx).toBe(jobTx);
+    // and the replay is refused, with no second job
+    const again = await submit({ content: 'one commit' }, nonce);
+    expect(again.body_.data.reason).toBe('nonce_reused');
+  });
+
+  it('renders again, for the paper it has now, for a printer whose model changed since this node rendered for it', async () => {
+    const sn = sns[2];
+    const dev = await h.db
+      .selectFrom('devices')
+      .select(['id', 'model_id'])
+      .where('sn', '=', sn)
+      .executeTakeFirstOrThrow();
+    const model = await h.db
+      .selectFrom('device_models')
+      .select(['kind', 'paper_width_mm'])
+      .where('id', '=', dev.model_id)
+      .executeTakeFirstOrThrow();
+    const wide = await h.db
+      .insertInto('device_models')
+      .values({
+        code: `GATE-${Date.now()}`,
+        name: 'gate test model',
+        kind: model.kind,
+        paper_width_mm: model.paper_width_mm === 80 ? 58 : 80,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const columnsOf = async (res: Awaited<ReturnType<typeof submit>>) => {
+      expect(res.statusCode).toBe(200);
+      return (
+        await h.db
+          .selectFrom('print_jobs')
+          .select('columns')
+          .where('id', '=', res.body_.data.id)
+          .executeTakeFirstOrThrow()
+      ).columns;
+    };
+    const before = await columnsOf(await submit({ deviceSn: sn, content: 'paper' }));
+    await h.db.updateTable('devices').set({ model_id: wide.id }).where('id', '=', dev.id).execute();
+    const after = await columnsOf(await submit({ deviceSn: sn, content: 'paper' }));
+    await h.db.updateTable('devices').set({ model_id: dev.model_id }).where('id', '=', dev.id).execute();
+    const back = await columnsOf(await submit({ deviceSn: sn, content: 'paper' }));
+    expect(after).not.toBe(before);
+    expect(back).toBe(before);
+  });
+
+  it('answers 404 for a printer bound elsewhere since this node rendered for it, and keeps the nonce', async () => {
+    const sn = sns[3];
+    expect((await submit({ deviceSn: sn, content: 'mine' })).statusCode).toBe(200);
+    const other = await customer(h);
+    await h.db.updateTable('devices').set({ tenant_id: other.tenantId }).where('sn', '=', sn).execute();
+    try {
+      const nonce = `gone${Date.now()}`;
+      const originId = nextOrigin();
+      const res = await submit({ deviceSn: sn, content: 'not mine', originId }, nonce);
+      expect(res.statusCode).toBe(404);
+      expect(await jobsOf([originId])).toHaveLength(0);
+      expect((await submit({ deviceSn: sns[0], content: 'replay' }, nonce)).body_.data.reason).toBe('nonce_reused');
+    } finally {
+      await h.db.updateTable('devices').set({ tenant_id: A.tenantId }).where('sn', '=', sn).execute();
+    }
+  });
+
+  it('judges a submit on its key as it is now when another node changed the key meanwhile', async () => {
+    const k = await createKey(h, A.token);
+    const call = (body: Record<string, unknown>, secret = k.secret) =>
+      openCall(h, { ...k, secret }, { url: '/print', body: { deviceSn: sns[0], originId: nextOrigin(), ...body } });
+    // this node holds the key's row for a second after a call
+    expect((await call({ content: 'warm' })).statusCode).toBe(200);
+    // another node set a limit of its own: every check passes on the new row, so the job is made
+    await h.db.updateTable('app_keys').set({ rate_limit: 1000 }).where('id', '=', k.id).execute();
+    const originId = nextOrigin();
+    const limited = await call({ content: 'new limit', originId });
+    expect(limited.statusCode).toBe(200);
+    expect(
+      await h.db
+        .selectFrom('print_jobs')
+        .select('id')
+        .where('app_key_id', '=', k.id)
+        .where('origin_id', '=', originId)
+        .execute(),
+    ).toHaveLength(1);
+    // another node rotated the secret: the old one fails at once, and makes no job
+    expect((await call({ content: 'warm again' })).statusCode).toBe(200);
+    await h.db
+      .updateTable('app_keys')
+      .set({ secret: 'rotated-elsewhere-0123456789abcdef' })
+      .where('id', '=', k.id)
+      .execute();
+    const stale = nextOrigin();
+    const old = await call({ content: 'old secret', originId: stale });
+    expect(old.statusCode).toBe(401);
+    expect(old.body_.data.reason).toBe('bad_signature');
+    expect(
+      await h.db
+        .selectFrom('print_jobs')
+        .select('id')
+        .where('app_key_id', '=', k.id)
+        .where('origin_id', '=', stale)
+        .execute(),
+    ).toHaveLength(0);
+  });
+});
+
 describe('GroupCommit', () => {
   it('answers nobody before the group is written, and splits a group whose write fails', async () => {
     let release!: () => void;

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import {
   NONCE_RULE,
   OPEN_HEADERS,
@@ -11,9 +11,9 @@ import {
   type OpenAuthReason,
 } from '@cpc/contracts/open-api';
 import { PREPARED, type Db } from '../../db/database.ts';
+import type { WriteGate } from '../../lib/write-gate.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { MessageKey, ParamsArg } from '@cpc/contracts/messages';
-import { GroupCommit } from '../../lib/group-commit.ts';
 import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
 
 /** What the header check (before the body is read) found, for the signature check after it. */
@@ -56,22 +56,11 @@ export interface OpenContext {
   testPrint: boolean;
   startedAt: number;
   headers: HeaderCheck | null;
-  /** The nonce, recorded with an asynchronous commit: made durable before the answer unless a new job's commit did it. */
-  nonceToPersist: { keyId: number; nonce: string; expiresAt: Date } | null;
-  /** What the route asked `verify` to read in its round trip (`OpenLookups`), once verified. */
-  lookups: Record<string, unknown> | null;
-}
-
-/**
- * Columns a route adds to the signature's own round trip (the rate count and the nonce), read for the key
- * the call is signed with: a submit's originId and device look-ups ride along instead of costing their own.
- * `select` is one fixed SQL select list over `lv`, the call's `values` as jsonb: a group of calls runs it once
- * per call in one statement whose text (and plan) does not depend on the group's size.
- */
-export interface OpenLookups {
-  /** The call's values for `select` (null: nothing to look up, e.g. a body the schema will refuse). */
-  values: (req: FastifyRequest, key: { id: number; tenantId: number }) => Record<string, string | number> | null;
-  select: RawBuilder<unknown>;
+  /**
+   * The rate count and nonce of a call whose own write carries them (`verify` with `countWithWrite`): still to be
+   * written, by that write (`gate`) or alone (`countPending`) before any other answer.
+   */
+  pendingCount: Count | null;
 }
 
 declare module 'fastify' {
@@ -105,17 +94,70 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 const KEY_CACHE_MS = 1000;
 const KEY_CACHE_MAX = 10_000;
 
-/** One call's rate count and nonce, for the signature's statement (alone, or with a group of calls). */
+/** One call's rate count and nonce, for the signature's statement or the call's own write. */
 interface Count {
   keyId: number;
   windowS: number;
   nonce: string;
   expiresAt: Date;
   limit: number;
-  lookup: { def: OpenLookups; values: Record<string, string | number> } | null;
+  /** The key's row the checks passed on. */
+  key: KeyRow;
+  bodySha256: string;
 }
-/** What the statement answers a call: its place in the window's count, a new nonce, the key's row, the look-ups. */
-type Counted = { hits: number; fresh: boolean; key: KeyRow | null } & Record<string, unknown>;
+/** What the count answers a call: its place in the window's count, a new nonce, the key's row as it is now. */
+interface Counted {
+  hits: number;
+  fresh: boolean;
+  key: KeyRow | null;
+}
+
+const sha256Text = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * The count's gate (WriteGate) as common table expressions: from `b (i int, g jsonb)` to `gate (i, hits, fresh,
+ * key, pass)`, with the same counting as a group of calls one by one (each
+ * call its own place in its key's window, in the order of i; a nonce sent twice fresh only for the first). The
+ * key is compared on its secret's hash, state, allow-list and limit: the checks the node made must still hold.
+ */
+const GATE_CTES = sql`
+  g_b AS (
+    SELECT b.i, (b.g->>'key_id')::bigint AS key_id, (b.g->>'window_s')::bigint AS window_s, b.g->>'nonce' AS nonce,
+      (b.g->>'expires_at')::timestamptz AS expires_at, (b.g->>'lim')::int AS lim, b.g->>'secret_sha' AS secret_sha,
+      b.g->>'state' AS state, ARRAY(SELECT jsonb_array_elements_text(b.g->'ip_allow')) AS ip_allow,
+      (b.g->>'rate_limit')::int AS rate_limit
+    FROM b WHERE b.g IS NOT NULL
+  ), g_c AS (
+    SELECT key_id, window_s, count(*)::int AS n FROM g_b GROUP BY key_id, window_s
+  ), g_r AS (
+    INSERT INTO open_rate (app_key_id, window_s, hits) SELECT key_id, window_s, n FROM g_c ORDER BY key_id, window_s
+    ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + excluded.hits
+    RETURNING app_key_id, window_s, hits
+  ), g_ranked AS (
+    SELECT g_b.*, (g_r.hits - g_c.n + row_number() OVER (PARTITION BY g_b.key_id, g_b.window_s ORDER BY g_b.i))::int AS hits
+    FROM g_b JOIN g_c USING (key_id, window_s) JOIN g_r ON g_r.app_key_id = g_b.key_id AND g_r.window_s = g_b.window_s
+  ), g_firsts AS (
+    SELECT DISTINCT ON (key_id, nonce) i, key_id, nonce, expires_at FROM g_ranked WHERE hits <= lim ORDER BY key_id, nonce, i
+  ), g_n AS (
+    INSERT INTO open_nonces (app_key_id, nonce, expires_at) SELECT key_id, nonce, expires_at FROM g_firsts
+    ON CONFLICT DO NOTHING
+    RETURNING app_key_id, nonce
+  ), g_k AS (
+    SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id IN (SELECT key_id FROM g_c)
+  ), gate AS (
+    SELECT g.i, g.hits, g.fresh, g.key,
+      g.fresh AND g.hits <= g.lim AND g.unchanged AS pass
+    FROM (
+      SELECT r.i, r.hits, r.lim,
+        EXISTS (SELECT 1 FROM g_n JOIN g_firsts f ON f.key_id = g_n.app_key_id AND f.nonce = g_n.nonce WHERE f.i = r.i) AS fresh,
+        (SELECT to_jsonb(k) FROM g_k k WHERE k.id = r.key_id) AS key,
+        EXISTS (
+          SELECT 1 FROM g_k k WHERE k.id = r.key_id AND encode(sha256(convert_to(k.secret, 'UTF8')), 'hex') = r.secret_sha
+            AND k.state = r.state AND k.ip_allow = r.ip_allow AND k.rate_limit IS NOT DISTINCT FROM r.rate_limit
+        ) AS unchanged
+      FROM g_ranked r
+    ) g
+  )`;
 
 function blockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
@@ -135,36 +177,27 @@ const allows = (list: net.BlockList, ip: string) => list.check(ip, net.isIPv6(ip
  * → the timestamp is within the window; so an unsigned call is refused with 401 whatever its body (too large,
  * not JSON). Once the body is read (`verify`): the body matches X-CPC-Content-Sha256 when sent → the HMAC
  * matches → then, in one statement shared by every node, the key's calls in this window are counted (429 over
- * its limit) and the nonce is recorded (401 when seen before). A refused call never reaches a handler.
+ * its limit) and the nonce is recorded (401 when seen before). A refused call never reaches a handler — except
+ * a submit, whose count and nonce its job's own statement carries (`gate`, one statement and one durable commit):
+ * its handler renders the content first, writes nothing unless the count passed, and says a refusal before any
+ * other error of its own.
  */
 export class OpenAuth {
   /**
    * Key rows by app id, read at most once a second per node for the checks before the body. Never trusted
-   * alone: `verify` reads the row again in its own round trip and, when it changed (a rotation, disabling, a
-   * new allow-list or limit, on any node), runs every check again on the fresh row — so an old secret fails
-   * from the next call on, everywhere.
+   * alone: the call's count reads the row again in its own statement and, when it changed (a rotation,
+   * disabling, a new allow-list or limit, on any node), every check runs again on the fresh row — so an old
+   * secret fails from the next call on, everywhere.
    */
   private keys = new Map<string, { row: KeyRow; at: number }>();
-  /**
-   * The statements of calls whose own durable write follows (submits), grouped: those that arrive while one
-   * is in flight share the next statement and its (asynchronous) commit.
-   */
-  private counts: GroupCommit<Count, Counted>;
 
   constructor(
     private db: Db,
     private opts: OpenAuthOptions,
-  ) {
-    this.counts = new GroupCommit({
-      windowMs: 0,
-      max: 256,
-      single: (c) => this.countOne(c, true),
-      flush: (cs) => this.countGroup(cs),
-    });
-  }
+  ) {}
 
-  /** One call's rate count and nonce (and the route's look-ups, the key's row) in one statement. */
-  private async countOne(c: Count, async: boolean): Promise<Counted> {
+  /** One call's rate count and nonce, and the key's row as it is now, in one statement with a durable commit. */
+  private async countOne(c: Count): Promise<Counted> {
     const { rows } = await sql<Counted>`${PREPARED}
       WITH r AS (
         INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.keyId}, ${c.windowS}, 1)
@@ -178,69 +211,8 @@ export class OpenAuth {
       )
       SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh,
         (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ${c.keyId}) k) AS key
-        ${c.lookup ? sql`, ${c.lookup.def.select}` : sql``}${async ? sql`, set_config('synchronous_commit', 'off', true) AS _` : sql``}
-      FROM r${c.lookup ? sql`, (SELECT ${JSON.stringify(c.lookup.values)}::jsonb AS lv) lvs` : sql``}`.execute(this.db);
+      FROM r`.execute(this.db);
     return rows[0];
-  }
-
-  /**
-   * The counts of a group of calls in one statement: each key's window counted once by the group's size, each
-   * call given its own place in it in arrival order (so a limit refuses the same calls as one by one), a nonce
-   * sent twice in the group fresh only for the first; committed asynchronously (the calls' writes follow).
-   */
-  private async countGroup(cs: Count[]): Promise<Counted[]> {
-    // the distinct look-ups of the group (in practice one: the submit's), each a lateral select over its calls
-    const defs = [...new Set(cs.flatMap((c) => (c.lookup ? [c.lookup.def] : [])))];
-    const data = JSON.stringify(
-      cs.map((c, i) => ({
-        i,
-        key_id: c.keyId,
-        window_s: c.windowS,
-        nonce: c.nonce,
-        expires_at: c.expiresAt.toISOString(),
-        lim: c.limit,
-        lk: c.lookup ? defs.indexOf(c.lookup.def) : null,
-        lv: c.lookup?.values ?? null,
-      })),
-    );
-    const { rows } = await sql<{ i: number; hits: number; fresh: boolean; key: KeyRow | null; extra: unknown }>`
-      WITH b AS (
-        SELECT * FROM jsonb_to_recordset(${data}::jsonb)
-          AS b(i int, key_id bigint, window_s bigint, nonce text, expires_at timestamptz, lim int, lk int, lv jsonb)
-      ), c AS (
-        SELECT key_id, window_s, count(*)::int AS n FROM b GROUP BY key_id, window_s
-      ), r AS (
-        INSERT INTO open_rate (app_key_id, window_s, hits) SELECT key_id, window_s, n FROM c ORDER BY key_id, window_s
-        ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + excluded.hits
-        RETURNING app_key_id, window_s, hits
-      ), ranked AS (
-        SELECT b.*, (r.hits - c.n + row_number() OVER (PARTITION BY b.key_id, b.window_s ORDER BY b.i))::int AS hits
-        FROM b JOIN c USING (key_id, window_s) JOIN r ON r.app_key_id = b.key_id AND r.window_s = b.window_s
-      ), firsts AS (
-        SELECT DISTINCT ON (key_id, nonce) i, key_id, nonce, expires_at FROM ranked WHERE hits <= lim ORDER BY key_id, nonce, i
-      ), n AS (
-        INSERT INTO open_nonces (app_key_id, nonce, expires_at) SELECT key_id, nonce, expires_at FROM firsts
-        ON CONFLICT DO NOTHING
-        RETURNING app_key_id, nonce
-      )
-      SELECT ranked.i, ranked.hits,
-        EXISTS (SELECT 1 FROM n JOIN firsts f ON f.key_id = n.app_key_id AND f.nonce = n.nonce WHERE f.i = ranked.i) AS fresh,
-        (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ranked.key_id) k) AS key,
-        ${defs.length ? sql`coalesce(${sql.join(defs.map((_, k) => sql.ref(`lk${k}.extra`)))})` : sql`NULL::jsonb`} AS extra,
-        set_config('synchronous_commit', 'off', true) AS _
-      FROM ranked ${sql.join(
-        defs.map(
-          (d, k) =>
-            sql`LEFT JOIN LATERAL (SELECT to_jsonb(l) AS extra FROM (SELECT ${d.select} FROM (SELECT ranked.lv) lvs) l WHERE ranked.lk = ${k}) ${sql.ref(`lk${k}`)} ON true`,
-        ),
-        sql` `,
-      )}`.execute(this.db);
-    const out: Counted[] = new Array<Counted>(cs.length);
-    for (const r of rows) {
-      const extra = (r.extra ?? {}) as Record<string, unknown>;
-      out[r.i] = { ...extra, hits: r.hits, fresh: r.fresh, key: r.key };
-    }
-    return out;
   }
 
   /**
@@ -363,16 +335,13 @@ export class OpenAuth {
   }
 
   /**
-   * The checks that need the body (preValidation), then the rate count and the nonce in one round trip.
-   * `deferNonceDurability`: the call's own durable write follows (a submit's job insert), so the nonce is
-   * committed without waiting for the disk — the job's commit flushes the log up to and past it — and
-   * `persistNonce` makes it durable when no such write came.
+   * The checks that need the body (preValidation), then the rate count and the nonce in one statement shared by
+   * every node, which also reads the key's row as it is now. `countWithWrite`: the call's own write carries
+   * them instead (`gate`: a submit's job row, one statement and one durable commit for both), or, when the call
+   * ends before it, `countPending` — so a refusal (429, a replayed nonce) always comes first and every answered
+   * call's nonce is durable before its answer.
    */
-  async verify(
-    req: FastifyRequest,
-    ctx: OpenContext,
-    opts: { deferNonceDurability: boolean; lookups?: OpenLookups },
-  ): Promise<void> {
+  async verify(req: FastifyRequest, ctx: OpenContext, opts: { countWithWrite: boolean }): Promise<void> {
     const c = ctx.headers;
     if (!c) throw new AppError(401, 'open.notSigned');
     const bodySha256 = sha256Hex(ctx.rawBody);
@@ -386,21 +355,27 @@ export class OpenAuth {
       if (!fresh || keyVersion(fresh) === keyVersion(c.key)) throw refuse('bad_signature', 'open.badSignature', null);
       this.recheck(req, ctx, fresh, bodySha256);
     }
-
-    // Counted and recorded on every node's shared tables in one round trip, which also reads the key's row as it
-    // is now and whatever the route looks up. The counter is an unlogged table (a crash only resets a window's
-    // count); the nonce is durable before any answer, so a crash of PostgreSQL never forgets one and never takes
-    // a replay.
-    const limit = c.key.rate_limit ?? this.opts.rateLimit;
+    // The counter is an unlogged table (a crash only resets a window's count); the nonce is durable before any
+    // answer, so a crash of PostgreSQL never forgets one and never takes a replay.
     const windowS = Math.floor(Date.now() / 1000 / OPEN_RATE_WINDOW_S) * OPEN_RATE_WINDOW_S;
-    const expiresAt = new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000);
-    const values = opts.lookups?.values(req, { id: c.key.id, tenantId: c.key.tenant_id }) ?? null;
-    const lookup = opts.lookups && values ? { def: opts.lookups, values } : null;
-    const count: Count = { keyId: c.key.id, windowS, nonce: c.nonce, expiresAt, limit, lookup };
-    // a submit's commit is grouped with those of other submits (its own job's commit makes it durable)
-    const row = opts.deferNonceDurability ? await this.counts.add(count) : await this.countOne(count, false);
-    const rows = [row];
-    const { hits, fresh, key: now } = rows[0];
+    const count: Count = {
+      keyId: c.key.id,
+      windowS,
+      nonce: c.nonce,
+      expiresAt: new Date((Math.max(Number(c.timestamp), windowS) + this.opts.clockWindowS + 60) * 1000),
+      limit: c.key.rate_limit ?? this.opts.rateLimit,
+      key: c.key,
+      bodySha256,
+    };
+    // (a call whose write carries its count is refused by that write when it must be)
+    ctx.authenticated = true;
+    if (opts.countWithWrite) ctx.pendingCount = count;
+    else this.judge(req, ctx, count, await this.countOne(count));
+  }
+
+  /** The call judged on its count: the key as it is now (every check again if it changed), the limit, the nonce. */
+  private judge(req: FastifyRequest, ctx: OpenContext, count: Count, { hits, fresh, key: now }: Counted): void {
+    const c = ctx.headers!;
     if (!now || keyVersion(now) !== keyVersion(c.key)) {
       // the key changed since this node read it (on any node): every check again on the row as it is now
       if (!now) {
@@ -408,11 +383,11 @@ export class OpenAuth {
         throw unknownApp(c.key.app_id);
       }
       this.remember(now);
-      this.recheck(req, ctx, now, bodySha256);
+      this.recheck(req, ctx, now, count.bodySha256);
     }
     const nowLimit = c.key.rate_limit ?? this.opts.rateLimit;
     if (hits > nowLimit) {
-      const retryAfterS = Math.max(1, Math.ceil(((windowS + OPEN_RATE_WINDOW_S) * 1000 - Date.now()) / 1000));
+      const retryAfterS = Math.max(1, Math.ceil(((count.windowS + OPEN_RATE_WINDOW_S) * 1000 - Date.now()) / 1000));
       throw new AppError(
         429,
         'open.rateLimited',
@@ -424,19 +399,42 @@ export class OpenAuth {
       );
     }
     if (!fresh) throw refuse('nonce_reused', 'open.nonceReused', null);
-    if (opts.deferNonceDurability) ctx.nonceToPersist = { keyId: c.key.id, nonce: c.nonce, expiresAt };
-    ctx.lookups = lookup ? rows[0] : null;
-    ctx.authenticated = true;
   }
 
-  /** Writes the call's nonce again with a durable commit, which flushes the log past its first, asynchronous, insert. */
-  async persistNonce(ctx: OpenContext): Promise<void> {
-    const n = ctx.nonceToPersist;
-    if (!n) return;
-    ctx.nonceToPersist = null;
-    await sql`
-      INSERT INTO open_nonces (app_key_id, nonce, expires_at) VALUES (${n.keyId}, ${n.nonce}, ${n.expiresAt})
-      ON CONFLICT (app_key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at`.execute(this.db);
+  /** A pending count (`verify` with `countWithWrite`) made alone, durably; throws the call's refusal. */
+  async countPending(req: FastifyRequest, ctx: OpenContext): Promise<void> {
+    const count = ctx.pendingCount;
+    if (!count) return;
+    ctx.pendingCount = null;
+    this.judge(req, ctx, count, await this.countOne(count));
+  }
+
+  /** The pending count of a call, for its write to carry (WriteGate); undefined when there is none. */
+  gate(req: FastifyRequest, ctx: OpenContext): WriteGate | undefined {
+    const count = ctx.pendingCount;
+    if (!count) return undefined;
+    const k = count.key;
+    return {
+      values: {
+        key_id: count.keyId,
+        window_s: count.windowS,
+        nonce: count.nonce,
+        expires_at: count.expiresAt.toISOString(),
+        lim: count.limit,
+        secret_sha: sha256Text(k.secret),
+        state: k.state,
+        ip_allow: k.ip_allow,
+        rate_limit: k.rate_limit,
+      },
+      ctes: GATE_CTES,
+      settle: (answer) => {
+        if (ctx.pendingCount !== count) throw new Error('the call was counted already');
+        ctx.pendingCount = null;
+        this.judge(req, ctx, count, answer as Counted);
+        return !answer.pass;
+      },
+      countAlone: () => this.countPending(req, ctx),
+    };
   }
 
   /** Forgets expired nonces and old counters (any node; idempotent). */

@@ -15,17 +15,15 @@ import {
 } from '@cpc/contracts/open-api';
 import { AppError, VerbatimError, badRequest, ok } from '../../plugins/errors.ts';
 import { toOpenJob, type PrintService } from '../print/index.ts';
-import type { OpenAuth, OpenContext, OpenLookups } from './auth.ts';
+import type { OpenAuth, OpenContext } from './auth.ts';
 import type { RequestLog } from './request-log.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: an open-API route that needs no signature (its document). */
     openAuth?: false;
-    /** The call's own durable write (a new job) makes its nonce durable: no wait for the disk before it. */
-    nonceDurableWithWrite?: true;
-    /** Look-ups read in the signature check's own round trip (see OpenLookups). */
-    openLookups?: OpenLookups;
+    /** The call's own write carries its rate count and nonce (OpenAuth.gate): one statement, one commit. */
+    countWithWrite?: true;
   }
 }
 
@@ -75,8 +73,7 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
       testPrint: false,
       startedAt: Date.now(),
       headers: null,
-      nonceToPersist: null,
-      lookups: null,
+      pendingCount: null,
     };
     req.open = ctx;
     if (req.routeOptions.config?.openAuth === false) return;
@@ -85,16 +82,22 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
   app.addHook('preValidation', async (req) => {
     if (req.routeOptions.config?.openAuth === false || !req.open) return;
     const config = req.routeOptions.config;
-    await auth.verify(req, req.open, {
-      deferNonceDurability: config?.nonceDurableWithWrite === true,
-      lookups: config?.openLookups,
-    });
-    if (req.open.bodyError) throw req.open.bodyError;
+    await auth.verify(req, req.open, { countWithWrite: config?.countWithWrite === true });
+    if (req.open.bodyError) {
+      // counted first: a replay or a call over the limit is refused as such whatever its body
+      await auth.countPending(req, req.open);
+      throw req.open.bodyError;
+    }
   });
-  // before any answer leaves: the nonce of a submit that made no job (a duplicate, a refusal) is made durable
+  // before any answer leaves: a call whose count its write was to carry, and that ended otherwise, is counted
+  // now, so its nonce is durable (its own refusal can no longer be said: the answer is made)
   app.addHook('onSend', async (req) => {
     const o = req.open;
-    if (o?.nonceToPersist && !o.newJob) await auth.persistNonce(o);
+    if (o?.pendingCount) {
+      await auth.countPending(req, o).catch((e: unknown) => {
+        if (!(e instanceof AppError)) throw e;
+      });
+    }
   });
   app.addHook('onError', async (req, _reply, error) => {
     const err: unknown = error;
@@ -123,11 +126,6 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
     });
   });
 
-  // the look-ups run before validation: a value the schema refuses (NUL in originId) must reach the schema, which
-  // names the field, not PostgreSQL
-  const lookupFields = openPrintBody.pick({ deviceSn: true, originId: true }).strip();
-  const lookupable = (body: unknown) => lookupFields.safeParse(body).success;
-
   const keyOf = (req: { open: OpenContext | null }) => {
     const k = req.open?.key;
     if (!k || !req.open?.authenticated) throw new AppError(401, 'open.notSigned');
@@ -137,13 +135,9 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
   app.post(
     '/print',
     {
-      config: {
-        nonceDurableWithWrite: true,
-        openLookups: {
-          values: (req, key) => (lookupable(req.body) ? prints.submitLookups.values(req.body, key) : null),
-          select: prints.submitLookups.select,
-        },
-      },
+      config: { countWithWrite: true },
+      // the schema's refusal is said after the count (a replay is refused as one whatever its body)
+      attachValidation: true,
       schema: {
         tags,
         operationId: 'submitPrintJob',
@@ -153,7 +147,11 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (req) => {
-      const { job, duplicate } = await prints.submit(keyOf(req), req.body, req.open!.lookups);
+      if (req.validationError) {
+        await auth.countPending(req, req.open!);
+        throw req.validationError;
+      }
+      const { job, duplicate } = await prints.submit(keyOf(req), req.body, auth.gate(req, req.open!));
       req.open!.jobId = job.id;
       req.open!.newJob = !duplicate;
       return ok({ ...toOpenJob(job), duplicate });

@@ -15,6 +15,7 @@ import { PREPARED, type Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { PreparedContent, PrintContent } from './content.ts';
 import { GroupCommit } from '../../lib/group-commit.ts';
+import { NO_GATE, type GateAnswer, type WriteGate } from '../../lib/write-gate.ts';
 
 /** Where print messages go: this node's link to the devices. */
 export interface PrintDownlink {
@@ -64,12 +65,11 @@ export interface SubmitInput {
   expireInSec?: number;
 }
 
-/** The columns submitLookups adds. */
-interface SubmitLookup {
-  origin_id: string;
-  device_sn: string;
-  earlier_id: string | null;
-  device: { id: number; kind: 'printer' | 'android-terminal'; paper_width_mm: number } | null;
+/** A device as a submit renders for it. */
+interface SubmitDevice {
+  id: number;
+  kind: 'printer' | 'android-terminal';
+  paper_width_mm: number;
 }
 
 export interface JobRow {
@@ -98,9 +98,17 @@ type SendRow = JobRow & { format: 'escpos' | 'markup'; payload: Buffer };
 interface NewJob {
   key: PrintKey;
   body: SubmitInput;
-  deviceId: number;
+  /** The device it was rendered for: written only if the device is still this one, in the key's tenant. */
+  device: SubmitDevice;
   prepared: PreparedContent;
   expireS: number;
+  /** The call's conditions its write carries (the open API's count and nonce), or null. */
+  gate: WriteGate | null;
+}
+/** What a submit's write answers: the new row (null: a duplicate originId, the device changed or the gate closed), the gate's answer. */
+interface Written {
+  row: SendRow | null;
+  answer: GateAnswer | null;
 }
 /** A printer's message about a job, written by the device-side group commit. */
 type DeviceReport =
@@ -109,6 +117,9 @@ type DeviceReport =
   | { kind: 'result'; deviceId: number; msg: ResultMsg };
 /** Largest group of one commit. */
 const GROUP_MAX = 256;
+/** Devices a node keeps for rendering submits (each write checks its device is still the one rendered for). */
+const DEVICE_CACHE_MAX = 100_000;
+const DEVICE_CACHE_MS = 10 * 60_000;
 
 /** The columns every statement returns (plus the device's sn). */
 const COLS = sql.raw(
@@ -116,8 +127,20 @@ const COLS = sql.raw(
     'j.updated_at, j.sent_at, j.delivered_at, j.started_at, j.finished_at, j.expire_at',
 );
 const OPEN = sql.raw(`('queued', 'sent', 'delivered', 'printing', 'timeout')`);
+/**
+ * The webhook deliveries of the jobs a statement's CTE `u` changed (`u.changed`) whose key has a callback URL,
+ * written in the same statement as the change.
+ */
+const DELIVERIES = sql`
+  w AS (
+    INSERT INTO webhook_deliveries (tenant_id, app_key_id, job_id, job_state, job_error)
+    SELECT u.tenant_id, u.app_key_id, u.id, u.state, u.error FROM u JOIN app_keys k ON k.id = u.app_key_id
+    WHERE u.changed AND k.callback_url <> '' AND k.state = 'active'
+    RETURNING id, job_id
+  )`;
 /** A job that was never published (contracts: isCancelablePrintJob): only it can be canceled with the promise that it never prints. */
 const CANCELABLE = sql.raw(`j.state = 'queued' AND j.attempts = 0`);
+const deviceKey = (tenantId: number, sn: string) => `${tenantId}|${sn.toLowerCase()}`;
 const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
 
 export function toOpenJob(r: JobRow): OpenPrintJob {
@@ -161,7 +184,7 @@ export class PrintService {
    * Submits' job rows, written by concurrent submits together: those that arrive while a commit is in flight
    * share the next one (one INSERT of all their rows, one COMMIT), and each is answered after it.
    */
-  readonly inserts: GroupCommit<NewJob, SendRow | null>;
+  readonly inserts: GroupCommit<NewJob, Written>;
   /**
    * The printers' acks, progress and results, in arrival order, written in one transaction per group (a
    * statement per kind, in the order ack → progress → result). Acks and progress are not waited for (their
@@ -171,6 +194,14 @@ export class PrintService {
    * commit, as before.
    */
   readonly reports: GroupCommit<DeviceReport, void>;
+  /**
+   * Devices by tenant and serial number as submits render for them (id, kind, paper width), kept up to ten
+   * minutes: never trusted alone, as the job's write checks the device is still that one in the key's tenant
+   * and renders again when it is not.
+   */
+  private submitDevices = new Map<string, { device: Promise<SubmitDevice | null>; at: number }>();
+  /** The reads of devices that submits found in no cache, grouped: those that arrive while one is in flight share the next. */
+  private deviceReads: GroupCommit<{ tenantId: number; sn: string }, SubmitDevice | null>;
 
   constructor(
     private db: Db,
@@ -184,6 +215,12 @@ export class PrintService {
       max: GROUP_MAX,
       single: async (job) => (await this.insertJobs([job]))[0],
       flush: (jobs) => this.insertJobs(jobs),
+    });
+    this.deviceReads = new GroupCommit({
+      windowMs: 0,
+      max: GROUP_MAX,
+      single: async (d) => (await this.readDevices([d]))[0],
+      flush: (ds) => this.readDevices(ds),
     });
     this.reports = new GroupCommit({
       windowMs: opts.deviceWindowMs ?? 5,
@@ -201,20 +238,26 @@ export class PrintService {
 
   /** Writes what the group commits hold (on close, before the database goes). */
   async drain(): Promise<void> {
+    await this.deviceReads.drain();
     await this.inserts.drain();
     await this.reports.drain();
   }
 
   /**
-   * The job rows of a group of submits, in one statement (their order is their `seq`); `null` for one whose
-   * originId was taken (by an earlier job, or by one before it in the group) or whose device is gone.
+   * The job rows of a group of submits, in one statement (their order is their `seq`), with what their gates
+   * carry (the open API's count and nonce) in the same statement and commit. No row for one whose gate closed,
+   * whose originId was taken (by an earlier job, or by one before it in the group), or whose device is gone or no
+   * longer the one its content was rendered for.
    */
-  private async insertJobs(jobs: NewJob[]): Promise<(SendRow | null)[]> {
+  private async insertJobs(jobs: NewJob[]): Promise<Written[]> {
+    const gated = jobs.find((j) => j.gate)?.gate;
     const data = jobs.map((j, i) => ({
       i,
       tenant_id: j.key.tenantId,
       app_key_id: j.key.id,
-      device_id: j.deviceId,
+      device_id: j.device.id,
+      kind: j.device.kind,
+      paper: j.device.paper_width_mm,
       origin_id: j.body.originId,
       content: j.body.content,
       format: j.prepared.format,
@@ -223,29 +266,58 @@ export class PrintService {
       columns: j.prepared.columns,
       copies: j.body.copies,
       expire_s: j.expireS,
+      g: j.gate?.values ?? null,
     }));
-    const rows = await this.transition<SendRow>(sql`
-      INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
-        state, attempts, sent_at, expire_at, max_attempts)
-      SELECT b.tenant_id, b.app_key_id, d.id, b.origin_id, b.content, b.format, decode(b.payload, 'base64'),
-        b.preview, b.columns, b.copies,
-        CASE WHEN d.status = 'online' THEN 'sent' ELSE 'queued' END, CASE WHEN d.status = 'online' THEN 1 ELSE 0 END,
-        CASE WHEN d.status = 'online' THEN now() END, now() + make_interval(secs => b.expire_s), ${this.opts.maxAttempts}
-      FROM jsonb_to_recordset(${JSON.stringify(data)}::jsonb) AS b(i int, tenant_id bigint, app_key_id bigint,
-        device_id bigint, origin_id text, content text, format text, payload text, preview text, columns smallint,
-        copies smallint, expire_s float8)
-      JOIN devices d ON d.id = b.device_id AND d.tenant_id = b.tenant_id
-      ORDER BY b.i
-      ON CONFLICT (app_key_id, origin_id) DO NOTHING
-      RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed`);
-    const byOrigin = new Map(rows.map((r) => [`${r.app_key_id}|${r.origin_id}`, r]));
-    return jobs.map((j) => {
-      const k = `${j.key.id}|${j.body.originId}`;
-      const row = byOrigin.get(k) ?? null;
-      // the first of the group with this originId made the row; a later one is its duplicate
-      byOrigin.delete(k);
-      return row;
+    const { rows } = await sql<
+      SendRow & {
+        i: number;
+        hits: number | null;
+        fresh: boolean | null;
+        key: unknown;
+        pass: boolean | null;
+        delivery_id: string | null;
+      }
+    >`${PREPARED}
+      WITH b AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(data)}::jsonb) AS b(i int, tenant_id bigint, app_key_id bigint,
+          device_id bigint, kind text, paper int, origin_id text, content text, format text, payload text, preview text,
+          columns smallint, copies smallint, expire_s float8, g jsonb)
+      ), ${gated ? gated.ctes : NO_GATE},
+      u AS (
+        INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
+          state, attempts, sent_at, expire_at, max_attempts)
+        SELECT b.tenant_id, b.app_key_id, d.id, b.origin_id, b.content, b.format, decode(b.payload, 'base64'),
+          b.preview, b.columns, b.copies,
+          CASE WHEN d.status = 'online' THEN 'sent' ELSE 'queued' END, CASE WHEN d.status = 'online' THEN 1 ELSE 0 END,
+          CASE WHEN d.status = 'online' THEN now() END, now() + make_interval(secs => b.expire_s), ${this.opts.maxAttempts}
+        FROM b
+        JOIN devices d ON d.id = b.device_id AND d.tenant_id = b.tenant_id
+        JOIN device_models m ON m.id = d.model_id AND m.kind = b.kind AND m.paper_width_mm = b.paper
+        LEFT JOIN gate ON gate.i = b.i
+        WHERE b.g IS NULL OR gate.pass
+        ORDER BY b.i
+        ON CONFLICT (app_key_id, origin_id) DO NOTHING
+        RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed
+      ), ${DELIVERIES}
+      SELECT b.i, gate.hits, gate.fresh, gate.key, gate.pass, u.*, w.id AS delivery_id
+      FROM b LEFT JOIN gate ON gate.i = b.i
+        LEFT JOIN u ON u.app_key_id = b.app_key_id AND u.origin_id = b.origin_id
+        LEFT JOIN w ON w.job_id = u.id
+      ORDER BY b.i`.execute(this.db);
+    const deliveries = new Set<string>();
+    const taken = new Set<string>();
+    const out = jobs.map((j, i): Written => {
+      const r = rows[i];
+      const answer = j.gate ? { hits: r.hits!, fresh: r.fresh!, key: r.key, pass: r.pass! } : null;
+      if (!r.id || (answer && !answer.pass) || taken.has(r.id)) return { row: null, answer };
+      // the first of the group with this originId whose gate passed made the row; a later one is its duplicate
+      taken.add(r.id);
+      if (r.delivery_id) deliveries.add(r.delivery_id);
+      const { i: _i, hits: _h, fresh: _f, key: _k, pass: _p, delivery_id: _d, ...row } = r;
+      return { row, answer };
     });
+    if (deliveries.size) this.webhooks.enqueue([...deliveries]);
+    return out;
   }
 
   /**
@@ -338,77 +410,91 @@ export class PrintService {
   /**
    * Makes a job, or answers the first one of this originId: a unique index and `ON CONFLICT DO NOTHING` make
    * concurrent identical submits produce exactly one row. The job is sent in the same statement when the
-   * printer is online (state `sent`), and published after the commit.
+   * printer is online (state `sent`), and published after the commit. `gate`: the call's conditions (the open
+   * API's count and nonce), written in the job's statement; a call that ends before it is counted alone first.
    */
-  async submit(
-    key: PrintKey,
-    body: SubmitInput,
-    pre?: Record<string, unknown> | null,
-  ): Promise<{ job: JobRow; duplicate: boolean }> {
-    // read beforehand in the signature check's round trip (submitLookups), else here
-    const looked =
-      pre && pre.origin_id === body.originId && pre.device_sn === body.deviceSn.toLowerCase()
-        ? (pre as unknown as SubmitLookup)
-        : null;
-    // a retry: its first job is the answer (read whole only when the look-up says there is one)
-    const earlier = !looked || looked.earlier_id ? await this.byOrigin(key.id, body.originId) : undefined;
-    if (earlier) return { job: earlier, duplicate: true };
-    const device = looked
-      ? looked.device
-      : await this.db
-          .selectFrom('devices as d')
-          .innerJoin('device_models as m', 'm.id', 'd.model_id')
-          .select(['d.id', 'm.kind', 'm.paper_width_mm'])
-          .where(sql<string>`lower(d.sn)`, '=', body.deviceSn.toLowerCase())
-          .where('d.tenant_id', '=', key.tenantId)
-          .executeTakeFirst();
-    if (!device) throw notFound('device');
-    const prepared = await this.content.prepare(key.tenantId, body.content, {
-      kind: device.kind,
-      paperWidthMm: device.paper_width_mm,
-    });
-    const row = await this.inserts.add({
-      key,
-      body,
-      deviceId: device.id,
-      prepared,
-      expireS: body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S,
-    });
+  async submit(key: PrintKey, body: SubmitInput, gate?: WriteGate): Promise<{ job: JobRow; duplicate: boolean }> {
+    const expireS = body.expireInSec ?? PRINT_EXPIRE_DEFAULT_S;
+    let job: NewJob;
+    try {
+      job = { key, body, expireS, gate: gate ?? null, ...(await this.render(key, body)) };
+    } catch (err) {
+      await gate?.countAlone();
+      // a retry is answered its first job, whatever its device or content are now
+      const earlier = await this.byOrigin(key.id, body.originId);
+      if (earlier) return { job: earlier, duplicate: true };
+      throw err;
+    }
+    const written = await this.inserts.add(job);
+    let row = written.row;
+    // the key changed meanwhile and the call passed on it as it is now: written again, its count and nonce are in
+    if (written.answer && gate!.settle(written.answer)) ({ row } = await this.inserts.add({ ...job, gate: null }));
+    if (!row) {
+      // an earlier job of the originId (or a concurrent submit of it that committed first) is the answer
+      const earlier = await this.byOrigin(key.id, body.originId);
+      if (earlier) return { job: earlier, duplicate: true };
+      // else the device changed since this node read it (another model, another tenant, gone)
+      const k = deviceKey(key.tenantId, body.deviceSn);
+      const entry = this.submitDevices.get(k);
+      if (entry) this.forgetDevice(k, entry);
+      ({ row } = await this.inserts.add({ key, body, expireS, gate: null, ...(await this.render(key, body)) }));
+    }
     if (row) {
       if (row.state === 'sent') this.downlink.printAfterPending(row.sn, printMsg(row));
       return { job: row, duplicate: false };
     }
-    // a concurrent submit of the same originId committed first: its job is the answer
+    // a concurrent submit of the originId committed first: its job is the answer
     const first = await this.byOrigin(key.id, body.originId);
     if (first) return { job: first, duplicate: true };
     throw notFound('device');
   }
 
-  /**
-   * What a submit needs to know before it prepares the content — an earlier job of the same originId and the
-   * device (kind, paper width) — read in the signature check's round trip rather than in two of its own, for a
-   * group of submits by one fixed select. The body is not validated yet: anything that is not as the schema
-   * wants is left to the submit itself.
-   */
-  readonly submitLookups = {
-    values: (body: unknown, key: PrintKey): Record<string, string | number> | null => {
-      const b = body as { originId?: unknown; deviceSn?: unknown } | null;
-      if (
-        !b ||
-        typeof b.originId !== 'string' ||
-        typeof b.deviceSn !== 'string' ||
-        b.originId.length > 64 ||
-        b.deviceSn.length > 64
-      )
-        return null;
-      return { key_id: key.id, tenant_id: key.tenantId, origin_id: b.originId, device_sn: b.deviceSn.toLowerCase() };
-    },
-    select: sql`lv->>'origin_id' AS origin_id, lv->>'device_sn' AS device_sn,
-      (SELECT j.id FROM print_jobs j WHERE j.app_key_id = (lv->>'key_id')::bigint AND j.origin_id = lv->>'origin_id') AS earlier_id,
-      (SELECT json_build_object('id', d.id, 'kind', m.kind, 'paper_width_mm', m.paper_width_mm)
-        FROM devices d JOIN device_models m ON m.id = d.model_id
-        WHERE lower(d.sn) = lv->>'device_sn' AND d.tenant_id = (lv->>'tenant_id')::bigint) AS device`,
-  };
+  /** Forgets this node's copy of a device (gone, changed, or its read failed), unless a newer one replaced it. */
+  private forgetDevice(k: string, entry: { at: number }): void {
+    if (this.submitDevices.get(k) === entry) this.submitDevices.delete(k);
+  }
+
+  /** Devices by tenant and lower-case serial number, in one statement; null for one not in that tenant. */
+  private async readDevices(ds: { tenantId: number; sn: string }[]): Promise<(SubmitDevice | null)[]> {
+    const { rows } = await sql<{ i: number; device: SubmitDevice | null }>`${PREPARED}
+      SELECT b.i, (SELECT json_build_object('id', d.id, 'kind', m.kind, 'paper_width_mm', m.paper_width_mm)
+          FROM devices d JOIN device_models m ON m.id = d.model_id
+          WHERE lower(d.sn) = b.sn AND d.tenant_id = b.tenant_id) AS device
+      FROM jsonb_to_recordset(${JSON.stringify(ds.map((d, i) => ({ i, tenant_id: d.tenantId, sn: d.sn })))}::jsonb)
+        AS b(i int, tenant_id bigint, sn text)
+      ORDER BY b.i`.execute(this.db);
+    return rows.map((r) => r.device);
+  }
+
+  /** The device of a submit (this node's copy, else read) and the content rendered for it; 404 for no such device. */
+  private async render(key: PrintKey, body: SubmitInput): Promise<Pick<NewJob, 'device' | 'prepared'>> {
+    const k = deviceKey(key.tenantId, body.deviceSn);
+    let cached = this.submitDevices.get(k);
+    if (!cached || Date.now() - cached.at > DEVICE_CACHE_MS) {
+      // one read per device however many submits for it arrive meanwhile, and one statement for those of a burst
+      const entry = {
+        device: this.deviceReads.add({ tenantId: key.tenantId, sn: body.deviceSn.toLowerCase() }),
+        at: Date.now(),
+      };
+      if (this.submitDevices.size >= DEVICE_CACHE_MAX) this.submitDevices.clear();
+      this.submitDevices.set(k, entry);
+      // a device not found (or a failed read) is not kept: the next submit reads it again
+      entry.device.then(
+        (d) => {
+          if (!d) this.forgetDevice(k, entry);
+        },
+        () => this.forgetDevice(k, entry),
+      );
+      cached = entry;
+    }
+    const device = await cached.device;
+    if (!device) throw notFound('device');
+    const prepared = await this.content.prepare(key.tenantId, body.content, {
+      kind: device.kind,
+      paperWidthMm: device.paper_width_mm,
+    });
+    return { device, prepared };
+  }
 
   private async byOrigin(keyId: number, originId: string): Promise<JobRow | undefined> {
     const { rows } = await sql<JobRow>`
@@ -703,13 +789,7 @@ export class PrintService {
     after?: string[],
   ): Promise<T[]> {
     const { rows } = await sql<T & { delivery_id: string | null; changed: boolean }>`${PREPARED}
-      WITH u AS (${change}),
-      w AS (
-        INSERT INTO webhook_deliveries (tenant_id, app_key_id, job_id, job_state, job_error)
-        SELECT u.tenant_id, u.app_key_id, u.id, u.state, u.error FROM u JOIN app_keys k ON k.id = u.app_key_id
-        WHERE u.changed AND k.callback_url <> '' AND k.state = 'active'
-        RETURNING id, job_id
-      )
+      WITH u AS (${change}), ${DELIVERIES}
       SELECT u.*, w.id AS delivery_id FROM u LEFT JOIN w ON w.job_id = u.id`.execute(exec);
     const deliveries = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
     if (after) after.push(...deliveries);
