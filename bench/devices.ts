@@ -1,12 +1,14 @@
 /**
- * The device gateway under a fleet: the server (embedded PostgreSQL and Aedes) runs in a child process; this
- * process ramps a simulated fleet to it (10,000 devices at a 30 s heartbeat by default), then reports devices
+ * The device gateway under a fleet: the server (embedded PostgreSQL and Aedes) runs in a child process, the
+ * simulated fleet in another (10,000 devices at a 30 s heartbeat by default; `--fleet inline`: in this process,
+ * beside the console's client and its event stream, as before), ramped to it; then it reports devices
  * connected, the server's RSS and CPU, and the command round trip console → device → succeeded (POST
  * /device/command, the device's ack and result over MQTT, the `succeeded` event on the console's SSE stream).
  * Each figure stands beside a reference measured in the same run: the server's RSS before the fleet, a bare
  * Aedes and a bare Mosquitto publish → deliver round trip, a bare Fastify route's latency.
  *
  *   node --import tsx bench/devices.ts [--devices 10000] [--ramp 250] [--heartbeat 30] [--commands 200] [--steady 60] [--load 0]
+ *     [--fleet child|inline]
  *
  * `--load N` runs N processes spinning on the CPU beside the whole run, references included: a loaded machine
  * that anyone can reproduce.
@@ -38,6 +40,9 @@ const { values: args } = parseArgs({
     commands: { type: 'string', default: '200' },
     steady: { type: 'string', default: '60' },
     load: { type: 'string', default: '0' },
+    /** Where the simulated fleet runs: `child` (its own process, as devices are not the console's) or `inline`. */
+    fleet: { type: 'string', default: 'child' },
+    'fleet-child': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => process.stdout.write(`${m}\n`);
@@ -247,6 +252,97 @@ async function startServerProcess(): Promise<Started> {
   return { child, dataDir, memory, ...(ready as { url: string; mqttUrl: string; databaseUrl: string }) };
 }
 
+/** The simulated fleet as the benchmark drives it, wherever it runs. */
+interface FleetHandle {
+  /** Starts the ramp (it goes on in the background). */
+  start(): void;
+  stats(): Promise<{ online: number; sent: number }>;
+  /** Serial numbers of the devices connected now. */
+  onlineSns(): Promise<string[]>;
+  /** CPU seconds the fleet's process has used (inline: this process, which also drives the console). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+interface FleetSetup {
+  url: string;
+  devices: number;
+  heartbeatS: number;
+  rampPerSecond: number;
+}
+const fleetSpecs = (n: number) => makeSpecs(n, { seed: 99, prefix: 'BENCH' });
+const fleetOptions = (o: FleetSetup) => ({
+  url: o.url,
+  specs: fleetSpecs(o.devices),
+  seed: 99,
+  heartbeatS: o.heartbeatS,
+  rampPerSecond: o.rampPerSecond,
+  stepMs: 0,
+  start: false,
+});
+
+async function inlineFleet(o: FleetSetup): Promise<FleetHandle> {
+  const fleet = await createFleet(fleetOptions(o));
+  return {
+    start: () => void fleet.start().catch(() => {}),
+    stats: async () => fleet.stats(),
+    onlineSns: async () => fleet.devices.filter((d) => d.online).map((d) => d.sn),
+    cpuSeconds: () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e6;
+    },
+    stop: () => fleet.stop().catch(() => {}),
+  };
+}
+
+/** The fleet in a process of its own (`--fleet-child`), asked over its stdin and answering one JSON line each. */
+async function childFleet(o: FleetSetup): Promise<FleetHandle> {
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, '--fleet-child'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const waiting = new Map<number, (m: Record<string, unknown>) => void>();
+  let next = 0;
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (!line.startsWith('{"id":')) return;
+    const m = JSON.parse(line) as { id: number } & Record<string, unknown>;
+    waiting.get(m.id)?.(m);
+    waiting.delete(m.id);
+  });
+  const ask = <T>(op: string, extra: object = {}) =>
+    new Promise<T>((resolve) => {
+      const id = ++next;
+      waiting.set(id, (m) => resolve(m as T));
+      child.stdin!.write(`${JSON.stringify({ id, op, ...extra })}\n`);
+    });
+  await ask('create', { setup: o });
+  return {
+    start: () => void ask('start'),
+    stats: () => ask<{ online: number; sent: number }>('stats'),
+    onlineSns: async () => (await ask<{ sns: string[] }>('online')).sns,
+    cpuSeconds: () => cpuSeconds(child.pid!),
+    stop: async () => {
+      await ask('stop');
+      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
+    },
+  };
+}
+
+/** `--fleet-child`: runs the fleet and answers the benchmark's questions until it says stop. */
+async function fleetChild(): Promise<void> {
+  let fleet: Awaited<ReturnType<typeof createFleet>> | undefined;
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    const m = JSON.parse(line) as { id: number; op: string; setup?: FleetSetup };
+    let out: object = {};
+    if (m.op === 'create') fleet = await createFleet(fleetOptions(m.setup!));
+    else if (m.op === 'start') void fleet!.start().catch(() => {});
+    else if (m.op === 'stats') out = { online: fleet!.stats().online, sent: fleet!.stats().sent };
+    else if (m.op === 'online') out = { sns: fleet!.devices.filter((d) => d.online).map((d) => d.sn) };
+    else if (m.op === 'stop') await fleet?.stop().catch(() => {});
+    process.stdout.write(`${JSON.stringify({ id: m.id, ...out })}\n`);
+    if (m.op === 'stop') process.exit(0);
+  }
+}
+
 async function main(): Promise<void> {
   const N = Number(args.devices);
   const RAMP = Number(args.ramp);
@@ -273,8 +369,8 @@ async function main(): Promise<void> {
 
   const srv = await startServerProcess();
   const db = createDb(srv.databaseUrl, 4);
-  const specs = makeSpecs(N, { seed: 99, prefix: 'BENCH' });
-  let fleet: Awaited<ReturnType<typeof createFleet>> | undefined;
+  const specs = fleetSpecs(N);
+  let fleet: FleetHandle | undefined;
   try {
     // a customer that owns the whole fleet, and its console session
     const tenant = await db
@@ -316,18 +412,11 @@ async function main(): Promise<void> {
     // the ramp
     log(`ramping the fleet to ${srv.mqttUrl} …`);
     t0 = performance.now();
-    fleet = await createFleet({
-      url: srv.mqttUrl,
-      specs,
-      seed: 99,
-      heartbeatS: HEARTBEAT,
-      rampPerSecond: RAMP,
-      stepMs: 0,
-      start: false,
-    });
+    const setup = { url: srv.mqttUrl, devices: N, heartbeatS: HEARTBEAT, rampPerSecond: RAMP };
+    fleet = args.fleet === 'inline' ? await inlineFleet(setup) : await childFleet(setup);
     const cpu0 = cpuSeconds(srv.child.pid!);
-    const fleetCpu0 = process.cpuUsage();
-    const started = fleet.start().catch(() => {});
+    const fleetCpu0 = fleet.cpuSeconds();
+    fleet.start();
     const deadline = Date.now() + (N / RAMP) * 1000 + 120_000;
     let online = 0;
     while (Date.now() < deadline) {
@@ -340,24 +429,22 @@ async function main(): Promise<void> {
         ).rows[0].n,
       );
       process.stdout.write(
-        `\r  ${online} online in the database, ${fleet.stats().online} connected in the fleet, server RSS ${mb(rssKb(srv.child.pid!))}   `,
+        `\r  ${online} online in the database, ${(await fleet.stats()).online} connected in the fleet, server RSS ${mb(rssKb(srv.child.pid!))}   `,
       );
       if (online >= N) break;
     }
     const rampS = (performance.now() - t0) / 1000;
     const rampCpu = cpuSeconds(srv.child.pid!) - cpu0;
-    const fleetCpu = process.cpuUsage(fleetCpu0);
-    const fleetRampCpu = (fleetCpu.user + fleetCpu.system) / 1e6;
+    const fleetRampCpu = fleet.cpuSeconds() - fleetCpu0;
     process.stdout.write('\n');
-    void started;
 
     // steady state: heartbeats, status reports
     log(`steady state for ${STEADY} s …`);
     const cpu1 = cpuSeconds(srv.child.pid!);
-    const sent1 = fleet.stats().sent;
+    const sent1 = (await fleet.stats()).sent;
     await new Promise((r) => setTimeout(r, STEADY * 1000));
     const steadyCpu = (cpuSeconds(srv.child.pid!) - cpu1) / STEADY;
-    const steadyRate = (fleet.stats().sent - sent1) / STEADY;
+    const steadyRate = ((await fleet.stats()).sent - sent1) / STEADY;
     const steadyRss = rssKb(srv.child.pid!);
     const steadyMem = await srv.memory();
     const stillOnline = Number(
@@ -405,7 +492,7 @@ async function main(): Promise<void> {
         // closed
       }
     })();
-    const onlineDevices = fleet.devices.filter((d) => d.online);
+    const onlineDevices = await fleet.onlineSns();
     // the fleet's own commits (last-seen flushes, roll-ups) per second just before, to take out of the commands'
     const commits = async () =>
       Number(
@@ -422,13 +509,12 @@ async function main(): Promise<void> {
     const rounds: number[] = [];
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
-      const d = onlineDevices[(i * 7919) % onlineDevices.length];
-      if (!d.online) continue;
+      const sn = onlineDevices[(i * 7919) % onlineDevices.length];
       const start = performance.now();
       const res = await request(`${srv.url}/apiAdmin/device/command`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ deviceIds: [ids.get(d.sn)], type: 'reboot' }),
+        body: JSON.stringify({ deviceIds: [ids.get(sn)], type: 'reboot' }),
       });
       const taskId = ((await res.json()) as { data: { taskIds: string[] } }).data.taskIds[0];
       const done = seen.has(taskId) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(taskId, resolve));
@@ -511,5 +597,6 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (args['fleet-child']) await fleetChild();
+else await main();
 process.exit(0);

@@ -348,6 +348,49 @@ describe('the message centre', () => {
     expect(zh.body_.data.list[0].title).toBe('打印机过热');
   });
 
+  it("writes reports of many devices together, each device's in its order: no fault episode is lost", async () => {
+    const presence = new Presence(
+      h.db,
+      { publish: () => {} },
+      { heartbeatS: 30, telemetrySampleS: 60, reportWindowMs: 20 },
+    );
+    const id = deviceIds.get(specs[2].sn)!;
+    const others = specs.filter((_, i) => i !== 2).map((s) => deviceIds.get(s.sn)!);
+    await presence.status(id, { paper: 'ok' });
+    const faults = async () => (await list(A.token, '?group=device')).list;
+    const before = (await faults()).length;
+    // all at once: out, fixed, overheating, for this device; battery changes for the others
+    const sent = [
+      presence.status(id, { paper: 'out' }),
+      ...others.map((o, i) => presence.status(o, { battery: 10 + i })),
+      presence.status(id, { paper: 'ok' }),
+      ...others.map((o) => presence.location(o, { lat: 31.23, lng: 121.47 })),
+      presence.status(id, { paper: 'overheat', battery: 7 }),
+    ];
+    await Promise.all(sent);
+    // two episodes began (out, then overheating after the fix), in shared transactions
+    const after = await faults();
+    expect(after.length).toBe(before + 2);
+    expect(after.slice(0, 2).map((m: { title: string }) => m.title)).toEqual([
+      'Printer overheating',
+      'Printer out of paper',
+    ]);
+    expect(presence.reports.stats.groups).toBeLessThan(sent.length);
+    const row = await h.db
+      .selectFrom('devices')
+      .select(['paper', 'battery'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ paper: 'overheat', battery: 7 });
+    const moved = await h.db
+      .selectFrom('devices')
+      .select(['lat', 'battery', 'province'])
+      .where('id', 'in', others)
+      .orderBy('id')
+      .execute();
+    expect(moved.every((m) => m.lat === 31.23 && m.province !== '')).toBe(true);
+  });
+
   it('mails each message once, by the periodic job, to users with an address (the outbox by default)', async () => {
     const mail = `a-${randomUUID().slice(0, 6)}@example.com`;
     await h.db.updateTable('users').set({ email: mail }).where('id', '=', aId).execute();

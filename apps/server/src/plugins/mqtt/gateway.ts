@@ -151,6 +151,7 @@ export class DeviceGateway {
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await this.link.settled();
     await this.tasks.settled();
+    await this.presence.reports.drain();
     await this.flushSeen().catch(() => {});
     await this.presence.flushTraffic();
   }

@@ -3,7 +3,8 @@ import { provinceAt } from '@cpc/contracts/geo/provinces';
 import type { LiveDeviceEvent } from '@cpc/contracts';
 import { DEFAULT_TIME_ZONE } from '@cpc/contracts/device-constants';
 import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
-import type { Db } from '../../db/database.ts';
+import { PREPARED, type Db } from '../../db/database.ts';
+import { GroupCommit } from '../../lib/group-commit.ts';
 import type { EventSink } from '../../modules/task/index.ts';
 import { deviceFaultMessages, isDeviceFault } from '../../modules/inbox/index.ts';
 
@@ -30,6 +31,13 @@ const ROLLUP_ZONE = DEFAULT_TIME_ZONE;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const n = <T>(v: T | undefined) => (v === undefined ? null : v);
 
+/** A device's status or location report (or neither: a telemetry sample due), for the grouped write (`Presence.reports`). */
+interface DeviceReport {
+  deviceId: number;
+  status?: { paper: string | null; battery: number | null; signal: number | null };
+  location?: { lat: number; lng: number; province: string };
+}
+
 /** One report of a SIM's counters (a `traffic` message, or a hello that carries them). */
 interface CounterReport {
   deviceId: number;
@@ -49,6 +57,8 @@ const continues = (prev: CounterReport, next: CounterReport) =>
 export interface PresenceOptions {
   heartbeatS: number;
   telemetrySampleS: number;
+  /** How long the first status or location report of an idle group waits for others (ms; default 0). */
+  reportWindowMs?: number;
   /** A usage roll-up that failed (logged; the counters are cumulative, so the SIM's next report recovers it). */
   onRollupError?: (err: unknown) => void;
 }
@@ -73,12 +83,27 @@ export class Presence {
   private pendingTraffic = new Map<number, CounterReport>();
   /** The batch being written (never rejects) and its devices: a device's own write waits for it. */
   private batch: { devices: Set<number>; done: Promise<void> } | null = null;
+  /**
+   * Status and location reports of all devices, written together: those that arrive while a group is in flight
+   * (or within `reportWindowMs` of the first) share the next transaction, and each is answered after its commit.
+   */
+  readonly reports: GroupCommit<DeviceReport, void>;
 
   constructor(
     private db: Db,
     private events: EventSink,
     private opts: PresenceOptions,
-  ) {}
+  ) {
+    this.reports = new GroupCommit({
+      windowMs: opts.reportWindowMs ?? 0,
+      max: 512,
+      single: (r) => this.writeReports([r]),
+      flush: async (rs) => {
+        await this.writeReports(rs);
+        return rs.map(() => undefined);
+      },
+    });
+  }
 
   touch(deviceId: number): void {
     this.touched.add(deviceId);
@@ -148,7 +173,7 @@ export class Presence {
    */
   async trafficNow(deviceId: number, m: Pick<TrafficMsg, 'usedMb' | 'iccid' | 'txBytes' | 'rxBytes'>): Promise<void> {
     await this.rollupNow([{ deviceId, iccid: n(m.iccid), usedMb: m.usedMb, tx: n(m.txBytes), rx: n(m.rxBytes) }]);
-    await this.sample(deviceId, false);
+    await this.sample(deviceId);
   }
 
   /**
@@ -255,33 +280,83 @@ export class Presence {
     return true;
   }
 
+  /** A status report: written with those of other devices (`reports`), answered after its commit. */
   async status(deviceId: number, m: StatusMsg): Promise<void> {
-    const p = n(m.paper);
-    const b = n(m.battery);
-    const s = n(m.signal);
-    // `o` is the row before the update: its paper tells whether a fault began now
-    const { rows } = await sql<DeviceRow & { prev_paper: string | null }>`
-      UPDATE devices d SET paper = coalesce(${p}::text, d.paper), battery = coalesce(${b}::smallint, d.battery),
-        signal = coalesce(${s}::smallint, d.signal), last_seen_at = now()
-      FROM devices o
-      WHERE d.id = ${deviceId} AND o.id = d.id AND (d.paper IS DISTINCT FROM coalesce(${p}::text, d.paper)
-        OR d.battery IS DISTINCT FROM coalesce(${b}::smallint, d.battery) OR d.signal IS DISTINCT FROM coalesce(${s}::smallint, d.signal))
-      RETURNING ${RETURNING}, o.paper AS prev_paper`.execute(this.db);
-    if (rows[0]) {
-      this.emit(rows[0]);
-      await this.faultBegan(rows[0], rows[0].prev_paper);
-    }
-    await this.sample(deviceId, rows.length > 0);
+    return this.reports.add({ deviceId, status: { paper: n(m.paper), battery: n(m.battery), signal: n(m.signal) } });
   }
 
+  /** A location report: written with those of other devices (`reports`), answered after its commit. */
   async location(deviceId: number, m: LocationMsg): Promise<void> {
-    const province = provinceAt(m.lat, m.lng);
-    const { rows } = await sql<DeviceRow>`
-      UPDATE devices d SET lat = ${m.lat}::float8, lng = ${m.lng}::float8, located_at = now(), province = ${province}::text, last_seen_at = now()
-      WHERE d.id = ${deviceId} AND (d.lat IS DISTINCT FROM ${m.lat}::float8 OR d.lng IS DISTINCT FROM ${m.lng}::float8)
-      RETURNING ${RETURNING}`.execute(this.db);
-    if (rows[0]) this.emit(rows[0]);
-    await this.sample(deviceId, false);
+    return this.reports.add({ deviceId, location: { lat: m.lat, lng: m.lng, province: provinceAt(m.lat, m.lng) } });
+  }
+
+  /** A telemetry sample, when the device's last one is old enough (written with the group's reports). */
+  private async sample(deviceId: number): Promise<void> {
+    if ((this.lastSample.get(deviceId) ?? 0) > Date.now() - this.opts.telemetrySampleS * 1000) return;
+    await this.reports.add({ deviceId });
+  }
+
+  /**
+   * A group of status and location reports (and samples due) in one transaction: one UPDATE per round (a device's second report in
+   * the group goes in the next round, after its first), then the telemetry samples they call for in one INSERT.
+   * Console events and fault messages follow the commit, in the reports' order.
+   */
+  private async writeReports(reports: DeviceReport[]): Promise<void> {
+    const rounds: DeviceReport[][] = [];
+    const seen = new Map<number, number>();
+    for (const r of reports) {
+      const k = seen.get(r.deviceId) ?? 0;
+      seen.set(r.deviceId, k + 1);
+      (rounds[k] ??= []).push(r);
+    }
+    const changed: (DeviceRow & { prev_paper: string | null; st: boolean })[] = [];
+    await this.db.transaction().execute(async (trx) => {
+      for (const round of rounds) {
+        const data = round.map((r) => ({
+          id: r.deviceId,
+          st: !!r.status,
+          ...r.status,
+          loc: !!r.location,
+          ...r.location,
+        }));
+        // `o` is the row before the update: its paper tells whether a fault began now
+        const { rows } = await sql<DeviceRow & { prev_paper: string | null; st: boolean }>`${PREPARED}
+          UPDATE devices d SET
+            paper = CASE WHEN b.st THEN coalesce(b.paper, d.paper) ELSE d.paper END,
+            battery = CASE WHEN b.st THEN coalesce(b.battery, d.battery) ELSE d.battery END,
+            signal = CASE WHEN b.st THEN coalesce(b.signal, d.signal) ELSE d.signal END,
+            lat = CASE WHEN b.loc THEN b.lat ELSE d.lat END,
+            lng = CASE WHEN b.loc THEN b.lng ELSE d.lng END,
+            located_at = CASE WHEN b.loc THEN now() ELSE d.located_at END,
+            province = CASE WHEN b.loc THEN b.province ELSE d.province END,
+            last_seen_at = now()
+          FROM jsonb_to_recordset(${JSON.stringify(data)}::jsonb) AS b(id bigint, st boolean, paper text, battery smallint,
+            signal smallint, loc boolean, lat float8, lng float8, province text), devices o
+          WHERE d.id = b.id AND o.id = d.id AND (
+            (b.st AND (d.paper IS DISTINCT FROM coalesce(b.paper, d.paper) OR d.battery IS DISTINCT FROM coalesce(b.battery, d.battery)
+              OR d.signal IS DISTINCT FROM coalesce(b.signal, d.signal)))
+            OR (b.loc AND (d.lat IS DISTINCT FROM b.lat OR d.lng IS DISTINCT FROM b.lng)))
+          RETURNING ${RETURNING}, o.paper AS prev_paper, b.st`.execute(trx);
+        changed.push(...rows);
+      }
+      // a sample for every changed status, and for any report once the device's last sample is old enough
+      const now = Date.now();
+      const sampled = new Set(changed.filter((r) => r.st).map((r) => Number(r.id)));
+      for (const r of reports) {
+        if ((this.lastSample.get(r.deviceId) ?? 0) <= now - this.opts.telemetrySampleS * 1000) sampled.add(r.deviceId);
+      }
+      if (!sampled.size) return;
+      for (const id of sampled) this.lastSample.set(id, now);
+      await sql`${PREPARED}
+        INSERT INTO device_telemetry (device_id, tenant_id, battery, signal, paper, used_mb, lat, lng)
+        SELECT d.id, d.tenant_id, d.battery, d.signal, d.paper, s.used_mb, d.lat, d.lng
+        FROM devices d LEFT JOIN sims s ON s.iccid = d.iccid WHERE d.id = ANY(${[...sampled]}::bigint[])
+        ON CONFLICT DO NOTHING`.execute(trx);
+    });
+    for (const r of changed) {
+      this.emit(r);
+      if (r.st) await this.faultBegan(r, r.prev_paper);
+    }
   }
 
   /**
@@ -298,7 +373,7 @@ export class Presence {
       await this.rollupNow([prev]).catch((err) => this.opts.onRollupError?.(err));
     }
     this.pendingTraffic.set(deviceId, report);
-    await this.sample(deviceId, false);
+    await this.sample(deviceId);
   }
 
   /**
@@ -389,18 +464,6 @@ export class Presence {
   }
 
   /** A sample whenever paper, battery or signal changed, otherwise at most one per TELEMETRY_SAMPLE_S. */
-  private async sample(deviceId: number, changed: boolean): Promise<void> {
-    const now = Date.now();
-    const last = this.lastSample.get(deviceId) ?? 0;
-    if (!changed && now - last < this.opts.telemetrySampleS * 1000) return;
-    this.lastSample.set(deviceId, now);
-    await sql`
-      INSERT INTO device_telemetry (device_id, tenant_id, battery, signal, paper, used_mb, lat, lng)
-      SELECT d.id, d.tenant_id, d.battery, d.signal, d.paper, s.used_mb, d.lat, d.lng
-      FROM devices d LEFT JOIN sims s ON s.iccid = d.iccid WHERE d.id = ${deviceId}
-      ON CONFLICT DO NOTHING`.execute(this.db);
-  }
-
   /**
    * The message centre (issue 14): a fault episode begins when the paper state turns from ok (or unknown) to a
    * fault; one message per episode to those who see the device. Only on that change: nothing on the hot path.
