@@ -391,6 +391,46 @@ describe('the message centre', () => {
     expect(moved.every((m) => m.lat === 31.23 && m.province !== '')).toBe(true);
   });
 
+  it('writes devices gone offline together, each only if still on the connection it names', async () => {
+    const published: number[] = [];
+    const presence = new Presence(
+      h.db,
+      { publish: (_t, e) => published.push(Number((e.data as { id: number }).id)) },
+      { heartbeatS: 30, telemetrySampleS: 60 },
+    );
+    const all = specs.map((s) => deviceIds.get(s.sn)!);
+    for (const [i, id] of all.entries()) {
+      await h.db
+        .updateTable('devices')
+        .set({ status: 'online', conn_id: `gone-${i}` })
+        .where('id', '=', id)
+        .execute();
+    }
+    const logged = async () =>
+      Number(
+        (
+          await h.db
+            .selectFrom('device_status_log')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('device_id', 'in', all)
+            .where('reason', '=', 'broker restart')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await logged();
+    // all at once, and one naming an old connection of the first device
+    const answers = await Promise.all([
+      ...all.map((id, i) => presence.offline(id, `gone-${i}`, 'broker restart')),
+      presence.offline(all[0], 'an-older-connection', 'broker restart'),
+    ]);
+    expect(answers).toEqual([...all.map(() => true), false]);
+    expect(presence.offlines.stats.groups).toBeLessThan(answers.length);
+    const rows = await h.db.selectFrom('devices').select(['status', 'connected_at']).where('id', 'in', all).execute();
+    expect(rows.every((r) => r.status === 'offline' && r.connected_at === null)).toBe(true);
+    expect((await logged()) - before).toBe(all.length);
+    expect(published.sort()).toEqual([...all].sort());
+  });
+
   it('mails each message once, by the periodic job, to users with an address (the outbox by default)', async () => {
     const mail = `a-${randomUUID().slice(0, 6)}@example.com`;
     await h.db.updateTable('users').set({ email: mail }).where('id', '=', aId).execute();

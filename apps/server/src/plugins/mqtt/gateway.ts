@@ -38,6 +38,9 @@ export interface GatewayStats {
 /** A hello is asked of a device the database thinks offline, at most this often. */
 const REQUEST_HELLO_EVERY_MS = 30_000;
 
+/** How long a status or location report waits for others to share its commit (ms). */
+const REPORT_WINDOW_MS = 20;
+
 /**
  * The device gateway (DESIGN §6): takes every up message from the broker, validates it, and turns it into
  * database state (presence, telemetry) and task transitions; sends commands down. Messages of one device are
@@ -83,6 +86,8 @@ export class DeviceGateway {
     this.presence = new Presence(db, events, {
       heartbeatS: config.HEARTBEAT_S,
       telemetrySampleS: config.TELEMETRY_SAMPLE_S,
+      // a fleet's reports share commits (a device's next message waits at most this much more after one)
+      reportWindowMs: REPORT_WINDOW_MS,
       onRollupError: (err) => this.log.warn({ err }, 'mqtt: SIM usage roll-up failed'),
     });
   }
@@ -151,7 +156,7 @@ export class DeviceGateway {
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await this.link.settled();
     await this.tasks.settled();
-    await this.presence.reports.drain();
+    await this.presence.drain();
     await this.flushSeen().catch(() => {});
     await this.presence.flushTraffic();
   }

@@ -88,12 +88,20 @@ export class Presence {
    * (or within `reportWindowMs` of the first) share the next transaction, and each is answered after its commit.
    */
   readonly reports: GroupCommit<DeviceReport, void>;
+  /** Devices gone offline, written together (those that arrive while a group is in flight share the next). */
+  readonly offlines: GroupCommit<{ deviceId: number; conn: string; reason: string }, boolean>;
 
   constructor(
     private db: Db,
     private events: EventSink,
     private opts: PresenceOptions,
   ) {
+    this.offlines = new GroupCommit({
+      windowMs: 0,
+      max: 1000,
+      single: async (g) => (await this.writeOfflines([g]))[0],
+      flush: (gs) => this.writeOfflines(gs),
+    });
     this.reports = new GroupCommit({
       windowMs: opts.reportWindowMs ?? 0,
       max: 512,
@@ -103,6 +111,12 @@ export class Presence {
         return rs.map(() => undefined);
       },
     });
+  }
+
+  /** Writes the grouped offlines and reports still queued (on stop). */
+  async drain(): Promise<void> {
+    await this.offlines.drain();
+    await this.reports.drain();
   }
 
   touch(deviceId: number): void {
@@ -265,19 +279,32 @@ export class Presence {
   async offline(deviceId: number, conn: string | undefined, reason: string): Promise<boolean> {
     if (!conn) return false;
     this.touched.delete(deviceId);
-    const { rows } = await sql<DeviceRow>`
-      WITH u AS (
+    return this.offlines.add({ deviceId, conn, reason });
+  }
+
+  /**
+   * A group of devices gone offline in one statement (a broker's restart takes thousands at once): each only if
+   * still online on the connection it names; answers which were.
+   */
+  private async writeOfflines(gone: { deviceId: number; conn: string; reason: string }[]): Promise<boolean[]> {
+    const data = JSON.stringify(gone.map((g, i) => ({ i, id: g.deviceId, conn: g.conn, reason: g.reason })));
+    const { rows } = await sql<DeviceRow & { i: number }>`${PREPARED}
+      WITH b AS (
+        SELECT * FROM jsonb_to_recordset(${data}::jsonb) AS b(i int, id bigint, conn text, reason text)
+      ), u AS (
         UPDATE devices d SET status = 'offline', connected_at = NULL
-        WHERE d.id = ${deviceId} AND d.status = 'online' AND d.conn_id = ${conn}::text
-        RETURNING ${RETURNING}
+        FROM b WHERE d.id = b.id AND d.status = 'online' AND d.conn_id = b.conn
+        RETURNING ${RETURNING}, b.i, b.reason
       ), logged AS (
-        INSERT INTO device_status_log (device_id, tenant_id, status, reason) SELECT id, tenant_id, 'offline', ${reason}::text FROM u
+        INSERT INTO device_status_log (device_id, tenant_id, status, reason) SELECT id, tenant_id, 'offline', reason FROM u
       )
       SELECT * FROM u`.execute(this.db);
-    const row = rows[0];
-    if (!row) return false;
-    this.emit(row);
-    return true;
+    const out = gone.map(() => false);
+    for (const { i, ...row } of rows.sort((a, b) => a.i - b.i)) {
+      out[i] = true;
+      this.emit(row);
+    }
+    return out;
   }
 
   /** A status report: written with those of other devices (`reports`), answered after its commit. */
