@@ -231,11 +231,14 @@ async function startServerProcess(): Promise<Started> {
   });
   // its stdout carries its log lines too (JSON as well): each answer is told by its key
   const waiting: { url?: (l: Record<string, unknown>) => void; memory?: (l: Record<string, unknown>) => void } = {};
+  // BENCH_SERVER_OUT: a file for the server's other output (what `--trace-gc` in BENCH_SERVER_FLAGS prints, say)
+  const other = process.env.BENCH_SERVER_OUT;
   readline.createInterface({ input: child.stdout! }).on('line', (l) => {
     let parsed: Record<string, unknown>;
     try {
       parsed = JSON.parse(l) as Record<string, unknown>;
     } catch {
+      if (other) fs.appendFileSync(other, `${l}\n`);
       return;
     }
     for (const key of ['url', 'memory'] as const) if (key in parsed) waiting[key]?.(parsed);
