@@ -214,6 +214,13 @@ describe("a submit's count and nonce, written with its job", () => {
     const k = await createKey(h, A.token);
     const call = (body: Record<string, unknown>, secret = k.secret) =>
       openCall(h, { ...k, secret }, { url: '/print', body: { deviceSn: sns[0], originId: nextOrigin(), ...body } });
+    const jobsOfKey = (originId: string) =>
+      h.db
+        .selectFrom('print_jobs')
+        .select('id')
+        .where('app_key_id', '=', k.id)
+        .where('origin_id', '=', originId)
+        .execute();
     // this node holds the key's row for a second after a call
     expect((await call({ content: 'warm' })).statusCode).toBe(200);
     // another node set a limit of its own: every check passes on the new row, so the job is made
@@ -221,14 +228,7 @@ describe("a submit's count and nonce, written with its job", () => {
     const originId = nextOrigin();
     const limited = await call({ content: 'new limit', originId });
     expect(limited.statusCode).toBe(200);
-    expect(
-      await h.db
-        .selectFrom('print_jobs')
-        .select('id')
-        .where('app_key_id', '=', k.id)
-        .where('origin_id', '=', originId)
-        .execute(),
-    ).toHaveLength(1);
+    expect(await jobsOfKey(originId)).toHaveLength(1);
     // another node rotated the secret: the old one fails at once, and makes no job
     expect((await call({ content: 'warm again' })).statusCode).toBe(200);
     await h.db
@@ -240,14 +240,7 @@ describe("a submit's count and nonce, written with its job", () => {
     const old = await call({ content: 'old secret', originId: stale });
     expect(old.statusCode).toBe(401);
     expect(old.body_.data.reason).toBe('bad_signature');
-    expect(
-      await h.db
-        .selectFrom('print_jobs')
-        .select('id')
-        .where('app_key_id', '=', k.id)
-        .where('origin_id', '=', stale)
-        .execute(),
-    ).toHaveLength(0);
+    expect(await jobsOfKey(stale)).toHaveLength(0);
   });
 });
 
