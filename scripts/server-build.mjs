@@ -21,7 +21,8 @@ export const SERVER_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size
 export const serverEntry = (name = 'main') => path.join(outdir, `${name}.mjs`);
 
 /**
- * Compiles the server to plain JavaScript: one ES module per entry, the project's own TypeScript (the server
+ * Compiles the server to plain JavaScript: one ES module per entry (and chunks for what they share or load
+ * lazily), the project's own TypeScript (the server
  * and @cpc/contracts) bundled in, every package from node_modules left to Node to load. Running compiled code
  * rather than through tsx's loader saves the loader's thread and its transpile cache: about 50 MB of RSS on an
  * idle server (issue 4's memory aim), and a faster start. Built when missing or older than its sources.
@@ -39,6 +40,9 @@ export async function ensureServerBuilt({ force = false, quiet = false } = {}) {
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
+    // a dynamic import stays lazy with the packages it imports (the S3 driver and its AWS SDK, tesseract.js):
+    // without splitting, esbuild hoists every package import of the bundle to its top and loads them all at start
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',

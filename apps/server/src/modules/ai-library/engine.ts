@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { createScheduler, createWorker, OEM, type Scheduler, type Worker } from 'tesseract.js';
+import type { Scheduler, Worker } from 'tesseract.js';
 import { OCR_LANGUAGES, type OcrLine } from '@cpc/contracts';
 
 const require = createRequire(import.meta.url);
@@ -62,6 +62,8 @@ export class OcrPool {
     if (this.closed) return Promise.reject(new Error('the OCR pool is closed'));
     this.starting ??= (async () => {
       this.dataDir = await tessdataDir();
+      // loaded with the first job: a server that never recognises an image never loads tesseract.js
+      const { createScheduler, createWorker, OEM } = await import('tesseract.js');
       const scheduler = createScheduler();
       const workers: Worker[] = await Promise.all(
         Array.from({ length: this.size }, () =>
