@@ -338,8 +338,10 @@ async function fleetChild(): Promise<void> {
     let out: object = {};
     if (m.op === 'create') fleet = await createFleet(fleetOptions(m.setup!));
     else if (m.op === 'start') void fleet!.start().catch(() => {});
-    else if (m.op === 'stats') out = { online: fleet!.stats().online, sent: fleet!.stats().sent };
-    else if (m.op === 'online') out = { sns: fleet!.devices.filter((d) => d.online).map((d) => d.sn) };
+    else if (m.op === 'stats') {
+      const { online, sent } = fleet!.stats();
+      out = { online, sent };
+    } else if (m.op === 'online') out = { sns: fleet!.devices.filter((d) => d.online).map((d) => d.sn) };
     else if (m.op === 'stop') await fleet?.stop().catch(() => {});
     process.stdout.write(`${JSON.stringify({ id: m.id, ...out })}\n`);
     if (m.op === 'stop') process.exit(0);
