@@ -469,6 +469,9 @@ async function main(): Promise<void> {
     ).data.ticket;
     const waiting = new Map<string, () => void>();
     const seen = new Set<string>();
+    // wall-clock times on this machine's one clock, beside the task row's (the server's now() at each statement)
+    const askedAt = new Map<string, number>();
+    const toldAt = new Map<string, number>();
     const ac = new AbortController();
     const stream = await fetch(`${srv.url}/apiAdmin/device/events?ticket=${encodeURIComponent(ticket)}`, {
       signal: ac.signal,
@@ -490,6 +493,7 @@ async function main(): Promise<void> {
             const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]) as { id: string; state: string };
             if (data.state !== 'succeeded') continue;
             seen.add(data.id);
+            toldAt.set(data.id, Date.now());
             waiting.get(data.id)?.();
           }
         }
@@ -516,12 +520,14 @@ async function main(): Promise<void> {
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
       const sn = onlineDevices[(i * 7919) % onlineDevices.length];
       const start = performance.now();
+      const asked = Date.now();
       const res = await request(`${srv.url}/apiAdmin/device/command`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ deviceIds: [ids.get(sn)], type: 'reboot' }),
       });
       const taskId = ((await res.json()) as { data: { taskIds: string[] } }).data.taskIds[0];
+      askedAt.set(taskId, asked);
       const done = seen.has(taskId) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(taskId, resolve));
       const ok = await Promise.race([
         done.then(() => true),
@@ -537,12 +543,21 @@ async function main(): Promise<void> {
     const commandCommits =
       (base2.n - base1.n - 1 - fleetCommitsPerMs * (base2.t - base1.t)) / Math.max(rounds.length, 1);
     // where the round trip's time goes, by the task row's own times (the server's clock)
-    const { rows: stages } = await sql<{ sent: number; acked: number; done: number }>`
-      SELECT extract(epoch FROM sent_at - created_at) * 1000 AS sent,
-        extract(epoch FROM delivered_at - sent_at) * 1000 AS acked,
-        extract(epoch FROM finished_at - delivered_at) * 1000 AS done
+    const { rows: taskTimes } = await sql<{ id: string; created: number; sent: number; acked: number; done: number }>`
+      SELECT id, extract(epoch FROM created_at) * 1000 AS created, extract(epoch FROM sent_at) * 1000 AS sent,
+        extract(epoch FROM delivered_at) * 1000 AS acked, extract(epoch FROM finished_at) * 1000 AS done
       FROM device_tasks WHERE created_at >= ${commandsFrom} AND state = 'succeeded'`.execute(db);
-    const stage = (f: (r: (typeof stages)[number]) => number) => pp(stages.map((r) => Number(f(r))));
+    const stages = taskTimes
+      .filter((r) => askedAt.has(r.id) && toldAt.has(r.id))
+      .map((r) => ({
+        asked: askedAt.get(r.id)!,
+        created: Number(r.created),
+        sent: Number(r.sent),
+        acked: Number(r.acked),
+        done: Number(r.done),
+        told: toldAt.get(r.id)!,
+      }));
+    const stage = (f: (r: (typeof stages)[number]) => number) => pp(stages.map(f));
     const failed = late.length;
     if (late.length) {
       const states = await db
@@ -585,7 +600,9 @@ async function main(): Promise<void> {
         `publish → deliver ${pp(refAedes.latency)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto.latency)}` : ''} |`,
     );
     log(
-      `| of which, by the task row | created → sent ${stage((r) => r.sent)}; sent → acknowledged ${stage((r) => r.acked)}; acknowledged → result stored ${stage((r) => r.done)} | – |`,
+      `| of which, by the task row's times and this client's | asked → created ${stage((r) => r.created - r.asked)}; created → sent ${stage((r) => r.sent - r.created)}; ` +
+        `sent → acknowledged ${stage((r) => r.acked - r.sent)}; acknowledged → result written ${stage((r) => r.done - r.acked)}; ` +
+        `result written → console told ${stage((r) => r.told - r.done)} | – |`,
     );
     log(
       `| PostgreSQL commits per command | ${commandCommits.toFixed(1)} (the fleet's own ${(fleetCommitsPerMs * 1000).toFixed(1)}/s taken out) | – |`,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { makeSpecs } from '../../device-sim/src/specs.ts';
+import { NO_FLUSH_WAIT } from '../src/db/database.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, taskRow, type Customer } from './device-helpers.ts';
 
@@ -55,11 +56,10 @@ describe('command round trip commits', () => {
     expect(await taskRow(h, res.body_.data.taskIds[0])).toMatchObject({ state: 'queued', attempts: 0, sent_at: null });
   });
 
-  it('turns the flush wait off for the acknowledging statement only', async () => {
+  it("turns the flush wait off for the acknowledging statement only (and a live event's NOTIFY)", async () => {
     await h.db.connection().execute(async (db) => {
       const { rows } = await sql<{ s: string }>`
-        SELECT current_setting('synchronous_commit') AS s
-        FROM (select set_config('synchronous_commit', 'off', true)) as no_flush_wait`.execute(db);
+        SELECT current_setting('synchronous_commit') AS s FROM ${NO_FLUSH_WAIT}`.execute(db);
       expect(rows[0].s).toBe('off');
       const after = await sql<{ s: string }>`SELECT current_setting('synchronous_commit') AS s`.execute(db);
       expect(after.rows[0].s).toBe('on');

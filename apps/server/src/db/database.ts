@@ -91,6 +91,13 @@ const migrations: Record<string, Migration> = {
 const PREPARED_MARK = '/*prepared*/ ';
 export const PREPARED = sql.raw(PREPARED_MARK);
 
+/**
+ * A one-row FROM item that turns `synchronous_commit` off for the statement's own (implicit) transaction: for
+ * writes whose loss in a PostgreSQL crash is harmless (a state the device reports again, a live event the
+ * consoles read again after their stream drops), so they do not wait for the disk.
+ */
+export const NO_FLUSH_WAIT = sql`(select set_config('synchronous_commit', 'off', true)) as no_flush_wait`;
+
 /** A pg client that runs statements marked with PREPARED as named statements (the name: a hash of the text). */
 class PreparingClient extends pg.Client {
   // pg's own overloads are too many to restate: the marked form is the one Kysely uses (text, values)

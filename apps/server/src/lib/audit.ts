@@ -61,11 +61,8 @@ function scrub(value: unknown, depth = 0): unknown {
   );
 }
 
-/**
- * Writes one entry of the system log (DESIGN §4) before the request answers, so an answered change is never
- * missing from it. Details and changes never hold secrets: secret-named fields are masked here.
- */
-export async function audit(db: Db, e: AuditEntry): Promise<void> {
+/** The row `audit` writes for an entry: secret-named fields masked, text made safe for jsonb. */
+export function auditRow(e: AuditEntry) {
   // a change keeps its { before, after } shape, masked inside when its field is a secret
   const changes = e.changes
     ? Object.fromEntries(
@@ -76,18 +73,23 @@ export async function audit(db: Db, e: AuditEntry): Promise<void> {
       )
     : undefined;
   const details = { ...(scrub(e.details ?? {}) as Record<string, unknown>), ...(changes ? { changes } : {}) };
-  await db
-    .insertInto('audit_log')
-    .values({
-      tenant_id: e.tenantId ?? null,
-      user_id: e.userId ?? null,
-      ip: e.ip,
-      action: e.action,
-      resource: e.resource ?? '',
-      resource_id: e.resourceId === undefined ? '' : String(e.resourceId),
-      result: e.result,
-      subject: e.subject ?? '',
-      details: JSON.stringify(details),
-    })
-    .execute();
+  return {
+    tenant_id: e.tenantId ?? null,
+    user_id: e.userId ?? null,
+    ip: e.ip,
+    action: e.action,
+    resource: e.resource ?? '',
+    resource_id: e.resourceId === undefined ? '' : String(e.resourceId),
+    result: e.result,
+    subject: e.subject ?? '',
+    details: JSON.stringify(details),
+  };
+}
+
+/**
+ * Writes one entry of the system log (DESIGN §4) before the request answers, so an answered change is never
+ * missing from it. Details and changes never hold secrets: secret-named fields are masked here.
+ */
+export async function audit(db: Db, e: AuditEntry): Promise<void> {
+  await db.insertInto('audit_log').values(auditRow(e)).execute();
 }

@@ -13,7 +13,7 @@ import {
   type LiveEvent,
   type Permission,
 } from '@cpc/contracts';
-import type { Db } from '../db/database.ts';
+import { NO_FLUSH_WAIT, type Db } from '../db/database.ts';
 import { caller, hasPermission, loadAuthUser, type AuthUser } from './auth.ts';
 import { AppError, ok } from './errors.ts';
 
@@ -28,6 +28,10 @@ export const MAX_PAYLOAD_BYTES = 7800;
 const HEADER_BYTES = 100;
 const BODY_BYTES = MAX_PAYLOAD_BYTES - HEADER_BYTES;
 const FRAME = 'c1';
+/**
+ * Events are sent at most once per this many ms: the first after a quiet spell goes at once, those that follow
+ * within it together (a fleet's burst of status changes is a few NOTIFYs, not one per event).
+ */
 const FLUSH_MS = 10;
 /** After a failed NOTIFY, how soon the node tries again to tell the others (by its next sequence number). */
 const MARKER_RETRY_MS = 1000;
@@ -121,6 +125,8 @@ export class LiveEvents {
   private owesMarker = false;
   private markerTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When the last flush began (performance.now()). */
+  private flushedAt = -Infinity;
   private flushing: Promise<void> = Promise.resolve();
   private client: pg.Client | undefined;
   private listened = false;
@@ -204,7 +210,7 @@ export class LiveEvents {
     const key = event.type === 'device' ? `d:${event.data.id}` : `t:${++this.seq}`;
     this.queue.delete(key);
     this.queue.set(key, [tenantId, event.type, event.data]);
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    this.timer ??= setTimeout(() => void this.flush(), Math.max(0, this.flushedAt + FLUSH_MS - performance.now()));
   }
 
   /** Queues an event for the consoles of every tenant (the menu changed). */
@@ -216,6 +222,7 @@ export class LiveEvents {
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.flushedAt = performance.now();
     this.flushing = this.flushing.then(() => this.send());
     return this.flushing;
   }
@@ -233,8 +240,12 @@ export class LiveEvents {
     const payloads = encodePayloads(this.node, this.sent + 1, bodies);
     this.sent += bodies.length;
     try {
-      // one statement, one transaction: the parts go out all together, in order, or not at all
-      await sql`select pg_notify(${LIVE_CHANNEL}, p) from unnest(${payloads}::text[]) as p`.execute(this.db);
+      // one statement, one transaction: the parts go out all together, in order, or not at all. A NOTIFY's commit
+      // is a WAL record like any other; it need not wait for the disk (listeners hear it at the commit, and a
+      // PostgreSQL crash drops their connections, so their consoles read their lists again anyway)
+      await sql`select pg_notify(${LIVE_CHANNEL}, p) from unnest(${payloads}::text[]) as p, ${NO_FLUSH_WAIT}`.execute(
+        this.db,
+      );
       this.owesMarker = false;
     } catch (err) {
       this.lost(wires, err);

@@ -14,10 +14,10 @@ import {
   type TaskType,
 } from '@cpc/contracts';
 import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
-import { PREPARED, type Db } from '../../db/database.ts';
+import { NO_FLUSH_WAIT, PREPARED, type Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { isJsonObject, type Database } from '../../db/schema.ts';
-import { audit, changedFields } from '../../lib/audit.ts';
+import { auditRow, changedFields } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 
 /** Where task messages go: the device gateway (absent when the server runs without one). */
@@ -85,8 +85,6 @@ export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reas
  * UPDATE (`… WHERE state IN (…)`), so a duplicate or late message cannot move a task backwards, and every
  * sweep is safe to run on N nodes at once.
  */
-/** A one-row FROM item that turns `synchronous_commit` off for the statement's own (implicit) transaction. */
-const NO_FLUSH_WAIT = sql`(select set_config('synchronous_commit', 'off', true)) as no_flush_wait`;
 
 /** A task of a device inside `devices` (the caller's data scope; none: every device of the tenant). */
 const taskInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
@@ -172,64 +170,61 @@ export class TaskService {
   // -------------------------------------------------------------------------------------------------------------
   // The console's side
 
-  /** One task per device (a batch row when there are several); a device outside the tenant → 404, nothing made. */
+  /**
+   * One task per device (a batch row when there are several); a device outside the tenant or the caller's data
+   * scope → 404, nothing made. One statement, so one round trip and one commit (issue 17): the batch, the tasks
+   * (already `sent` for a device online now: a node that dies before the publish leaves a `sent` task, which the
+   * ack time-out sends again) and the system log's entry are written together, or nothing is when a device is
+   * missing.
+   */
   async createCommands(u: TaskCaller, body: CommandBody, ip: string): Promise<CommandResult> {
-    const found = await u.scope
-      .selectFrom('devices')
-      .select('devices.id')
-      .where('devices.id', 'in', body.deviceIds)
-      .where(u.devices ?? sql<boolean>`true`)
-      .execute();
-    if (found.length !== body.deviceIds.length) throw notFound('device');
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
-    const { batchId, tasks, sent } = await u.scope.transaction(async (tx) => {
-      const batch =
-        body.deviceIds.length > 1
-          ? await tx
-              .insertInto('task_batches', {
-                type: body.type,
-                targets: JSON.stringify({ deviceIds: body.deviceIds }),
-                created_by: u.id,
-              })
-              .returning('id')
-              .executeTakeFirstOrThrow()
-          : null;
-      const rows = await tx
-        .insertInto(
-          'device_tasks',
-          body.deviceIds.map((deviceId) => ({
-            batch_id: batch?.id ?? null,
-            device_id: deviceId,
-            type: body.type,
-            params: '{}',
-            created_by: u.id,
-            expire_at: expireAt,
-          })),
-        )
-        .returningAll()
-        .execute();
-      await audit(tx.db, {
-        tenantId: u.tenantId,
-        userId: u.id,
-        ip,
-        action: `device.${body.type}`,
-        resource: batch ? 'task_batch' : 'device_task',
-        resourceId: batch?.id ?? rows[0].id,
-        result: 'ok',
-        changes: changedFields({}, { type: body.type, deviceIds: body.deviceIds, expireAt: expireAt.toISOString() }),
-      });
-      // marked sent in the same commit (issue 17: one commit where there were two): a node that dies before the
-      // publish leaves a `sent` task, which the ack time-out sends again
-      const sent = await this.markSent(
-        tx.db,
-        rows.map((r) => r.id),
-      );
-      return { batchId: batch?.id ?? null, tasks: rows, sent };
+    const many = body.deviceIds.length > 1;
+    const entry = auditRow({
+      tenantId: u.tenantId,
+      userId: u.id,
+      ip,
+      action: `device.${body.type}`,
+      resource: many ? 'task_batch' : 'device_task',
+      result: 'ok',
+      changes: changedFields({}, { type: body.type, deviceIds: body.deviceIds, expireAt: expireAt.toISOString() }),
     });
-    for (const t of tasks) this.emit(t);
-    await this.send(sent);
-    const byDevice = new Map(tasks.map((t) => [t.device_id, t.id]));
-    return { batchId, taskIds: body.deviceIds.map((d) => byDevice.get(d)!) };
+    const tenant = u.scope.tenantId;
+    const { rows } = await sql<SentRow>`
+      WITH found AS (
+        SELECT devices.id, devices.sn, devices.status = 'online' AS online FROM devices
+        WHERE devices.tenant_id = ${tenant} AND devices.id = ANY(${body.deviceIds}::bigint[])
+          AND ${u.devices ?? sql<boolean>`true`}
+      ), whole AS (
+        SELECT count(*) = ${body.deviceIds.length} AS ok FROM found
+      ), batch AS (
+        INSERT INTO task_batches (tenant_id, type, targets, created_by)
+        SELECT ${tenant}, ${body.type}, ${JSON.stringify({ deviceIds: body.deviceIds })}::jsonb, ${u.id}
+        FROM whole WHERE whole.ok AND ${many}
+        RETURNING id
+      ), task AS (
+        INSERT INTO device_tasks (tenant_id, batch_id, device_id, type, created_by, expire_at, state, attempts, sent_at)
+        SELECT ${tenant}, (SELECT id FROM batch), found.id, ${body.type}, ${u.id}, ${expireAt},
+          CASE WHEN found.online THEN 'sent' ELSE 'queued' END, CASE WHEN found.online THEN 1 ELSE 0 END,
+          CASE WHEN found.online THEN now() END
+        FROM found, whole WHERE whole.ok
+        RETURNING *
+      ), logged AS (
+        INSERT INTO audit_log (tenant_id, user_id, ip, action, resource, resource_id, result, details)
+        SELECT ${entry.tenant_id}, ${entry.user_id}, ${entry.ip}, ${entry.action}, ${entry.resource},
+          coalesce((SELECT id::text FROM batch), (SELECT id::text FROM task LIMIT 1)), ${entry.result},
+          ${entry.details}::jsonb
+        FROM whole WHERE whole.ok
+      )
+      SELECT task.*, found.sn FROM task JOIN found ON found.id = task.device_id`.execute(u.scope.db);
+    if (!rows.length) throw notFound('device');
+    for (const t of rows) this.emit(t);
+    await this.publish(rows.filter((t) => t.state === 'sent'));
+    const byDevice = new Map(rows.map((t) => [Number(t.device_id), t.id]));
+    return {
+      batchId: rows[0].batch_id == null ? null : Number(rows[0].batch_id),
+      taskIds: body.deviceIds.map((d) => byDevice.get(d)!),
+    };
   }
 
   /** `devices`: the caller's data scope (issue 12): tasks of devices outside it are not listed. */
