@@ -516,6 +516,9 @@ async function main(): Promise<void> {
     const base1 = { n: await commits(), t: performance.now() };
     const commandsFrom = new Date();
     const rounds: number[] = [];
+    // when each round trip began (ms into the commands), to see whether the slow ones bunch up
+    const roundsAt: number[] = [];
+    const commandsStart = performance.now();
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
       const sn = onlineDevices[(i * 7919) % onlineDevices.length];
@@ -535,6 +538,7 @@ async function main(): Promise<void> {
       ]);
       waiting.delete(taskId);
       if (ok) rounds.push(performance.now() - start);
+      if (ok) roundsAt.push(start - commandsStart);
       else late.push(taskId);
     }
     const base2 = { n: await commits(), t: performance.now() };
@@ -567,6 +571,11 @@ async function main(): Promise<void> {
         .execute();
       log(`not back within 10 s: ${states.map((t) => `${t.state} after ${t.attempts} deliveries`).join(', ')}`);
     }
+    const slowest = rounds
+      .map((r, i) => ({ r, at: roundsAt[i] }))
+      .sort((a, b) => b.r - a.r)
+      .slice(0, 8);
+    log(`slowest round trips: ${slowest.map((x) => `${ms(x.r)} at ${(x.at / 1000).toFixed(1)} s`).join(', ')}`);
     const peakRss = rssKb(srv.child.pid!);
     const peakMem = await srv.memory();
 

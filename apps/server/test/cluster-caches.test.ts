@@ -135,5 +135,55 @@ describe('caches across two nodes', () => {
       await sleep(ttl.ttlMs + 50);
       expect((await onNodeB.get(sn))?.secret).toBe('rotated-secret');
     });
+
+    it('reads a talking device again before its bound runs out, in one grouped read, never in its path', async () => {
+      const ttl = { ttlMs: 2000, missTtlMs: 300 };
+      // the statements this node's directory runs, counted as Kysely compiles them
+      let queries = 0;
+      const counted = dbB.withPlugin({
+        transformQuery: (a) => {
+          queries++;
+          return a.node;
+        },
+        transformResult: async (a) => a.result,
+      });
+      const statementsReading = async (work: () => Promise<unknown>) => {
+        const before = queries;
+        await work();
+        return queries - before;
+      };
+      const b = new DeviceDirectory(counted, ttl);
+      const specs = makeSpecs(3, { prefix: `CR${Date.now().toString(36).toUpperCase()}` });
+      await devicesOf(h, c.tenantId, specs);
+      const first = await Promise.all(specs.map((s) => b.get(s.sn)));
+      await dbA
+        .updateTable('devices')
+        .set({ secret: 'rotated-early' })
+        .where(
+          'sn',
+          'in',
+          specs.map((s) => s.sn),
+        )
+        .execute();
+      // in the first half of the bound: the copy, and nothing read again
+      await b.refreshed();
+      expect((await b.get(specs[0].sn))?.secret).toBe(first[0]!.secret);
+      // in the second half: still the copy at once, and all three read again together
+      await sleep(ttl.ttlMs / 2 + 50);
+      const reads = await statementsReading(() =>
+        Promise.all(specs.map((s) => b.get(s.sn))).then(async (got) => {
+          expect(got.map((d) => d?.secret)).toEqual(first.map((d) => d?.secret));
+          await b.refreshed();
+        }),
+      );
+      expect(reads).toBe(1);
+      expect((await b.get(specs[1].sn))?.secret).toBe('rotated-early');
+      // past the first bound, the early read's answer is served from the copy: no read in the path
+      await sleep(ttl.ttlMs / 2);
+      expect(
+        await statementsReading(async () => expect((await b.get(specs[2].sn))?.secret).toBe('rotated-early')),
+      ).toBe(0);
+      await b.stop();
+    });
   });
 });

@@ -155,6 +155,7 @@ export class DeviceGateway {
     await this.sweeping?.catch(() => {});
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await this.link.settled();
+    await this.directory.stop();
     await this.tasks.settled();
     await this.presence.drain();
     await this.flushSeen().catch(() => {});
