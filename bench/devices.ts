@@ -518,6 +518,7 @@ async function main(): Promise<void> {
     const rounds: number[] = [];
     // when each round trip began (ms into the commands), to see whether the slow ones bunch up
     const roundsAt: number[] = [];
+    const roundIds: string[] = [];
     const commandsStart = performance.now();
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
@@ -539,6 +540,7 @@ async function main(): Promise<void> {
       waiting.delete(taskId);
       if (ok) rounds.push(performance.now() - start);
       if (ok) roundsAt.push(start - commandsStart);
+      if (ok) roundIds.push(taskId);
       else late.push(taskId);
     }
     const base2 = { n: await commits(), t: performance.now() };
@@ -554,6 +556,7 @@ async function main(): Promise<void> {
     const stages = taskTimes
       .filter((r) => askedAt.has(r.id) && toldAt.has(r.id))
       .map((r) => ({
+        id: r.id,
         asked: askedAt.get(r.id)!,
         created: Number(r.created),
         sent: Number(r.sent),
@@ -572,10 +575,18 @@ async function main(): Promise<void> {
       log(`not back within 10 s: ${states.map((t) => `${t.state} after ${t.attempts} deliveries`).join(', ')}`);
     }
     const slowest = rounds
-      .map((r, i) => ({ r, at: roundsAt[i] }))
+      .map((r, i) => ({ r, at: roundsAt[i], st: stages.find((x) => x.id === roundIds[i]) }))
       .sort((a, b) => b.r - a.r)
       .slice(0, 8);
-    log(`slowest round trips: ${slowest.map((x) => `${ms(x.r)} at ${(x.at / 1000).toFixed(1)} s`).join(', ')}`);
+    const legs = (x: (typeof stages)[number] | undefined) =>
+      x
+        ? [x.created - x.asked, x.acked - x.sent, x.done - x.acked, x.told - x.done].map((v) => v.toFixed(0)).join('+')
+        : '?';
+    log(
+      `slowest round trips (ms into the commands; the four legs above): ${slowest
+        .map((x) => `${ms(x.r)} at ${(x.at / 1000).toFixed(1)} s (${legs(x.st)})`)
+        .join(', ')}`,
+    );
     const peakRss = rssKb(srv.child.pid!);
     const peakMem = await srv.memory();
 
