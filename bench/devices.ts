@@ -515,10 +515,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 5000));
     const base1 = { n: await commits(), t: performance.now() };
     const commandsFrom = new Date();
-    const rounds: number[] = [];
-    // when each round trip began (ms into the commands), to see whether the slow ones bunch up
-    const roundsAt: number[] = [];
-    const roundIds: string[] = [];
+    // each round trip's time, its task, and when it began (ms into the commands: do the slow ones bunch up?)
+    const rounds: { ms: number; id: string; at: number }[] = [];
     const commandsStart = performance.now();
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
@@ -538,9 +536,7 @@ async function main(): Promise<void> {
         new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
       ]);
       waiting.delete(taskId);
-      if (ok) rounds.push(performance.now() - start);
-      if (ok) roundsAt.push(start - commandsStart);
-      if (ok) roundIds.push(taskId);
+      if (ok) rounds.push({ ms: performance.now() - start, id: taskId, at: start - commandsStart });
       else late.push(taskId);
     }
     const base2 = { n: await commits(), t: performance.now() };
@@ -548,7 +544,8 @@ async function main(): Promise<void> {
     const fleetCommitsPerMs = (base1.n - base0.n - 1) / (base1.t - base0.t);
     const commandCommits =
       (base2.n - base1.n - 1 - fleetCommitsPerMs * (base2.t - base1.t)) / Math.max(rounds.length, 1);
-    // where the round trip's time goes, by the task row's own times (the server's clock)
+    // where the round trip's time goes: the task row's times (the server's now() at each statement) and this
+    // client's, on the machine's one clock
     const { rows: taskTimes } = await sql<{ id: string; created: number; sent: number; acked: number; done: number }>`
       SELECT id, extract(epoch FROM created_at) * 1000 AS created, extract(epoch FROM sent_at) * 1000 AS sent,
         extract(epoch FROM delivered_at) * 1000 AS acked, extract(epoch FROM finished_at) * 1000 AS done
@@ -564,7 +561,14 @@ async function main(): Promise<void> {
         done: Number(r.done),
         told: toldAt.get(r.id)!,
       }));
-    const stage = (f: (r: (typeof stages)[number]) => number) => pp(stages.map(f));
+    type Stage = (typeof stages)[number];
+    const legs: [string, (r: Stage) => number][] = [
+      ['asked → created', (r) => r.created - r.asked],
+      ['created → sent', (r) => r.sent - r.created],
+      ['sent → acknowledged', (r) => r.acked - r.sent],
+      ['acknowledged → result written', (r) => r.done - r.acked],
+      ['result written → console told', (r) => r.told - r.done],
+    ];
     const failed = late.length;
     if (late.length) {
       const states = await db
@@ -574,17 +578,12 @@ async function main(): Promise<void> {
         .execute();
       log(`not back within 10 s: ${states.map((t) => `${t.state} after ${t.attempts} deliveries`).join(', ')}`);
     }
-    const slowest = rounds
-      .map((r, i) => ({ r, at: roundsAt[i], st: stages.find((x) => x.id === roundIds[i]) }))
-      .sort((a, b) => b.r - a.r)
-      .slice(0, 8);
-    const legs = (x: (typeof stages)[number] | undefined) =>
-      x
-        ? [x.created - x.asked, x.acked - x.sent, x.done - x.acked, x.told - x.done].map((v) => v.toFixed(0)).join('+')
-        : '?';
+    const byTask = new Map(stages.map((r) => [r.id, r]));
+    const slowest = [...rounds].sort((a, b) => b.ms - a.ms).slice(0, 8);
+    const legsOf = (r: Stage | undefined) => (r ? legs.map(([, f]) => f(r).toFixed(0)).join('+') : '?');
     log(
-      `slowest round trips (ms into the commands; the four legs above): ${slowest
-        .map((x) => `${ms(x.r)} at ${(x.at / 1000).toFixed(1)} s (${legs(x.st)})`)
+      `slowest round trips (ms into the commands; the legs below, in order): ${slowest
+        .map((x) => `${ms(x.ms)} at ${(x.at / 1000).toFixed(1)} s (${legsOf(byTask.get(x.id))})`)
         .join(', ')}`,
     );
     const peakRss = rssKb(srv.child.pid!);
@@ -616,13 +615,11 @@ async function main(): Promise<void> {
         `${burners.length ? `, ${burners.length} spinning processes beside the run` : ''} | – |`,
     );
     log(
-      `| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds)} | bare Aedes ` +
+      `| command round trip console → device → succeeded (${rounds.length} reboots${failed ? `, ${failed} not back within 10 s` : ''}) | ${pp(rounds.map((r) => r.ms))} | bare Aedes ` +
         `publish → deliver ${pp(refAedes.latency)}${refMosquitto ? `; bare Mosquitto ${pp(refMosquitto.latency)}` : ''} |`,
     );
     log(
-      `| of which, by the task row's times and this client's | asked → created ${stage((r) => r.created - r.asked)}; created → sent ${stage((r) => r.sent - r.created)}; ` +
-        `sent → acknowledged ${stage((r) => r.acked - r.sent)}; acknowledged → result written ${stage((r) => r.done - r.acked)}; ` +
-        `result written → console told ${stage((r) => r.told - r.done)} | – |`,
+      `| of which, by the task row's times and this client's | ${legs.map(([name, f]) => `${name} ${pp(stages.map(f))}`).join('; ')} | – |`,
     );
     log(
       `| PostgreSQL commits per command | ${commandCommits.toFixed(1)} (the fleet's own ${(fleetCommitsPerMs * 1000).toFixed(1)}/s taken out) | – |`,
