@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 
 export interface JobQueueOptions {
@@ -91,14 +92,7 @@ export class JobQueue {
   async start(): Promise<void> {
     const boss = this.boss;
     if (!boss) return;
-    await boss.start();
-    for (const name of this.queues) {
-      if (!(await boss.getQueue(name)))
-        await boss.createQueue(name).catch(async (e) => {
-          // another node created it between the look and the create
-          if (!(await boss.getQueue(name))) throw e;
-        });
-    }
+    await this.startOneAtATime(boss);
     for (const w of this.workers) {
       w.id = await boss.work(
         w.queue,
@@ -109,6 +103,28 @@ export class JobQueue {
       );
     }
     this.started = true;
+  }
+
+  /**
+   * Starts pg-boss and creates the declared queues that do not exist yet, one node at a time. pg-boss guards its
+   * own install, not `create_queue` (its start creates a queue of its own too): two nodes creating queues on a
+   * fresh schema at once deadlock (each holds what the other's partition attach waits for), and the node chosen
+   * as the victim failed its start. A session advisory lock on a connection of its own serialises the nodes;
+   * closing the connection releases it, whatever happened.
+   */
+  private async startOneAtATime(boss: PgBoss): Promise<void> {
+    const lock = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: 'cpc-job-queue' });
+    // a connection lost while it idles under pg-boss's start would be an 'error' event without a listener (a
+    // crash); the start's own queries fail on their own then
+    lock.on('error', (err) => this.opts.log.warn({ err }, 'job queue: start lock connection lost'));
+    await lock.connect();
+    try {
+      await lock.query(`SELECT pg_advisory_lock(hashtext('cpc-job-queues'))`);
+      await boss.start();
+      for (const name of this.queues) if (!(await boss.getQueue(name))) await boss.createQueue(name);
+    } finally {
+      await lock.end();
+    }
   }
 
   async stop(): Promise<void> {
