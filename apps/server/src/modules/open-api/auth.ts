@@ -196,7 +196,11 @@ export class OpenAuth {
     private opts: OpenAuthOptions,
   ) {}
 
-  /** One call's rate count and nonce, and the key's row as it is now, in one statement with a durable commit. */
+  /**
+   * One call's rate count and nonce, and the key's row as it is now, in one statement with a durable commit.
+   * `GATE_CTES` counts a group of calls by the same rule (kept apart: its jsonb unpacking would slow this path
+   * down); change one, change both.
+   */
   private async countOne(c: Count): Promise<Counted> {
     const { rows } = await sql<Counted>`${PREPARED}
       WITH r AS (

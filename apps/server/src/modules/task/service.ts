@@ -175,7 +175,7 @@ export class TaskService {
    * scope → 404, nothing made. One statement, so one round trip and one commit (issue 17): the batch, the tasks
    * (already `sent` for a device online now: a node that dies before the publish leaves a `sent` task, which the
    * ack time-out sends again) and the system log's entry are written together, or nothing is when a device is
-   * missing.
+   * missing. The `sent` columns follow `markSent`'s rule for a task being written: change one, change both.
    */
   async createCommands(u: TaskCaller, body: CommandBody, ip: string): Promise<CommandResult> {
     const expireAt = new Date(Date.now() + (body.expireInSec ?? COMMAND_EXPIRE_DEFAULT_S) * 1000);
@@ -391,7 +391,10 @@ export class TaskService {
     await this.send(await this.markSent(this.db, taskIds));
   }
 
-  /** Marks the given tasks of online devices sent (in `db`: the caller's transaction or the pool); answers them. */
+  /**
+   * Marks the given tasks of online devices sent (in `db`: the caller's transaction or the pool); answers them.
+   * `createCommands` writes a new task for an online device `sent` by the same rule, inline.
+   */
   private async markSent(db: Kysely<Database>, taskIds: string[]): Promise<SentRow[]> {
     const { rows } = await sql<SentRow>`
       UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()

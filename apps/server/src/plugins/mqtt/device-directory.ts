@@ -57,11 +57,7 @@ export class DeviceDirectory {
         .select(['id', 'secret'])
         .where('sn', '=', sn)
         .executeTakeFirst()
-        .then((row) => {
-          const entry = row ? { id: row.id, secret: row.secret } : null;
-          this.cache.set(sn, { entry, until: Date.now() + (entry ? this.ttl.ttlMs : this.ttl.missTtlMs) });
-          return entry;
-        })
+        .then((row) => this.store(sn, row, Date.now()))
         .finally(() => this.inflight.delete(sn));
       this.inflight.set(sn, p);
     }
@@ -77,8 +73,7 @@ export class DeviceDirectory {
   async refreshed(): Promise<void> {
     if (this.refreshTimer) {
       clearTimeout(this.refreshTimer);
-      this.refreshTimer = undefined;
-      this.refreshing = this.refreshing.then(() => this.refreshDue());
+      this.startRefresh();
     }
     await this.refreshing;
   }
@@ -94,10 +89,20 @@ export class DeviceDirectory {
   private refreshSoon(sn: string, cached: Cached): void {
     if (this.due.has(sn)) return;
     this.due.set(sn, cached);
-    this.refreshTimer ??= setTimeout(() => {
-      this.refreshTimer = undefined;
-      this.refreshing = this.refreshing.then(() => this.refreshDue());
-    }, REFRESH_GROUP_MS);
+    this.refreshTimer ??= setTimeout(() => this.startRefresh(), REFRESH_GROUP_MS);
+  }
+
+  /** Starts the grouped read of the due entries, after the one under way. */
+  private startRefresh(): void {
+    this.refreshTimer = undefined;
+    this.refreshing = this.refreshing.then(() => this.refreshDue());
+  }
+
+  /** Caches what a read at `at` found of `sn`: an entry for `ttlMs`, or its absence for `missTtlMs`. */
+  private store(sn: string, row: { id: number; secret: string } | undefined, at: number): DirectoryEntry | null {
+    const entry = row ? { id: row.id, secret: row.secret } : null;
+    this.cache.set(sn, { entry, until: at + (entry ? this.ttl.ttlMs : this.ttl.missTtlMs) });
+    return entry;
   }
 
   /** Reads the due entries again, in groups; a failed read leaves them to run out and be read in the path. */
@@ -123,14 +128,7 @@ export class DeviceDirectory {
       const found = new Map(rows.map((r) => [r.sn, r]));
       for (const [sn, cached] of group) {
         // forgotten, or read in the path meanwhile: that answer stands
-        if (this.cache.get(sn) !== cached) continue;
-        const row = found.get(sn);
-        this.cache.set(
-          sn,
-          row
-            ? { entry: { id: row.id, secret: row.secret }, until: asked + this.ttl.ttlMs }
-            : { entry: null, until: asked + this.ttl.missTtlMs },
-        );
+        if (this.cache.get(sn) === cached) this.store(sn, found.get(sn), asked);
       }
     }
   }
