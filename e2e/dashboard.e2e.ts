@@ -5,7 +5,7 @@ import { createFleet, type Fleet } from '../apps/device-sim/src/fleet.ts';
 import { registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, type DeviceSpec } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, shot, uniqueName, settle } from './browser.ts';
-import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
+import { approveAccount, openAfterApproval, login, registerThroughUi, expectHash } from './flows.ts';
 
 type Server = ReturnType<typeof server>;
 
@@ -78,10 +78,7 @@ async function apiSession(s: Server, username: string, password: string) {
 async function approvedCustomer(page: Page, s: Server) {
   const account = await registerThroughUi(page, s, 'enterprise');
   await approveAccount(s, account.username, '云打印看板测试有限公司');
-  // the guard loaded this user as unauthenticated: a reload makes it ask again
-  await page.reload();
-  await page.goto(`${s.url}/#/device/index`);
-  await expectHash(page, /^#\/device\/index/);
+  await openAfterApproval(page, s);
   return account;
 }
 

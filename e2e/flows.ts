@@ -64,6 +64,18 @@ export async function registerThroughUi(page: Page, s: Server, type: 'individual
 }
 
 /**
+ * Opens the device list for a customer approved behind the console's back (`approveAccount`). The page loaded the
+ * user as not yet approved: a reload makes it ask again, and only then may it go to the list. The other way round,
+ * the guard's redirect of the stale user back to /account/authenticate can land before the reload, which then
+ * reloads the wrong page.
+ */
+export async function openAfterApproval(page: Page, s: Server): Promise<void> {
+  await page.reload();
+  await page.goto(`${s.url}/#/device/index`);
+  await expectHash(page, /^#\/device\/index/);
+}
+
+/**
  * Marks the account of `username` as identity-approved (staff approval is another flow's business: account.e2e.ts),
  * with the attested name shown in the console when one is given.
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
+import { approveAccount, openAfterApproval, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -73,9 +73,7 @@ describe('menu management (staff)', () => {
       const customer = await newPage(browser, { lang: 'zh' });
       const account = await registerThroughUi(customer.page, s);
       await approveAccount(s, account.username);
-      await customer.page.goto(`${s.url}/#/device/index`);
-      await customer.page.reload();
-      await expectHash(customer.page, /^#\/device\/index/);
+      await openAfterApproval(customer.page, s);
       await customer.page.getByTestId('side-menu').waitFor();
       let items = await sideMenu(customer.page);
       expect(items).not.toContain('设备地图');

@@ -4,7 +4,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs, SIM_MODEL } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot } from './browser.ts';
-import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
+import { approveAccount, openAfterApproval, login, registerThroughUi, expectHash } from './flows.ts';
 
 /**
  * Every screen in en shows no Chinese, and in zh no untranslated English sentence (issue 11). The test data is
@@ -177,9 +177,7 @@ describe('translations', () => {
     const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [
       specs[0].sn,
     ]);
-    await page.goto(`${s.url}/#/device/index`);
-    await page.reload();
-    await expectHash(page, /^#\/device\/index/);
+    await openAfterApproval(page, s);
 
     for (const lang of ['en', 'zh'] as const) {
       await page.evaluate((l) => localStorage.setItem('language', l), lang);

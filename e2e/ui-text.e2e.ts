@@ -9,7 +9,7 @@ import { startServer, type Running } from '../apps/server/src/server.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, latestCaptcha, newPage, query, server, settle, shot } from './browser.ts';
-import { approveAccount, login, registerThroughUi, solveCaptcha, expectHash } from './flows.ts';
+import { approveAccount, openAfterApproval, login, registerThroughUi, solveCaptcha, expectHash } from './flows.ts';
 
 /** What a new user tripped over (issue 11): the error log, the captcha, tab titles, the bind shortcut. */
 
@@ -50,10 +50,7 @@ async function customerWithDevices(page: Page, s: Server, names: string[]) {
         Number((await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [d.sn]))[0].id),
       );
   }
-  // the approval is read at sign-in: a reload picks it up
-  await page.goto(`${s.url}/#/device/index`);
-  await page.reload();
-  await expectHash(page, /^#\/device\/index/);
+  await openAfterApproval(page, s);
   return { ...reg, ids };
 }
 
