@@ -115,7 +115,6 @@ describe('geofencing in the console', () => {
         locationEveryS: 2,
         movement: { routeShare: 0, wanderShare: 0, jitterM: 2 },
       });
-      await fleet.start();
       const sn = specs[0].sn;
       const [{ id: deviceId }] = await query<{ id: number }>(s.databaseUrl, 'SELECT id FROM devices WHERE sn = $1', [
         sn,
@@ -147,6 +146,9 @@ describe('geofencing in the console', () => {
       await devices.locator('input').fill(sn);
       await page.locator('.ant-select-item-option', { hasText: sn }).first().click();
       await page.keyboard.press('Escape');
+      // the printers come on only now: the editor read the positions before the first fix, and the device's
+      // live report puts it on the map
+      await fleet.start();
       const editor = page.getByTestId('fence-editor-map');
       const dot = editor.locator('.geo-map-dot');
       await dot.first().waitFor({ timeout: 20_000 });

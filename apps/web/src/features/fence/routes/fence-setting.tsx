@@ -46,6 +46,7 @@ import {
   type MapMarker,
 } from '@/components/geo-map';
 import { messageApi } from '@/lib/feedback';
+import { useLiveEvents } from '@/lib/live-events';
 import { RequestError } from '@/lib/request';
 import { sayServerMessage, serverFieldErrors } from '@/lib/server-messages';
 import { useDebounced } from '@/lib/use-debounced';
@@ -207,18 +208,34 @@ export default function FenceSetting() {
   }, [deviceOptions.data]);
 
   const picked = useMemo(() => new Set(deviceIds ?? []), [deviceIds]);
-  const markers: MapMarker[] = useMemo(
-    () =>
-      (positions.data?.list ?? [])
-        .filter((d: MapDevice) => picked.has(d.id))
-        .map((d) => ({
-          id: d.id,
-          position: { lat: d.lat, lng: d.lng },
-          color: d.status === 'online' ? '#52c41a' : '#8c8c8c',
-          label: d.name || d.sn,
-        })),
-    [positions.data, picked],
-  );
+  // where the chosen devices reported themselves since the positions were read: a device whose first fix comes
+  // after the read appears, and the others follow (only the chosen ones: a fleet reports all the time)
+  const [reported, setReported] = useState<Record<number, { lat: number; lng: number; online: boolean }>>({});
+  const pickedNow = useRef(picked);
+  pickedNow.current = picked;
+  useLiveEvents({
+    device: (e) => {
+      if (e.lat === null || e.lng === null || !pickedNow.current.has(e.id)) return;
+      const at = { lat: e.lat, lng: e.lng, online: e.status === 'online' };
+      setReported((prev) => ({ ...prev, [e.id]: at }));
+    },
+  });
+  const markers: MapMarker[] = useMemo(() => {
+    const read = new Map((positions.data?.list ?? []).map((d: MapDevice) => [d.id, d]));
+    return [...picked].flatMap((id) => {
+      const d = read.get(id);
+      const at = reported[id] ?? (d && { lat: d.lat, lng: d.lng, online: d.status === 'online' });
+      if (!at) return [];
+      return [
+        {
+          id,
+          position: { lat: at.lat, lng: at.lng },
+          color: at.online ? '#52c41a' : '#8c8c8c',
+          label: d ? d.name || d.sn : (labels[id] ?? String(id)),
+        },
+      ];
+    });
+  }, [positions.data, picked, reported, labels]);
 
   const options = useMemo(() => {
     const fromSearch = (deviceOptions.data?.list ?? []).map((d) => ({
