@@ -26,7 +26,7 @@ declare module 'vitest' {
 
 export const ADMIN_PASSWORD = 'E2eAdmin123';
 /** Test files run side by side (set in vitest.config.ts); each worker gets a set of servers of its own. */
-export const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS) || 2);
+export const E2E_WORKERS = Math.max(1, Number(process.env.E2E_WORKERS) || 1);
 // E2E_WEB_DIST lets parallel work build the console into a folder of its own
 const WEB_DIST = process.env.E2E_WEB_DIST ?? path.resolve(import.meta.dirname, '../apps/web/dist');
 

@@ -367,6 +367,17 @@ async function openTab(page: Page, name: string) {
   const more = page.locator('.ant-tabs-nav-more').filter({ visible: true });
   // the page may still be drawing its tabs: wait for the tab, or for the "more" menu that holds it
   await t.or(more).first().waitFor();
+  // the bar measures itself once drawn and moves what does not fit under "more": decide on a bar at rest (a box
+  // read while it moved put the tab inside the window, and the click then waited on a tab outside it)
+  let before: string | undefined;
+  await expect
+    .poll(async () => {
+      const now = JSON.stringify((await t.count()) ? await t.boundingBox() : null);
+      const same = now === before;
+      before = now;
+      return same;
+    })
+    .toBe(true);
   const box = (await t.count()) ? await t.boundingBox() : null;
   const width = page.viewportSize()?.width ?? 0;
   if (box && box.x >= 0 && box.x + box.width <= width) return t.click();

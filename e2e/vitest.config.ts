@@ -1,12 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Browser flows run two files side by side by default (E2E_WORKERS=n for n, 1 for one after another), each worker
+ * Browser flows run one file after another by default. With E2E_WORKERS=n they run n side by side, each worker
  * with a set of servers of its own (global-setup.ts), as flows read the newest captcha and SMS code of their
- * server. On the project's 2-core machine two workers take the browser stage from ~26 to ~17 minutes (1,015 s
- * against 1,588 s for the same 41 files); each file takes 1.2–1.8 times as long, within every flow's waits.
+ * server. On the project's 2-core machine two workers take the stage from ~26 to ~16 minutes (941–1,015 s against
+ * 1,588 s for the same 41 files), but each of three full runs that way failed one or two flows on a race the
+ * slower pace exposed (five mended: a menu pick, a fading menu, a reload racing a redirect, a tab bar measured
+ * while it moved, and the fence editor's markers, which did not follow live positions). Not the default until
+ * full runs come through clean.
  */
-const workers = Math.max(1, Number(process.env.E2E_WORKERS) || 2);
+const workers = Math.max(1, Number(process.env.E2E_WORKERS) || 1);
 process.env.E2E_WORKERS = String(workers);
 
 export default defineConfig({

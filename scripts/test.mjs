@@ -3,8 +3,7 @@
 //
 // The stages before the browser tests do not depend on each other, and the API tests spend most of their time
 // waiting (on PostgreSQL, the brokers, timers): they run in two lanes side by side, each lane's output printed
-// whole when it ends. The browser tests run last, apart from the rest (two files side by side:
-// e2e/vitest.config.ts), as they measure nothing but must not starve.
+// whole when it ends. The browser tests run last and alone, as they measure nothing but must not starve.
 import { spawn } from 'node:child_process';
 
 const npx = (...args) => ['npx', args];
