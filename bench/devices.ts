@@ -8,7 +8,7 @@
  * Aedes and a bare Mosquitto publish → deliver round trip, a bare Fastify route's latency.
  *
  *   node --import tsx bench/devices.ts [--devices 10000] [--ramp 250] [--heartbeat 30] [--commands 200] [--steady 60] [--load 0]
- *     [--fleet child|inline]
+ *     [--fleet child|inline] [--reboot-delay 3]
  *
  * `--load N` runs N processes spinning on the CPU beside the whole run, references included: a loaded machine
  * that anyone can reproduce.
@@ -30,6 +30,7 @@ import { hashPassword } from '../apps/server/src/lib/password.ts';
 import { createFleet } from '../apps/device-sim/src/fleet.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
+import { CpuSampler, describeWindow } from './cpu-sampler.ts';
 import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../scripts/server-build.mjs';
 
 const { values: args } = parseArgs({
@@ -40,6 +41,8 @@ const { values: args } = parseArgs({
     commands: { type: 'string', default: '200' },
     steady: { type: 'string', default: '60' },
     load: { type: 'string', default: '0' },
+    /** How long a rebooted device stays away (the simulator's default: 3 s, so it comes back during the commands). */
+    'reboot-delay': { type: 'string', default: '3' },
     /** Where the simulated fleet runs: `child` (its own process, as devices are not the console's) or `inline`. */
     fleet: { type: 'string', default: 'child' },
     'fleet-child': { type: 'boolean', default: false },
@@ -264,6 +267,8 @@ interface FleetHandle {
   onlineSns(): Promise<string[]>;
   /** CPU seconds the fleet's process has used (inline: this process, which also drives the console). */
   cpuSeconds(): number;
+  /** The fleet's process id (inline: this process). */
+  pid: number;
   stop(): Promise<void>;
 }
 interface FleetSetup {
@@ -271,6 +276,7 @@ interface FleetSetup {
   devices: number;
   heartbeatS: number;
   rampPerSecond: number;
+  rebootDelayMs: number;
 }
 const fleetSpecs = (n: number) => makeSpecs(n, { seed: 99, prefix: 'BENCH' });
 const fleetOptions = (o: FleetSetup) => ({
@@ -279,6 +285,7 @@ const fleetOptions = (o: FleetSetup) => ({
   seed: 99,
   heartbeatS: o.heartbeatS,
   rampPerSecond: o.rampPerSecond,
+  rebootDelayMs: o.rebootDelayMs,
   stepMs: 0,
   start: false,
 });
@@ -293,6 +300,7 @@ async function inlineFleet(o: FleetSetup): Promise<FleetHandle> {
       const u = process.cpuUsage();
       return (u.user + u.system) / 1e6;
     },
+    pid: process.pid,
     stop: () => fleet.stop().catch(() => {}),
   };
 }
@@ -323,6 +331,7 @@ async function childFleet(o: FleetSetup): Promise<FleetHandle> {
     stats: () => ask<{ online: number; sent: number }>('stats'),
     onlineSns: async () => (await ask<{ sns: string[] }>('online')).sns,
     cpuSeconds: () => cpuSeconds(child.pid!),
+    pid: child.pid!,
     stop: async () => {
       await ask('stop');
       await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
@@ -417,7 +426,13 @@ async function main(): Promise<void> {
     // the ramp
     log(`ramping the fleet to ${srv.mqttUrl} …`);
     t0 = performance.now();
-    const setup = { url: srv.mqttUrl, devices: N, heartbeatS: HEARTBEAT, rampPerSecond: RAMP };
+    const setup = {
+      url: srv.mqttUrl,
+      devices: N,
+      heartbeatS: HEARTBEAT,
+      rampPerSecond: RAMP,
+      rebootDelayMs: Number(args['reboot-delay']) * 1000,
+    };
     fleet = args.fleet === 'inline' ? await inlineFleet(setup) : await childFleet(setup);
     const cpu0 = cpuSeconds(srv.child.pid!);
     const fleetCpu0 = fleet.cpuSeconds();
@@ -469,6 +484,9 @@ async function main(): Promise<void> {
     ).data.ticket;
     const waiting = new Map<string, () => void>();
     const seen = new Set<string>();
+    // what the console's stream carried, by event type (the fleet's device snapshots beside the commands' tasks)
+    const streamed = new Map<string, number>();
+    let streamedBytes = 0;
     // wall-clock times on this machine's one clock, beside the task row's (the server's now() at each statement)
     const askedAt = new Map<string, number>();
     const toldAt = new Map<string, number>();
@@ -488,6 +506,9 @@ async function main(): Promise<void> {
           while ((i = buf.indexOf('\n\n')) >= 0) {
             const frame = buf.slice(0, i);
             buf = buf.slice(i + 2);
+            const type = /^event: (\S+)$/m.exec(frame)?.[1] ?? 'comment';
+            streamed.set(type, (streamed.get(type) ?? 0) + 1);
+            streamedBytes += frame.length + 2;
             // each frame starts with its `id:` line (the stream's resume point) since live events got ids
             if (!/^event: task$/m.test(frame)) continue;
             const data = JSON.parse(/^data: (.+)$/m.exec(frame)![1]) as { id: string; state: string };
@@ -515,8 +536,17 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 5000));
     const base1 = { n: await commits(), t: performance.now() };
     const commandsFrom = new Date();
+    // which processes ran, and which waited for a CPU, while each command was on its way
+    const sampler = new CpuSampler(
+      new Map([
+        [srv.child.pid!, 'server'],
+        [fleet.pid, fleet.pid === process.pid ? 'benchmark + fleet' : 'fleet'],
+        ...(fleet.pid === process.pid ? [] : [[process.pid, 'benchmark'] as const]),
+        ...burners.map((b) => [b.pid!, 'spinner'] as const),
+      ]),
+    );
     // each round trip's time, its task, and when it began (ms into the commands: do the slow ones bunch up?)
-    const rounds: { ms: number; id: string; at: number }[] = [];
+    const rounds: { ms: number; id: string; at: number; asked: number }[] = [];
     const commandsStart = performance.now();
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
@@ -536,10 +566,12 @@ async function main(): Promise<void> {
         new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
       ]);
       waiting.delete(taskId);
-      if (ok) rounds.push({ ms: performance.now() - start, id: taskId, at: start - commandsStart });
+      if (ok) rounds.push({ ms: performance.now() - start, id: taskId, at: start - commandsStart, asked });
       else late.push(taskId);
     }
     const base2 = { n: await commits(), t: performance.now() };
+    const streamS = (base2.t - base0.t) / 1000;
+    await sampler.stop();
     ac.abort();
     const fleetCommitsPerMs = (base1.n - base0.n - 1) / (base1.t - base0.t);
     const commandCommits =
@@ -586,6 +618,16 @@ async function main(): Promise<void> {
         .map((x) => `${ms(x.ms)} at ${(x.at / 1000).toFixed(1)} s (${legsOf(byTask.get(x.id))})`)
         .join(', ')}`,
     );
+    // CPU ms each process used in the slowest calls' windows, "+Nw": its main thread's ms waiting for a CPU
+    for (const x of slowest.slice(0, 5)) {
+      const span = sampler.span(x.asked, x.asked + x.ms);
+      log(`  ${ms(x.ms)} (sampled over ${span} ms): ${describeWindow(sampler.window(x.asked, x.asked + x.ms))}`);
+    }
+    if (rounds.length) {
+      const first = rounds[0].asked;
+      const last = rounds.at(-1)!.asked + rounds.at(-1)!.ms;
+      log(`  all commands, ${((last - first) / 1000).toFixed(1)} s: ${describeWindow(sampler.window(first, last), 8)}`);
+    }
     const peakRss = rssKb(srv.child.pid!);
     const peakMem = await srv.memory();
 
@@ -620,6 +662,12 @@ async function main(): Promise<void> {
     );
     log(
       `| of which, by the task row's times and this client's | ${legs.map(([name, f]) => `${name} ${pp(stages.map(f))}`).join('; ')} | – |`,
+    );
+    log(
+      `| the console's event stream during the commands (and the 5 s before) | ${[...streamed]
+        .sort((a, b) => b[1] - a[1])
+        .map(([type, count]) => `${type} ${(count / streamS).toFixed(0)}/s`)
+        .join(', ')}; ${(streamedBytes / 1024 / streamS).toFixed(0)} KiB/s | – |`,
     );
     log(
       `| PostgreSQL commits per command | ${commandCommits.toFixed(1)} (the fleet's own ${(fleetCommitsPerMs * 1000).toFixed(1)}/s taken out) | – |`,

@@ -17,7 +17,7 @@ import type { DynsecProvisioner } from './dynsec.ts';
 import type { DeviceLink, DownMessages } from './device-link.ts';
 import type { ClusterLocks } from '../../lib/cluster-locks.ts';
 import { Periodic } from '../../lib/periodic.ts';
-import { Presence } from './presence.ts';
+import { Presence, type HelloRow } from './presence.ts';
 import type { Transport } from './transport.ts';
 
 export interface GatewayStats {
@@ -237,15 +237,18 @@ export class DeviceGateway {
     const id = device.id;
     if (parsed.kind !== 'offline' && parsed.kind !== 'hello') this.presence.touch(id);
     switch (parsed.kind) {
-      case 'hello':
-        if (await this.presence.hello(id, parsed.msg)) {
+      case 'hello': {
+        // the hello says what follows: the SIM's plan, whether anything is left to send again
+        const row = await this.presence.hello(id, parsed.msg);
+        if (row) {
           this.helloAsked.delete(id);
           // before the resends: a device whose SIM had run out learns first whether it may work again
-          if (parsed.msg.iccid) await this.answerSim(sn, parsed.msg.iccid);
-          await this.tasks.resendPending(id);
-          await this.prints?.resendPending(id);
+          if (parsed.msg.iccid && row.sim_known) await this.answerSim(sn, parsed.msg.iccid, row);
+          if (row.tasks_open) await this.tasks.resendPending(id);
+          if (row.prints_open) await this.prints?.resendPending(id);
         }
         return;
+      }
       case 'offline':
         // one that does not name the current connection is ignored (and counted): see Presence.offline
         if (!(await this.presence.offline(id, parsed.msg.conn, parsed.msg.reason))) this.counters.staleOffline++;
@@ -282,17 +285,15 @@ export class DeviceGateway {
   /**
    * The answer to a hello that names a SIM: its plan as the platform knows it (`down/config` with `sim`), so the
    * device's counters agree at every connection and one that had run out of data knows whether it has room again.
-   * Nothing for a SIM the platform does not know.
+   * Nothing for a SIM the platform does not know. The plan is the one the hello read.
    */
-  private async answerSim(sn: string, iccid: string): Promise<void> {
-    const sim = await this.db
-      .selectFrom('sims')
-      .select(['plan_total_mb', 'expires_at'])
-      .where('iccid', '=', iccid)
-      .executeTakeFirst();
-    if (!sim) return;
-    const expiresAt = sim.expires_at ? new Date(sim.expires_at).toISOString() : null;
-    await this.send(sn, 'config', { sim: { iccid, planMb: Number(sim.plan_total_mb), expiresAt } }).catch((err) =>
+  private async answerSim(
+    sn: string,
+    iccid: string,
+    sim: Pick<HelloRow, 'sim_plan_mb' | 'sim_expires_at'>,
+  ): Promise<void> {
+    const expiresAt = sim.sim_expires_at ? new Date(sim.sim_expires_at).toISOString() : null;
+    await this.send(sn, 'config', { sim: { iccid, planMb: Number(sim.sim_plan_mb), expiresAt } }).catch((err) =>
       this.log.warn({ err, sn }, 'mqtt: the SIM plan answer failed'),
     );
   }

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { provinceAt } from '@cpc/contracts/geo/provinces';
 import type { LiveDeviceEvent } from '@cpc/contracts';
+import { OPEN_PRINT_JOB_STATES } from '@cpc/contracts/integration-constants';
 import { DEFAULT_TIME_ZONE } from '@cpc/contracts/device-constants';
 import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
-import { PREPARED, type Db } from '../../db/database.ts';
+import { NO_FLUSH_WAIT, PREPARED, type Db } from '../../db/database.ts';
 import { GroupCommit } from '../../lib/group-commit.ts';
 import type { EventSink } from '../../modules/task/index.ts';
 import { deviceFaultMessages, isDeviceFault } from '../../modules/inbox/index.ts';
@@ -23,6 +24,21 @@ interface DeviceRow {
   lng: number | null;
   province: string;
 }
+/**
+ * What the gateway does after a hello: answer with the plan of the SIM the hello names (when the platform knows
+ * it), and send again the tasks and print jobs still open, if any.
+ */
+interface HelloNext {
+  sim_known: boolean;
+  sim_plan_mb: string | number | null;
+  sim_expires_at: Date | null;
+  tasks_open: boolean;
+  prints_open: boolean;
+}
+export type HelloRow = DeviceRow & HelloNext;
+/** Unfinished states (a hello's `tasks_open` and `prints_open`): the resends' own conditions narrow them further. */
+const inList = (states: readonly string[]) => sql.raw(`(${states.map((st) => `'${st}'`).join(', ')})`);
+const OPEN_PRINTS = inList(OPEN_PRINT_JOB_STATES);
 const RETURNING = sql.raw(
   'd.id, d.sn, d.tenant_id, d.status, d.paper, d.battery, d.signal, d.firmware, d.last_seen_at, d.connected_at, d.lat, d.lng, d.province',
 );
@@ -201,13 +217,23 @@ export class Presence {
     for (const r of reports) await this.rollup([r]);
   }
 
-  /** One statement: the device row, its status log when it was offline, its SIM counter and a telemetry sample. */
-  async hello(deviceId: number, m: HelloMsg): Promise<DeviceRow | undefined> {
+  /**
+   * One statement: the device row, its status log when it was offline, its firmware history and a telemetry
+   * sample; then the SIM's counters; then one read of what the gateway does next (`HelloRow`: the SIM's plan,
+   * whether anything waits to be sent again), so a device that reconnects with nothing waiting costs three
+   * statements, not six (issue 17: every rebooted device ends in a hello). The read follows the commits, as the
+   * reads it replaces did: a task committed before it, for a device it saw offline, is seen and sent again.
+   *
+   * Neither write waits for the disk: everything the hello writes is what the device says at each hello, and a
+   * device whose hello a PostgreSQL crash forgot talks on while the database thinks it offline, which the gateway's
+   * sweep answers by asking it for a hello again.
+   */
+  async hello(deviceId: number, m: HelloMsg): Promise<HelloRow | undefined> {
     const located = m.lat !== undefined && m.lng !== undefined;
     const province = located ? provinceAt(m.lat!, m.lng!) : null;
     const heartbeat = m.heartbeatS ?? this.opts.heartbeatS;
     const usedMb = n(m.usedMb);
-    const { rows } = await sql<DeviceRow & { prev: string; prev_paper: string | null }>`
+    const { rows } = await sql<DeviceRow & { prev: string; prev_paper: string | null }>`${PREPARED}
       WITH o AS (SELECT id, status AS prev, paper AS prev_paper, firmware AS prev_fw FROM devices WHERE id = ${deviceId} FOR UPDATE),
       u AS (
         UPDATE devices d SET status = 'online', connected_at = now(), last_seen_at = now(), conn_id = ${m.conn},
@@ -245,7 +271,7 @@ export class Presence {
         SELECT u.id, u.tenant_id, u.battery, u.signal, u.paper, ${usedMb}::numeric, u.lat, u.lng FROM u
         ON CONFLICT DO NOTHING
       )
-      SELECT * FROM u`.execute(this.db);
+      SELECT * FROM u, ${NO_FLUSH_WAIT}`.execute(this.db);
     const row = rows[0];
     if (!row) return undefined;
     // the SIM's counters after the device row (its ICCID may have just changed): the usage roll-up, at once (the
@@ -268,7 +294,15 @@ export class Presence {
     this.lastSample.set(deviceId, Date.now());
     this.emit(row);
     await this.faultBegan(row, row.prev_paper);
-    return row;
+    const { rows: next } = await sql<HelloNext>`${PREPARED}
+      SELECT sim.plan_total_mb AS sim_plan_mb, sim.expires_at AS sim_expires_at, sim.iccid IS NOT NULL AS sim_known,
+        -- in two, so the first can use the partial index of the resendable tasks (the second is the resend's own read)
+        (EXISTS (SELECT 1 FROM device_tasks t WHERE t.device_id = ${deviceId} AND t.state IN ('queued', 'sent', 'timeout'))
+          OR EXISTS (SELECT 1 FROM device_tasks t WHERE t.device_id = ${deviceId} AND t.state IN ('delivered', 'running')))
+          AS tasks_open,
+        EXISTS (SELECT 1 FROM print_jobs j WHERE j.device_id = ${deviceId} AND j.state IN ${OPEN_PRINTS}) AS prints_open
+      FROM (SELECT 1) AS one LEFT JOIN sims sim ON sim.iccid = ${n(m.iccid)}::text`.execute(this.db);
+    return { ...row, ...next[0] };
   }
 
   /**
@@ -409,15 +443,16 @@ export class Presence {
    * new plan period, counted from 0; a SIM's first report is only the baseline. Without byte counters the growth of
    * `usedMb` counts as received bytes. The series is keyed by the SIM, so it stays with the ICCID whatever device
    * the card is in. Unchanged counters write nothing. The SIM rows are locked in ICCID order (as every batch
-   * does), so two batches never wait for each other in a circle.
+   * does), so two batches never wait for each other in a circle. The commit does not wait for the disk (issue 17):
+   * a roll-up a PostgreSQL crash forgot is one that failed, and the SIM's next report counts its growth.
    */
   private async rollup(batch: CounterReport[]): Promise<void> {
     const col = <T>(f: (r: CounterReport) => T) => batch.map(f);
-    const { rows } = await sql<{ id: number; tenant_id: number | null; iccid: string }>`
+    const { rows } = await sql<{ id: number; tenant_id: number | null; iccid: string }>`${PREPARED}
       WITH p AS (
-        SELECT * FROM unnest(${col((r) => r.deviceId)}::bigint[], ${col((r) => r.iccid)}::text[],
+        SELECT p.* FROM unnest(${col((r) => r.deviceId)}::bigint[], ${col((r) => r.iccid)}::text[],
           ${col((r) => r.usedMb)}::numeric[], ${col((r) => r.tx)}::bigint[], ${col((r) => r.rx)}::bigint[])
-          AS p(device_id, iccid, used, tx, rx)
+          AS p(device_id, iccid, used, tx, rx), ${NO_FLUSH_WAIT}
       ),
       -- one report per card (two devices naming one card in one batch: the higher device id's)
       r AS (
