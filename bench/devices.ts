@@ -234,14 +234,16 @@ async function startServerProcess(): Promise<Started> {
   });
   // its stdout carries its log lines too (JSON as well): each answer is told by its key
   const waiting: { url?: (l: Record<string, unknown>) => void; memory?: (l: Record<string, unknown>) => void } = {};
-  // BENCH_SERVER_OUT: a file for the server's other output (what `--trace-gc` in BENCH_SERVER_FLAGS prints, say)
+  // BENCH_SERVER_OUT: a file for the server's other output (what `--trace-gc` in BENCH_SERVER_FLAGS prints, say),
+  // each line after the wall-clock ms it came at
   const other = process.env.BENCH_SERVER_OUT;
   readline.createInterface({ input: child.stdout! }).on('line', (l) => {
     let parsed: Record<string, unknown>;
     try {
       parsed = JSON.parse(l) as Record<string, unknown>;
     } catch {
-      if (other) fs.appendFileSync(other, `${l}\n`);
+      // each line with the wall-clock ms it came at, to set beside the slowest calls' (a GC's line ends it)
+      if (other) fs.appendFileSync(other, `${Date.now()} ${l}\n`);
       return;
     }
     for (const key of ['url', 'memory'] as const) if (key in parsed) waiting[key]?.(parsed);
@@ -548,6 +550,7 @@ async function main(): Promise<void> {
     // each round trip's time, its task, and when it began (ms into the commands: do the slow ones bunch up?)
     const rounds: { ms: number; id: string; at: number; asked: number }[] = [];
     const commandsStart = performance.now();
+    if (process.env.BENCH_SERVER_OUT) log(`commands begin at ${Date.now()} (wall-clock ms, as in BENCH_SERVER_OUT)`);
     const late: string[] = [];
     for (let i = 0; i < COMMANDS && onlineDevices.length; i++) {
       const sn = onlineDevices[(i * 7919) % onlineDevices.length];

@@ -72,6 +72,9 @@ export async function settle(page: Page): Promise<void> {
 export async function shot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const file = path.join(ARTIFACTS, `${name}.png`);
+  // a page the flow scrolled (a click on a tab lower down) would be drawn with its fixed header and menu where the
+  // scroll left them, in the middle of the page: a full-page picture starts at the top
+  await page.evaluate(() => window.scrollTo(0, 0));
   try {
     await page.screenshot({ path: file, fullPage: true, timeout: 20_000 });
   } catch (error) {

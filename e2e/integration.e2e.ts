@@ -370,15 +370,16 @@ async function openTab(page: Page, name: string) {
   // the bar measures itself once drawn and moves what does not fit under "more": decide on a bar at rest (a box
   // read while it moved put the tab inside the window, and the click then waited on a tab outside it)
   let before: string | undefined;
+  let box = null as Awaited<ReturnType<typeof t.boundingBox>>;
   await expect
     .poll(async () => {
-      const now = JSON.stringify((await t.count()) ? await t.boundingBox() : null);
+      box = (await t.count()) ? await t.boundingBox() : null;
+      const now = JSON.stringify(box);
       const same = now === before;
       before = now;
       return same;
     })
     .toBe(true);
-  const box = (await t.count()) ? await t.boundingBox() : null;
   const width = page.viewportSize()?.width ?? 0;
   if (box && box.x >= 0 && box.x + box.width <= width) return t.click();
   await more.hover();

@@ -35,14 +35,12 @@ import {
   useMapSettings,
   type FenceListParams,
 } from '../api/fence';
-import { useFenceLive } from '../components/live';
+import { useFenceLive, useLivePositions } from '../components/live';
 import { RuleTag, SideTag, ShapeText } from '../components/tags';
 import { dwellText, RULE_COLORS, scheduleText, SIDE_COLORS } from '../utils/fence';
 
 /** Devices of the selected fence drawn on the map (its list shows them all). */
 const MAP_DEVICES = 500;
-
-type Live = Record<number, { lat: number | null; lng: number | null; online: boolean }>;
 
 /** Fences: all on the map and in a paged list; the selected one's devices inside and outside now, and its events. */
 export default function FenceIndex() {
@@ -56,7 +54,6 @@ export default function FenceIndex() {
   const [side, setSide] = useState<FenceSide | 'all'>('all');
   const [eventsPage, setEventsPage] = useState(1);
   const [tab, setTab] = useState<'devices' | 'events'>('devices');
-  const [live, setLive] = useState<Live>({});
   const map = useMapSettings();
   const list = useFences(query);
   const devices = useFenceDevices(selectedId ?? 0, { pageNo: 1, pageSize: MAP_DEVICES });
@@ -78,13 +75,9 @@ export default function FenceIndex() {
         }),
       );
     },
-    onDevice: (e) =>
-      setLive((prev) =>
-        devices.data?.list.some((d) => d.deviceId === e.id)
-          ? { ...prev, [e.id]: { lat: e.lat, lng: e.lng, online: e.status === 'online' } }
-          : prev,
-      ),
   });
+  const shown = useMemo(() => new Set((devices.data?.list ?? []).map((d) => d.deviceId)), [devices.data]);
+  const [live, forgetLive] = useLivePositions(shown);
 
   // the server's rows with what device events said since
   const rows: FenceDeviceRow[] = useMemo(
@@ -137,7 +130,7 @@ export default function FenceIndex() {
     setTab('devices');
     setSide('all');
     setEventsPage(1);
-    setLive({});
+    forgetLive();
   };
 
   const onDelete = async (fence: FenceItem) => {

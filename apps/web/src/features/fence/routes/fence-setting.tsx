@@ -46,13 +46,13 @@ import {
   type MapMarker,
 } from '@/components/geo-map';
 import { messageApi } from '@/lib/feedback';
-import { useLiveEvents } from '@/lib/live-events';
 import { RequestError } from '@/lib/request';
 import { sayServerMessage, serverFieldErrors } from '@/lib/server-messages';
 import { useDebounced } from '@/lib/use-debounced';
 import { useFormLanguage } from '@/lib/use-form-language';
 import { useCreateFence, useFence, useMapSettings, useUpdateFence } from '../api/fence';
 import { useDeviceOptions, useDevicePositions, useGroupOptions } from '../api/targets';
+import { useLivePositions } from '../components/live';
 import {
   DEFAULT_SCHEDULE_VALUES,
   formFieldOf,
@@ -208,29 +208,24 @@ export default function FenceSetting() {
   }, [deviceOptions.data]);
 
   const picked = useMemo(() => new Set(deviceIds ?? []), [deviceIds]);
-  // where the chosen devices reported themselves since the positions were read: a device whose first fix comes
-  // after the read appears, and the others follow (only the chosen ones: a fleet reports all the time)
-  const [reported, setReported] = useState<Record<number, { lat: number; lng: number; online: boolean }>>({});
-  const pickedNow = useRef(picked);
-  pickedNow.current = picked;
-  useLiveEvents({
-    device: (e) => {
-      if (e.lat === null || e.lng === null || !pickedNow.current.has(e.id)) return;
-      const at = { lat: e.lat, lng: e.lng, online: e.status === 'online' };
-      setReported((prev) => ({ ...prev, [e.id]: at }));
-    },
-  });
+  // where the chosen devices reported themselves since the positions were read
+  const [reported] = useLivePositions(picked);
   const markers: MapMarker[] = useMemo(() => {
     const read = new Map((positions.data?.list ?? []).map((d: MapDevice) => [d.id, d]));
     return [...picked].flatMap((id) => {
       const d = read.get(id);
-      const at = reported[id] ?? (d && { lat: d.lat, lng: d.lng, online: d.status === 'online' });
+      const live = reported[id];
+      const online = live ? live.online : d?.status === 'online';
+      const at =
+        live && live.lat !== null && live.lng !== null
+          ? { lat: live.lat, lng: live.lng }
+          : d && { lat: d.lat, lng: d.lng };
       if (!at) return [];
       return [
         {
           id,
           position: { lat: at.lat, lng: at.lng },
-          color: at.online ? '#52c41a' : '#8c8c8c',
+          color: online ? '#52c41a' : '#8c8c8c',
           label: d ? d.name || d.sn : (labels[id] ?? String(id)),
         },
       ];
