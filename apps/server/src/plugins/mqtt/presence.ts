@@ -271,7 +271,7 @@ export class Presence {
         SELECT u.id, u.tenant_id, u.battery, u.signal, u.paper, ${usedMb}::numeric, u.lat, u.lng FROM u
         ON CONFLICT DO NOTHING
       )
-      SELECT * FROM u, ${NO_FLUSH_WAIT}`.execute(this.db);
+      SELECT u.* FROM u, ${NO_FLUSH_WAIT}`.execute(this.db);
     const row = rows[0];
     if (!row) return undefined;
     // the SIM's counters after the device row (its ICCID may have just changed): the usage roll-up, at once (the
