@@ -19,6 +19,7 @@ import type { orderListQuery, packageListQuery, simOptionsQuery } from '@cpc/con
 import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { hasPermission, type AuthUser } from '../../plugins/auth.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
@@ -42,6 +43,8 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /** Orders still counting against a package's per-SIM limit. */
 const LIVE_STATES: OrderState[] = ['pending', 'paid', 'fulfilled'];
+/** The advisory lock class of the per-SIM limit ("PSIM"); the object is a hash of tenant, ICCID and package. */
+const PER_SIM_LOCK = 0x5053_494d;
 
 function packageView(r: NonNullable<PackageRow>): PackageView {
   return {
@@ -194,10 +197,10 @@ export class OrderService {
   // The caller's SIMs
 
   /** The caller's SIMs among `iccids` (tenant and data scope: through the SIM's device). */
-  private async simsOf(user: AuthUser, iccids: string[]) {
+  private async simsOf(user: AuthUser, iccids: string[], scope: TenantScope = user.scope) {
     if (!iccids.length) return [];
     const access = dataAccessOf(user);
-    return user.scope
+    return scope
       .selectFrom('sims')
       .select(['iccid', 'carrier', 'plan_total_mb', 'used_mb', 'expires_at', 'device_id', 'state'])
       .where('iccid', 'in', iccids)
@@ -257,17 +260,27 @@ export class OrderService {
   // -------------------------------------------------------------------------------------------------------------
   // Pricing and creation
 
-  /** Prices the lines from the catalogue: every SIM the caller's, every package on sale, fitting, within limits. */
-  async quote(user: AuthUser, lines: { iccid: string; packageId: number }[]): Promise<OrderQuote> {
+  /**
+   * Prices the lines from the catalogue: every SIM the caller's, every package on sale, fitting, within limits.
+   * `scope`: the transaction to read in (creation's, which holds the per-SIM locks); else the caller's own.
+   */
+  async quote(
+    user: AuthUser,
+    lines: { iccid: string; packageId: number }[],
+    scope: TenantScope = user.scope,
+  ): Promise<OrderQuote> {
     const iccids = [...new Set(lines.map((l) => l.iccid))];
-    const sims = new Map((await this.simsOf(user, iccids)).map((s) => [s.iccid, s]));
+    const sims = new Map((await this.simsOf(user, iccids, scope)).map((s) => [s.iccid, s]));
     const missing = iccids.find((i) => !sims.has(i));
     if (missing) throw new AppError(404, 'http.notFound', { what: 'SIM' }, { data: { iccid: missing } });
     const ids = [...new Set(lines.map((l) => l.packageId))];
     const packages = new Map(
-      (await this.db.selectFrom('traffic_packages').selectAll().where('id', 'in', ids).execute()).map((p) => [p.id, p]),
+      (await scope.db.selectFrom('traffic_packages').selectAll().where('id', 'in', ids).execute()).map((p) => [
+        p.id,
+        p,
+      ]),
     );
-    const used = await user.scope
+    const used = await scope
       .selectFrom('order_lines')
       .innerJoin('orders', 'orders.id', 'order_lines.order_id')
       .select(['order_lines.iccid', 'order_lines.package_id', sql<number>`count(*)::int`.as('n')])
@@ -309,7 +322,10 @@ export class OrderService {
 
   /**
    * Creates the order, priced here; the same client request id answers the same order (concurrent submits too:
-   * the UNIQUE (tenant_id, client_request_id) constraint lets one insert win, the other reads it).
+   * they queue on the same locks and the later one finds the order; the UNIQUE (tenant_id, client_request_id)
+   * constraint is the backstop). The per-SIM limits are counted inside the creating transaction, under a lock per
+   * (SIM, package) line: concurrent orders for the same SIM and package queue there, and each counts the orders
+   * committed before it, so a limit holds however many arrive at once.
    */
   async create(
     user: AuthUser,
@@ -320,9 +336,13 @@ export class OrderService {
     if (this.gateway.name === 'off') throw new AppError(503, 'order.paymentOff');
     const existing = await this.idByRequest(user, body.clientRequestId);
     if (existing) return { order: await this.detail(user, existing), created: false };
-    const q = await this.quote(user, body.lines);
     const access = dataAccessOf(user);
-    const id = await user.scope.transaction(async (tx) => {
+    const made = await user.scope.transaction(async (tx) => {
+      await this.lockPerSim(tx, body.lines);
+      // a twin submit that held these locks first has committed its order by now
+      const twin = await this.idByRequest(user, body.clientRequestId, tx);
+      if (twin) return { id: twin, created: false };
+      const q = await this.quote(user, body.lines, tx);
       const row = await tx
         .insertInto('orders', {
           order_no: newOrderNo(),
@@ -350,13 +370,15 @@ export class OrderService {
           })),
         )
         .execute();
-      return row.id;
+      return { id: row.id, created: true };
     });
-    if (id == null) {
+    if (made == null) {
       const other = await this.idByRequest(user, body.clientRequestId);
       if (!other) throw new AppError(409, 'http.409');
       return { order: await this.detail(user, other), created: false };
     }
+    if (!made.created) return { order: await this.detail(user, made.id), created: false };
+    const id = made.id;
     const order = await this.detail(user, id);
     await audit(this.db, {
       tenantId: user.tenantId,
@@ -376,8 +398,25 @@ export class OrderService {
     return { order, created: true };
   }
 
-  private async idByRequest(user: AuthUser, clientRequestId: string): Promise<number | null> {
-    const r = await user.scope
+  /**
+   * Takes, for the rest of `tx`, one lock per distinct (SIM, package) of the lines: a transaction-scoped advisory
+   * lock, not a lock on the SIM rows, because the SIM rows are written all the time by the devices' usage
+   * roll-up (which should not wait for a purchase) and the limit is per SIM *and* package. Taken in one statement in
+   * the order of the keys, so two orders for several SIMs cannot deadlock; a hash collision only makes two unrelated
+   * lines queue. Released at commit or rollback.
+   */
+  private async lockPerSim(tx: TenantScope, lines: { iccid: string; packageId: number }[]) {
+    const keys = [...new Set(lines.map((l) => `${tx.tenantId}/${l.iccid}/${l.packageId}`))];
+    await sql`select count(pg_advisory_xact_lock(${PER_SIM_LOCK}, k)) from (
+      select distinct hashtext(x) as k from unnest(${keys}::text[]) as x order by k) as ordered`.execute(tx.db);
+  }
+
+  private async idByRequest(
+    user: AuthUser,
+    clientRequestId: string,
+    scope: TenantScope = user.scope,
+  ): Promise<number | null> {
+    const r = await scope
       .selectFrom('orders')
       .select('id')
       .where('client_request_id', '=', clientRequestId)
@@ -393,9 +432,13 @@ export class OrderService {
     return user.tenantKind === 'platform' && hasPermission(user, PERMISSIONS.flowRateRefund);
   }
 
-  /** The orders the caller sees, as a query on `orders` (every tenant for staff; else tenant and data scope). */
-  private async visibleOrders(user: AuthUser) {
-    if (this.seesAll(user)) return this.db.selectFrom('orders');
+  /**
+   * The orders the caller sees, as a query on `orders`. `reader`: every tenant's for staff, else the caller's tenant
+   * within its data scope. `buyer` (paying, canceling): always the latter: staff read every order, but act on a
+   * customer's only through their own routes (refund), never as the customer.
+   */
+  private async visibleOrders(user: AuthUser, as: 'reader' | 'buyer' = 'reader') {
+    if (as === 'reader' && this.seesAll(user)) return this.db.selectFrom('orders');
     const access = dataAccessOf(user);
     return user.scope.selectFrom('orders').where(inDataScope(access, 'orders'));
   }
@@ -447,8 +490,9 @@ export class OrderService {
       ]);
   }
 
-  async detail(user: AuthUser, id: number): Promise<OrderDetail> {
-    const row = await this.withNames(await this.visibleOrders(user))
+  /** One order the caller sees (`as`: see visibleOrders); another's answers 404. */
+  async detail(user: AuthUser, id: number, as: 'reader' | 'buyer' = 'reader'): Promise<OrderDetail> {
+    const row = await this.withNames(await this.visibleOrders(user, as))
       .where('orders.id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound('order');
@@ -491,7 +535,7 @@ export class OrderService {
   async pay(user: AuthUser, id: number, ctx: { origin: string; lang: 'zh' | 'en'; ip: string }) {
     const provider = this.gateway.name;
     if (provider === 'off') throw new AppError(503, 'order.paymentOff');
-    const order = await this.detail(user, id);
+    const order = await this.detail(user, id, 'buyer');
     if (order.state === 'pending' && new Date(order.expiresAt).getTime() <= Date.now()) {
       await this.closeExpired([id]);
       throw new AppError(409, 'order.closed', { n: ORDER_CLOSE_MINUTES });
@@ -516,7 +560,12 @@ export class OrderService {
       this.log.error({ err, orderNo: order.orderNo }, 'payment: starting a payment failed');
       throw new AppError(502, 'order.providerFailed');
     }
-    await this.db.updateTable('orders').set({ provider }).where('id', '=', id).where('state', '=', 'pending').execute();
+    await user.scope
+      .updateTable('orders')
+      .set({ provider })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .execute();
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -531,12 +580,11 @@ export class OrderService {
   }
 
   async cancel(user: AuthUser, id: number, ip: string): Promise<OrderDetail> {
-    const before = await this.detail(user, id);
-    const row = await this.db
+    const before = await this.detail(user, id, 'buyer');
+    const row = await user.scope
       .updateTable('orders')
       .set({ state: 'canceled', canceled_at: sql`now()` })
       .where('id', '=', id)
-      .where('tenant_id', '=', before.tenantId)
       .where('state', '=', 'pending')
       .returning('id')
       .executeTakeFirst();

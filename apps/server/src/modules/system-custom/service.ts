@@ -540,6 +540,8 @@ export class SystemCustomService {
   async remove(u: CustomCaller, id: number): Promise<void> {
     const { rows, deviceIds } = await u.scope.transaction(async (tx) => {
       const before = await this.profileRow(tx, id, true);
+      // before the delete takes its assignments' rows: an assignment holding the lock may be replacing one of them
+      await this.lockResolution(tx);
       const governed = await tx
         .selectFrom('device_profile_state')
         .select('device_profile_state.device_id')
@@ -568,6 +570,10 @@ export class SystemCustomService {
     const groupIds = [...new Set(body.groupIds)];
     const { rows, changed, affected } = await u.scope.transaction(async (tx) => {
       await this.profileRow(tx, body.id, true);
+      // One assignment of the tenant at a time, under the lock its resolution takes below anyway (after the
+      // profile's row, as publish and delete take them): the delete-then-insert that keeps one profile per device
+      // and group would otherwise let two simultaneous assignments both insert, and the later one fail.
+      await this.lockResolution(tx);
       if (deviceIds.length) {
         const found = await tx
           .selectFrom('devices')
@@ -639,6 +645,11 @@ export class SystemCustomService {
   // ----------------------------------------------------------------------------------------------------------
   // Resolution
 
+  /** The tenant's resolution lock, held to the end of `tx` (taken again in the same transaction it just stacks). */
+  private async lockResolution(tx: TenantScope): Promise<void> {
+    await sql`SELECT pg_advisory_xact_lock(${LOCK_NS}::int, ${tx.tenantId}::int)`.execute(tx.db);
+  }
+
   /**
    * Resolves every device of the tenant (inside the caller's transaction, one resolution per tenant at a time):
    * its own assignment, else its group's, else its parent group's, …; the profile's latest published version is
@@ -653,7 +664,7 @@ export class SystemCustomService {
     stale: Set<number> = new Set(),
   ): Promise<{ rows: ChangedTask[]; changed: number[] }> {
     const t = tx.tenantId;
-    await sql`SELECT pg_advisory_xact_lock(${LOCK_NS}::int, ${t}::int)`.execute(tx.db);
+    await this.lockResolution(tx);
     const { rows: resolved } = await sql<{
       device_id: string;
       profile_id: string;
