@@ -791,6 +791,10 @@ const fileAcquisition = {
 const aiLibrary = {
   'ai.notImage': { en: 'the image must be a jpg, png or webp picture', zh: '图片只能是 jpg、png 或 webp 格式' },
   'ai.tooLarge': { en: 'the image must not exceed {n} MB', zh: '图片不能超过 {n} MB' },
+  'ai.tooManyPixels': {
+    en: 'the image is {width}×{height} pixels; at most {max} megapixels are read',
+    zh: '图片为 {width}×{height} 像素，最多只能识别 {max} 百万像素',
+  },
   'ai.notBase64': { en: 'the image must be base64', zh: '图片必须是 base64 编码' },
   'ai.tenantLimit': {
     en: 'at most {n} recognition jobs may be queued or running at once; wait for one to finish',
@@ -850,6 +854,30 @@ const pkg = {
     zh: '该软件包正被 {n} 个未完成的设备任务使用',
   },
   'package.unknownModel': { en: 'unknown device model {model}', zh: '未知的设备型号 {model}' },
+  'package.uploadNeedsEdit': {
+    en: 'uploading a package needs the permission to edit firmware, applications or AI models',
+    zh: '上传软件包需要固件升级、应用管理或 AI 模型的编辑权限',
+  },
+  'package.uploadQuota': {
+    en: 'your organisation has {n} unfinished package uploads of {gb} GB; at most {max} uploads and {maxGb} GB may wait at once: finish one, or wait until it expires 24 hours after it began',
+    zh: '本组织已有 {n} 个未完成的软件包上传（共 {gb} GB），最多同时保留 {max} 个、{maxGb} GB：请先完成一个，或等待其在开始 24 小时后过期',
+  },
+  'archive.entryTooLarge': {
+    en: 'entry {entry} of {name} inflates beyond {mb} MB',
+    zh: '{name} 中的 {entry} 解压后超过 {mb} MB',
+  },
+  'archive.entryLies': {
+    en: 'entry {entry} of {name} inflates beyond the {size} bytes its header declares',
+    zh: '{name} 中的 {entry} 解压后超过其头部声明的 {size} 字节',
+  },
+  'archive.entryRatio': {
+    en: 'entry {entry} of {name} is compressed {ratio}:1, beyond the {max}:1 allowed',
+    zh: '{name} 中的 {entry} 压缩比为 {ratio}:1，超过允许的 {max}:1',
+  },
+  'archive.busy': {
+    en: 'the server is reading too many archives right now: retry in a moment',
+    zh: '服务器正在读取的压缩包过多，请稍后重试',
+  },
 } as const;
 
 /** Application management (issue 15): deployments of apps and models, required apps. */
