@@ -1,11 +1,53 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
-import nodeApk, { type XmlElement } from 'node-apk';
+import nodeApk, { type Certificate as ApkCertificate, type XmlElement } from 'node-apk';
 import { badRequest } from '../../plugins/errors.ts';
+import { ArchiveError, BoundedZip, archiveRefusal, archiveSlots } from '../../lib/bounded-zip.ts';
+import { APK_ENTRY_MAX_BYTES } from '../../lib/input-limits.ts';
 
 // a CommonJS package whose exports Node's ESM loader cannot see by name
-const { Apk } = nodeApk;
+const { Apk, Certificate } = nodeApk;
 type Apk = InstanceType<typeof Apk>;
+
+/** v1 signature blocks read for the certificate: an APK has one, rarely two. */
+const MAX_SIGNATURE_BLOCKS = 4;
+
+/**
+ * node-apk's parsers (binary XML, resources table, PKCS#7) over entries read by BoundedZip: node-apk itself would
+ * read the whole file into memory and inflate any entry to whatever size it expands to.
+ */
+class BoundedApk extends Apk {
+  constructor(private zip: BoundedZip) {
+    super(Buffer.alloc(0));
+  }
+
+  override extract(key: string): Promise<Buffer> {
+    const limit =
+      key === 'AndroidManifest.xml'
+        ? APK_ENTRY_MAX_BYTES.manifest
+        : key === 'resources.arsc'
+          ? APK_ENTRY_MAX_BYTES.resources
+          : APK_ENTRY_MAX_BYTES.icon;
+    return this.zip.read(key, limit);
+  }
+
+  override async getCertificateInfo(): Promise<ApkCertificate[]> {
+    const blocks = [...this.zip.entries.keys()]
+      .filter((n) => n.startsWith('META-INF/') && n.endsWith('.RSA'))
+      .slice(0, MAX_SIGNATURE_BLOCKS);
+    const certs: ApkCertificate[] = [];
+    for (const n of blocks)
+      certs.push(...Certificate.fromPkcs7(await this.zip.read(n, APK_ENTRY_MAX_BYTES.certificate)));
+    return certs;
+  }
+}
+
+/** A limit hit while reading an entry is said as such; any other failure is `fallback`'s. */
+const limitOr =
+  <T>(fallback: (e: unknown) => T) =>
+  (e: unknown): T => {
+    if (e instanceof ArchiveError && e.isLimit) throw e;
+    return fallback(e);
+  };
 
 /** What the console and the devices need of an Android application, read from its APK. */
 export interface ApkInfo {
@@ -28,23 +70,38 @@ const intOf = (v: unknown): number | null => {
 };
 
 /**
- * Reads an APK with `node-apk` (manifest in binary XML, resources table, v1 signature's PKCS#7 certificates).
- * The whole file is read into memory by the parser: APKs are far below the 2 GiB package limit in practice.
- * Anything that is not a zip with a readable AndroidManifest.xml is refused naming the file (400 `file`), as is an
- * APK without a signing certificate.
+ * Reads an APK with `node-apk`'s parsers (manifest in binary XML, resources table, v1 signature's PKCS#7
+ * certificates) over a BoundedZip: only the entries needed are read, each within APK_ENTRY_MAX_BYTES, and at most
+ * ARCHIVE_PARSE_CONCURRENCY APKs are read at once on this node. Anything that is not a zip with a readable
+ * AndroidManifest.xml is refused naming the file (400 `file`), as is an APK without a signing certificate; an entry
+ * over its limit, beyond its declared size or ratio is refused naming the entry.
  */
-export async function readApk(file: string, name: string): Promise<ApkInfo> {
-  const bytes = await fs.readFile(file).catch(() => null);
-  const apk = new Apk(bytes ?? Buffer.alloc(0));
+export function readApk(file: string, name: string): Promise<ApkInfo> {
+  return archiveSlots.run(async () => {
+    let zip: BoundedZip | null = null;
+    try {
+      zip = await BoundedZip.open(file);
+      return await parseApk(new BoundedApk(zip), name);
+    } catch (e) {
+      if (e instanceof ArchiveError)
+        throw archiveRefusal(e, 'file', name, () => badRequest('file', 'package.notApk', { name }));
+      throw e;
+    } finally {
+      await zip?.close();
+    }
+  });
+}
+
+async function parseApk(apk: BoundedApk, name: string): Promise<ApkInfo> {
   let manifest;
   try {
-    if (!bytes) throw new Error('unreadable');
     manifest = await apk.getManifestInfo();
     if (!manifest.package) throw new Error('no package');
-  } catch {
+  } catch (e) {
+    if (e instanceof ArchiveError && e.isLimit) throw e;
     throw badRequest('file', 'package.notApk', { name });
   }
-  const certs = await apk.getCertificateInfo().catch(() => []);
+  const certs = await apk.getCertificateInfo().catch(limitOr(() => []));
   const cert = certs[0];
   if (!cert) throw badRequest('file', 'package.apkUnsigned', { name });
 
@@ -57,7 +114,7 @@ export async function readApk(file: string, name: string): Promise<ApkInfo> {
         .filter((n): n is string => typeof n === 'string'),
     ),
   ];
-  const resources = await apk.getResources().catch(() => null);
+  const resources = await apk.getResources().catch(limitOr(() => null));
   const resolve = (id: unknown): unknown[] => {
     if (typeof id !== 'number' || !resources) return [];
     try {
@@ -107,7 +164,7 @@ async function iconOf(
     ]),
   ];
   for (const p of candidates) {
-    const bytes = await apk.extract(p).catch(() => null);
+    const bytes = await apk.extract(p).catch(limitOr(() => null));
     if (bytes && bytes.length > 0 && bytes.length <= 1024 * 1024)
       return { bytes, ext: p.toLowerCase().endsWith('.webp') ? 'webp' : 'png' };
   }

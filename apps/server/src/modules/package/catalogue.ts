@@ -144,7 +144,11 @@ export const packageRoutes: FastifyPluginAsyncZod<{
         };
         let icon: { key: string; bytes: Buffer; ext: string } | null = null;
         if (body.kind === 'app') {
-          const apk = await readApk(part, up.name);
+          // bytes that are no APK, or that break a limit, stay refused: the upload goes rather than hold its place
+          const apk = await readApk(part, up.name).catch(async (e: unknown) => {
+            if (e instanceof AppError && e.code === 400) await uploads.remove(body.uploadId);
+            throw e;
+          });
           // deleted versions count for the certificate (devices may still run them), not for versions
           const all = await u.scope
             .selectFrom('packages')

@@ -11,6 +11,7 @@ import {
   PACKAGE_CHUNK_MAX_BYTES,
   PACKAGE_MAX_BYTES,
   PACKAGE_UPLOAD_TTL_S,
+  PERMISSIONS,
   chunkedUploadCreate,
   chunkedUploadState,
   envelopeSchema,
@@ -18,8 +19,24 @@ import {
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
-import { loadAuthUser } from '../../plugins/auth.ts';
+import { sql } from 'kysely';
+import { hasPermission, loadAuthUser, type AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound, ok } from '../../plugins/errors.ts';
+import { PACKAGE_UPLOADS_MAX_UNFINISHED, PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES } from '../../lib/input-limits.ts';
+
+/** The permissions that can turn an upload into a package (firmware, app, AI model): only they get to stage one. */
+export const PACKAGE_EDIT_PERMISSIONS = [
+  PERMISSIONS.upgradeEdit,
+  PERMISSIONS.applicationEdit,
+  PERMISSIONS.aiLibraryEdit,
+] as const;
+
+/** Refuses (403) a caller that holds none of PACKAGE_EDIT_PERMISSIONS: a package upload is of no use to them. */
+export function assertMayUploadPackages(u: AuthUser): void {
+  if (!PACKAGE_EDIT_PERMISSIONS.some((p) => hasPermission(u, p))) throw new AppError(403, 'package.uploadNeedsEdit');
+}
+
+const GB = 1024 ** 3;
 
 /** What an unfinished upload keeps beside its bytes (`<id>.json` next to `<id>.part`). */
 export interface UploadMeta {
@@ -54,9 +71,22 @@ export class ChunkedUploads {
     return path.join(this.dir, `${id}.${ext}`);
   }
 
+  /**
+   * Starts an upload, within the tenant's room for unfinished ones (PACKAGE_UPLOADS_MAX_UNFINISHED uploads and
+   * PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES of declared sizes, else 429). Two starts of one tenant must not run at
+   * once (the route holds a lock) or both could take the last place.
+   */
   async create(tenantId: number, userId: number, name: string, size: number): Promise<ChunkedUploadState> {
     if (size > PACKAGE_MAX_BYTES)
       throw badRequest('size', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
+    const held = await this.unfinished(tenantId);
+    if (held.count + 1 > PACKAGE_UPLOADS_MAX_UNFINISHED || held.bytes + size > PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES)
+      throw new AppError(429, 'package.uploadQuota', {
+        n: held.count,
+        gb: +(held.bytes / GB).toFixed(2),
+        max: PACKAGE_UPLOADS_MAX_UNFINISHED,
+        maxGb: PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES / GB,
+      });
     await fs.mkdir(this.dir, { recursive: true });
     const id = randomBytes(12).toString('hex');
     const meta: UploadMeta = { tenantId, userId, name, size, createdAt: Date.now() };
@@ -67,6 +97,26 @@ export class ChunkedUploads {
     await fs.writeFile(this.file(id, 'part'), '', { flag: 'wx' });
     await fs.writeFile(this.file(id, 'json'), JSON.stringify(meta), { flag: 'wx' });
     return this.stateOf(id, meta, 0);
+  }
+
+  /** The tenant's unfinished uploads that have not expired: how many, and their declared sizes added up. */
+  async unfinished(tenantId: number, now = Date.now()): Promise<{ count: number; bytes: number }> {
+    const metas: UploadMeta[] = [];
+    if (this.storage.remote) {
+      for await (const o of this.storage.driver.list(SHARED)) {
+        if (!/^\.uploads\/[0-9a-f]{24}\/meta\.json$/.test(o.key)) continue;
+        const raw = await this.storage.read(o.key);
+        if (raw) metas.push(JSON.parse(raw.toString('utf8')) as UploadMeta);
+      }
+    } else {
+      for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
+        if (!/^[0-9a-f]{24}\.json$/.test(name)) continue;
+        const raw = await fs.readFile(path.join(this.dir, name), 'utf8').catch(() => null);
+        if (raw) metas.push(JSON.parse(raw) as UploadMeta);
+      }
+    }
+    const live = metas.filter((m) => m.tenantId === tenantId && now - m.createdAt <= PACKAGE_UPLOAD_TTL_S * 1000);
+    return { count: live.length, bytes: live.reduce((n, m) => n + m.size, 0) };
   }
 
   private stateOf(id: string, meta: UploadMeta, offset: number): ChunkedUploadState {
@@ -302,7 +352,8 @@ export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
     const header = req.headers['x-upload-token'];
     const claims = typeof header === 'string' ? storage.readUploadToken(header) : null;
     if (!claims || claims.bucket !== 'package') throw new AppError(401, 'upload.tokenInvalid');
-    await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
+    // the token's holder as they are now: a permission taken away since it was issued stops the next chunk
+    assertMayUploadPackages(await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId));
     return claims;
   };
   const idParams = z.object({ id: z.string().regex(ID, 'rule.uploadId') }).strict();
@@ -321,7 +372,13 @@ export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => {
       const c = await claimsOf(req);
-      return ok(await uploads.create(c.tenantId, c.userId, req.body.name, req.body.size));
+      // one start of a tenant at a time, on every node: the room left is counted, then taken
+      return ok(
+        await db.transaction().execute(async (tx) => {
+          await sql`select pg_advisory_xact_lock(hashtext('package uploads'), ${c.tenantId})`.execute(tx);
+          return uploads.create(c.tenantId, c.userId, req.body.name, req.body.size);
+        }),
+      );
     },
   );
 

@@ -22,6 +22,7 @@ import { assertWhole, cutShort, firstFile } from '../../lib/multipart.ts';
 import type { Db } from '../../db/database.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 import { customMediaType } from '../system-custom/index.ts';
+import { assertMayUploadPackages } from '../package/index.ts';
 
 const TOKEN_TTL = 3600;
 
@@ -29,6 +30,8 @@ const TOKEN_TTL = 3600;
 export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: Db }> = async (app, { storage, db }) => {
   const tokenFor = (req: Parameters<typeof caller>[0], bucket: string) => {
     const u = caller(req);
+    // a package upload can only become a package in the hands of an editor of firmware, apps or models
+    if (bucket === 'package') assertMayUploadPackages(u);
     return ok({
       token: storage.uploadToken({ tenantId: u.tenantId, userId: u.id, sessionId: u.sessionId, bucket }, TOKEN_TTL),
       // packages (issue 15) go in chunks, resumable: see the package module's /upload/chunks
