@@ -16,6 +16,7 @@ import { securityHeaders } from './plugins/security-headers.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
 import { AccessTokens } from './lib/tokens.ts';
 import { ensureSecret } from './lib/secrets.ts';
+import { publicOrigin } from './lib/public-origin.ts';
 import { createCaptchaProvider } from './lib/captcha.ts';
 import { systemRoutes } from './modules/system/index.ts';
 import { subAccountRoutes, SubAccountService, userRoutes, UserService } from './modules/user/index.ts';
@@ -102,16 +103,9 @@ declare module 'fastify' {
   }
 }
 
-/** The origin devices reach this server's HTTP side at: PUBLIC_URL, else the address this node listens on. */
+/** The origin of every absolute URL this server makes (devices, cashier, redirects, mail): see publicOrigin. */
 export function deviceOrigin(app: FastifyInstance, config: Config): string {
-  if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/$/, '');
-  const a = app.server.address();
-  if (a && typeof a === 'object') {
-    // listening on every interface: this machine's loopback is one of them
-    const host = ['0.0.0.0', '::'].includes(a.address) ? '127.0.0.1' : a.address;
-    return `http://${host.includes(':') ? `[${host}]` : host}:${a.port}`;
-  }
-  return `http://127.0.0.1:${config.PORT}`;
+  return publicOrigin(config, app.server.address());
 }
 
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
@@ -297,7 +291,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(inboxMail, {
     mailer: new InboxMailer(
       db,
-      { ...mailTarget, from: config.MAIL_FROM, publicUrl: config.PUBLIC_URL },
+      { ...mailTarget, from: config.MAIL_FROM, publicUrl: () => deviceOrigin(app, config) },
       app.log.child({ module: 'inbox' }),
     ),
     everyMs: config.MAIL_INTERVAL_MS,
@@ -355,7 +349,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     requestLog,
     more: [async (open) => open.register(openOcrRoutes, { ocr })],
   });
-  await app.register(paymentGatewayRoutes, { prefix: PAY_PREFIX, orders, publicUrl: config.PUBLIC_URL });
+  await app.register(paymentGatewayRoutes, { prefix: PAY_PREFIX, orders, origin: () => deviceOrigin(app, config) });
 
   await app.register(socialCallbackRoute);
   await app.register(
@@ -372,7 +366,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
           register: config.RATE_LIMIT_REGISTER,
         },
         social: new SocialLogin(db, config, auth),
-        publicUrl: config.PUBLIC_URL,
+        origin: () => deviceOrigin(app, config),
       });
       await api.register(userRoutes, { users: new UserService(db, config, storage) });
       await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
@@ -405,7 +399,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
       await api.register(deviceRegistryRoutes, { db });
       await api.register(dashboardRoutes, { db });
       await api.register(workbenchRoutes, { db });
-      await api.register(orderRoutes, { db, orders, publicUrl: config.PUBLIC_URL });
+      await api.register(orderRoutes, { db, orders, origin: () => deviceOrigin(app, config) });
       await api.register(flowRateRoutes, { db });
       await api.register(workOrderRoutes, { orders: workOrders });
       await api.register(systemLogRoutes, { log: new SystemLogService(db) });

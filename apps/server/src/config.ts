@@ -219,15 +219,24 @@ const schema = z.object({
    * each reads OIDC_<ID>_ISSUER, OIDC_<ID>_CLIENT_ID, OIDC_<ID>_CLIENT_SECRET, OIDC_<ID>_NAME, OIDC_<ID>_SCOPE.
    */
   OIDC_PROVIDERS: z.string().default(''),
-  /** The console's public origin ("https://print.example.com"): the social-login redirect is <PUBLIC_URL>/callback. Default: the request's origin. */
-  PUBLIC_URL: z.string().url().optional(),
+  /**
+   * The console's public origin ("https://print.example.com"): every absolute URL the server makes (cashier and
+   * payment-notify URLs, the social-login redirect <PUBLIC_URL>/callback, mail links, links for devices) is under
+   * it, never under a request's Host. Required with NODE_ENV=production; else default the address the server
+   * listens on (http://127.0.0.1:<PORT> when HOST is 0.0.0.0).
+   */
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((s) => /^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(s), 'must be an http(s) URL without a query or fragment')
+    .optional(),
   /**
    * Payment of orders (issue 13): `sandbox` (the default outside production) is the built-in stand-in gateway
    * and is refused with NODE_ENV=production; `alipay` takes real money through alipay-sdk and needs the ALIPAY_*
    * settings; `off` (the default in production) sells nothing: the store shows its packages, buying answers 503.
    */
   PAYMENT_PROVIDER: z.enum(['sandbox', 'alipay', 'off']).optional(),
-  /** Where the gateway posts its notifications; default PUBLIC_URL + /pay/notify/<provider>, else the request's origin. */
+  /** Where the gateway posts its notifications; default <PUBLIC_URL>/pay/notify/<provider>. */
   PAYMENT_NOTIFY_URL: z.string().url().optional(),
   ALIPAY_APP_ID: z.string().optional(),
   /** The application's RSA private key: PEM (newlines may be written \\n) or its base64 body. */
@@ -353,6 +362,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `Invalid configuration:\n${missing.map((k) => `  ${k}: required when PAYMENT_PROVIDER=alipay`).join('\n')}`,
       );
     }
+  }
+  if (c.NODE_ENV === 'production' && !c.PUBLIC_URL) {
+    throw new Error(
+      'Invalid configuration:\n  PUBLIC_URL: required when NODE_ENV=production: the origin users reach the console at ' +
+        '(e.g. https://print.example.com); payment, social-login and mail links are made from it',
+    );
   }
   return {
     ...c,

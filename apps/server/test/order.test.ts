@@ -717,13 +717,18 @@ describe('payment configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', PAYMENT_PROVIDER: 'sandbox' })).toThrow(
       /PAYMENT_PROVIDER: "sandbox"/,
     );
-    expect(loadConfig({ NODE_ENV: 'production' }).PAYMENT_PROVIDER).toBe('off');
+    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://print.example.com' }).PAYMENT_PROVIDER).toBe(
+      'off',
+    );
     expect(() => loadConfig({ NODE_ENV: 'production', PAYMENT_PROVIDER: 'alipay' })).toThrow(/ALIPAY_APP_ID/);
     expect(loadConfig({ NODE_ENV: 'test' }).PAYMENT_PROVIDER).toBe('sandbox');
   });
 
   it('with payments off, buying and paying answer 503 saying so, and no notification is taken', async () => {
-    const off = createGateway(loadConfig({ NODE_ENV: 'production' }), 'unused');
+    const off = createGateway(
+      loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://print.example.com' }),
+      'unused',
+    );
     expect(off.name).toBe('off');
     await expect(
       off.start(

@@ -31,8 +31,23 @@ afterAll(async () => {
   await rogue.close();
 });
 
-const post = (url: string, payload: Record<string, unknown>, token?: string) =>
-  h.call({ method: 'POST', url: `/apiAdmin${url}`, payload, token });
+/** The social-flow cookie this test's browser holds (`cpc_social=…`), as the last start set it. */
+let jar = '';
+const flowCookie = (res: { headers: Record<string, unknown> }) =>
+  /cpc_social=[^;,]*/.exec(String(res.headers['set-cookie'] ?? ''))?.[0];
+
+/** A call from this test's browser: it sends the flow cookie back and keeps the one it is given. */
+const post = async (url: string, payload: Record<string, unknown>, token?: string, cookie = jar) => {
+  const res = await h.call({
+    method: 'POST',
+    url: `/apiAdmin${url}`,
+    payload,
+    token,
+    headers: cookie ? { cookie } : {},
+  });
+  if (cookie === jar) jar = flowCookie(res) ?? jar;
+  return res;
+};
 const get = (url: string, token?: string) => h.call({ method: 'GET', url: `/apiAdmin${url}`, token });
 
 /** Starts a flow for the provider; the authorization URL. */
@@ -222,13 +237,21 @@ describe('refusals', () => {
   });
 
   it('refuses an ID token whose nonce is not the flow’s', async () => {
+    // two flows of this browser: the first's code (and ID token nonce) comes back under the second's state, with
+    // the first's PKCE verifier given to the second, so that only the ID token's nonce is wrong
     const q = await signInAtIdp('frank');
+    const other = (await start()).searchParams.get('state')!;
+    const first = await h.db
+      .selectFrom('social_flows')
+      .select('code_verifier')
+      .where('state_hash', '=', sha256(q.state))
+      .executeTakeFirstOrThrow();
     await h.db
       .updateTable('social_flows')
-      .set({ nonce: 'tampered-nonce' })
-      .where('state_hash', '=', sha256(q.state))
+      .set({ code_verifier: first.code_verifier })
+      .where('state_hash', '=', sha256(other))
       .execute();
-    const res = await post('/socialLogin', q);
+    const res = await post('/socialLogin', { ...q, state: other });
     expect(res.statusCode).toBe(401);
     expect(res.body_.msg).toContain('failed verification');
     const reasons = (await failures()).map((f) => JSON.stringify(f.details));
@@ -278,6 +301,93 @@ describe('refusals', () => {
     }
     const badLink = await post('/socialLogin/link', { ticket: 'nope', username: 'admin', password: 'whatever1' });
     expect(badLink.statusCode).toBe(400);
+  });
+});
+
+describe('a callback presented in a browser that did not start the flow (login CSRF)', () => {
+  const count = async (table: 'social_link_tickets' | 'user_identities') =>
+    Number(
+      (
+        await h.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('binds the start to the browser with an HttpOnly, SameSite=Lax cookie on the social-login path', async () => {
+    const res = await h.call({ method: 'POST', url: '/apiAdmin/socialLogin', payload: { provider: 'corp' } });
+    expect(res.statusCode).toBe(200);
+    const set = String(res.headers['set-cookie']);
+    expect(set).toMatch(/^cpc_social=[\w-]{43};/);
+    expect(set).toContain('HttpOnly');
+    expect(set).toContain('SameSite=Lax');
+    expect(set).toContain('Path=/apiAdmin/socialLogin');
+    // PUBLIC_URL is plain http here: a Secure cookie would never come back
+    expect(set).not.toContain('Secure');
+  });
+
+  it("refuses the attacker's callback in the victim's browser: nothing offered, linked or signed in", async () => {
+    const victim = await registerCustomer(h);
+    // the attacker starts in their own browser and signs in at the provider as themself
+    const started = await h.call({ method: 'POST', url: '/apiAdmin/socialLogin', payload: { provider: 'corp' } });
+    const attacker = flowCookie(started)!;
+    idp.account = 'mallory';
+    const q = queryOf(await idp.authorize(started.body_.data.url));
+    const tickets = await count('social_link_tickets');
+    const identities = await count('user_identities');
+    const otherBrowser = async () =>
+      (await failures()).filter((f) => JSON.stringify(f.details).includes('callback from another browser')).length;
+    const refusedBefore = await otherBrowser();
+
+    // the victim opens the link: their browser has no flow cookie, or (after a start of their own) another one
+    const bare = await post('/socialLogin', q, undefined, '');
+    await start();
+    const other = await post('/socialLogin', q, victim.token);
+    const zh = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/socialLogin',
+      payload: q,
+      headers: { cookie: jar, 'accept-language': 'zh-CN' },
+    });
+    for (const res of [bare, other, zh]) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.body_.data).toBeNull();
+      expect(String(res.headers['set-cookie'] ?? '')).not.toContain('cpc_refresh=');
+    }
+    expect(bare.body_.msg).toBe('this sign-in was not started in this browser, please start it again here');
+    expect(zh.body_.msg).toBe('此次第三方登录不是在本浏览器中发起的，请在本浏览器重新发起');
+    expect(await count('social_link_tickets')).toBe(tickets);
+    expect(await count('user_identities')).toBe(identities);
+    expect((await get('/socialLogin/identities', victim.token)).body_.data).toEqual([]);
+    expect(await otherBrowser()).toBe(refusedBefore + 3);
+
+    // the flow was not the victim's to spend: in the browser that started it, it still finishes (as the attacker)
+    const own = await post('/socialLogin', q, undefined, attacker);
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.body_.data.link).toMatchObject({ provider: 'corp', name: 'IdP mallory' });
+  });
+
+  it("refuses a signed-in user's link flow finished in another browser: the identity is not linked", async () => {
+    const c = await registerCustomer(h);
+    const started = await post('/socialLogin/identities', { provider: 'corp' }, c.token);
+    idp.account = 'oscar';
+    const q = queryOf(await idp.authorize(started.body_.data.url));
+    const elsewhere = await post('/socialLogin', q, undefined, 'cpc_social=' + 'A'.repeat(43));
+    expect(elsewhere.statusCode).toBe(400);
+    expect((await get('/socialLogin/identities', c.token)).body_.data).toEqual([]);
+    const here = await post('/socialLogin', q);
+    expect(here.body_.data).toEqual({ linked: { provider: 'corp', providerName: 'Corp SSO' } });
+  });
+
+  it('finishes two flows started in two tabs of the same browser', async () => {
+    const one = await start();
+    const two = await start();
+    idp.account = 'tabby';
+    const q1 = queryOf(await idp.authorize(one.href));
+    const q2 = queryOf(await idp.authorize(two.href));
+    expect((await post('/socialLogin', q2)).statusCode).toBe(200);
+    expect((await post('/socialLogin', q1)).statusCode).toBe(200);
   });
 });
 

@@ -99,6 +99,10 @@ const auth = {
     en: 'this social sign-in is unknown, expired or already used, please start it again',
     zh: '该第三方登录请求无效、已过期或已使用，请重新发起',
   },
+  'auth.socialOtherBrowser': {
+    en: 'this sign-in was not started in this browser, please start it again here',
+    zh: '此次第三方登录不是在本浏览器中发起的，请在本浏览器重新发起',
+  },
   'auth.socialCodeRejected': {
     en: 'the identity provider refused the authorization code (already used or expired), please start again',
     zh: '身份提供方拒绝了授权码（已使用或已过期），请重新发起登录',

@@ -21,7 +21,13 @@ import {
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import type { SocialLogin } from './social.ts';
+import {
+  SOCIAL_FLOW_COOKIE,
+  SOCIAL_FLOW_COOKIE_PATH,
+  browserKeyOf,
+  newBrowserKey,
+  type SocialLogin,
+} from './social.ts';
 import type { AuthService, IssuedSession } from './service.ts';
 import { clientOf } from '../../lib/sessions.ts';
 import type { CaptchaProvider } from '../../lib/captcha.ts';
@@ -43,9 +49,9 @@ export const authRoutes: FastifyPluginAsyncZod<{
   refreshTtl: number;
   limits: AccountLimits;
   social: SocialLogin;
-  /** PUBLIC_URL: the origin the social-login redirect names; default the request's. */
-  publicUrl?: string;
-}> = async (app, { auth, captcha, refreshTtl, limits, social, publicUrl }) => {
+  /** The server's public origin (PUBLIC_URL, or the address it listens on): the social-login redirect is under it. */
+  origin: () => string;
+}> = async (app, { auth, captcha, refreshTtl, limits, social, origin }) => {
   const setRefreshCookie = (req: FastifyRequest, reply: FastifyReply, issued: IssuedSession) => {
     reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
       httpOnly: true,
@@ -164,8 +170,25 @@ export const authRoutes: FastifyPluginAsyncZod<{
     },
   );
 
-  const redirectUri = (req: FastifyRequest) =>
-    `${(publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '')}/callback`;
+  // from configuration only: a Host header names whatever the caller likes
+  const redirectUri = () => `${origin()}/callback`;
+
+  /**
+   * Binds a flow about to start to this browser: its key from the flow cookie (kept, so flows started in two tabs
+   * both finish), else a new one; the cookie is (re)set for the flow's lifetime, sent only to the social-login calls.
+   */
+  const browserKey = (req: FastifyRequest, reply: FastifyReply) => {
+    const key = browserKeyOf(req.cookies[SOCIAL_FLOW_COOKIE]) ?? newBrowserKey();
+    reply.setCookie(SOCIAL_FLOW_COOKIE, key, {
+      httpOnly: true,
+      // Lax: the provider's redirect back is a top-level navigation; the callback page's own call is same-site
+      sameSite: 'lax',
+      secure: req.protocol === 'https' || origin().startsWith('https:'),
+      path: SOCIAL_FLOW_COOKIE_PATH,
+      maxAge: social.flowTtlS,
+    });
+    return key;
+  };
 
   app.get(
     '/socialLogin/providers',
@@ -196,9 +219,9 @@ export const authRoutes: FastifyPluginAsyncZod<{
     async (req, reply) => {
       const client = clientOf(req);
       if (req.body.state === undefined && req.body.code === undefined && req.body.error === undefined) {
-        return ok(await social.start(req.body.provider, redirectUri(req), client));
+        return ok(await social.start(req.body.provider, redirectUri(), client, browserKey(req, reply)));
       }
-      const outcome = await social.finish(req.body, client);
+      const outcome = await social.finish(req.body, client, browserKeyOf(req.cookies[SOCIAL_FLOW_COOKIE]));
       if (outcome.kind === 'session') return setRefreshCookie(req, reply, outcome.issued);
       if (outcome.kind === 'link') return ok({ link: outcome.link });
       return ok({ linked: outcome.linked });
@@ -243,7 +266,8 @@ export const authRoutes: FastifyPluginAsyncZod<{
         response: { 200: envelopeSchema(socialStartResult) },
       },
     },
-    async (req) => ok(await social.start(req.body.provider, redirectUri(req), clientOf(req), caller(req))),
+    async (req, reply) =>
+      ok(await social.start(req.body.provider, redirectUri(), clientOf(req), browserKey(req, reply), caller(req))),
   );
 
   app.delete(

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { LinkedIdentity, SocialLinkBody, SocialLinkOffer, SocialLoginBody, SocialProvider } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
@@ -46,6 +47,32 @@ const clean = (v: string) =>
 const text = (v: unknown, max: number): string | null => (typeof v === 'string' && v ? clean(v.slice(0, max)) : null);
 
 /**
+ * The cookie that binds a flow to the browser that started it: 32 random bytes (base64url), HttpOnly, sent only
+ * to the social-login calls. A flow's OIDC nonce is an HMAC of its state under this key (OpenID Connect Core
+ * §15.5.2), so only the browser holding the key can finish it: a callback URL carried to another browser (login
+ * CSRF: an attacker's own sign-in at the provider, handed to a victim) is refused before anything is exchanged.
+ */
+export const SOCIAL_FLOW_COOKIE = 'cpc_social';
+export const SOCIAL_FLOW_COOKIE_PATH = '/apiAdmin/socialLogin';
+const BROWSER_KEY = /^[\w-]{43}$/;
+
+/** A well-formed browser key from the cookie, else undefined (absent, or anything else a client sent). */
+export const browserKeyOf = (cookie: string | undefined) => (cookie && BROWSER_KEY.test(cookie) ? cookie : undefined);
+
+/** A new browser key. */
+export const newBrowserKey = () => randomBytes(32).toString('base64url');
+
+/** The OIDC nonce of the flow `state` started by the browser holding `key`. */
+const boundNonce = (key: string, state: string) =>
+  createHmac('sha256', key).update(`social-flow-nonce:${state}`).digest('base64url');
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
  * Social login (issue 12): OpenID Connect authorization code flow with PKCE, state and nonce through
  * openid-client, against identity providers configured by environment (OIDC_PROVIDERS). A started flow is a
  * `social_flows` row (single use, expiring); the ID token is checked by openid-client (issuer, audience,
@@ -60,6 +87,11 @@ export class SocialLogin {
     private config: Config,
     private auth: AuthService,
   ) {}
+
+  /** Seconds a started flow stays usable (SOCIAL_FLOW_TTL_S): also the life of the browser's flow cookie. */
+  get flowTtlS(): number {
+    return this.config.SOCIAL_FLOW_TTL_S;
+  }
 
   providers(): SocialProvider[] {
     return this.config.oidc.map((p) => ({ id: p.id, name: p.name }));
@@ -133,17 +165,21 @@ export class SocialLogin {
     }
   }
 
-  /** Starts a flow: stores state, nonce and PKCE verifier and answers the provider's authorization URL. */
+  /**
+   * Starts a flow for the browser holding `browserKey` (its SOCIAL_FLOW_COOKIE): stores state, nonce (bound to
+   * the key) and PKCE verifier and answers the provider's authorization URL.
+   */
   async start(
     providerId: string | undefined,
     redirectUri: string,
     client: ClientInfo,
+    browserKey: string,
     linkUser?: AuthUser,
   ): Promise<{ url: string }> {
     const p = await this.provider(providerId, client);
     const cfg = await this.configuration(p, client);
     const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
+    const nonce = boundNonce(browserKey, state);
     const verifier = oidc.randomPKCECodeVerifier();
     const challenge = await oidc.calculatePKCECodeChallenge(verifier);
     // flows and link offers long over are swept as new flows start (their state is refused by expiry before that anyway)
@@ -174,12 +210,32 @@ export class SocialLogin {
     return { url: url.href };
   }
 
-  /** Finishes a flow from the callback's query: checks state, exchanges the code with PKCE, verifies the ID token. */
-  async finish(body: SocialLoginBody, client: ClientInfo): Promise<SocialOutcome> {
+  /**
+   * Finishes a flow from the callback's query, in the browser holding `browserKey`: checks state and that this
+   * browser started the flow, exchanges the code with PKCE, verifies the ID token.
+   */
+  async finish(body: SocialLoginBody, client: ClientInfo, browserKey: string | undefined): Promise<SocialOutcome> {
     // a client that names the provider with the callback names one this server has
     if (body.provider !== undefined) await this.provider(body.provider, client);
     if (!body.state) {
       return this.refuse(client, badRequest('state', 'auth.socialStateInvalid'), 'no state');
+    }
+    const started = await this.db
+      .selectFrom('social_flows')
+      .select(['nonce', 'provider', 'link_user_id'])
+      .where('state_hash', '=', sha256(body.state))
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    // another browser's callback is refused without spending the flow: whoever holds the URL cannot burn it either
+    if (started && (!browserKey || !sameText(boundNonce(browserKey, body.state), started.nonce))) {
+      const owner = started.link_user_id ? await this.userOf(started.link_user_id) : undefined;
+      return this.refuse(
+        client,
+        new AppError(400, 'auth.socialOtherBrowser'),
+        browserKey ? 'callback from another browser' : 'callback from another browser (no flow cookie)',
+        started.provider,
+        owner ? { tenantId: owner.tenant_id, userId: owner.id } : undefined,
+      );
     }
     // the flow is claimed before anything else: a state (and with it its code) is good for one try
     const flow = await this.db

@@ -50,8 +50,11 @@ export interface MailerOptions {
   smtpUrl?: string;
   from: string;
   dataDir: string;
-  /** The console's origin: a message's link is mailed as a full URL under it (else as the console path). */
-  publicUrl?: string;
+  /**
+   * The console's public origin (PUBLIC_URL, or the address the server listens on; never a request's): a
+   * message's link is mailed as a full URL under it (without it, as the console path).
+   */
+  publicUrl?: string | (() => string);
 }
 
 export interface MailRunResult {
@@ -148,7 +151,8 @@ export class InboxMailer {
   private async send(m: { id: number; title: string; body: string; link: string; email: string }) {
     const lang = 'zh' as const;
     const subject = sayTitle(m.title, lang);
-    const url = m.link ? (this.opts.publicUrl ? new URL(m.link, this.opts.publicUrl).toString() : m.link) : '';
+    const origin = typeof this.opts.publicUrl === 'function' ? this.opts.publicUrl() : this.opts.publicUrl;
+    const url = m.link ? (origin ? new URL(m.link, origin).toString() : m.link) : '';
     const text = [
       subject,
       m.body,

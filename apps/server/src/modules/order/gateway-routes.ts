@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { PAYMENT_PROVIDERS } from '@cpc/contracts';
 import type { OrderService } from './service.ts';
 import { SandboxGateway } from './payment/index.ts';
-import { originOf } from './routes.ts';
 
 /** Where the gateway-facing routes live (no console token, no payload encryption). */
 export const PAY_PREFIX = '/pay';
@@ -53,10 +52,11 @@ export async function deliverNotification(
  * The gateway side of payment, outside the console's API: the notify route every provider posts to
  * (`success` / `fail` in plain text, as Alipay expects), and with the sandbox its cashier page and buttons.
  */
-export const paymentGatewayRoutes: FastifyPluginAsyncZod<{ orders: OrderService; publicUrl?: string }> = async (
-  app,
-  { orders, publicUrl },
-) => {
+export const paymentGatewayRoutes: FastifyPluginAsyncZod<{
+  orders: OrderService;
+  /** The server's public origin (PUBLIC_URL, or the address it listens on): the cashier's QR code links under it. */
+  origin: () => string;
+}> = async (app, { orders, origin }) => {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     try {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
@@ -102,7 +102,7 @@ export const paymentGatewayRoutes: FastifyPluginAsyncZod<{ orders: OrderService;
     async (req, reply) => {
       const trade = gateway.readTrade(req.query.trade);
       const lang = langOf(req, req.query.lang ?? trade?.lang);
-      const self = `${originOf(req, publicUrl)}${PAY_PREFIX}/sandbox/cashier?trade=${encodeURIComponent(req.query.trade)}`;
+      const self = `${origin()}${PAY_PREFIX}/sandbox/cashier?trade=${encodeURIComponent(req.query.trade)}`;
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')

@@ -30,15 +30,13 @@ import type { OrderService } from './service.ts';
 
 const tags = ['order'];
 
-/** The origin the gateway's pages and notifications use: PUBLIC_URL, else the request's own. */
-export const originOf = (req: FastifyRequest, publicUrl: string | undefined) =>
-  (publicUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
-
 /** The console's order calls (under /apiAdmin): catalogue, SIM picker, quote, create, pay, list, refund. */
-export const orderRoutes: FastifyPluginAsyncZod<{ db: Db; orders: OrderService; publicUrl?: string }> = async (
-  app,
-  { db, orders, publicUrl },
-) => {
+export const orderRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  orders: OrderService;
+  /** The server's public origin (PUBLIC_URL, or the address it listens on): the cashier and notify URLs are under it. */
+  origin: () => string;
+}> = async (app, { db, orders, origin }) => {
   const buy = { permission: PERMISSIONS.flowRateBuy };
   const read = {
     permission: [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund],
@@ -110,7 +108,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ db: Db; orders: OrderService; 
     async (req) =>
       ok(
         await orders.pay(caller(req), req.body.id, {
-          origin: originOf(req, publicUrl),
+          // from configuration only: a forged Host would otherwise get the signed notification sent to it
+          origin: origin(),
           lang: req.body.lang ?? 'zh',
           ip: req.ip,
         }),

@@ -11,7 +11,7 @@ export interface AlipaySettings {
   /** Alipay's public key (PEM or base64 body): checks the notifications. */
   alipayPublicKey: string;
   gateway: string;
-  /** The notify URL Alipay posts to; else the request's origin + /pay/notify/alipay. */
+  /** The notify URL Alipay posts to; else the server's public origin (given to start()) + /pay/notify/alipay. */
   notifyUrl: string | undefined;
 }
 

@@ -22,7 +22,10 @@ export type { PaymentGateway, PayableOrder, VerifiedNotice } from './provider.ts
 export { SandboxGateway } from './sandbox.ts';
 export { AlipayGateway } from './alipay.ts';
 
-/** The notify URL a provider's notifications go to, when configured (else each request's origin). */
+/**
+ * The notify URL a provider's notifications go to when configured; else the gateway uses the server's public
+ * origin, passed with each payment (the address it listens on, when PUBLIC_URL is unset outside production).
+ */
 export function notifyUrlOf(config: Config, provider: string): string | undefined {
   if (config.PAYMENT_NOTIFY_URL) return config.PAYMENT_NOTIFY_URL;
   return config.PUBLIC_URL ? `${config.PUBLIC_URL.replace(/\/+$/, '')}/pay/notify/${provider}` : undefined;

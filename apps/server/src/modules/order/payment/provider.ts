@@ -30,6 +30,7 @@ export interface VerifiedNotice {
 export interface PaymentGateway {
   /** `off`: payments are not set up (PAYMENT_PROVIDER=off): nothing can be bought. */
   readonly name: ProviderName | 'off';
+  /** `origin`: the server's public origin from configuration (never a request's Host): cashier and notify URLs. */
   start(
     order: PayableOrder,
     ctx: { origin: string; lang: 'zh' | 'en' },

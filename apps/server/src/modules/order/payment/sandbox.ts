@@ -41,7 +41,7 @@ export class SandboxGateway implements PaymentGateway {
 
   constructor(
     private secret: string,
-    /** PAYMENT_NOTIFY_URL, or PUBLIC_URL + /pay/notify/sandbox; else the request's origin. */
+    /** PAYMENT_NOTIFY_URL, or PUBLIC_URL + /pay/notify/sandbox; else the server's public origin given to start(). */
     private notifyUrl: string | undefined,
   ) {}
 
