@@ -154,6 +154,18 @@ const user = {
     en: 'this is the last active administrator: the platform must keep one',
     zh: '这是最后一个启用的管理员，平台必须保留至少一个',
   },
+  'user.outsideScope': {
+    en: 'the user {user} is outside your data scope',
+    zh: '用户 {user} 不在您的数据范围内',
+  },
+  'user.departmentOutsideScope': {
+    en: 'the department {department} is outside your data scope',
+    zh: '部门 {department} 不在您的数据范围内',
+  },
+  'user.departmentRequiredInScope': {
+    en: 'choose a department inside your data scope: a user in none is outside it',
+    zh: '请选择您数据范围内的部门：未分配部门的用户不在您的数据范围内',
+  },
 } as const;
 
 /** The department tree (issue 12). */
@@ -201,6 +213,29 @@ const role = {
   },
   'role.reassignSame': { en: 'choose another role to move the members to', zh: '请选择另一个角色接收成员' },
   'role.userMissing': { en: 'a user does not exist in this account', zh: '用户不存在' },
+  'role.scopeWider': {
+    en: 'the data scope "{scope}" is wider than your own ("{own}")',
+    zh: '数据范围“{scope}”超出了您自己的数据范围（“{own}”）',
+  },
+  'role.roleScopeWider': {
+    en: 'the role {role} has the data scope "{scope}", wider than your own ("{own}")',
+    zh: '角色 {role} 的数据范围“{scope}”超出了您自己的数据范围（“{own}”）',
+  },
+  'role.membersOutsideScope': {
+    en: 'the role has a member outside your data scope ({user}): you cannot widen what it gives',
+    zh: '该角色有不在您数据范围内的成员（{user}），您不能扩大它授予的权限或数据范围',
+  },
+  'role.adminRoleAdminOnly': {
+    en: 'only an administrator can change the Admin role',
+    zh: '只有管理员可以修改管理员角色',
+  },
+  'role.adminCodeScopeLocked': {
+    en: "the Admin role's code and data scope cannot be changed",
+    zh: '管理员角色的编码和数据范围不能修改',
+  },
+  'role.scopeName.all': { en: 'all', zh: '全部数据' },
+  'role.scopeName.department': { en: 'department and below', zh: '本部门及以下' },
+  'role.scopeName.own': { en: 'own only', zh: '仅本人' },
 } as const;
 
 /** Identity authentication. */

@@ -22,6 +22,8 @@ import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 import { ensureDefaultRoles } from './defaults.ts';
+import { checkRoleScopeGiven, checkScopeGiven, checkWithinReach, isWider, standingsOf } from './grant-scope.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
@@ -36,20 +38,27 @@ const heldBy = (user: AuthUser): Set<string> => new Set(user.admin ? ALL_PERMISS
 
 /**
  * For the screens that give users roles (sub-accounts, staff users): giving a role grants what it holds, so the
- * caller must hold all of it (403 naming the first code it lacks), and only the platform Admin gives the Admin role.
- * Roles the user already has (`current`) are kept whatever they hold. Roles of another tenant are simply missing
- * (400 on `roleIds`). Answers the ids without repeats.
+ * caller must hold all of it (403 naming the first code it lacks), its data scope must be no wider than the
+ * caller's (403), and only the platform Admin gives the Admin role. Roles the user already has (`current`) are
+ * kept whatever they hold. Roles of another tenant are simply missing (400 on `roleIds`). Answers the ids without
+ * repeats and the data scopes of those roles (what the user will see follows from them).
  */
-export async function checkCanGiveRoles(user: AuthUser, roleIds: number[], current: number[] = []): Promise<number[]> {
+export async function checkCanGiveRoles(
+  user: AuthUser,
+  roleIds: number[],
+  current: number[] = [],
+): Promise<{ ids: number[]; scopes: DataScope[] }> {
   const ids = [...new Set(roleIds)];
-  if (!ids.length) return ids;
+  if (!ids.length) return { ids, scopes: [] };
   const rows = await user.scope
     .selectFrom('roles')
-    .select(['roles.id', 'roles.code', 'roles.permissions'])
+    .select(['roles.id', 'roles.code', 'roles.name', 'roles.permissions', 'roles.data_scope'])
     .where('roles.id', 'in', ids)
     .execute();
   if (rows.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
-  if (isPrivileged(user)) return ids;
+  const answer = { ids, scopes: rows.map((r) => r.data_scope) };
+  for (const r of rows) if (!current.includes(r.id)) checkRoleScopeGiven(user, r, 'roleIds');
+  if (isPrivileged(user)) return answer;
   const held = heldBy(user);
   for (const r of rows) {
     if (current.includes(r.id)) continue;
@@ -57,7 +66,7 @@ export async function checkCanGiveRoles(user: AuthUser, roleIds: number[], curre
       user.tenantKind === 'platform' && r.code === ADMIN_ROLE ? ADMIN_ROLE : r.permissions.find((p) => !held.has(p));
     if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing }, { field: 'roleIds' });
   }
-  return ids;
+  return answer;
 }
 
 /** Tells the consoles of these users that their roles changed: they read their permissions and menu again. */
@@ -244,6 +253,7 @@ export class RoleService {
 
   async create(user: AuthUser, body: RoleCreateBody, ip: string): Promise<RoleView> {
     const permissions = this.checkPermissions(user, body.permissions);
+    checkScopeGiven(user, body.dataScope);
     if (user.tenantKind === 'platform' && body.code === ADMIN_ROLE) throw badRequest('code', 'role.codeTaken');
     await this.checkCodeFree(user, body.code);
     const values = {
@@ -273,17 +283,33 @@ export class RoleService {
 
   async update(user: AuthUser, body: RoleUpdateBody, ip: string): Promise<RoleView> {
     const before = await this.row(user, body.id);
-    await this.checkNotOwn(user, before.id);
     const locked = this.isLocked(user, before.code);
+    // the Admin role: only an admin renames or describes it; its code and scope stay as they are for everyone
+    if (locked && !user.admin) throw new AppError(403, 'role.adminRoleAdminOnly');
+    await this.checkNotOwn(user, before.id);
     let permissions: string[];
     if (locked) {
       const asked = new Set(body.permissions);
       const same = asked.size === ALL_PERMISSIONS.length && ALL_PERMISSIONS.every((p) => asked.has(p));
-      if (body.code !== before.code || (body.permissions.length && !same)) throw new AppError(403, 'role.adminLocked');
+      if (body.code !== before.code || body.dataScope !== before.data_scope)
+        throw new AppError(403, 'role.adminCodeScopeLocked');
+      if (body.permissions.length && !same) throw new AppError(403, 'role.adminLocked');
       permissions = before.permissions;
     } else {
       permissions = this.checkPermissions(user, body.permissions, before.permissions);
+      // a role wider than the caller's own scope is not theirs to change, nor to make wider than their own
+      checkRoleScopeGiven(user, before);
+      checkScopeGiven(user, body.dataScope);
       await this.checkCodeFree(user, body.code, before.id);
+      // what the role gives more reaches its members: each must be within the caller's scope
+      const gives =
+        isWider(body.dataScope, before.data_scope) || permissions.some((p) => !before.permissions.includes(p));
+      if (gives && dataAccessOf(user).scope !== 'all')
+        checkWithinReach(
+          user,
+          await standingsOf(user.scope, await this.members(user.scope, before.id)),
+          'role.membersOutsideScope',
+        );
     }
     const values = {
       code: body.code,
@@ -343,6 +369,10 @@ export class RoleService {
       target = await this.base(user.scope).where('roles.id', '=', body.reassignTo).executeTakeFirst();
       if (!target) throw notFound('role');
       this.checkCanGive(user, target);
+      // the members move to the other role: given by the caller, within the caller's scope
+      checkRoleScopeGiven(user, target, 'reassignTo');
+      if (dataAccessOf(user).scope !== 'all')
+        checkWithinReach(user, await standingsOf(user.scope, await this.members(user.scope, role.id)));
     }
     const moved = await user.scope.transaction(async (scope) => {
       let userIds: number[] = [];
@@ -450,6 +480,8 @@ export class RoleService {
     if (!isPrivileged(user) && ids.includes(user.id)) throw new AppError(403, 'role.selfMember');
     await this.checkNotOwn(user, role.id);
     this.checkCanGive(user, role);
+    checkRoleScopeGiven(user, role);
+    if (dataAccessOf(user).scope !== 'all') checkWithinReach(user, await standingsOf(user.scope, ids));
     const added = await user.scope
       .insertInto(
         'user_roles',
@@ -477,6 +509,7 @@ export class RoleService {
   async removeMembers(user: AuthUser, roleId: number, userIds: number[], ip: string): Promise<void> {
     const role = await this.row(user, roleId);
     const ids = await this.tenantUsers(user, userIds);
+    if (this.isLocked(user, role.code) && !user.admin) throw new AppError(403, 'role.adminRoleAdminOnly');
     await this.checkNotOwn(user, role.id);
     // the Admin cannot take the Admin role from itself: the platform would be left without anyone to give it back
     if (this.isLocked(user, role.code) && ids.includes(user.id)) throw new AppError(403, 'role.ownRole');

@@ -17,7 +17,18 @@ import { audit, changedFields } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
 import { rolesOf } from './service.ts';
 import { endSessions } from '../../lib/sessions.ts';
-import { checkCanGiveRoles, ensureDefaultRoles, isPrivileged, tellPermissionsChanged } from '../role/index.ts';
+import {
+  checkCanGiveRoles,
+  checkPlacement,
+  checkWithinReach,
+  ensureDefaultRoles,
+  isPrivileged,
+  standingsOf,
+  tellPermissionsChanged,
+  type Placement,
+  type Standing,
+} from '../role/index.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 
 /** is_super of the users a main account creates (DESIGN §3). */
@@ -32,6 +43,8 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
  * - no one changes their own roles or department, disables, deletes, resets or logs out themself here;
  * - no one grants a role holding a permission they do not hold, nor manages a user who holds one (so a
  *   password reset cannot become a way to act as a more powerful user);
+ * - no one gives a data scope wider than their own, places a user in a department outside it, nor manages a
+ *   user who sees more than they do (`role/grant-scope.ts`);
  * - the last active holder of the platform's `Admin` role is never disabled, deleted or stripped of it (409).
  * Every query goes through the caller's tenant scope, so another tenant's user id is simply not found (404).
  */
@@ -157,14 +170,26 @@ export class SubAccountService {
       .execute();
   }
 
-  private async checkDepartment(user: AuthUser, departmentId: number | null | undefined): Promise<void> {
-    if (departmentId === null || departmentId === undefined) return;
+  /** The department a user is to be placed in (400 when it is not the tenant's), null for none. */
+  private async checkDepartment(user: AuthUser, departmentId: number | null | undefined): Promise<Placement | null> {
+    if (departmentId === null || departmentId === undefined) return null;
     const d = await user.scope
       .selectFrom('departments')
-      .select('departments.id')
+      .select(['departments.id', 'departments.name', 'departments.path'])
       .where('departments.id', '=', departmentId)
       .executeTakeFirst();
     if (!d) throw badRequest('departmentId', 'http.notFound', { what: 'department' });
+    return d;
+  }
+
+  /**
+   * A caller whose scope is narrower than `all` leaves the user within it: placed where the caller may place
+   * users, and — with the roles and department it will have — seeing no more than the caller (403 otherwise).
+   */
+  private checkAfter(user: AuthUser, after: Standing, placement: Placement | null, placementChanged: boolean): void {
+    if (dataAccessOf(user).scope === 'all') return;
+    if (placementChanged) checkPlacement(user, placement);
+    checkWithinReach(user, [after]);
   }
 
   /** User names are unique across the platform (they log in with them), mobile numbers too. */
@@ -191,8 +216,21 @@ export class SubAccountService {
 
   async create(user: AuthUser, body: SubAccountCreateBody, ip: string): Promise<SubAccountView> {
     await this.ensureDefaultRoles(user);
-    const roleIds = await checkCanGiveRoles(user, body.roleIds);
-    await this.checkDepartment(user, body.departmentId);
+    const { ids: roleIds, scopes } = await checkCanGiveRoles(user, body.roleIds);
+    const placement = await this.checkDepartment(user, body.departmentId);
+    this.checkAfter(
+      user,
+      {
+        id: 0,
+        username: body.username,
+        main: false,
+        scopes,
+        departmentId: placement?.id ?? null,
+        departmentPath: placement?.path ?? null,
+      },
+      placement,
+      true,
+    );
     const mobile = body.mobile || null;
     await this.checkUnique(body.username, mobile);
     const passwordHash = await hashPassword(body.password);
@@ -272,7 +310,10 @@ export class SubAccountService {
       const missing = row.permissions.find((p) => !user.permissions.includes(p));
       if (missing) throw new AppError(403, 'user.permissionNotHeld', { permission: missing });
     }
-    return row;
+    // nor one who sees more than the caller: acting as them (a new password) would widen the caller's scope
+    const [standing] = await standingsOf(user.scope, [id]);
+    if (id !== user.id && dataAccessOf(user).scope !== 'all') checkWithinReach(user, [standing]);
+    return { ...row, standing };
   }
 
   /**
@@ -317,8 +358,15 @@ export class SubAccountService {
     // one's own roles and department decide one's own rights and data scope: never changed by oneself
     if (body.id === user.id && (requested.join() !== before.role_ids.join() || departmentId !== before.department_id))
       throw new AppError(403, 'user.selfRoles');
-    const roleIds = await checkCanGiveRoles(user, requested, before.role_ids);
-    await this.checkDepartment(user, departmentId);
+    const { ids: roleIds, scopes } = await checkCanGiveRoles(user, requested, before.role_ids);
+    const placement = await this.checkDepartment(user, departmentId);
+    if (body.id !== user.id)
+      this.checkAfter(
+        user,
+        { ...before.standing, scopes, departmentId, departmentPath: placement?.path ?? null },
+        placement,
+        departmentId !== before.department_id,
+      );
     const mobile = body.mobile || null;
     await this.checkUnique(null, mobile, body.id);
     const adminRole = await this.adminRoleId(user);
