@@ -380,11 +380,11 @@ describe('the platform Admin role', () => {
   });
 
   /** A staff user holding a platform role with these permissions (scope all). */
-  async function staff(permissions: string[]) {
+  async function staff(permissions: string[], scope: DataScope = 'all') {
     const code = uniq('staff_');
     const role = await h.db
       .insertInto('roles')
-      .values({ tenant_id: platformId, code, name: code, permissions })
+      .values({ tenant_id: platformId, code, name: code, permissions, data_scope: scope })
       .returning('id')
       .executeTakeFirstOrThrow();
     const username = uniq('st_');
@@ -396,6 +396,31 @@ describe('the platform Admin role', () => {
     await h.db.insertInto('user_roles').values({ tenant_id: platformId, user_id: u.id, role_id: role.id }).execute();
     return { id: u.id, token: (await h.login(username, PASSWORD)).token };
   }
+
+  it('staff users follow the same rule: an own-scoped staff editor gives no wider scope', async () => {
+    const editor = await staff([PERMISSIONS.roleEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView], 'own');
+    const wide = await h.db
+      .insertInto('roles')
+      .values({ tenant_id: platformId, code: uniq('sw_'), name: 'wide', permissions: [PERMISSIONS.deviceView] })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const username = uniq('st_');
+    const res = await post('/system/user/create', editor.token, {
+      username,
+      password: PASSWORD,
+      confirmPassword: PASSWORD,
+      roleIds: [wide.id],
+    });
+    expect(res.statusCode, res.body).toBe(403);
+    expect(await userNamed(username)).toBeUndefined();
+    const role = await post('/system/role/create', editor.token, {
+      name: 'x',
+      code: uniq('sx_'),
+      permissions: [PERMISSIONS.deviceView],
+      dataScope: 'all',
+    });
+    expect(role.statusCode, role.body).toBe(403);
+  });
 
   it('is read-only to a staff role editor who is not an admin', async () => {
     const editor = await staff([PERMISSIONS.roleEdit, PERMISSIONS.userEdit]);
