@@ -3,10 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServerBuilt, SERVER_NODE_FLAGS, serverEntry } from '../../../scripts/server-build.mjs';
 import { startFailure } from '../src/server.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { waitUntil } from './wait.ts';
 
 /**
  * Crash and restart, and a clean stop on Ctrl-C, with the embedded PostgreSQL (issue 10): the server runs as its
@@ -73,6 +75,18 @@ const server = (dataDir: string, detached = false) =>
 const lockFile = (dataDir: string) => path.join(dataDir, 'db', 'pg', 'postmaster.pid');
 const postgresPid = (dataDir: string) => Number(fs.readFileSync(lockFile(dataDir), 'utf8').split('\n')[0]);
 
+const idOf = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+
+/** The state letter of /proc/<pid>/stat (R, S, Z…), undefined when there is no such process. */
+function stateOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2];
+  } catch {
+    return undefined;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -80,8 +94,7 @@ function alive(pid: number): boolean {
     return false;
   }
   // a killed process not reaped yet counts as gone
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  return stateOf(pid) !== 'Z';
 }
 
 async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
@@ -190,6 +203,85 @@ describe('restart and stop with the embedded PostgreSQL', () => {
     expect(fs.existsSync(lockFile(dataDir))).toBe(false);
     expect(trouble(second.lines)).toEqual([]);
   }, 150_000);
+
+  it('starts again at once after kill -9 of the server and its PostgreSQL together, five times running', async () => {
+    const dataDir = dataFolder('together');
+    const starts: string[] = [];
+    for (let round = 1; round <= 5; round++) {
+      const run = server(dataDir);
+      try {
+        await within(60_000, `start ${round}`, run.ready);
+        starts.push('ready');
+      } catch (e) {
+        const from = run.lines.findIndex((l) => /could not start/.test(l));
+        starts.push(from >= 0 ? run.lines.slice(from).join('\n') : String(e));
+        break;
+      }
+      const pgPid = postgresPid(dataDir);
+      // both at once, as a power cut or the OOM killer of a container would: no stop of any kind runs
+      process.kill(run.child.pid!, 'SIGKILL');
+      process.kill(pgPid, 'SIGKILL');
+      await run.exited;
+    }
+    expect(starts).toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
+    const last = server(dataDir);
+    await within(60_000, 'the last start', last.ready);
+    expect(last.lines.join('\n')).toContain('password as printed on first start');
+    last.child.kill('SIGTERM');
+    expect(await within(45_000, 'stopping', last.exited)).toEqual({ code: 0, signal: null });
+  }, 300_000);
+
+  it('starts when the lock file names a killed PostgreSQL not reaped yet, and ends its backends still running', async () => {
+    const dataDir = dataFolder('zombie');
+    const dbDir = path.join(dataDir, 'db');
+    const first = await startEmbeddedPostgres(dbDir);
+    const pgPid = postgresPid(dataDir);
+    // a backend busy in a loop that never waits does not notice its postmaster's death and stays attached to its
+    // shared memory: PostgreSQL refuses to start while it is there
+    const busy = new pg.Client({ connectionString: first.url });
+    await busy.connect();
+    busy.on('error', () => {});
+    void busy.query('DO $$ BEGIN LOOP PERFORM 1; END LOOP; END $$').catch(() => {});
+    const backend = await waitUntil('the busy backend', async () => {
+      const c = new pg.Client({ connectionString: first.url });
+      await c.connect();
+      try {
+        const r = await c.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE query LIKE 'DO $$ BEGIN LOOP%' AND state = 'active'",
+        );
+        return r.rows[0]?.pid;
+      } finally {
+        await c.end();
+      }
+    });
+    process.kill(pgPid, 'SIGKILL');
+    await waitUntil('the postmaster to die', () => !alive(pgPid));
+    // the killed postmaster's pid, not reaped by its parent yet: `sleep` never waits for the child its shell forked
+    // (of PostgreSQL's user: PostgreSQL takes a pid it may not signal for another user's process, not its own)
+    const holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      ...(process.getuid?.() === 0 ? { uid: idOf('-u'), gid: idOf('-g') } : {}),
+    });
+    started.push(holder);
+    const zombie = Number(await new Promise<string>((r) => holder.stdout!.once('data', (d: Buffer) => r(String(d)))));
+    await waitUntil('a zombie', () => stateOf(zombie) === 'Z');
+    const lock = fs.readFileSync(lockFile(dataDir), 'utf8').split('\n');
+    fs.writeFileSync(lockFile(dataDir), [String(zombie), ...lock.slice(1)].join('\n'));
+    expect(alive(backend)).toBe(true);
+
+    const again = await within(30_000, 'the start', startEmbeddedPostgres(dbDir));
+    try {
+      expect(alive(backend)).toBe(false);
+      const c = new pg.Client({ connectionString: again.url });
+      await c.connect();
+      expect((await c.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+      await c.end();
+    } finally {
+      await again.stop();
+      busy.end().catch(() => {});
+      holder.kill('SIGKILL');
+    }
+  }, 90_000);
 
   it('stops `npm start` on Ctrl-C in order: exit code 0, no error logged, its PostgreSQL gone', async () => {
     const dataDir = dataFolder('start');

