@@ -76,6 +76,7 @@ import { DeviceLink } from './plugins/mqtt/device-link.ts';
 import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { JobQueue, jobQueue } from './plugins/job-queue.ts';
+import { logHooks, logSerializers } from './lib/log-redact.ts';
 import {
   OrderService,
   PAY_PREFIX,
@@ -108,20 +109,29 @@ export function deviceOrigin(app: FastifyInstance, config: Config): string {
   return publicOrigin(config, app.server.address());
 }
 
-export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+/** `logStream`: where the log lines go instead of stdout (tests read them). */
+export async function buildApp(
+  config: Config,
+  db: Db,
+  opts: { logStream?: NodeJS.WritableStream } = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
       config.LOG_LEVEL === 'silent'
         ? false
         : {
             level: config.LOG_LEVEL,
-            // Secrets never reach the logs.
+            // Secrets never reach the logs: credential headers, and secret query parameters (the live-event
+            // ticket, signed links' sig, sign-in codes…) in request URLs, messages and error texts
             redact: [
               'req.headers.authorization',
               'req.headers.cookie',
               'req.headers["x-payload-key"]',
               'res.headers["set-cookie"]',
             ],
+            serializers: logSerializers,
+            hooks: logHooks,
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
           },
     // X-Forwarded-For is believed only from the configured proxies: `req.ip` is the right-most address in it that
     // is not one of them (the TCP peer when there are none), for every route, the throttles and the logs
