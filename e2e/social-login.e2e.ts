@@ -39,11 +39,14 @@ beforeAll(async () => {
   await admin.end();
   base.pathname = `/${dbName}`;
   const port = await freePort();
-  // the console is reached as localhost or 127.0.0.1: its redirect URI is the request's origin + /callback
-  idp = await startIdp([`http://127.0.0.1:${port}/callback`, `http://localhost:${port}/callback`]);
+  // the console is reached at its PUBLIC_URL: the redirect URI is under it, and the provider sends the browser back
+  // there, where the flow cookie set when it started is
+  const publicUrl = `http://localhost:${port}`;
+  idp = await startIdp([`${publicUrl}/callback`]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cpc-e2e-social-'));
   running = await startServer({
     PORT: String(port),
+    PUBLIC_URL: publicUrl,
     MQTT_PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -154,6 +157,43 @@ describe('social login through a real OpenID provider', () => {
       await shot(narrow.page, 'social-link-form-375');
       await narrow.context.close();
       await two.context.close();
+    },
+  );
+
+  it(
+    "refuses a callback another browser started (login CSRF): the victim sees why, the attacker's identity is not linked",
+    { timeout: 120_000 },
+    async () => {
+      // the attacker starts a flow outside the victim's browser and signs in at the provider as themself
+      const started = await fetch(`${s.url}/apiAdmin/socialLogin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'corp' }),
+      });
+      const { data } = (await started.json()) as { data: { url: string } };
+      idp.account = 'mallory';
+      const trap = await idp.authorize(data.url);
+      expect(trap.searchParams.get('code')).toBeTruthy();
+
+      // the victim opens the link the attacker sent
+      const victim = await newPage(browser, { lang: 'en' });
+      await victim.page.goto(trap.href);
+      await expectHash(victim.page, /^#\/callback/);
+      await victim.page
+        .getByText('this sign-in was not started in this browser, please start it again here')
+        .first()
+        .waitFor({ timeout: 15_000 });
+      await victim.page.getByRole('button', { name: 'Back to sign in' }).waitFor();
+      await settle(victim.page);
+      await shot(victim.page, 'social-callback-other-browser');
+      expect(await victim.page.getByText('Link your Corp SSO account').count()).toBe(0);
+      const linked = await running.db
+        .selectFrom('user_identities')
+        .select('id')
+        .where('subject', '=', 'mallory')
+        .execute();
+      expect(linked).toEqual([]);
+      await victim.context.close();
     },
   );
 });
