@@ -90,7 +90,11 @@ events {
 }
 
 http {
-  access_log ${dir}/access.log;
+  # the access log names the path, never the query string: it carries secrets (the live-event ticket, signed
+  # links' sig, sign-in code and state); the referrer is left out for the same reason
+  log_format cpc '$remote_addr [$time_local] "$request_method $uri $server_protocol" $status $body_bytes_sent '
+                 '$request_time "$http_user_agent" $upstream_addr';
+  access_log ${dir}/access.log cpc;
   client_body_temp_path ${dir}/client_body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
