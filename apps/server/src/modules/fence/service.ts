@@ -212,15 +212,17 @@ export class FenceService {
     return out;
   }
 
-  private async targetsOf(scope: TenantScope, fenceIds: number[]) {
+  /** The explicit targets of fences: groups, and the devices in the caller's data scope (the others stay hidden). */
+  private async targetsOf(u: FenceCaller, fenceIds: number[]) {
     const out = new Map<number, { deviceIds: number[]; groupIds: number[] }>(
       fenceIds.map((id) => [id, { deviceIds: [], groupIds: [] }]),
     );
     if (!fenceIds.length) return out;
-    const rows = await scope
+    const rows = await u.scope
       .selectFrom('fence_targets')
       .select(['fence_targets.fence_id', 'fence_targets.device_id', 'fence_targets.group_id'])
       .where('fence_targets.fence_id', 'in', fenceIds)
+      .where(sql<boolean>`(fence_targets.device_id IS NULL OR ${deviceInScope(u.access, 'fence_targets.device_id')})`)
       .orderBy('fence_targets.id')
       .execute();
     for (const r of rows) {
@@ -273,7 +275,7 @@ export class FenceService {
       base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
     ]);
     const ids = rows.map((r) => Number(r.id));
-    const [targets, counts] = await Promise.all([this.targetsOf(u.scope, ids), this.counts(u, ids)]);
+    const [targets, counts] = await Promise.all([this.targetsOf(u, ids), this.counts(u, ids)]);
     const now = new Date();
     return {
       list: rows.map((r) => this.item(r, targets.get(Number(r.id))!, counts.get(Number(r.id))!, now)),
@@ -284,7 +286,7 @@ export class FenceService {
   async detail(u: FenceCaller, id: number): Promise<FenceDetail> {
     const r = await this.fenceRow(u.scope, id);
     if (!r) throw notFound('fence');
-    const [targets, counts] = await Promise.all([this.targetsOf(u.scope, [id]), this.counts(u, [id])]);
+    const [targets, counts] = await Promise.all([this.targetsOf(u, [id]), this.counts(u, [id])]);
     const t = targets.get(id)!;
     const [devices, groups] = await Promise.all([
       t.deviceIds.length
@@ -625,7 +627,7 @@ export class FenceService {
     if (body.version !== undefined && body.version !== before.version) throw new AppError(409, 'fence.stale');
     const shape = body.shape ? normalizeShape(body.shape) : undefined;
     await this.checkTargets(u, body.deviceIds ?? [], body.groupIds ?? []);
-    const beforeTargets = (await this.targetsOf(u.scope, [body.id])).get(body.id)!;
+    const beforeTargets = (await this.targetsOf(u, [body.id])).get(body.id)!;
     const after: Record<string, unknown> = {};
     if (body.name !== undefined) after.name = body.name;
     if (shape) after.shape = shape;

@@ -1040,10 +1040,14 @@ export class SystemCustomService {
     if (!rows.length) return [];
     const ids = rows.map((r) => Number(r.id));
     const vs = await this.versions(u.scope, ids);
-    const { rows: assigned } = await sql<{ profile_id: string; devices: string; groups: string }>`
-      SELECT profile_id, count(device_id) AS devices, count(group_id) AS groups FROM custom_profile_assignments
-      WHERE tenant_id = ${u.tenantId} AND profile_id = ANY(${ids}::bigint[]) GROUP BY profile_id`.execute(u.scope.db);
     const inScope = u.devices ?? sql<boolean>`true`;
+    // devices assigned outside the caller's data scope are not counted (nor listed by `detail`)
+    const { rows: assigned } = await sql<{ profile_id: string; devices: string; groups: string }>`
+      SELECT a.profile_id, count(a.device_id) FILTER (WHERE ${inScope}) AS devices, count(a.group_id) AS groups
+      FROM custom_profile_assignments a LEFT JOIN devices ON devices.id = a.device_id
+      WHERE a.tenant_id = ${u.tenantId} AND a.profile_id = ANY(${ids}::bigint[]) GROUP BY a.profile_id`.execute(
+      u.scope.db,
+    );
     const { rows: counts } = await sql<{
       profile_id: string;
       devices: string;
@@ -1107,11 +1111,12 @@ export class SystemCustomService {
       sn: string | null;
       group_name: string | null;
     }>`
-      SELECT a.device_id, a.group_id, a.created_at, d.name AS device_name, d.sn, g.name AS group_name
+      SELECT a.device_id, a.group_id, a.created_at, devices.name AS device_name, devices.sn, g.name AS group_name
       FROM custom_profile_assignments a
-      LEFT JOIN devices d ON d.id = a.device_id
+      LEFT JOIN devices ON devices.id = a.device_id
       LEFT JOIN device_groups g ON g.id = a.group_id
       WHERE a.tenant_id = ${u.tenantId} AND a.profile_id = ${id}
+        AND (a.device_id IS NULL OR ${u.devices ?? sql<boolean>`true`})
       ORDER BY a.created_at, a.id`.execute(u.scope.db);
     return {
       ...item,

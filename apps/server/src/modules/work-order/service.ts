@@ -263,6 +263,8 @@ export class WorkOrderService {
       .selectAll('wo')
       .executeTakeFirst();
     if (!r) throw notFound('work order');
+    // the order may name devices and orders outside a customer reader's data scope (a colleague of wider scope
+    // filed it in the reader's department): those are left out
     const [devices, orders, attachments, events] = await Promise.all([
       r.device_ids.length
         ? this.db
@@ -270,6 +272,7 @@ export class WorkOrderService {
             .select(['id', 'sn', 'name'])
             .where('tenant_id', '=', r.tenant_id)
             .where('id', 'in', r.device_ids)
+            .$if(!c.staff, (q) => q.where(inDataScope(c.access, 'devices')))
             .orderBy('id')
             .execute()
         : [],
@@ -279,6 +282,7 @@ export class WorkOrderService {
             .select(['id', 'order_no'])
             .where('tenant_id', '=', r.tenant_id)
             .where('id', 'in', r.order_ids)
+            .$if(!c.staff, (q) => q.where(inDataScope(c.access, 'orders')))
             .orderBy('id')
             .execute()
         : [],
