@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { DATA_SCOPES, type DataScope } from '@cpc/contracts';
 import type { RoleView } from '@cpc/contracts/role';
 import { useFormLanguage } from '@/lib/use-form-language';
+import { useSession } from '@/lib/session';
 import { useCatalogue, useCreateRole, useUpdateRole } from '../api/role';
 import { CODE_MAX, DESCRIPTION_MAX, NAME_MAX, checkCode, checkName, formFieldErrors, toRule } from '../utils/rules';
 import { PermissionTree } from './permission-tree';
@@ -17,6 +18,8 @@ interface Values {
 }
 const FIELDS = ['name', 'code', 'dataScope', 'description', 'permissions'] as const;
 const DEFAULTS: Values = { name: '', code: '', dataScope: 'all', description: '', permissions: [] };
+/** The scopes from narrowest to widest: nobody gives one wider than their own (the server refuses it). */
+const RANK: Record<DataScope, number> = { own: 0, department: 1, all: 2 };
 
 interface RoleDrawerProps {
   open: boolean;
@@ -37,6 +40,7 @@ export function RoleDrawer({ open, record, onClose, onSaved }: RoleDrawerProps) 
   const update = useUpdateRole();
   const [problem, setProblem] = useState<string | null>(null);
   const locked = record?.locked ?? false;
+  const mine = useSession((s) => s.userInfo?.dataScope ?? 'all');
 
   useEffect(() => {
     if (!open) return;
@@ -51,9 +55,9 @@ export function RoleDrawer({ open, record, onClose, onSaved }: RoleDrawerProps) 
             description: record.description,
             permissions: record.permissions,
           }
-        : DEFAULTS,
+        : { ...DEFAULTS, dataScope: mine },
     );
-  }, [open, record, form]);
+  }, [open, record, form, mine]);
 
   const submit = async () => {
     let values: Values;
@@ -111,7 +115,14 @@ export function RoleDrawer({ open, record, onClose, onSaved }: RoleDrawerProps) 
           <Input maxLength={CODE_MAX} autoComplete="off" placeholder="printer" disabled={locked} />
         </Form.Item>
         <Form.Item name="dataScope" label={t('role.form.dataScope')} extra={t('role.form.dataScopeHint')}>
-          <Select options={DATA_SCOPES.map((s) => ({ value: s, label: t(`role.scope.${s}`) }))} />
+          <Select
+            disabled={locked}
+            options={DATA_SCOPES.map((s) => ({
+              value: s,
+              label: t(`role.scope.${s}`),
+              disabled: RANK[s] > RANK[mine],
+            }))}
+          />
         </Form.Item>
         <Form.Item name="description" label={t('role.form.description')}>
           <Input.TextArea maxLength={DESCRIPTION_MAX} rows={2} showCount />

@@ -144,6 +144,23 @@ describe('RoleManagementPage', { timeout: 60_000 }, () => {
     });
   });
 
+  it("offers no data scope wider than the user's own, and starts a new role at it", async () => {
+    useSession.getState().setUserInfo({ ...main(['system:role:edit', 'device:view']), is_super: 2, dataScope: 'own' });
+    renderPage(<RoleManagementPage />);
+    fireEvent.click(await screen.findByRole('button', { name: /新建角色/ }));
+    const drawer = (await screen.findByText('新建角色', { selector: '.ant-drawer-title' })).closest(
+      '.ant-drawer',
+    ) as HTMLElement;
+    fireEvent.mouseDown(within(drawer).getByLabelText('数据范围'));
+    const wider = await screen.findByTitle('全部数据', { selector: '.ant-select-item-option' });
+    expect(wider.getAttribute('aria-disabled')).toBe('true');
+    fireEvent.change(within(drawer).getByLabelText('角色名称'), { target: { value: '查看' } });
+    fireEvent.change(within(drawer).getByLabelText('角色编码'), { target: { value: 'looker' } });
+    fireEvent.click(within(drawer).getByRole('button', { name: /创\s*建/ }));
+    expect(await screen.findByText('角色 查看 已创建')).toBeTruthy();
+    expect(calls('/system/role/create').at(-1)?.data).toMatchObject({ code: 'looker', dataScope: 'own' });
+  });
+
   it('a role with members is deleted only after choosing where they move', async () => {
     renderPage(<RoleManagementPage />);
     const row = (await screen.findByText('店员')).closest('tr') as HTMLElement;
