@@ -7,10 +7,11 @@ import { archiveSlots, Slots } from '../src/lib/bounded-zip.ts';
 import {
   APK_ENTRY_MAX_BYTES,
   ARCHIVE_PARSE_CONCURRENCY,
+  OCR_MAX_PIXELS,
   PACKAGE_UPLOADS_MAX_UNFINISHED,
   PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES,
 } from '../src/lib/input-limits.ts';
-import { createHarness, type Harness } from './harness.ts';
+import { createHarness, multipart, type Harness } from './harness.ts';
 import { customer, subAccountWith, type Customer } from './device-helpers.ts';
 import { makeApk, makeSigner, type ApkSpec, type Signer } from './fixtures/apk.ts';
 
@@ -194,12 +195,12 @@ describe('APK deflate bombs', () => {
     const bomb = apkWith({ raw: gibDeflated, method: 8, size: GiB });
     expect(bomb.length).toBeLessThan(2 * MB);
     const { result: res, rss, arrayBuffers } = await growthDuring(() => createApp(A, bomb));
+    expect(rss).toBeLessThan(100 * MB);
+    expect(arrayBuffers).toBeLessThan(100 * MB);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.body_.data.fields[0].field).toBe('file');
     expect(res.body_.msg).toContain('resources.arsc');
     expect(res.body_.msg).toContain(`${APK_ENTRY_MAX_BYTES.resources / MB} MB`);
-    expect(rss).toBeLessThan(100 * MB);
-    expect(arrayBuffers).toBeLessThan(100 * MB);
     expect(await packagesOf(A.tenantId)).toEqual([]);
   }, 120_000);
 
@@ -207,11 +208,11 @@ describe('APK deflate bombs', () => {
     const A = await customer(h);
     const liar = apkWith({ raw: gibDeflated, method: 8, size: 4096 });
     const { result: res, rss, arrayBuffers } = await growthDuring(() => createApp(A, liar));
+    expect(rss).toBeLessThan(100 * MB);
+    expect(arrayBuffers).toBeLessThan(100 * MB);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.body_.msg).toContain('resources.arsc');
     expect(res.body_.msg).toContain('4096');
-    expect(rss).toBeLessThan(100 * MB);
-    expect(arrayBuffers).toBeLessThan(100 * MB);
     expect(await packagesOf(A.tenantId)).toEqual([]);
   }, 120_000);
 
@@ -247,12 +248,12 @@ describe('APK deflate bombs', () => {
       { c, bytes: makeApk(spec({ versionName: `${i}.1`, versionCode: 2 }), signer) },
     ]);
     archiveSlots.peak = 0;
+    // six parses at once, each allowed its 64 MB: at most two of them hold memory
     const { result, arrayBuffers } = await growthDuring(() => Promise.all(bombs.map((b) => createApp(b.c, b.bytes))));
+    expect(arrayBuffers).toBeLessThan((ARCHIVE_PARSE_CONCURRENCY + 1) * 64 * MB);
     expect(result.map((r) => r.statusCode)).toEqual([400, 200, 400, 200, 400, 200]);
     expect(archiveSlots.peak).toBeGreaterThan(0);
     expect(archiveSlots.peak).toBeLessThanOrEqual(ARCHIVE_PARSE_CONCURRENCY);
-    // six parses at once, each allowed its 64 MB: at most two of them hold memory
-    expect(arrayBuffers).toBeLessThan((ARCHIVE_PARSE_CONCURRENCY + 1) * 64 * MB);
   }, 120_000);
 
   it('a full queue of waiting parses is refused (429), and the queue drains', async () => {
@@ -345,5 +346,66 @@ describe('package upload tokens and staged uploads', () => {
       const res = await createApp(A, Buffer.from(`not an apk ${i}`), `junk${i}.apk`);
       expect(res.statusCode).toBe(400);
     }
+  });
+});
+
+/** A real grey PNG of width × height pixels, all black: a few hundred KB however large it is. */
+async function blackPng(width: number, height: number): Promise<Buffer> {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.writeUInt8(8, 8); // bit depth
+  ihdr.writeUInt8(0, 9); // greyscale
+  // every row: filter byte 0, then zeros; deflated (zlib) in steps
+  const d = zlib.createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  d.on('data', (c: Buffer) => out.push(c));
+  const row = Buffer.alloc(width + 1);
+  for (let y = 0; y < height; y++) if (!d.write(row)) await once(d, 'drain');
+  d.end();
+  await once(d, 'end');
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', Buffer.concat(out)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+describe('OCR images', () => {
+  it(`refuses an image over ${OCR_MAX_PIXELS / 1e6} megapixels by its header, before recognising it`, async () => {
+    const A = await customer(h);
+    const png = await blackPng(8000, 8000);
+    expect(png.length).toBeLessThan(MB);
+    const t = await h.call({
+      method: 'GET',
+      url: '/apiAdmin/user/v1/user/getQnToken?bucket=attachment',
+      token: A.token,
+    });
+    const up = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/upload',
+      ...multipart({ token: t.body_.data.token }, { name: 'huge.png', bytes: png }),
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const res = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/aiLibrary/ocr/jobs',
+      token: A.token,
+      payload: { objectKey: up.body_.data.key },
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body_.data.fields[0].field).toBe('objectKey');
+    expect(res.body_.msg).toContain('8000×8000 pixels');
+    const jobs = await h.db.selectFrom('ocr_jobs').select('id').where('tenant_id', '=', A.tenantId).execute();
+    expect(jobs).toEqual([]);
   });
 });

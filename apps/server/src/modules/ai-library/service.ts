@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
+import sharp from 'sharp';
 import {
   OCR_ACCEPT,
   OCR_MAX_BYTES,
@@ -18,6 +19,7 @@ import {
   type Paged,
 } from '@cpc/contracts';
 import { escapeMarkup } from '@cpc/contracts/print-markup';
+import { OCR_MAX_PIXELS } from '../../lib/input-limits.ts';
 import type { Db } from '../../db/database.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
@@ -108,11 +110,24 @@ export class OcrService {
   // ---------------------------------------------------------------------------------------------------------------
   // Submitting
 
-  /** Checks the image by its bytes: jpg, png or webp, at most 10 MB. */
+  /**
+   * Checks the image by its bytes: jpg, png or webp, at most 10 MB, and at most OCR_MAX_PIXELS by its header (read
+   * without decoding: a 10 MB png of 100,000 × 100,000 pixels would decode to 40 GB in the recogniser).
+   */
   private async checkImage(bytes: Buffer, field: string): Promise<string> {
     if (bytes.length > OCR_MAX_BYTES) throw badRequest(field, 'ai.tooLarge', { n: OCR_MAX_BYTES / 1024 / 1024 });
     const type = bytes.length ? await fileTypeFromBuffer(bytes) : undefined;
     if (!type || !(OCR_ACCEPT as readonly string[]).includes(type.mime)) throw badRequest(field, 'ai.notImage');
+    const meta = await sharp(bytes, { limitInputPixels: false })
+      .metadata()
+      .catch(() => null);
+    if (!meta?.width || !meta.height) throw badRequest(field, 'ai.notImage');
+    if (meta.width * meta.height > OCR_MAX_PIXELS)
+      throw badRequest(field, 'ai.tooManyPixels', {
+        width: meta.width,
+        height: meta.height,
+        max: OCR_MAX_PIXELS / 1_000_000,
+      });
     return type.mime;
   }
 

@@ -63,6 +63,8 @@ export function parseDeviceCsv(bytes: Buffer): ParsedCsv {
       skip_empty_lines: true,
       relax_column_count: true,
       info: true,
+      // the header, the most rows taken, and one more to tell that there are too many: parsing stops there
+      to: IMPORT_MAX_ROWS + 2,
     }) as unknown as typeof records;
   } catch (e) {
     if (e instanceof CsvError)

@@ -35,17 +35,26 @@ export function zipFrames(buf: Buffer): number {
   if (entries === 0xffff || cdOffset === 0xffffffff) throw zipBroken();
   if (entries > CUSTOM_ZIP_MAX_FRAMES * 2)
     throw badRequest('file', 'systemCustom.zipTooMany', { max: CUSTOM_ZIP_MAX_FRAMES });
-  // the count first (names only): too many frames is said before any frame is read
+  // the count and the declared sizes first (headers only): too many frames, or frames declared too large, are
+  // said before any frame is inflated; the inflating below still counts the bytes, which may not match
   let files = 0;
+  let declared = 0;
+  let oversized = false;
   for (let n = 0, q = cdOffset; n < entries; n++) {
     if (q + 46 > buf.length || buf.readUInt32LE(q) !== 0x02014b50) throw zipBroken();
     const nameLen = buf.readUInt16LE(q + 28);
     const name = buf.toString('utf8', q + 46, q + 46 + nameLen);
-    if (!name.endsWith('/') && !name.startsWith('__MACOSX/')) files++;
+    if (!name.endsWith('/') && !name.startsWith('__MACOSX/')) {
+      files++;
+      const size = buf.readUInt32LE(q + 24);
+      declared += size;
+      if (size > CUSTOM_ZIP_MAX_FRAME_BYTES) oversized = true;
+    }
     q += 46 + nameLen + buf.readUInt16LE(q + 30) + buf.readUInt16LE(q + 32);
   }
   if (files > CUSTOM_ZIP_MAX_FRAMES)
     throw badRequest('file', 'systemCustom.zipTooMany', { max: CUSTOM_ZIP_MAX_FRAMES });
+  if (oversized || declared > CUSTOM_ZIP_MAX_TOTAL_BYTES) tooLarge();
   let p = cdOffset;
   let frames = 0;
   let total = 0;
