@@ -152,7 +152,11 @@ describe('RoleManagementPage', { timeout: 60_000 }, () => {
       '.ant-drawer',
     ) as HTMLElement;
     fireEvent.mouseDown(within(drawer).getByLabelText('数据范围'));
-    const wider = await screen.findByTitle('全部数据', { selector: '.ant-select-item-option' });
+    const wider = await waitFor(() => {
+      const option = document.querySelector('.ant-select-item-option[title="全部数据"]');
+      expect(option).toBeTruthy();
+      return option as HTMLElement;
+    });
     expect(wider.getAttribute('aria-disabled')).toBe('true');
     fireEvent.change(within(drawer).getByLabelText('角色名称'), { target: { value: '查看' } });
     fireEvent.change(within(drawer).getByLabelText('角色编码'), { target: { value: 'looker' } });
