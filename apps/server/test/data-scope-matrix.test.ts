@@ -327,6 +327,22 @@ beforeAll(async () => {
     expect(job.statusCode, job.body).toBe(200);
     if (d === s) fx.printJobIds.push(job.body_.data.id);
   }
+  // a text-recognition job of the open API that printed its text on the South device
+  const ocr = await h.db
+    .insertInto('ocr_jobs')
+    .values({
+      tenant_id: A.tenantId,
+      source: 'open',
+      app_key_id: mainKey.id,
+      image_key: 'matrix/receipt.png',
+      mime: 'image/png',
+      state: 'done',
+      text: 'scope',
+      print: JSON.stringify({ deviceSn: s.sn, copies: 1 }),
+      print_job_id: fx.printJobIds[0],
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const fence = await post('/fence/create', A.token, {
     name: 'Matrix fence',
     shape: { type: 'circle', center: [116.4, 39.9], radiusM: 5000 },
@@ -434,6 +450,7 @@ beforeAll(async () => {
     push.id,
     deployment.id,
     profile.id,
+    Number(ocr.id),
     woAll.id,
     woMain.id,
   ].filter((x): x is number => typeof x === 'number');
