@@ -174,7 +174,7 @@ export async function buildApp(
   await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
-  await registerApiDocs(app, API_PREFIX);
+  await registerApiDocs(app, API_PREFIX, { access: config.API_DOCS, db, tokens });
   const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
   const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));

@@ -212,6 +212,13 @@ const schema = z.object({
    * `deny` with NODE_ENV=production (a customer must not reach the server's own network), else `allow`.
    */
   OUTBOUND_PRIVATE: z.enum(['allow', 'deny']).optional(),
+  /**
+   * Who reads the console API's OpenAPI document and its Swagger UI (/apiAdmin/docs): `public` (anyone, the
+   * default outside production), `signed-in` (the default with NODE_ENV=production: a bearer token, or the
+   * browser's session cookie, so a signed-in user opens /apiAdmin/docs in the console's browser) or `off` (404).
+   * The open API's document (/open/v1/docs/json), the contract integrators build against, stays public.
+   */
+  API_DOCS: z.enum(['public', 'signed-in', 'off']).optional(),
   /** How often an idle background worker (pg-boss) looks for due jobs; at least 500 ms. */
   JOB_QUEUE_POLL_MS: z.coerce.number().int().min(500).max(60_000).default(1000),
   /**
@@ -326,11 +333,12 @@ function oidcProviders(list: string, env: Record<string, string | undefined>): O
   });
 }
 
-export type Config = Omit<z.infer<typeof schema>, 'OUTBOUND_PRIVATE'> & {
+export type Config = Omit<z.infer<typeof schema>, 'OUTBOUND_PRIVATE' | 'API_DOCS'> & {
   dataDir: string;
   /** Social login's identity providers (OIDC_PROVIDERS). */
   oidc: OidcProviderConfig[];
   OUTBOUND_PRIVATE: 'allow' | 'deny';
+  API_DOCS: 'public' | 'signed-in' | 'off';
 };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -375,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(c.DATA_DIR),
     oidc: oidcProviders(c.OIDC_PROVIDERS, env),
     OUTBOUND_PRIVATE: c.OUTBOUND_PRIVATE ?? (c.NODE_ENV === 'production' ? 'deny' : 'allow'),
+    API_DOCS: c.API_DOCS ?? (c.NODE_ENV === 'production' ? 'signed-in' : 'public'),
     // the deprecated alias is merged into the one list: the open API now uses the server's client address
     TRUSTED_PROXIES: [...new Set([...c.TRUSTED_PROXIES, ...c.OPEN_TRUSTED_PROXIES])],
   };

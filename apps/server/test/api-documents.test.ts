@@ -4,7 +4,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { createHarness, type Harness } from './harness.ts';
+import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
+import { loadConfig } from '../src/config.ts';
 import { operationIdOf } from '../src/plugins/api-docs.ts';
 
 const run = promisify(execFile);
@@ -153,5 +154,87 @@ export async function wrongCalls(): Promise<void> {
       (e: { stdout: string }) => e.stdout,
     );
     expect(tsc).toBe('');
+  });
+});
+
+describe('who reads the console API document and its UI', () => {
+  // every route the Swagger UI serves: its page, the documents it fetches, its own scripts
+  const UI = [
+    '/apiAdmin/docs',
+    '/apiAdmin/docs/',
+    '/apiAdmin/docs/json',
+    '/apiAdmin/docs/yaml',
+    '/apiAdmin/docs/static/swagger-ui.css',
+    '/apiAdmin/docs/static/swagger-initializer.js',
+    '/apiAdmin/docs/static/swagger-ui-bundle.js',
+  ];
+  const PRODUCTION = { NODE_ENV: 'production', PUBLIC_URL: 'https://print.example.com', CAPTCHA_PROVIDER: 'svg' };
+  const statuses = async (p: Harness, headers: Record<string, string> = {}) =>
+    Object.fromEntries(
+      await Promise.all(
+        UI.map(async (url) => {
+          const res = await p.call({ method: 'GET', url, headers });
+          // what a caller would notice: the document itself, or an error status
+          const documented = !url.endsWith('/json') || res.body.includes('"openapi"');
+          return [url, res.statusCode === 200 && !documented ? 'no document' : res.statusCode];
+        }),
+      ),
+    );
+  /** The admin's sign-in as the console does it in production: captcha first (its answer read from the database). */
+  async function signIn(p: Harness): Promise<{ token: string; cookie: string }> {
+    const captcha = (await p.call({ method: 'GET', url: '/apiAdmin/captcha' })).body_.data as { captchaId: string };
+    const { answer } = await p.db
+      .selectFrom('captchas')
+      .select('answer')
+      .where('id', '=', captcha.captchaId)
+      .executeTakeFirstOrThrow();
+    const res = await p.call({
+      method: 'POST',
+      url: '/apiAdmin/user/v1/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD, captchaId: captcha.captchaId, captcha: answer },
+    });
+    expect(res.statusCode).toBe(200);
+    return { token: res.body_.data.token, cookie: String(res.headers['set-cookie']).split(';')[0]! };
+  }
+  const all = (status: number) => Object.fromEntries(UI.map((u) => [u, status]));
+
+  it('defaults to signed-in users in production and to anyone elsewhere', () => {
+    expect(loadConfig(PRODUCTION).API_DOCS).toBe('signed-in');
+    expect(loadConfig({}).API_DOCS).toBe('public');
+    expect(loadConfig({ ...PRODUCTION, API_DOCS: 'public' }).API_DOCS).toBe('public');
+  });
+
+  it('in production: not to anyone signed out; to a signed-in user by token or by the browser session cookie', async () => {
+    const p = await createHarness(PRODUCTION);
+    try {
+      expect(await statuses(p)).toEqual(all(401));
+      expect(await statuses(p, { authorization: 'Bearer not-a-token' })).toEqual(all(401));
+      expect(await statuses(p, { cookie: 'cpc_refresh=not-a-session' })).toEqual(all(401));
+      // the open API's document is the integrators' published contract: public
+      expect((await p.call({ method: 'GET', url: '/open/v1/docs/json' })).statusCode).toBe(200);
+
+      const { token, cookie } = await signIn(p);
+      expect(await statuses(p, { authorization: `Bearer ${token}` })).toEqual(all(200));
+      // a browser page sends no header: the session cookie of the browser that signed in opens the UI
+      expect(await statuses(p, { cookie })).toEqual(all(200));
+      const doc = await p.call({ method: 'GET', url: '/apiAdmin/docs/json', headers: { cookie } });
+      expect(JSON.parse(doc.body).info.title).toBe('Cloud Print Console API');
+      // signed out: neither the token nor the cookie opens them any more
+      expect((await p.call({ method: 'GET', url: '/apiAdmin/logout', token })).statusCode).toBe(200);
+      expect(await statuses(p, { authorization: `Bearer ${token}` })).toEqual(all(401));
+      expect(await statuses(p, { cookie })).toEqual(all(401));
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('API_DOCS=off: not found, also for a signed-in user', async () => {
+    const p = await createHarness({ ...PRODUCTION, API_DOCS: 'off' });
+    try {
+      const { token } = await signIn(p);
+      expect(await statuses(p, { authorization: `Bearer ${token}` })).toEqual(all(404));
+    } finally {
+      await p.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
@@ -9,7 +9,11 @@ import { menuNode } from '@cpc/contracts/menu';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { routeRecord } from '../modules/menu/index.ts';
 import { withOpenErrorResponses } from '../modules/open-api/index.ts';
-import { routeAccessOf, type RouteAccess } from './auth.ts';
+import { REFRESH_COOKIE } from '@cpc/contracts/auth';
+import type { Db } from '../db/database.ts';
+import { AppError } from './errors.ts';
+import { sha256, type AccessTokens } from '../lib/tokens.ts';
+import { loadAuthUser, routeAccessOf, type RouteAccess } from './auth.ts';
 
 type Operation = {
   operationId?: string;
@@ -177,8 +181,47 @@ function pruneComponents(doc: Document): void {
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
 
-/** The two OpenAPI documents: the console API's (`/apiAdmin/docs/json`, with a UI) and the open API's (`/open/v1/docs/json`). */
-export async function registerApiDocs(app: FastifyInstance, consolePrefix: string): Promise<void> {
+/** Who reads the console API's document and its UI: anyone, signed-in users only, or nobody (404). */
+export type ApiDocsAccess = 'public' | 'signed-in' | 'off';
+
+/**
+ * Whether the request comes from a signed-in user: a valid bearer token (tools, scripts), or else the refresh
+ * cookie of a live session (a browser that opens /apiAdmin/docs: a page cannot send a header, and the cookie's
+ * path /apiAdmin covers the UI and its fetch of the document). The cookie is only read, never rotated.
+ */
+async function signedIn(req: FastifyRequest, db: Db, tokens: AccessTokens): Promise<boolean> {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (bearer) {
+    const claims = await tokens.verify(bearer[1]!);
+    await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
+    return true;
+  }
+  const cookie = req.cookies?.[REFRESH_COOKIE];
+  if (!cookie) return false;
+  const live = await db
+    .selectFrom('refresh_tokens as r')
+    .innerJoin('sessions as s', 's.id', 'r.session_id')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select('r.session_id')
+    .where('r.token_hash', '=', sha256(cookie))
+    .where('r.used_at', 'is', null)
+    .where('r.expires_at', '>', new Date())
+    .where('s.revoked_at', 'is', null)
+    .where('u.state', '=', 'active')
+    .executeTakeFirst();
+  return Boolean(live);
+}
+
+/**
+ * The two OpenAPI documents: the console API's (`/apiAdmin/docs/json`, with a UI) and the open API's
+ * (`/open/v1/docs/json`, public: the contract integrators build against). `access` says who reads the console's
+ * document and UI (every route under `/apiAdmin/docs`, its static files included).
+ */
+export async function registerApiDocs(
+  app: FastifyInstance,
+  consolePrefix: string,
+  opts: { access: ApiDocsAccess; db: Db; tokens: AccessTokens } | { access: 'public' } = { access: 'public' },
+): Promise<void> {
   const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   const accessByRoute = new Map<string, RouteAccess>();
   const consoleTransform = createJsonSchemaTransform({ schemaRegistry: consoleSchemas });
@@ -233,5 +276,16 @@ export async function registerApiDocs(app: FastifyInstance, consolePrefix: strin
     transform: (t) => (isOpen(t.url) ? openTransform(t) : { schema: { hide: true }, url: t.url }),
     transformObject: (o) => finish(withOpenErrorResponses(openObject(o) as Document), OPEN_API_PREFIX, null) as never,
   });
-  await app.register(swaggerUi, { routePrefix: `${consolePrefix}/docs` });
+  // off: the UI and its documents are not there at all (404, as any path that does not exist)
+  if (opts.access === 'off') return;
+  // in a scope of its own, so that the gate covers every route the UI registers, its static files included
+  await app.register(async (scope) => {
+    if (opts.access === 'signed-in') {
+      const { db, tokens } = opts;
+      scope.addHook('onRequest', async (req: FastifyRequest) => {
+        if (!(await signedIn(req, db, tokens))) throw new AppError(401, 'auth.tokenMissing');
+      });
+    }
+    await scope.register(swaggerUi, { routePrefix: `${consolePrefix}/docs` });
+  });
 }
