@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -40,6 +40,8 @@ beforeAll(async () => {
   beta = makeSigner('Beta Signer');
 });
 afterAll(() => h.close());
+// a tenant keeps at most 8 unfinished uploads (archive-bombs.test.ts): what a test leaves unfinished goes
+afterEach(() => fs.rmSync(path.join(h.app.storage.directory, '.uploads'), { recursive: true, force: true }));
 
 async function uploadToken(c: Customer, bucket = 'package'): Promise<string> {
   const res = await h.call({
@@ -352,10 +354,20 @@ describe('packages', () => {
     const list = await h.call({ method: 'GET', url: '/apiAdmin/package/list', token: appsOnly });
     expect(list.body_.data.list.length).toBeGreaterThan(0);
     expect(list.body_.data.list.every((p: { kind: string }) => p.kind === 'app')).toBe(true);
+    // a viewer cannot even stage the bytes: no package upload token (archive-bombs.test.ts)
     const viewer = await subAccountWith(h, A.tenantId, ['application:view']);
-    expect((await createApp({ ...A, token: viewer }, makeApk(app({ versionName: '7.0.0' }), alpha))).statusCode).toBe(
-      403,
-    );
+    const token = await h.call({
+      method: 'GET',
+      url: '/apiAdmin/user/v1/user/getQnToken?bucket=package',
+      token: viewer,
+    });
+    expect(token.statusCode).toBe(403);
+    // nor make a package of an upload someone else staged
+    const staged = await upload(A, makeApk(app({ versionName: '7.0.0' }), alpha));
+    expect(
+      (await create({ ...A, token: viewer }, { kind: 'app', uploadId: staged, sha256: sha(randomBytes(1)) }))
+        .statusCode,
+    ).toBe(403);
   });
 
   it("never shows a tenant another's packages (404)", async () => {
