@@ -14,7 +14,8 @@ import { createKey, nextOrigin, openCall } from './open-helpers.ts';
  * sub-accounts holding every tenant permission with the scopes `own`, `department` and `all`, never answers data
  * of a device outside the caller's scope — its serial, name, ICCID or id. The `all` account makes the same calls
  * as the control: a call only proves something when the control's answer does hold the device's data, so an
- * empty or refused answer is never mistaken for safety.
+ * empty or refused answer is never mistaken for safety; and the scoped accounts must still read their own in-scope
+ * device through the same operations (they are not simply refused everything).
  *
  * The operations are read from the published documents, so a new operation is covered the moment it exists:
  * every GET is a read; a POST/PUT/DELETE is either a side-effect-free read (READ_POSTS, with the body it is
@@ -615,10 +616,17 @@ describe('the data-scope matrix', () => {
     const reads = operations.filter((op) => isRead(op) && !(op.key in NOT_CALLED));
     const leaks: string[] = [];
     const errors: string[] = [];
-    /** Per operation: calls made, calls whose control answer held the device's data, leaks per scoped actor. */
-    const table = new Map<string, { calls: number; positive: number; leaks: Record<string, number> }>();
+    /**
+     * Per operation: calls made, calls whose control answer held the out-of-scope device's data, and per scoped
+     * actor its leaks and the calls whose answer held its own in-scope device (North-East's: a scoped caller
+     * still gets answers, it is not merely refused everything).
+     */
+    type Row = { calls: number; positive: number; leaks: Record<string, number>; inScope: Record<string, number> };
+    const table = new Map<string, Row>();
+    const inside = fx.devices.northEast;
     for (const op of reads) {
-      const row = { calls: 0, positive: 0, leaks: Object.fromEntries(scoped.map((a) => [a.name, 0])) };
+      const zero = () => Object.fromEntries(scoped.map((a) => [a.name, 0]));
+      const row: Row = { calls: 0, positive: 0, leaks: zero(), inScope: zero() };
       table.set(op.key, row);
       for (const c of callsOf(op)) {
         row.calls++;
@@ -629,6 +637,8 @@ describe('the data-scope matrix', () => {
           const res = await callAs(a, op, c);
           if (res.statusCode >= 500) errors.push(`${a.name} ${op.key} ${c.url}: ${res.statusCode} ${res.body}`);
           const found = markersIn(res, c.sent);
+          if (res.statusCode < 300 && (res.body.includes(inside.sn) || res.body.includes(inside.name)))
+            row.inScope[a.name]++;
           if (found.length) {
             row.leaks[a.name]++;
             leaks.push(`${a.name}: ${op.method.toUpperCase()} ${c.url} → ${res.statusCode} with ${found.join(', ')}`);
@@ -639,23 +649,28 @@ describe('the data-scope matrix', () => {
 
     const lines = [...table].map(
       ([key, r]) =>
-        `${key.padEnd(62)} ${String(r.calls).padStart(3)} ${String(r.positive).padStart(3)} ` +
-        scoped.map((a) => String(r.leaks[a.name]).padStart(4)).join(' '),
+        `${key.padEnd(62)} ${String(r.calls).padStart(5)} ${String(r.positive).padStart(4)} ` +
+        scoped.map((a) => `${String(r.leaks[a.name]).padStart(5)} ${String(r.inScope[a.name]).padStart(4)}`).join(' '),
     );
     const covered = [...table.values()].filter((r) => r.positive > 0).length;
+    const seesOwn = (a: Actor) => [...table.values()].filter((r) => r.inScope[a.name] > 0).length;
     console.log(
       [
         `data-scope matrix: ${reads.length} read operations × ${actors.length} actors (${scoped.map((a) => a.name).join(', ')} + the control 'all'); ` +
           `${covered} operations leak-checked with a positive control, ` +
-          `${[...table.values()].reduce((n, r) => n + r.calls, 0)} calls per actor`,
-        `${'operation'.padEnd(62)} calls ctl+ ${scoped.map((a) => a.name.slice(0, 4).padStart(4)).join(' ')}`,
+          `${[...table.values()].reduce((n, r) => n + r.calls, 0)} calls per actor; ` +
+          `operations answering the in-scope device: ${scoped.map((a) => `${a.name} ${seesOwn(a)}`).join(', ')}`,
+        `columns: calls, control saw the out-of-scope device, then per scoped actor: leaks, saw its in-scope device`,
+        `${'operation'.padEnd(62)} calls ctl+ ${scoped.map((a) => `${a.name.slice(0, 4).padStart(5)}  in+`).join(' ')}`,
         ...lines,
       ].join('\n'),
     );
 
     expect(errors).toEqual([]);
-    expect(leaks).toEqual([]);
     // the control proves the fixture reaches the device's data through the main lists and details
     expect(covered).toBeGreaterThanOrEqual(40);
+    // …and the scoped callers still read their own device through the same operations
+    for (const a of scoped) expect(seesOwn(a), a.name).toBeGreaterThanOrEqual(15);
+    expect(leaks).toEqual([]);
   }, 120_000);
 });
