@@ -7,11 +7,12 @@ import { archiveSlots, Slots } from '../src/lib/bounded-zip.ts';
 import {
   APK_ENTRY_MAX_BYTES,
   ARCHIVE_PARSE_CONCURRENCY,
+  IMPORT_MAX_ROWS,
   OCR_MAX_PIXELS,
   PACKAGE_UPLOADS_MAX_UNFINISHED,
   PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES,
 } from '../src/lib/input-limits.ts';
-import { createHarness, multipart, type Harness } from './harness.ts';
+import { ADMIN_PASSWORD, createHarness, multipart, type Harness } from './harness.ts';
 import { customer, subAccountWith, type Customer } from './device-helpers.ts';
 import { makeApk, makeSigner, type ApkSpec, type Signer } from './fixtures/apk.ts';
 
@@ -407,5 +408,27 @@ describe('OCR images', () => {
     expect(res.body_.msg).toContain('8000×8000 pixels');
     const jobs = await h.db.selectFrom('ocr_jobs').select('id').where('tenant_id', '=', A.tenantId).execute();
     expect(jobs).toEqual([]);
+  });
+});
+
+describe('CSV imports', () => {
+  const importCsv = async (rows: number) => {
+    const staff = (await h.login('admin', ADMIN_PASSWORD)).token;
+    const lines = Array.from({ length: rows }, (_, i) => `CSV${String(i).padStart(6, '0')},NO-SUCH-MODEL`);
+    return h.call({
+      method: 'POST',
+      url: '/apiAdmin/system/deviceRegistry/import',
+      token: staff,
+      ...multipart({}, { name: 'd.csv', bytes: Buffer.from(['sn,model', ...lines].join('\n')) }),
+    });
+  };
+
+  it(`stops reading a CSV one row past ${IMPORT_MAX_ROWS} rows and refuses it; ${IMPORT_MAX_ROWS} rows are read`, async () => {
+    const over = await importCsv(IMPORT_MAX_ROWS + 1);
+    expect(over.statusCode).toBe(400);
+    expect(over.body_.msg).toContain(`at most ${IMPORT_MAX_ROWS} devices per file`);
+    // exactly the limit is read through (its rows refused one by one for their unknown model)
+    const full = await importCsv(IMPORT_MAX_ROWS);
+    expect(full.body_.msg).not.toContain('devices per file');
   });
 });

@@ -375,7 +375,7 @@ export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
       // one start of a tenant at a time, on every node: the room left is counted, then taken
       return ok(
         await db.transaction().execute(async (tx) => {
-          await sql`select pg_advisory_xact_lock(hashtext('package uploads'), ${c.tenantId})`.execute(tx);
+          await sql`select pg_advisory_xact_lock(hashtext('package uploads'), ${c.tenantId}::int)`.execute(tx);
           return uploads.create(c.tenantId, c.userId, req.body.name, req.body.size);
         }),
       );
