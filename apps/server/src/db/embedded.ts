@@ -245,11 +245,11 @@ const ORPHAN_WAIT_MS = { wait: 2_000, SIGQUIT: 3_000, SIGKILL: 3_000 } as const;
  * removed here when the pid is still a zombie after a bounded wait.
  */
 async function removeStaleLock(dbDir: string, pid: number, log: (m: string) => void): Promise<void> {
+  // the same lock still (a postmaster stopped cleanly removed its own; one started meanwhile has a lock of its own)
+  const stale = () => readLock(dbDir)?.pid === pid;
   const until = Date.now() + REAP_WAIT_MS;
-  while (exists(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
-  if (!exists(pid) || isAlive(pid)) return;
-  // the same lock still: a PostgreSQL started meanwhile by someone else has a lock of its own, left alone
-  if (readLock(dbDir)?.pid !== pid) return;
+  while (stale() && exists(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  if (!stale() || !exists(pid) || isAlive(pid)) return;
   log(`removing the lock file of the embedded PostgreSQL killed on ${dbDir} (pid ${pid}, not reaped yet)`);
   fs.rmSync(path.join(dbDir, 'postmaster.pid'), { force: true });
 }
