@@ -213,6 +213,9 @@ export async function buildApp(
   // push tasks (issue 16): each delivery is a push_message task; an image push carries a fresh signed image link
   const pushes = new PushService(db, tasks, events, app.log.child({ module: 'push' }), config.PUSH_EVENT_MS);
   tasks.onChange((row) => pushes.onTaskChange(row));
+  // pushes and releases are heard by the consoles that see them in their lists
+  events.entityReach('push', (access, ids) => pushes.visibleIds(access, ids));
+  events.entityReach('upgrade', (access, ids) => upgrades.visibleIds(access, ids));
   tasks.addAtDelivery(['push_message'], (row) => {
     const key = (row.params as { imageKey?: unknown } | null)?.imageKey;
     return typeof key === 'string' ? { imageUrl: deviceOrigin(app, config) + storage.signedUrl(key, 86_400) } : {};

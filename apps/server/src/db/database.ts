@@ -36,6 +36,7 @@ import * as m0035 from './migrations/0035-payload-replays.ts';
 import * as m0037 from './migrations/0037-device-list-keys.ts';
 import * as m0038 from './migrations/0038-print-sweep-keys.ts';
 import * as m0039 from './migrations/0039-device-keyword-stats.ts';
+import * as m0040 from './migrations/0040-scope-signals.ts';
 
 export type Db = Kysely<Database>;
 
@@ -78,6 +79,7 @@ const migrations: Record<string, Migration> = {
   '0037-device-list-keys': m0037,
   '0038-print-sweep-keys': m0038,
   '0039-device-keyword-stats': m0039,
+  '0040-scope-signals': m0040,
 };
 
 /**

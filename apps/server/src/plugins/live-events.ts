@@ -14,11 +14,18 @@ import {
   type Permission,
 } from '@cpc/contracts';
 import { NO_FLUSH_WAIT, type Db } from '../db/database.ts';
+import { dataAccessOf, loadScopeView, type Reach, type ScopeView } from '../lib/data-scope.ts';
 import { caller, hasPermission, loadAuthUser, type AuthUser } from './auth.ts';
 import { AppError, ok } from './errors.ts';
+import { ENTITY_ID, narrowEvent, ruleOf, type EntityReach } from './live-scope.ts';
 
 /** One channel for every node: the payload names the tenant, each node hands it to its own consoles. */
 export const LIVE_CHANNEL = 'cpc_live_events';
+/**
+ * Where PostgreSQL itself says (triggers of migration 0040) that an account's devices, SIMs, departments, users or
+ * roles changed: the payload is the tenant id. Its consoles read their data scope and permissions again.
+ */
+export const SCOPE_CHANNEL = 'cpc_scope';
 /**
  * PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (BLCKSZ - NAMEDATALEN - 128); every payload we send,
  * header included, stays at or under this many UTF-8 bytes, with room to spare.
@@ -45,12 +52,16 @@ const MAX_NODES = 1000;
 /** The tenant id of a wire meant for every tenant's consoles (real tenant ids start at 1). */
 const ALL_TENANTS = 0;
 
-type Wire = [tenantId: number, type: LiveEvent['type'], data: LiveEvent['data']];
+type Wire = [tenantId: number, type: LiveEvent['type'], data: LiveEvent['data'], reach?: Reach];
 /** Why a console must read its live lists again: this node's NOTIFY failed, its LISTEN dropped, or a node's message never came. */
 export type ResyncReason = 'publish-failed' | 'listen-lost' | 'missed';
 /** What a console's stream carries: an event, or word that events were lost and what it shows must be read again. */
-export type StreamEvent = LiveEvent | { type: 'resync'; data: { reason: ResyncReason } };
-type Listener = (e: StreamEvent) => void;
+export type StreamEvent =
+  | LiveEvent
+  | { type: 'resync'; data: { reason: ResyncReason } }
+  /** The account's data scope may have changed (never written to a console: it reads its reach again). */
+  | { type: 'scope'; data: Record<string, never> };
+type Listener = (e: StreamEvent, reach?: Reach) => void;
 
 /** Cuts text into pieces of at most `maxBytes` UTF-8 bytes, never inside a character. */
 export function splitUtf8(text: string, maxBytes: number): string[] {
@@ -167,13 +178,16 @@ export class LiveEvents {
       this.log.warn({ err }, 'live events: LISTEN connection lost, reconnecting');
       this.scheduleReconnect();
     };
-    client.on('notification', (n) => n.channel === LIVE_CHANNEL && n.payload && this.receive(n.payload));
+    client.on('notification', (n) => {
+      if (n.channel === LIVE_CHANNEL && n.payload) this.receive(n.payload);
+      else if (n.channel === SCOPE_CHANNEL && n.payload) this.rescope(Number(n.payload));
+    });
     // an idle connection that is killed may emit 'error', 'end' or both
     client.on('error', lost);
     client.on('end', () => lost());
     try {
       await client.connect();
-      await client.query(`LISTEN ${LIVE_CHANNEL}`);
+      await client.query(`LISTEN ${LIVE_CHANNEL}; LISTEN ${SCOPE_CHANNEL}`);
     } catch (err) {
       client.end().catch(() => {});
       throw err;
@@ -204,12 +218,16 @@ export class LiveEvents {
     }, delay);
   }
 
-  /** Queues an event for the consoles of a tenant; events of unbound devices (no tenant) go nowhere. */
-  publish(tenantId: number | null | undefined, event: LiveEvent): void {
+  /**
+   * Queues an event for the consoles of a tenant; events of unbound devices (no tenant) go nowhere. `reach` says
+   * what the event is about where its data does not (plugins/live-scope.ts): without it, a console narrower than
+   * its account does not hear an event whose rule needs it.
+   */
+  publish(tenantId: number | null | undefined, event: LiveEvent, reach?: Reach): void {
     if (tenantId == null || this.stopped) return;
     const key = event.type === 'device' ? `d:${event.data.id}` : `t:${++this.seq}`;
     this.queue.delete(key);
-    this.queue.set(key, [tenantId, event.type, event.data]);
+    this.queue.set(key, reach ? [tenantId, event.type, event.data, reach] : [tenantId, event.type, event.data]);
     this.timer ??= setTimeout(() => void this.flush(), Math.max(0, this.flushedAt + FLUSH_MS - performance.now()));
   }
 
@@ -330,14 +348,34 @@ export class LiveEvents {
     for (const w of wires) this.deliver(w);
   }
 
-  private deliver([tenantId, type, data]: Wire): void {
+  private deliver([tenantId, type, data, reach]: Wire): void {
     const sets = tenantId === ALL_TENANTS ? [...this.listeners.values()] : [this.listeners.get(tenantId)];
     const event = { type, data } as LiveEvent;
     for (const set of sets)
       for (const fn of set ?? []) {
         this.delivered++;
-        fn(event);
+        fn(event, reach);
       }
+  }
+
+  /** Tells the consoles of a tenant that its data scope may have changed. */
+  private rescope(tenantId: number): void {
+    if (!Number.isSafeInteger(tenantId)) return;
+    const event: StreamEvent = { type: 'scope', data: {} };
+    for (const fn of [...(this.listeners.get(tenantId) ?? [])]) fn(event);
+  }
+
+  private entityReaches = new Map<LiveEvent['type'], EntityReach>();
+
+  /** The owning module's answer to "which of these things does a reader see", for events of `type`. */
+  entityReach(type: LiveEvent['type'], fn: EntityReach): void {
+    this.entityReaches.set(type, fn);
+  }
+
+  /** Which of these things of `type` a reader with `access` sees; none when no module answers for the type. */
+  visibleEntities(type: LiveEvent['type'], access: Parameters<EntityReach>[0], ids: number[]): Promise<Set<number>> {
+    const fn = this.entityReaches.get(type);
+    return fn ? fn(access, ids) : Promise.resolve(new Set());
   }
 
   /** Tells the consoles of a tenant (or of all tenants: null) to read their live lists again. */
@@ -419,6 +457,68 @@ const SECTION_READERS: Record<string, Permission[]> = {
   push: [PERMISSIONS.pushView],
 } satisfies Partial<Record<LiveEvent['type'], Permission[]>>;
 
+/** Events that may wait on one stream for its scope to be read again or a module's answer; beyond, they are skipped. */
+const MAX_WAITING = 10_000;
+
+/** The permissions (any of) that read what an event of each kind is about; kinds not named go to every console. */
+const EVENT_READERS: Partial<Record<LiveEvent['type'], Permission[]>> = {
+  device: [PERMISSIONS.deviceView],
+  task: [PERMISSIONS.deviceTask],
+  identity: [PERMISSIONS.identityReview],
+  department: [PERMISSIONS.departmentEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView],
+  sim: [PERMISSIONS.flowRateView],
+  order: [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund],
+  workOrder: [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle],
+  ...SECTION_READERS,
+};
+
+/**
+ * One console's reader: the user, the event kinds its permissions read, and (narrower than its account) its data
+ * scope's view with what the modules said of pushes and releases. Built anew whenever any of it may have changed.
+ */
+interface Reader {
+  user: AuthUser;
+  view: ScopeView | null;
+  /** The event as this reader may hear it, or null. */
+  hears(e: LiveEvent, reach: Reach | undefined): LiveEvent | null;
+  /** The id of the thing an event is about when its module must be asked first (not yet asked), else undefined. */
+  entityToAsk(e: LiveEvent): number | undefined;
+  ask(type: LiveEvent['type'], id: number): Promise<void>;
+}
+
+async function readerOf(db: Db, events: LiveEvents, user: AuthUser): Promise<Reader> {
+  const kinds = new Set(
+    Object.entries(EVENT_READERS)
+      .filter(([, codes]) => codes.some((c) => hasPermission(user, c)))
+      .map(([type]) => type),
+  );
+  // staff read other accounts' work orders and identities as staff, not through a data scope of devices
+  const access = dataAccessOf(user);
+  const view = user.tenantKind === 'platform' ? null : await loadScopeView(db, access);
+  const answers = new Map<string, boolean>();
+  return {
+    user,
+    view,
+    hears(e, reach) {
+      if (e.type in EVENT_READERS && !kinds.has(e.type)) return null;
+      // a role of someone else changed, a message of someone else: nothing for this console
+      if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return null;
+      if (e.type === 'message' && e.data.userId !== user.id) return null;
+      return narrowEvent(e, reach, view, (type, id) => answers.get(`${type}:${id}`) === true);
+    },
+    entityToAsk(e) {
+      if (ruleOf(e.type) !== 'entity') return undefined;
+      const id = ENTITY_ID[e.type]?.(e.data as never);
+      return id === undefined || answers.has(`${e.type}:${id}`) ? undefined : id;
+    },
+    async ask(type, id) {
+      if (answers.has(`${type}:${id}`)) return;
+      const seen = await events.visibleEntities(type, access, [id]);
+      answers.set(`${type}:${id}`, seen.has(id));
+    },
+  };
+}
+
 /**
  * `POST /device/events/ticket` (bearer, any signed-in user) → a ticket valid for EVENTS_TICKET_TTL_S;
  * `GET /device/events?ticket=…` → text/event-stream of the caller's tenant, each kind of event only for those who
@@ -471,7 +571,7 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
     },
     async (req, reply) => {
       const claims = await tickets.verify(req.query.ticket);
-      const user = await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId);
+      let reader = await readerOf(db, events, await loadAuthUser(db, claims.userId, claims.tenantId, claims.sessionId));
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -482,79 +582,81 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         'x-accel-buffering': 'no',
       });
       res.write(`retry: 3000\n: connected\n\n`);
-      // each kind of event only for those who may read what it is about, as the list calls would answer them
-      let seesDevices = hasPermission(user, PERMISSIONS.deviceView);
-      let seesTasks = hasPermission(user, PERMISSIONS.deviceTask);
       // numbered events: a console that sees a number skipped knows it missed some and reads its lists again
       let id = 0;
       let behind = false;
       const write = (type: string, data: unknown) =>
         res.write(`id: ${++id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-      let seesIdentity = hasPermission(user, PERMISSIONS.identityReview);
-      const readsSims = (u: AuthUser) => hasPermission(u, PERMISSIONS.flowRateView);
-      const readsOrders = (u: AuthUser) =>
-        [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund].some((p) =>
-          hasPermission(u, p),
-        );
-      const readsDepartments = (u: AuthUser) =>
-        [PERMISSIONS.departmentEdit, PERMISSIONS.userEdit, PERMISSIONS.deviceView].some((p) => hasPermission(u, p));
-      const readsWorkOrders = (u: AuthUser) =>
-        [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle].some((p) => hasPermission(u, p));
-      // the sections of issue 15 on: an event type → the permissions (any of) that read what it is about
-      const readsSection = (u: AuthUser) =>
-        new Set(
-          Object.entries(SECTION_READERS)
-            .filter(([, codes]) => codes.some((c) => hasPermission(u, c)))
-            .map(([type]) => type),
-        );
-      let sections = readsSection(user);
-      let seesDepartments = readsDepartments(user);
-      let seesWorkOrders = readsWorkOrders(user);
-      let seesSims = readsSims(user);
-      let seesOrders = readsOrders(user);
-      const unsubscribe = events.subscribe(user.tenantId, (e) => {
-        if (e.type === 'device' && !seesDevices) return;
-        if (e.type === 'task' && !seesTasks) return;
-        if (e.type === 'identity' && !seesIdentity) return;
-        if (e.type === 'department' && !seesDepartments) return;
-        if (e.type === 'sim' && !seesSims) return;
-        if (e.type === 'order' && !seesOrders) return;
-        if (e.type === 'workOrder' && !seesWorkOrders) return;
-        if (e.type in SECTION_READERS && !sections.has(e.type)) return;
-        // a role of someone else changed: nothing for this console
-        if (e.type === 'permissions' && !e.data.userIds.includes(user.id)) return;
-        if (e.type === 'message' && e.data.userId !== user.id) return;
+      /** Skips an event (its number too): the console is told to resync once it can take more. */
+      const skip = () => {
+        id++;
+        behind = true;
+      };
+      const send = (e: LiveEvent, reach: Reach | undefined) => {
+        const seen = reader.hears(e, reach);
+        if (!seen) return;
         // a console that does not read (a stalled link) is not buffered for without end: its events are skipped
         // (their numbers too) and it is told to resync once it reads again
-        if (res.writableLength > SSE_BUFFER_MAX) {
-          id++;
-          behind = true;
-          return;
+        if (res.writableLength > SSE_BUFFER_MAX) return skip();
+        write(seen.type, seen.data);
+      };
+      // Work that must finish before later events are judged (reading the reader's scope again, asking a module
+      // about a push or a release) runs in order on one chain; events that arrive meanwhile wait behind it.
+      let chain: Promise<void> = Promise.resolve();
+      let waiting = 0;
+      let rereadQueued = false;
+      const later = (job: () => Promise<void>) => {
+        waiting++;
+        chain = chain
+          .then(job)
+          .catch(() => end())
+          .finally(() => {
+            waiting--;
+            if (!waiting && behind && res.writableLength <= SSE_BUFFER_MAX) {
+              behind = false;
+              write('resync', { reason: 'missed' });
+            }
+          });
+      };
+      /** Reads the user, its permissions and its data scope again (coalesced while one is waiting to run). */
+      const reread = () => {
+        if (rereadQueued) return;
+        rereadQueued = true;
+        later(async () => {
+          rereadQueued = false;
+          reader = await readerOf(
+            db,
+            events,
+            await loadAuthUser(db, reader.user.id, reader.user.tenantId, reader.user.sessionId),
+          );
+        });
+      };
+      const unsubscribe = events.subscribe(reader.user.tenantId, (e, reach) => {
+        if (e.type === 'scope') return reread();
+        if (e.type === 'resync') {
+          if (res.writableLength > SSE_BUFFER_MAX) return skip();
+          return void write(e.type, e.data);
         }
-        write(e.type, e.data);
+        // this user's roles changed: what it may hear changes with them, from the next event on
+        if (e.type === 'permissions' && e.data.userIds.includes(reader.user.id)) reread();
+        if (waiting > MAX_WAITING) return skip();
+        const entity = reader.view ? reader.entityToAsk(e) : undefined;
+        if (!waiting && entity === undefined) return send(e, reach);
+        later(async () => {
+          if (entity !== undefined) await reader.ask(e.type, entity);
+          send(e, reach);
+        });
       });
       res.on('drain', () => {
-        if (!behind) return;
+        if (!behind || waiting) return;
         behind = false;
         write('resync', { reason: 'missed' });
       });
-      // the keep-alive also re-checks the session and the permissions: a logout or a disabled user ends the stream;
-      // a role that lost or gained a permission stops or starts the events it covers
+      // the keep-alive also re-checks the session, the permissions and the data scope: a logout or a disabled user
+      // ends the stream (changes of roles and scope are also heard at once, through `permissions` and `scope`)
       const keepalive = setInterval(() => {
         res.write(`: ping\n\n`);
-        loadAuthUser(db, user.id, user.tenantId, user.sessionId).then(
-          (u) => {
-            seesDevices = hasPermission(u, PERMISSIONS.deviceView);
-            seesTasks = hasPermission(u, PERMISSIONS.deviceTask);
-            seesIdentity = hasPermission(u, PERMISSIONS.identityReview);
-            seesDepartments = readsDepartments(u);
-            seesSims = readsSims(u);
-            seesOrders = readsOrders(u);
-            seesWorkOrders = readsWorkOrders(u);
-            sections = readsSection(u);
-          },
-          () => end(),
-        );
+        reread();
       }, KEEPALIVE_MS);
       const end = () => {
         if (!streams.delete(end)) return;

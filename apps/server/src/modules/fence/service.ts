@@ -34,7 +34,7 @@ import type { LocationMsg } from '@cpc/contracts/device-protocol';
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
-import { deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
+import { deviceInScope, inDataScope, readersOf, type DataAccess } from '../../lib/data-scope.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import type { EventSink } from '../task/index.ts';
 import { insertEventDeliveries } from '../integration/index.ts';
@@ -1012,24 +1012,15 @@ async function fenceReaderMessages(
   const { rows } = await sql<{ tenant_id: number; user_id: number }>`
     with d as (
       select id, tenant_id, department_id, owner_id from devices where id = ${deviceId} and tenant_id is not null
-    ),
-    readers as (
-      select u.id, u.tenant_id, u.is_super, u.department_id,
-        coalesce(bool_or(r.data_scope = 'all'), false) as s_all,
-        coalesce(bool_or(r.data_scope = 'department'), false) as s_dept,
-        coalesce(bool_or(${PERMISSIONS.fenceView} = any(r.permissions)), false) as can_view
-      from users u left join user_roles ur on ur.user_id = u.id left join roles r on r.id = ur.role_id
-      where u.state = 'active' and u.tenant_id = (select tenant_id from d)
-      group by u.id
     )
     insert into messages (tenant_id, user_id, kind, title, body, link)
     select d.tenant_id, u.id, 'fence.alert', ${title}, ${body}, ${link}
-    from d join readers u on u.tenant_id = d.tenant_id and (u.is_super = 1 or u.can_view)
-    where u.is_super = 1 or u.s_all
-      or (u.s_dept and u.department_id is not null and d.department_id in (
-        select dd.id from departments dd, departments me
-        where me.id = u.department_id and dd.tenant_id = u.tenant_id and dd.path like me.path || '%'))
-      or (not (u.s_dept and u.department_id is not null) and d.owner_id = u.id)
+    from d join lateral (${readersOf({
+      tenantId: sql.ref('d.tenant_id'),
+      departmentId: sql.ref('d.department_id'),
+      ownerId: sql.ref('d.owner_id'),
+      permission: PERMISSIONS.fenceView,
+    })}) u on true
     returning tenant_id, user_id`.execute(db);
   return rows;
 }

@@ -215,7 +215,13 @@ export class FileAcquisitionService {
     });
     this.tasks.announce(tasks);
     await this.tasks.dispatch(tasks.map((t) => t.id));
-    for (const id of ids) this.events.publish(u.tenantId, { type: 'fileAcquisition', data: { id, state: 'created' } });
+    ids.forEach((id, i) =>
+      this.events.publish(
+        u.tenantId,
+        { type: 'fileAcquisition', data: { id, state: 'created' } },
+        { devices: [deviceIds[i]] },
+      ),
+    );
     return (await this.query(u.scope, access, { ids, pageSize: ids.length })).list;
   }
 
@@ -292,7 +298,12 @@ export class FileAcquisitionService {
       return rows;
     });
     this.tasks.announce(canceled);
-    for (const id of ids) this.events.publish(u.tenantId, { type: 'fileAcquisition', data: { id, state: 'deleted' } });
+    for (const item of items)
+      this.events.publish(
+        u.tenantId,
+        { type: 'fileAcquisition', data: { id: item.id, state: 'deleted' } },
+        { devices: [item.deviceId] },
+      );
     return items;
   }
 
@@ -347,6 +358,7 @@ export class FileAcquisitionService {
         .select([
           'r.id',
           'r.tenant_id',
+          'r.device_id',
           'r.ready',
           'r.total',
           'r.max_bytes',
@@ -389,7 +401,13 @@ export class FileAcquisitionService {
           .set({ received, total: cr.total })
           .where('id', '=', requestId)
           .execute();
-        return { tenantId: Number(r.tenant_id), received, total: cr.total, complete: false };
+        return {
+          tenantId: Number(r.tenant_id),
+          deviceId: Number(r.device_id),
+          received,
+          total: cr.total,
+          complete: false,
+        };
       }
       const fileName = safeName(name) || path.posix.basename(r.pattern).replace(/[*?]/g, '_') || 'file';
       const key = this.storage.newKey(fileName);
@@ -430,12 +448,19 @@ export class FileAcquisitionService {
       }
       await this.storage.commit(partial, key, mimeOf(fileName));
       if (this.storage.remote) await this.removePartial(requestId);
-      return { tenantId: Number(r.tenant_id), received, total: cr.total, complete: true };
+      return {
+        tenantId: Number(r.tenant_id),
+        deviceId: Number(r.device_id),
+        received,
+        total: cr.total,
+        complete: true,
+      };
     });
-    this.events.publish(done.tenantId, {
-      type: 'fileAcquisition',
-      data: { id: requestId, state: done.complete ? 'ready' : 'uploading' },
-    });
+    this.events.publish(
+      done.tenantId,
+      { type: 'fileAcquisition', data: { id: requestId, state: done.complete ? 'ready' : 'uploading' } },
+      { devices: [done.deviceId] },
+    );
     return { offset: done.received, total: done.total, complete: done.complete };
   }
 
@@ -478,7 +503,11 @@ export class FileAcquisitionService {
     if (row.type !== 'fetch_file') return;
     const p = row.params as { requestId?: unknown } | null;
     if (typeof p?.requestId !== 'number') return;
-    this.events.publish(row.tenant_id, { type: 'fileAcquisition', data: { id: p.requestId, state: row.state } });
+    this.events.publish(
+      row.tenant_id,
+      { type: 'fileAcquisition', data: { id: p.requestId, state: row.state } },
+      { devices: [Number(row.device_id)] },
+    );
   }
 
   /**

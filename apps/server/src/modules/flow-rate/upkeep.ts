@@ -5,6 +5,7 @@ import { PERMISSIONS, SIM_EXPIRY_REMIND_DAYS, SIM_USAGE_KEEP_DAYS } from '@cpc/c
 import { MESSAGES } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import { Periodic } from '../../lib/periodic.ts';
+import { readersOf } from '../../lib/data-scope.ts';
 import type { EventSink } from '../task/index.ts';
 
 /** The advisory lock key of the SIM sweep (a constant of its own): one node sweeps at a time. */
@@ -69,17 +70,6 @@ export async function sweepSims(db: Db, events: EventSink): Promise<SimSweepResu
         where s.id = k.id and s.alerted_state <> k.kind
         returning s.tenant_id, s.iccid, s.device_id, k.kind
       ),
-      -- who reads the traffic query in those accounts, and the data scope of each (widest of its roles; see
-      -- lib/data-scope.ts): the main account always, sees every SIM
-      readers as (
-        select u.id, u.tenant_id, u.is_super, u.department_id,
-          coalesce(bool_or(r.data_scope = 'all'), false) as s_all,
-          coalesce(bool_or(r.data_scope = 'department'), false) as s_dept,
-          coalesce(bool_or(${PERMISSIONS.flowRateView} = any(r.permissions)), false) as can_view
-        from users u left join user_roles ur on ur.user_id = u.id left join roles r on r.id = ur.role_id
-        where u.state = 'active' and u.tenant_id in (select tenant_id from changed)
-        group by u.id
-      ),
       sent as (
         insert into messages (tenant_id, user_id, kind, title, body, link)
         select c.tenant_id, u.id, 'sim.' || c.kind,
@@ -88,13 +78,15 @@ export async function sweepSims(db: Db, events: EventSink): Promise<SimSweepResu
           'ICCID ' || c.iccid || coalesce(' · ' || d.sn, '') || coalesce(' · ' || nullif(d.name, ''), ''),
           '/flowRate/flowRateSearch?keyword=' || c.iccid
         from changed c
-        join readers u on u.tenant_id = c.tenant_id and (u.is_super = 1 or u.can_view)
         left join devices d on d.id = c.device_id
-        where c.kind <> '' and (u.is_super = 1 or u.s_all
-          or (u.s_dept and u.department_id is not null and d.department_id in (
-            select dd.id from departments dd, departments me
-            where me.id = u.department_id and dd.tenant_id = u.tenant_id and dd.path like me.path || '%'))
-          or (not (u.s_dept and u.department_id is not null) and d.owner_id = u.id))
+        -- who reads the traffic query and reaches the SIM's device (a SIM in no device: the account's readers of scope all)
+        join lateral (${readersOf({
+          tenantId: sql.ref('c.tenant_id'),
+          departmentId: sql.ref('d.department_id'),
+          ownerId: sql.ref('d.owner_id'),
+          permission: PERMISSIONS.flowRateView,
+        })}) u on true
+        where c.kind <> ''
         returning tenant_id, user_id
       )
       select c.tenant_id, c.iccid, null::bigint as user_id, c.kind from changed c

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyRequest, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PERMISSIONS, envelopeSchema, pagedEnvelope, type AppCode } from '@cpc/contracts';
@@ -34,7 +34,8 @@ import { caller } from '../../plugins/auth.ts';
 import { AppError, VerbatimError, notFound, ok } from '../../plugins/errors.ts';
 import type { PrintContent, PrintService } from '../print/index.ts';
 import { TEST_PRINT_HEADER, signOpenRequest, type OpenAuth } from '../open-api/index.ts';
-import type { IntegrationService } from './service.ts';
+import type { IntegrationService, JobReader } from './service.ts';
+import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
 import type { WebhookSender } from './webhooks.ts';
 
 export interface IntegrationRouteOptions {
@@ -62,6 +63,12 @@ function sampleReceipt(key: { name: string; appId: string }, sn: string): string
     '<CUT>',
   ].join('\n');
 }
+
+/** The caller as a reader of print jobs: its account and its data scope. */
+const reader = (req: FastifyRequest): JobReader => {
+  const u = caller(req);
+  return { scope: u.scope, access: dataAccessOf(u) };
+};
 
 /** System integration in the console (contracts: integration.ts); everything in the caller's account. */
 export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> = async (
@@ -198,7 +205,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         response: { 200: pagedEnvelope(printJobItem) },
       },
     },
-    async (req) => ok(await integration.jobList(caller(req).scope, req.query)),
+    async (req) => ok(await integration.jobList(reader(req), req.query)),
   );
   app.get(
     '/integration/job/:id',
@@ -211,7 +218,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         response: { 200: envelopeSchema(printJobDetail) },
       },
     },
-    async (req) => ok(await integration.jobDetail(caller(req).scope, req.params.id)),
+    async (req) => ok(await integration.jobDetail(reader(req), req.params.id)),
   );
   app.post(
     '/integration/job/:id/cancel',
@@ -226,8 +233,10 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     },
     async (req) => {
       const u = caller(req);
+      // a job on a device outside the caller's data scope is not found, before anything changes
+      await integration.jobItem(reader(req), req.params.id);
       await prints.cancelInTenant(u.tenantId, req.params.id);
-      return ok(await integration.jobItem(u.scope, req.params.id));
+      return ok(await integration.jobItem(reader(req), req.params.id));
     },
   );
 
@@ -249,6 +258,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         .selectFrom('devices')
         .select(['devices.sn'])
         .where('devices.id', '=', req.body.deviceId)
+        .where(inDataScope(dataAccessOf(u)))
         .executeTakeFirst();
       if (!device) throw notFound('device');
       const url = `${OPEN_API_PREFIX}/print`;
@@ -272,7 +282,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         },
       });
       const answer = res.json() as { code: number; msg: string; data: { id?: string } | null };
-      if (answer.code === 200 && answer.data?.id) return ok(await integration.jobItem(u.scope, answer.data.id));
+      if (answer.code === 200 && answer.data?.id) return ok(await integration.jobItem(reader(req), answer.data.id));
       // a refused signature is 401 on the open API; to the console a 401 means "log in again", so it is a 400 here
       const code = (answer.code === 401 ? 400 : answer.code) as AppCode;
       // the open API answered in the caller's language (its Accept-Language went along)
@@ -310,6 +320,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
           .innerJoin('device_models', 'device_models.id', 'devices.model_id')
           .select(['device_models.paper_width_mm'])
           .where('devices.id', '=', req.body.deviceId)
+          .where(inDataScope(dataAccessOf(u)))
           .executeTakeFirst();
         if (!d) throw notFound('device');
         paper = { kind: 'printer', paperWidthMm: d.paper_width_mm };
@@ -330,7 +341,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         response: { 200: pagedEnvelope(webhookDeliveryItem) },
       },
     },
-    async (req) => ok(await integration.webhookList(caller(req).scope, req.query)),
+    async (req) => ok(await integration.webhookList(reader(req), req.query)),
   );
   app.get(
     '/integration/webhook/:id',
@@ -343,7 +354,7 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
         response: { 200: envelopeSchema(webhookDeliveryDetail) },
       },
     },
-    async (req) => ok(await integration.webhookDetail(caller(req).scope, req.params.id)),
+    async (req) => ok(await integration.webhookDetail(reader(req), req.params.id)),
   );
   app.post(
     '/integration/webhook/:id/resend',
@@ -357,10 +368,9 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
       },
     },
     async (req) => {
-      const scope = caller(req).scope;
-      await integration.webhookDetail(scope, req.params.id);
+      await integration.webhookDetail(reader(req), req.params.id);
       await webhooks.attempt(req.params.id, { manual: true });
-      return ok(await integration.webhookDetail(scope, req.params.id));
+      return ok(await integration.webhookDetail(reader(req), req.params.id));
     },
   );
 };

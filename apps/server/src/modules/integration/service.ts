@@ -22,6 +22,7 @@ import { audit, changedFields } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
 import { resolvesPrivate, urlHostIsPrivate } from '../../lib/outbound-http.ts';
+import { deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import { webhookBody } from './webhooks.ts';
 
 const iso = (d: Date | string | null | undefined) => (d == null ? null : new Date(d).toISOString());
@@ -154,6 +155,12 @@ const deliveryItem = (r: DeliveryListRow): WebhookDeliveryItem => ({
  * the old one at once), their request log and usage, the account's print jobs, and webhook deliveries.
  * Everything goes through the caller's tenant scope; another account's ids are not found (404).
  */
+/** Who reads print jobs and their webhook deliveries: the account, and the reader's data scope. */
+export interface JobReader {
+  scope: TenantScope;
+  access: DataAccess;
+}
+
 export class IntegrationService {
   constructor(
     private db: Db,
@@ -446,10 +453,15 @@ export class IntegrationService {
   // -------------------------------------------------------------------------------------------------------------
   // Print jobs (console)
 
-  private jobs(scope: TenantScope) {
+  /**
+   * A reader of print jobs: its account, and its data scope. A job is device-linked data: one on a device
+   * outside the reader's scope is not found, exactly like another account's.
+   */
+  private jobs({ scope, access }: JobReader) {
     return scope
       .selectFrom('print_jobs')
       .innerJoin('devices', 'devices.id', 'print_jobs.device_id')
+      .where(deviceInScope(access, 'print_jobs.device_id'))
       .leftJoin('app_keys', 'app_keys.id', 'print_jobs.app_key_id')
       .select([
         'print_jobs.id',
@@ -475,7 +487,7 @@ export class IntegrationService {
   }
 
   async jobList(
-    scope: TenantScope,
+    reader: JobReader,
     q: {
       pageNo: number;
       pageSize: number;
@@ -487,14 +499,21 @@ export class IntegrationService {
       to?: string;
     },
   ): Promise<Paged<PrintJobItem>> {
-    // a filter naming another account's device or key is a 404, like every cross-tenant id
+    const { scope, access } = reader;
+    // a filter naming another account's device (or one outside the data scope) or key is a 404, like every
+    // cross-tenant id
     if (
       q.deviceId &&
-      !(await scope.selectFrom('devices').select('devices.id').where('devices.id', '=', q.deviceId).executeTakeFirst())
+      !(await scope
+        .selectFrom('devices')
+        .select('devices.id')
+        .where('devices.id', '=', q.deviceId)
+        .where(inDataScope(access))
+        .executeTakeFirst())
     )
       throw notFound('device');
     if (q.keyId) await this.key(scope, q.keyId);
-    let base = scope.selectFrom('print_jobs');
+    let base = scope.selectFrom('print_jobs').where(deviceInScope(access, 'print_jobs.device_id'));
     if (q.deviceId) base = base.where('print_jobs.device_id', '=', q.deviceId);
     if (q.state) base = base.where('print_jobs.state', '=', q.state);
     if (q.keyId) base = base.where('print_jobs.app_key_id', '=', q.keyId);
@@ -512,7 +531,7 @@ export class IntegrationService {
       base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
     ]);
     if (!page.length) return { list: [], total: total.n };
-    const rows = await this.jobs(scope)
+    const rows = await this.jobs(reader)
       .where(
         'print_jobs.id',
         'in',
@@ -523,14 +542,14 @@ export class IntegrationService {
     return { list: page.map((p) => jobItem(byId.get(p.id)!)), total: total.n };
   }
 
-  async jobItem(scope: TenantScope, id: string): Promise<PrintJobItem> {
-    const row = await this.jobs(scope).where('print_jobs.id', '=', id).executeTakeFirst();
+  async jobItem(reader: JobReader, id: string): Promise<PrintJobItem> {
+    const row = await this.jobs(reader).where('print_jobs.id', '=', id).executeTakeFirst();
     if (!row) throw notFound('job');
     return jobItem(row);
   }
 
-  async jobDetail(scope: TenantScope, id: string): Promise<PrintJobDetail> {
-    const row = await this.jobs(scope)
+  async jobDetail(reader: JobReader, id: string): Promise<PrintJobDetail> {
+    const row = await this.jobs(reader)
       .select(['print_jobs.content', 'print_jobs.preview', 'print_jobs.columns', 'print_jobs.format'])
       .where('print_jobs.id', '=', id)
       .executeTakeFirst();
@@ -547,12 +566,13 @@ export class IntegrationService {
   // -------------------------------------------------------------------------------------------------------------
   // Webhook deliveries
 
-  private deliveries(scope: TenantScope) {
+  private deliveries({ scope, access }: JobReader) {
     return (
       scope
         .selectFrom('webhook_deliveries')
         .innerJoin('app_keys', 'app_keys.id', 'webhook_deliveries.app_key_id')
         .innerJoin('print_jobs', 'print_jobs.id', 'webhook_deliveries.job_id')
+        .where(deviceInScope(access, 'print_jobs.device_id'))
         .select([
           'webhook_deliveries.id',
           'webhook_deliveries.app_key_id',
@@ -574,12 +594,19 @@ export class IntegrationService {
   }
 
   async webhookList(
-    scope: TenantScope,
+    reader: JobReader,
     q: { pageNo: number; pageSize: number; keyId?: number; jobId?: string; state?: WebhookDeliveryItem['state'] },
   ): Promise<Paged<WebhookDeliveryItem>> {
+    const { scope, access } = reader;
     if (q.keyId) await this.key(scope, q.keyId);
-    // the console's delivery log lists the print jobs' deliveries (fence events' are sent the same way)
+    // the console's delivery log lists the print jobs' deliveries (fence events' are sent the same way), of jobs
+    // on devices within the reader's data scope
     let base = scope.selectFrom('webhook_deliveries').where('webhook_deliveries.job_id', 'is not', null);
+    if (access.scope !== 'all')
+      base = base.where(
+        sql<boolean>`webhook_deliveries.job_id in (select pj.id from print_jobs pj
+          where pj.tenant_id = ${scope.tenantId} and ${deviceInScope(access, 'pj.device_id')})`,
+      );
     if (q.keyId) base = base.where('webhook_deliveries.app_key_id', '=', q.keyId);
     if (q.jobId) base = base.where('webhook_deliveries.job_id', '=', q.jobId);
     if (q.state) base = base.where('webhook_deliveries.state', '=', q.state);
@@ -594,7 +621,7 @@ export class IntegrationService {
       base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
     ]);
     if (!page.length) return { list: [], total: total.n };
-    const rows = await this.deliveries(scope)
+    const rows = await this.deliveries(reader)
       .where(
         'webhook_deliveries.id',
         'in',
@@ -605,8 +632,9 @@ export class IntegrationService {
     return { list: page.map((p) => deliveryItem(byId.get(p.id)!)), total: total.n };
   }
 
-  async webhookDetail(scope: TenantScope, id: string): Promise<WebhookDeliveryDetail> {
-    const row = await this.deliveries(scope)
+  async webhookDetail(reader: JobReader, id: string): Promise<WebhookDeliveryDetail> {
+    const { scope } = reader;
+    const row = await this.deliveries(reader)
       .innerJoin('devices', 'devices.id', 'print_jobs.device_id')
       .select([
         'app_keys.callback_url',

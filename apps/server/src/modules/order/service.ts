@@ -958,7 +958,15 @@ export class OrderService {
   /** Tells the tenant's consoles, and staff's, that an order changed. */
   private async announce(id: number, orderNo: string, tenantId: number, state: OrderState) {
     const event = { type: 'order' as const, data: { id, orderNo, tenantId, state } };
-    this.events.publish(tenantId, event);
+    // heard by the tenant's consoles whose data scope reaches the order (as its list answers them)
+    const row = await this.db
+      .selectFrom('orders')
+      .select(['department_id', 'owner_id'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    this.events.publish(tenantId, event, {
+      filed: { departmentId: row?.department_id ?? null, ownerId: row?.owner_id ?? null },
+    });
     const platform = await this.platformTenantId();
     if (platform != null && platform !== tenantId) this.events.publish(platform, event);
   }

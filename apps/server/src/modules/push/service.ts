@@ -353,6 +353,19 @@ export class PushService {
   // -------------------------------------------------------------------------------------------------------------
   // Reading
 
+  /** Which of these pushes a reader with this data scope sees (`visible`), for its live events. */
+  async visibleIds(access: DataAccess, ids: number[]): Promise<Set<number>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db
+      .selectFrom('pushes')
+      .select('pushes.id')
+      .where('pushes.tenant_id', '=', access.tenantId)
+      .where('pushes.id', 'in', ids)
+      .where(this.visible(access))
+      .execute();
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
   /** A push the caller sees: made by them, or with a device inside their data scope (all: every push). */
   private visible(access: DataAccess): RawBuilder<boolean> {
     if (access.scope === 'all') return sql<boolean>`true`;

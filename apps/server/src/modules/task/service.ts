@@ -19,13 +19,15 @@ import type { TenantScope } from '../../db/tenant-scope.ts';
 import { isJsonObject, type Database } from '../../db/schema.ts';
 import { auditRow, changedFields } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
+import type { Reach } from '../../lib/data-scope.ts';
 
 /** Where task messages go: the device gateway (absent when the server runs without one). */
 export interface Downlink {
   command(sn: string, msg: CommandMsg): Promise<void>;
 }
 export interface EventSink {
-  publish(tenantId: number | null | undefined, event: LiveEvent): void;
+  /** `reach`: what the event is about where its data does not say (lib/data-scope.ts `Reach`). */
+  publish(tenantId: number | null | undefined, event: LiveEvent, reach?: Reach): void;
 }
 export interface TaskCaller {
   id: number;

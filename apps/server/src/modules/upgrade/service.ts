@@ -604,6 +604,19 @@ export class UpgradeService {
     if (!r) throw notFound('release');
   }
 
+  /** Which of these releases a reader with this data scope sees (`releaseInScope`), for its live events. */
+  async visibleIds(access: DataAccess, ids: number[]): Promise<Set<number>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db
+      .selectFrom('upgrade_releases')
+      .select('upgrade_releases.id')
+      .where('upgrade_releases.tenant_id', '=', access.tenantId)
+      .where('upgrade_releases.id', 'in', ids)
+      .where(this.releaseInScope(access))
+      .execute();
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
   private releaseInScope(access: DataAccess) {
     if (access.scope === 'all') return sql<boolean>`true`;
     return sql<boolean>`exists (select 1 from upgrade_devices ux join devices on devices.id = ux.device_id

@@ -51,21 +51,10 @@ const nameOf = (u: { nickname: string | null; username: string | null } | null |
   u ? u.nickname || u.username || '' : '';
 
 /**
- * The orders a customer reaches within its data scope (lib/data-scope.ts): `all` every order of its tenant,
- * `department` those filed under its department's subtree, `own` those it opened.
+ * The orders a customer reaches within its data scope (the one rule of lib/data-scope.ts): `all` every order of
+ * its tenant, `department` those filed under its department's subtree, `own` those it opened.
  */
-function orderInScope(access: DataAccess, alias = 'wo'): RawBuilder<boolean> {
-  switch (access.scope) {
-    case 'all':
-      return sql<boolean>`true`;
-    case 'department': {
-      const under = `${escapeLike(access.departmentPath ?? '')}%`;
-      return sql<boolean>`${sql.ref(`${alias}.department_id`)} in (select dd.id from departments dd where dd.tenant_id = ${access.tenantId} and dd.path like ${under})`;
-    }
-    case 'own':
-      return sql<boolean>`${sql.ref(`${alias}.user_id`)} = ${access.userId}`;
-  }
-}
+const orderInScope = (access: DataAccess, alias = 'wo'): RawBuilder<boolean> => inDataScope(access, alias, 'user_id');
 
 /** The condition of the overdue orders: not finished, past the first-response target unanswered or past resolution. */
 const OVERDUE = sql<boolean>`(wo.state in ('submitted', 'processing', 'waiting') and ((wo.first_response_at is null and wo.response_due_at < now()) or wo.resolve_due_at < now()))`;
@@ -475,7 +464,17 @@ export class WorkOrderService {
   /** Tells the order's tenant's consoles and staff's (a note only staff's). */
   async announce(id: number, tenantId: number, state: WorkOrderState, staffOnly = false) {
     const event = { type: 'workOrder' as const, data: { id, tenantId, state } };
-    if (!staffOnly) this.events?.publish(tenantId, event);
+    if (!staffOnly) {
+      // heard by the tenant's consoles whose data scope reaches the order (as its list answers them)
+      const row = await this.db
+        .selectFrom('work_orders')
+        .select(['department_id', 'user_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      this.events?.publish(tenantId, event, {
+        filed: { departmentId: row?.department_id ?? null, ownerId: row?.user_id ?? null },
+      });
+    }
     const platform = await this.platformTenantId();
     if (platform != null && (platform !== tenantId || staffOnly)) this.events?.publish(platform, event);
   }
