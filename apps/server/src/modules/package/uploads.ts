@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   PACKAGE_CHUNK_MAX_BYTES,
@@ -19,7 +20,6 @@ import {
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
-import { sql } from 'kysely';
 import { hasPermission, loadAuthUser, type AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound, ok } from '../../plugins/errors.ts';
 import { PACKAGE_UPLOADS_MAX_UNFINISHED, PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES } from '../../lib/input-limits.ts';
