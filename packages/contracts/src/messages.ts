@@ -187,6 +187,22 @@ const department = {
     en: 'this department has {n} devices: move them to another department first',
     zh: '该部门下还有 {n} 台设备，请先将其调至其他部门',
   },
+  'department.outsideScope': {
+    en: 'the department {department} is outside your data scope: you can change only the departments below your own',
+    zh: '部门 {department} 不在您的数据范围内：您只能修改本部门以下的部门',
+  },
+  'department.ownDepartment': {
+    en: 'the department {department} is your own: you can change only the departments below it',
+    zh: '部门 {department} 是您所在的部门：您只能修改它的下级部门',
+  },
+  'department.topLevelInScope': {
+    en: "the department {department} cannot be put at the top level: only a user who sees all of the account's data can do that",
+    zh: '部门 {department} 不能放在顶层：只有能查看账号全部数据的用户才能这样做',
+  },
+  'department.ownScopeReadOnly': {
+    en: 'your data scope is "own only": you cannot change the department tree (the department {department})',
+    zh: '您的数据范围为“仅本人”，不能修改部门结构（部门 {department}）',
+  },
 } as const;
 
 /** Roles and the permission tree (issue 12). */

@@ -11,6 +11,8 @@ import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
+import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { checkPlacement } from '../role/index.ts';
 
 interface Row {
   id: number;
@@ -36,6 +38,33 @@ export interface Actor {
 }
 
 /**
+ * Changing the tree within one's data scope: moving a department moves its devices with it, so a caller who sees
+ * less than the whole account (`dataAccessOf`) could otherwise pull another department's devices into its own
+ * subtree, or rename, move and delete what it does not see. `all` changes anything; `department` changes only
+ * the departments strictly below its own (not its own node) and puts them only under its own department or
+ * below; `own` changes nothing. The caller's path comes from its sign-in: a concurrent move of its own department
+ * can only make it refuse (the stale prefix names an ancestry that no longer exists), never widen.
+ */
+function assertChangeable(user: AuthUser, d: { name: string; path: string }): void {
+  const me = dataAccessOf(user);
+  if (me.scope === 'all') return;
+  if (me.scope === 'own') throw new AppError(403, 'department.ownScopeReadOnly', { department: d.name });
+  const mine = me.departmentPath ?? '\0';
+  if (d.path === mine) throw new AppError(403, 'department.ownDepartment', { department: d.name });
+  if (!d.path.startsWith(mine)) throw new AppError(403, 'department.outsideScope', { department: d.name });
+}
+
+/** 403 unless the caller may put the department `name` under `parent` (null: the top level). */
+function assertParentInScope(user: AuthUser, name: string, parent: Row | null): void {
+  const me = dataAccessOf(user);
+  if (me.scope === 'all') return;
+  if (me.scope === 'own') throw new AppError(403, 'department.ownScopeReadOnly', { department: name });
+  if (!parent) throw new AppError(403, 'department.topLevelInScope', { department: name }, { field: 'parentId' });
+  // the same rule as placing a user: the caller's department or one below it
+  checkPlacement(user, parent, 'parentId');
+}
+
+/**
  * The department tree of a tenant (issue 12). `path` holds the ancestors' ids and the department's own, each
  * followed by '/', so "this department and below" is one prefix match (the data scope `department`); a move
  * rewrites the paths of the moved subtree in the same transaction as the move.
@@ -43,8 +72,13 @@ export interface Actor {
 export class DepartmentService {
   constructor(private db: Db) {}
 
-  /** The tree, siblings by sort then name, with the users and devices of each department itself. */
+  /**
+   * The tree, siblings by sort then name, with the users and devices of each department itself. Every department
+   * is listed (the pickers and device screens name them), but the devices counted are those in the caller's data
+   * scope, as the device list would show them.
+   */
   async tree(user: AuthUser): Promise<DepartmentTree> {
+    const seen = inDataScope(dataAccessOf(user), 'd');
     const rows = await user.scope
       .selectFrom('departments')
       .select([
@@ -55,7 +89,7 @@ export class DepartmentService {
         sql<number>`(select count(*) from users u where u.department_id = departments.id and u.tenant_id = ${user.tenantId})`.as(
           'users',
         ),
-        sql<number>`(select count(*) from devices d where d.department_id = departments.id and d.tenant_id = ${user.tenantId})`.as(
+        sql<number>`(select count(*) from devices d where d.department_id = departments.id and d.tenant_id = ${user.tenantId} and ${seen})`.as(
           'devices',
         ),
       ])
@@ -99,6 +133,7 @@ export class DepartmentService {
         const all = await this.locked(scope);
         const parent = parentId === null ? null : all.find((d) => d.id === parentId);
         if (parent === undefined) throw badRequest('parentId', 'http.notFound', { what: 'parent department' });
+        assertParentInScope(user, body.name, parent);
         DepartmentService.assertNameFree(all, body.name, parentId);
         // a new department goes after its siblings unless told where
         const sort =
@@ -136,11 +171,14 @@ export class DepartmentService {
         const all = await this.locked(scope);
         const d = all.find((x) => x.id === body.id);
         if (!d) throw notFound('department');
+        assertChangeable(user, d);
         const parentId = body.parentId === undefined ? d.parent_id : body.parentId;
         let parentPath = '';
+        if (parentId === null && d.parent_id !== null) assertParentInScope(user, d.name, null);
         if (parentId !== null) {
           const parent = all.find((x) => x.id === parentId);
           if (!parent) throw badRequest('parentId', 'http.notFound', { what: 'parent department' });
+          if (parentId !== d.parent_id) assertParentInScope(user, d.name, parent);
           if (parent.path.startsWith(d.path)) throw badRequest('parentId', 'department.cycle');
           parentPath = parent.path;
         }
@@ -187,6 +225,7 @@ export class DepartmentService {
       const all = await this.locked(scope);
       const d = all.find((x) => x.id === id);
       if (!d) throw notFound('department');
+      assertChangeable(user, d);
       const children = all.filter((x) => x.parent_id === id).length;
       if (children) throw new AppError(409, 'department.hasChildren', { n: children });
       const [users, devices] = await Promise.all([
