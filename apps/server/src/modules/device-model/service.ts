@@ -130,14 +130,31 @@ export class DeviceModelService {
     return this.view(body.id);
   }
 
-  async remove(id: number): Promise<void> {
+  private async usedBy(id: number): Promise<number> {
     const used = await this.db
       .selectFrom('devices')
       .select(sql<number>`count(*)`.as('n'))
       .where('model_id', '=', id)
       .executeTakeFirstOrThrow();
-    if (Number(used.n) > 0) throw new AppError(400, 'deviceModel.inUse', { n: Number(used.n) });
-    const res = await this.db.deleteFrom('device_models').where('id', '=', id).executeTakeFirst();
+    return Number(used.n);
+  }
+
+  /**
+   * A model devices use stays. The count answers the usual case with its number; a device registered with the
+   * model between the count and the delete makes the foreign key refuse the delete, which is the same answer.
+   */
+  async remove(id: number): Promise<void> {
+    const used = await this.usedBy(id);
+    if (used > 0) throw new AppError(400, 'deviceModel.inUse', { n: used });
+    const res = await this.db
+      .deleteFrom('device_models')
+      .where('id', '=', id)
+      .executeTakeFirst()
+      .catch(async (e: unknown) => {
+        if ((e as { code?: string }).code === '23503')
+          throw new AppError(400, 'deviceModel.inUse', { n: Math.max(1, await this.usedBy(id)) });
+        throw e;
+      });
     if (Number(res.numDeletedRows) === 0) throw notFound('device model');
   }
 }
