@@ -126,7 +126,17 @@ describe('secrets in query strings never reach the log', () => {
     expect(text).toContain('/apiAdmin/objects/a/b.png?exp=99&sig=[Redacted]');
   });
 
-  it('redacts the same parameters inside messages and error texts', () => {
+  it('redacts the same parameters inside messages and error texts', async () => {
+    const err = new Error('GET /x?ticket=tk-31337 failed', { cause: new Error('from /y?exp=1&sig=sg-31337') });
+    app.log.error({ err, url: '/z?state=st-31337&page=1' }, 'while fetching /w?access_token=at-31337');
+    await waitUntil('the error line', () => lines.some((l) => l.includes('while fetching')));
+    const line = lines.find((l) => l.includes('while fetching'))!;
+    expect(line).not.toMatch(/31337/);
+    expect(line).toContain('/x?ticket=[Redacted] failed');
+    expect(line).toContain('/y?exp=1&sig=[Redacted]');
+    expect(line).toContain('/z?state=[Redacted]&page=1');
+    expect(line).toContain('/w?access_token=[Redacted]');
+
     expect(redactUrl('/a?ticket=x&b=1#f')).toBe('/a?ticket=[Redacted]&b=1#f');
     expect(redactUrl('/a?Refresh_Token=x&sign=y&deptCode=7')).toBe(
       '/a?Refresh_Token=[Redacted]&sign=[Redacted]&deptCode=7',

@@ -49,6 +49,16 @@ export function redactText(text: string): string {
 
 const errSerializer = pino.stdSerializers.err;
 
+/** A serialized error's texts, its causes' and aggregated errors' too (to `depth` levels), redacted in place. */
+function redactStrings<T extends Record<string, unknown>>(o: T, depth: number): T {
+  const rec = o as Record<string, unknown>;
+  for (const [k, v] of Object.entries(rec)) {
+    if (typeof v === 'string') rec[k] = redactText(v);
+    else if (depth > 0 && v && typeof v === 'object') redactStrings(v as Record<string, unknown>, depth - 1);
+  }
+  return o;
+}
+
 /** Fastify's request, response and error serializers, with the URL and error texts redacted. */
 export const logSerializers = {
   req(req: FastifyRequest) {
@@ -63,8 +73,8 @@ export const logSerializers = {
   },
   err(err: Error) {
     const out = errSerializer(err);
-    for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = redactText(v);
-    return out;
+    // what is not an error is returned as it was given: the caller's own object, not ours to change
+    return (out as unknown) === err ? out : redactStrings(out, 3);
   },
 };
 
