@@ -222,7 +222,11 @@ interface Actor {
   name: DataScope;
   id: number;
   token: string;
-  key: { appId: string; secret: string };
+  /**
+   * Its app key for the open API. A key acts for the whole account, so only the `all` actor may make one: the
+   * scoped actors' creation is refused (checked below) and the open API's operations are not theirs to call.
+   */
+  key?: { appId: string; secret: string };
 }
 
 /** What the fixture made; `out()` is the device outside the scope of the `own` and `department` actors. */
@@ -306,7 +310,16 @@ beforeAll(async () => {
       departmentId,
     });
     const token = (await h.login(username, 'Sub0Passw0rd')).token;
-    actors.push({ name: scope, id: made.id, token, key: await createKey(h, token) });
+    if (scope !== 'all') {
+      const refused = await h.call({
+        method: 'POST',
+        url: '/apiAdmin/integration/key/create',
+        token,
+        payload: { name: `key of ${scope}` },
+      });
+      expect(refused.statusCode, refused.body).toBe(403);
+    }
+    actors.push({ name: scope, id: made.id, token, key: scope === 'all' ? await createKey(h, token) : undefined });
   }
   await h.db.updateTable('devices').set({ owner_id: actors[0].id }).where('id', '=', ne.id).execute();
 
@@ -319,7 +332,7 @@ beforeAll(async () => {
   for (const [key, d] of [
     [mainKey, ne],
     [mainKey, s],
-    [actors[2].key, s],
+    [actors[2].key!, s],
   ] as const) {
     const job = await openCall(h, key, {
       url: '/print',
@@ -546,8 +559,10 @@ function callsOf(op: Operation): Call[] {
 
 async function callAs(actor: Actor, op: Operation, c: Call) {
   const body = c.body;
-  if (op.doc === 'open')
+  if (op.doc === 'open') {
+    if (!actor.key) return null;
     return openCall(h, actor.key, { method: op.method.toUpperCase() as 'GET', url: c.url.slice('/open/v1'.length) });
+  }
   return h.call({
     method: op.method.toUpperCase() as 'GET',
     url: c.url,
@@ -630,11 +645,12 @@ describe('the data-scope matrix', () => {
       table.set(op.key, row);
       for (const c of callsOf(op)) {
         row.calls++;
-        const seen = await callAs(control, op, c);
+        const seen = (await callAs(control, op, c))!;
         if (seen.statusCode >= 500) errors.push(`all ${op.key} ${c.url}: ${seen.statusCode} ${seen.body}`);
         if (markersIn(seen, c.sent).length) row.positive++;
         for (const a of scoped) {
           const res = await callAs(a, op, c);
+          if (!res) continue;
           if (res.statusCode >= 500) errors.push(`${a.name} ${op.key} ${c.url}: ${res.statusCode} ${res.body}`);
           const found = markersIn(res, c.sent);
           if (res.statusCode < 300 && (res.body.includes(inside.sn) || res.body.includes(inside.name)))

@@ -8,9 +8,10 @@ import { createKey, nextOrigin, openCall } from './open-helpers.ts';
 
 /**
  * Print jobs are device-linked data: a sub-account scoped to its department reads the jobs of its department's
- * printers only — list (with and without a device filter), detail with the receipt's content and preview,
- * cancel, webhook deliveries, test print and markup preview — and a job on another printer is not found, like
- * another account's.
+ * printers only — list (with and without a device filter), detail with the receipt's content and preview, and
+ * markup preview — and a job on another printer is not found, like another account's. App keys, their logs,
+ * test prints, cancels and webhook deliveries act for the whole account: only a reader of the whole account
+ * manages them.
  */
 let h: Harness;
 let A: Customer;
@@ -83,7 +84,7 @@ describe('print jobs follow the data scope', () => {
     expect(own.body_.data.total).toBe(1);
   });
 
-  it("reads and cancels a job in scope; another printer's job is not found and stays as it was", async () => {
+  it("reads a job in scope; another printer's job is not found and cannot be canceled", async () => {
     const detail = await get(`/integration/job/${jobs.inside}`, scoped);
     expect(detail.statusCode).toBe(200);
     expect(detail.body_.data.content).toContain(SECRET_TEXT);
@@ -95,33 +96,34 @@ describe('print jobs follow the data scope', () => {
       .select('state')
       .where('id', '=', jobs.outside)
       .executeTakeFirst();
+    // canceling is managing the account's integration: not for a reader narrower than the account
     const cancel = await post(`/integration/job/${jobs.outside}/cancel`, scoped, {});
-    expect(cancel.statusCode).toBe(404);
+    expect(cancel.statusCode).toBe(403);
+    expect((await post(`/integration/job/${jobs.inside}/cancel`, scoped, {})).statusCode).toBe(403);
     const after = await h.db.selectFrom('print_jobs').select('state').where('id', '=', jobs.outside).executeTakeFirst();
     expect(after).toEqual(before);
   });
 
-  it('test print and markup preview take only printers in scope', async () => {
-    const test = await post('/integration/testPrint', scoped, { keyId, deviceId: ids.get(OUTSIDE) });
-    expect(test.statusCode).toBe(404);
-    expect(test.body).not.toContain(OUTSIDE);
+  it('markup preview takes only printers in scope', async () => {
     const preview = await post('/integration/markup/preview', scoped, { content: 'x', deviceId: ids.get(OUTSIDE) });
     expect(preview.statusCode).toBe(404);
-    expect(
-      (await post('/integration/markup/preview', scoped, { content: 'x', deviceId: ids.get(INSIDE) })).statusCode,
-    ).toBe(200);
+    const inside = await post('/integration/markup/preview', scoped, { content: 'x', deviceId: ids.get(INSIDE) });
+    expect(inside.statusCode).toBe(200);
   });
 
-  it('lists webhook deliveries of the jobs in scope only', async () => {
-    const deliveries = await h.db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'job_id'])
-      .where('job_id', 'in', [jobs.inside, jobs.outside])
-      .execute();
-    const list = await get('/integration/webhook/list?pageSize=100', scoped);
-    expect(list.statusCode).toBe(200);
-    expect(list.body).not.toContain(jobs.outside);
-    for (const d of deliveries.filter((d) => d.job_id === jobs.outside))
-      expect((await get(`/integration/webhook/${d.id}`, scoped)).statusCode).toBe(404);
+  it('app keys act for the whole account: only a reader of the whole account manages them', async () => {
+    for (const [method, url, body] of [
+      ['GET', '/integration/key/list', undefined],
+      ['GET', `/integration/key/${keyId}/requests`, undefined],
+      ['POST', '/integration/key/create', { name: 'mine' }],
+      ['POST', '/integration/testPrint', { keyId, deviceId: ids.get(INSIDE) }],
+      ['GET', '/integration/webhook/list', undefined],
+    ] as const) {
+      const res = await h.call({ method, url: `/apiAdmin${url}`, token: scoped, ...(body ? { payload: body } : {}) });
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+      expect(res.body_.msg).toContain('whole account');
+      expect(res.body).not.toContain(OUTSIDE);
+    }
+    expect((await get('/integration/key/list', A.token)).statusCode).toBe(200);
   });
 });

@@ -379,6 +379,10 @@ const dashboard = {
 /** App keys and callbacks. */
 const integration = {
   'integration.keyRefused': { en: 'the open API refused the key: {why}', zh: '开放接口拒绝了该密钥：{why}' },
+  'integration.needsAccountScope': {
+    en: 'app keys act for the whole account: managing them needs the data scope "all data"',
+    zh: '应用密钥代表整个账号：管理密钥需要“全部数据”的数据权限',
+  },
   'integration.tooManyKeys': {
     en: 'an account has at most {n} app keys; delete one first',
     zh: '每个账号最多 {n} 个应用密钥，请先删除一个',

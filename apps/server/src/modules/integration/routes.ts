@@ -79,6 +79,14 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
   const manage = { permission: PERMISSIONS.integrationManage };
   const view = { permission: PERMISSIONS.printView };
 
+  // An app key acts for the whole account (the open API reaches every device of it): keys, their request logs,
+  // webhook deliveries and test prints are managed only by someone who sees the whole account. Print jobs are read
+  // (print:view) within the reader's data scope.
+  app.addHook('preHandler', async (req) => {
+    if (req.routeOptions.config.permission !== manage.permission) return;
+    if (dataAccessOf(caller(req)).scope !== 'all') throw new AppError(403, 'integration.needsAccountScope');
+  });
+
   // this node's copy of the key's row goes at once (the others re-read it at their next call's check)
   const forget = <T extends { appId: string }>(key: T): T => {
     openAuth.forgetKey(key.appId);

@@ -11,6 +11,7 @@ import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest } from '../../plugins/errors.ts';
+import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
 
 type Filter = z.output<typeof systemLogFilter>;
 type Query = z.output<typeof systemLogQuery>;
@@ -110,6 +111,15 @@ export class SystemLogService {
       throw badRequest('tenantId', 'systemLog.tenantStaffOnly');
     let q: LogQuery = staff ? this.db.selectFrom('audit_log') : user.scope.selectFrom('audit_log');
     if (staff && f.tenantId !== undefined) q = q.where('audit_log.tenant_id', '=', f.tenantId);
+    // a customer narrower than its account (data scope own or department) reads the actions of the people within
+    // its reach, filed like devices by their department and themselves: not the main account's actions on devices
+    // it cannot see, nor the devices' own (no user)
+    const access = dataAccessOf(user);
+    if (!staff && access.scope !== 'all')
+      q = q.where(
+        sql<boolean>`audit_log.user_id in (select users.id from users
+          where users.tenant_id = ${user.tenantId} and ${inDataScope(access, 'users', 'id')})`,
+      );
     if (f.user) {
       // names to ids first: one id is then an ordered range of (user_id, at, id). The account of that very name
       // when there is one, else those the name begins (at most 20)

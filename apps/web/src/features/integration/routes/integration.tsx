@@ -2,7 +2,7 @@ import { Card, Flex, Tabs, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PERMISSIONS } from '@cpc/contracts/permissions';
-import { usePermission } from '@/lib/session';
+import { usePermission, useSession } from '@/lib/session';
 import { ApiReference } from '../components/api-reference';
 import { JobsPanel } from '../components/jobs-panel';
 import { KeysPanel } from '../components/keys-panel';
@@ -18,7 +18,8 @@ type Tab = 'keys' | 'jobs' | 'webhooks' | 'test' | 'docs';
  */
 export default function IntegrationPage() {
   const { t } = useTranslation();
-  const manage = usePermission(PERMISSIONS.integrationManage);
+  const wholeAccount = useSession((s) => (s.userInfo?.dataScope ?? 'all') === 'all');
+  const manage = usePermission(PERMISSIONS.integrationManage) && wholeAccount;
   const viewJobs = usePermission([PERMISSIONS.printView, PERMISSIONS.integrationManage]);
   const tabs: Tab[] = manage ? ['keys', 'jobs', 'webhooks', 'test', 'docs'] : viewJobs ? ['jobs'] : [];
   const [active, setActive] = useState<Tab>(tabs[0] ?? 'jobs');
