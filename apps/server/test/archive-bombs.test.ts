@@ -15,6 +15,7 @@ import {
 import { ADMIN_PASSWORD, createHarness, multipart, type Harness } from './harness.ts';
 import { customer, subAccountWith, type Customer } from './device-helpers.ts';
 import { makeApk, makeSigner, type ApkSpec, type Signer } from './fixtures/apk.ts';
+import { zip, type RawZipEntry } from './fixtures/zip.ts';
 
 /**
  * What an uploaded archive may cost the server: a signed APK whose entry inflates to 1 GiB (honestly declared, or
@@ -47,77 +48,31 @@ async function deflatedZeros(size: number): Promise<Buffer> {
   return Buffer.concat(out);
 }
 
-interface RawEntry {
-  name: string;
-  /** The bytes as they are in the file (deflated when method 8). */
-  raw: Buffer;
-  method: 0 | 8;
-  /** The inflated size both headers declare. */
-  size: number;
-}
-
-/** The entries of a zip of stored entries (what makeApk writes). */
-function storedEntries(zip: Buffer): RawEntry[] {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const count = zip.readUInt16LE(eocd + 10);
-  let p = zip.readUInt32LE(eocd + 16);
-  const out: RawEntry[] = [];
+/** The entries of a zip of stored entries (what makeApk writes), each to be written again as it is, CRC-32 left 0. */
+function storedEntries(apk: Buffer): RawZipEntry[] {
+  const eocd = apk.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = apk.readUInt16LE(eocd + 10);
+  let p = apk.readUInt32LE(eocd + 16);
+  const out: RawZipEntry[] = [];
   for (let i = 0; i < count; i++) {
-    const nameLen = zip.readUInt16LE(p + 28);
-    const size = zip.readUInt32LE(p + 20);
-    const local = zip.readUInt32LE(p + 42);
-    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const nameLen = apk.readUInt16LE(p + 28);
+    const size = apk.readUInt32LE(p + 20);
+    const local = apk.readUInt32LE(p + 42);
+    const start = local + 30 + apk.readUInt16LE(local + 26) + apk.readUInt16LE(local + 28);
     out.push({
-      name: zip.toString('utf8', p + 46, p + 46 + nameLen),
-      raw: zip.subarray(start, start + size),
+      name: apk.toString('utf8', p + 46, p + 46 + nameLen),
+      raw: apk.subarray(start, start + size),
       method: 0,
       size,
     });
-    p += 46 + nameLen + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+    p += 46 + nameLen + apk.readUInt16LE(p + 30) + apk.readUInt16LE(p + 32);
   }
   return out;
 }
 
-/** A zip of these entries, each header saying what the entry says (a lie included). */
-function zipOf(entries: RawEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt32LE(e.raw.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.method, 10);
-    central.writeUInt32LE(e.raw.length, 20);
-    central.writeUInt32LE(e.size, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.raw);
-    centrals.push(central, name);
-    offset += 30 + name.length + e.raw.length;
-  }
-  const dir = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
-}
-
 /** A signed APK with one more entry, `resources.arsc` unless named otherwise. */
-const apkWith = (extra: Omit<RawEntry, 'name'> & { name?: string }, v: Partial<ApkSpec> = {}) =>
-  zipOf([...storedEntries(makeApk(spec(v), signer)), { name: 'resources.arsc', ...extra }]);
+const apkWith = (extra: Omit<RawZipEntry, 'name'> & { name?: string }, v: Partial<ApkSpec> = {}) =>
+  zip([...storedEntries(makeApk(spec(v), signer)), { name: 'resources.arsc', ...extra }]);
 
 let gibDeflated: Buffer;
 beforeAll(async () => {
