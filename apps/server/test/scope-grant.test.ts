@@ -137,7 +137,18 @@ describe('an own-scoped role and user editor', () => {
     expect(made2.statusCode, made2.body).toBe(200);
     const login = await h.login(made2.body_.data.username, PASSWORD);
     expect(await sns(login.token)).toEqual([]);
-    expect((await get('/user/v1/user/userInfo', login.token)).body_.data.dataScope).toBe('own');
+    // the console decides what to offer from the user info: the scope and the user's own department
+    expect((await get('/user/v1/user/userInfo', login.token)).body_.data).toMatchObject({
+      dataScope: 'own',
+      departmentId: south,
+    });
+    // and the role picker from each role's scope: the wide one is shown as not to be given
+    const offered = (await get('/system/subAccount/roles', editor.token)).body_.data as {
+      id: number;
+      dataScope: string;
+    }[];
+    expect(offered.find((r) => r.id === wide.id)?.dataScope).toBe('all');
+    expect(offered.find((r) => r.id === narrow.body_.data.id)?.dataScope).toBe('own');
   });
 
   it('is refused on every path that would give a wider scope, and nothing changes', async () => {

@@ -43,6 +43,8 @@ export const userInfo = z.object({
    * a main account and the platform Admin). Only `all` may file a device under another department.
    */
   dataScope: z.enum(DATA_SCOPES),
+  /** The user's own department, null for none: with `dataScope` it says which departments the user may manage. */
+  departmentId: z.number().int().nullable(),
 });
 export type UserInfo = z.infer<typeof userInfo>;
 
@@ -79,6 +81,12 @@ const optionalMobile = z
 
 export const roleOption = z.object({ id: z.number().int(), code: z.string(), name: z.string() });
 export type RoleOption = z.infer<typeof roleOption>;
+/**
+ * A role the user forms offer: with its data scope, so a role wider than the caller's own scope (which the server
+ * refuses to give) is shown but cannot be chosen.
+ */
+export const roleChoice = roleOption.extend({ dataScope: z.enum(DATA_SCOPES) });
+export type RoleChoice = z.infer<typeof roleChoice>;
 
 export const profileView = z.object({
   id: z.number().int(),

@@ -78,6 +78,7 @@ export class UserService {
       roles: user.roles,
       permissions: user.permissions,
       dataScope: dataAccessOf(user).scope,
+      departmentId: user.departmentId,
     };
   }
 

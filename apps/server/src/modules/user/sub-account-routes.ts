@@ -4,7 +4,7 @@ import {
   PERMISSIONS,
   envelopeSchema,
   pagedEnvelope,
-  roleOption,
+  roleChoice,
   subAccountCreateBody,
   subAccountIdBody,
   subAccountListQuery,
@@ -57,7 +57,7 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
       schema: {
         tags,
         summary: `The roles of the tenant a ${who} may be given`,
-        response: { 200: envelopeSchema(z.array(roleOption)) },
+        response: { 200: envelopeSchema(z.array(roleChoice)) },
       },
     },
     async (req) => ok(await subAccounts.roles(caller(req))),

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import {
   ADMIN_ROLE,
   type Paged,
+  type RoleChoice,
   type RoleOption,
   type SubAccountCreateBody,
   type SubAccountListQuery,
@@ -160,12 +161,15 @@ export class SubAccountService {
     await ensureDefaultRoles(this.db, user.tenantId);
   }
 
-  /** The roles of the caller's tenant a user may be given. */
-  async roles(user: AuthUser): Promise<RoleOption[]> {
+  /**
+   * The roles of the caller's tenant, with the data scope of each: the forms offer only those no wider than the
+   * caller's own scope (the others are refused by `checkRoleScopeGiven`).
+   */
+  async roles(user: AuthUser): Promise<RoleChoice[]> {
     await this.ensureDefaultRoles(user);
     return user.scope
       .selectFrom('roles')
-      .select(['roles.id', 'roles.code', 'roles.name'])
+      .select(['roles.id', 'roles.code', 'roles.name', 'roles.data_scope as dataScope'])
       .orderBy('roles.id')
       .execute();
   }

@@ -5,6 +5,8 @@ export default {
       title: '部门管理',
       subtitle: '拖动部门可调整上下级与顺序；只能删除没有下级部门、用户和设备的部门',
       readOnly: '你可以查看部门结构，但没有修改权限',
+      ownScope: '你的数据权限仅限本人：可以查看部门结构，但不能修改',
+      departmentScope: '你可以在本部门下新建部门，调整或删除本部门以下的部门；拖动可调整上下级与顺序',
       add: '新建部门',
       refresh: '刷新',
       empty: '还没有部门，点击“新建部门”添加',
@@ -46,6 +48,9 @@ export default {
       subtitle:
         'Drag a department to change its parent or order; only a department without sub-departments, users and devices can be deleted',
       readOnly: 'You can see the departments but not change them',
+      ownScope: 'Your data scope is your own data: you can see the departments but not change them',
+      departmentScope:
+        'You can add departments under your own, and change or delete those below it; drag one to change its parent or order',
       add: 'New department',
       refresh: 'Refresh',
       empty: 'No departments yet. Choose "New department" to add one.',

@@ -82,6 +82,7 @@ export const customer = (overrides: Partial<UserInfo> = {}): UserInfo => ({
   roles: [],
   permissions: ['device:view', 'device:edit'],
   dataScope: 'all',
+  departmentId: null,
   ...overrides,
 });
 

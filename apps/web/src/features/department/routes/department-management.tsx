@@ -12,6 +12,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DEPARTMENT_NAME_MAX, PERMISSIONS, type DepartmentNode } from '@cpc/contracts';
 import { useDepartmentTree } from '@/lib/department-api';
+import { useDepartmentReach } from '@/lib/department-reach';
 import { sayServerMessage, serverFieldErrors, type Wording } from '@/lib/server-messages';
 import { usePermission } from '@/lib/session';
 import { useFormLanguage } from '@/lib/use-form-language';
@@ -34,10 +35,20 @@ const toNodes = (nodes: DepartmentNode[]): Node[] =>
 
 const allIds = (nodes: DepartmentNode[]): number[] => nodes.flatMap((n) => [n.id, ...allIds(n.children)]);
 
+/** The parent of each department (null: top level). */
+const parentsOf = (nodes: DepartmentNode[], parent: number | null = null, out = new Map<number, number | null>()) => {
+  for (const n of nodes) {
+    out.set(n.id, parent);
+    parentsOf(n.children, n.id, out);
+  }
+  return out;
+};
+
 /**
  * Departments (issue 12): the tenant's tree. Drag a department onto another to move it under it, or between
  * two to reorder; add a sub-department, rename or delete (only an empty one: the server says what is left).
- * Each node shows how many users belong to it.
+ * Each node shows how many users belong to it. Only what the user's data scope lets it change is offered
+ * (`useDepartmentReach`): a department-scoped user works below its own department, an own-scoped one only looks.
  */
 export default function DepartmentManagementPage() {
   const { t } = useTranslation();
@@ -50,6 +61,12 @@ export default function DepartmentManagementPage() {
   const [expanded, setExpanded] = useState<number[] | null>(null);
   const data = useMemo(() => tree.data ?? [], [tree.data]);
   const nodes = useMemo(() => toNodes(data), [data]);
+  const reach = useDepartmentReach(data);
+  const parents = useMemo(() => parentsOf(data), [data]);
+  /** Whether a department may be put under `parentId` (null: the top level). */
+  const canPlaceUnder = (parentId: number | null) =>
+    parentId === null ? reach.canAddTop : reach.canAddUnder(parentId);
+  const readOnly = !canEdit || reach.scope === 'own';
   // everything open at first; a department added later opens with its parent
   const expandedKeys = expanded ?? allIds(data);
 
@@ -59,6 +76,7 @@ export default function DepartmentManagementPage() {
     const pos = info.node.pos.split('-');
     const relative = Math.sign(info.dropPosition - Number(pos[pos.length - 1])) as -1 | 0 | 1;
     const target = dropTarget(data, dragId, targetId, info.dropToGap, relative);
+    if (!reach.canChange(dragId) || !canPlaceUnder(target.parentId)) return;
     if (target.parentId !== null && isWithin(data, target.parentId, dragId)) {
       void message.warning(t('department.cycle'));
       return;
@@ -101,37 +119,43 @@ export default function DepartmentManagementPage() {
             </Tag>
           </Tooltip>
         </Space>
-        {canEdit && (
+        {canEdit && (reach.canAddUnder(d.id) || reach.canChange(d.id)) && (
           // the buttons act on this row only: a click never selects or drags it
           <Space size={0} onClick={(e) => e.stopPropagation()}>
-            <Tooltip title={t('department.action.addChild')}>
-              <Button
-                type="text"
-                size="small"
-                icon={<PlusOutlined />}
-                aria-label={`${t('department.action.addChild')} ${d.name}`}
-                onClick={() => setEditing({ mode: 'add', parent: d })}
-              />
-            </Tooltip>
-            <Tooltip title={t('department.action.rename')}>
-              <Button
-                type="text"
-                size="small"
-                icon={<EditOutlined />}
-                aria-label={`${t('department.action.rename')} ${d.name}`}
-                onClick={() => setEditing({ mode: 'rename', node: d })}
-              />
-            </Tooltip>
-            <Tooltip title={t('department.action.delete')}>
-              <Button
-                type="text"
-                size="small"
-                danger
-                icon={<DeleteOutlined />}
-                aria-label={`${t('department.action.delete')} ${d.name}`}
-                onClick={() => confirmDelete(d)}
-              />
-            </Tooltip>
+            {reach.canAddUnder(d.id) && (
+              <Tooltip title={t('department.action.addChild')}>
+                <Button
+                  type="text"
+                  size="small"
+                  icon={<PlusOutlined />}
+                  aria-label={`${t('department.action.addChild')} ${d.name}`}
+                  onClick={() => setEditing({ mode: 'add', parent: d })}
+                />
+              </Tooltip>
+            )}
+            {reach.canChange(d.id) && (
+              <>
+                <Tooltip title={t('department.action.rename')}>
+                  <Button
+                    type="text"
+                    size="small"
+                    icon={<EditOutlined />}
+                    aria-label={`${t('department.action.rename')} ${d.name}`}
+                    onClick={() => setEditing({ mode: 'rename', node: d })}
+                  />
+                </Tooltip>
+                <Tooltip title={t('department.action.delete')}>
+                  <Button
+                    type="text"
+                    size="small"
+                    danger
+                    icon={<DeleteOutlined />}
+                    aria-label={`${t('department.action.delete')} ${d.name}`}
+                    onClick={() => confirmDelete(d)}
+                  />
+                </Tooltip>
+              </>
+            )}
           </Space>
         )}
       </Flex>
@@ -147,7 +171,15 @@ export default function DepartmentManagementPage() {
               {t('department.title')}
             </Typography.Title>
             <Typography.Text type="secondary">
-              {t(canEdit ? 'department.subtitle' : 'department.readOnly')}
+              {t(
+                !canEdit
+                  ? 'department.readOnly'
+                  : reach.scope === 'own'
+                    ? 'department.ownScope'
+                    : reach.scope === 'department'
+                      ? 'department.departmentScope'
+                      : 'department.subtitle',
+              )}
             </Typography.Text>
           </div>
           <Space>
@@ -159,7 +191,7 @@ export default function DepartmentManagementPage() {
                 onClick={() => void tree.refetch()}
               />
             </Tooltip>
-            {canEdit && (
+            {canEdit && reach.canAddTop && (
               <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ mode: 'add', parent: null })}>
                 {t('department.add')}
               </Button>
@@ -177,7 +209,10 @@ export default function DepartmentManagementPage() {
             <Tree<Node>
               blockNode
               showLine
-              draggable={canEdit ? { icon: false } : false}
+              draggable={readOnly ? false : { icon: false, nodeDraggable: (n) => reach.canChange(n.key as number) }}
+              allowDrop={({ dropNode, dropPosition }) =>
+                canPlaceUnder(dropPosition === 0 ? dropNode.key : (parents.get(dropNode.key) ?? null))
+              }
               treeData={nodes}
               titleRender={title}
               expandedKeys={expandedKeys}

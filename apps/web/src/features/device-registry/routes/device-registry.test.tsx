@@ -52,6 +52,7 @@ const staff: UserInfo = {
   attest_name: '',
   tenantKind: 'platform',
   dataScope: 'all',
+  departmentId: null,
   admin: true,
   roles: ['Admin'],
   permissions: [],

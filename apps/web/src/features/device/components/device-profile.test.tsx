@@ -48,6 +48,7 @@ const user = (permissions: string[]): UserInfo => ({
   attest_name: '',
   tenantKind: 'enterprise',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions,

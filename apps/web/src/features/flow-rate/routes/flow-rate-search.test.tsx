@@ -51,6 +51,7 @@ const user = (permissions: string[]): UserInfo => ({
   attest_name: '',
   tenantKind: 'enterprise',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions,

@@ -51,6 +51,7 @@ const staff: UserInfo = {
   attest_name: '',
   tenantKind: 'platform',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: ['Admin'],
   permissions: ['identity:review'],

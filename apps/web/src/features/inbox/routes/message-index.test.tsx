@@ -27,6 +27,7 @@ const me: UserInfo = {
   attest_name: '',
   tenantKind: 'enterprise',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions: [],

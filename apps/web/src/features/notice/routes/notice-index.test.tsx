@@ -53,6 +53,7 @@ const user = (staff: boolean): UserInfo => ({
   attest_name: '',
   tenantKind: staff ? 'platform' : 'enterprise',
   dataScope: 'all',
+  departmentId: null,
   admin: staff,
   roles: staff ? ['Admin'] : [],
   permissions: [],

@@ -78,6 +78,7 @@ const customer: UserInfo = {
   attest_name: '',
   tenantKind: 'individual',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions: ['flowRate:buy', 'flowRate:view'],

@@ -58,6 +58,7 @@ const main = (permissions: string[]): UserInfo => ({
   attest_name: '',
   tenantKind: 'enterprise',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions,

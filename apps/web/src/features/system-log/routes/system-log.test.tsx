@@ -41,6 +41,7 @@ const customer: UserInfo = {
   attest_name: '',
   tenantKind: 'enterprise',
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions: ['system:log:view'],

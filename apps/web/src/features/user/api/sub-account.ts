@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Paged, RoleOption, SubAccountState, SubAccountView } from '@cpc/contracts';
+import type { Paged, RoleChoice, SubAccountState, SubAccountView } from '@cpc/contracts';
 import { DEPARTMENT_TREE_KEY } from '@/lib/department-api';
 import { get, post } from '@/lib/request';
 import { useSession } from '@/lib/session';
@@ -43,7 +43,7 @@ export interface SubAccountUpdateInput {
 export const getSubAccounts = (params: SubAccountListParams) =>
   get<Paged<SubAccountView>>(`${base()}/list`, { ...params, keyword: params.keyword?.trim() || undefined });
 
-export const getSubAccountRoles = () => get<RoleOption[]>(`${base()}/roles`);
+export const getSubAccountRoles = () => get<RoleChoice[]>(`${base()}/roles`);
 
 export const createSubAccount = (body: SubAccountCreateInput) => post<SubAccountView>(`${base()}/create`, body);
 

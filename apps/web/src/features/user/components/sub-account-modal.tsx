@@ -1,7 +1,7 @@
 import { Form, Input, Modal, Select, Typography } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { SubAccountView } from '@cpc/contracts';
+import type { DataScope, SubAccountView } from '@cpc/contracts';
 import { EMAIL_MAX, NICKNAME_MAX } from '@cpc/contracts/validators';
 import { useCreateSubAccount, useSubAccountRoles, useUpdateSubAccount } from '../api/sub-account';
 import { toFormFieldErrors } from '../utils/field-errors';
@@ -9,6 +9,9 @@ import { roleHint, roleLabel } from '../utils/role-label';
 import { checkConfirm, checks, toRule } from '../utils/rules';
 import { useFormLanguage } from '@/lib/use-form-language';
 import { DepartmentTreeSelect } from '@/components/department-tree-select';
+import { useDepartmentTree } from '@/lib/department-api';
+import { useDepartmentReach } from '@/lib/department-reach';
+import { useSession } from '@/lib/session';
 
 interface Values {
   username: string;
@@ -31,6 +34,9 @@ const FIELDS = [
   'departmentId',
 ] as const;
 
+/** own < department < all: the server refuses to give a role whose scope is wider than the giver's own. */
+const RANK: Record<DataScope, number> = { own: 0, department: 1, all: 2 };
+
 interface SubAccountModalProps {
   open: boolean;
   /** The sub-account to edit; none creates a new one. */
@@ -45,6 +51,9 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
   const [form] = Form.useForm<Values>();
   useFormLanguage(form);
   const roles = useSubAccountRoles();
+  const mine = useSession((s) => s.userInfo?.dataScope ?? 'all');
+  const ownDepartment = useSession((s) => s.userInfo?.departmentId ?? null);
+  const reach = useDepartmentReach(useDepartmentTree().data);
   const create = useCreateSubAccount();
   const update = useUpdateSubAccount();
   const editing = !!record;
@@ -60,8 +69,11 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
         roleIds: record.roles.map((r) => r.id),
         departmentId: record.departmentId,
       });
+    } else if (mine === 'department') {
+      // a department-scoped user cannot leave a new user in no department: its own is the nearest choice
+      form.setFieldsValue({ departmentId: ownDepartment });
     }
-  }, [open, record, form]);
+  }, [open, record, form, mine, ownDepartment]);
 
   const submit = async () => {
     let values: Values;
@@ -167,7 +179,11 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
           </>
         )}
         <Form.Item name="departmentId" label={t('user.subAccount.form.department')}>
-          <DepartmentTreeSelect placeholder={t('user.subAccount.form.departmentPlaceholder')} />
+          <DepartmentTreeSelect
+            placeholder={t('user.subAccount.form.departmentPlaceholder')}
+            selectable={reach.canPlaceIn}
+            allowClear={reach.canPlaceInNone}
+          />
         </Form.Item>
         <Form.Item name="roleIds" label={t('user.subAccount.form.roles')} extra={t('user.subAccount.form.rolesHint')}>
           <Select
@@ -176,9 +192,17 @@ export function SubAccountModal({ open, record, onClose, onSaved }: SubAccountMo
             loading={roles.isPending}
             placeholder={t('user.subAccount.form.rolesPlaceholder')}
             optionFilterProp="label"
-            options={(roles.data ?? []).map((r) => ({ value: r.id, label: roleLabel(r, t), hint: roleHint(r, t) }))}
+            options={(roles.data ?? []).map((r) => {
+              const tooWide = RANK[r.dataScope] > RANK[mine];
+              return {
+                value: r.id,
+                label: roleLabel(r, t),
+                disabled: tooWide,
+                hint: tooWide ? t('user.subAccount.form.roleTooWide') : roleHint(r, t),
+              };
+            })}
             optionRender={(o) => (
-              <span>
+              <span title={o.data.disabled ? o.data.hint : undefined}>
                 {o.label}
                 {o.data.hint && (
                   <Typography.Text type="secondary" style={{ marginInlineStart: 8, fontSize: 12 }}>

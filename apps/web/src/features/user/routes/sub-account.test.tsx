@@ -1,4 +1,4 @@
-import type { SubAccountView } from '@cpc/contracts';
+import type { RoleChoice, SubAccountView } from '@cpc/contracts';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { i18n, loadDictionaries } from '@/lib/i18n';
@@ -10,9 +10,9 @@ import { renderPage } from '@/lib/testing/render-page';
 import SubAccountPage from './sub-account';
 
 const API = '/apiAdmin';
-const roles = [
-  { id: 7, code: 'operator', name: 'Operator' },
-  { id: 8, code: 'viewer', name: 'Viewer' },
+const roles: RoleChoice[] = [
+  { id: 7, code: 'operator', name: 'Operator', dataScope: 'department' },
+  { id: 8, code: 'viewer', name: 'Viewer', dataScope: 'own' },
 ];
 const clerk: SubAccountView = {
   id: 31,
@@ -206,6 +206,43 @@ describe('SubAccountPage', { timeout: 60_000 }, () => {
       expect(callsTo('/system/subAccount/state').map((c) => c.body)).toEqual([{ id: 31, state: 'disabled' }]),
     );
     expect(await screen.findByText('子账号已禁用')).toBeTruthy();
+  });
+
+  it('offers a department-scoped user only the roles and departments it may give', async () => {
+    useSession
+      .getState()
+      .setUserInfo(
+        customer({ is_super: 2, dataScope: 'department', departmentId: 4, permissions: ['system:user:edit'] }),
+      );
+    server.on(
+      'GET',
+      `${API}/system/subAccount/roles`,
+      envelope([...roles, { id: 9, code: 'boss', name: 'Boss', dataScope: 'all' }]),
+    );
+    renderPage(<SubAccountPage />);
+    await screen.findByText('clerk01');
+    fireEvent.click(screen.getByText('新建子账号', { selector: 'button span' }));
+    const dialog = await dialogOf('新建子账号');
+
+    fireEvent.mouseDown(within(dialog).getByRole('combobox', { name: '角色' }));
+    const options = () =>
+      [...document.querySelectorAll('.ant-select-item-option')].map((o) => ({
+        text: o.textContent ?? '',
+        disabled: o.classList.contains('ant-select-item-option-disabled'),
+      }));
+    await waitFor(() => expect(options()).toHaveLength(3));
+    // a role seeing the whole account is wider than the user's own scope: shown, said why, not choosable
+    expect(options().filter((o) => o.disabled)).toEqual([
+      { text: 'Boss数据权限超出你自己的，不能授予', disabled: true },
+    ]);
+
+    // a new user starts in the user's own department; only it and those below can be chosen, none is no choice
+    expect(within(dialog).getByTitle('华东')).toBeTruthy();
+    fireEvent.mouseDown(within(dialog).getByRole('combobox', { name: '部门' }));
+    await waitFor(() => expect(document.querySelectorAll('.ant-select-tree-treenode').length).toBeGreaterThan(1));
+    const disabled = [...document.querySelectorAll('.ant-select-tree-treenode-disabled')].map((n) => n.textContent);
+    expect(disabled).toEqual(['总部']);
+    expect(dialog.querySelector('.ant-select-clear')).toBeNull();
   });
 
   it('edits roles and resets the password', async () => {

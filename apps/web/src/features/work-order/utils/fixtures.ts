@@ -64,6 +64,7 @@ export const user = (permissions: string[], tenantKind: UserInfo['tenantKind'] =
   attest_name: '',
   tenantKind,
   dataScope: 'all',
+  departmentId: null,
   admin: false,
   roles: [],
   permissions,
