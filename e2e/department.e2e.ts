@@ -4,7 +4,7 @@ import { createDb } from '../apps/server/src/db/database.ts';
 import { bindInDb, registerInDb } from '../apps/device-sim/src/register-db.ts';
 import { makeSpecs } from '../apps/device-sim/src/specs.ts';
 import { launch, newPage, query, server, settle, shot, uniqueName } from './browser.ts';
-import { approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
+import { api, approveAccount, login, registerThroughUi, expectHash } from './flows.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -13,42 +13,6 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 const deviceRows = (page: Page) => page.locator('tr[data-device-sn]').filter({ visible: true });
-
-/**
- * One call of the console's API as a script would make it: its own login (the captcha answered from the database;
- * the e2e server's tokens live seconds, so a fresh one per call), then the call.
- */
-async function api(
-  s: ReturnType<typeof server>,
-  who: { username: string; password: string },
-  path: string,
-  body?: unknown,
-) {
-  const captcha = (await (await fetch(`${s.url}/apiAdmin/captcha`)).json()) as { data: { captchaId: string } };
-  const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [
-    captcha.data.captchaId,
-  ]);
-  const login = await fetch(`${s.url}/apiAdmin/user/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      username: who.username,
-      password: who.password,
-      captchaId: captcha.data.captchaId,
-      captcha: answer,
-    }),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
-  const res = await fetch(`${s.url}/apiAdmin${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { code: number; data: unknown } };
-}
 
 describe('departments and data scope', () => {
   it("a sub-account of a department sees only that department's devices", { timeout: 300_000 }, async () => {

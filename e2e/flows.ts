@@ -87,3 +87,34 @@ export async function approveAccount(s: Server, username: string, attestName?: s
     attestName === undefined ? [username] : [username, attestName],
   );
 }
+
+/**
+ * One call of the console's API as a script would make it: its own login (the captcha answered from the database;
+ * the e2e server's tokens live seconds, so a fresh one per call), then the call.
+ */
+export async function api(s: Server, who: { username: string; password: string }, path: string, body?: unknown) {
+  const captcha = (await (await fetch(`${s.url}/apiAdmin/captcha`)).json()) as { data: { captchaId: string } };
+  const [{ answer }] = await query<{ answer: string }>(s.databaseUrl, 'SELECT answer FROM captchas WHERE id = $1', [
+    captcha.data.captchaId,
+  ]);
+  const login = await fetch(`${s.url}/apiAdmin/user/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      username: who.username,
+      password: who.password,
+      captchaId: captcha.data.captchaId,
+      captcha: answer,
+    }),
+  });
+  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  const res = await fetch(`${s.url}/apiAdmin${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { code: number; data: unknown } };
+}
