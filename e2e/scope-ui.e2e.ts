@@ -115,7 +115,9 @@ describe('a department-scoped manager', () => {
       expect(await own.getAttribute('class')).not.toContain('ant-select-item-option-disabled');
       await settle(page);
       await shot(page, `scope-ui-sub-account-${lang}-${theme}`);
-      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape'); // the dropdown
+      await dialog.locator('.ant-modal-close').click();
+      await dialog.waitFor({ state: 'hidden' });
 
       // the integration page: print jobs only, no keys
       await page.goto(`${s.url}/#/integration/index`);
