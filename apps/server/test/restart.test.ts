@@ -147,7 +147,11 @@ beforeAll(async () => {
   await pg.stop();
 }, 120_000);
 
+/** Clean-ups that must run even when a test failed half-way. */
+const afterAllEnd: Array<() => void> = [];
+
 afterAll(() => {
+  for (const end of afterAllEnd) end();
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   // a PostgreSQL a failed test left behind
   for (const d of fs.readdirSync(tmp)) {
@@ -254,6 +258,11 @@ describe('restart and stop with the embedded PostgreSQL', () => {
         await c.end();
       }
     });
+    // whatever happens below, the busy backend must not outlive the test: it would spin on a core for good
+    const endBusy = () => {
+      if (alive(backend)) process.kill(backend, 'SIGKILL');
+    };
+    afterAllEnd.push(endBusy);
     process.kill(pgPid, 'SIGKILL');
     await waitUntil('the postmaster to die', () => !alive(pgPid));
     // the killed postmaster's pid, not reaped by its parent yet: `sleep` never waits for the child its shell forked
