@@ -640,10 +640,12 @@ export const liveEventRoutes: FastifyPluginAsyncZod<{ db: Db; events: LiveEvents
         // this user's roles changed: what it may hear changes with them, from the next event on
         if (e.type === 'permissions' && e.data.userIds.includes(reader.user.id)) reread();
         if (waiting > MAX_WAITING) return skip();
-        const entity = reader.view ? reader.entityToAsk(e) : undefined;
-        if (!waiting && entity === undefined) return send(e, reach);
+        const entity = () => (reader.view ? reader.entityToAsk(e) : undefined);
+        if (!waiting && entity() === undefined) return send(e, reach);
         later(async () => {
-          if (entity !== undefined) await reader.ask(e.type, entity);
+          // asked of the reader as it is now: a re-read queued before this event starts with no answers
+          const id = entity();
+          if (id !== undefined) await reader.ask(e.type, id);
           send(e, reach);
         });
       });
