@@ -111,7 +111,8 @@ describe('topping up SIMs', () => {
       await expectHash(page, /^#\/flowRate\/flowRateSearch\?state=low(,|%2C)exhausted/);
       await expect.poll(() => searchRows(page).count(), { timeout: 15_000 }).toBe(3);
       const printerRow = visible(searchRows(page).filter({ hasText: printer.iccid }));
-      expect(await printerRow.textContent()).toContain('已用尽');
+      // The usage roll-up may land a moment after the offline; the page takes it live.
+      await expect.poll(() => printerRow.textContent(), { timeout: 15_000 }).toContain('已用尽');
       await settle(page);
       await shot(page, 'top-up-low-sims-zh');
 
