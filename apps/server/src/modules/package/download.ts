@@ -1,12 +1,12 @@
 import { Socket } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { DEVICE_DOWNLOAD_TTL_MAX_S } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { sendDeviceObject } from '../../lib/storage/device-object.ts';
 import { AppError } from '../../plugins/errors.ts';
+import { PackageRepository } from './repository.ts';
 
 const PURPOSE = 'device-download';
 
@@ -28,6 +28,7 @@ export const deviceDownloadRoutes: FastifyPluginAsyncZod<{ db: Db; storage: Obje
   app,
   { db, storage },
 ) => {
+  const packages = new PackageRepository(db);
   // downloads under way: a closing node cuts them (a device resumes from where it was, on this node or another)
   // rather than waiting for a 2 GB download on a slow modem, or one a vanished client never finishes reading
   const downloading = new Set<Socket>();
@@ -51,12 +52,7 @@ export const deviceDownloadRoutes: FastifyPluginAsyncZod<{ db: Db; storage: Obje
       const { taskId } = req.params;
       if (!storage.checkSigned(PURPOSE, taskId, req.query.exp, req.query.sig))
         throw new AppError(403, 'upload.linkInvalid');
-      const { rows } = await sql<{ object_key: string; sha256: string }>`
-        SELECT p.object_key, p.sha256 FROM device_tasks t
-        JOIN packages p ON p.id = (t.params->>'packageId')::bigint AND p.tenant_id = t.tenant_id
-        WHERE t.id = ${taskId} AND t.state IN ('sent', 'delivered', 'running', 'timeout')
-          AND t.type IN ('upgrade', 'install_app', 'deploy_model')`.execute(db);
-      const row = rows[0];
+      const row = await packages.findOpenTaskPackage(taskId);
       if (!row) throw new AppError(404, 'upload.objectMissing');
       return sendDeviceObject(req, reply, storage, { key: row.object_key, sha256: row.sha256 }, (r) => {
         const socket = r.raw.socket;

@@ -6,7 +6,6 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   PACKAGE_CHUNK_MAX_BYTES,
@@ -23,6 +22,7 @@ import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
 import { hasPermission, loadAuthUser, type AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound, ok } from '../../plugins/errors.ts';
 import { PACKAGE_UPLOADS_MAX_UNFINISHED, PACKAGE_UPLOADS_MAX_UNFINISHED_BYTES } from '../../lib/input-limits.ts';
+import { PackageRepository } from './repository.ts';
 
 /** The permissions that can turn an upload into a package (firmware, app, AI model): only they get to stage one. */
 export const PACKAGE_EDIT_PERMISSIONS = [
@@ -335,6 +335,19 @@ export class ChunkedUploads {
 
 const RANGE = /^bytes (\d{1,12})-(\d{1,12})\/(\d{1,12})$/;
 
+/** A chunk's `Content-Range: bytes start-end/total`, within the chunk and package limits (else 400). */
+function chunkRange(header: unknown): { start: number; end: number; total: number } {
+  const m = RANGE.exec(String(header ?? ''));
+  if (!m) throw badRequest('content-range', 'package.uploadRange');
+  const [start, end, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (end < start) throw badRequest('content-range', 'package.uploadRange');
+  if (end - start + 1 > PACKAGE_CHUNK_MAX_BYTES)
+    throw badRequest('content-range', 'package.chunkTooLarge', { n: PACKAGE_CHUNK_MAX_BYTES / 1024 ** 2 });
+  if (total > PACKAGE_MAX_BYTES)
+    throw badRequest('content-range', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
+  return { start, end, total };
+}
+
 /**
  * `/upload/chunks`: the chunked, resumable upload of packages (≤ 2 GiB). Every request carries an upload token of the
  * `package` bucket in `x-upload-token` (bound to the session it was minted from, like every upload token).
@@ -344,6 +357,7 @@ export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
   storage: ObjectStorage;
   uploads: ChunkedUploads;
 }> = async (app, { db, storage, uploads }) => {
+  const packages = new PackageRepository(db);
   // a chunk's bytes are read as a stream by the handler (up to 16 MB), never buffered by a parser
   app.addContentTypeParser('application/offset+octet-stream', (_req, payload, done) => done(null, payload));
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
@@ -374,10 +388,9 @@ export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
       const c = await claimsOf(req);
       // one start of a tenant at a time, on every node: the room left is counted, then taken
       return ok(
-        await db.transaction().execute(async (tx) => {
-          await sql`select pg_advisory_xact_lock(hashtext('package uploads'), ${c.tenantId}::int)`.execute(tx);
-          return uploads.create(c.tenantId, c.userId, req.body.name, req.body.size);
-        }),
+        await packages.withUploadStartLock(c.tenantId, () =>
+          uploads.create(c.tenantId, c.userId, req.body.name, req.body.size),
+        ),
       );
     },
   );
@@ -417,16 +430,9 @@ export const chunkedUploadRoutes: FastifyPluginAsyncZod<{
       const body = req.body as Readable | undefined;
       try {
         const c = await claimsOf(req);
-        const m = RANGE.exec(String(req.headers['content-range'] ?? ''));
-        if (!m || !body || typeof (body as Readable).on !== 'function')
+        if (!body || typeof (body as Readable).on !== 'function')
           throw badRequest('content-range', 'package.uploadRange');
-        const [start, end, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
-        if (end < start) throw badRequest('content-range', 'package.uploadRange');
-        if (end - start + 1 > PACKAGE_CHUNK_MAX_BYTES)
-          throw badRequest('content-range', 'package.chunkTooLarge', { n: PACKAGE_CHUNK_MAX_BYTES / 1024 ** 2 });
-        if (total > PACKAGE_MAX_BYTES)
-          throw badRequest('content-range', 'package.uploadTooLarge', { n: PACKAGE_MAX_BYTES / 1024 ** 3 });
-        const s = await uploads.append(req.params.id, c.tenantId, { start, end, total }, body);
+        const s = await uploads.append(req.params.id, c.tenantId, chunkRange(req.headers['content-range']), body);
         reply.header('upload-offset', String(s.offset));
         return ok(s);
       } finally {
