@@ -32,11 +32,20 @@ const EDIT = PERMISSIONS.systemCustomEdit;
 
 const customCaller = (req: FastifyRequest): CustomCaller => scopedCaller(caller(req), req.ip);
 
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
 /**
  * System customization profiles (issue 16): versions, assignment to devices and groups, each device's apply state
  * and drift. Resolution: a device's own assignment beats any group's; the nearest group beats farther ones.
  */
 export const systemCustomRoutes: FastifyPluginAsyncZod<{ custom: SystemCustomService }> = async (app, { custom }) => {
+  profileReadRoutes(app, custom);
+  profileWriteRoutes(app, custom);
+  deviceRoutes(app, custom);
+};
+
+/** The profiles list and a profile's detail. */
+function profileReadRoutes(app: App, custom: SystemCustomService) {
   app.get(
     '/systemCustom/profile/list',
     {
@@ -64,7 +73,10 @@ export const systemCustomRoutes: FastifyPluginAsyncZod<{ custom: SystemCustomSer
     },
     async (req) => ok(await custom.detail(customCaller(req), req.query.id)),
   );
+}
 
+/** Create, edit, delete, publish and assign a profile. */
+function profileWriteRoutes(app: App, custom: SystemCustomService) {
   app.post(
     '/systemCustom/profile/create',
     {
@@ -138,7 +150,10 @@ export const systemCustomRoutes: FastifyPluginAsyncZod<{ custom: SystemCustomSer
     },
     async (req) => ok(await custom.assign(customCaller(req), req.body)),
   );
+}
 
+/** The devices a profile governs, a device's effective profile, and the apps a profile may name. */
+function deviceRoutes(app: App, custom: SystemCustomService) {
   app.get(
     '/systemCustom/profile/devices',
     {
@@ -179,4 +194,4 @@ export const systemCustomRoutes: FastifyPluginAsyncZod<{ custom: SystemCustomSer
     },
     async (req) => ok(await custom.apps(customCaller(req))),
   );
-};
+}

@@ -1,0 +1,189 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../../db/database.ts';
+import { TenantScope } from '../../../db/tenant-scope.ts';
+import { audit, type AuditEntry } from '../../../lib/audit.ts';
+import type { VersionRow } from '../types.ts';
+
+/** The devices condition of a caller's data scope (absent: every device of the tenant). */
+export type DevicesInScope = RawBuilder<boolean> | undefined;
+export const inScope = (devices: DevicesInScope) => devices ?? sql<boolean>`true`;
+
+/** The columns of a version a create, an edit or a copy of the draft writes. */
+export interface VersionValues {
+  settings: string;
+  kiosk_password: string | null;
+  applock_password: string | null;
+  hash: string;
+  part_hashes: string;
+  updated_at?: Date;
+}
+
+/**
+ * The statements on profiles, their versions and assignments, and the rows of other modules they check (uploaded
+ * objects, the customer's applications, devices and groups). Tenant-owned tables are reached through a
+ * `TenantScope` of the tenant each method names.
+ */
+export class ProfileStatements {
+  constructor(protected readonly db: Db) {}
+
+  protected scope(tenantId: number) {
+    return new TenantScope(this.db, tenantId);
+  }
+
+  /** A line of the system log, in this repository's transaction. */
+  audit(entry: AuditEntry): Promise<void> {
+    return audit(this.db, entry);
+  }
+
+  async findProfile(tenantId: number, id: number, lock = false) {
+    let q = this.scope(tenantId).selectFrom('custom_profiles').selectAll().where('custom_profiles.id', '=', id);
+    if (lock) q = q.forUpdate();
+    return q.executeTakeFirst();
+  }
+
+  /** The versions of these profiles, the highest version first (the draft, version null, last). */
+  async versionsOf(tenantId: number, profileIds: number[]): Promise<VersionRow[]> {
+    if (!profileIds.length) return [];
+    return (await this.scope(tenantId)
+      .selectFrom('custom_profile_versions')
+      .selectAll()
+      .where('custom_profile_versions.profile_id', 'in', profileIds)
+      .orderBy('custom_profile_versions.version', 'desc')
+      .execute()) as VersionRow[];
+  }
+
+  async versionById(tenantId: number, id: number) {
+    return this.scope(tenantId)
+      .selectFrom('custom_profile_versions')
+      .selectAll()
+      .where('custom_profile_versions.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Which of these package names are the tenant's applications (a `packages` row of kind app, not deleted). */
+  async ownAppIdentifiers(tenantId: number, pkgs: string[]): Promise<string[]> {
+    const rows = await this.scope(tenantId)
+      .selectFrom('packages')
+      .select('packages.identifier')
+      .where('packages.kind', '=', 'app')
+      .where('packages.deleted_at', 'is', null)
+      .where('packages.identifier', 'in', pkgs)
+      .execute();
+    return rows.map((r) => r.identifier);
+  }
+
+  /** An uploaded object of the tenant. */
+  async uploadedObject(tenantId: number, key: string) {
+    return this.scope(tenantId)
+      .selectFrom('objects')
+      .select(['objects.key', 'objects.mime', 'objects.size', 'objects.bucket', 'objects.original_name'])
+      .where('objects.key', '=', key)
+      .executeTakeFirst();
+  }
+
+  async insertProfile(tenantId: number, p: { name: string; description: string; createdBy: number }): Promise<number> {
+    const row = await this.scope(tenantId)
+      .insertInto('custom_profiles', { name: p.name, description: p.description, created_by: p.createdBy })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  /** A new draft (version null) of the profile. */
+  async insertDraft(tenantId: number, profileId: number, values: VersionValues): Promise<void> {
+    await this.scope(tenantId)
+      .insertInto('custom_profile_versions', { profile_id: profileId, version: null, ...values })
+      .execute();
+  }
+
+  async updateVersion(tenantId: number, versionId: number, values: VersionValues): Promise<void> {
+    await this.scope(tenantId)
+      .updateTable('custom_profile_versions')
+      .set(values)
+      .where('custom_profile_versions.id', '=', versionId)
+      .execute();
+  }
+
+  /** Sets the name and description given (none: only `updated_at`). */
+  async touchProfile(tenantId: number, id: number, meta: { name?: string; description?: string } = {}) {
+    await this.scope(tenantId)
+      .updateTable('custom_profiles')
+      .set({ ...meta, updated_at: new Date() })
+      .where('custom_profiles.id', '=', id)
+      .execute();
+  }
+
+  /** Freezes the draft as version `version`. */
+  async publishDraft(tenantId: number, draftId: number, version: number, by: number): Promise<void> {
+    await this.scope(tenantId)
+      .updateTable('custom_profile_versions')
+      .set({ version, published_at: new Date(), published_by: by, updated_at: new Date() })
+      .where('custom_profile_versions.id', '=', draftId)
+      .execute();
+  }
+
+  async deleteProfile(tenantId: number, id: number): Promise<void> {
+    await this.scope(tenantId).deleteFrom('custom_profiles').where('custom_profiles.id', '=', id).execute();
+  }
+
+  /** The devices the profile gives a version to run. */
+  async governedDevices(tenantId: number, profileId: number): Promise<number[]> {
+    const rows = await this.scope(tenantId)
+      .selectFrom('device_profile_state')
+      .select('device_profile_state.device_id')
+      .where('device_profile_state.profile_id', '=', profileId)
+      .where('device_profile_state.desired_version_id', 'is not', null)
+      .execute();
+    return rows.map((g) => Number(g.device_id));
+  }
+
+  /** How many of these devices of the tenant the caller's data scope reaches. */
+  async countDevicesInScope(tenantId: number, ids: number[], devices: DevicesInScope): Promise<number> {
+    const found = await this.scope(tenantId)
+      .selectFrom('devices')
+      .select('devices.id')
+      .where('devices.id', 'in', ids)
+      .where(inScope(devices))
+      .execute();
+    return found.length;
+  }
+
+  async countGroups(tenantId: number, ids: number[]): Promise<number> {
+    const found = await this.scope(tenantId)
+      .selectFrom('device_groups')
+      .select('device_groups.id')
+      .where('device_groups.id', 'in', ids)
+      .execute();
+    return found.length;
+  }
+
+  /** Deletes the assignments of these devices and groups (of one profile, or whichever profile they have). */
+  async deleteAssignments(
+    tenantId: number,
+    t: { profileId?: number; deviceIds: number[]; groupIds: number[] },
+  ): Promise<void> {
+    const ors = [];
+    if (t.deviceIds.length) ors.push(sql<boolean>`device_id = ANY(${t.deviceIds}::bigint[])`);
+    if (t.groupIds.length) ors.push(sql<boolean>`group_id = ANY(${t.groupIds}::bigint[])`);
+    let q = this.scope(tenantId).deleteFrom('custom_profile_assignments');
+    if (t.profileId !== undefined) q = q.where('custom_profile_assignments.profile_id', '=', t.profileId);
+    await q.where(sql<boolean>`(${sql.join(ors, sql` OR `)})`).execute();
+  }
+
+  async insertAssignments(
+    tenantId: number,
+    rows: Array<{ profile_id: number; device_id?: number; group_id?: number; created_by: number }>,
+  ): Promise<void> {
+    await this.scope(tenantId).insertInto('custom_profile_assignments', rows).execute();
+  }
+
+  /** How many devices the profile governs (state rows naming it). */
+  async countStatesOf(tenantId: number, profileId: number): Promise<number> {
+    const n = await this.scope(tenantId)
+      .selectFrom('device_profile_state')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('device_profile_state.profile_id', '=', profileId)
+      .executeTakeFirstOrThrow();
+    return Number(n.n);
+  }
+}
