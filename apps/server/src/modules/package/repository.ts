@@ -3,6 +3,7 @@ import { OPEN_TASK_STATES, type PackageKind } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { Packages } from '../../db/generated.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
+import { defineQueries, skip } from '../../db/query-spec.ts';
 import { audit, type AuditEntry } from '../../lib/audit.ts';
 
 /** A package row with the username of whoever uploaded it. */
@@ -245,3 +246,54 @@ export class PackageRepository {
     return audit(this.db, entry);
   }
 }
+
+export const queries = defineQueries(PackageRepository, {
+  findLive: [[3, 41]],
+  listLiveByIds: [[3, [41, 42]]],
+  listPage: [
+    [3, { kinds: ['firmware', 'app', 'model'], pageNo: 1, pageSize: 20 }],
+    [3, { kinds: ['app'], identifier: 'com.shop.kiosk', keyword: 'kiosk_2%', pageNo: 2, pageSize: 20 }],
+  ],
+  listAppGroups: [
+    [3, { pageNo: 1, pageSize: 20 }],
+    [3, { keyword: 'kiosk', pageNo: 1, pageSize: 20 }],
+  ],
+  listAppVersions: [[3, 'com.shop.kiosk']],
+  knownModelCodes: [[['P58-A', 'P80-B']]],
+  listModels: [[['P58-A', 'P80-B']]],
+  insertPackage: [
+    {
+      // the package row comes back (the statements before it answer nothing)
+      results: [[], [], [{ id: 41 }]],
+      args: [
+        3,
+        {
+          kind: 'app',
+          values: {
+            name: 'Kiosk',
+            identifier: 'com.shop.kiosk',
+            version_name: '3.1',
+            version_code: 31,
+            models: [],
+            notes: '',
+            meta: { label: 'Kiosk', certSha256: 'ab12', iconKey: '2026/01/01/icon-1.png' },
+          },
+          object: {
+            key: '2026/01/01/kiosk-1.apk',
+            size: 5242880,
+            mime: 'application/vnd.android.package-archive',
+            originalName: 'kiosk-3.1.apk',
+          },
+          icon: { key: '2026/01/01/icon-1.png', size: 4096, mime: 'image/png', originalName: 'icon.png' },
+          sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+          createdBy: 12,
+        },
+      ],
+    },
+  ],
+  markDeleted: [[3, 41]],
+  countOpenTasks: [[3, 41]],
+  findOpenTaskPackage: [['7f1c2a64-1b9e-4c1d-9a57-3f6d2c8e0b11']],
+  withUploadStartLock: [[3, () => Promise.resolve(null)]],
+  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
+});
