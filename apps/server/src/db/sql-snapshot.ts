@@ -190,7 +190,7 @@ const BREAK_BEFORE = [
 ].sort((a, b) => b.length - a.length);
 
 /**
- * Breaks a statement before its major keywords, at the top level and inside sub-selects (indented by their
+ * Breaks a statement before its major keywords (not `delete from`), at the top level and inside sub-statements (indented by their
  * depth); a keyword inside another parenthesis (`extract(epoch from …)`) or inside quotes stays. Whitespace
  * outside quotes is collapsed first, so hand-written `sql` templates come out in the same shape.
  */
@@ -198,7 +198,7 @@ export function formatSql(text: string): string {
   const s = collapseWhitespace(text);
   let out = '';
   let quote: string | null = null;
-  const groups: boolean[] = []; // per open parenthesis: does it hold a sub-select?
+  const groups: boolean[] = []; // per open parenthesis: does it hold a sub-statement?
   const depth = () => groups.filter(Boolean).length;
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
@@ -208,11 +208,11 @@ export function formatSql(text: string): string {
       continue;
     }
     if (c === "'" || c === '"') quote = c;
-    else if (c === '(') groups.push(/^\s*(select|with)\s/i.test(s.slice(i + 1, i + 9)));
+    else if (c === '(') groups.push(/^\s*(select|with|update|insert|delete)\s/i.test(s.slice(i + 1, i + 9)));
     else if (c === ')') groups.pop();
     else if (c === ' ' && (groups.length === 0 || groups[groups.length - 1])) {
       const kw = BREAK_BEFORE.find((k) => s.startsWith(k, i + 1) && /^[\s(;]|^$/.test(s.slice(i + 1 + k.length)));
-      if (kw) {
+      if (kw && !(kw === 'from' && out.endsWith('delete'))) {
         out += `\n${'  '.repeat(depth())}${kw}`;
         i += kw.length;
         continue;
