@@ -1,4 +1,3 @@
-import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import type {
   NoticeItem,
   NoticeManageItem,
@@ -9,84 +8,49 @@ import type {
 } from '@cpc/contracts/notice';
 import type { z } from 'zod';
 import type { Db } from '../../db/database.ts';
-import type { Notices } from '../../db/generated.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { assertOwnObjects, presentRichHtml, sanitizeRichHtml } from '../../lib/rich-html.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
+import { NoticeRepository, type NoticeRow, type Reader } from './repository.ts';
 
-type Row = Selectable<Notices>;
+export type { Reader } from './repository.ts';
+
+type Row = NoticeRow;
 type Fields = z.output<typeof noticeBody>;
 
-/** Who reads: the audience rules apply to customers; platform staff read every live notice. */
-export interface Reader {
-  id: number;
-  tenantId: number;
-  tenantKind: 'individual' | 'enterprise' | 'platform';
-}
 /** Who writes (staff with notice:edit). */
 export interface Writer {
   id: number;
   scope: TenantScope;
 }
 
-const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
-
-/** Live: published, its time come, not ended. */
-const isLive = sql<SqlBool>`n.state = 'published' and n.published_at <= now() and (n.ends_at is null or n.ends_at > now())`;
-
-/** The notices whose audience holds the reader's tenant (staff: all). */
-const inAudience = (r: Reader): Expression<SqlBool> =>
-  r.tenantKind === 'platform'
-    ? sql<SqlBool>`true`
-    : sql<SqlBool>`(n.audience = 'all' or n.audience = ${r.tenantKind}
-        or (n.audience = 'tenants' and n.tenant_ids @> array[${r.tenantId}]::bigint[]))`;
-
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The live notices of the reader's audience, each joined to the reader's read mark (`nr`). */
-const readableNotices = (db: Db, r: Reader) =>
-  db
-    .selectFrom('notices as n')
-    .leftJoin('notice_reads as nr', (j) => j.onRef('nr.notice_id', '=', 'n.id').on('nr.user_id', '=', r.id))
-    .where(isLive)
-    .where(inAudience(r));
-
 /** How many live notices of the reader's audience the reader has not opened (the bell, the workbench). */
-export async function unreadNoticeCount(db: Db, r: Reader): Promise<number> {
-  const row = await readableNotices(db, r)
-    .where('nr.user_id', 'is', null)
-    .select(sql<string>`count(*)`.as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export function unreadNoticeCount(db: Db, r: Reader): Promise<number> {
+  return new NoticeRepository(db).unreadCount(r);
 }
 
 /** The reader's newest unread live notices, pinned first: id, title and time (the workbench's items). */
 export function latestUnreadNotices(db: Db, r: Reader, limit: number) {
-  return readableNotices(db, r)
-    .where('nr.user_id', 'is', null)
-    .select(['n.id', 'n.title', 'n.published_at'])
-    .orderBy('n.pinned', 'desc')
-    .orderBy('n.published_at', 'desc')
-    .orderBy('n.id', 'desc')
-    .limit(limit)
-    .execute();
+  return new NoticeRepository(db).latestUnread(r, limit);
 }
 
 export class NoticeService {
+  private repo: NoticeRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private storage: Pick<ObjectStorage, 'signedUrl'>,
-  ) {}
+  ) {
+    this.repo = new NoticeRepository(db);
+  }
 
   private imageUrl(key: string): string {
     if (!key) return '';
     // the rows of 0001 hold a URL; the editor's hold an object key
     return /^(https?:)?\//.test(key) ? key : this.storage.signedUrl(key);
-  }
-
-  private readable(r: Reader) {
-    return readableNotices(this.db, r);
   }
 
   private item(row: Row & { read: boolean }): NoticeItem {
@@ -105,64 +69,35 @@ export class NoticeService {
 
   /** The live notices the reader may read: pinned first, then unread, then newest. */
   async list(r: Reader, q: z.output<typeof noticeListQuery>) {
-    const base = this.readable(r).$if(q.unread === 'true', (b) => b.where('nr.user_id', 'is', null));
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll('n')
-        .select(sql<boolean>`nr.user_id is not null`.as('read'))
-        .orderBy('n.pinned', 'desc')
-        .orderBy(sql`nr.user_id is null`, 'desc')
-        .orderBy('n.published_at', 'desc')
-        .orderBy('n.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      base.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { list: rows.map((row) => this.item(row)), total: Number(total.n) };
+    const { rows, total } = await this.repo.listForReader(r, {
+      pageNo: q.pageNo,
+      pageSize: q.pageSize,
+      unread: q.unread === 'true',
+    });
+    return { list: rows.map((row) => this.item(row)), total };
   }
 
   /** One live notice of the reader's audience (404 otherwise), marked read for the reader. */
   async read(r: Reader, id: number): Promise<NoticeItem> {
-    const row = await this.readable(r)
-      .selectAll('n')
-      .select(sql<boolean>`nr.user_id is not null`.as('read'))
-      .where('n.id', '=', id)
-      .executeTakeFirst();
+    const row = await this.repo.findReadable(r, id);
     if (!row) throw notFound('notice');
-    if (!row.read) {
-      await this.db
-        .insertInto('notice_reads')
-        .values({ user_id: r.id, notice_id: id })
-        .onConflict((c) => c.doNothing())
-        .execute();
-    }
+    if (!row.read) await this.repo.markRead(r.id, id);
     return this.item({ ...row, read: true });
   }
 
   unreadCount(r: Reader): Promise<number> {
-    return unreadNoticeCount(this.db, r);
+    return this.repo.unreadCount(r);
   }
 
-  async readAll(r: Reader): Promise<number> {
-    const res = await this.db
-      .insertInto('notice_reads')
-      .columns(['user_id', 'notice_id'])
-      .expression(
-        this.readable(r)
-          .where('nr.user_id', 'is', null)
-          .select([sql<number>`${r.id}::bigint`.as('user_id'), 'n.id']),
-      )
-      .onConflict((c) => c.doNothing())
-      .executeTakeFirst();
-    return Number(res.numInsertedOrUpdatedRows ?? 0);
+  readAll(r: Reader): Promise<number> {
+    return this.repo.markAllRead(r);
   }
 
   // ---------------------------------------------------------------------------------------------------------
   // Staff
 
   private async rowOf(id: number): Promise<Row> {
-    const row = await this.db.selectFrom('notices').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.repo.findById(id);
     if (!row) throw notFound('notice');
     return row;
   }
@@ -187,12 +122,7 @@ export class NoticeService {
     const ids = rows.map((r) => r.id);
     const tenantIds = [...new Set(rows.flatMap((r) => r.tenant_ids.map(Number)))];
     const [reads, tenants] = await Promise.all([
-      this.db
-        .selectFrom('notice_reads')
-        .select(['notice_id', sql<string>`count(*)`.as('n')])
-        .where('notice_id', 'in', ids)
-        .groupBy('notice_id')
-        .execute(),
+      this.repo.readCounts(ids),
       tenantIds.length ? this.tenants({ ids: tenantIds }) : Promise.resolve([]),
     ]);
     const readsOf = new Map(reads.map((r) => [Number(r.notice_id), Number(r.n)]));
@@ -217,20 +147,8 @@ export class NoticeService {
   }
 
   async manageList(q: z.output<typeof noticeManageQuery>) {
-    let base = this.db.selectFrom('notices');
-    if (q.state) base = base.where('state', '=', q.state);
-    if (q.keyword) base = base.where('title', 'ilike', likeOf(q.keyword));
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('updated_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      base.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { list: await this.manageItems(rows), total: Number(total.n) };
+    const { rows, total } = await this.repo.listForStaff(q);
+    return { list: await this.manageItems(rows), total };
   }
 
   async manageDetail(id: number): Promise<NoticeManageItem> {
@@ -238,31 +156,8 @@ export class NoticeService {
   }
 
   /** Customer accounts by name or main account, or by id. */
-  async tenants(q: { keyword?: string; ids?: number[] }): Promise<NoticeTenant[]> {
-    let b = this.db.selectFrom('tenants as t').select(['t.id', 't.name', 't.kind']).where('t.kind', '<>', 'platform');
-    if (q.ids) b = b.where('t.id', 'in', q.ids.length ? q.ids : [0]);
-    if (q.keyword) {
-      const like = likeOf(q.keyword);
-      b = b.where((eb) =>
-        eb.or([
-          eb('t.name', 'ilike', like),
-          eb('t.attest_name', 'ilike', like),
-          eb.exists(
-            eb
-              .selectFrom('users as u')
-              .select('u.id')
-              .whereRef('u.tenant_id', '=', 't.id')
-              .where('u.is_super', '=', 1)
-              .where((e) => e.or([e('u.username', 'ilike', like), e('u.mobile', 'ilike', like)])),
-          ),
-        ]),
-      );
-    }
-    const rows = await b
-      .orderBy('t.id', 'desc')
-      .limit(q.ids ? 200 : 20)
-      .execute();
-    return rows.map((t) => ({ id: Number(t.id), name: t.name, kind: t.kind }));
+  tenants(q: { keyword?: string; ids?: number[] }): Promise<NoticeTenant[]> {
+    return this.repo.tenants(q);
   }
 
   /** Checks and sanitises what staff wrote: 400 naming the field, nothing stored. */
@@ -295,11 +190,7 @@ export class NoticeService {
 
   async create(w: Writer, f: Fields): Promise<{ before: Row | null; row: Row }> {
     const values = await this.clean(w, f, null);
-    const row = await this.db
-      .insertInto('notices')
-      .values({ ...values, state: 'draft', created_by: w.id, updated_by: w.id })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await this.repo.insert({ ...values, state: 'draft', created_by: w.id, updated_by: w.id });
     return { before: null, row };
   }
 
@@ -310,24 +201,18 @@ export class NoticeService {
     // a published notice keeps its publish time unless another is given
     const values = await this.clean(w, f, before.state === 'published' ? before.published_at : null);
     const now = new Date();
-    const row = await this.db
-      .updateTable('notices')
-      .set({
-        ...values,
-        updated_by: w.id,
-        updated_at: now,
-        ...(before.state === 'published'
-          ? {
-              // moved ahead: announced again when the time comes; an end moved: told again when it comes
-              announced_at: values.published_at! > now ? null : (before.announced_at ?? now),
-              end_announced_at: values.ends_at && values.ends_at <= now ? (before.end_announced_at ?? now) : null,
-            }
-          : {}),
-      })
-      .where('id', '=', id)
-      .where('state', '=', before.state)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.repo.updateInState(id, before.state, {
+      ...values,
+      updated_by: w.id,
+      updated_at: now,
+      ...(before.state === 'published'
+        ? {
+            // moved ahead: announced again when the time comes; an end moved: told again when it comes
+            announced_at: values.published_at! > now ? null : (before.announced_at ?? now),
+            end_announced_at: values.ends_at && values.ends_at <= now ? (before.end_announced_at ?? now) : null,
+          }
+        : {}),
+    });
     if (!row) throw new AppError(409, 'http.409');
     return { before, row };
   }
@@ -339,21 +224,15 @@ export class NoticeService {
     const now = new Date();
     if (before.ends_at && before.ends_at <= now) throw badRequest('endsAt', 'notice.endsPast');
     const at = before.published_at && before.published_at > now ? before.published_at : now;
-    const row = await this.db
-      .updateTable('notices')
-      .set({
-        state: 'published',
-        published_at: at,
-        announced_at: at > now ? null : now,
-        end_announced_at: null,
-        withdrawn_at: null,
-        updated_by: w.id,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .where('state', '=', 'draft')
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.repo.updateInState(id, 'draft', {
+      state: 'published',
+      published_at: at,
+      announced_at: at > now ? null : now,
+      end_announced_at: null,
+      withdrawn_at: null,
+      updated_by: w.id,
+      updated_at: now,
+    });
     if (!row) throw new AppError(409, 'notice.notDraft');
     return { before, row };
   }
@@ -362,13 +241,12 @@ export class NoticeService {
     const before = await this.rowOf(id);
     if (before.state !== 'published') throw new AppError(409, 'notice.notPublished');
     const now = new Date();
-    const row = await this.db
-      .updateTable('notices')
-      .set({ state: 'withdrawn', withdrawn_at: now, updated_by: w.id, updated_at: now })
-      .where('id', '=', id)
-      .where('state', '=', 'published')
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.repo.updateInState(id, 'published', {
+      state: 'withdrawn',
+      withdrawn_at: now,
+      updated_by: w.id,
+      updated_at: now,
+    });
     if (!row) throw new AppError(409, 'notice.notPublished');
     return { before, row };
   }
@@ -376,12 +254,7 @@ export class NoticeService {
   async remove(id: number): Promise<Row> {
     const before = await this.rowOf(id);
     if (before.state === 'published') throw new AppError(409, 'notice.notDeletable');
-    const res = await this.db
-      .deleteFrom('notices')
-      .where('id', '=', id)
-      .where('state', '<>', 'published')
-      .executeTakeFirst();
-    if (!Number(res.numDeletedRows)) throw new AppError(409, 'notice.notDeletable');
+    if (!(await this.repo.deleteUnpublished(id))) throw new AppError(409, 'notice.notDeletable');
     return before;
   }
 

@@ -1,15 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { Periodic } from '../../lib/periodic.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
+import { NoticeRepository } from './repository.ts';
 
 /** What the notice section tells consoles through. */
 export type NoticeEvents = Pick<LiveEvents, 'publishAll'>;
 
-/** The advisory lock key of the notice sweep (a constant of its own): one node announces at a time. */
-const NOTICE_SWEEP_LOCK = 0x4e4f_5443; // "NOTC"
 /** How often a node looks for scheduled notices whose time came (and ends that passed). */
 export const NOTICE_SWEEP_MS = 5_000;
 
@@ -19,25 +17,7 @@ export const NOTICE_SWEEP_MS = 5_000;
  * was told). Returns the ids announced.
  */
 export async function sweepNotices(db: Db, events: NoticeEvents): Promise<number[]> {
-  const ids = await db.transaction().execute(async (trx) => {
-    const { rows: lock } = await sql<{
-      ok: boolean;
-    }>`select pg_try_advisory_xact_lock(${NOTICE_SWEEP_LOCK}) as ok`.execute(trx);
-    if (!lock[0]?.ok) return [];
-    const { rows } = await sql<{ id: string | number }>`
-      with went_live as (
-        update notices set announced_at = now()
-        where state = 'published' and announced_at is null and published_at <= now()
-        returning id
-      ),
-      ended as (
-        update notices set end_announced_at = now()
-        where state = 'published' and end_announced_at is null and ends_at <= now()
-        returning id
-      )
-      select id from went_live union select id from ended`.execute(trx);
-    return rows.map((r) => Number(r.id));
-  });
+  const ids = await new NoticeRepository(db).markDueAnnounced();
   for (const id of ids) events.publishAll({ type: 'notice', data: { id } });
   return ids;
 }
