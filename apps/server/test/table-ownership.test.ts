@@ -80,6 +80,13 @@ describe('table ownership', () => {
     expect([...MODULES].sort(), 'src/db/table-owners.ts MODULES lists the folders of src/modules').toEqual(folders);
   });
 
+  it('gives tables to owners below the modules that exist', () => {
+    for (const owner of INFRASTRUCTURE_OWNERS) {
+      const exists = fs.existsSync(path.join(SRC, owner)) || fs.existsSync(path.join(SRC, `${owner}.ts`));
+      expect(exists, `src/${owner} (or src/${owner}.ts) exists`).toBe(true);
+    }
+  });
+
   it('has only the listed crossings of one module into the tables of another', async () => {
     const found = currentCrossings();
     if (UPDATE) {
