@@ -177,6 +177,8 @@ const BREAK_BEFORE = [
   'order by',
   'group by',
   'returning',
+  'for update',
+  'for share',
   'union all',
   'having',
   'values',
