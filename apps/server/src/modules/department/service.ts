@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type {
   DepartmentAddBody,
   DepartmentEditBody,
@@ -7,20 +6,12 @@ import type {
   DepartmentView,
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
 import { checkPlacement } from '../role/index.ts';
-
-interface Row {
-  id: number;
-  name: string;
-  parent_id: number | null;
-  sort: number;
-  path: string;
-}
+import { DepartmentRepository, type DepartmentRow as Row } from './repository.ts';
 
 const view = (d: Row): DepartmentView => ({ id: d.id, name: d.name, parentId: d.parent_id, sort: d.sort });
 
@@ -29,8 +20,6 @@ function sameName(e: unknown): never {
   if ((e as { code?: string }).code === '23505') throw badRequest('name', 'department.nameTaken');
   throw e;
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 export interface Actor {
   user: AuthUser;
@@ -70,7 +59,11 @@ function assertParentInScope(user: AuthUser, name: string, parent: Row | null): 
  * rewrites the paths of the moved subtree in the same transaction as the move.
  */
 export class DepartmentService {
-  constructor(private db: Db) {}
+  private repo: DepartmentRepository;
+
+  constructor(private db: Db) {
+    this.repo = new DepartmentRepository(db);
+  }
 
   /**
    * The tree, siblings by sort then name, with the users and devices of each department itself. Every department
@@ -78,22 +71,7 @@ export class DepartmentService {
    * scope, as the device list would show them.
    */
   async tree(user: AuthUser): Promise<DepartmentTree> {
-    const seen = inDataScope(dataAccessOf(user), 'd');
-    const rows = await user.scope
-      .selectFrom('departments')
-      .select([
-        'departments.id',
-        'departments.name',
-        'departments.parent_id',
-        'departments.sort',
-        sql<number>`(select count(*) from users u where u.department_id = departments.id and u.tenant_id = ${user.tenantId})`.as(
-          'users',
-        ),
-        sql<number>`(select count(*) from devices d where d.department_id = departments.id and d.tenant_id = ${user.tenantId} and ${seen})`.as(
-          'devices',
-        ),
-      ])
-      .execute();
+    const rows = await this.repo.treeRows(user.tenantId, dataAccessOf(user));
     const byParent = new Map<number | null, typeof rows>();
     for (const d of rows) byParent.set(d.parent_id, [...(byParent.get(d.parent_id) ?? []), d]);
     const build = (parent: number | null): DepartmentNode[] =>
@@ -111,15 +89,6 @@ export class DepartmentService {
     return build(null);
   }
 
-  /** Every department of the tenant, locked: one tenant's tree changes one edit at a time (no cycle by two moves). */
-  private locked(scope: TenantScope): Promise<Row[]> {
-    return scope
-      .selectFrom('departments')
-      .select(['departments.id', 'departments.name', 'departments.parent_id', 'departments.sort', 'departments.path'])
-      .forUpdate()
-      .execute();
-  }
-
   private static assertNameFree(all: Row[], name: string, parentId: number | null, exceptId?: number): void {
     const lower = name.toLowerCase();
     if (all.some((d) => d.parent_id === parentId && d.id !== exceptId && d.name.toLowerCase() === lower))
@@ -128,9 +97,9 @@ export class DepartmentService {
 
   async add({ user, ip }: Actor, body: DepartmentAddBody): Promise<DepartmentView> {
     const parentId = body.parentId ?? null;
-    const row = await user.scope
-      .transaction(async (scope) => {
-        const all = await this.locked(scope);
+    const row = await this.repo
+      .transaction(async (repo) => {
+        const all = await repo.lockAll(user.tenantId);
         const parent = parentId === null ? null : all.find((d) => d.id === parentId);
         if (parent === undefined) throw badRequest('parentId', 'http.notFound', { what: 'parent department' });
         assertParentInScope(user, body.name, parent);
@@ -139,16 +108,7 @@ export class DepartmentService {
         const sort =
           body.sort ??
           Math.min(9999, Math.max(-1, ...all.filter((d) => d.parent_id === parentId).map((d) => d.sort)) + 1);
-        const inserted = await scope
-          .insertInto('departments', { name: body.name, parent_id: parentId, sort })
-          .returning(['id'])
-          .executeTakeFirstOrThrow();
-        return scope
-          .updateTable('departments')
-          .set({ path: `${parent?.path ?? ''}${inserted.id}/` })
-          .where('departments.id', '=', inserted.id)
-          .returning(['id', 'name', 'parent_id', 'sort', 'path'])
-          .executeTakeFirstOrThrow();
+        return repo.insert(user.tenantId, { name: body.name, parent_id: parentId, sort }, parent?.path ?? '');
       })
       .catch(sameName);
     await audit(this.db, {
@@ -166,9 +126,9 @@ export class DepartmentService {
 
   /** Rename, move (refused under itself or below it) and reorder; a move rewrites the subtree's paths. */
   async edit({ user, ip }: Actor, body: DepartmentEditBody): Promise<DepartmentView> {
-    const { before, row } = await user.scope
-      .transaction(async (scope) => {
-        const all = await this.locked(scope);
+    const { before, row } = await this.repo
+      .transaction(async (repo) => {
+        const all = await repo.lockAll(user.tenantId);
         const d = all.find((x) => x.id === body.id);
         if (!d) throw notFound('department');
         assertChangeable(user, d);
@@ -186,20 +146,13 @@ export class DepartmentService {
         if (name.toLowerCase() !== d.name.toLowerCase() || parentId !== d.parent_id)
           DepartmentService.assertNameFree(all, name, parentId, d.id);
         const path = `${parentPath}${d.id}/`;
-        if (path !== d.path) {
-          // the subtree's paths: the old prefix replaced by the new one, in this same transaction
-          await scope
-            .updateTable('departments')
-            .set({ path: sql<string>`${path} || substr(departments.path, ${d.path.length + 1})` })
-            .where('departments.path', 'like', `${escapeLike(d.path)}%`)
-            .execute();
-        }
-        const updated = await scope
-          .updateTable('departments')
-          .set({ name, parent_id: parentId, ...(body.sort !== undefined ? { sort: body.sort } : {}) })
-          .where('departments.id', '=', d.id)
-          .returning(['id', 'name', 'parent_id', 'sort', 'path'])
-          .executeTakeFirstOrThrow();
+        // the subtree's paths: the old prefix replaced by the new one, in this same transaction
+        if (path !== d.path) await repo.movePaths(user.tenantId, d.path, path);
+        const updated = await repo.update(user.tenantId, d.id, {
+          name,
+          parent_id: parentId,
+          ...(body.sort !== undefined ? { sort: body.sort } : {}),
+        });
         return { before: d, row: updated };
       })
       .catch(sameName);
@@ -221,28 +174,17 @@ export class DepartmentService {
 
   /** Only an empty department goes: no departments below it, no users and no devices in it (409 says which). */
   async remove({ user, ip }: Actor, id: number): Promise<void> {
-    const d = await user.scope.transaction(async (scope) => {
-      const all = await this.locked(scope);
+    const d = await this.repo.transaction(async (repo) => {
+      const all = await repo.lockAll(user.tenantId);
       const d = all.find((x) => x.id === id);
       if (!d) throw notFound('department');
       assertChangeable(user, d);
       const children = all.filter((x) => x.parent_id === id).length;
       if (children) throw new AppError(409, 'department.hasChildren', { n: children });
-      const [users, devices] = await Promise.all([
-        scope
-          .selectFrom('users')
-          .select(sql<number>`count(*)`.as('n'))
-          .where('users.department_id', '=', id)
-          .executeTakeFirstOrThrow(),
-        scope
-          .selectFrom('devices')
-          .select(sql<number>`count(*)`.as('n'))
-          .where('devices.department_id', '=', id)
-          .executeTakeFirstOrThrow(),
-      ]);
-      if (Number(users.n)) throw new AppError(409, 'department.hasUsers', { n: Number(users.n) });
-      if (Number(devices.n)) throw new AppError(409, 'department.hasDevices', { n: Number(devices.n) });
-      await scope.deleteFrom('departments').where('departments.id', '=', id).execute();
+      const { users, devices } = await repo.memberCounts(user.tenantId, id);
+      if (users) throw new AppError(409, 'department.hasUsers', { n: users });
+      if (devices) throw new AppError(409, 'department.hasDevices', { n: devices });
+      await repo.delete(user.tenantId, id);
       return d;
     });
     await audit(this.db, {
