@@ -15,7 +15,7 @@ export class DeviceSide {
   async onTaskChange(row: ChangedTask): Promise<void> {
     if (row.type !== 'apply_profile') return;
     const params = (row.params ?? {}) as { versionId?: number | null; profileId?: number | null };
-    if (row.state === 'succeeded') await this.repo.markApplied(row.device_id, row.id, params.versionId ?? null);
+    if (row.state === 'succeeded') await this.repo.states.markApplied(row.device_id, row.id, params.versionId ?? null);
     this.events.publish(row.tenant_id, {
       type: 'systemCustom',
       data: { profileId: params.profileId ?? null, deviceIds: [Number(row.device_id)] },
@@ -28,7 +28,7 @@ export class DeviceSide {
    * applying. Otherwise any difference in the hash is drift, naming the parts whose hashes differ.
    */
   async onReport(deviceId: number, msg: ProfileMsg): Promise<void> {
-    const r = await this.repo.reportContext(deviceId, msg.versionId);
+    const r = await this.repo.states.reportContext(deviceId, msg.versionId);
     if (!r) return;
     const desired = r.hash ?? EMPTY.hash;
     const desiredParts = (r.part_hashes ?? EMPTY.parts) as Record<SystemCustomPart, string | null>;
@@ -37,7 +37,7 @@ export class DeviceSide {
     const drifted = judged && msg.hash !== desired;
     const fields = drifted ? profileDriftFields(desiredParts, msg.parts) : [];
     const tenantId = Number(r.tenant_id);
-    await this.repo.saveReport(deviceId, tenantId, {
+    await this.repo.states.saveReport(deviceId, tenantId, {
       reported_hash: msg.hash,
       reported_parts: JSON.stringify(msg.parts),
       reported_version_id: msg.versionId,
@@ -66,7 +66,7 @@ export class DeviceSide {
 
   /** The object a device downloads for a part of an open apply task (null: no such task or part). */
   async mediaOfTask(taskId: string, part: MediaPart): Promise<{ key: string; sha256: string; mime: string } | null> {
-    const m = await this.repo.openTaskMedia(taskId, part);
+    const m = await this.repo.states.openTaskMedia(taskId, part);
     return m?.key && m.sha256 ? { key: m.key, sha256: m.sha256, mime: m.mime ?? 'application/octet-stream' } : null;
   }
 }

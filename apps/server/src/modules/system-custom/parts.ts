@@ -135,7 +135,7 @@ export class ProfileParts {
   private async assertOwnApps(tenantId: number, named: Array<{ field: string; pkg: string }>): Promise<void> {
     if (!named.length) return;
     const own = new Set(
-      await this.repo.ownAppIdentifiers(
+      await this.repo.profiles.ownAppIdentifiers(
         tenantId,
         named.map((n) => n.pkg),
       ),
@@ -146,7 +146,7 @@ export class ProfileParts {
 
   /** An uploaded object of the tenant's `custom` bucket, its bytes and their SHA-256 (else 404 / 400). */
   private async media(tenantId: number, key: string, field: string, part: MediaPart) {
-    const row = await this.repo.uploadedObject(tenantId, key);
+    const row = await this.repo.profiles.uploadedObject(tenantId, key);
     if (!row) throw notFound('upload');
     const wrong = () =>
       badRequest(field, part === 'wallpaper' ? 'systemCustom.notWallpaper' : 'systemCustom.notAnimation');

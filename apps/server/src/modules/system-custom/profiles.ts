@@ -64,14 +64,14 @@ export class ProfileEditing {
   }
 
   private async profileRow(repo: SystemCustomRepository, tenantId: number, id: number, lock = false) {
-    const row = await repo.findProfile(tenantId, id, lock);
+    const row = await repo.profiles.findProfile(tenantId, id, lock);
     if (!row) throw notFound('profile');
     return row;
   }
 
   /** What an edit starts from: the draft, else the latest published version (copied into a new draft). */
   private async draftBase(repo: SystemCustomRepository, tenantId: number, profileId: number) {
-    const vs = await repo.versionsOf(tenantId, [profileId]);
+    const vs = await repo.profiles.versionsOf(tenantId, [profileId]);
     const draft = vs.find((v) => v.version == null);
     const from = draft ?? vs.find((v) => v.version != null);
     return {
@@ -85,13 +85,13 @@ export class ProfileEditing {
   async create(u: CustomCaller, body: z.output<typeof customProfileCreateBody>): Promise<{ id: number }> {
     const parts = await this.parts.apply(u.tenantId, body, { settings: {}, kiosk: null, applock: null });
     const id = await this.repo.transaction(async (tx) => {
-      const id = await tx.insertProfile(u.tenantId, {
+      const id = await tx.profiles.insertProfile(u.tenantId, {
         name: body.name,
         description: body.description,
         createdBy: u.id,
       });
-      await tx.insertDraft(u.tenantId, id, versionValues(parts, parts.hashes));
-      await tx.audit({
+      await tx.profiles.insertDraft(u.tenantId, id, versionValues(parts, parts.hashes));
+      await tx.profiles.audit({
         tenantId: u.tenantId,
         userId: u.id,
         ip: u.ip,
@@ -136,13 +136,13 @@ export class ProfileEditing {
     const values = { ...versionValues(merged, hashes), updated_at: new Date() };
     const touchesParts = SYSTEM_CUSTOM_PARTS.some((p) => body[p] !== undefined);
     // a change of the name or description alone is no new version
-    if (touchesParts && now.draftId != null) await tx.updateVersion(u.tenantId, now.draftId, values);
-    else if (touchesParts) await tx.insertDraft(u.tenantId, body.id, values);
+    if (touchesParts && now.draftId != null) await tx.profiles.updateVersion(u.tenantId, now.draftId, values);
+    else if (touchesParts) await tx.profiles.insertDraft(u.tenantId, body.id, values);
     const meta: { name?: string; description?: string } = {};
     if (body.name !== undefined) meta.name = body.name;
     if (body.description !== undefined) meta.description = body.description;
-    await tx.touchProfile(u.tenantId, body.id, meta);
-    await tx.audit({
+    await tx.profiles.touchProfile(u.tenantId, body.id, meta);
+    await tx.profiles.audit({
       tenantId: u.tenantId,
       userId: u.id,
       ip: u.ip,
@@ -160,13 +160,13 @@ export class ProfileEditing {
   async publish(u: CustomCaller, id: number): Promise<ProfilePublishResult> {
     const { result, rows, deviceIds } = await this.repo.transaction(async (tx) => {
       await this.profileRow(tx, u.tenantId, id, true);
-      const vs = await tx.versionsOf(u.tenantId, [id]);
+      const vs = await tx.profiles.versionsOf(u.tenantId, [id]);
       const draft = vs.find((v) => v.version == null);
       if (!draft) throw new AppError(409, 'systemCustom.nothingToPublish', undefined, { field: 'id' });
       const next = Math.max(0, ...vs.map((v) => v.version ?? 0)) + 1;
-      await tx.publishDraft(u.tenantId, Number(draft.id), next, u.id);
-      await tx.touchProfile(u.tenantId, id);
-      await tx.audit({
+      await tx.profiles.publishDraft(u.tenantId, Number(draft.id), next, u.id);
+      await tx.profiles.touchProfile(u.tenantId, id);
+      await tx.profiles.audit({
         tenantId: u.tenantId,
         userId: u.id,
         ip: u.ip,
@@ -191,10 +191,10 @@ export class ProfileEditing {
     const { rows, deviceIds } = await this.repo.transaction(async (tx) => {
       const before = await this.profileRow(tx, u.tenantId, id, true);
       // before the delete takes its assignments' rows: an assignment holding the lock may be replacing one of them
-      await tx.lockResolution(u.tenantId);
-      const governed = await tx.governedDevices(u.tenantId, id);
-      await tx.deleteProfile(u.tenantId, id);
-      await tx.audit({
+      await tx.states.lockResolution(u.tenantId);
+      const governed = await tx.states.governedDevices(u.tenantId, id);
+      await tx.profiles.deleteProfile(u.tenantId, id);
+      await tx.profiles.audit({
         tenantId: u.tenantId,
         userId: u.id,
         ip: u.ip,
@@ -218,18 +218,18 @@ export class ProfileEditing {
       // One assignment of the tenant at a time, under the lock its resolution takes below anyway (after the
       // profile's row, as publish and delete take them): the delete-then-insert that keeps one profile per device
       // and group would otherwise let two simultaneous assignments both insert, and the later one fail.
-      await tx.lockResolution(u.tenantId);
+      await tx.states.lockResolution(u.tenantId);
       await this.assertTargets(tx, u, deviceIds, groupIds);
-      if (body.unassign) await tx.deleteAssignments(u.tenantId, { profileId: body.id, deviceIds, groupIds });
+      if (body.unassign) await tx.profiles.deleteAssignments(u.tenantId, { profileId: body.id, deviceIds, groupIds });
       else {
         // a device or group has one profile of its own: the new one replaces it
-        await tx.deleteAssignments(u.tenantId, { deviceIds, groupIds });
-        await tx.insertAssignments(u.tenantId, [
+        await tx.profiles.deleteAssignments(u.tenantId, { deviceIds, groupIds });
+        await tx.profiles.insertAssignments(u.tenantId, [
           ...deviceIds.map((d) => ({ profile_id: body.id, device_id: d, created_by: u.id })),
           ...groupIds.map((g) => ({ profile_id: body.id, group_id: g, created_by: u.id })),
         ]);
       }
-      await tx.audit({
+      await tx.profiles.audit({
         tenantId: u.tenantId,
         userId: u.id,
         ip: u.ip,
@@ -242,7 +242,7 @@ export class ProfileEditing {
           : changedFields({}, { deviceIds, groupIds }),
       });
       const r = await this.resolution.reconcile(tx, u.tenantId, u.id);
-      const affected = await tx.countStatesOf(u.tenantId, body.id);
+      const affected = await tx.states.countStatesOf(u.tenantId, body.id);
       return { rows: r.rows, changed: r.changed, affected };
     });
     await this.resolution.afterCommit(u.tenantId, body.id, rows, changed);
@@ -251,8 +251,12 @@ export class ProfileEditing {
 
   /** Every device (within the caller's data scope) and group named exists, else 404. */
   private async assertTargets(tx: SystemCustomRepository, u: CustomCaller, deviceIds: number[], groupIds: number[]) {
-    if (deviceIds.length && (await tx.countDevicesInScope(u.tenantId, deviceIds, u.devices)) !== deviceIds.length)
+    if (
+      deviceIds.length &&
+      (await tx.profiles.countDevicesInScope(u.tenantId, deviceIds, u.devices)) !== deviceIds.length
+    )
       throw notFound('device');
-    if (groupIds.length && (await tx.countGroups(u.tenantId, groupIds)) !== groupIds.length) throw notFound('group');
+    if (groupIds.length && (await tx.profiles.countGroups(u.tenantId, groupIds)) !== groupIds.length)
+      throw notFound('group');
   }
 }

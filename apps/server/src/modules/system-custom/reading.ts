@@ -15,7 +15,7 @@ import {
 import type { z } from 'zod';
 import type { ObjectStorage } from '../../lib/storage.ts';
 import { notFound } from '../../plugins/errors.ts';
-import type { DeviceStateRow, SystemCustomRepository } from './repository/index.ts';
+import type { DeviceStateRow, ProfileReadRepository, SystemCustomRepository } from './repository/index.ts';
 import { applyState, partsOf, settingsView, versionView } from './settings.ts';
 import { iso, isoOrNull, num, type CustomCaller, type StoredSettings } from './types.ts';
 
@@ -26,8 +26,8 @@ type ProfileRow = {
   created_at: Date | string;
   updated_at: Date | string;
 };
-type Assignment = Awaited<ReturnType<SystemCustomRepository['assignmentsOf']>>[number];
-type Candidate = Awaited<ReturnType<SystemCustomRepository['candidatesOf']>>[number];
+type Assignment = Awaited<ReturnType<ProfileReadRepository['assignmentsOf']>>[number];
+type Candidate = Awaited<ReturnType<ProfileReadRepository['candidatesOf']>>[number];
 
 /** A device's state row as the console lists it. */
 function deviceItem(r: DeviceStateRow): ProfileDeviceItem {
@@ -91,23 +91,23 @@ export class ProfileReading {
   ) {}
 
   private async profileRow(tenantId: number, id: number) {
-    const row = await this.repo.findProfile(tenantId, id);
+    const row = await this.repo.profiles.findProfile(tenantId, id);
     if (!row) throw notFound('profile');
     return row;
   }
 
   async list(u: CustomCaller, q: z.output<typeof profileListQuery>): Promise<Paged<ProfileItem>> {
-    const { rows, total } = await this.repo.listProfiles(u.tenantId, q);
+    const { rows, total } = await this.repo.reads.listProfiles(u.tenantId, q);
     return { list: await this.items(u, rows), total };
   }
 
   private async items(u: CustomCaller, rows: ProfileRow[]): Promise<ProfileItem[]> {
     if (!rows.length) return [];
     const ids = rows.map((r) => Number(r.id));
-    const vs = await this.repo.versionsOf(u.tenantId, ids);
+    const vs = await this.repo.profiles.versionsOf(u.tenantId, ids);
     // devices assigned outside the caller's data scope are not counted (nor listed by `detail`)
-    const assigned = await this.repo.assignmentCounts(u.tenantId, ids, u.devices);
-    const counts = await this.repo.stateCounts(u.tenantId, ids, u.devices);
+    const assigned = await this.repo.reads.assignmentCounts(u.tenantId, ids, u.devices);
+    const counts = await this.repo.reads.stateCounts(u.tenantId, ids, u.devices);
     return rows.map((r) => {
       const id = Number(r.id);
       const mine = vs.filter((v) => Number(v.profile_id) === id);
@@ -137,18 +137,18 @@ export class ProfileReading {
   private async userNames(ids: Array<number | string | null>): Promise<Map<number, string>> {
     const want = [...new Set(ids.filter((x) => x != null).map(Number))];
     if (!want.length) return new Map();
-    const us = await this.repo.userNames(want);
+    const us = await this.repo.reads.userNames(want);
     return new Map(us.map((x) => [Number(x.id), x.username]));
   }
 
   async detail(u: CustomCaller, id: number): Promise<ProfileDetail> {
     const row = await this.profileRow(u.tenantId, id);
     const [item] = await this.items(u, [row]);
-    const vs = await this.repo.versionsOf(u.tenantId, [id]);
+    const vs = await this.repo.profiles.versionsOf(u.tenantId, [id]);
     const users = await this.userNames(vs.map((v) => v.published_by));
     const draft = vs.find((v) => v.version == null);
     const published = vs.filter((v) => v.version != null);
-    const assignments = await this.repo.assignmentsOf(u.tenantId, id, u.devices);
+    const assignments = await this.repo.reads.assignmentsOf(u.tenantId, id, u.devices);
     return {
       ...item,
       draft: draft ? versionView(this.storage, draft, users) : null,
@@ -161,19 +161,19 @@ export class ProfileReading {
 
   async devices(u: CustomCaller, q: z.output<typeof profileDevicesQuery>): Promise<Paged<ProfileDeviceItem>> {
     await this.profileRow(u.tenantId, q.id);
-    const { rows, total } = await this.repo.profileDevices(u.tenantId, u.devices, q);
+    const { rows, total } = await this.repo.reads.profileDevices(u.tenantId, u.devices, q);
     return { list: rows.map(deviceItem), total };
   }
 
   async device(u: CustomCaller, deviceId: number): Promise<DeviceProfile> {
-    const dev = await this.repo.deviceInScope(u.tenantId, deviceId, u.devices);
+    const dev = await this.repo.reads.deviceInScope(u.tenantId, deviceId, u.devices);
     if (!dev) throw notFound('device');
-    const candidates = await this.repo.candidatesOf(u.tenantId, deviceId, dev.group_id);
-    const r = await this.repo.deviceState(u.tenantId, u.devices, deviceId);
+    const candidates = await this.repo.reads.candidatesOf(u.tenantId, deviceId, dev.group_id);
+    const r = await this.repo.reads.deviceState(u.tenantId, u.devices, deviceId);
     const item = r ? deviceItem(r) : null;
     let settings: ProfileSettings | null = null;
     if (r?.desired_version_id != null) {
-      const v = await this.repo.versionById(u.tenantId, Number(r.desired_version_id));
+      const v = await this.repo.profiles.versionById(u.tenantId, Number(r.desired_version_id));
       if (v) settings = settingsView(this.storage, v.settings as StoredSettings, v.kiosk_password, v.applock_password);
     }
     const governed = r?.profile_id != null;
@@ -201,7 +201,7 @@ export class ProfileReading {
 
   /** The customer's applications a profile may name: one row per package name, its latest upload. */
   async apps(u: CustomCaller): Promise<CustomAppItem[]> {
-    const rows = await this.repo.latestApps(u.tenantId);
+    const rows = await this.repo.reads.latestApps(u.tenantId);
     return rows.map((r) => ({ pkg: r.identifier, name: r.name, versionName: r.version_name }));
   }
 }

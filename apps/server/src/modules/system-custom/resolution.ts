@@ -1,10 +1,10 @@
 import type { ChangedTask, EventSink, TaskService, TaskSpec } from '../task/index.ts';
-import type { StateUpsert, SystemCustomRepository } from './repository/index.ts';
+import type { ProfileStateRepository, StateUpsert, SystemCustomRepository } from './repository/index.ts';
 import { deviceSettingsOfVersion } from './settings.ts';
 import { APPLY_EXPIRE_S, EMPTY, num, type VersionRow } from './types.ts';
 
-type Resolved = Awaited<ReturnType<SystemCustomRepository['resolveAssignments']>>[number];
-type State = Awaited<ReturnType<SystemCustomRepository['resolvedStates']>>[number];
+type Resolved = Awaited<ReturnType<ProfileStateRepository['resolveAssignments']>>[number];
+type State = Awaited<ReturnType<ProfileStateRepository['resolvedStates']>>[number];
 
 /** A device whose desired version changed: it is sent `version` (null: the empty configuration). */
 interface ToSend {
@@ -100,27 +100,27 @@ export class Resolution {
     createdBy: number | null,
     stale: Set<number> = new Set(),
   ): Promise<{ rows: ChangedTask[]; changed: number[] }> {
-    await repo.lockResolution(tenantId);
-    const resolved = await repo.resolveAssignments(tenantId);
+    await repo.states.lockResolution(tenantId);
+    const resolved = await repo.states.resolveAssignments(tenantId);
     const latest = new Map<number, VersionRow>();
-    (await repo.latestPublished(tenantId)).forEach((v) => latest.set(Number(v.profile_id), v));
-    const states = await repo.resolvedStates(tenantId);
+    (await repo.states.latestPublished(tenantId)).forEach((v) => latest.set(Number(v.profile_id), v));
+    const states = await repo.states.resolvedStates(tenantId);
     const gone = states.filter((s) => !s.mine).map((s) => Number(s.device_id));
-    if (gone.length) await repo.deleteStates(tenantId, gone);
+    if (gone.length) await repo.states.deleteStates(tenantId, gone);
 
     const { upserts, toSend } = plan(resolved, latest, states, stale);
     // devices with nothing sent before and nothing to send (an unpublished profile) keep a state row without a task
     const rows: ChangedTask[] = [];
     const sendIds = toSend.map((x) => x.deviceId);
-    if (sendIds.length) rows.push(...(await repo.cancelOpenApplyTasks(tenantId, sendIds)));
+    if (sendIds.length) rows.push(...(await repo.states.cancelOpenApplyTasks(tenantId, sendIds)));
     const expireAt = new Date(Date.now() + APPLY_EXPIRE_S * 1000);
-    const made = await repo.enqueueTasks(
+    const made = await repo.states.enqueueTasks(
       tenantId,
       toSend.map((x) => applyTask(x, expireAt, createdBy)),
     );
     rows.push(...made);
     const taskOf = new Map(made.map((m) => [Number(m.device_id), m.id]));
-    await repo.upsertStates(
+    await repo.states.upsertStates(
       tenantId,
       upserts.map((x) => ({ ...x, task_id: taskOf.get(x.device_id) ?? null })),
     );
@@ -130,7 +130,7 @@ export class Resolution {
   /** Resolves again every tenant that has assignments or device states (the periodic reconcile, one node at a time). */
   async reconcileAll(): Promise<number> {
     let sent = 0;
-    for (const tenantId of await this.repo.tenantsToReconcile()) {
+    for (const tenantId of await this.repo.states.tenantsToReconcile()) {
       const { rows, changed } = await this.repo.transaction((tx) => this.reconcile(tx, tenantId, null));
       if (changed.length) await this.afterCommit(tenantId, null, rows, changed);
       sent += rows.filter((r) => r.state === 'queued').length;

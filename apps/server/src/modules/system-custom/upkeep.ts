@@ -22,7 +22,12 @@ export const systemCustomUpkeep = fp<{ db: Db; custom: SystemCustomService; ever
       scope: 'system-custom',
     });
     app.addHook('onReady', async () => {
-      periodic.every(everyMs, 'reconcile', () => repo.whileUpkeepLockHeld(() => custom.reconcileAll()), 'cluster');
+      periodic.every(
+        everyMs,
+        'reconcile',
+        () => repo.states.whileUpkeepLockHeld(() => custom.reconcileAll()),
+        'cluster',
+      );
     });
     app.addHook('onClose', () => periodic.stop());
   },

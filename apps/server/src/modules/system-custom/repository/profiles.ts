@@ -3,6 +3,8 @@ import type { Db } from '../../../db/database.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
 import type { VersionRow } from '../types.ts';
+import { inDataScope } from '../../../lib/data-scope.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 
 /** The devices condition of a caller's data scope (absent: every device of the tenant). */
 export type DevicesInScope = RawBuilder<boolean> | undefined;
@@ -20,13 +22,12 @@ export interface VersionValues {
 
 /**
  * The statements on profiles, their versions and assignments, and the rows of other modules they check (uploaded
- * objects, the customer's applications, devices and groups). Tenant-owned tables are reached through a
- * `TenantScope` of the tenant each method names.
+ * objects, the customer's applications, devices and groups), with the system log of their changes.
  */
-export class ProfileStatements {
-  constructor(protected readonly db: Db) {}
+export class CustomProfileRepository {
+  constructor(private readonly db: Db) {}
 
-  protected scope(tenantId: number) {
+  private scope(tenantId: number) {
     return new TenantScope(this.db, tenantId);
   }
 
@@ -126,17 +127,6 @@ export class ProfileStatements {
     await this.scope(tenantId).deleteFrom('custom_profiles').where('custom_profiles.id', '=', id).execute();
   }
 
-  /** The devices the profile gives a version to run. */
-  async governedDevices(tenantId: number, profileId: number): Promise<number[]> {
-    const rows = await this.scope(tenantId)
-      .selectFrom('device_profile_state')
-      .select('device_profile_state.device_id')
-      .where('device_profile_state.profile_id', '=', profileId)
-      .where('device_profile_state.desired_version_id', 'is not', null)
-      .execute();
-    return rows.map((g) => Number(g.device_id));
-  }
-
   /** How many of these devices of the tenant the caller's data scope reaches. */
   async countDevicesInScope(tenantId: number, ids: number[], devices: DevicesInScope): Promise<number> {
     const found = await this.scope(tenantId)
@@ -176,14 +166,75 @@ export class ProfileStatements {
   ): Promise<void> {
     await this.scope(tenantId).insertInto('custom_profile_assignments', rows).execute();
   }
-
-  /** How many devices the profile governs (state rows naming it). */
-  async countStatesOf(tenantId: number, profileId: number): Promise<number> {
-    const n = await this.scope(tenantId)
-      .selectFrom('device_profile_state')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('device_profile_state.profile_id', '=', profileId)
-      .executeTakeFirstOrThrow();
-    return Number(n.n);
-  }
 }
+
+/** A caller whose data scope is its department's subtree (the devices condition the console's calls carry). */
+const DEPARTMENT_SCOPE = inDataScope({
+  scope: 'department',
+  tenantId: 3,
+  userId: 7,
+  departmentId: 5,
+  departmentPath: '1/5/',
+});
+
+const VERSION_VALUES: VersionValues = {
+  settings: JSON.stringify({ defaultStartApp: { pkg: 'com.shop.kiosk', delaySec: 5 } }),
+  kiosk_password: null,
+  applock_password: null,
+  hash: 'a3f1c2',
+  part_hashes: JSON.stringify({ defaultStartApp: 'b7e4d9' }),
+};
+
+export const profileQueries = defineQueries(CustomProfileRepository, {
+  audit: [
+    [
+      {
+        tenantId: 3,
+        userId: 7,
+        ip: '10.0.0.5',
+        action: 'systemCustom.publish',
+        resource: 'custom_profile',
+        resourceId: 12,
+        result: 'ok',
+        changes: { version: { before: 1, after: 2 } },
+      },
+    ],
+  ],
+  findProfile: [
+    [3, 12],
+    [3, 12, true],
+  ],
+  versionsOf: [[3, [12, 13]]],
+  versionById: [[3, 40]],
+  ownAppIdentifiers: [[3, ['com.shop.kiosk', 'com.shop.pos']]],
+  uploadedObject: [[3, 'custom/3/lobby-wallpaper.png']],
+  insertProfile: [
+    { args: [3, { name: 'Front desk', description: 'Lobby tablets', createdBy: 7 }], results: [[{ id: 12 }]] },
+  ],
+  insertDraft: [[3, 12, VERSION_VALUES]],
+  updateVersion: [[3, 40, { ...VERSION_VALUES, updated_at: new Date('2026-01-01T00:00:00Z') }]],
+  touchProfile: [
+    [3, 12],
+    [3, 12, { name: 'Front desk', description: 'Lobby tablets' }],
+  ],
+  publishDraft: [[3, 40, 2, 7]],
+  deleteProfile: [[3, 12]],
+  countDevicesInScope: [
+    [3, [101, 102], undefined],
+    [3, [101, 102], DEPARTMENT_SCOPE],
+  ],
+  countGroups: [[3, [21, 22]]],
+  deleteAssignments: [
+    [3, { profileId: 12, deviceIds: [101], groupIds: [21] }],
+    [3, { deviceIds: [101, 102], groupIds: [] }],
+  ],
+  insertAssignments: [
+    [
+      3,
+      [
+        { profile_id: 12, device_id: 101, created_by: 7 },
+        { profile_id: 12, group_id: 21, created_by: 7 },
+      ],
+    ],
+  ],
+});

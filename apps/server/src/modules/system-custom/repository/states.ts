@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { OPEN_TASK_STATES } from '@cpc/contracts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../../task/index.ts';
 import type { MediaPart, VersionRow } from '../types.ts';
-import { ProfileStatements } from './profiles.ts';
+import type { Db } from '../../../db/database.ts';
+import { TenantScope } from '../../../db/tenant-scope.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 
 /** The advisory-lock namespace of a tenant's resolution (one resolution per tenant at a time, on any node). */
 const LOCK_NS = 0x5c0516;
@@ -32,10 +34,38 @@ export interface ReportValues {
 }
 
 /**
- * The statements of resolution (each device's configuration in `device_profile_state`, its apply_profile tasks) and
+ * The statements on each device's resolved configuration (`device_profile_state`) and its apply_profile tasks:
+ * those of resolution (each device's configuration in `device_profile_state`, its apply_profile tasks) and
  * of the device's side (its report, the media its open task downloads).
  */
-export class StateStatements extends ProfileStatements {
+export class ProfileStateRepository {
+  constructor(private readonly db: Db) {}
+
+  private scope(tenantId: number) {
+    return new TenantScope(this.db, tenantId);
+  }
+
+  /** The devices the profile gives a version to run. */
+  async governedDevices(tenantId: number, profileId: number): Promise<number[]> {
+    const rows = await this.scope(tenantId)
+      .selectFrom('device_profile_state')
+      .select('device_profile_state.device_id')
+      .where('device_profile_state.profile_id', '=', profileId)
+      .where('device_profile_state.desired_version_id', 'is not', null)
+      .execute();
+    return rows.map((g) => Number(g.device_id));
+  }
+
+  /** How many devices the profile governs (state rows naming it). */
+  async countStatesOf(tenantId: number, profileId: number): Promise<number> {
+    const n = await this.scope(tenantId)
+      .selectFrom('device_profile_state')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('device_profile_state.profile_id', '=', profileId)
+      .executeTakeFirstOrThrow();
+    return Number(n.n);
+  }
+
   // ----------------------------------------------------------------------------------------------------------
   // Resolution
 
@@ -228,3 +258,77 @@ export class StateStatements extends ProfileStatements {
     return rows[0]?.m ?? null;
   }
 }
+
+const TASK_ID = '5f0c8a4e-2b7d-4c1e-9a63-0d2f8b1e7c45';
+
+export const stateQueries = defineQueries(ProfileStateRepository, {
+  governedDevices: [[3, 12]],
+  countStatesOf: [{ args: [3, 12], results: [[{ n: '4' }]] }],
+  lockResolution: [[3]],
+  resolveAssignments: [[3]],
+  latestPublished: [[3]],
+  resolvedStates: [[3]],
+  deleteStates: [[3, [101, 102]]],
+  cancelOpenApplyTasks: [[3, [101, 102]]],
+  enqueueTasks: [
+    [
+      3,
+      [
+        {
+          deviceId: 101,
+          type: 'apply_profile',
+          params: { profileId: 12, versionId: 40, version: 2, hash: 'a3f1c2', settings: {} },
+          expireAt: new Date('2026-01-08T00:00:00Z'),
+          createdBy: 7,
+        },
+      ],
+    ],
+  ],
+  upsertStates: [
+    [
+      3,
+      [
+        {
+          device_id: 101,
+          profile_id: 12,
+          source: 'group',
+          source_group_id: 21,
+          desired_version_id: 40,
+          task_id: TASK_ID,
+        },
+        {
+          device_id: 102,
+          profile_id: null,
+          source: null,
+          source_group_id: null,
+          desired_version_id: null,
+          task_id: null,
+        },
+      ],
+    ],
+  ],
+  tenantsToReconcile: [[]],
+  whileUpkeepLockHeld: [
+    { args: [async () => undefined], results: [[{ ok: true }]] },
+    { args: [async () => undefined], results: [[{ ok: false }]] },
+  ],
+  markApplied: [[101, TASK_ID, 40]],
+  reportContext: [[101, 40]],
+  saveReport: [
+    [
+      101,
+      3,
+      {
+        reported_hash: 'c9d2e1',
+        reported_parts: JSON.stringify({ wallpaper: 'e1f2a3' }),
+        reported_version_id: 40,
+        applied_version_id: 40,
+        drift: true,
+        drift_fields: ['wallpaper'],
+        reported_at: new Date('2026-01-01T00:00:00Z'),
+        updated_at: new Date('2026-01-01T00:00:00Z'),
+      },
+    ],
+  ],
+  openTaskMedia: [[TASK_ID, 'wallpaper']],
+});
