@@ -15,14 +15,6 @@ import { ok } from '../../plugins/errors.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
 import { DeviceModelService } from './service.ts';
 
-/** A model's fields as the system log shows them before → after. */
-const fieldsOf = (db: Db, id: number) =>
-  db
-    .selectFrom('device_models')
-    .select(['code', 'name', 'kind', 'paper_width_mm as paperWidthMm', 'capabilities'])
-    .where('id', '=', id)
-    .executeTakeFirst();
-
 /** The platform's device model catalogue (staff), and the catalogue as customers see it. */
 export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
   const models = new DeviceModelService(db);
@@ -97,7 +89,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
         },
       },
       async (req) => {
-        const before = (await fieldsOf(db, req.body.id)) ?? {};
+        const before = (await models.loggedFields(req.body.id)) ?? {};
         const m = await models.edit(req.body);
         await audit(db, {
           ...actorOf(req),
@@ -128,7 +120,7 @@ export const deviceModelRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, 
         },
       },
       async (req) => {
-        const before = (await fieldsOf(db, req.body.id)) ?? {};
+        const before = (await models.loggedFields(req.body.id)) ?? {};
         await models.remove(req.body.id);
         await audit(db, {
           ...actorOf(req),

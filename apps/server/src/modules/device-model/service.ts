@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type {
   DeviceModelBody,
   DeviceModelEditBody,
@@ -8,20 +7,18 @@ import type {
 import type { Paged } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
-
-const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
+import { DeviceModelRepository } from './repository.ts';
 
 /** The platform's device model catalogue (DESIGN §4). */
 export class DeviceModelService {
-  constructor(private db: Db) {}
+  private repo: DeviceModelRepository;
+
+  constructor(db: Db) {
+    this.repo = new DeviceModelRepository(db);
+  }
 
   private async view(id: number): Promise<DeviceModelView> {
-    const m = await this.db
-      .selectFrom('device_models as m')
-      .selectAll('m')
-      .select(sql<number>`(select count(*) from devices d where d.model_id = m.id)`.as('device_count'))
-      .where('m.id', '=', id)
-      .executeTakeFirst();
+    const m = await this.repo.findWithDeviceCount(id);
     if (!m) throw notFound('device model');
     return {
       id: m.id,
@@ -41,22 +38,7 @@ export class DeviceModelService {
     keyword?: string;
     kind?: 'printer' | 'android-terminal';
   }): Promise<Paged<DeviceModelView>> {
-    let query = this.db.selectFrom('device_models as m');
-    if (q.keyword)
-      query = query.where((eb) =>
-        eb.or([eb('m.code', 'ilike', likeOf(q.keyword!)), eb('m.name', 'ilike', likeOf(q.keyword!))]),
-      );
-    if (q.kind) query = query.where('m.kind', '=', q.kind);
-    const [rows, total] = await Promise.all([
-      query
-        .selectAll('m')
-        .select(sql<number>`(select count(*) from devices d where d.model_id = m.id)`.as('device_count'))
-        .orderBy('m.code')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { rows, total } = await this.repo.list(q);
     return {
       list: rows.map((m) => ({
         id: m.id,
@@ -68,45 +50,32 @@ export class DeviceModelService {
         deviceCount: Number(m.device_count),
         createdAt: m.created_at.toISOString(),
       })),
-      total: Number(total.n),
+      total,
     };
   }
 
   async options(): Promise<DeviceModelOption[]> {
-    const rows = await this.db
-      .selectFrom('device_models')
-      .select(['id', 'code', 'name', 'kind', 'paper_width_mm'])
-      .orderBy('name')
-      .orderBy('id')
-      .execute();
+    const rows = await this.repo.options();
     return rows.map((m) => ({ id: m.id, code: m.code, name: m.name, kind: m.kind, paperWidthMm: m.paper_width_mm }));
   }
 
   /** Codes are unique without regard to case, since CSV imports name models by code as typed. */
   private async assertCodeFree(code: string, exceptId?: number): Promise<void> {
-    let q = this.db
-      .selectFrom('device_models')
-      .select('id')
-      .where(sql<boolean>`lower(code) = lower(${code})`);
-    if (exceptId) q = q.where('id', '<>', exceptId);
-    if (await q.executeTakeFirst()) throw badRequest('code', 'deviceModel.codeTaken');
+    if (await this.repo.codeTaken(code, exceptId)) throw badRequest('code', 'deviceModel.codeTaken');
   }
 
   async add(body: Required<DeviceModelBody>): Promise<DeviceModelView> {
     await this.assertCodeFree(body.code);
-    const row = await this.db
-      .insertInto('device_models')
-      .values({
+    const id = await this.repo
+      .insert({
         code: body.code,
         name: body.name,
         kind: body.kind,
         paper_width_mm: body.paperWidthMm,
         capabilities: body.capabilities,
       })
-      .returning('id')
-      .executeTakeFirstOrThrow()
       .catch(uniqueCode);
-    return this.view(row.id);
+    return this.view(id);
   }
 
   async edit(body: DeviceModelEditBody): Promise<DeviceModelView> {
@@ -119,24 +88,19 @@ export class DeviceModelService {
       ...(body.capabilities !== undefined ? { capabilities: body.capabilities } : {}),
     };
     if (Object.keys(set).length) {
-      const res = await this.db
-        .updateTable('device_models')
-        .set(set)
-        .where('id', '=', body.id)
-        .executeTakeFirst()
-        .catch(uniqueCode);
-      if (Number(res.numUpdatedRows) === 0) throw notFound('device model');
+      const found = await this.repo.update(body.id, set).catch(uniqueCode);
+      if (!found) throw notFound('device model');
     }
     return this.view(body.id);
   }
 
-  private async usedBy(id: number): Promise<number> {
-    const used = await this.db
-      .selectFrom('devices')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('model_id', '=', id)
-      .executeTakeFirstOrThrow();
-    return Number(used.n);
+  private usedBy(id: number): Promise<number> {
+    return this.repo.devicesUsing(id);
+  }
+
+  /** A model's fields as the system log shows them before → after (undefined: no such model). */
+  loggedFields(id: number) {
+    return this.repo.loggedFields(id);
   }
 
   /**
@@ -146,16 +110,12 @@ export class DeviceModelService {
   async remove(id: number): Promise<void> {
     const used = await this.usedBy(id);
     if (used > 0) throw new AppError(400, 'deviceModel.inUse', { n: used });
-    const res = await this.db
-      .deleteFrom('device_models')
-      .where('id', '=', id)
-      .executeTakeFirst()
-      .catch(async (e: unknown) => {
-        if ((e as { code?: string }).code === '23503')
-          throw new AppError(400, 'deviceModel.inUse', { n: Math.max(1, await this.usedBy(id)) });
-        throw e;
-      });
-    if (Number(res.numDeletedRows) === 0) throw notFound('device model');
+    const found = await this.repo.delete(id).catch(async (e: unknown) => {
+      if ((e as { code?: string }).code === '23503')
+        throw new AppError(400, 'deviceModel.inUse', { n: Math.max(1, await this.usedBy(id)) });
+      throw e;
+    });
+    if (!found) throw notFound('device model');
   }
 }
 
