@@ -26,7 +26,13 @@ import { identityRoutes, IdentityService } from './modules/identity/index.ts';
 import { menuRoutes } from './modules/menu/index.ts';
 import { noticeRoutes, noticeUpkeep } from './modules/notice/index.ts';
 import { OcrPool, OcrService, aiLibraryRoutes, openOcrRoutes } from './modules/ai-library/index.ts';
-import { describeMailTarget, inboxMail, InboxMailer, inboxRoutes } from './modules/inbox/index.ts';
+import {
+  describeMailTarget,
+  inboxMail,
+  InboxMailer,
+  inboxRoutes,
+  listenForDeviceFaults,
+} from './modules/inbox/index.ts';
 import { uploadRoutes } from './modules/upload/index.ts';
 import { taskRoutes, TaskService } from './modules/task/index.ts';
 import { deviceRoutes } from './modules/device/index.ts';
@@ -35,9 +41,9 @@ import { deviceModelRoutes } from './modules/device-model/index.ts';
 import { deviceRegistryRoutes } from './modules/device-registry/index.ts';
 import { dashboardRoutes } from './modules/dashboard/index.ts';
 import { workbenchRoutes } from './modules/workbench/index.ts';
-import { PrintContent, PrintService, printUpkeep } from './modules/print/index.ts';
-import { integrationRoutes, IntegrationService, WebhookSender } from './modules/integration/index.ts';
-import { openApiRoutes, OpenAuth, RequestLog } from './modules/open-api/index.ts';
+import { PrintContent, PrintService } from './modules/print/index.ts';
+import { integrationRoutes, IntegrationService, WebhookSender, webhookUpkeep } from './modules/integration/index.ts';
+import { openApiRoutes, openApiUpkeep, OpenAuth, RequestLog } from './modules/open-api/index.ts';
 import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules/system-log/index.ts';
 import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
 import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
@@ -73,6 +79,7 @@ import { FenceService, fenceRoutes, fenceUpkeep } from './modules/fence/index.ts
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
+import { DeviceBus } from './plugins/mqtt/device-bus.ts';
 import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
 import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { JobQueue, jobQueue } from './plugins/job-queue.ts';
@@ -101,6 +108,8 @@ declare module 'fastify' {
     upgrades: UpgradeService;
     pushes: PushService;
     systemCustom: SystemCustomService;
+    /** What the device gateway hears from devices, told to the modules (tests publish on it too). */
+    deviceBus: DeviceBus;
   }
 }
 
@@ -182,6 +191,9 @@ export async function buildApp(
   app.addHook('onClose', () => events.stop());
   // the broker connection, built first: the services that send to devices get it, the gateway starts it
   const link = new DeviceLink(db, config, app.log.child({ module: 'mqtt' }));
+  // what devices say reaches the modules on the device bus: the gateway publishes, each module subscribes below
+  const bus = new DeviceBus();
+  app.decorate('deviceBus', bus);
   const tasks = new TaskService(db, events, link, {
     ackTimeoutS: config.TASK_ACK_TIMEOUT_S,
     resultTimeoutS: config.TASK_RESULT_TIMEOUT_S,
@@ -191,6 +203,7 @@ export async function buildApp(
   // what tests and node-local tools reach through the app: the object storage and the device tasks
   app.decorate('storage', storage);
   app.decorate('tasks', tasks);
+  tasks.listenTo(bus);
   // firmware releases (issue 15): moved on by their tasks' changes and a periodic reconcile (one node at a time)
   const upgrades = new UpgradeService(db, tasks, events, app.log.child({ module: 'upgrade' }));
   tasks.onChange((row) => upgrades.onTaskChange(row));
@@ -263,13 +276,16 @@ export async function buildApp(
     app.log.child({ module: 'open-api' }),
   );
   await app.register(jobQueue, { queue });
-  await app.register(printUpkeep, { auth: openAuth, requestLog, webhooks });
+  await app.register(openApiUpkeep, { auth: openAuth, requestLog });
+  await app.register(webhookUpkeep, { webhooks });
   await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
-  await app.register(mqttGateway, { db, config, events, link, tasks, prints });
+  prints.listenTo(bus);
+  listenForDeviceFaults(bus, db, events);
+  await app.register(mqttGateway, { db, config, events, link, bus });
   // application management (issue 15): each device's inventory is stored, and the required-apps policy applied
   const applications = new ApplicationService(db, tasks, events);
-  app.gateway.inventoryHandler = (deviceId, msg) => applications.onInventory(deviceId, msg);
-  app.gateway.eventHandler = (deviceId, msg) => pushes.onEvent(deviceId, msg);
+  bus.on('inventory', (deviceId, msg) => applications.onInventory(deviceId, msg));
+  bus.on('event', (deviceId, msg) => pushes.onEvent(deviceId, msg));
   await app.register(applicationUpkeep, { apps: applications });
   // system customization (issue 16): profiles resolved per device, apply_profile tasks carrying fresh media links,
   // each device's report of its effective configuration compared for drift
@@ -283,11 +299,11 @@ export async function buildApp(
       profileMediaUrl(storage, row.id, part, new Date(row.expire_at), deviceOrigin(app, config)),
     ),
   );
-  app.gateway.profileHandler = (deviceId, msg) => custom.onReport(deviceId, msg);
+  bus.on('profile', (deviceId, msg) => custom.onReport(deviceId, msg));
   await app.register(systemCustomUpkeep, { db, custom });
   // geofencing (issue 16): each location report is evaluated against the device's fences after Presence stored it
   const fences = new FenceService(db, events, webhooks, config);
-  app.gateway.locationHandler = (deviceId, msg) => fences.onLocation(deviceId, msg);
+  bus.on('location', (deviceId, msg) => fences.onLocation(deviceId, msg));
   await app.register(fenceUpkeep, { fences, dwellCheckMs: config.FENCE_DWELL_CHECK_MS });
   // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
   const orders = new OrderService(

@@ -49,7 +49,7 @@ const inv = (apps: Array<[string, number, string]>, models: Array<[string, strin
   models: models.map(([name, version]) => ({ name, version, framework: 'onnx' })),
   storageFreeMb: 1000,
 });
-const report = (deviceId: number, msg: InventoryMsg) => h.app.gateway.inventoryHandler!(deviceId, msg);
+const report = (deviceId: number, msg: InventoryMsg) => h.app.deviceBus.emit('inventory', deviceId, msg);
 
 const post = (token: string, url: string, payload: unknown) =>
   h.call({ method: 'POST', url: `/apiAdmin${url}`, token, payload: payload as Record<string, unknown> });

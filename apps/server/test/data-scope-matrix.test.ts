@@ -435,7 +435,7 @@ beforeAll(async () => {
     deviceIds: [s.id],
   });
   for (const d of [ne, s])
-    await h.app.gateway.inventoryHandler!(d.id, {
+    await h.app.deviceBus.emit('inventory', d.id, {
       ts: Date.now(),
       apps: [{ pkg: fx.appIdentifier, name: 'matrix app', versionCode: 1, versionName: '1.0.0' }],
       models: [],

@@ -10,8 +10,15 @@ import { makeSpecs } from '../../device-sim/src/specs.ts';
 import { Presence } from '../src/plugins/mqtt/presence.ts';
 import { SandboxGateway } from '../src/modules/order/payment/index.ts';
 import { sweepSims } from '../src/modules/flow-rate/upkeep.ts';
-import { LiveEvents } from '../src/plugins/live-events.ts';
-import { InboxMailer, readMailOutbox, sendMessages, type NewMessage } from '../src/modules/inbox/index.ts';
+import { LiveEvents, type EventSink } from '../src/plugins/live-events.ts';
+import { DeviceBus } from '../src/plugins/mqtt/device-bus.ts';
+import {
+  InboxMailer,
+  listenForDeviceFaults,
+  readMailOutbox,
+  sendMessages,
+  type NewMessage,
+} from '../src/modules/inbox/index.ts';
 import { ADMIN_PASSWORD, createHarness, type Harness } from './harness.ts';
 import { customer, devicesOf, openEvents, subAccountWith, waitUntil, type Customer } from './device-helpers.ts';
 
@@ -20,6 +27,13 @@ import { customer, devicesOf, openEvents, subAccountWith, waitUntil, type Custom
  * user's own messages only, live `message` events, the order-paid and device-fault messages, and each message
  * mailed exactly once (the outbox file by the periodic job; a real SMTP server through nodemailer).
  */
+/** A device bus on which the message centre hears paper changes, as in the app. */
+function faultBus(db: Harness['db'], sink: EventSink): DeviceBus {
+  const bus = new DeviceBus();
+  listenForDeviceFaults(bus, db, sink);
+  return bus;
+}
+
 describe('the message centre', () => {
   let h: Harness;
   let base: string;
@@ -309,11 +323,8 @@ describe('the message centre', () => {
     const viewer = await subAccountWith(h, A.tenantId, [PERMISSIONS.deviceView]);
     const blind = await subAccountWith(h, A.tenantId, [PERMISSIONS.flowRateView]);
     const published: Array<{ tenantId: number | null | undefined; event: LiveEvent }> = [];
-    const presence = new Presence(
-      h.db,
-      { publish: (tenantId, event) => published.push({ tenantId, event }) },
-      { heartbeatS: 30, telemetrySampleS: 60 },
-    );
+    const sink: EventSink = { publish: (tenantId, event) => published.push({ tenantId, event }) };
+    const presence = new Presence(h.db, sink, { heartbeatS: 30, telemetrySampleS: 60, bus: faultBus(h.db, sink) });
     const id = deviceIds.get(specs[1].sn)!;
     await h.db.updateTable('devices').set({ name: 'Front desk' }).where('id', '=', id).execute();
     const faults = async (token: string) => (await list(token, '?group=device')).list;
@@ -349,11 +360,13 @@ describe('the message centre', () => {
   });
 
   it("writes reports of many devices together, each device's in its order: no fault episode is lost", async () => {
-    const presence = new Presence(
-      h.db,
-      { publish: () => {} },
-      { heartbeatS: 30, telemetrySampleS: 60, reportWindowMs: 20 },
-    );
+    const sink: EventSink = { publish: () => {} };
+    const presence = new Presence(h.db, sink, {
+      heartbeatS: 30,
+      telemetrySampleS: 60,
+      reportWindowMs: 20,
+      bus: faultBus(h.db, sink),
+    });
     const id = deviceIds.get(specs[2].sn)!;
     const others = specs.filter((_, i) => i !== 2).map((s) => deviceIds.get(s.sn)!);
     await presence.status(id, { paper: 'ok' });

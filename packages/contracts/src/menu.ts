@@ -6,6 +6,18 @@ import type { Guard, RouteMeta, RouteRecord } from './route.ts';
  * versions every change stores.
  */
 
+/** A route record as the menu API answers it (`GET /getRouters`): recursive, so named in the API document. */
+export const routeRecord: z.ZodType<RouteRecord> = z.lazy(() =>
+  z.object({
+    path: z.string(),
+    name: z.string(),
+    component: z.string().optional(),
+    redirect: z.string().optional(),
+    meta: z.record(z.string(), z.unknown()) as unknown as z.ZodType<RouteMeta>,
+    children: z.array(routeRecord).optional(),
+  }),
+);
+
 /** Component name of a record that only groups its children. */
 export const LAYOUT_COMPONENT = 'Layout';
 

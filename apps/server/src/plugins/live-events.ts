@@ -114,6 +114,12 @@ export function encodePayloads(node: string, firstSeq: number, bodies: string[])
   return payloads;
 }
 
+/** Where the server's code publishes live events (LiveEvents; tests pass a recorder). */
+export interface EventSink {
+  /** `reach`: what the event is about where its data does not say (lib/data-scope.ts `Reach`). */
+  publish(tenantId: number | null | undefined, event: LiveEvent, reach?: Reach): void;
+}
+
 /**
  * Live events for consoles, fanned out through PostgreSQL LISTEN/NOTIFY so a console connected to node A
  * sees a device that talks to node B. Every event goes through NOTIFY, also on one node: one path, one order.

@@ -4,6 +4,7 @@ import { MESSAGES, type PlainKey } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 import { readersOf } from '../../lib/data-scope.ts';
+import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
 
 /** The paper states that are a fault (device protocol `paper`), and the title of each one's message. */
 export const DEVICE_FAULTS = {
@@ -44,4 +45,11 @@ export async function deviceFaultMessages(
     returning tenant_id, user_id`.execute(db);
   for (const r of rows) events?.publish(r.tenant_id, { type: 'message', data: { userId: r.user_id } });
   return rows.length;
+}
+
+/** The message centre hears paper changes: a change from ok (or unknown) to a fault begins an episode. */
+export function listenForDeviceFaults(bus: DeviceBus, db: Db, events: Pick<LiveEvents, 'publish'> | undefined): void {
+  bus.on('paper', async (deviceId, { paper, previous }) => {
+    if (isDeviceFault(paper) && !isDeviceFault(previous)) await deviceFaultMessages(db, events, deviceId, paper);
+  });
 }

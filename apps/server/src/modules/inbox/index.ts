@@ -11,4 +11,4 @@ export {
   MAIL_MAX_ATTEMPTS,
   type OutboxMail,
 } from './mail.ts';
-export { deviceFaultMessages, isDeviceFault, DEVICE_FAULTS } from './device-fault.ts';
+export { deviceFaultMessages, isDeviceFault, listenForDeviceFaults, DEVICE_FAULTS } from './device-fault.ts';

@@ -2,3 +2,4 @@
 export { IntegrationService } from './service.ts';
 export { WebhookSender, insertEventDeliveries } from './webhooks.ts';
 export { integrationRoutes } from './routes.ts';
+export { webhookUpkeep } from './upkeep.ts';

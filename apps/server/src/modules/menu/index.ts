@@ -1,3 +1,3 @@
 /** The menu module's public entry: the route records of the console's menu, and their management (staff). */
-export { menuRoutes, routeRecord } from './routes.ts';
+export { menuRoutes } from './routes.ts';
 export { MENU, MENU_SEED_VERSION, seedMenus } from './seed.ts';

@@ -15,6 +15,7 @@ import {
   menuVersionDetail,
   menuVersionIdQuery,
   menuVersionView,
+  routeRecord,
   type RouteMeta,
   type RouteRecord,
 } from '@cpc/contracts';
@@ -25,17 +26,6 @@ import { actorOf, caller, restrictToStaff } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 import { MenuService, type MenuChange } from './service.ts';
-
-export const routeRecord: z.ZodType<RouteRecord> = z.lazy(() =>
-  z.object({
-    path: z.string(),
-    name: z.string(),
-    component: z.string().optional(),
-    redirect: z.string().optional(),
-    meta: z.record(z.string(), z.unknown()) as unknown as z.ZodType<RouteMeta>,
-    children: z.array(routeRecord).optional(),
-  }),
-);
 
 export async function loadMenuTree(db: Db): Promise<RouteRecord[]> {
   const rows = await db.selectFrom('menus').selectAll().orderBy('sort').orderBy('id').execute();

@@ -2,5 +2,5 @@
 export { OpenAuth, TEST_PRINT_HEADER } from './auth.ts';
 export { RequestLog } from './request-log.ts';
 export { signOpenRequest } from './signature.ts';
-export { withOpenErrorResponses } from './docs.ts';
 export { openApiRoutes } from './routes.ts';
+export { openApiUpkeep } from './upkeep.ts';

@@ -1,4 +1,3 @@
 /** The print module's public entry: print jobs, their content and their upkeep. */
 export { PrintContent } from './content.ts';
 export { PrintService, toOpenJob, type PrintDownlink } from './service.ts';
-export { printUpkeep } from './upkeep.ts';

@@ -16,6 +16,7 @@ import { AppError, notFound } from '../../plugins/errors.ts';
 import type { PreparedContent, PrintContent } from './content.ts';
 import { GroupCommit } from '../../lib/group-commit.ts';
 import { NO_GATE, type GateAnswer, type WriteGate } from '../../lib/write-gate.ts';
+import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
 
 /** Where print messages go: this node's link to the devices. */
 export interface PrintDownlink {
@@ -660,6 +661,15 @@ export class PrintService {
    * printing) go too: it acknowledges them again and re-reports a result it has, so a result lost with the
    * connection still arrives. A device prints an id once, however often it arrives.
    */
+  /** What printing hears from devices: print acks, progress and results, hellos, and the gateway's sweep. */
+  listenTo(bus: DeviceBus): void {
+    bus.on('print.ack', (id, m) => this.onAck(id, m));
+    bus.on('print.progress', (id, m) => this.onProgress(id, m));
+    bus.on('print.result', (id, m) => this.onResult(id, m));
+    bus.on('hello', (id, hello) => (hello.printsOpen ? this.resendPending(id) : undefined));
+    bus.onSweep(() => this.sweep());
+  }
+
   async resendPending(deviceId: number): Promise<number> {
     const rows = await this.transition<SendRow>(sql`
       WITH due AS (

@@ -5,9 +5,9 @@ export {
   enqueueTasks,
   type ChangedTask,
   type Downlink,
-  type EventSink,
   type ParamsAtDelivery,
   type TaskListener,
   type TaskSpec,
 } from './service.ts';
 export { taskRoutes } from './routes.ts';
+export type { EventSink } from '../../plugins/live-events.ts';

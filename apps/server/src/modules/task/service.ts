@@ -6,7 +6,6 @@ import {
   type BatchView,
   type CommandBody,
   type CommandResult,
-  type LiveEvent,
   type Paged,
   type TaskItem,
   type TaskListParams,
@@ -19,15 +18,12 @@ import type { TenantScope } from '../../db/tenant-scope.ts';
 import { isJsonObject, type Database } from '../../db/schema.ts';
 import { auditRow, changedFields } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
-import type { Reach } from '../../lib/data-scope.ts';
+import type { EventSink } from '../../plugins/live-events.ts';
+import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
 
 /** Where task messages go: the device gateway (absent when the server runs without one). */
 export interface Downlink {
   command(sn: string, msg: CommandMsg): Promise<void>;
-}
-export interface EventSink {
-  /** `reach`: what the event is about where its data does not say (lib/data-scope.ts `Reach`). */
-  publish(tenantId: number | null | undefined, event: LiveEvent, reach?: Reach): void;
 }
 export interface TaskCaller {
   id: number;
@@ -413,6 +409,16 @@ export class TaskService {
    * (`delivered`, `running`: the result may have been lost with the connection) goes again as it was, without a
    * state change, and the device acknowledges it and reports its result again.
    */
+  /** What the task service hears from devices: its acks, progress and results, hellos, and the gateway's sweep. */
+  listenTo(bus: DeviceBus): void {
+    bus.on('task.ack', (id, m) => this.onAck(id, m));
+    bus.on('task.progress', (id, m) => this.onProgress(id, m));
+    bus.on('task.result', (id, m) => this.onResult(id, m));
+    bus.on('hello', (id, hello) => (hello.tasksOpen ? this.resendPending(id) : undefined));
+    bus.onSweep(() => this.sweep());
+    bus.onSettle(() => this.settled());
+  }
+
   async resendPending(deviceId: number): Promise<number> {
     const [fresh, taken] = await Promise.all([
       sql<SentRow>`

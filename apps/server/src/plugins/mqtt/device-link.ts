@@ -9,8 +9,6 @@ import {
 } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import type { Downlink } from '../../modules/task/index.ts';
-import type { PrintDownlink } from '../../modules/print/index.ts';
 import { DeviceDirectory } from './device-directory.ts';
 import { DynsecProvisioner } from './dynsec.ts';
 import { EmbeddedBroker } from './embedded-broker.ts';
@@ -30,7 +28,7 @@ export interface DownMessages {
  * send to devices (tasks, print jobs), which get it as their downlink; the gateway starts and stops it and
  * handles what comes up through it.
  */
-export class DeviceLink implements Downlink, PrintDownlink {
+export class DeviceLink {
   readonly transport: Transport;
   readonly directory: DeviceDirectory;
   /** Devices provisioned on the external broker's dynamic security (MQTT_DYNSEC=on). */

@@ -1,17 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import {
-  parseTopic,
-  parseUp,
-  type EventMsg,
-  type InventoryMsg,
-  type LocationMsg,
-  type ProfileMsg,
-} from '@cpc/contracts/device-protocol';
+import { parseTopic, parseUp } from '@cpc/contracts/device-protocol';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import type { EventSink, TaskService } from '../../modules/task/index.ts';
-import type { PrintService } from '../../modules/print/index.ts';
+import type { EventSink } from '../live-events.ts';
+import type { DeviceBus } from './device-bus.ts';
 import type { DeviceDirectory } from './device-directory.ts';
 import type { DynsecProvisioner } from './dynsec.ts';
 import type { DeviceLink, DownMessages } from './device-link.ts';
@@ -42,9 +35,10 @@ const REQUEST_HELLO_EVERY_MS = 30_000;
 const REPORT_WINDOW_MS = 20;
 
 /**
- * The device gateway (DESIGN §6): takes every up message from the broker, validates it, and turns it into
- * database state (presence, telemetry) and task transitions; sends commands down. Messages of one device are
- * handled in order on this node; nothing a device sends can crash it.
+ * The device gateway (DESIGN §6): takes every up message from the broker, validates it, turns presence and
+ * telemetry into database state, and tells the modules the rest on the device bus (task and print results,
+ * inventories, profiles, locations, events); sends commands down. Messages of one device are handled in order
+ * on this node; nothing a device sends can crash it.
  */
 export class DeviceGateway {
   readonly presence: Presence;
@@ -55,27 +49,16 @@ export class DeviceGateway {
   private sweeping: Promise<void> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
-  /**
-   * Takes each device's software inventory (issue 15; the application module sets it when the app is built):
-   * without one an inventory is counted and dropped.
-   */
-  inventoryHandler?: (deviceId: number, msg: InventoryMsg) => Promise<void>;
-  /** Takes a device's `event` messages (issue 16: the push module reads `push.clicked`); without one they are counted. */
-  eventHandler?: (deviceId: number, msg: EventMsg) => Promise<void>;
-  /** Takes each device's effective customization (issue 16; set by the system-custom module), else dropped. */
-  profileHandler?: (deviceId: number, msg: ProfileMsg) => Promise<void>;
-  /** Takes each location report after Presence stored it (issue 16: the fence module's evaluation and track). */
-  locationHandler?: (deviceId: number, msg: LocationMsg) => Promise<void>;
 
   constructor(
     private db: Db,
     private config: Config,
     events: EventSink,
-    private tasks: TaskService,
     private log: FastifyBaseLogger,
     /** The broker connection and per-device order, shared with the services that send to devices. */
     private link: DeviceLink,
-    private prints?: PrintService,
+    /** Where what devices say goes to the modules, and the modules' part of the sweep. */
+    private bus: DeviceBus,
     /** Where the cluster-once jobs (the sweep, the dynamic-security sync) take their lock. */
     locks?: ClusterLocks,
   ) {
@@ -89,6 +72,7 @@ export class DeviceGateway {
       // a fleet's reports share commits (a device's next message waits at most this much more after one)
       reportWindowMs: REPORT_WINDOW_MS,
       onRollupError: (err) => this.log.warn({ err }, 'mqtt: SIM usage roll-up failed'),
+      bus,
     });
   }
 
@@ -156,7 +140,7 @@ export class DeviceGateway {
     await this.transport.close().catch((err) => this.log.warn({ err }, 'mqtt: close failed'));
     await this.link.settled();
     await this.directory.stop();
-    await this.tasks.settled();
+    await this.bus.settled();
     await this.presence.drain();
     await this.flushSeen().catch(() => {});
     await this.presence.flushTraffic();
@@ -170,7 +154,7 @@ export class DeviceGateway {
   /** Resolves when every message received so far (of one device, or of all) has been handled and written. */
   async settled(sn?: string): Promise<void> {
     await this.link.settled(sn);
-    await this.tasks.settled();
+    await this.bus.settled();
   }
 
   /** One presence and task sweep; run periodically, and by tests when they want it now. */
@@ -184,8 +168,7 @@ export class DeviceGateway {
     // this node's pending last-seen times first, so a device heard a moment ago is not taken for silent
     await this.flushSeen();
     await this.presence.sweep();
-    await this.tasks.sweep();
-    await this.prints?.sweep();
+    await this.bus.sweep();
   }
 
   private flushSeen(): Promise<void> {
@@ -244,8 +227,7 @@ export class DeviceGateway {
           this.helloAsked.delete(id);
           // before the resends: a device whose SIM had run out learns first whether it may work again
           if (parsed.msg.iccid && row.sim_known) await this.answerSim(sn, parsed.msg.iccid, row);
-          if (row.tasks_open) await this.tasks.resendPending(id);
-          if (row.prints_open) await this.prints?.resendPending(id);
+          await this.bus.emit('hello', id, { sn, tasksOpen: row.tasks_open, printsOpen: row.prints_open });
         }
         return;
       }
@@ -257,26 +239,22 @@ export class DeviceGateway {
         return this.presence.status(id, parsed.msg);
       case 'location':
         await this.presence.location(id, parsed.msg);
-        return this.locationHandler?.(id, parsed.msg);
+        return this.bus.emit('location', id, parsed.msg);
       case 'traffic':
         return this.presence.traffic(id, parsed.msg);
       // `kind` says whether a task or a print job is meant (print jobs answer with kind "print")
       case 'ack':
-        return parsed.msg.kind === 'print' ? this.prints?.onAck(id, parsed.msg) : this.tasks.onAck(id, parsed.msg);
+        return this.bus.emit(parsed.msg.kind === 'print' ? 'print.ack' : 'task.ack', id, parsed.msg);
       case 'progress':
-        return parsed.msg.kind === 'print'
-          ? this.prints?.onProgress(id, parsed.msg)
-          : this.tasks.onProgress(id, parsed.msg);
+        return this.bus.emit(parsed.msg.kind === 'print' ? 'print.progress' : 'task.progress', id, parsed.msg);
       case 'result':
-        return parsed.msg.kind === 'print'
-          ? this.prints?.onResult(id, parsed.msg)
-          : this.tasks.onResult(id, parsed.msg);
+        return this.bus.emit(parsed.msg.kind === 'print' ? 'print.result' : 'task.result', id, parsed.msg);
       case 'inventory':
-        return this.inventoryHandler?.(id, parsed.msg);
+        return this.bus.emit('inventory', id, parsed.msg);
       case 'profile':
-        return this.profileHandler?.(id, parsed.msg);
+        return this.bus.emit('profile', id, parsed.msg);
       case 'event':
-        return this.eventHandler?.(id, parsed.msg);
+        return this.bus.emit('event', id, parsed.msg);
       case 'heartbeat':
         return;
     }
@@ -319,18 +297,16 @@ export const mqttGateway = fp<{
   config: Config;
   events: EventSink;
   link: DeviceLink;
-  tasks: TaskService;
-  prints?: PrintService;
+  bus: DeviceBus;
 }>(
-  async (app: FastifyInstance, { db, config, events, link, tasks, prints }) => {
+  async (app: FastifyInstance, { db, config, events, link, bus }) => {
     const gateway = new DeviceGateway(
       db,
       config,
       events,
-      tasks,
       app.log.child({ module: 'mqtt' }),
       link,
-      prints,
+      bus,
       app.clusterLocks,
     );
     app.decorate('gateway', gateway);

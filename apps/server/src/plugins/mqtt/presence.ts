@@ -6,8 +6,8 @@ import { DEFAULT_TIME_ZONE } from '@cpc/contracts/device-constants';
 import type { HelloMsg, LocationMsg, StatusMsg, TrafficMsg } from '@cpc/contracts/device-protocol';
 import { NO_FLUSH_WAIT, PREPARED, type Db } from '../../db/database.ts';
 import { GroupCommit } from '../../lib/group-commit.ts';
-import type { EventSink } from '../../modules/task/index.ts';
-import { deviceFaultMessages, isDeviceFault } from '../../modules/inbox/index.ts';
+import type { EventSink } from '../live-events.ts';
+import type { DeviceBus } from './device-bus.ts';
 
 interface DeviceRow {
   id: number;
@@ -77,6 +77,8 @@ export interface PresenceOptions {
   reportWindowMs?: number;
   /** A usage roll-up that failed (logged; the counters are cumulative, so the SIM's next report recovers it). */
   onRollupError?: (err: unknown) => void;
+  /** Where paper changes are told to the modules (absent: nobody hears them). */
+  bus?: DeviceBus;
 }
 
 /**
@@ -293,7 +295,7 @@ export class Presence {
     }
     this.lastSample.set(deviceId, Date.now());
     this.emit(row);
-    await this.faultBegan(row, row.prev_paper);
+    await this.paperChanged(row, row.prev_paper);
     const { rows: next } = await sql<HelloNext>`${PREPARED}
       SELECT sim.plan_total_mb AS sim_plan_mb, sim.expires_at AS sim_expires_at, sim.iccid IS NOT NULL AS sim_known,
         -- in two, so the first can use the partial index of the resendable tasks (the second is the resend's own read)
@@ -416,7 +418,7 @@ export class Presence {
     });
     for (const r of changed) {
       this.emit(r);
-      if (r.st) await this.faultBegan(r, r.prev_paper);
+      if (r.st) await this.paperChanged(r, r.prev_paper);
     }
   }
 
@@ -525,15 +527,13 @@ export class Presence {
     return rows.length;
   }
 
-  /** A sample whenever paper, battery or signal changed, otherwise at most one per TELEMETRY_SAMPLE_S. */
   /**
-   * The message centre (issue 14): a fault episode begins when the paper state turns from ok (or unknown) to a
-   * fault; one message per episode to those who see the device. Only on that change: nothing on the hot path.
+   * The paper state of a device of an account changed: the modules hear it on the bus (the message centre opens
+   * a fault episode on a change from ok, or unknown, to a fault). Only on a change: nothing on the hot path.
    */
-  private async faultBegan(r: DeviceRow, prevPaper: string | null): Promise<void> {
-    const paper = r.paper;
-    if (r.tenant_id === null || !isDeviceFault(paper) || isDeviceFault(prevPaper)) return;
-    await deviceFaultMessages(this.db, this.events, Number(r.id), paper);
+  private async paperChanged(r: DeviceRow, prevPaper: string | null): Promise<void> {
+    if (r.tenant_id === null || r.paper === prevPaper || !this.opts.bus) return;
+    await this.opts.bus.emit('paper', Number(r.id), { paper: r.paper, previous: prevPaper });
   }
 
   private emit(r: DeviceRow): void {
