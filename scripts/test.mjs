@@ -19,6 +19,7 @@ const lanes = [
       ['type-check bench', ...npx('tsc', '-p', 'bench')],
       ['format check (Prettier)', ...npx('prettier', '--check', '--log-level', 'warn', '.')],
       ['lint (ESLint)', ...npx('eslint', '--max-warnings', '0', '.')],
+      ['server import rules (dependency-cruiser)', 'npm', ['run', '--silent', 'lint:imports', '-w', 'apps/server']],
       ['contracts unit tests', ...npx('vitest', 'run', '--root', 'packages/contracts')],
       ['device simulator unit tests', ...npx('vitest', 'run', '--root', 'apps/device-sim')],
       ['web unit tests', ...npx('vitest', 'run', '--root', 'apps/web')],
