@@ -1,4 +1,5 @@
 /** Work orders (issue 14): the public entry of the section. */
 export { workOrderRoutes } from './routes.ts';
 export { WorkOrderService, callerOf } from './service.ts';
-export { closeResolvedOrders, workOrderUpkeep } from './upkeep.ts';
+export { closeResolvedOrders } from './sla.ts';
+export { workOrderUpkeep } from './upkeep.ts';

@@ -33,30 +33,27 @@ const options = z.object({
   orders: z.array(z.object({ id: z.number().int(), orderNo: z.string() })),
 });
 
-/**
- * Work orders (issue 14). One set of routes for both sides, answering by who calls:
- * - a customer (its tenant; its roles' data scope) reads with workOrder:view and writes with workOrder:edit;
- * - staff (the platform tenant) read and write every tenant's orders with workOrder:handle, and only with it:
- *   a staff member without it gets 403 on every call, also when its role holds workOrder:view or :edit.
- * `/workOrder/list` for staff is the queue: every tenant, with the `tenantId`, `assignee` and `overdue` filters.
- */
-export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }> = async (app, { orders }) => {
-  /** The caller, held to its side's permission: customers `customer`, staff workOrder:handle. */
-  const who = (req: FastifyRequest, customer: string) => {
-    const c = callerOf(caller(req), req.ip);
-    const needed = c.staff ? PERMISSIONS.workOrderHandle : customer;
-    if (!hasPermission(c.user, needed)) throw new AppError(403, 'auth.permissionRequired', { permission: needed });
-    return c;
-  };
-  const reading = [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle];
-  const writing = [PERMISSIONS.workOrderEdit, PERMISSIONS.workOrderHandle];
-  const staffOnly = (req: FastifyRequest) => {
-    const c = callerOf(caller(req), req.ip);
-    if (!c.staff) throw new AppError(403, 'auth.staffOnly');
-    return c;
-  };
-  const detail = envelopeSchema(workOrderDetail);
+type App = Parameters<FastifyPluginAsyncZod>[0];
+type Routes = (app: App, orders: WorkOrderService) => void;
 
+/** The caller, held to its side's permission: customers `customer`, staff workOrder:handle. */
+const who = (req: FastifyRequest, customer: string) => {
+  const c = callerOf(caller(req), req.ip);
+  const needed = c.staff ? PERMISSIONS.workOrderHandle : customer;
+  if (!hasPermission(c.user, needed)) throw new AppError(403, 'auth.permissionRequired', { permission: needed });
+  return c;
+};
+const reading = [PERMISSIONS.workOrderView, PERMISSIONS.workOrderHandle];
+const writing = [PERMISSIONS.workOrderEdit, PERMISSIONS.workOrderHandle];
+const staffOnly = (req: FastifyRequest) => {
+  const c = callerOf(caller(req), req.ip);
+  if (!c.staff) throw new AppError(403, 'auth.staffOnly');
+  return c;
+};
+const detail = envelopeSchema(workOrderDetail);
+
+/** Reading, both sides: the list (staff: the queue), one order, marking it read. */
+const readingRoutes: Routes = (app, orders) => {
   app.get(
     '/workOrder/list',
     {
@@ -99,7 +96,10 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
       return ok(null);
     },
   );
+};
 
+/** A customer's order: opening, editing, withdrawing, reopening, closing it. */
+const customerRoutes: Routes = (app, orders) => {
   app.post(
     '/workOrder/create',
     {
@@ -151,6 +151,10 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
       },
     );
   }
+};
+
+/** Rating a closed order (customers); replying (both sides). */
+const answerRoutes: Routes = (app, orders) => {
   app.post(
     '/workOrder/rate',
     {
@@ -180,8 +184,10 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
       return ok(await orders.detail(c, req.body.id));
     },
   );
+};
 
-  // staff
+/** Staff: taking, assigning and resolving an order; who may handle one. */
+const staffRoutes: Routes = (app, orders) => {
   app.post(
     '/workOrder/take',
     {
@@ -248,6 +254,10 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
       return ok(await orders.assignees());
     },
   );
+};
+
+/** Staff: the first-response and resolution targets per priority. */
+const targetRoutes: Routes = (app, orders) => {
   app.get(
     '/workOrder/targets',
     {
@@ -276,6 +286,10 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
     },
     async (req) => ok(await orders.setTargets(staffOnly(req), req.body.targets)),
   );
+};
+
+/** Staff: canned replies, shared and one's own. */
+const cannedRoutes: Routes = (app, orders) => {
   const canned = [PERMISSIONS.workOrderHandle, PERMISSIONS.workOrderSettings];
   app.get(
     '/workOrder/canned/list',
@@ -331,7 +345,10 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
       return ok(null);
     },
   );
+};
 
+/** What a customer may name in an order. */
+const optionRoutes: Routes = (app, orders) => {
   app.get(
     '/workOrder/options',
     {
@@ -345,4 +362,24 @@ export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }
     },
     async (req) => ok(await orders.options(who(req, PERMISSIONS.workOrderEdit), req.query.keyword)),
   );
+};
+
+/**
+ * Work orders (issue 14). One set of routes for both sides, answering by who calls:
+ * - a customer (its tenant; its roles' data scope) reads with workOrder:view and writes with workOrder:edit;
+ * - staff (the platform tenant) read and write every tenant's orders with workOrder:handle, and only with it:
+ *   a staff member without it gets 403 on every call, also when its role holds workOrder:view or :edit.
+ * `/workOrder/list` for staff is the queue: every tenant, with the `tenantId`, `assignee` and `overdue` filters.
+ */
+export const workOrderRoutes: FastifyPluginAsyncZod<{ orders: WorkOrderService }> = async (app, { orders }) => {
+  for (const routes of [
+    readingRoutes,
+    customerRoutes,
+    answerRoutes,
+    staffRoutes,
+    targetRoutes,
+    cannedRoutes,
+    optionRoutes,
+  ])
+    routes(app, orders);
 };
