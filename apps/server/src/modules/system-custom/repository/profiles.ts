@@ -1,10 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../../db/database.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
-import type { VersionRow } from '../types.ts';
 import { inDataScope } from '../../../lib/data-scope.ts';
-import { defineQueries } from '../../../db/query-spec.ts';
+import type { VersionRow } from '../types.ts';
 
 /** The devices condition of a caller's data scope (absent: every device of the tenant). */
 export type DevicesInScope = RawBuilder<boolean> | undefined;

@@ -1,10 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ProfileApplyState } from '@cpc/contracts';
 import type { Db } from '../../../db/database.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { inScope, type DevicesInScope } from './profiles.ts';
-import { inDataScope } from '../../../lib/data-scope.ts';
 import { defineQueries } from '../../../db/query-spec.ts';
+import { TenantScope } from '../../../db/tenant-scope.ts';
+import { inDataScope } from '../../../lib/data-scope.ts';
+import { inScope, type DevicesInScope } from './profiles.ts';
 
 /** A row of the per-device state joined with its device, group, versions, profile and task (`stateQuery`). */
 export interface DeviceStateRow {

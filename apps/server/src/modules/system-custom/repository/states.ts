@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { OPEN_TASK_STATES } from '@cpc/contracts';
+import type { Db } from '../../../db/database.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
+import { TenantScope } from '../../../db/tenant-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../../task/index.ts';
 import type { MediaPart, VersionRow } from '../types.ts';
-import type { Db } from '../../../db/database.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { defineQueries } from '../../../db/query-spec.ts';
 
 /** The advisory-lock namespace of a tenant's resolution (one resolution per tenant at a time, on any node). */
 const LOCK_NS = 0x5c0516;
