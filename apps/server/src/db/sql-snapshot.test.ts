@@ -80,6 +80,9 @@ describe('recording a repository', () => {
     ).toBe(
       'select "a"\nfrom "t"\ninner join "u" on "u"."id" = "t"."id"\nwhere extract(epoch from "t"."at") > 1 and "b" = \'x from y\'\norder by "a"\nlimit $1',
     );
+    expect(formatSql('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY at LIMIT $1)')).toBe(
+      'DELETE FROM audit_log\nWHERE id IN (SELECT id\n  FROM audit_log\n  ORDER BY at\n  LIMIT $1)',
+    );
     expect(formatSql('select "a" from "t" where exists (select 1 from "u" where "u"."t" = "t"."id")')).toBe(
       'select "a"\nfrom "t"\nwhere exists (select 1\n  from "u"\n  where "u"."t" = "t"."id")',
     );

@@ -192,7 +192,7 @@ const BREAK_BEFORE = [
 ].sort((a, b) => b.length - a.length);
 
 /**
- * Breaks a statement before its major keywords (not `delete from`), at the top level and inside sub-statements (indented by their
+ * Breaks a statement before its major keywords (in either case; not `delete from`), at the top level and inside sub-statements (indented by their
  * depth); a keyword inside another parenthesis (`extract(epoch from …)`) or inside quotes stays. Whitespace
  * outside quotes is collapsed first, so hand-written `sql` templates come out in the same shape.
  */
@@ -213,9 +213,11 @@ export function formatSql(text: string): string {
     else if (c === '(') groups.push(/^\s*(select|with|update|insert|delete)\s/i.test(s.slice(i + 1, i + 9)));
     else if (c === ')') groups.pop();
     else if (c === ' ' && (groups.length === 0 || groups[groups.length - 1])) {
-      const kw = BREAK_BEFORE.find((k) => s.startsWith(k, i + 1) && /^[\s(;]|^$/.test(s.slice(i + 1 + k.length)));
-      if (kw && !(kw === 'from' && out.endsWith('delete'))) {
-        out += `\n${'  '.repeat(depth())}${kw}`;
+      const kw = BREAK_BEFORE.find(
+        (k) => s.slice(i + 1, i + 1 + k.length).toLowerCase() === k && /^[\s(;]|^$/.test(s.slice(i + 1 + k.length)),
+      );
+      if (kw && !(kw === 'from' && out.toLowerCase().endsWith('delete'))) {
+        out += `\n${'  '.repeat(depth())}${s.slice(i + 1, i + 1 + kw.length)}`;
         i += kw.length;
         continue;
       }

@@ -3,7 +3,9 @@
 
 -- PackageRepository.countOpenTasks
 -- $1 = 3, $2 = '41'
-SELECT count(*) AS n FROM device_tasks WHERE tenant_id = $1 AND state IN ('queued', 'sent', 'delivered', 'running', 'timeout') AND params->>'packageId' = $2;
+SELECT count(*) AS n
+FROM device_tasks
+WHERE tenant_id = $1 AND state IN ('queued', 'sent', 'delivered', 'running', 'timeout') AND params->>'packageId' = $2;
 
 -- PackageRepository.findLive
 -- $1 = 3, $2 = 41
@@ -14,7 +16,10 @@ where "packages"."tenant_id" = $1 and "packages"."deleted_at" is null and "packa
 
 -- PackageRepository.findOpenTaskPackage
 -- $1 = '7f1c2a64-1b9e-4c1d-9a57-3f6d2c8e0b11'
-SELECT p.object_key, p.sha256 FROM device_tasks t JOIN packages p ON p.id = (t.params->>'packageId')::bigint AND p.tenant_id = t.tenant_id WHERE t.id = $1 AND t.state IN ('sent', 'delivered', 'running', 'timeout') AND t.type IN ('upgrade', 'install_app', 'deploy_model');
+SELECT p.object_key, p.sha256
+FROM device_tasks t
+JOIN packages p ON p.id = (t.params->>'packageId')::bigint AND p.tenant_id = t.tenant_id
+WHERE t.id = $1 AND t.state IN ('sent', 'delivered', 'running', 'timeout') AND t.type IN ('upgrade', 'install_app', 'deploy_model');
 
 -- PackageRepository.insertPackage
 begin;
@@ -38,11 +43,25 @@ where "code" in ($1, $2);
 
 -- PackageRepository.listAppGroups #1
 -- $1 = 3, $2 = null, $3 = null, $4 = null, $5 = 20, $6 = 0
-WITH g AS ( SELECT identifier, count(*) AS versions, sum(size) AS total_size, (array_agg(id ORDER BY version_code DESC, created_at DESC, id DESC))[1] AS latest, max(created_at) AS last_at FROM packages WHERE tenant_id = $1 AND kind = 'app' AND deleted_at IS NULL AND ($2::text IS NULL OR name ILIKE $3 OR identifier ILIKE $4) GROUP BY identifier ) SELECT identifier, versions, total_size, latest, count(*) OVER () AS n FROM g ORDER BY last_at DESC, identifier LIMIT $5 OFFSET $6;
+WITH g AS ( SELECT identifier, count(*) AS versions, sum(size) AS total_size, (array_agg(id ORDER BY version_code DESC, created_at DESC, id DESC))[1] AS latest, max(created_at) AS last_at
+  FROM packages
+  WHERE tenant_id = $1 AND kind = 'app' AND deleted_at IS NULL AND ($2::text IS NULL OR name ILIKE $3 OR identifier ILIKE $4)
+  GROUP BY identifier ) SELECT identifier, versions, total_size, latest, count(*) OVER () AS n
+FROM g
+ORDER BY last_at DESC, identifier
+LIMIT $5
+OFFSET $6;
 
 -- PackageRepository.listAppGroups #2
 -- $1 = 3, $2 = '%kiosk%', $3 = '%kiosk%', $4 = '%kiosk%', $5 = 20, $6 = 0
-WITH g AS ( SELECT identifier, count(*) AS versions, sum(size) AS total_size, (array_agg(id ORDER BY version_code DESC, created_at DESC, id DESC))[1] AS latest, max(created_at) AS last_at FROM packages WHERE tenant_id = $1 AND kind = 'app' AND deleted_at IS NULL AND ($2::text IS NULL OR name ILIKE $3 OR identifier ILIKE $4) GROUP BY identifier ) SELECT identifier, versions, total_size, latest, count(*) OVER () AS n FROM g ORDER BY last_at DESC, identifier LIMIT $5 OFFSET $6;
+WITH g AS ( SELECT identifier, count(*) AS versions, sum(size) AS total_size, (array_agg(id ORDER BY version_code DESC, created_at DESC, id DESC))[1] AS latest, max(created_at) AS last_at
+  FROM packages
+  WHERE tenant_id = $1 AND kind = 'app' AND deleted_at IS NULL AND ($2::text IS NULL OR name ILIKE $3 OR identifier ILIKE $4)
+  GROUP BY identifier ) SELECT identifier, versions, total_size, latest, count(*) OVER () AS n
+FROM g
+ORDER BY last_at DESC, identifier
+LIMIT $5
+OFFSET $6;
 
 -- PackageRepository.listAppVersions
 -- $1 = 3, $2 = 'app', $3 = 'com.shop.kiosk'

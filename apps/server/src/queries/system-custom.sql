@@ -121,27 +121,60 @@ order by "custom_profile_versions"."version" desc;
 
 -- ProfileReadRepository.assignmentCounts #1
 -- $1 = 3, $2 = [12,13]
-SELECT a.profile_id, count(a.device_id) FILTER (WHERE true) AS devices, count(a.group_id) AS groups FROM custom_profile_assignments a LEFT JOIN devices ON devices.id = a.device_id WHERE a.tenant_id = $1 AND a.profile_id = ANY($2::bigint[]) GROUP BY a.profile_id;
+SELECT a.profile_id, count(a.device_id) FILTER (WHERE true) AS devices, count(a.group_id) AS groups
+FROM custom_profile_assignments a
+LEFT JOIN devices ON devices.id = a.device_id
+WHERE a.tenant_id = $1 AND a.profile_id = ANY($2::bigint[])
+GROUP BY a.profile_id;
 
 -- ProfileReadRepository.assignmentCounts #2
 -- $1 = 3, $2 = '1/5/%', $3 = 3, $4 = [12,13]
 SELECT a.profile_id, count(a.device_id) FILTER (WHERE "devices"."department_id" in (select dd.id
   from departments dd
-  where dd.tenant_id = $1 and dd.path like $2)) AS devices, count(a.group_id) AS groups FROM custom_profile_assignments a LEFT JOIN devices ON devices.id = a.device_id WHERE a.tenant_id = $3 AND a.profile_id = ANY($4::bigint[]) GROUP BY a.profile_id;
+  where dd.tenant_id = $1 and dd.path like $2)) AS devices, count(a.group_id) AS groups
+FROM custom_profile_assignments a
+LEFT JOIN devices ON devices.id = a.device_id
+WHERE a.tenant_id = $3 AND a.profile_id = ANY($4::bigint[])
+GROUP BY a.profile_id;
 
 -- ProfileReadRepository.assignmentsOf #1
 -- $1 = 3, $2 = 12
-SELECT a.device_id, a.group_id, a.created_at, devices.name AS device_name, devices.sn, g.name AS group_name FROM custom_profile_assignments a LEFT JOIN devices ON devices.id = a.device_id LEFT JOIN device_groups g ON g.id = a.group_id WHERE a.tenant_id = $1 AND a.profile_id = $2 AND (a.device_id IS NULL OR true) ORDER BY a.created_at, a.id;
+SELECT a.device_id, a.group_id, a.created_at, devices.name AS device_name, devices.sn, g.name AS group_name
+FROM custom_profile_assignments a
+LEFT JOIN devices ON devices.id = a.device_id
+LEFT JOIN device_groups g ON g.id = a.group_id
+WHERE a.tenant_id = $1 AND a.profile_id = $2 AND (a.device_id IS NULL OR true)
+ORDER BY a.created_at, a.id;
 
 -- ProfileReadRepository.assignmentsOf #2
 -- $1 = 3, $2 = 12, $3 = 3, $4 = '1/5/%'
-SELECT a.device_id, a.group_id, a.created_at, devices.name AS device_name, devices.sn, g.name AS group_name FROM custom_profile_assignments a LEFT JOIN devices ON devices.id = a.device_id LEFT JOIN device_groups g ON g.id = a.group_id WHERE a.tenant_id = $1 AND a.profile_id = $2 AND (a.device_id IS NULL OR "devices"."department_id" in (select dd.id
+SELECT a.device_id, a.group_id, a.created_at, devices.name AS device_name, devices.sn, g.name AS group_name
+FROM custom_profile_assignments a
+LEFT JOIN devices ON devices.id = a.device_id
+LEFT JOIN device_groups g ON g.id = a.group_id
+WHERE a.tenant_id = $1 AND a.profile_id = $2 AND (a.device_id IS NULL OR "devices"."department_id" in (select dd.id
   from departments dd
-  where dd.tenant_id = $3 and dd.path like $4)) ORDER BY a.created_at, a.id;
+  where dd.tenant_id = $3 and dd.path like $4))
+ORDER BY a.created_at, a.id;
 
 -- ProfileReadRepository.candidatesOf
 -- $1 = 21, $2 = 3, $3 = 3, $4 = 101, $5 = 3
-WITH RECURSIVE chain AS ( SELECT g.id AS gid, g.parent_id, 1 AS depth FROM device_groups g WHERE g.id = $1 AND g.tenant_id = $2 UNION ALL SELECT g.id, g.parent_id, c.depth + 1 FROM chain c JOIN device_groups g ON g.id = c.parent_id WHERE c.depth < 64 ) SELECT 0 AS depth, NULL::bigint AS group_id, NULL::text AS group_name, a.profile_id, p.name AS profile_name FROM custom_profile_assignments a JOIN custom_profiles p ON p.id = a.profile_id WHERE a.tenant_id = $3 AND a.device_id = $4 UNION ALL SELECT c.depth, c.gid, g.name, a.profile_id, p.name FROM chain c JOIN device_groups g ON g.id = c.gid JOIN custom_profile_assignments a ON a.group_id = c.gid AND a.tenant_id = $5 JOIN custom_profiles p ON p.id = a.profile_id ORDER BY depth;
+WITH RECURSIVE chain AS ( SELECT g.id AS gid, g.parent_id, 1 AS depth
+  FROM device_groups g
+  WHERE g.id = $1 AND g.tenant_id = $2
+  UNION ALL SELECT g.id, g.parent_id, c.depth + 1
+  FROM chain c
+  JOIN device_groups g ON g.id = c.parent_id
+  WHERE c.depth < 64 ) SELECT 0 AS depth, NULL::bigint AS group_id, NULL::text AS group_name, a.profile_id, p.name AS profile_name
+FROM custom_profile_assignments a
+JOIN custom_profiles p ON p.id = a.profile_id
+WHERE a.tenant_id = $3 AND a.device_id = $4
+UNION ALL SELECT c.depth, c.gid, g.name, a.profile_id, p.name
+FROM chain c
+JOIN device_groups g ON g.id = c.gid
+JOIN custom_profile_assignments a ON a.group_id = c.gid AND a.tenant_id = $5
+JOIN custom_profiles p ON p.id = a.profile_id
+ORDER BY depth;
 
 -- ProfileReadRepository.deviceInScope #1
 -- $1 = 3, $2 = 101
@@ -159,13 +192,26 @@ where "devices"."tenant_id" = $1 and "devices"."id" = $2 and "devices"."departme
 
 -- ProfileReadRepository.deviceState
 -- $1 = 3, $2 = 3, $3 = '1/5/%', $4 = 101
-SELECT * FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name FROM device_profile_state s JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id LEFT JOIN device_groups g ON g.id = s.source_group_id LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id LEFT JOIN custom_profiles p ON p.id = s.profile_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND "devices"."department_id" in (select dd.id
+SELECT *
+FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name
+  FROM device_profile_state s
+  JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id
+  LEFT JOIN device_groups g ON g.id = s.source_group_id
+  LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id
+  LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id
+  LEFT JOIN custom_profiles p ON p.id = s.profile_id
+  LEFT JOIN device_tasks t ON t.id = s.task_id
+  WHERE s.tenant_id = $1 AND "devices"."department_id" in (select dd.id
     from departments dd
-    where dd.tenant_id = $2 and dd.path like $3)) x WHERE x.device_id = $4;
+    where dd.tenant_id = $2 and dd.path like $3)) x
+WHERE x.device_id = $4;
 
 -- ProfileReadRepository.latestApps
 -- $1 = 3
-SELECT DISTINCT ON (identifier) identifier, name, version_name FROM packages WHERE tenant_id = $1 AND kind = 'app' AND deleted_at IS NULL ORDER BY identifier, version_code DESC, id DESC;
+SELECT DISTINCT ON (identifier) identifier, name, version_name
+FROM packages
+WHERE tenant_id = $1 AND kind = 'app' AND deleted_at IS NULL
+ORDER BY identifier, version_code DESC, id DESC;
 
 -- ProfileReadRepository.listProfiles #1
 -- $1 = 3
@@ -207,29 +253,85 @@ offset $5;
 
 -- ProfileReadRepository.profileDevices #1
 -- $1 = 3, $2 = 12
-SELECT count(*) AS n FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name FROM device_profile_state s JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id LEFT JOIN device_groups g ON g.id = s.source_group_id LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id LEFT JOIN custom_profiles p ON p.id = s.profile_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND true) x WHERE x.profile_id = $2;
+SELECT count(*) AS n
+FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name
+  FROM device_profile_state s
+  JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id
+  LEFT JOIN device_groups g ON g.id = s.source_group_id
+  LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id
+  LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id
+  LEFT JOIN custom_profiles p ON p.id = s.profile_id
+  LEFT JOIN device_tasks t ON t.id = s.task_id
+  WHERE s.tenant_id = $1 AND true) x
+WHERE x.profile_id = $2;
 -- $1 = 3, $2 = 12, $3 = 20, $4 = 0
-SELECT * FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name FROM device_profile_state s JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id LEFT JOIN device_groups g ON g.id = s.source_group_id LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id LEFT JOIN custom_profiles p ON p.id = s.profile_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND true) x WHERE x.profile_id = $2 ORDER BY x.sn LIMIT $3 OFFSET $4;
+SELECT *
+FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name
+  FROM device_profile_state s
+  JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id
+  LEFT JOIN device_groups g ON g.id = s.source_group_id
+  LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id
+  LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id
+  LEFT JOIN custom_profiles p ON p.id = s.profile_id
+  LEFT JOIN device_tasks t ON t.id = s.task_id
+  WHERE s.tenant_id = $1 AND true) x
+WHERE x.profile_id = $2
+ORDER BY x.sn
+LIMIT $3
+OFFSET $4;
 
 -- ProfileReadRepository.profileDevices #2
 -- $1 = 3, $2 = 3, $3 = '1/5/%', $4 = 12, $5 = true
-SELECT count(*) AS n FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name FROM device_profile_state s JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id LEFT JOIN device_groups g ON g.id = s.source_group_id LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id LEFT JOIN custom_profiles p ON p.id = s.profile_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND "devices"."department_id" in (select dd.id
+SELECT count(*) AS n
+FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name
+  FROM device_profile_state s
+  JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id
+  LEFT JOIN device_groups g ON g.id = s.source_group_id
+  LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id
+  LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id
+  LEFT JOIN custom_profiles p ON p.id = s.profile_id
+  LEFT JOIN device_tasks t ON t.id = s.task_id
+  WHERE s.tenant_id = $1 AND "devices"."department_id" in (select dd.id
     from departments dd
-    where dd.tenant_id = $2 and dd.path like $3)) x WHERE x.profile_id = $4 AND x.task_state IN ('failed', 'expired', 'canceled') AND x.drift = $5;
+    where dd.tenant_id = $2 and dd.path like $3)) x
+WHERE x.profile_id = $4 AND x.task_state IN ('failed', 'expired', 'canceled') AND x.drift = $5;
 -- $1 = 3, $2 = 3, $3 = '1/5/%', $4 = 12, $5 = true, $6 = 20, $7 = 20
-SELECT * FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name FROM device_profile_state s JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id LEFT JOIN device_groups g ON g.id = s.source_group_id LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id LEFT JOIN custom_profiles p ON p.id = s.profile_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND "devices"."department_id" in (select dd.id
+SELECT *
+FROM ( SELECT s.*, devices.sn, devices.name AS device_name, devices.status, g.name AS group_name, dv.version AS desired_version, av.version AS applied_version, t.state AS task_state, t.error AS task_error, dv.part_hashes AS desired_parts, p.name AS profile_name
+  FROM device_profile_state s
+  JOIN devices ON devices.id = s.device_id AND devices.tenant_id = s.tenant_id
+  LEFT JOIN device_groups g ON g.id = s.source_group_id
+  LEFT JOIN custom_profile_versions dv ON dv.id = s.desired_version_id
+  LEFT JOIN custom_profile_versions av ON av.id = s.applied_version_id
+  LEFT JOIN custom_profiles p ON p.id = s.profile_id
+  LEFT JOIN device_tasks t ON t.id = s.task_id
+  WHERE s.tenant_id = $1 AND "devices"."department_id" in (select dd.id
     from departments dd
-    where dd.tenant_id = $2 and dd.path like $3)) x WHERE x.profile_id = $4 AND x.task_state IN ('failed', 'expired', 'canceled') AND x.drift = $5 ORDER BY x.sn LIMIT $6 OFFSET $7;
+    where dd.tenant_id = $2 and dd.path like $3)) x
+WHERE x.profile_id = $4 AND x.task_state IN ('failed', 'expired', 'canceled') AND x.drift = $5
+ORDER BY x.sn
+LIMIT $6
+OFFSET $7;
 
 -- ProfileReadRepository.stateCounts #1
 -- $1 = 3, $2 = [12,13]
-SELECT s.profile_id, count(*) AS devices, count(*) FILTER (WHERE s.applied_version_id = s.desired_version_id AND t.state = 'succeeded') AS applied, count(*) FILTER (WHERE t.state IN ('failed', 'expired', 'canceled')) AS failed, count(*) FILTER (WHERE s.drift) AS drifted FROM device_profile_state s JOIN devices ON devices.id = s.device_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND s.profile_id = ANY($2::bigint[]) AND true GROUP BY s.profile_id;
+SELECT s.profile_id, count(*) AS devices, count(*) FILTER (WHERE s.applied_version_id = s.desired_version_id AND t.state = 'succeeded') AS applied, count(*) FILTER (WHERE t.state IN ('failed', 'expired', 'canceled')) AS failed, count(*) FILTER (WHERE s.drift) AS drifted
+FROM device_profile_state s
+JOIN devices ON devices.id = s.device_id
+LEFT JOIN device_tasks t ON t.id = s.task_id
+WHERE s.tenant_id = $1 AND s.profile_id = ANY($2::bigint[]) AND true
+GROUP BY s.profile_id;
 
 -- ProfileReadRepository.stateCounts #2
 -- $1 = 3, $2 = [12,13], $3 = 3, $4 = '1/5/%'
-SELECT s.profile_id, count(*) AS devices, count(*) FILTER (WHERE s.applied_version_id = s.desired_version_id AND t.state = 'succeeded') AS applied, count(*) FILTER (WHERE t.state IN ('failed', 'expired', 'canceled')) AS failed, count(*) FILTER (WHERE s.drift) AS drifted FROM device_profile_state s JOIN devices ON devices.id = s.device_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE s.tenant_id = $1 AND s.profile_id = ANY($2::bigint[]) AND "devices"."department_id" in (select dd.id
+SELECT s.profile_id, count(*) AS devices, count(*) FILTER (WHERE s.applied_version_id = s.desired_version_id AND t.state = 'succeeded') AS applied, count(*) FILTER (WHERE t.state IN ('failed', 'expired', 'canceled')) AS failed, count(*) FILTER (WHERE s.drift) AS drifted
+FROM device_profile_state s
+JOIN devices ON devices.id = s.device_id
+LEFT JOIN device_tasks t ON t.id = s.task_id
+WHERE s.tenant_id = $1 AND s.profile_id = ANY($2::bigint[]) AND "devices"."department_id" in (select dd.id
   from departments dd
-  where dd.tenant_id = $3 and dd.path like $4) GROUP BY s.profile_id;
+  where dd.tenant_id = $3 and dd.path like $4)
+GROUP BY s.profile_id;
 
 -- ProfileReadRepository.userNames
 -- $1 = 7, $2 = 8
@@ -269,7 +371,10 @@ where "device_profile_state"."tenant_id" = $1 and "device_profile_state"."profil
 
 -- ProfileStateRepository.latestPublished
 -- $1 = 3
-SELECT DISTINCT ON (profile_id) * FROM custom_profile_versions WHERE tenant_id = $1 AND version IS NOT NULL ORDER BY profile_id, version DESC;
+SELECT DISTINCT ON (profile_id) *
+FROM custom_profile_versions
+WHERE tenant_id = $1 AND version IS NOT NULL
+ORDER BY profile_id, version DESC;
 
 -- ProfileStateRepository.lockResolution
 -- $1 = 6030614, $2 = 3
@@ -283,19 +388,47 @@ where "device_id" = $3 and "task_id" = $4;
 
 -- ProfileStateRepository.openTaskMedia
 -- $1 = 'wallpaper', $2 = '5f0c8a4e-2b7d-4c1e-9a63-0d2f8b1e7c45'
-SELECT t.params->'settings'->$1 AS m FROM device_tasks t WHERE t.id = $2 AND t.type = 'apply_profile' AND t.state IN ('sent', 'delivered', 'running', 'timeout');
+SELECT t.params->'settings'->$1 AS m
+FROM device_tasks t
+WHERE t.id = $2 AND t.type = 'apply_profile' AND t.state IN ('sent', 'delivered', 'running', 'timeout');
 
 -- ProfileStateRepository.reportContext
 -- $1 = 40, $2 = 101
-SELECT d.tenant_id, s.profile_id, s.desired_version_id, s.device_id IS NOT NULL AS has_state, v.hash, v.part_hashes, s.drift, t.state AS task_state, EXISTS (SELECT 1 FROM device_tasks t WHERE t.device_id = d.id AND t.type = 'apply_profile' AND t.state IN ('queued', 'sent', 'delivered', 'running', 'timeout')) AS open, EXISTS (SELECT 1 FROM custom_profile_versions rv WHERE rv.id = $1 AND rv.tenant_id = d.tenant_id AND rv.version IS NOT NULL) AS reported_version_ok FROM devices d LEFT JOIN device_profile_state s ON s.device_id = d.id AND s.tenant_id = d.tenant_id LEFT JOIN custom_profile_versions v ON v.id = s.desired_version_id LEFT JOIN device_tasks t ON t.id = s.task_id WHERE d.id = $2 AND d.tenant_id IS NOT NULL;
+SELECT d.tenant_id, s.profile_id, s.desired_version_id, s.device_id IS NOT NULL AS has_state, v.hash, v.part_hashes, s.drift, t.state AS task_state, EXISTS (SELECT 1
+  FROM device_tasks t
+  WHERE t.device_id = d.id AND t.type = 'apply_profile' AND t.state IN ('queued', 'sent', 'delivered', 'running', 'timeout')) AS open, EXISTS (SELECT 1
+  FROM custom_profile_versions rv
+  WHERE rv.id = $1 AND rv.tenant_id = d.tenant_id AND rv.version IS NOT NULL) AS reported_version_ok
+FROM devices d
+LEFT JOIN device_profile_state s ON s.device_id = d.id AND s.tenant_id = d.tenant_id
+LEFT JOIN custom_profile_versions v ON v.id = s.desired_version_id
+LEFT JOIN device_tasks t ON t.id = s.task_id
+WHERE d.id = $2 AND d.tenant_id IS NOT NULL;
 
 -- ProfileStateRepository.resolveAssignments
 -- $1 = 3, $2 = 3, $3 = 3, $4 = 3, $5 = 3
-WITH RECURSIVE chain AS ( SELECT d.id AS device_id, d.group_id AS gid, 1 AS depth FROM devices d WHERE d.tenant_id = $1 AND d.group_id IS NOT NULL UNION ALL SELECT c.device_id, g.parent_id, c.depth + 1 FROM chain c JOIN device_groups g ON g.id = c.gid AND g.tenant_id = $2 WHERE g.parent_id IS NOT NULL AND c.depth < 64 ), candidates AS ( SELECT a.device_id, 0 AS depth, a.profile_id, NULL::bigint AS group_id FROM custom_profile_assignments a JOIN devices d ON d.id = a.device_id AND d.tenant_id = $3 WHERE a.tenant_id = $4 AND a.device_id IS NOT NULL UNION ALL SELECT c.device_id, c.depth, a.profile_id, c.gid FROM chain c JOIN custom_profile_assignments a ON a.group_id = c.gid AND a.tenant_id = $5 ) SELECT DISTINCT ON (device_id) device_id, profile_id, group_id, depth FROM candidates ORDER BY device_id, depth;
+WITH RECURSIVE chain AS ( SELECT d.id AS device_id, d.group_id AS gid, 1 AS depth
+  FROM devices d
+  WHERE d.tenant_id = $1 AND d.group_id IS NOT NULL
+  UNION ALL SELECT c.device_id, g.parent_id, c.depth + 1
+  FROM chain c
+  JOIN device_groups g ON g.id = c.gid AND g.tenant_id = $2
+  WHERE g.parent_id IS NOT NULL AND c.depth < 64 ), candidates AS ( SELECT a.device_id, 0 AS depth, a.profile_id, NULL::bigint AS group_id
+  FROM custom_profile_assignments a
+  JOIN devices d ON d.id = a.device_id AND d.tenant_id = $3
+  WHERE a.tenant_id = $4 AND a.device_id IS NOT NULL
+  UNION ALL SELECT c.device_id, c.depth, a.profile_id, c.gid
+  FROM chain c
+  JOIN custom_profile_assignments a ON a.group_id = c.gid AND a.tenant_id = $5 ) SELECT DISTINCT ON (device_id) device_id, profile_id, group_id, depth
+FROM candidates
+ORDER BY device_id, depth;
 
 -- ProfileStateRepository.resolvedStates
 -- $1 = 3
-SELECT s.device_id, s.profile_id, s.source, s.source_group_id, s.desired_version_id, coalesce(d.tenant_id = s.tenant_id, false) AS mine FROM device_profile_state s LEFT JOIN devices d ON d.id = s.device_id WHERE s.tenant_id = $1;
+SELECT s.device_id, s.profile_id, s.source, s.source_group_id, s.desired_version_id, coalesce(d.tenant_id = s.tenant_id, false) AS mine
+FROM device_profile_state s
+LEFT JOIN devices d ON d.id = s.device_id
+WHERE s.tenant_id = $1;
 
 -- ProfileStateRepository.saveReport
 -- $1 = 101, $2 = 3, $3 = 'c9d2e1', $4 = '{"wallpaper":"e1f2a3"}', $5 = 40, $6 = 40, $7 = true, $8 = ["wallpaper"], $9 = '2026-01-01T00:00:00.000Z', $10 = '2026-01-01T00:00:00.000Z', $11 = 'c9d2e1', $12 = '{"wallpaper":"e1f2a3"}', $13 = 40, $14 = 40, $15 = true, $16 = ["wallpaper"], $17 = '2026-01-01T00:00:00.000Z', $18 = '2026-01-01T00:00:00.000Z'
@@ -305,7 +438,11 @@ on conflict ("device_id")
 do update set "reported_hash" = $11, "reported_parts" = $12, "reported_version_id" = $13, "applied_version_id" = $14, "drift" = $15, "drift_fields" = $16, "reported_at" = $17, "updated_at" = $18;
 
 -- ProfileStateRepository.tenantsToReconcile
-SELECT tenant_id FROM custom_profile_assignments UNION SELECT tenant_id FROM device_profile_state WHERE profile_id IS NOT NULL OR desired_version_id IS NOT NULL;
+SELECT tenant_id
+FROM custom_profile_assignments
+UNION SELECT tenant_id
+FROM device_profile_state
+WHERE profile_id IS NOT NULL OR desired_version_id IS NOT NULL;
 
 -- ProfileStateRepository.upsertStates
 -- $1 = 101, $2 = 12, $3 = 'group', $4 = 21, $5 = 40, $6 = '5f0c8a4e-2b7d-4c1e-9a63-0d2f8b1e7c45', $7 = false, $8 = [], $9 = '2026-01-01T00:00:00.000Z', $10 = 3, $11 = 102, $12 = null, $13 = null, $14 = null, $15 = null, $16 = null, $17 = false, $18 = [], $19 = '2026-01-01T00:00:00.000Z', $20 = 3
