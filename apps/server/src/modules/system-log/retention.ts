@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { Periodic } from '../../lib/periodic.ts';
+import { SystemLogRepository } from './repository.ts';
 
-/** The advisory lock key of the pruning (any constant of its own): one node prunes at a time. */
-const PRUNE_LOCK = 0x5359_534c; // "SYSL"
 const PRUNE_EVERY_MS = 60 * 60_000;
 
 /**
@@ -13,25 +11,8 @@ const PRUNE_EVERY_MS = 60 * 60_000;
  * lock and no huge transaction), while holding a session advisory lock: when several nodes run it at once, one
  * prunes and the others skip. Returns how many were deleted (0 when another node holds the lock).
  */
-export async function pruneSystemLog(db: Db, retentionDays: number, batch = 5000): Promise<number> {
-  return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${PRUNE_LOCK}) AS locked`.execute(conn);
-    if (!rows[0].locked) return 0;
-    try {
-      let total = 0;
-      for (;;) {
-        const res = await sql`
-          DELETE FROM audit_log WHERE id IN (
-            SELECT id FROM audit_log WHERE at < now() - make_interval(days => ${retentionDays})
-            ORDER BY at LIMIT ${batch})`.execute(conn);
-        const n = Number(res.numAffectedRows ?? 0);
-        total += n;
-        if (n < batch) return total;
-      }
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${PRUNE_LOCK})`.execute(conn);
-    }
-  });
+export function pruneSystemLog(db: Db, retentionDays: number, batch = 5000): Promise<number> {
+  return new SystemLogRepository(db).prune(retentionDays, batch);
 }
 
 /** Prunes the system log every hour on every node (the lock makes it once across nodes), and once at start. */
