@@ -47,8 +47,17 @@ function need(req: FastifyRequest, kind: DeploymentKind, edit: boolean): void {
 
 const appCaller = (req: FastifyRequest): AppCaller => scopedCaller(caller(req), req.ip);
 
+type Api = Parameters<FastifyPluginAsyncZod>[0];
+
 /** Deployments of apps and AI models, inventories, "which devices run version X", required apps (issue 15). */
 export const applicationRoutes: FastifyPluginAsyncZod<{ apps: ApplicationService }> = async (app, { apps }) => {
+  deploymentRoutes(app, apps);
+  deploymentActionRoutes(app, apps);
+  inventoryRoutes(app, apps);
+};
+
+/** Deployments: create, list, read. */
+function deploymentRoutes(app: Api, apps: ApplicationService): void {
   app.post(
     '/application/deployment',
     {
@@ -105,7 +114,10 @@ export const applicationRoutes: FastifyPluginAsyncZod<{ apps: ApplicationService
       return ok(d);
     },
   );
+}
 
+/** Cancel and retry a deployment; the versions a deployment can install. */
+function deploymentActionRoutes(app: Api, apps: ApplicationService): void {
   for (const verb of ['cancel', 'retry'] as const) {
     app.post(
       `/application/deployment/:id/${verb}`,
@@ -143,7 +155,10 @@ export const applicationRoutes: FastifyPluginAsyncZod<{ apps: ApplicationService
       return ok(await apps.packages(appCaller(req), req.query.kind));
     },
   );
+}
 
+/** Inventories, "which devices run version X", and the required apps. */
+function inventoryRoutes(app: Api, apps: ApplicationService): void {
   app.get(
     '/application/device/:deviceId/inventory',
     {
@@ -201,4 +216,4 @@ export const applicationRoutes: FastifyPluginAsyncZod<{ apps: ApplicationService
     },
     async (req) => ok(await apps.setRequired(appCaller(req), req.body)),
   );
-};
+}
