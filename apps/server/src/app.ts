@@ -6,6 +6,7 @@ import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { envelopeSchema, publicKeyResult, UPLOAD_MAX_BYTES } from '@cpc/contracts';
+import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, ok } from './plugins/errors.ts';
@@ -14,84 +15,20 @@ import { registerApiDocs } from './plugins/api-docs.ts';
 import { rateLimits } from './plugins/rate-limit.ts';
 import { securityHeaders } from './plugins/security-headers.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
-import { AccessTokens } from './lib/tokens.ts';
-import { ensureSecret } from './lib/secrets.ts';
-import { publicOrigin } from './lib/public-origin.ts';
-import { createCaptchaProvider } from './lib/captcha.ts';
-import { systemRoutes } from './modules/system/index.ts';
-import { subAccountRoutes, SubAccountService, userRoutes, UserService } from './modules/user/index.ts';
-import { roleRoutes, RoleService } from './modules/role/index.ts';
-import { authRoutes, AuthService, SocialLogin, socialCallbackRoute } from './modules/auth/index.ts';
-import { identityRoutes, IdentityService } from './modules/identity/index.ts';
-import { menuRoutes } from './modules/menu/index.ts';
-import { noticeRoutes, noticeUpkeep } from './modules/notice/index.ts';
-import { OcrPool, OcrService, aiLibraryRoutes, openOcrRoutes } from './modules/ai-library/index.ts';
-import {
-  describeMailTarget,
-  inboxMail,
-  InboxMailer,
-  inboxRoutes,
-  listenForDeviceFaults,
-} from './modules/inbox/index.ts';
-import { uploadRoutes } from './modules/upload/index.ts';
-import { taskRoutes, TaskService } from './modules/task/index.ts';
-import { deviceRoutes } from './modules/device/index.ts';
-import { departmentRoutes, DepartmentService } from './modules/department/index.ts';
-import { deviceModelRoutes } from './modules/device-model/index.ts';
-import { deviceRegistryRoutes } from './modules/device-registry/index.ts';
-import { dashboardRoutes } from './modules/dashboard/index.ts';
-import { workbenchRoutes } from './modules/workbench/index.ts';
-import { PrintContent, PrintService } from './modules/print/index.ts';
-import { integrationRoutes, IntegrationService, WebhookSender, webhookUpkeep } from './modules/integration/index.ts';
-import { openApiRoutes, openApiUpkeep, OpenAuth, RequestLog } from './modules/open-api/index.ts';
-import { SystemLogService, systemLogRetention, systemLogRoutes } from './modules/system-log/index.ts';
-import { flowRateRoutes, simUpkeep } from './modules/flow-rate/index.ts';
-import { WorkOrderService, workOrderRoutes, workOrderUpkeep } from './modules/work-order/index.ts';
-import { createSmsProvider } from './lib/sms.ts';
-import { ObjectStorage, storageDriver } from './lib/storage.ts';
-import { Periodic } from './lib/periodic.ts';
-import { ClusterLocks } from './lib/cluster-locks.ts';
-import {
-  FileAcquisitionService,
-  deviceUploadRoutes,
-  fileAcquisitionRoutes,
-  fileAcquisitionUpkeep,
-} from './modules/file-acquisition/index.ts';
-import {
-  ChunkedUploads,
-  chunkedUploadRoutes,
-  deviceDownloadRoutes,
-  deviceDownloadUrl,
-  packageRoutes,
-  packageUpkeep,
-} from './modules/package/index.ts';
-import { upgradeRoutes, UpgradeService, upgradeUpkeep } from './modules/upgrade/index.ts';
-import { pushRoutes, PushService, pushUpkeep } from './modules/push/index.ts';
-import { applicationRoutes, applicationUpkeep, ApplicationService } from './modules/application/index.ts';
-import {
-  profileMediaRoutes,
-  profileMediaUrl,
-  SystemCustomService,
-  systemCustomRoutes,
-  systemCustomUpkeep,
-} from './modules/system-custom/index.ts';
-import { FenceService, fenceRoutes, fenceUpkeep } from './modules/fence/index.ts';
 import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
 import { DeviceBus } from './plugins/mqtt/device-bus.ts';
 import { BROKER_HOOK_PREFIX, brokerHookRoutes } from './plugins/mqtt/auth-hook.ts';
-import { OPEN_API_PREFIX } from '@cpc/contracts/open-api';
 import { JobQueue, jobQueue } from './plugins/job-queue.ts';
+import type { Core } from './plugins/core.ts';
+import { AccessTokens } from './lib/tokens.ts';
+import { ensureSecret } from './lib/secrets.ts';
+import { publicOrigin } from './lib/public-origin.ts';
+import { ObjectStorage, storageDriver } from './lib/storage.ts';
+import { ClusterLocks } from './lib/cluster-locks.ts';
 import { logHooks, logSerializers } from './lib/log-redact.ts';
-import {
-  OrderService,
-  PAY_PREFIX,
-  createGateway,
-  orderRoutes,
-  orderSweep,
-  paymentGatewayRoutes,
-} from './modules/order/index.ts';
+import { MODULES } from './modules/index.ts';
 
 export const API_PREFIX = '/apiAdmin';
 
@@ -102,12 +39,6 @@ const CRYPTO_EXEMPT =
 declare module 'fastify' {
   interface FastifyInstance {
     storage: ObjectStorage;
-    tasks: TaskService;
-    /** The AI library's cloud OCR jobs (tests run its sweep). */
-    ocr: OcrService;
-    upgrades: UpgradeService;
-    pushes: PushService;
-    systemCustom: SystemCustomService;
     /** What the device gateway hears from devices, told to the modules (tests publish on it too). */
     deviceBus: DeviceBus;
   }
@@ -169,8 +100,6 @@ export async function buildApp(
   const storage = new ObjectStorage(objectsDir, storageSecret, await storageDriver(config.STORAGE_URL, objectsDir));
   // a bucket the node cannot reach is told at start (the node still starts: S3 may come back)
   storage.driver.check?.().catch((e: Error) => app.log.error(`STORAGE_URL: ${e.message}`));
-  const captcha = createCaptchaProvider(config.CAPTCHA_PROVIDER, db, config.CAPTCHA_TTL_S);
-  const sms = createSmsProvider(config.SMS_PROVIDER, config.dataDir, app.log);
 
   if (config.OPEN_TRUSTED_PROXIES.length)
     app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
@@ -184,185 +113,31 @@ export async function buildApp(
   await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
   await registerApiDocs(app, API_PREFIX, { access: config.API_DOCS, db, tokens });
-  const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
   const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));
   app.addHook('onReady', () => events.start());
   app.addHook('onClose', () => events.stop());
   // the broker connection, built first: the services that send to devices get it, the gateway starts it
   const link = new DeviceLink(db, config, app.log.child({ module: 'mqtt' }));
-  // what devices say reaches the modules on the device bus: the gateway publishes, each module subscribes below
+  // what devices say reaches the modules on the device bus: the gateway publishes, the modules subscribe
   const bus = new DeviceBus();
-  app.decorate('deviceBus', bus);
-  const tasks = new TaskService(db, events, link, {
-    ackTimeoutS: config.TASK_ACK_TIMEOUT_S,
-    resultTimeoutS: config.TASK_RESULT_TIMEOUT_S,
-    retryBackoffS: config.TASK_RETRY_BACKOFF_S,
-    onUnwaitedError: (err) => app.log.error({ err }, 'tasks: writing an acknowledgement or a progress report failed'),
-  });
-  // what tests and node-local tools reach through the app: the object storage and the device tasks
-  app.decorate('storage', storage);
-  app.decorate('tasks', tasks);
-  tasks.listenTo(bus);
-  // firmware releases (issue 15): moved on by their tasks' changes and a periodic reconcile (one node at a time)
-  const upgrades = new UpgradeService(db, tasks, events, app.log.child({ module: 'upgrade' }));
-  tasks.onChange((row) => upgrades.onTaskChange(row));
-  app.decorate('upgrades', upgrades);
-  // a package task carries, at each delivery, a fresh signed link to the package (issue 15); devices reach the
-  // server at PUBLIC_URL, else at the address this node listens on
-  tasks.addAtDelivery(['upgrade', 'install_app', 'deploy_model'], (row) => ({
-    url: deviceDownloadUrl(storage, row.id, new Date(row.expire_at), deviceOrigin(app, config)),
-  }));
-  // a file request's task carries, at each delivery, a fresh signed upload link bound to its request (issue 15)
-  const files = new FileAcquisitionService(db, storage, tasks, events);
-  tasks.addAtDelivery(['fetch_file'], (row) => ({
-    uploadUrl: files.uploadUrl(
-      Number((row.params as { requestId?: unknown } | null)?.requestId),
-      new Date(row.expire_at),
-      deviceOrigin(app, config),
-    ),
-  }));
-  tasks.onChange((row) => files.onTask(row));
-  // push tasks (issue 16): each delivery is a push_message task; an image push carries a fresh signed image link
-  const pushes = new PushService(db, tasks, events, app.log.child({ module: 'push' }), config.PUSH_EVENT_MS);
-  tasks.onChange((row) => pushes.onTaskChange(row));
-  // pushes and releases are heard by the consoles that see them in their lists
-  events.entityReach('push', (access, ids) => pushes.visibleIds(access, ids));
-  events.entityReach('upgrade', (access, ids) => upgrades.visibleIds(access, ids));
-  tasks.addAtDelivery(['push_message'], (row) => {
-    const key = (row.params as { imageKey?: unknown } | null)?.imageKey;
-    return typeof key === 'string' ? { imageUrl: deviceOrigin(app, config) + storage.signedUrl(key, 86_400) } : {};
-  });
-  app.decorate('pushes', pushes);
-  await app.register(fileAcquisitionUpkeep, { files });
-  // printing (DESIGN §6): jobs, their webhooks on the pg-boss queue, the signed open API
+  // durable jobs (webhook deliveries) on pg-boss
   const queue = new JobQueue({
     databaseUrl: config.DATABASE_URL,
     pollMs: config.JOB_QUEUE_POLL_MS,
     log: app.log.child({ module: 'job-queue' }),
   });
-  const printContent = new PrintContent(db, storage, {
-    maxBytes: config.PRINT_IMAGE_MAX_BYTES,
-    timeoutMs: config.PRINT_IMAGE_TIMEOUT_MS,
-    maxHeight: 2400,
-    allowPrivate: config.OUTBOUND_PRIVATE === 'allow',
-  });
-  const webhooks = new WebhookSender(
-    db,
-    queue,
-    {
-      backoffS: config.WEBHOOK_BACKOFF_S,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      allowPrivate: config.OUTBOUND_PRIVATE === 'allow',
-    },
-    app.log.child({ module: 'webhooks' }),
-  );
-  const prints = new PrintService(db, printContent, link, webhooks, {
-    ackTimeoutS: config.PRINT_ACK_TIMEOUT_S,
-    retryBackoffS: config.PRINT_RETRY_BACKOFF_S,
-    maxAttempts: config.PRINT_MAX_ATTEMPTS,
-    resultTimeoutS: config.PRINT_RESULT_TIMEOUT_S,
-  });
-  // the submits and printers' reports still in a group commit are written before the database goes
-  app.addHook('onClose', () => prints.drain());
-  const openAuth = new OpenAuth(db, {
-    clockWindowS: config.OPEN_CLOCK_WINDOW_S,
-    rateLimit: config.OPEN_RATE_LIMIT,
-    consoleSecret: await ensureSecret(db, 'console_test_print_secret'),
-  });
-  const requestLog = new RequestLog(
-    db,
-    { flushMs: config.OPEN_LOG_FLUSH_MS, retentionDays: config.OPEN_LOG_RETENTION_DAYS },
-    app.log.child({ module: 'open-api' }),
-  );
   await app.register(jobQueue, { queue });
-  await app.register(openApiUpkeep, { auth: openAuth, requestLog });
-  await app.register(webhookUpkeep, { webhooks });
-  await app.register(systemLogRetention, { db, retentionDays: config.SYSTEM_LOG_RETENTION_DAYS });
-  prints.listenTo(bus);
-  listenForDeviceFaults(bus, db, events);
-  await app.register(mqttGateway, { db, config, events, link, bus });
-  // application management (issue 15): each device's inventory is stored, and the required-apps policy applied
-  const applications = new ApplicationService(db, tasks, events);
-  bus.on('inventory', (deviceId, msg) => applications.onInventory(deviceId, msg));
-  bus.on('event', (deviceId, msg) => pushes.onEvent(deviceId, msg));
-  await app.register(applicationUpkeep, { apps: applications });
-  // system customization (issue 16): profiles resolved per device, apply_profile tasks carrying fresh media links,
-  // each device's report of its effective configuration compared for drift
-  const custom = new SystemCustomService(db, storage, tasks, events);
-  app.decorate('systemCustom', custom);
-  tasks.onChange((row) => {
-    custom.onTaskChange(row).catch((err: unknown) => app.log.warn({ err }, 'system-custom: task change failed'));
-  });
-  tasks.addAtDelivery(['apply_profile'], (row) =>
-    custom.withLinks(row.params, (part) =>
-      profileMediaUrl(storage, row.id, part, new Date(row.expire_at), deviceOrigin(app, config)),
-    ),
-  );
-  bus.on('profile', (deviceId, msg) => custom.onReport(deviceId, msg));
-  await app.register(systemCustomUpkeep, { db, custom });
-  // geofencing (issue 16): each location report is evaluated against the device's fences after Presence stored it
-  const fences = new FenceService(db, events, webhooks, config);
-  bus.on('location', (deviceId, msg) => fences.onLocation(deviceId, msg));
-  await app.register(fenceUpkeep, { fences, dwellCheckMs: config.FENCE_DWELL_CHECK_MS });
-  // orders (issue 13): the payment gateway, the close sweep, the gateway-facing routes under /pay
-  const orders = new OrderService(
-    db,
-    events,
-    link,
-    createGateway(config, await ensureSecret(db, 'sandbox_pay_secret')),
-    app.log.child({ module: 'order' }),
-  );
-  await app.register(orderSweep, { orders, everyS: config.ORDER_SWEEP_S });
-  await app.register(simUpkeep, { db, events });
-  // the message centre's mail (issue 14): SMTP_URL, else the outbox file; once across nodes
-  const mailTarget = { smtpUrl: config.SMTP_URL, dataDir: config.dataDir };
-  await app.register(inboxMail, {
-    mailer: new InboxMailer(
-      db,
-      { ...mailTarget, from: config.MAIL_FROM, publicUrl: () => deviceOrigin(app, config) },
-      app.log.child({ module: 'inbox' }),
-    ),
-    everyMs: config.MAIL_INTERVAL_MS,
-    target: describeMailTarget(mailTarget),
-  });
-  const workOrders = new WorkOrderService(db, storage, events);
-  await app.register(workOrderUpkeep, { db, orders: workOrders });
-  await app.register(noticeUpkeep, { db, events });
-  // the AI library's cloud OCR (issue 15): a durable queue in ocr_jobs, a tesseract.js pool started on the first job
-  const ocr = new OcrService(
-    db,
-    storage,
-    events,
-    prints,
-    new OcrPool(config.OCR_WORKERS),
-    {
-      tenantLimit: config.OCR_TENANT_LIMIT,
-      pollMs: config.OCR_POLL_MS,
-      leaseS: config.OCR_LEASE_S,
-      maxAttempts: 3,
-    },
-    app.log.child({ module: 'ai-library' }),
-  );
-  const ocrUpkeep = new Periodic((err, job) => app.log.warn({ err }, `ocr: ${job} failed`), {
-    locks: app.clusterLocks,
-    scope: 'ocr',
-  });
-  app.addHook('onReady', async () => {
-    ocr.start();
-    ocrUpkeep.every(Math.max(config.OCR_POLL_MS, 1000), 'sweep', () => ocr.sweep(), 'cluster');
-  });
-  app.addHook('onClose', async () => {
-    await ocrUpkeep.stop();
-    await ocr.stop();
-  });
-  app.decorate('ocr', ocr);
-  const packageUploads = new ChunkedUploads(storage);
-  await app.register(packageUpkeep, { uploads: packageUploads });
-  await app.register(upgradeUpkeep, { upgrades });
-  await app.register(pushUpkeep, { pushes, everyMs: config.PUSH_TICK_MS });
-  const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
+  const core: Core = { config, db, storage, events, link, bus, queue, tokens, origin: () => deviceOrigin(app, config) };
+  app.decorate('core', core);
+  app.decorate('storage', storage);
+  app.decorate('deviceBus', bus);
 
+  // the modules register themselves (modules/index.ts): services, upkeep, what they hear from devices
+  for (const m of MODULES) await app.register(m.plugin);
+  await app.register(mqttGateway, { db, config, events, link, bus });
+
+  const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
   await app.register(payloadCrypto, {
     scheme: config.PAYLOAD_CRYPTO,
@@ -371,78 +146,14 @@ export async function buildApp(
     exempt: (url: string) => CRYPTO_EXEMPT.test(url) || isOpen(url) || isBrokerHook(url),
   });
   await app.register(brokerHookRoutes, { prefix: BROKER_HOOK_PREFIX, config, link });
-  await app.register(openApiRoutes, {
-    prefix: OPEN_API_PREFIX,
-    prints,
-    auth: openAuth,
-    requestLog,
-    more: [async (open) => open.register(openOcrRoutes, { ocr })],
-  });
-  await app.register(paymentGatewayRoutes, { prefix: PAY_PREFIX, orders, origin: () => deviceOrigin(app, config) });
+  for (const m of MODULES) if (m.root) await app.register(m.root);
 
-  await app.register(socialCallbackRoute);
+  const eventTickets = new EventTickets(await ensureSecret(db, 'events_ticket_secret'));
   await app.register(
     async (api) => {
       registerAuth(api, db, tokens);
-      const auth = new AuthService(db, config, tokens, captcha, sms);
-      await api.register(authRoutes, {
-        auth,
-        captcha,
-        refreshTtl: config.REFRESH_TOKEN_TTL,
-        limits: {
-          captcha: config.RATE_LIMIT_CAPTCHA,
-          sms: config.RATE_LIMIT_SMS,
-          register: config.RATE_LIMIT_REGISTER,
-        },
-        social: new SocialLogin(db, config, auth),
-        origin: () => deviceOrigin(app, config),
-      });
-      await api.register(userRoutes, { users: new UserService(db, config, storage) });
-      await api.register(identityRoutes, { identity: new IdentityService(db, storage, events) });
-      await api.register(menuRoutes, { db, events });
-      await api.register(systemRoutes);
-      await api.register(noticeRoutes, { db, storage, events });
-      await api.register(aiLibraryRoutes, { ocr });
-      await api.register(inboxRoutes, { db, events });
-      await api.register(uploadRoutes, { storage, db });
-      await api.register(deviceDownloadRoutes, { db, storage });
-      await api.register(deviceUploadRoutes, { files });
-      await api.register(fileAcquisitionRoutes, { db, files });
-      await api.register(chunkedUploadRoutes, { db, storage, uploads: packageUploads });
-      await api.register(packageRoutes, { db, storage, uploads: packageUploads, events });
-      await api.register(taskRoutes, { tasks });
-      await api.register(upgradeRoutes, { upgrades });
-      await api.register(pushRoutes, { pushes, storage });
-      await api.register(applicationRoutes, { apps: applications });
-      await api.register(systemCustomRoutes, { custom });
-      await api.register(profileMediaRoutes, { storage, custom });
-      await api.register(fenceRoutes, { fences });
+      for (const m of MODULES) if (m.api) await api.register(m.api);
       await api.register(liveEventRoutes, { db, events, tickets: eventTickets });
-      await api.register(roleRoutes, { roles: new RoleService(db, events) });
-      const subAccounts = new SubAccountService(db, events);
-      await api.register(subAccountRoutes, { subAccounts, base: '/system/subAccount' });
-      await api.register(subAccountRoutes, { subAccounts, base: '/system/user', staff: true });
-      await api.register(departmentRoutes, { departments: new DepartmentService(db), events });
-      await api.register(deviceRoutes, { db, tasks });
-      await api.register(deviceModelRoutes, { db });
-      await api.register(deviceRegistryRoutes, { db });
-      await api.register(dashboardRoutes, { db });
-      await api.register(workbenchRoutes, { db });
-      await api.register(orderRoutes, { db, orders, origin: () => deviceOrigin(app, config) });
-      await api.register(flowRateRoutes, { db });
-      await api.register(workOrderRoutes, { orders: workOrders });
-      await api.register(systemLogRoutes, { log: new SystemLogService(db) });
-      await api.register(integrationRoutes, {
-        integration: new IntegrationService(db, {
-          defaultRateLimit: config.OPEN_RATE_LIMIT,
-          allowPrivate: config.OUTBOUND_PRIVATE === 'allow',
-        }),
-        prints,
-        content: printContent,
-        webhooks,
-        openAuth,
-        inject: (o) => app.inject(o),
-      });
       api.get(
         '/publicKey',
         {

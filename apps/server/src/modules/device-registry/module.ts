@@ -1,0 +1,10 @@
+import { defineModule } from '../../plugins/module.ts';
+import { deviceRegistryRoutes } from './index.ts';
+
+/** The registry of manufactured devices and their bind keys (staff). */
+export const deviceRegistryModule = defineModule({
+  name: 'device-registry',
+  api: async (api) => {
+    await api.register(deviceRegistryRoutes, { db: api.core.db });
+  },
+});
