@@ -38,7 +38,7 @@ export class Announcer {
   }
 
   private platformTenantId(): Promise<number | null> {
-    this.platformTenant ??= this.repo.platformTenantId();
+    this.platformTenant ??= this.repo.crossings.platformTenantId();
     return this.platformTenant;
   }
 }
@@ -72,7 +72,7 @@ export async function messageTo(
   kind: string,
   title: PlainKey,
 ): Promise<NewMessage> {
-  const u = await repo.userTenant(userId);
+  const u = await repo.crossings.userTenant(userId);
   return {
     tenantId: u?.tenant_id ?? row.tenant_id,
     userId,

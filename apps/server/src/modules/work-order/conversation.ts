@@ -20,7 +20,7 @@ export interface ReplyBody {
 export async function sanitized(repo: WorkOrderRepository, writerTenant: number, html: string, field: string) {
   // NUL cannot be stored in text (PostgreSQL refuses it): it goes with the rest of what is not kept
   const clean = sanitizeRichHtml(html.replaceAll('\u0000', ''));
-  await repo.assertOwnObjects(writerTenant, clean.objectKeys, field);
+  await repo.crossings.assertOwnObjects(writerTenant, clean.objectKeys, field);
   return clean;
 }
 
@@ -28,7 +28,7 @@ export async function sanitized(repo: WorkOrderRepository, writerTenant: number,
 export async function attachmentObjects(repo: WorkOrderRepository, writerTenant: number, keys: string[]) {
   const unique = [...new Set(keys)];
   if (!unique.length) return [];
-  const rows = await repo.uploadedAttachments(writerTenant, unique);
+  const rows = await repo.crossings.uploadedAttachments(writerTenant, unique);
   if (rows.length !== unique.length) throw badRequest('attachments', 'workOrder.attachmentMissing');
   return rows;
 }
@@ -55,7 +55,7 @@ export class WorkOrderConversation {
       this.writeReply(repo, c, row, action, body),
     );
     announce(this.ctx.events);
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -113,7 +113,7 @@ export class WorkOrderConversation {
     }
     await stateEvent(repo, row, row.state, to, side, c.user.id);
     const notify = await this.replyMessages(repo, c, row, action);
-    return { row, to, announce: await repo.sendMessages(notify) };
+    return { row, to, announce: await repo.crossings.sendMessages(notify) };
   }
 
   /** Who hears of a reply: the customer side of staff's (not of a note), the assignee of a customer's. */
@@ -131,7 +131,7 @@ export class WorkOrderConversation {
           : action === 'resolve'
             ? (['workOrder.resolved', 'workOrder.resolvedTitle'] as const)
             : (['workOrder.replied', 'workOrder.repliedTitle'] as const);
-      for (const userId of await repo.customerRecipients(row.tenant_id, row.user_id)) {
+      for (const userId of await repo.crossings.customerRecipients(row.tenant_id, row.user_id)) {
         notify.push({
           tenantId: row.tenant_id,
           userId,
@@ -153,7 +153,7 @@ export class WorkOrderConversation {
   // canned replies (staff)
 
   async cannedList(c: Caller): Promise<CannedReply[]> {
-    const rows = await this.ctx.repo.cannedFor(c.user.id);
+    const rows = await this.ctx.repo.settings.cannedFor(c.user.id);
     return rows.map((r) => this.canned(r));
   }
 
@@ -178,12 +178,12 @@ export class WorkOrderConversation {
   async cannedCreate(c: Caller, body: { title: string; bodyHtml: string; shared: boolean }): Promise<CannedReply> {
     this.mayWriteCanned(c, body.shared);
     const clean = await sanitized(this.ctx.repo, c.user.tenantId, body.bodyHtml, 'bodyHtml');
-    const row = await this.ctx.repo.insertCanned({
+    const row = await this.ctx.repo.settings.insertCanned({
       owner_id: body.shared ? null : c.user.id,
       title: body.title,
       body_html: clean.html,
     });
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -197,7 +197,7 @@ export class WorkOrderConversation {
   }
 
   private async cannedOf(c: Caller, id: number) {
-    const row = await this.ctx.repo.findCanned(id, c.user.id);
+    const row = await this.ctx.repo.settings.findCanned(id, c.user.id);
     if (!row) throw notFound('canned reply');
     this.mayWriteCanned(c, row.owner_id == null);
     return row;
@@ -209,8 +209,8 @@ export class WorkOrderConversation {
     if (body.title !== undefined) set.title = body.title;
     if (body.bodyHtml !== undefined)
       set.body_html = (await sanitized(this.ctx.repo, c.user.tenantId, body.bodyHtml, 'bodyHtml')).html;
-    const row = await this.ctx.repo.updateCanned(body.id, set);
-    await this.ctx.repo.audit({
+    const row = await this.ctx.repo.settings.updateCanned(body.id, set);
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -225,8 +225,8 @@ export class WorkOrderConversation {
 
   async cannedDelete(c: Caller, id: number): Promise<void> {
     const before = await this.cannedOf(c, id);
-    await this.ctx.repo.deleteCanned(id);
-    await this.ctx.repo.audit({
+    await this.ctx.repo.settings.deleteCanned(id);
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,

@@ -36,9 +36,9 @@ type Edited = Partial<Pick<OrderRow, 'type' | 'priority' | 'title' | 'descriptio
 async function checkSubjects(repo: WorkOrderRepository, c: Caller, deviceIds: number[], orderIds: number[]) {
   const devices = [...new Set(deviceIds)];
   const orders = [...new Set(orderIds)];
-  if (devices.length && (await repo.countDevicesInScope(c.access, devices)) !== devices.length)
+  if (devices.length && (await repo.crossings.countDevicesInScope(c.access, devices)) !== devices.length)
     throw badRequest('deviceIds', 'workOrder.deviceNotYours');
-  if (orders.length && (await repo.countOrdersOfTenant(c.user.tenantId, orders)) !== orders.length)
+  if (orders.length && (await repo.crossings.countOrdersOfTenant(c.user.tenantId, orders)) !== orders.length)
     throw badRequest('orderIds', 'workOrder.orderNotYours');
   return { devices, orders };
 }
@@ -57,7 +57,7 @@ export class WorkOrderLifecycle {
     if (again) return again.id;
     const { id, order_no, after } = await this.ctx.repo.transaction((repo) => this.insert(repo, c, body, sent));
     if (!after) return id;
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -118,7 +118,7 @@ export class WorkOrderLifecycle {
     const { before, after, row } = await this.ctx.repo.lockedOrder(c, body.id, (repo, row) =>
       this.edit(repo, c, row, body),
     );
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -222,10 +222,10 @@ export class WorkOrderLifecycle {
       }
       await repo.updateOrder(row.id, set);
       await stateEvent(repo, row, row.state, to, 'customer', c.user.id);
-      return { row, to, announce: await repo.sendMessages(notify) };
+      return { row, to, announce: await repo.crossings.sendMessages(notify) };
     });
     announce(this.ctx.events);
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -260,7 +260,7 @@ export class WorkOrderLifecycle {
       });
       return row;
     });
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -276,7 +276,7 @@ export class WorkOrderLifecycle {
   /** The devices (in the caller's data scope) and orders a customer may name, 20 of each. */
   async options(c: Caller, keyword: string | undefined) {
     assertCustomer(c);
-    const [devices, orders] = await this.ctx.repo.subjectOptions(c.access, keyword);
+    const [devices, orders] = await this.ctx.repo.crossings.subjectOptions(c.access, keyword);
     return {
       devices: devices.map((d) => ({ id: d.id, sn: d.sn, name: d.name })),
       orders: orders.map((o) => ({ id: o.id, orderNo: o.order_no })),

@@ -11,22 +11,20 @@ import type { ObjectStorage } from '../../lib/storage.ts';
 import { hasPermission } from '../../plugins/auth.ts';
 import type { Caller } from './caller.ts';
 import { allows, reopenUntil } from './machine.ts';
-import type { NamedOrder, WorkOrderRepository } from './repository/index.ts';
+import type { NamedOrder, WorkOrderCrossingsRepository, WorkOrderRepository } from './repository/index.ts';
 import { isOverdue } from './sla.ts';
 
 export const iso = (d: Date | string | null | undefined) => (d == null ? null : new Date(d).toISOString());
 export const nameOf = (u: { nickname: string | null; username: string | null } | null | undefined) =>
   u ? u.nickname || u.username || '' : '';
 
-type Rows<M extends keyof WorkOrderRepository> = WorkOrderRepository[M] extends (...a: never[]) => Promise<infer R>
-  ? R
-  : never;
+type Rows<T, M extends keyof T> = T[M] extends (...a: never[]) => Promise<infer R> ? R : never;
 /** What the detail shows beside the order: what it names, its attachments and timeline, as read for `c`. */
 export interface DetailParts {
-  devices: Rows<'devicesNamed'>;
-  orders: Rows<'ordersNamed'>;
-  attachments: Rows<'attachmentsOf'>;
-  events: Rows<'eventsOf'>;
+  devices: Rows<WorkOrderCrossingsRepository, 'devicesNamed'>;
+  orders: Rows<WorkOrderCrossingsRepository, 'ordersNamed'>;
+  attachments: Rows<WorkOrderRepository, 'attachmentsOf'>;
+  events: Rows<WorkOrderRepository, 'eventsOf'>;
 }
 
 /** Whether the reader's side has something new: the other side wrote after the reader's side last read. */

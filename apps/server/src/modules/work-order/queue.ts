@@ -36,8 +36,8 @@ export class WorkOrderQueue {
     // filed it in the reader's department): those are left out
     const access = c.staff ? null : c.access;
     const [devices, orders, attachments, events] = await Promise.all([
-      r.device_ids.length ? repo.devicesNamed(r.tenant_id, r.device_ids, access) : [],
-      r.order_ids.length ? repo.ordersNamed(r.tenant_id, r.order_ids, access) : [],
+      r.device_ids.length ? repo.crossings.devicesNamed(r.tenant_id, r.device_ids, access) : [],
+      r.order_ids.length ? repo.crossings.ordersNamed(r.tenant_id, r.order_ids, access) : [],
       repo.attachmentsOf(r.id),
       // internal notes never leave the staff side
       repo.eventsOf(r.id, c.staff),
@@ -70,7 +70,7 @@ export class WorkOrderQueue {
       }
       return { row, to };
     });
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -115,10 +115,10 @@ export class WorkOrderQueue {
         assigneeId != null && assigneeId !== c.user.id && assigneeId !== row.assignee_id
           ? [await messageTo(repo, assigneeId, row, 'workOrder.assigned', 'workOrder.assignedTitle')]
           : [];
-      return { row, to, announce: await repo.sendMessages(notify) };
+      return { row, to, announce: await repo.crossings.sendMessages(notify) };
     });
     announce(this.ctx.events);
-    await this.ctx.repo.audit({
+    await this.ctx.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -137,7 +137,7 @@ export class WorkOrderQueue {
 
   /** Active staff users who hold workOrder:handle (the Admin role holds all); only `ids` when given. */
   async assignees(ids?: number[]): Promise<Array<{ id: number; name: string }>> {
-    const rows = await this.ctx.repo.handlers(ids);
+    const rows = await this.ctx.repo.crossings.handlers(ids);
     return rows.map((r) => ({ id: r.id, name: nameOf(r) }));
   }
 }

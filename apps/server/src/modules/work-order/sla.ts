@@ -19,7 +19,7 @@ export class WorkOrderSla {
   constructor(private repo: WorkOrderRepository) {}
 
   async targets(): Promise<WorkOrderTarget[]> {
-    const rows = await this.repo.targets();
+    const rows = await this.repo.settings.targets();
     return rows
       .sort((a, b) => PRIORITY_ORDER.indexOf(a.priority) - PRIORITY_ORDER.indexOf(b.priority))
       .map((r) => ({ priority: r.priority, responseMinutes: r.response_minutes, resolveMinutes: r.resolve_minutes }));
@@ -35,11 +35,11 @@ export class WorkOrderSla {
         throw badRequest(`targets.${i}.resolveMinutes`, 'workOrder.resolveBeforeResponse');
     });
     const before = await this.targets();
-    await this.repo.updateTargets(targets, c.user.id);
+    await this.repo.settings.updateTargets(targets, c.user.id);
     const after = await this.targets();
     const flat = (ts: WorkOrderTarget[]) =>
       Object.fromEntries(ts.map((t) => [t.priority, `${t.responseMinutes}/${t.resolveMinutes}`]));
-    await this.repo.audit({
+    await this.repo.crossings.audit({
       tenantId: c.user.tenantId,
       userId: c.user.id,
       ip: c.ip,
@@ -64,7 +64,7 @@ export async function closeResolvedOrders(
   const repo = new WorkOrderRepository(db);
   const closed = await repo.closeResolved(WORK_ORDER_REOPEN_DAYS);
   for (const r of closed) {
-    await repo.audit({
+    await repo.crossings.audit({
       tenantId: r.tenant_id,
       userId: null,
       ip: '',

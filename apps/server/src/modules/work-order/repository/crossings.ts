@@ -1,23 +1,25 @@
 import { sql } from 'kysely';
 import { PERMISSIONS } from '@cpc/contracts';
 import type { Db } from '../../../db/database.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
 import { inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
 import { assertOwnObjects } from '../../../lib/rich-html.ts';
 import { sendMessages, type NewMessage } from '../../inbox/index.ts';
+import { DEPARTMENT_ACCESS } from './samples.ts';
 import { escapeLike } from './types.ts';
 
 /**
  * The work-order statements on other sections' tables: the devices, (print) orders and uploaded objects an order
- * names, the users and tenants it involves, the inbox's messages and the system log. The first link of
- * WorkOrderRepository (see index.ts); on a transaction's connection when the repository was made on one.
+ * names, the users and tenants it involves, the inbox's messages and the system log. WorkOrderRepository holds one
+ * as `crossings`, on the same connection (a transaction's when it was made on one).
  */
-export class WorkOrderCrossings {
-  constructor(protected readonly db: Db) {}
+export class WorkOrderCrossingsRepository {
+  constructor(private readonly db: Db) {}
 
   /** The customer accounts (not the platform) whose name matches `like`, 100 at most. */
-  protected async tenantsNamed(like: string): Promise<number[]> {
+  async tenantsNamed(like: string): Promise<number[]> {
     const rows = await this.db
       .selectFrom('tenants')
       .select('id')
@@ -167,3 +169,59 @@ export class WorkOrderCrossings {
     return audit(this.db, entry);
   }
 }
+
+export const crossingQueries = defineQueries(WorkOrderCrossingsRepository, {
+  tenantsNamed: [['%Acme%']],
+  platformTenantId: [[]],
+  devicesNamed: [
+    [3, [101, 102], null],
+    [3, [101, 102], DEPARTMENT_ACCESS],
+  ],
+  ordersNamed: [
+    [3, [501], null],
+    [3, [501], DEPARTMENT_ACCESS],
+  ],
+  countDevicesInScope: [[DEPARTMENT_ACCESS, [101, 102]]],
+  countOrdersOfTenant: [[3, [501, 502]]],
+  uploadedAttachments: [[3, ['attachment/3/printer-log.txt', 'attachment/3/photo.jpg']]],
+  assertOwnObjects: [{ args: [3, ['rich/3/paper-jam.png'], 'bodyHtml'], results: [[{ key: 'rich/3/paper-jam.png' }]] }],
+  subjectOptions: [
+    [DEPARTMENT_ACCESS, undefined],
+    [DEPARTMENT_ACCESS, 'HP_01'],
+  ],
+  handlers: [[], [[12]], [[]]],
+  userTenant: [[12]],
+  customerRecipients: [
+    [3, 7],
+    [3, null],
+  ],
+  sendMessages: [
+    [
+      [
+        {
+          tenantId: 3,
+          userId: 7,
+          kind: 'workOrder.replied',
+          title: 'workOrder.repliedTitle',
+          body: 'WO20260101000041 · Printer offline',
+          link: '/workOrder/detail?id=41',
+        },
+      ],
+    ],
+  ],
+  audit: [
+    [
+      {
+        tenantId: 3,
+        userId: 7,
+        ip: '10.0.0.5',
+        action: 'workOrder.withdraw',
+        resource: 'workOrder',
+        resourceId: 41,
+        result: 'ok',
+        details: { orderNo: 'WO20260101000041', tenantId: 3 },
+        changes: { state: { before: 'submitted', after: 'withdrawn' } },
+      },
+    ],
+  ],
+});

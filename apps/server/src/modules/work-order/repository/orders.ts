@@ -4,7 +4,11 @@ import type { WorkOrderEvents, WorkOrders } from '../../../db/generated.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { inDataScope } from '../../../lib/data-scope.ts';
 import { notFound } from '../../../plugins/errors.ts';
-import { WorkOrderSettingStatements } from './settings.ts';
+import type { Db } from '../../../db/database.ts';
+import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { WorkOrderCrossingsRepository } from './crossings.ts';
+import { AT, CUSTOMER, ORDER, PAGE, STAFF } from './samples.ts';
+import { WorkOrderSettingsRepository } from './settings.ts';
 import { escapeLike, type ListQuery, type NamedOrder, type OrderRow, type Priority, type Reach } from './types.ts';
 
 /** The condition of the overdue orders: not finished, past the first-response target unanswered or past resolution. */
@@ -20,11 +24,21 @@ const dueAt = (start: 'now()' | 'created_at', column: 'response_minutes' | 'reso
 const WORK_ORDER_SWEEP_LOCK = 0x574f_5243; // "WORC"
 
 /**
- * Every statement of the work-order section (with those of settings.ts and crossings.ts, the links it extends):
- * its orders, their timeline events and attachments. A repository made on a transaction (`transaction`,
- * `lockedOrder`) runs each of its statements in it.
+ * The statements on the work orders, their timeline events and attachments; with `settings` and `crossings`, every
+ * statement of the section. A repository made on a transaction (`transaction`, `lockedOrder`) runs each of its
+ * statements, and its `settings`' and `crossings`', in it.
  */
-export class WorkOrderRepository extends WorkOrderSettingStatements {
+export class WorkOrderRepository {
+  /** The statements on other sections' tables, on this repository's connection. */
+  readonly crossings: WorkOrderCrossingsRepository;
+  /** The targets and the canned replies, on this repository's connection. */
+  readonly settings: WorkOrderSettingsRepository;
+
+  constructor(private readonly db: Db) {
+    this.crossings = new WorkOrderCrossingsRepository(db);
+    this.settings = new WorkOrderSettingsRepository(db);
+  }
+
   /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
   transaction<T>(work: (repo: WorkOrderRepository) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) return work(this);
@@ -90,7 +104,7 @@ export class WorkOrderRepository extends WorkOrderSettingStatements {
     if (q.keyword) {
       const like = `%${escapeLike(q.keyword)}%`;
       // staff also find an account by its name: its ids first, so the order's own condition keeps its index
-      const tenants = r.staff ? await this.tenantsNamed(like) : [];
+      const tenants = r.staff ? await this.crossings.tenantsNamed(like) : [];
       // a whole order number is looked up by its unique index (its trigrams are in every order's number)
       const text = /^WO\d{14,}$/i.test(q.keyword)
         ? sql<boolean>`wo.order_no = ${q.keyword.toUpperCase()}`
@@ -356,3 +370,121 @@ export class WorkOrderRepository extends WorkOrderSettingStatements {
     });
   }
 }
+
+export const queries = defineQueries(WorkOrderRepository, {
+  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
+  // the recording driver answers the page with no rows and the count with 0 (`results`, one list per statement)
+  listPage: [
+    { args: [CUSTOMER, { pageNo: 1, pageSize: 20 }, PAGE], results: [[], [{ n: 0 }]] },
+    {
+      args: [
+        CUSTOMER,
+        {
+          pageNo: 2,
+          pageSize: 20,
+          state: 'submitted,processing',
+          type: 'device',
+          priority: 'high',
+          from: '2025-12-01T00:00:00.000Z',
+          to: '2026-01-01T00:00:00.000Z',
+          unread: 'true',
+          keyword: 'toner',
+        },
+        { ...PAGE, offset: 20 },
+      ],
+      results: [[], [{ n: 0 }]],
+    },
+    {
+      args: [STAFF, { pageNo: 1, pageSize: 20, tenantId: 3, assignee: 'me', overdue: 'true', unread: 'false' }, PAGE],
+      results: [[], [{ n: 0 }]],
+    },
+    // a whole order number: its unique index (staff first look for accounts so named: none)
+    {
+      args: [STAFF, { pageNo: 1, pageSize: 20, assignee: '12', overdue: 'false', keyword: 'wo20260101000041' }, PAGE],
+      results: [[], [], [{ n: 0 }]],
+    },
+    // a keyword that names accounts: the text's matches and the accounts' orders, walked apart
+    {
+      args: [STAFF, { pageNo: 1, pageSize: 20, assignee: 'none', keyword: 'Acme' }, PAGE],
+      results: [[{ id: 3 }], [], [{ n: 0 }]],
+    },
+  ],
+  findNamed: [
+    [CUSTOMER, 41],
+    [STAFF, 41],
+  ],
+  reaches: [[CUSTOMER, 41]],
+  attachmentsOf: [[41]],
+  eventsOf: [
+    [41, false],
+    [41, true],
+  ],
+  markRead: [
+    [41, true],
+    [41, false],
+  ],
+  filedOf: [[41]],
+  lockedOrder: [
+    { args: [CUSTOMER, 41, async () => null], results: [[ORDER]] },
+    { args: [null, 41, async () => null], results: [[ORDER]] },
+  ],
+  findByClientRequest: [[3, '5f0c6b7e-3c1d-4a8e-9a57-0d1f2e3c4b5a']],
+  insertOrder: [
+    [
+      {
+        type: 'device',
+        priority: 'high',
+        title: 'Printer offline',
+        description_html: '<p>The lobby printer stopped answering.</p>',
+        device_ids: [101],
+        order_ids: [],
+        tenant_id: 3,
+        user_id: 7,
+        department_id: 5,
+        client_request_id: '5f0c6b7e-3c1d-4a8e-9a57-0d1f2e3c4b5a',
+      },
+    ],
+  ],
+  updateOrder: [
+    [41, { state: 'processing', updated_at: AT, assignee_id: 2, taken_at: AT }],
+    [41, { priority: 'urgent', title: 'Printer offline again', updated_at: AT }, 'urgent'],
+  ],
+  insertEvent: [
+    [
+      {
+        work_order_id: 41,
+        tenant_id: 3,
+        kind: 'state',
+        side: 'customer',
+        author_id: 7,
+        from_state: 'submitted',
+        to_state: 'withdrawn',
+      },
+    ],
+  ],
+  insertReply: [
+    {
+      args: [
+        {
+          work_order_id: 41,
+          tenant_id: 3,
+          kind: 'reply',
+          side: 'staff',
+          author_id: 2,
+          body_html: '<p>Please check the cable.</p>',
+          data: '{"action":"ask"}',
+        },
+      ],
+      results: [[{ id: 300 }]],
+    },
+  ],
+  bodyAttachments: [[41]],
+  insertAttachments: [
+    [
+      { workOrderId: 41, tenantId: 3, eventId: 300 },
+      [{ key: 'attachment/3/printer-log.txt', original_name: 'printer-log.txt', size: 2048, mime: 'text/plain' }],
+    ],
+  ],
+  deleteAttachments: [[[61, 62]]],
+  closeResolved: [{ args: [7], results: [[{ ok: true }]] }],
+});

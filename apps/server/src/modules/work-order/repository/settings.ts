@@ -1,8 +1,11 @@
+import type { Db } from '../../../db/database.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import type { Priority } from './types.ts';
-import { WorkOrderCrossings } from './crossings.ts';
 
 /** The work-order settings: the first-response and resolution targets per priority, and the canned replies. */
-export class WorkOrderSettingStatements extends WorkOrderCrossings {
+export class WorkOrderSettingsRepository {
+  constructor(private readonly db: Db) {}
+
   targets() {
     return this.db.selectFrom('work_order_targets').selectAll().execute();
   }
@@ -67,3 +70,26 @@ export class WorkOrderSettingStatements extends WorkOrderCrossings {
     await this.db.deleteFrom('work_order_canned_replies').where('id', '=', id).execute();
   }
 }
+
+const CANNED = { id: 9, owner_id: 2, title: 'Restart', body_html: '<p>Please restart the printer.</p>' };
+
+export const settingQueries = defineQueries(WorkOrderSettingsRepository, {
+  targets: [[]],
+  updateTargets: [
+    [
+      [
+        { priority: 'urgent', responseMinutes: 30, resolveMinutes: 240 },
+        { priority: 'low', responseMinutes: 480, resolveMinutes: 4320 },
+      ],
+      2,
+    ],
+  ],
+  cannedFor: [[2]],
+  findCanned: [[9, 2]],
+  insertCanned: [{ args: [{ owner_id: 2, title: CANNED.title, body_html: CANNED.body_html }], results: [[CANNED]] }],
+  updateCanned: [
+    { args: [9, { title: 'Restart first' }], results: [[CANNED]] },
+    { args: [9, { title: 'Restart first', body_html: '<p>Turn it off and on.</p>' }], results: [[CANNED]] },
+  ],
+  deleteCanned: [[9]],
+});
