@@ -22,17 +22,16 @@ import {
   telemetryQuery,
   telemetrySeries,
 } from '@cpc/contracts/device';
-import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import type { TaskService } from '../task/index.ts';
-import { DeviceService } from './service.ts';
-import { GroupService } from './group-service.ts';
+import type { DeviceService } from './service.ts';
+import type { GroupService } from './group-service.ts';
 
 /** A customer's devices and groups (DESIGN §4); everything through the caller's tenant scope. */
-export const deviceRoutes: FastifyPluginAsyncZod<{ db: Db; tasks: TaskService }> = async (app, { db, tasks }) => {
-  const devices = new DeviceService(db, tasks);
-  const groups = new GroupService(db);
+export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; groups: GroupService }> = async (
+  app,
+  { devices, groups },
+) => {
   const view = { permission: PERMISSIONS.deviceView };
   const edit = { permission: PERMISSIONS.deviceEdit };
   const bind = { permission: PERMISSIONS.deviceBind };
