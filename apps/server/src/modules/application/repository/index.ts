@@ -10,25 +10,17 @@ import type { z } from 'zod';
 import type { Db } from '../../../db/database.ts';
 import type { AppDeployments } from '../../../db/generated.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
+import { defineQueries, skip } from '../../../db/query-spec.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
+import { inDataScope } from '../../../lib/data-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../../task/index.ts';
-import { InventoryStatements } from './inventory.ts';
-import { orAll, type DevicesInScope } from './scope.ts';
+import { InventoryStatements, type InventoryReport } from './inventory.ts';
+import type { DevicesInScope } from './scope.ts';
+import { TargetStatements } from './targets.ts';
 
 export type { DevicesInScope } from './scope.ts';
 export type { InstalledDeviceRow, InventoryReport } from './inventory.ts';
-
-/** The package a deployment installs, as deployments read it. */
-export interface DeployedPackage {
-  id: number;
-  kind?: string;
-  name: string;
-  identifier: string;
-  version_name: string;
-  version_code: string | number;
-  size: string | number;
-  sha256: string;
-}
+export type { DeployedPackage } from './targets.ts';
 
 export type DeploymentRow = Selectable<AppDeployments>;
 
@@ -48,6 +40,7 @@ export interface DeploymentTaskRow {
 }
 
 type Inv = InventoryStatements;
+type Targets = TargetStatements;
 
 /**
  * Every statement of the application module: deployments (`task_batches`, `app_deployments`, their device tasks),
@@ -57,9 +50,12 @@ type Inv = InventoryStatements;
 export class ApplicationRepository {
   /** The statements on inventories and required apps (repository/inventory.ts), on the same database. */
   private inv: InventoryStatements;
+  /** The reads of packages, devices, groups and users a deployment needs (repository/targets.ts). */
+  private targets: TargetStatements;
 
   constructor(private db: Db) {
     this.inv = new InventoryStatements(db);
+    this.targets = new TargetStatements(db);
   }
 
   private scope(tenantId: number): TenantScope {
@@ -78,111 +74,46 @@ export class ApplicationRepository {
   }
 
   // ----------------------------------------------------------------------------------------------------------
-  // Targets and packages
+  // Targets and packages (repository/targets.ts says what each does)
 
-  /** An undeleted package of the tenant. */
-  findLivePackage(tenantId: number, id: number): Promise<DeployedPackage | undefined> {
-    return this.scope(tenantId)
-      .selectFrom('packages')
-      .select(['id', 'kind', 'identifier', 'version_name', 'version_code', 'size', 'sha256', 'name'])
-      .where('packages.id', '=', id)
-      .where('packages.deleted_at', 'is', null)
-      .executeTakeFirst();
+  findLivePackage(...a: Parameters<Targets['findLivePackage']>) {
+    return this.targets.findLivePackage(...a);
   }
 
-  /** The newest undeleted version of an app of the tenant. */
-  findLatestApp(tenantId: number, identifier: string): Promise<DeployedPackage | undefined> {
-    return this.scope(tenantId)
-      .selectFrom('packages')
-      .select(['id', 'identifier', 'name', 'version_name', 'version_code', 'size', 'sha256'])
-      .where('packages.kind', '=', 'app')
-      .where('packages.identifier', '=', identifier)
-      .where('packages.deleted_at', 'is', null)
-      .orderBy('packages.version_code', 'desc')
-      .orderBy('packages.id', 'desc')
-      .executeTakeFirst();
+  findLatestApp(...a: Parameters<Targets['findLatestApp']>) {
+    return this.targets.findLatestApp(...a);
   }
 
-  /** Every undeleted version of the kind (at most 500), by identifier then newest first. */
-  listDeployablePackages(tenantId: number, kind: DeploymentKind) {
-    return this.scope(tenantId)
-      .selectFrom('packages')
-      .select(['id', 'name', 'identifier', 'version_name', 'version_code', 'size'])
-      .where('packages.kind', '=', kind)
-      .where('packages.deleted_at', 'is', null)
-      .orderBy('packages.identifier')
-      .orderBy('packages.version_code', 'desc')
-      .orderBy('packages.id', 'desc')
-      .limit(500)
-      .execute();
+  listDeployablePackages(...a: Parameters<Targets['listDeployablePackages']>) {
+    return this.targets.listDeployablePackages(...a);
   }
 
-  /** Names of packages of the tenant, by id. */
-  async packageNames(tenantId: number, ids: number[]): Promise<Map<number, string>> {
-    const rows = await this.scope(tenantId)
-      .selectFrom('packages')
-      .select(['id', 'name'])
-      .where('packages.id', 'in', ids)
-      .execute();
-    return new Map(rows.map((p) => [Number(p.id), p.name]));
+  packageNames(...a: Parameters<Targets['packageNames']>) {
+    return this.targets.packageNames(...a);
   }
 
-  /** Usernames, by id. */
-  async usernames(ids: number[]): Promise<Map<number, string>> {
-    const rows = await this.db.selectFrom('users').select(['id', 'username']).where('id', 'in', ids).execute();
-    return new Map(rows.map((x) => [Number(x.id), x.username]));
+  usernames(...a: Parameters<Targets['usernames']>) {
+    return this.targets.usernames(...a);
   }
 
-  /** The devices among `deviceIds` that are the tenant's and in the caller's scope. */
-  async listDevicesInScope(tenantId: number, deviceIds: number[], devices: DevicesInScope): Promise<number[]> {
-    const rows = await this.scope(tenantId)
-      .selectFrom('devices')
-      .select('devices.id')
-      .where('devices.id', 'in', deviceIds)
-      .where(orAll(devices))
-      .execute();
-    return rows.map((r) => Number(r.id));
+  listDevicesInScope(...a: Parameters<Targets['listDevicesInScope']>) {
+    return this.targets.listDevicesInScope(...a);
   }
 
-  /** One device of the tenant in the caller's scope, or undefined. */
-  findDeviceInScope(tenantId: number, deviceId: number, devices: DevicesInScope) {
-    return this.scope(tenantId)
-      .selectFrom('devices')
-      .select('devices.id')
-      .where('devices.id', '=', deviceId)
-      .where(orAll(devices))
-      .executeTakeFirst();
+  findDeviceInScope(...a: Parameters<Targets['findDeviceInScope']>) {
+    return this.targets.findDeviceInScope(...a);
   }
 
-  /** The tenant a device is bound to (null: not bound, or no such device). */
-  async findDeviceTenant(deviceId: number): Promise<number | null> {
-    const dev = await this.db.selectFrom('devices').select(['tenant_id']).where('id', '=', deviceId).executeTakeFirst();
-    return dev?.tenant_id ?? null;
+  findDeviceTenant(...a: Parameters<Targets['findDeviceTenant']>) {
+    return this.targets.findDeviceTenant(...a);
   }
 
-  /** The groups among `groupIds` that are the tenant's. */
-  async listGroups(tenantId: number, groupIds: number[]): Promise<number[]> {
-    const rows = await this.scope(tenantId)
-      .selectFrom('device_groups')
-      .select('device_groups.id')
-      .where('device_groups.id', 'in', groupIds)
-      .execute();
-    return rows.map((r) => Number(r.id));
+  listGroups(...a: Parameters<Targets['listGroups']>) {
+    return this.targets.listGroups(...a);
   }
 
-  /** The devices in the caller's scope of the groups and all their sub-groups. */
-  async listGroupDevices(tenantId: number, groupIds: number[], devices: DevicesInScope): Promise<number[]> {
-    const { rows } = await sql<{ id: number }>`
-        WITH RECURSIVE g AS (
-          SELECT id FROM device_groups WHERE tenant_id = ${tenantId} AND id = ANY(${groupIds}::bigint[])
-          UNION
-          SELECT c.id FROM device_groups c JOIN g ON c.parent_id = g.id WHERE c.tenant_id = ${tenantId}
-        )
-        SELECT devices.id FROM devices
-        WHERE devices.tenant_id = ${tenantId} AND devices.group_id IN (SELECT id FROM g) AND ${orAll(devices)}`.execute(
-      this.db,
-    );
-    return rows.map((r) => Number(r.id));
+  listGroupDevices(...a: Parameters<Targets['listGroupDevices']>) {
+    return this.targets.listGroupDevices(...a);
   }
 
   // ----------------------------------------------------------------------------------------------------------
@@ -397,3 +328,144 @@ export class ApplicationRepository {
     return this.inv.listDevicesLacking(...a);
   }
 }
+
+/** A department-scoped reader's devices condition, for the samples of the scoped statements. */
+const DEPARTMENT = inDataScope({
+  scope: 'department',
+  tenantId: 3,
+  userId: 12,
+  departmentId: 5,
+  departmentPath: '1/5/',
+});
+const page = { pageNo: 1, pageSize: 20 };
+const installed = { ...page, kind: 'app', identifier: 'com.shop.kiosk' } as const;
+const inventory: InventoryReport = {
+  hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  apps: [{ pkg: 'com.shop.kiosk', name: 'Kiosk', versionCode: 31, versionName: '3.1' }],
+  models: [{ name: 'face-detect', version: '2.0', framework: 'onnx' }],
+  storageFreeMb: 1024,
+};
+
+export const queries = defineQueries(ApplicationRepository, {
+  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
+  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
+  findLivePackage: [[3, 41]],
+  findLatestApp: [[3, 'com.shop.kiosk']],
+  listDeployablePackages: [[3, 'app']],
+  packageNames: [[3, [41, 42]]],
+  usernames: [[[12, 13]]],
+  listDevicesInScope: [
+    [3, [101, 102], undefined],
+    [3, [101, 102], DEPARTMENT],
+  ],
+  findDeviceInScope: [
+    [3, 101, undefined],
+    [3, 101, DEPARTMENT],
+  ],
+  findDeviceTenant: [[101]],
+  listGroups: [[3, [7, 8]]],
+  listGroupDevices: [
+    [3, [7, 8], undefined],
+    [3, [7, 8], DEPARTMENT],
+  ],
+  insertBatch: [
+    {
+      args: [3, { type: 'install_app', targets: { deviceIds: [101], groupIds: [7] }, createdBy: 12 }],
+      results: [[{ id: 61 }]],
+    },
+  ],
+  insertDeployment: [
+    {
+      args: [
+        3,
+        {
+          batch_id: 61,
+          kind: 'app',
+          action: 'install',
+          package_id: 41,
+          identifier: 'com.shop.kiosk',
+          version_name: '3.1',
+          version_code: 31,
+          targets: { deviceIds: [101], groupIds: [7] },
+          source: 'manual',
+          created_by: 12,
+        },
+      ],
+      results: [[{ id: 21 }]],
+    },
+  ],
+  enqueueTasks: [
+    [
+      3,
+      [
+        {
+          deviceId: 101,
+          type: 'install_app',
+          params: { deploymentId: 21, action: 'install', packageId: 41, identifier: 'com.shop.kiosk' },
+          expireAt: new Date('2026-01-08T00:00:00Z'),
+          createdBy: 12,
+          batchId: 61,
+        },
+      ],
+    ],
+  ],
+  // the count answers one row, then the page is read
+  listDeployments: [
+    { args: [3, page, undefined], results: [[{ n: 1 }]] },
+    {
+      args: [3, { ...page, kind: 'app', action: 'install', identifier: 'kiosk', state: 'running' }, DEPARTMENT],
+      results: [[{ n: 1 }]],
+    },
+    { args: [3, { ...page, state: 'done' }, undefined], results: [[{ n: 1 }]] },
+    { args: [3, { ...page, state: 'canceled' }, undefined], results: [[{ n: 1 }]] },
+  ],
+  findDeployment: [[3, 21]],
+  countLatestTasks: [
+    [3, [61, 62], undefined],
+    [3, [61, 62], DEPARTMENT],
+  ],
+  listLatestTasks: [[3, 61, DEPARTMENT]],
+  listLatestTasksIn: [[3, 61, ['failed', 'timeout', 'expired'], undefined]],
+  cancelOpenTasks: [
+    [3, 61, undefined],
+    [3, 61, DEPARTMENT],
+  ],
+  setCanceledAt: [
+    [3, 21, new Date('2026-01-01T00:00:00Z')],
+    [3, 21, null],
+  ],
+  storeInventory: [{ args: [3, 101, inventory] }, { args: [3, 101, inventory], results: [[{ hash: inventory.hash }]] }],
+  readInventory: [[3, 101]],
+  installedOn: [
+    [3, 'app', 'com.shop.kiosk', [101, 102]],
+    [3, 'model', 'face-detect', [101, 102]],
+  ],
+  listReporting: [[3, [101, 102]]],
+  countInstalledVersions: [
+    [3, installed, undefined],
+    [3, { ...installed, kind: 'model', identifier: 'face-detect' }, DEPARTMENT],
+  ],
+  listInstalledDevices: [
+    [3, installed, undefined],
+    [3, { ...installed, versionName: '3.1' }, DEPARTMENT],
+  ],
+  countInstalledDevices: [
+    { args: [3, { ...installed, pageNo: 3, versionName: '3.1' }, undefined], results: [[{ n: 0 }]] },
+  ],
+  listRequired: [[3]],
+  listRequiredForPolicy: [[3]],
+  listTenantsWithRequired: [[]],
+  replaceRequired: [
+    [3, [{ identifier: 'com.shop.kiosk', minVersionCode: 30 }], 12],
+    [3, [], 12],
+  ],
+  countMissing: [
+    { args: [3, 'com.shop.kiosk', 31, undefined], results: [[{ n: 2 }]] },
+    { args: [3, 'com.shop.kiosk', 31, DEPARTMENT], results: [[{ n: 1 }]] },
+  ],
+  lockPolicy: [[3]],
+  listDevicesLacking: [
+    [3, 'com.shop.kiosk', 31, undefined],
+    [3, 'com.shop.kiosk', 31, [101]],
+  ],
+});
