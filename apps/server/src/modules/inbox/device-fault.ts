@@ -1,10 +1,8 @@
-import { sql } from 'kysely';
-import { PERMISSIONS } from '@cpc/contracts';
 import { MESSAGES, type PlainKey } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
-import { readersOf } from '../../lib/data-scope.ts';
 import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
+import { InboxRepository } from './repository.ts';
 
 /** The paper states that are a fault (device protocol `paper`), and the title of each one's message. */
 export const DEVICE_FAULTS = {
@@ -20,7 +18,7 @@ export const isDeviceFault = (paper: string | null | undefined): paper is Device
  * A device began a fault episode (its paper state went from ok, or unknown, to out / cover-open / overheat — the
  * caller decides, on the state change alone): ONE message to each active user of its account who can see it —
  * the main account, and those holding device:view whose data scope reaches the device (`readersOf`, the one rule of
- * lib/data-scope.ts) — in one statement. Then each of them hears a `message` event.
+ * lib/data-scope.ts) — in one statement (InboxRepository.insertDeviceFault). Then each of them hears a `message` event.
  */
 export async function deviceFaultMessages(
   db: Db,
@@ -29,20 +27,7 @@ export async function deviceFaultMessages(
   fault: DeviceFault,
 ): Promise<number> {
   const title = MESSAGES[DEVICE_FAULTS[fault]].en;
-  const { rows } = await sql<{ tenant_id: number; user_id: number }>`
-    with d as (
-      select id, tenant_id, sn, name, department_id, owner_id from devices where id = ${deviceId} and tenant_id is not null
-    )
-    insert into messages (tenant_id, user_id, kind, title, body, link)
-    select d.tenant_id, u.id, 'device.fault', ${title},
-      d.sn || coalesce(' · ' || nullif(d.name, ''), ''), '/device/detail?id=' || d.id
-    from d join lateral (${readersOf({
-      tenantId: sql.ref('d.tenant_id'),
-      departmentId: sql.ref('d.department_id'),
-      ownerId: sql.ref('d.owner_id'),
-      permission: PERMISSIONS.deviceView,
-    })}) u on true
-    returning tenant_id, user_id`.execute(db);
+  const rows = await new InboxRepository(db).insertDeviceFault(deviceId, title);
   for (const r of rows) events?.publish(r.tenant_id, { type: 'message', data: { userId: r.user_id } });
   return rows.length;
 }

@@ -4,14 +4,12 @@ import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import nodemailer, { type Transporter } from 'nodemailer';
-import { sql } from 'kysely';
 import { renderMessage } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import { Periodic } from '../../lib/periodic.ts';
+import { InboxRepository, type PendingMail } from './repository.ts';
 import { sayTitle } from './titles.ts';
 
-/** The advisory lock of the mail job (a constant of its own): one node mails at a time. */
-const MAIL_LOCK = 0x4d41_494c; // "MAIL"
 /** A message whose mail failed this many times is given up (`failed`). */
 export const MAIL_MAX_ATTEMPTS = 5;
 /** Messages read per statement, and at most this many batches per run (the next run goes on). */
@@ -81,12 +79,14 @@ export function describeMailTarget(o: Pick<MailerOptions, 'smtpUrl' | 'dataDir'>
  */
 export class InboxMailer {
   private transport: Transporter;
+  private repo: InboxRepository;
 
   constructor(
-    private db: Db,
+    db: Db,
     private opts: MailerOptions,
     private log: FastifyBaseLogger,
   ) {
+    this.repo = new InboxRepository(db);
     this.transport = opts.smtpUrl
       ? nodemailer.createTransport(opts.smtpUrl)
       : nodemailer.createTransport({ jsonTransport: true });
@@ -94,58 +94,43 @@ export class InboxMailer {
 
   async run(): Promise<MailRunResult> {
     const result: MailRunResult = { sent: 0, skipped: 0, failed: 0 };
-    await this.db.connection().execute(async (conn) => {
-      const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${MAIL_LOCK}) as ok`.execute(conn);
-      if (!rows[0]?.ok) return;
+    await this.repo.onConnection(async (conn) => {
+      if (!(await conn.tryLockMail())) return;
       try {
-        const skipped = await sql`
-          update messages m set mail_state = 'skipped'
-          from users u
-          where m.mail_state = 'pending' and u.id = m.user_id and (u.email = '' or u.state <> 'active')`.execute(conn);
-        result.skipped = Number(skipped.numAffectedRows ?? 0);
+        result.skipped = await conn.skipUndeliverable();
         for (let b = 0; b < MAX_BATCHES; b++) {
-          const { rows: batch } = await sql<{
-            id: number;
-            title: string;
-            body: string;
-            link: string;
-            email: string;
-            mail_attempts: number;
-          }>`
-            select m.id, m.title, m.body, m.link, u.email, m.mail_attempts
-            from messages m join users u on u.id = m.user_id
-            where m.mail_state = 'pending' and u.email <> '' and u.state = 'active'
-            order by m.id limit ${BATCH}`.execute(conn);
+          const batch = await conn.pendingMail(BATCH);
           for (const m of batch) {
-            try {
-              await this.send(m);
-            } catch (err) {
-              const attempts = m.mail_attempts + 1;
-              await sql`
-                update messages set mail_attempts = ${attempts},
-                  mail_state = ${attempts >= MAIL_MAX_ATTEMPTS ? 'failed' : 'pending'}
-                where id = ${m.id}`.execute(conn);
-              result.failed++;
-              const e = err as { code?: string; responseCode?: number; message?: string };
-              // the error's code and text only: never the transport's options (the SMTP password)
-              this.log.warn(
-                { messageId: m.id, attempts, code: e.code, responseCode: e.responseCode, reason: e.message },
-                'inbox: mail failed',
-              );
-              return;
-            }
-            await sql`
-              update messages set mail_state = 'sent', mailed_at = now(), mail_attempts = mail_attempts + 1
-              where id = ${m.id}`.execute(conn);
-            result.sent++;
+            if (!(await this.mailOne(conn, m, result))) return;
           }
           if (batch.length < BATCH) return;
         }
       } finally {
-        await sql`select pg_advisory_unlock(${MAIL_LOCK})`.execute(conn);
+        await conn.unlockMail();
       }
     });
     return result;
+  }
+
+  /** Mails one message and marks it; false when the send failed (the run ends: the server is likely down). */
+  private async mailOne(conn: InboxRepository, m: PendingMail, result: MailRunResult): Promise<boolean> {
+    try {
+      await this.send(m);
+    } catch (err) {
+      const attempts = m.mail_attempts + 1;
+      await conn.markMailFailed(m.id, attempts, attempts >= MAIL_MAX_ATTEMPTS);
+      result.failed++;
+      const e = err as { code?: string; responseCode?: number; message?: string };
+      // the error's code and text only: never the transport's options (the SMTP password)
+      this.log.warn(
+        { messageId: m.id, attempts, code: e.code, responseCode: e.responseCode, reason: e.message },
+        'inbox: mail failed',
+      );
+      return false;
+    }
+    await conn.markMailSent(m.id);
+    result.sent++;
+    return true;
   }
 
   private async send(m: { id: number; title: string; body: string; link: string; email: string }) {

@@ -3,6 +3,7 @@ import { MESSAGES } from '@cpc/contracts/messages';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
+import { InboxRepository } from './repository.ts';
 
 /** A message for one user's inbox (the message centre). */
 export interface NewMessage {
@@ -27,20 +28,17 @@ export async function sendMessages(
   messages: NewMessage[],
 ): Promise<(events: Pick<LiveEvents, 'publish'> | undefined) => void> {
   if (!messages.length) return () => {};
-  await db
-    .insertInto('messages')
-    .values(
-      messages.map((m) => ({
-        tenant_id: m.tenantId,
-        user_id: m.userId,
-        kind: m.kind,
-        title: MESSAGES[m.title].en,
-        body: m.body ?? '',
-        link: m.link ?? '',
-        read_at: null,
-      })),
-    )
-    .execute();
+  await new InboxRepository(db).insert(
+    messages.map((m) => ({
+      tenant_id: m.tenantId,
+      user_id: m.userId,
+      kind: m.kind,
+      title: MESSAGES[m.title].en,
+      body: m.body ?? '',
+      link: m.link ?? '',
+      read_at: null,
+    })),
+  );
   return (events) => {
     const seen = new Set<string>();
     for (const m of messages) {
