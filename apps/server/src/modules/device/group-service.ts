@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type {
   GroupAddBody,
   GroupDeleteResult,
@@ -8,11 +7,11 @@ import type {
   GroupView,
 } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
-import { audit, changedFields } from '../../lib/audit.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
+import { changedFields } from '../../lib/audit.ts';
+import { DeviceGroupRepository } from './repository/groups.ts';
 
 const view = (g: { id: number; name: string; parent_id: number | null; sort: number }): GroupView => ({
   id: g.id,
@@ -29,26 +28,18 @@ function sameName(e: unknown): never {
 
 /** Device groups: one tree per tenant (DESIGN §4), counts including every group below. */
 export class GroupService {
-  constructor(private db: Db) {}
+  private repo: DeviceGroupRepository;
 
-  /** Counts are of the devices inside the caller's data scope (issue 12). */
+  constructor(db: Db) {
+    this.repo = new DeviceGroupRepository(db);
+  }
+
+  /** Counts are of the devices inside the caller's data scope. */
   async tree(user: AuthUser): Promise<GroupTree> {
     const access = dataAccessOf(user);
     const [groups, counts] = await Promise.all([
-      user.scope
-        .selectFrom('device_groups')
-        .select(['device_groups.id', 'device_groups.name', 'device_groups.parent_id', 'device_groups.sort'])
-        .execute(),
-      user.scope
-        .selectFrom('devices')
-        .where(inDataScope(access))
-        .select([
-          'devices.group_id',
-          sql<number>`count(*)`.as('n'),
-          sql<number>`count(*) filter (where devices.status = 'online')`.as('online'),
-        ])
-        .groupBy('devices.group_id')
-        .execute(),
+      this.repo.list(user.tenantId),
+      this.repo.deviceCounts(user.tenantId, access),
     ]);
     const own = new Map(counts.map((c) => [c.group_id, { n: Number(c.n), online: Number(c.online) }]));
     const byParent = new Map<number | null, typeof groups>();
@@ -74,40 +65,23 @@ export class GroupService {
   }
 
   private async assertNameFree(
-    scope: TenantScope,
+    repo: DeviceGroupRepository,
+    tenantId: number,
     name: string,
     parentId: number | null,
     exceptId?: number,
   ): Promise<void> {
-    let q = scope
-      .selectFrom('device_groups')
-      .select('device_groups.id')
-      .where(sql<boolean>`lower(device_groups.name) = lower(${name})`)
-      .where(
-        parentId === null
-          ? sql<boolean>`device_groups.parent_id is null`
-          : sql<boolean>`device_groups.parent_id = ${parentId}`,
-      );
-    if (exceptId) q = q.where('device_groups.id', '<>', exceptId);
-    if (await q.executeTakeFirst()) throw badRequest('name', 'device.groupNameTaken');
+    if (await repo.nameTaken(tenantId, name, parentId, exceptId)) throw badRequest('name', 'device.groupNameTaken');
   }
 
   async add(user: AuthUser, body: Required<GroupAddBody>, ip: string): Promise<GroupView> {
-    if (body.parentId !== null) {
-      const parent = await user.scope
-        .selectFrom('device_groups')
-        .select('device_groups.id')
-        .where('device_groups.id', '=', body.parentId)
-        .executeTakeFirst();
-      if (!parent) throw notFound('parent group');
-    }
-    await this.assertNameFree(user.scope, body.name, body.parentId);
-    const row = await user.scope
-      .insertInto('device_groups', { name: body.name, parent_id: body.parentId, sort: body.sort })
-      .returning(['id', 'name', 'parent_id', 'sort'])
-      .executeTakeFirstOrThrow()
+    if (body.parentId !== null && !(await this.repo.exists(user.tenantId, body.parentId)))
+      throw notFound('parent group');
+    await this.assertNameFree(this.repo, user.tenantId, body.name, body.parentId);
+    const row = await this.repo
+      .insert(user.tenantId, { name: body.name, parent_id: body.parentId, sort: body.sort })
       .catch(sameName);
-    await audit(this.db, {
+    await this.repo.audit({
       tenantId: user.tenantId,
       userId: user.id,
       ip,
@@ -122,13 +96,9 @@ export class GroupService {
 
   /** Moving under a new parent is refused when the parent is the group itself or lies below it. */
   async edit(user: AuthUser, body: GroupEditBody, ip: string): Promise<GroupView> {
-    return user.scope.transaction(async (scope) => {
+    return this.repo.transaction(async (tx) => {
       // One tenant's tree changes one edit at a time, so two moves cannot build a cycle together.
-      const all = await scope
-        .selectFrom('device_groups')
-        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name', 'device_groups.sort'])
-        .forUpdate()
-        .execute();
+      const all = await tx.lockAll(user.tenantId);
       const g = all.find((x) => x.id === body.id);
       if (!g) throw notFound('group');
       const parentId = body.parentId === undefined ? g.parent_id : body.parentId;
@@ -140,15 +110,15 @@ export class GroupService {
       }
       const name = body.name ?? g.name;
       if (body.name !== undefined || body.parentId !== undefined)
-        await this.assertNameFree(scope, name, parentId, g.id);
-      const row = await scope
-        .updateTable('device_groups')
-        .set({ name, parent_id: parentId, ...(body.sort !== undefined ? { sort: body.sort } : {}) })
-        .where('device_groups.id', '=', g.id)
-        .returning(['id', 'name', 'parent_id', 'sort'])
-        .executeTakeFirstOrThrow()
+        await this.assertNameFree(tx, user.tenantId, name, parentId, g.id);
+      const row = await tx
+        .update(user.tenantId, g.id, {
+          name,
+          parent_id: parentId,
+          ...(body.sort !== undefined ? { sort: body.sort } : {}),
+        })
         .catch(sameName);
-      await audit(scope.db, {
+      await tx.audit({
         tenantId: user.tenantId,
         userId: user.id,
         ip,
@@ -167,12 +137,8 @@ export class GroupService {
 
   /** Deletes the group and the groups below it; their devices become ungrouped (never unbound or deleted). */
   async remove(user: AuthUser, id: number, ip: string): Promise<GroupDeleteResult> {
-    return user.scope.transaction(async (scope) => {
-      const all = await scope
-        .selectFrom('device_groups')
-        .select(['device_groups.id', 'device_groups.parent_id', 'device_groups.name'])
-        .forUpdate()
-        .execute();
+    return this.repo.transaction(async (tx) => {
+      const all = await tx.lockAll(user.tenantId);
       const group = all.find((g) => g.id === id);
       if (!group) throw notFound('group');
       const subtree = new Set([id]);
@@ -185,14 +151,10 @@ export class GroupService {
           }
       }
       const ids = [...subtree];
-      const moved = await scope
-        .updateTable('devices')
-        .set({ group_id: null })
-        .where('devices.group_id', 'in', ids)
-        .executeTakeFirst();
-      await scope.deleteFrom('device_groups').where('device_groups.id', '=', id).execute();
-      const result = { deletedGroups: ids.length, ungroupedDevices: Number(moved.numUpdatedRows) };
-      await audit(scope.db, {
+      const ungroupedDevices = await tx.ungroupDevices(user.tenantId, ids);
+      await tx.delete(user.tenantId, id);
+      const result = { deletedGroups: ids.length, ungroupedDevices };
+      await tx.audit({
         tenantId: user.tenantId,
         userId: user.id,
         ip,
