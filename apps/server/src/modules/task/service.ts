@@ -1,7 +1,6 @@
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import {
   COMMAND_EXPIRE_DEFAULT_S,
-  OPEN_TASK_STATES,
   TASK_STATES,
   type BatchView,
   type CommandBody,
@@ -13,13 +12,16 @@ import {
   type TaskType,
 } from '@cpc/contracts';
 import type { AckMsg, CommandMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
-import { NO_FLUSH_WAIT, PREPARED, type Db } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
-import { isJsonObject, type Database } from '../../db/schema.ts';
+import { isJsonObject } from '../../db/schema.ts';
 import { auditRow, changedFields } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { EventSink } from '../../plugins/live-events.ts';
 import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
+import { TaskRepository, type SentRow, type TaskRow, type TaskSpec } from './repository.ts';
+
+export type { TaskSpec } from './repository.ts';
 
 /** Where task messages go: the device gateway (absent when the server runs without one). */
 export interface Downlink {
@@ -43,8 +45,6 @@ export interface TaskOptions {
   onUnwaitedError?: (err: unknown) => void;
 }
 
-type TaskRow = Selectable<Database['device_tasks']>;
-type SentRow = TaskRow & { sn: string };
 /** A task changed inside a caller's transaction, to announce to the consoles once it committed. */
 export type ChangedTask = TaskRow;
 
@@ -59,52 +59,13 @@ function stateCounts(rows: Array<{ state: TaskState; n: number | string }>): {
   for (const r of rows) counts[r.state] = Number(r.n);
   return { total: rows.reduce((a, r) => a + Number(r.n), 0), counts };
 }
-const ids = (a: string[]) => sql`${a}::uuid[]`;
 
 /**
  * Cancels every unfinished task of a device inside the caller's transaction (the device leaves the account);
  * the caller announces the answered rows (TaskService.announce) once the transaction committed.
  */
-export async function cancelOpenTasks(scope: TenantScope, deviceId: number, reason: string): Promise<ChangedTask[]> {
-  const rows = await scope
-    .updateTable('device_tasks')
-    .set({ state: 'canceled', error: reason, finished_at: new Date(), updated_at: new Date() })
-    .where('device_tasks.device_id', '=', deviceId)
-    .where('device_tasks.state', 'in', OPEN_TASK_STATES)
-    .returningAll()
-    .execute();
-  return rows;
-}
-
-/**
- * Device tasks (DESIGN §6): queued → sent → delivered (ack) → running (progress) → succeeded | failed,
- * timeout (no ack in time; sent again with back-off until max_attempts, then failed), expired (the device
- * stayed offline past expire_at), canceled (by the user while unfinished). Every transition is one guarded
- * UPDATE (`… WHERE state IN (…)`), so a duplicate or late message cannot move a task backwards, and every
- * sweep is safe to run on N nodes at once.
- */
-
-/** A task of a device inside `devices` (the caller's data scope; none: every device of the tenant). */
-const taskInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
-  devices
-    ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
-    : sql<boolean>`true`;
-
-/** A batch with at least one task of a device inside `devices`. */
-const batchInScope = (scope: TenantScope, devices?: RawBuilder<boolean>) =>
-  devices
-    ? sql<boolean>`exists (select 1 from device_tasks where device_tasks.batch_id = task_batches.id and ${taskInScope(scope, devices)})`
-    : sql<boolean>`true`;
-
-/** A task another module sends (issue 15: upgrades, installs, file requests): one device, its type and parameters. */
-export interface TaskSpec {
-  deviceId: number;
-  type: TaskType;
-  params: Record<string, unknown>;
-  expireAt: Date;
-  createdBy: number | null;
-  batchId?: number | null;
-  maxAttempts?: number;
+export function cancelOpenTasks(scope: TenantScope, deviceId: number, reason: string): Promise<ChangedTask[]> {
+  return new TaskRepository(scope.db).cancelOpenOfDevice(scope.tenantId, deviceId, reason);
 }
 
 /**
@@ -113,21 +74,7 @@ export interface TaskSpec {
  */
 export async function enqueueTasks(scope: TenantScope, specs: TaskSpec[]): Promise<ChangedTask[]> {
   if (!specs.length) return [];
-  return scope
-    .insertInto(
-      'device_tasks',
-      specs.map((t) => ({
-        device_id: t.deviceId,
-        type: t.type,
-        params: JSON.stringify(t.params),
-        expire_at: t.expireAt,
-        created_by: t.createdBy,
-        batch_id: t.batchId ?? null,
-        ...(t.maxAttempts ? { max_attempts: t.maxAttempts } : {}),
-      })),
-    )
-    .returningAll()
-    .execute();
+  return new TaskRepository(scope.db).insertTasks(scope.tenantId, specs);
 }
 
 /** Told of every task change this node makes or hears of (after it committed), e.g. to move a roll-out on. */
@@ -136,6 +83,13 @@ export type TaskListener = (row: ChangedTask) => void;
 /** What a task of some type gets added to its params at each delivery (a signed link that must not be stored). */
 export type ParamsAtDelivery = (row: ChangedTask) => Record<string, unknown>;
 
+/**
+ * Device tasks (DESIGN §6): queued → sent → delivered (ack) → running (progress) → succeeded | failed,
+ * timeout (no ack in time; sent again with back-off until max_attempts, then failed), expired (the device
+ * stayed offline past expire_at), canceled (by the user while unfinished). Every transition is one guarded
+ * UPDATE (`… WHERE state IN (…)`), so a duplicate or late message cannot move a task backwards, and every
+ * sweep is safe to run on N nodes at once.
+ */
 export class TaskService {
   private listeners: TaskListener[] = [];
   private atDelivery = new Map<TaskType, ParamsAtDelivery>();
@@ -157,13 +111,22 @@ export class TaskService {
     this.listeners.push(listener);
   }
 
+  private repo: TaskRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private events: EventSink,
     /** Where commands go: this node's link to the devices. */
     private downlink: Downlink,
     private opts: TaskOptions,
-  ) {}
+  ) {
+    this.repo = new TaskRepository(db);
+  }
+
+  /** The repository on the scope's database (the pool, or the caller's transaction). */
+  private on(scope: TenantScope): TaskRepository {
+    return new TaskRepository(scope.db);
+  }
 
   // -------------------------------------------------------------------------------------------------------------
   // The console's side
@@ -187,34 +150,15 @@ export class TaskService {
       result: 'ok',
       changes: changedFields({}, { type: body.type, deviceIds: body.deviceIds, expireAt: expireAt.toISOString() }),
     });
-    const tenant = u.scope.tenantId;
-    const { rows } = await sql<SentRow>`
-      WITH found AS (
-        SELECT devices.id, devices.sn, devices.status = 'online' AS online FROM devices
-        WHERE devices.tenant_id = ${tenant} AND devices.id = ANY(${body.deviceIds}::bigint[])
-          AND ${u.devices ?? sql<boolean>`true`}
-      ), whole AS (
-        SELECT count(*) = ${body.deviceIds.length} AS ok FROM found
-      ), batch AS (
-        INSERT INTO task_batches (tenant_id, type, targets, created_by)
-        SELECT ${tenant}, ${body.type}, ${JSON.stringify({ deviceIds: body.deviceIds })}::jsonb, ${u.id}
-        FROM whole WHERE whole.ok AND ${many}
-        RETURNING id
-      ), task AS (
-        INSERT INTO device_tasks (tenant_id, batch_id, device_id, type, created_by, expire_at, state, attempts, sent_at)
-        SELECT ${tenant}, (SELECT id FROM batch), found.id, ${body.type}, ${u.id}, ${expireAt},
-          CASE WHEN found.online THEN 'sent' ELSE 'queued' END, CASE WHEN found.online THEN 1 ELSE 0 END,
-          CASE WHEN found.online THEN now() END
-        FROM found, whole WHERE whole.ok
-        RETURNING *
-      ), logged AS (
-        INSERT INTO audit_log (tenant_id, user_id, ip, action, resource, resource_id, result, details)
-        SELECT ${entry.tenant_id}, ${entry.user_id}, ${entry.ip}, ${entry.action}, ${entry.resource},
-          coalesce((SELECT id::text FROM batch), (SELECT id::text FROM task LIMIT 1)), ${entry.result},
-          ${entry.details}::jsonb
-        FROM whole WHERE whole.ok
-      )
-      SELECT task.*, found.sn FROM task JOIN found ON found.id = task.device_id`.execute(u.scope.db);
+    const rows = await this.on(u.scope).insertCommands({
+      tenantId: u.scope.tenantId,
+      userId: u.id,
+      type: body.type,
+      deviceIds: body.deviceIds,
+      expireAt,
+      devices: u.devices,
+      entry,
+    });
     if (!rows.length) throw notFound('device');
     for (const t of rows) this.emit(t);
     await this.publish(rows.filter((t) => t.state === 'sent'));
@@ -227,52 +171,18 @@ export class TaskService {
 
   /** `devices`: the caller's data scope (issue 12): tasks of devices outside it are not listed. */
   async list(scope: TenantScope, q: TaskListParams, devices?: RawBuilder<boolean>): Promise<Paged<TaskItem>> {
-    const { pageNo, pageSize } = q;
-    const inScope = devices ?? sql<boolean>`true`;
+    const repo = this.on(scope);
     // a filter naming another tenant's device or batch is a 404, like every cross-tenant id
-    if (
-      q.deviceId &&
-      !(await scope
-        .selectFrom('devices')
-        .select('devices.id')
-        .where('devices.id', '=', q.deviceId)
-        .where(inScope)
-        .executeTakeFirst())
-    )
-      throw notFound('device');
-    if (
-      q.batchId &&
-      !(await scope
-        .selectFrom('task_batches')
-        .select('task_batches.id')
-        .where('task_batches.id', '=', q.batchId)
-        .where(batchInScope(scope, devices))
-        .executeTakeFirst())
-    )
-      throw notFound('batch');
-    let base = scope.selectFrom('device_tasks').where(taskInScope(scope, devices));
-    if (q.deviceId) base = base.where('device_tasks.device_id', '=', q.deviceId);
-    if (q.batchId) base = base.where('device_tasks.batch_id', '=', q.batchId);
-    if (q.state) base = base.where('device_tasks.state', '=', q.state);
-    const [rows, total] = await Promise.all([
-      base
-        .innerJoin('devices', 'devices.id', 'device_tasks.device_id')
-        .selectAll('device_tasks')
-        .select(['devices.sn', 'devices.name as device_name'])
-        .orderBy('device_tasks.created_at', 'desc')
-        .orderBy('device_tasks.id')
-        .limit(pageSize)
-        .offset((pageNo - 1) * pageSize)
-        .execute(),
-      base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
+    if (q.deviceId && !(await repo.deviceExists(scope.tenantId, q.deviceId, devices))) throw notFound('device');
+    if (q.batchId && !(await repo.findBatch(scope.tenantId, q.batchId, devices))) throw notFound('batch');
+    const { rows, total } = await repo.listTasks(scope.tenantId, q, devices);
     return {
       list: rows.map((r) => ({
         ...toItem(r),
         deviceSn: r.sn,
         deviceName: r.device_name,
       })),
-      total: Number(total.n),
+      total,
     };
   }
 
@@ -281,20 +191,10 @@ export class TaskService {
    * it (another batch is not found), and its counts count those tasks only.
    */
   async batch(scope: TenantScope, id: number, devices?: RawBuilder<boolean>): Promise<BatchView> {
-    const batch = await scope
-      .selectFrom('task_batches')
-      .select(['task_batches.id', 'task_batches.type', 'task_batches.created_at'])
-      .where('task_batches.id', '=', id)
-      .where(batchInScope(scope, devices))
-      .executeTakeFirst();
+    const repo = this.on(scope);
+    const batch = await repo.findBatch(scope.tenantId, id, devices);
     if (!batch) throw notFound('batch');
-    const rows = await scope
-      .selectFrom('device_tasks')
-      .select(['device_tasks.state', sql<number>`count(*)`.as('n')])
-      .where('device_tasks.batch_id', '=', id)
-      .where(taskInScope(scope, devices))
-      .groupBy('device_tasks.state')
-      .execute();
+    const rows = await repo.countBatchStates(scope.tenantId, id, devices);
     return { id: batch.id, type: batch.type, createdAt: batch.created_at.toISOString(), ...stateCounts(rows) };
   }
 
@@ -307,31 +207,10 @@ export class TaskService {
     q: { pageNo: number; pageSize: number },
     devices?: RawBuilder<boolean>,
   ): Promise<Paged<BatchView>> {
-    const [page, total] = await Promise.all([
-      scope
-        .selectFrom('task_batches')
-        .select(['task_batches.id', 'task_batches.type', 'task_batches.created_at'])
-        .where(batchInScope(scope, devices))
-        .orderBy('task_batches.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      scope
-        .selectFrom('task_batches')
-        .select(sql<number>`count(*)`.as('n'))
-        .where(batchInScope(scope, devices))
-        .executeTakeFirstOrThrow(),
-    ]);
+    const repo = this.on(scope);
+    const { rows: page, total } = await repo.listBatches(scope.tenantId, q, devices);
     const ids = page.map((b) => b.id);
-    const rows = ids.length
-      ? await scope
-          .selectFrom('device_tasks')
-          .select(['device_tasks.batch_id', 'device_tasks.state', sql<number>`count(*)`.as('n')])
-          .where('device_tasks.batch_id', 'in', ids)
-          .where(taskInScope(scope, devices))
-          .groupBy(['device_tasks.batch_id', 'device_tasks.state'])
-          .execute()
-      : [];
+    const rows = ids.length ? await repo.countStatesOfBatches(scope.tenantId, ids, devices) : [];
     return {
       list: page.map((b) => ({
         id: b.id,
@@ -339,7 +218,7 @@ export class TaskService {
         createdAt: b.created_at.toISOString(),
         ...stateCounts(rows.filter((r) => Number(r.batch_id) === b.id)),
       })),
-      total: Number(total.n),
+      total,
     };
   }
 
@@ -350,29 +229,15 @@ export class TaskService {
     id: string,
     devices?: RawBuilder<boolean>,
   ): Promise<{ id: string; state: TaskState }> {
-    const inScope = devices
-      ? sql<boolean>`device_tasks.device_id in (select devices.id from devices where devices.tenant_id = ${scope.tenantId} and ${devices})`
-      : sql<boolean>`true`;
-    const row = await scope
-      .updateTable('device_tasks')
-      .set({ state: 'canceled', error: 'canceled by the user', finished_at: new Date(), updated_at: new Date() })
-      .where('device_tasks.id', '=', id)
-      .where(inScope)
-      .where('device_tasks.state', 'in', OPEN_TASK_STATES)
-      .returningAll()
-      .executeTakeFirst();
+    const repo = this.on(scope);
+    const row = await repo.cancelTask(scope.tenantId, id, devices);
     if (row) {
       this.emit(row);
       return { id, state: 'canceled' };
     }
-    const existing = await scope
-      .selectFrom('device_tasks')
-      .select('device_tasks.state')
-      .where('device_tasks.id', '=', id)
-      .where(inScope)
-      .executeTakeFirst();
-    if (!existing) throw notFound('task');
-    throw new AppError(400, 'task.notCancelable', { state: existing.state }, { field: 'id' });
+    const state = await repo.stateOf(scope.tenantId, id, devices);
+    if (!state) throw notFound('task');
+    throw new AppError(400, 'task.notCancelable', { state }, { field: 'id' });
   }
 
   /** Tells the consoles of the tasks' account about tasks changed elsewhere (after the change committed). */
@@ -386,21 +251,7 @@ export class TaskService {
   /** Sends the given tasks to those of their devices that are online now. */
   async dispatch(taskIds: string[]): Promise<void> {
     if (!taskIds.length) return;
-    await this.send(await this.markSent(this.db, taskIds));
-  }
-
-  /**
-   * Marks the given tasks of online devices sent (in `db`: the caller's transaction or the pool); answers them.
-   * `createCommands` writes a new task for an online device `sent` by the same rule, inline.
-   */
-  private async markSent(db: Kysely<Database>, taskIds: string[]): Promise<SentRow[]> {
-    const { rows } = await sql<SentRow>`
-      UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
-      FROM devices d
-      WHERE t.id = ANY(${ids(taskIds)}) AND d.id = t.device_id AND d.status = 'online'
-        AND t.state IN ('queued', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
-      RETURNING t.*, d.sn`.execute(db);
-    return rows;
+    await this.send(await this.repo.markSent(taskIds));
   }
 
   /**
@@ -420,21 +271,9 @@ export class TaskService {
   }
 
   async resendPending(deviceId: number): Promise<number> {
-    const [fresh, taken] = await Promise.all([
-      sql<SentRow>`
-        UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
-        FROM devices d
-        WHERE t.device_id = ${deviceId} AND d.id = t.device_id
-          AND t.state IN ('queued', 'sent', 'timeout') AND t.attempts < t.max_attempts AND t.expire_at > now()
-        RETURNING t.*, d.sn`.execute(this.db),
-      sql<SentRow>`
-        SELECT t.*, d.sn FROM device_tasks t JOIN devices d ON d.id = t.device_id
-        WHERE t.device_id = ${deviceId} AND t.state IN ('delivered', 'running') AND t.expire_at > now()`.execute(
-        this.db,
-      ),
-    ]);
-    fresh.rows.forEach((r) => this.emit(r));
-    const all = [...fresh.rows, ...taken.rows].sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at));
+    const [fresh, taken] = await Promise.all([this.repo.resendUntaken(deviceId), this.repo.listTaken(deviceId)]);
+    fresh.forEach((r) => this.emit(r));
+    const all = [...fresh, ...taken].sort((a, b) => +new Date(a.created_at) - +new Date(b.created_at));
     await this.publish(all);
     return all.length;
   }
@@ -452,33 +291,19 @@ export class TaskService {
   onAck(deviceId: number, m: AckMsg): Promise<void> {
     if (!m.ok) return this.refuse(deviceId, m);
     return this.unwaited(deviceId, async () => {
-      const { rows } = await sql<TaskRow>`${PREPARED}
-        UPDATE device_tasks SET state = 'delivered', delivered_at = now(), updated_at = now()
-        FROM ${NO_FLUSH_WAIT}
-        WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout')
-        RETURNING device_tasks.*`.execute(this.db);
+      const rows = await this.repo.markDelivered(deviceId, m.id);
       rows.forEach((r) => this.emit(r));
     });
   }
 
   private async refuse(deviceId: number, m: AckMsg): Promise<void> {
-    const { rows } = await sql<TaskRow>`
-      UPDATE device_tasks SET state = 'failed', error = ${m.error || 'refused by the device'}, finished_at = now(), updated_at = now()
-      WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered')
-      RETURNING *`.execute(this.db);
+    const rows = await this.repo.markRefused(deviceId, m.id, m.error || 'refused by the device');
     rows.forEach((r) => this.emit(r));
   }
 
   onProgress(deviceId: number, m: ProgressMsg): Promise<void> {
     return this.unwaited(deviceId, async () => {
-      const { rows } = await sql<TaskRow>`${PREPARED}
-        UPDATE device_tasks SET state = 'running', progress = ${m.progress}, stage = coalesce(${m.stage ?? null}::text, stage),
-          started_at = coalesce(started_at, now()), delivered_at = coalesce(delivered_at, now()), updated_at = now()
-        FROM ${NO_FLUSH_WAIT}
-        WHERE id = ${m.id} AND device_id = ${deviceId}
-          AND (state IN ('sent', 'timeout', 'delivered')
-            OR (state = 'running' AND (progress < ${m.progress} OR stage IS DISTINCT FROM coalesce(${m.stage ?? null}::text, stage))))
-        RETURNING device_tasks.*`.execute(this.db);
+      const rows = await this.repo.markProgress(deviceId, m);
       rows.forEach((r) => this.emit(r));
     });
   }
@@ -510,66 +335,18 @@ export class TaskService {
   }
 
   async onResult(deviceId: number, m: ResultMsg): Promise<void> {
-    const { rows } = await sql<TaskRow>`${PREPARED}
-      UPDATE device_tasks SET state = ${m.ok ? 'succeeded' : 'failed'}, progress = CASE WHEN ${m.ok} THEN 100 ELSE progress END,
-        error = ${m.ok ? '' : m.error || 'failed on the device'}, delivered_at = coalesce(delivered_at, now()),
-        finished_at = now(), updated_at = now()
-      WHERE id = ${m.id} AND device_id = ${deviceId} AND state IN ('sent', 'timeout', 'delivered', 'running')
-      RETURNING *`.execute(this.db);
+    const rows = await this.repo.markResult(deviceId, m);
     rows.forEach((r) => this.emit(r));
   }
 
   /** Expiry, ack time-outs and resends; each step is a guarded UPDATE, so N nodes may sweep at once. */
   async sweep(): Promise<void> {
-    const expired = await sql<TaskRow>`
-      UPDATE device_tasks SET
-        state = CASE WHEN state IN ('delivered', 'running') THEN 'failed' ELSE 'expired' END,
-        error = CASE WHEN state IN ('delivered', 'running') THEN 'no result from the device before the task expired'
-                     ELSE 'the device did not take the task before it expired' END,
-        finished_at = now(), updated_at = now()
-      WHERE state IN ('queued', 'sent', 'timeout', 'delivered', 'running') AND expire_at <= now()
-      RETURNING *`.execute(this.db);
-    expired.rows.forEach((r) => this.emit(r));
-
-    const timedOut = await sql<TaskRow>`
-      UPDATE device_tasks SET
-        state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'timeout' END,
-        error = CASE WHEN attempts >= max_attempts THEN 'no acknowledgement from the device after ' || attempts || ' attempts' ELSE '' END,
-        finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
-        updated_at = now()
-      WHERE state = 'sent' AND sent_at <= now() - make_interval(secs => ${this.opts.ackTimeoutS}::float8)
-      RETURNING *`.execute(this.db);
-    timedOut.rows.forEach((r) => this.emit(r));
-
+    (await this.repo.expireDue()).forEach((r) => this.emit(r));
+    (await this.repo.timeOutUnacked(this.opts.ackTimeoutS)).forEach((r) => this.emit(r));
     // taken by a device that is online but has said nothing of it since (or since it came back): the result is
     // lost or the device is stuck; timeout sends it again (the device reports a finished one again), within max_attempts
-    const silent = await sql<TaskRow>`
-      UPDATE device_tasks t SET
-        state = CASE WHEN t.attempts >= t.max_attempts THEN 'failed' ELSE 'timeout' END,
-        error = CASE WHEN t.attempts >= t.max_attempts THEN 'no result from the device after ' || t.attempts || ' attempts' ELSE '' END,
-        finished_at = CASE WHEN t.attempts >= t.max_attempts THEN now() END,
-        updated_at = now()
-      FROM devices d
-      WHERE d.id = t.device_id AND t.state IN ('delivered', 'running') AND d.status = 'online'
-        AND greatest(t.updated_at, d.connected_at) <= now() - make_interval(secs => ${this.opts.resultTimeoutS}::float8)
-      RETURNING t.*`.execute(this.db);
-    silent.rows.forEach((r) => this.emit(r));
-
-    // SKIP LOCKED: when two nodes sweep at once, each resend is claimed by one of them
-    const resent = await sql<SentRow>`
-      WITH due AS (
-        SELECT t.id FROM device_tasks t JOIN devices d ON d.id = t.device_id
-        WHERE t.state = 'timeout' AND d.status = 'online' AND t.expire_at > now() AND t.attempts < t.max_attempts
-          AND t.updated_at <= now() - make_interval(secs => ${this.opts.retryBackoffS}::float8 * power(2, greatest(t.attempts - 1, 0)))
-        ORDER BY t.updated_at
-        LIMIT 500
-        FOR UPDATE OF t SKIP LOCKED
-      )
-      UPDATE device_tasks t SET state = 'sent', attempts = t.attempts + 1, sent_at = now(), updated_at = now()
-      FROM due, devices d
-      WHERE t.id = due.id AND d.id = t.device_id
-      RETURNING t.*, d.sn`.execute(this.db);
-    await this.send(resent.rows);
+    (await this.repo.timeOutSilent(this.opts.resultTimeoutS)).forEach((r) => this.emit(r));
+    await this.send(await this.repo.claimResends(this.opts.retryBackoffS));
   }
 
   private async send(rows: SentRow[]): Promise<void> {
