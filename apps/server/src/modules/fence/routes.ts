@@ -37,8 +37,10 @@ function fenceCaller(req: FastifyRequest): FenceCaller {
   return { tenantId: u.tenantId, userId: u.id, ip: req.ip, scope: u.scope, access: dataAccessOf(u) };
 }
 
-/** Geofencing (issue 16): fences, their devices and events, a device's fences and track, the map's settings. */
-export const fenceRoutes: FastifyPluginAsyncZod<{ fences: FenceService }> = async (app, { fences }) => {
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** The map's settings, the fences and a fence's detail. */
+function fenceReadRoutes(app: App, fences: FenceService): void {
   app.get(
     '/fence/map',
     {
@@ -79,7 +81,10 @@ export const fenceRoutes: FastifyPluginAsyncZod<{ fences: FenceService }> = asyn
     },
     async (req) => ok(await fences.detail(fenceCaller(req), req.query.id)),
   );
+}
 
+/** Creating, changing and deleting fences (fence:edit). */
+function fenceEditRoutes(app: App, fences: FenceService): void {
   app.post(
     '/fence/create',
     {
@@ -124,7 +129,10 @@ export const fenceRoutes: FastifyPluginAsyncZod<{ fences: FenceService }> = asyn
       return ok(await fences.remove(fenceCaller(req), ids));
     },
   );
+}
 
+/** A fence's devices, the events, a device's fences and its track. */
+function fenceDeviceRoutes(app: App, fences: FenceService): void {
   app.get(
     '/fence/devices',
     {
@@ -180,4 +188,11 @@ export const fenceRoutes: FastifyPluginAsyncZod<{ fences: FenceService }> = asyn
     },
     async (req) => ok(await fences.track(fenceCaller(req), req.query.deviceId, req.query.hours)),
   );
+}
+
+/** Geofencing (issue 16): fences, their devices and events, a device's fences and track, the map's settings. */
+export const fenceRoutes: FastifyPluginAsyncZod<{ fences: FenceService }> = async (app, { fences }) => {
+  fenceReadRoutes(app, fences);
+  fenceEditRoutes(app, fences);
+  fenceDeviceRoutes(app, fences);
 };
