@@ -8,19 +8,17 @@ import {
   registryListQuery,
   reissueBindKeyResult,
 } from '@cpc/contracts/device-registry';
-import type { Db } from '../../db/database.ts';
 import { actorOf, restrictToStaff } from '../../plugins/auth.ts';
-import { AppError, badRequest, ok } from '../../plugins/errors.ts';
-import type { MessageKey } from '@cpc/contracts/messages';
-import { audit, changedFields } from '../../lib/audit.ts';
+import { badRequest, ok } from '../../plugins/errors.ts';
 import { firstFile, wholeFile } from '../../lib/multipart.ts';
-import { checkRows, listRegistry, registerDevices, reissueBindKey, rowErrors, sortRowErrors } from './service.ts';
+import type { DeviceRegistryService } from './service.ts';
 import { parseDeviceCsv } from './csv.ts';
 
-const CSV_FIELD: Record<string, string> = { bind_key: 'bindKey' };
-
 /** Factory registration (staff): every device made, registering one or a CSV of them, reissuing a bind key. */
-export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ registry: DeviceRegistryService }> = async (
+  app,
+  { registry },
+) => {
   await app.register(async (scoped) => {
     const staff = scoped.withTypeProvider<ZodTypeProvider>();
     restrictToStaff(staff);
@@ -37,7 +35,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
           response: { 200: pagedEnvelope(registryItem) },
         },
       },
-      async (req) => ok(await listRegistry(db, req.query)),
+      async (req) => ok(await registry.list(req.query)),
     );
 
     staff.post(
@@ -52,34 +50,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
         },
       },
       async (req) => {
-        const row = { ...req.body, row: 1 };
-        const { errors } = await checkRows(db, [row]);
-        if (errors.length) {
-          const first = errors[0];
-          const field = CSV_FIELD[first.field] ?? first.field;
-          // every row error is keyed (service.ts rowError)
-          throw new AppError<MessageKey>(400, first.key as MessageKey, (first.params ?? null) as never, { field });
-        }
-        const devices = await registerDevices(db, [row]);
-        await audit(db, {
-          ...actorOf(req),
-          action: 'device.register',
-          result: 'ok',
-          resource: 'device',
-          resourceId: devices[0].id,
-          // the bind key and secret are named as set, their values masked by audit()
-          changes: changedFields(
-            {},
-            {
-              sn: devices[0].sn,
-              model: req.body.model,
-              iccid: devices[0].iccid,
-              imei: devices[0].imei,
-              bindKey: 'set',
-              secret: 'set',
-            },
-          ),
-        });
+        const devices = await registry.registerOne(actorOf(req), req.body);
         return ok({ imported: 1, devices });
       },
     );
@@ -95,19 +66,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
           response: { 200: envelopeSchema(reissueBindKeyResult) },
         },
       },
-      async (req) => {
-        const result = await reissueBindKey(db, req.body.id);
-        await audit(db, {
-          ...actorOf(req),
-          action: 'device.bindKey.reissue',
-          result: 'ok',
-          resource: 'device',
-          resourceId: result.id,
-          changes: changedFields({ bindKey: 'old' }, { bindKey: 'new' }),
-          details: { sn: result.sn },
-        });
-        return ok(result);
-      },
+      async (req) => ok(await registry.reissueBindKey(actorOf(req), req.body.id)),
     );
 
     staff.post(
@@ -127,18 +86,7 @@ export const deviceRegistryRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (ap
           part,
           badRequest('file', 'upload.tooLargeMb', { n: IMPORT_MAX_BYTES / 1024 / 1024 }),
         );
-        const { rows, shapeErrors } = parseDeviceCsv(bytes);
-        const { errors } = await checkRows(db, rows);
-        const all = sortRowErrors([...shapeErrors, ...errors]);
-        if (all.length) throw rowErrors(all);
-        const devices = await registerDevices(db, rows);
-        await audit(db, {
-          ...actorOf(req),
-          action: 'device.import',
-          result: 'ok',
-          resource: 'device',
-          details: { imported: devices.length, file: (part.filename ?? '').slice(0, 100) },
-        });
+        const devices = await registry.importRows(actorOf(req), parseDeviceCsv(bytes), part.filename ?? '');
         return ok({ imported: devices.length, devices });
       },
     );

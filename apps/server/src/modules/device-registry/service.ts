@@ -1,5 +1,4 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { sql } from 'kysely';
 import {
   BIND_KEY_RULE,
   ICCID_RULE,
@@ -16,7 +15,9 @@ import { isMessageKey as isKey, keyed, renderMessage, type MessageKey, type Para
 import type { Db } from '../../db/database.ts';
 import type { Paged } from '@cpc/contracts';
 import { AppError, notFound } from '../../plugins/errors.ts';
+import { changedFields } from '../../lib/audit.ts';
 import { sha256 } from '../../lib/tokens.ts';
+import { DeviceRegistryRepository, type RegistryQuery } from './repository.ts';
 
 /** One device to register at the factory; what is absent is generated. */
 export interface RegisterRow {
@@ -75,21 +76,15 @@ export function rowError<K extends MessageKey>(
  * Every problem of a batch, each naming its row (1-based position, or the file line when given) and field:
  * formats, unknown models, repeats inside the batch and serial numbers / ICCIDs / IMEIs already registered.
  */
-export async function checkRows(
-  db: Db,
+async function checkRows(
+  repo: DeviceRegistryRepository,
   rows: Array<RegisterRow & { row: number }>,
 ): Promise<{ errors: ImportRowError[]; models: Map<string, { id: number; code: string }> }> {
   const errors: ImportRowError[] = [];
   for (const r of rows) errors.push(...formatErrors(r));
 
   const codes = [...new Set(rows.map((r) => r.model.toLowerCase()).filter(Boolean))];
-  const modelRows = codes.length
-    ? await db
-        .selectFrom('device_models')
-        .select(['id', 'code'])
-        .where(sql<boolean>`lower(code) = any(${codes}::text[])`)
-        .execute()
-    : [];
+  const modelRows = codes.length ? await repo.modelsByCode(codes) : [];
   const models = new Map(modelRows.map((m) => [m.code.toLowerCase(), m]));
   for (const r of rows)
     if (r.model && hasNoControl(r.model) && !models.has(r.model.toLowerCase()))
@@ -111,33 +106,9 @@ export async function checkRows(
   const imeis = repeats('imei', (r) => r.imei);
 
   const [takenSn, takenIccid, takenImei] = await Promise.all([
-    sns.length
-      ? db
-          .selectFrom('devices')
-          .select(sql<string>`lower(sn)`.as('v'))
-          .where(sql<boolean>`lower(sn) = any(${sns}::text[])`)
-          .execute()
-      : [],
-    iccids.length
-      ? db
-          .selectFrom('devices')
-          .select('iccid as v')
-          .where(sql<boolean>`iccid = any(${iccids}::text[])`)
-          .union(
-            db
-              .selectFrom('sims')
-              .select('iccid as v')
-              .where(sql<boolean>`iccid = any(${iccids}::text[])`),
-          )
-          .execute()
-      : [],
-    imeis.length
-      ? db
-          .selectFrom('devices')
-          .select('imei as v')
-          .where(sql<boolean>`imei = any(${imeis}::text[])`)
-          .execute()
-      : [],
+    sns.length ? repo.takenSns(sns) : [],
+    iccids.length ? repo.takenIccids(iccids) : [],
+    imeis.length ? repo.takenImeis(imeis) : [],
   ]);
   const taken = (field: string, values: Array<{ v: string | null }>, key: (r: RegisterRow) => string | undefined) => {
     const set = new Set(values.map((x) => x.v));
@@ -149,6 +120,9 @@ export async function checkRows(
 
   return { errors: sortRowErrors(errors), models };
 }
+
+/** The body's names of the file's columns where they differ. */
+const CSV_FIELD: Record<string, string> = { bind_key: 'bindKey' };
 
 const FIELD_ORDER = ['row', 'sn', 'model', 'bind_key', 'secret', 'iccid', 'imei'];
 /** By row, then in the order of the file's columns. */
@@ -180,35 +154,51 @@ export function rowErrors(errors: ImportRowError[]): AppError {
   );
 }
 
-/**
- * A new bind key for a registered device, bound or not (a label lost, or the key an unbinding owner was given
- * lost on the way): the previous key stops working. Answered this once; only its hash is kept.
- */
-export async function reissueBindKey(db: Db, id: number): Promise<{ id: number; sn: string; bindKey: string }> {
-  const bindKey = newBindKey();
-  const row = await db
-    .updateTable('devices')
-    .set({ bind_key_hash: sha256(bindKey) })
-    .where('id', '=', id)
-    .returning(['id', 'sn'])
-    .executeTakeFirst();
-  if (!row) throw notFound('device');
-  return { id: row.id, sn: row.sn, bindKey };
-}
-
 const CHUNK = 1000;
 
-/**
- * Factory registration, all or nothing: checks every row, generates what is absent, stores the bind key's
- * sha256 only, creates each device's SIM row, and returns the keys and secrets — the only time they are shown.
- * Also the way tests and the simulator put devices in the database.
- */
-export async function registerDevices(db: Db, input: RegisterRow[]): Promise<RegisteredDevice[]> {
+/** A row checked and completed: what was absent generated. */
+interface FilledRow {
+  sn: string;
+  model: { id: number; code: string };
+  bindKey: string;
+  secret: string;
+  iccid: string;
+  imei: string;
+}
+
+/** Stores one chunk of devices and their SIMs (the bind key's sha256 only); answers them as registered. */
+async function insertChunk(tx: DeviceRegistryRepository, part: FilledRow[]): Promise<RegisteredDevice[]> {
+  const ids = await tx.insertDevices(
+    part.map((d) => ({
+      sn: d.sn,
+      model_id: d.model.id,
+      bind_key_hash: sha256(d.bindKey),
+      secret: d.secret,
+      iccid: d.iccid,
+      imei: d.imei,
+    })),
+  );
+  const idBySn = new Map(ids.map((x) => [x.sn, x.id]));
+  await tx.insertSims(
+    part.map((d) => ({ iccid: d.iccid, device_id: idBySn.get(d.sn)!, carrier: carrierOfIccid(d.iccid) })),
+  );
+  return part.map((d) => ({
+    id: idBySn.get(d.sn)!,
+    sn: d.sn,
+    model: d.model.code,
+    bindKey: d.bindKey,
+    secret: d.secret,
+    iccid: d.iccid,
+    imei: d.imei,
+  }));
+}
+
+async function register(repo: DeviceRegistryRepository, input: RegisterRow[]): Promise<RegisteredDevice[]> {
   const rows = input.map((r, i) => ({ ...r, row: (r as { row?: number }).row ?? i + 1 }));
-  const { errors, models } = await checkRows(db, rows);
+  const { errors, models } = await checkRows(repo, rows);
   if (errors.length) throw rowErrors(errors);
 
-  const filled = rows.map((r) => ({
+  const filled: FilledRow[] = rows.map((r) => ({
     sn: r.sn,
     model: models.get(r.model.toLowerCase())!,
     bindKey: r.bindKey ?? newBindKey(),
@@ -217,60 +207,9 @@ export async function registerDevices(db: Db, input: RegisterRow[]): Promise<Reg
     imei: r.imei ?? newImei(),
   }));
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await repo.transaction(async (tx) => {
       const out: RegisteredDevice[] = [];
-      for (let i = 0; i < filled.length; i += CHUNK) {
-        const part = filled.slice(i, i + CHUNK);
-        const ids = await trx
-          .insertInto('devices')
-          .values(
-            part.map((d) => ({
-              sn: d.sn,
-              model_id: d.model.id,
-              bind_key_hash: sha256(d.bindKey),
-              secret: d.secret,
-              iccid: d.iccid,
-              imei: d.imei,
-              bound_at: null,
-              group_id: null,
-              connected_at: null,
-              last_seen_at: null,
-              battery: null,
-              signal: null,
-              lat: null,
-              lng: null,
-              located_at: null,
-              tenant_id: null,
-            })),
-          )
-          .returning(['id', 'sn'])
-          .execute();
-        const idBySn = new Map(ids.map((x) => [x.sn, x.id]));
-        await trx
-          .insertInto('sims')
-          .values(
-            part.map((d) => ({
-              iccid: d.iccid,
-              device_id: idBySn.get(d.sn)!,
-              tenant_id: null,
-              carrier: carrierOfIccid(d.iccid),
-              plan_total_mb: 0,
-              used_mb: 0,
-              expires_at: null,
-            })),
-          )
-          .execute();
-        for (const d of part)
-          out.push({
-            id: idBySn.get(d.sn)!,
-            sn: d.sn,
-            model: d.model.code,
-            bindKey: d.bindKey,
-            secret: d.secret,
-            iccid: d.iccid,
-            imei: d.imei,
-          });
-      }
+      for (let i = 0; i < filled.length; i += CHUNK) out.push(...(await insertChunk(tx, filled.slice(i, i + CHUNK))));
       return out;
     });
   } catch (e) {
@@ -280,72 +219,131 @@ export async function registerDevices(db: Db, input: RegisterRow[]): Promise<Reg
   }
 }
 
-const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
+/**
+ * Factory registration, all or nothing: checks every row, generates what is absent, stores the bind key's
+ * sha256 only, creates each device's SIM row, and returns the keys and secrets — the only time they are shown.
+ * Also the way tests and the simulator put devices in the database.
+ */
+export function registerDevices(db: Db, input: RegisterRow[]): Promise<RegisteredDevice[]> {
+  return register(new DeviceRegistryRepository(db), input);
+}
+
 const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 
-/** Every device made, bound or not, with its owner's account name. */
-export async function listRegistry(
-  db: Db,
-  q: { pageNo: number; pageSize: number; keyword?: string; bound?: 'true' | 'false'; modelId?: number },
-): Promise<Paged<RegistryItem>> {
-  let query = db
-    .selectFrom('devices as d')
-    .innerJoin('device_models as m', 'm.id', 'd.model_id')
-    .leftJoin('tenants as t', 't.id', 'd.tenant_id');
-  if (q.bound === 'true') query = query.where('d.tenant_id', 'is not', null);
-  if (q.bound === 'false') query = query.where('d.tenant_id', 'is', null);
-  if (q.modelId) query = query.where('d.model_id', '=', q.modelId);
-  if (q.keyword) {
-    const like = likeOf(q.keyword);
-    query = query.where((eb) =>
-      eb.or([
-        eb('d.sn', 'ilike', like),
-        eb('d.iccid', '=', q.keyword!),
-        eb('d.imei', '=', q.keyword!),
-        eb('t.name', 'ilike', like),
-      ]),
-    );
+/** Who acts, for the system log. */
+export interface Actor {
+  tenantId: number;
+  userId: number;
+  ip: string;
+}
+
+/** Factory registration (staff): every device made, registering one or a file of them, reissuing a bind key. */
+export class DeviceRegistryService {
+  private repo: DeviceRegistryRepository;
+
+  constructor(db: Db) {
+    this.repo = new DeviceRegistryRepository(db);
   }
-  const [rows, total] = await Promise.all([
-    query
-      .select([
-        'd.id',
-        'd.sn',
-        'd.model_id',
-        'm.code',
-        'm.name as model_name',
-        'd.tenant_id',
-        't.name as tenant_name',
-        'd.bound_at',
-        'd.iccid',
-        'd.imei',
-        'd.status',
-        'd.last_seen_at',
-        'd.created_at',
-      ])
-      .orderBy('d.id', 'desc')
-      .limit(q.pageSize)
-      .offset((q.pageNo - 1) * q.pageSize)
-      .execute(),
-    query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    list: rows.map((r) => ({
-      id: r.id,
-      sn: r.sn,
-      modelId: r.model_id,
-      modelCode: r.code,
-      modelName: r.model_name,
-      bound: r.tenant_id !== null,
-      tenantId: r.tenant_id,
-      tenantName: r.tenant_name,
-      boundAt: iso(r.bound_at),
-      iccid: r.iccid,
-      imei: r.imei,
-      status: r.status,
-      lastSeenAt: iso(r.last_seen_at),
-      createdAt: r.created_at.toISOString(),
-    })),
-    total: Number(total.n),
-  };
+
+  /** Every device made, bound or not, with its owner's account name. */
+  async list(q: RegistryQuery): Promise<Paged<RegistryItem>> {
+    const { rows, total } = await this.repo.list(q);
+    return {
+      list: rows.map((r) => ({
+        id: r.id,
+        sn: r.sn,
+        modelId: r.model_id,
+        modelCode: r.code,
+        modelName: r.model_name,
+        bound: r.tenant_id !== null,
+        tenantId: r.tenant_id,
+        tenantName: r.tenant_name,
+        boundAt: iso(r.bound_at),
+        iccid: r.iccid,
+        imei: r.imei,
+        status: r.status,
+        lastSeenAt: iso(r.last_seen_at),
+        createdAt: r.created_at.toISOString(),
+      })),
+      total,
+    };
+  }
+
+  /**
+   * Registers one device: its first problem is refused as a field error (`bind_key` named as the body's
+   * `bindKey`); the bind key and secret are answered this once and only named as set in the system log.
+   */
+  async registerOne(actor: Actor, body: RegisterRow): Promise<RegisteredDevice[]> {
+    const row = { ...body, row: 1 };
+    const { errors } = await checkRows(this.repo, [row]);
+    if (errors.length) {
+      const first = errors[0];
+      const field = CSV_FIELD[first.field] ?? first.field;
+      // every row error is keyed (rowError)
+      throw new AppError<MessageKey>(400, first.key as MessageKey, (first.params ?? null) as never, { field });
+    }
+    const devices = await register(this.repo, [row]);
+    await this.repo.audit({
+      ...actor,
+      action: 'device.register',
+      result: 'ok',
+      resource: 'device',
+      resourceId: devices[0].id,
+      // the bind key and secret are named as set, their values masked by audit()
+      changes: changedFields(
+        {},
+        {
+          sn: devices[0].sn,
+          model: body.model,
+          iccid: devices[0].iccid,
+          imei: devices[0].imei,
+          bindKey: 'set',
+          secret: 'set',
+        },
+      ),
+    });
+    return devices;
+  }
+
+  /**
+   * Registers the rows of a file, all or nothing: its shape errors and every row's problems are refused together.
+   */
+  async importRows(
+    actor: Actor,
+    parsed: { rows: Array<RegisterRow & { row: number }>; shapeErrors: ImportRowError[] },
+    filename: string,
+  ): Promise<RegisteredDevice[]> {
+    const { errors } = await checkRows(this.repo, parsed.rows);
+    const all = sortRowErrors([...parsed.shapeErrors, ...errors]);
+    if (all.length) throw rowErrors(all);
+    const devices = await register(this.repo, parsed.rows);
+    await this.repo.audit({
+      ...actor,
+      action: 'device.import',
+      result: 'ok',
+      resource: 'device',
+      details: { imported: devices.length, file: filename.slice(0, 100) },
+    });
+    return devices;
+  }
+
+  /**
+   * A new bind key for a registered device, bound or not (a label lost, or the key an unbinding owner was given
+   * lost on the way): the previous key stops working. Answered this once; only its hash is kept.
+   */
+  async reissueBindKey(actor: Actor, id: number): Promise<{ id: number; sn: string; bindKey: string }> {
+    const bindKey = newBindKey();
+    const row = await this.repo.setBindKeyHash(id, sha256(bindKey));
+    if (!row) throw notFound('device');
+    await this.repo.audit({
+      ...actor,
+      action: 'device.bindKey.reissue',
+      result: 'ok',
+      resource: 'device',
+      resourceId: row.id,
+      changes: changedFields({ bindKey: 'old' }, { bindKey: 'new' }),
+      details: { sn: row.sn },
+    });
+    return { id: row.id, sn: row.sn, bindKey };
+  }
 }
