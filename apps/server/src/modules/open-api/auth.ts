@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { createHash, createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import {
   NONCE_RULE,
   OPEN_HEADERS,
@@ -10,11 +9,12 @@ import {
   RATE_LIMITED_REASON,
   type OpenAuthReason,
 } from '@cpc/contracts/open-api';
-import { PREPARED, type Db } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import type { WriteGate } from '../../lib/write-gate.ts';
 import { AppError } from '../../plugins/errors.ts';
 import type { MessageKey, ParamsArg } from '@cpc/contracts/messages';
 import { openSignature, sha256Hex, signatureMatches } from './signature.ts';
+import { GATE_CTES, OpenApiRepository, type CallCount, type Counted, type KeyRow } from './repository.ts';
 
 /** What the header check (before the body is read) found, for the signature check after it. */
 interface HeaderCheck {
@@ -24,17 +24,6 @@ interface HeaderCheck {
   signature: string;
   /** The X-CPC-Content-Sha256 header (lower case), when sent. */
   contentSha256: string | undefined;
-}
-
-/** The key's row as the checks read it. */
-interface KeyRow {
-  id: number;
-  tenant_id: number;
-  app_id: string;
-  secret: string;
-  state: string;
-  ip_allow: string[];
-  rate_limit: number | null;
 }
 
 /** The parts of a key row that decide a check: a change of any makes the checks run again on the fresh row. */
@@ -95,69 +84,13 @@ const KEY_CACHE_MS = 1000;
 const KEY_CACHE_MAX = 10_000;
 
 /** One call's rate count and nonce, for the signature's statement or the call's own write. */
-interface Count {
-  keyId: number;
-  windowS: number;
-  nonce: string;
-  expiresAt: Date;
-  limit: number;
+interface Count extends CallCount {
   /** The key's row the checks passed on. */
   key: KeyRow;
   bodySha256: string;
 }
-/** What the count answers a call: its place in the window's count, a new nonce, the key's row as it is now. */
-interface Counted {
-  hits: number;
-  fresh: boolean;
-  key: KeyRow | null;
-}
 
 const sha256Text = (s: string) => createHash('sha256').update(s).digest('hex');
-
-/**
- * The count's gate (WriteGate) as common table expressions: from `b (i int, g jsonb)` to `gate (i, hits, fresh,
- * key, pass)`, with the same counting as a group of calls one by one (each
- * call its own place in its key's window, in the order of i; a nonce sent twice fresh only for the first). The
- * key is compared on its secret's hash, state, allow-list and limit: the checks the node made must still hold.
- */
-const GATE_CTES = sql`
-  g_b AS (
-    SELECT b.i, (b.g->>'key_id')::bigint AS key_id, (b.g->>'window_s')::bigint AS window_s, b.g->>'nonce' AS nonce,
-      (b.g->>'expires_at')::timestamptz AS expires_at, (b.g->>'lim')::int AS lim, b.g->>'secret_sha' AS secret_sha,
-      b.g->>'state' AS state, ARRAY(SELECT jsonb_array_elements_text(b.g->'ip_allow')) AS ip_allow,
-      (b.g->>'rate_limit')::int AS rate_limit
-    FROM b WHERE b.g IS NOT NULL
-  ), g_c AS (
-    SELECT key_id, window_s, count(*)::int AS n FROM g_b GROUP BY key_id, window_s
-  ), g_r AS (
-    INSERT INTO open_rate (app_key_id, window_s, hits) SELECT key_id, window_s, n FROM g_c ORDER BY key_id, window_s
-    ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + excluded.hits
-    RETURNING app_key_id, window_s, hits
-  ), g_ranked AS (
-    SELECT g_b.*, (g_r.hits - g_c.n + row_number() OVER (PARTITION BY g_b.key_id, g_b.window_s ORDER BY g_b.i))::int AS hits
-    FROM g_b JOIN g_c USING (key_id, window_s) JOIN g_r ON g_r.app_key_id = g_b.key_id AND g_r.window_s = g_b.window_s
-  ), g_firsts AS (
-    SELECT DISTINCT ON (key_id, nonce) i, key_id, nonce, expires_at FROM g_ranked WHERE hits <= lim ORDER BY key_id, nonce, i
-  ), g_n AS (
-    INSERT INTO open_nonces (app_key_id, nonce, expires_at) SELECT key_id, nonce, expires_at FROM g_firsts
-    ON CONFLICT DO NOTHING
-    RETURNING app_key_id, nonce
-  ), g_k AS (
-    SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id IN (SELECT key_id FROM g_c)
-  ), gate AS (
-    SELECT g.i, g.hits, g.fresh, g.key,
-      g.fresh AND g.hits <= g.lim AND g.unchanged AS pass
-    FROM (
-      SELECT r.i, r.hits, r.lim,
-        EXISTS (SELECT 1 FROM g_n JOIN g_firsts f ON f.key_id = g_n.app_key_id AND f.nonce = g_n.nonce WHERE f.i = r.i) AS fresh,
-        (SELECT to_jsonb(k) FROM g_k k WHERE k.id = r.key_id) AS key,
-        EXISTS (
-          SELECT 1 FROM g_k k WHERE k.id = r.key_id AND encode(sha256(convert_to(k.secret, 'UTF8')), 'hex') = r.secret_sha
-            AND k.state = r.state AND k.ip_allow = r.ip_allow AND k.rate_limit IS NOT DISTINCT FROM r.rate_limit
-        ) AS unchanged
-      FROM g_ranked r
-    ) g
-  )`;
 
 function blockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
@@ -191,32 +124,18 @@ export class OpenAuth {
    */
   private keys = new Map<string, { row: KeyRow; at: number }>();
 
-  constructor(
-    private db: Db,
-    private opts: OpenAuthOptions,
-  ) {}
+  private repo: OpenApiRepository;
 
-  /**
-   * One call's rate count and nonce, and the key's row as it is now, in one statement with a durable commit.
-   * `GATE_CTES` counts a group of calls by the same rule (kept apart: its jsonb unpacking would slow this path
-   * down); change one, change both.
-   */
-  private async countOne(c: Count): Promise<Counted> {
-    const { rows } = await sql<Counted>`${PREPARED}
-      WITH r AS (
-        INSERT INTO open_rate (app_key_id, window_s, hits) VALUES (${c.keyId}, ${c.windowS}, 1)
-        ON CONFLICT (app_key_id, window_s) DO UPDATE SET hits = open_rate.hits + 1
-        RETURNING hits
-      ), n AS (
-        INSERT INTO open_nonces (app_key_id, nonce, expires_at)
-        SELECT ${c.keyId}, ${c.nonce}, ${c.expiresAt} FROM r WHERE r.hits <= ${c.limit}
-        ON CONFLICT DO NOTHING
-        RETURNING 1
-      )
-      SELECT r.hits, EXISTS (SELECT 1 FROM n) AS fresh,
-        (SELECT to_jsonb(k) FROM (SELECT id, tenant_id, app_id, secret, state, ip_allow, rate_limit FROM app_keys WHERE id = ${c.keyId}) k) AS key
-      FROM r`.execute(this.db);
-    return rows[0];
+  constructor(
+    db: Db,
+    private opts: OpenAuthOptions,
+  ) {
+    this.repo = new OpenApiRepository(db);
+  }
+
+  /** One call's rate count and nonce, and the key's row as it is now (OpenApiRepository.countCall). */
+  private countOne(c: Count): Promise<Counted> {
+    return this.repo.countCall(c);
   }
 
   /**
@@ -279,12 +198,7 @@ export class OpenAuth {
   private async keyRow(appId: string, fresh = false): Promise<KeyRow | null> {
     const cached = this.keys.get(appId);
     if (!fresh && cached && Date.now() - cached.at < KEY_CACHE_MS) return cached.row;
-    const row =
-      (await this.db
-        .selectFrom('app_keys')
-        .select(['id', 'tenant_id', 'app_id', 'secret', 'state', 'ip_allow', 'rate_limit'])
-        .where('app_id', '=', appId)
-        .executeTakeFirst()) ?? null;
+    const row = await this.repo.findKey(appId);
     // only keys that exist are kept: made-up app ids must not fill the cache
     if (row) this.remember(row);
     else this.keys.delete(appId);
@@ -443,7 +357,6 @@ export class OpenAuth {
 
   /** Forgets expired nonces and old counters (any node; idempotent). */
   async prune(): Promise<void> {
-    await sql`DELETE FROM open_nonces WHERE expires_at < now()`.execute(this.db);
-    await sql`DELETE FROM open_rate WHERE window_s < extract(epoch FROM now())::bigint - 60`.execute(this.db);
+    await this.repo.pruneCounts();
   }
 }

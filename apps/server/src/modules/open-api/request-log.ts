@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { OpenApiRepository, type UsageHour } from './repository.ts';
 
 export interface LoggedCall {
   tenantId: number;
@@ -30,11 +30,15 @@ export class RequestLog {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
+  private repo: OpenApiRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private opts: { flushMs: number; retentionDays: number },
     private log: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.repo = new OpenApiRepository(db);
+  }
 
   add(c: LoggedCall): void {
     // a database that stays away must not grow the buffer without end: the oldest lines go first
@@ -57,9 +61,8 @@ export class RequestLog {
     if (!calls.length) return;
     for (let i = 0; i < calls.length; i += 2000) {
       const part = calls.slice(i, i + 2000);
-      await this.db
-        .insertInto('open_request_log')
-        .values(
+      await this.repo
+        .insertLogLines(
           part.map((c) => ({
             tenant_id: c.tenantId,
             app_key_id: c.keyId,
@@ -75,14 +78,10 @@ export class RequestLog {
             test_print: c.testPrint,
           })),
         )
-        .execute()
         // a key deleted in between: its lines go with it
         .catch((err) => this.log.debug({ err }, 'open api: log lines of a deleted key dropped'));
     }
-    const usage = new Map<
-      string,
-      { keyId: number; tenantId: number; hour: Date; calls: number; errors: number; jobs: number }
-    >();
+    const usage = new Map<string, UsageHour>();
     const lastUse = new Map<number, Date>();
     for (const c of calls) {
       const hour = new Date(Math.floor(c.at.getTime() / 3_600_000) * 3_600_000);
@@ -94,29 +93,12 @@ export class RequestLog {
       usage.set(k, u);
       if (!c.testPrint && c.code === 200 && (lastUse.get(c.keyId) ?? 0) < c.at) lastUse.set(c.keyId, c.at);
     }
-    const u = [...usage.values()];
-    await sql`
-      INSERT INTO app_key_usage (app_key_id, tenant_id, hour, calls, errors, jobs)
-      SELECT k, t, h, c, e, j FROM unnest(${u.map((x) => x.keyId)}::bigint[], ${u.map((x) => x.tenantId)}::bigint[], ${u.map((x) => x.hour)}::timestamptz[],
-        ${u.map((x) => x.calls)}::int[], ${u.map((x) => x.errors)}::int[], ${u.map((x) => x.jobs)}::int[]) AS x(k, t, h, c, e, j)
-      WHERE EXISTS (SELECT 1 FROM app_keys WHERE id = k)
-      ON CONFLICT (app_key_id, hour) DO UPDATE SET calls = app_key_usage.calls + excluded.calls,
-        errors = app_key_usage.errors + excluded.errors, jobs = app_key_usage.jobs + excluded.jobs`.execute(this.db);
-    if (lastUse.size) {
-      await sql`
-        UPDATE app_keys a SET last_used_at = greatest(a.last_used_at, x.at)
-        FROM unnest(${[...lastUse.keys()]}::bigint[], ${[...lastUse.values()]}::timestamptz[]) AS x(id, at)
-        WHERE a.id = x.id`.execute(this.db);
-    }
+    await this.repo.addUsage([...usage.values()]);
+    if (lastUse.size) await this.repo.markKeysUsed(lastUse);
   }
 
   /** Deletes log lines and usage older than the retention (any node; idempotent). */
   async prune(): Promise<void> {
-    await sql`DELETE FROM open_request_log WHERE at < now() - make_interval(days => ${this.opts.retentionDays})`.execute(
-      this.db,
-    );
-    await sql`DELETE FROM app_key_usage WHERE hour < now() - make_interval(days => ${this.opts.retentionDays + 1})`.execute(
-      this.db,
-    );
+    await this.repo.pruneLog(this.opts.retentionDays);
   }
 }
