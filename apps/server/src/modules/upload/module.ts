@@ -1,10 +1,11 @@
 import { defineModule } from '../../plugins/module.ts';
-import { uploadRoutes } from './index.ts';
+import { UploadService, uploadRoutes } from './index.ts';
 
 /** Uploads to object storage. */
 export const uploadModule = defineModule({
   name: 'upload',
   api: async (api) => {
-    await api.register(uploadRoutes, { storage: api.core.storage, db: api.core.db });
+    const { storage, db } = api.core;
+    await api.register(uploadRoutes, { storage, uploads: new UploadService(db, storage) });
   },
 });

@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { fileTypeFromFile } from 'file-type';
 import {
   ATTACHMENT_ACCEPT,
-  ATTACHMENT_EXTENSIONS,
   CUSTOM_ACCEPT,
   PACKAGE_MAX_BYTES,
   UPLOAD_ACCEPT,
@@ -15,19 +12,20 @@ import {
   uploadTokenResult,
 } from '@cpc/contracts';
 import { NO_CONTROL_MSG, hasNoControl } from '@cpc/contracts/validators';
-import { caller, loadAuthUser } from '../../plugins/auth.ts';
+import { caller } from '../../plugins/auth.ts';
 import { AppError, badRequest, ok } from '../../plugins/errors.ts';
 import type { ObjectStorage, UploadClaims } from '../../lib/storage.ts';
 import { assertWhole, cutShort, firstFile } from '../../lib/multipart.ts';
-import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
-import { customMediaType } from '../system-custom/index.ts';
 import { assertMayUploadPackages } from '../package/index.ts';
+import type { UploadService } from './service.ts';
 
 const TOKEN_TTL = 3600;
 
 /** SPEC §7's upload flow: get a token, upload to the server's own object storage, get a key back. */
-export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: Db }> = async (app, { storage, db }) => {
+export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; uploads: UploadService }> = async (
+  app,
+  { storage, uploads },
+) => {
   const tokenFor = (req: Parameters<typeof caller>[0], bucket: string) => {
     const u = caller(req);
     // a package upload can only become a package in the hands of an editor of firmware, apps or models
@@ -105,12 +103,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
           typeof tokenField?.value === 'string'
             ? tokenField.value
             : String((req.query as { token?: string }).token ?? '');
-        const read = storage.readUploadToken(token);
-        // a package token is for the chunked upload only
-        if (!read || read.bucket === 'package') throw new AppError(401, 'upload.tokenInvalid');
-        // the session it was minted from must still be live and its user enabled, as for any bearer call
-        await loadAuthUser(db, read.userId, read.tenantId, read.sessionId);
-        claims = read;
+        claims = await uploads.claimsOf(token);
         if (!hasNoControl(name)) throw badRequest('filename', NO_CONTROL_MSG);
       } catch (e) {
         part.file.resume();
@@ -121,38 +114,8 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       try {
         assertWhole(part, badRequest('file', 'upload.tooLarge'));
         if (size === 0) throw badRequest('file', 'upload.fileEmpty');
-        // customization media (issue 16): images, video, frames zips, each checked by the system-custom module
-        const type =
-          claims.bucket === 'attachment'
-            ? await attachmentType(temp, name, size)
-            : claims.bucket === 'custom'
-              ? await customMediaType(temp, name)
-              : await fileTypeFromFile(temp);
-        if (!type || (claims.bucket === 'permanentfile' && !UPLOAD_ACCEPT.includes(type.mime)))
-          throw badRequest('file', 'upload.wrongType');
-        const key = storage.newKey(name || `upload.${type.ext}`);
-        await new TenantScope(db, claims.tenantId)
-          .insertInto('objects', {
-            key,
-            user_id: claims.userId,
-            bucket: claims.bucket,
-            size,
-            mime: type.mime,
-            original_name: name.slice(0, 200),
-          })
-          .execute()
-          .catch((e: unknown) => {
-            // the user was deleted between the check above and this row
-            if ((e as { code?: string }).code === '23503') throw new AppError(401, 'auth.loginExpired');
-            throw e;
-          });
-        try {
-          await storage.commit(temp, key, type.mime);
-        } catch (e) {
-          await db.deleteFrom('objects').where('key', '=', key).execute();
-          throw e;
-        }
-        return ok({ key, url: storage.signedUrl(key), size, mime: type.mime });
+        const { key, mime } = await uploads.store(claims, temp, name, size);
+        return ok({ key, url: storage.signedUrl(key), size, mime });
       } finally {
         await storage.discard(temp);
       }
@@ -173,7 +136,8 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
       // the router has already decoded the path once; decoding again would read '%25ZZ' as a bad escape
       const key = (req.params as { '*': string })['*'];
       if (!storage.checkSignedUrl(key, req.query.exp, req.query.sig)) throw new AppError(403, 'upload.linkInvalid');
-      const row = await db.selectFrom('objects').select('mime').where('key', '=', key).executeTakeFirst();
+      const mime = await uploads.mimeOf(key);
+      const row = mime === undefined ? undefined : { mime };
       if (row && storage.remote) {
         // S3 (issue 17): the bytes come from the bucket, not through this node; the presigned link lives as long
         // as this one still does (at most an hour), with the same type and disposition as below
@@ -197,33 +161,3 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; db: D
     },
   );
 };
-
-/** Bytes of a text attachment read to check it (the whole file: ≤ 10 MB). */
-const isUtf8Text = (bytes: Buffer) => {
-  if (bytes.includes(0)) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * The type of a work-order attachment (issue 14), by its bytes: an image, pdf or zip by its magic bytes (`file-type`),
- * plain text (which has none) only when the bytes are valid UTF-8 without NUL. The name's extension must say the same
- * type: a `.pdf` whose bytes are a zip, or a `.txt` that is an executable, is refused.
- */
-async function attachmentType(temp: string, name: string, size: number): Promise<{ mime: string; ext: string }> {
-  const ext = /\.([A-Za-z0-9]{1,10})$/.exec(name)?.[1]?.toLowerCase() ?? '';
-  const claimed = ATTACHMENT_EXTENSIONS[ext];
-  if (!claimed) throw badRequest('file', 'upload.attachmentType');
-  const sniffed = await fileTypeFromFile(temp);
-  if (sniffed) {
-    if (sniffed.mime !== claimed) throw badRequest('file', 'upload.nameMismatch', { actual: sniffed.ext });
-    return sniffed;
-  }
-  if (claimed === 'text/plain' && size <= UPLOAD_MAX_BYTES && isUtf8Text(await fs.readFile(temp)))
-    return { mime: 'text/plain', ext };
-  throw badRequest('file', 'upload.nameMismatch', { actual: 'binary' });
-}
