@@ -29,16 +29,14 @@ const who = (req: FastifyRequest): PushCaller => {
   return { tenantId: u.tenantId, userId: u.id, ip: req.ip, access: dataAccessOf(u) };
 };
 
-/** Push tasks and push query (issue 16; the table of calls is in contracts push.ts). */
-export const pushRoutes: FastifyPluginAsyncZod<{
-  pushes: PushService;
-  storage: Pick<ObjectStorage, 'signedUrl'>;
-}> = async (app, { pushes, storage }) => {
-  const view = { permission: PERMISSIONS.pushView };
-  const edit = { permission: PERMISSIONS.pushEdit };
-  const tags = ['push'];
-  const signed = (key: string) => storage.signedUrl(key);
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
+const view = { permission: PERMISSIONS.pushView };
+const edit = { permission: PERMISSIONS.pushEdit };
+const tags = ['push'];
+
+/** Previewing the targets and sending. */
+function sendRoutes(app: App, pushes: PushService): void {
   app.post(
     '/push/preview',
     {
@@ -68,6 +66,10 @@ export const pushRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await pushes.create(who(req), req.body)),
   );
+}
+
+/** The pushes, one push and its deliveries (image links signed with `signed`). */
+function readRoutes(app: App, pushes: PushService, signed: (key: string) => string): void {
   app.get(
     '/push/list',
     {
@@ -116,6 +118,10 @@ export const pushRoutes: FastifyPluginAsyncZod<{
       return ok(await pushes.deliveries(u.scope, dataAccessOf(u), req.query));
     },
   );
+}
+
+/** Retrying the undelivered and canceling a scheduled push. */
+function actionRoutes(app: App, pushes: PushService): void {
   app.post(
     '/push/retry',
     {
@@ -142,4 +148,14 @@ export const pushRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await pushes.cancel(who(req), req.body.id)),
   );
+}
+
+/** Push tasks and push query (issue 16; the table of calls is in contracts push.ts). */
+export const pushRoutes: FastifyPluginAsyncZod<{
+  pushes: PushService;
+  storage: Pick<ObjectStorage, 'signedUrl'>;
+}> = async (app, { pushes, storage }) => {
+  sendRoutes(app, pushes);
+  readRoutes(app, pushes, (key: string) => storage.signedUrl(key));
+  actionRoutes(app, pushes);
 };
