@@ -2,15 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PERMISSIONS, envelopeSchema } from '@cpc/contracts';
 import { dashboardOverview, dashboardQuery, targetBody, trend } from '@cpc/contracts/dashboard';
-import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { badRequest, ok } from '../../plugins/errors.ts';
-import { DashboardService } from './service.ts';
-import { setTarget } from './target.ts';
+import type { DashboardService } from './service.ts';
 
 /** The home dashboard's data (SPEC §2): one call for every widget, and the trend alone to switch hour/day. */
-export const dashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
-  const dashboard = new DashboardService(db);
+export const dashboardRoutes: FastifyPluginAsyncZod<{ dashboard: DashboardService }> = async (app, { dashboard }) => {
   const config = { permission: PERMISSIONS.deviceView };
   // A zone the runtime knows but this PostgreSQL's zone table does not is still the caller's bad input.
   const zoneKnown = <T>(p: Promise<T>) =>
@@ -57,7 +54,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { 
       },
     },
     async (req) => {
-      await setTarget(db, caller(req), req.body.monthlyJobs, req.ip);
+      await dashboard.setTarget(caller(req), req.body.monthlyJobs, req.ip);
       return ok(null);
     },
   );
