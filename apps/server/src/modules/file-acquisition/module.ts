@@ -26,6 +26,6 @@ export const fileAcquisitionModule = defineModule({
   },
   api: async (api) => {
     await api.register(deviceUploadRoutes, { files: api.files });
-    await api.register(fileAcquisitionRoutes, { db: api.core.db, files: api.files });
+    await api.register(fileAcquisitionRoutes, { files: api.files });
   },
 });

@@ -7,8 +7,6 @@ import {
   fileRequestItem,
   fileRequestListQuery,
 } from '@cpc/contracts/file-acquisition';
-import type { Db } from '../../db/database.ts';
-import { audit, changedFields } from '../../lib/audit.ts';
 import { actorOf, caller } from '../../plugins/auth.ts';
 import { AppError, ok } from '../../plugins/errors.ts';
 import type { FileAcquisitionService } from './service.ts';
@@ -18,9 +16,9 @@ const signedQuery = z.object({ exp: z.coerce.number().int(), sig: z.string().max
 const idParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
 
 /** The console's side: ask devices for files, list the requests, download and delete what arrived. */
-export const fileAcquisitionRoutes: FastifyPluginAsyncZod<{ db: Db; files: FileAcquisitionService }> = async (
+export const fileAcquisitionRoutes: FastifyPluginAsyncZod<{ files: FileAcquisitionService }> = async (
   app,
-  { db, files },
+  { files },
 ) => {
   app.post(
     '/fileAcquisition/request',
@@ -36,19 +34,7 @@ export const fileAcquisitionRoutes: FastifyPluginAsyncZod<{ db: Db; files: FileA
     },
     async (req) => {
       const items = await files.create(caller(req), req.body);
-      for (const i of items)
-        await audit(db, {
-          ...actorOf(req),
-          action: 'fileAcquisition.request',
-          result: 'ok',
-          resource: 'file_request',
-          resourceId: i.id,
-          subject: i.deviceSn,
-          changes: changedFields(
-            {},
-            { device: i.deviceSn, pattern: i.pattern, maxBytes: i.maxBytes, expireAt: i.expireAt },
-          ),
-        });
+      await files.logRequested(actorOf(req), items);
       return ok(items);
     },
   );
@@ -83,14 +69,7 @@ export const fileAcquisitionRoutes: FastifyPluginAsyncZod<{ db: Db; files: FileA
     async (req) => {
       const item = await files.get(caller(req), req.query.id);
       if (item.state !== 'ready' || !item.objectKey) throw new AppError(409, 'fileAcquisition.notReady');
-      await audit(db, {
-        ...actorOf(req),
-        action: 'fileAcquisition.download',
-        result: 'ok',
-        resource: 'file_request',
-        resourceId: item.id,
-        subject: item.fileName,
-      });
+      await files.logDownload(actorOf(req), item);
       return ok({ url: files.fileUrl(item.id), fileName: item.fileName, size: item.size });
     },
   );
@@ -108,16 +87,7 @@ export const fileAcquisitionRoutes: FastifyPluginAsyncZod<{ db: Db; files: FileA
     },
     async (req) => {
       const items = await files.remove(caller(req), req.body.ids);
-      for (const i of items)
-        await audit(db, {
-          ...actorOf(req),
-          action: 'fileAcquisition.delete',
-          result: 'ok',
-          resource: 'file_request',
-          resourceId: i.id,
-          subject: i.deviceSn,
-          changes: changedFields({ pattern: i.pattern, state: i.state, fileName: i.fileName }, {}),
-        });
+      await files.logDeleted(actorOf(req), items);
       return ok({ deleted: items.length });
     },
   );
