@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   PERMISSIONS,
   envelopeSchema,
-  filterRoutes,
   menuCreateBody,
   menuDeleteBody,
   menuMoveBody,
@@ -16,59 +14,29 @@ import {
   menuVersionIdQuery,
   menuVersionView,
   routeRecord,
-  type RouteMeta,
-  type RouteRecord,
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
 import { actorOf, caller, restrictToStaff } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
-import { MenuService, type MenuChange } from './service.ts';
+import type { MenuService, MenuChange } from './service.ts';
 
-export async function loadMenuTree(db: Db): Promise<RouteRecord[]> {
-  const rows = await db.selectFrom('menus').selectAll().orderBy('sort').orderBy('id').execute();
-  const byParent = new Map<number | null, typeof rows>();
-  for (const r of rows) byParent.set(r.parent_id, [...(byParent.get(r.parent_id) ?? []), r]);
-  const build = (parent: number | null): RouteRecord[] =>
-    (byParent.get(parent) ?? []).map((r) => {
-      const children = build(r.id);
-      return {
-        path: r.path,
-        name: r.name,
-        ...(r.component ? { component: r.component } : {}),
-        ...(r.redirect ? { redirect: r.redirect } : {}),
-        meta: r.meta as unknown as RouteMeta,
-        ...(children.length ? { children } : {}),
-      };
-    });
-  return build(null);
-}
-
-/** The user's menu: the route records of the database, filtered by the guard rules of SPEC §6. */
 /** The live numbers badges and dots may show (`meta.badge: { source }`), counted for one user. */
 export const liveCounts = z.object({ unreadMessages: z.number().int() });
 export type LiveCounts = z.infer<typeof liveCounts>;
 
-/** The user's unread messages, counted as the bell counts them (`/message/unreadCount`). */
-export async function countLiveSources(scope: TenantScope, userId: number): Promise<LiveCounts> {
-  const row = await scope
-    .selectFrom('messages')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('messages.user_id', '=', userId)
-    .where('messages.read_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return { unreadMessages: Number(row.n) };
-}
-
 const changeResult = z.object({ id: z.number().int(), version: z.number().int() });
 
-export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; events?: LiveEvents }> = async (app, { db, events }) => {
+export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; menus: MenuService; events?: LiveEvents }> = async (
+  app,
+  { db, menus, events },
+) => {
   const schema = { tags: ['menu'], response: { 200: envelopeSchema(z.array(routeRecord)) } };
+  /** The user's menu: the route records of the database, filtered by their guard rules. */
   const handler = async (req: Parameters<typeof caller>[0]) => {
     const u = caller(req);
-    return ok(filterRoutes(await loadMenuTree(db), { admin: u.admin, roles: u.roles, permissions: u.permissions }));
+    return ok(await menus.menuFor({ admin: u.admin, roles: u.roles, permissions: u.permissions }));
   };
   app.get(
     '/admin/login/getMenu',
@@ -98,11 +66,10 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; events?: LiveEvents }> 
     },
     async (req) => {
       const u = caller(req);
-      return ok(await countLiveSources(u.scope, u.id));
+      return ok(await menus.liveCounts(u.tenantId, u.id));
     },
   );
 
-  const menus = new MenuService(db);
   /** Logs a change, tells every console its menu changed, answers with the record and the new version. */
   const done = async (req: FastifyRequest, action: string, c: MenuChange) => {
     await audit(db, {

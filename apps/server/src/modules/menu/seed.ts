@@ -1,6 +1,7 @@
 import { ADMIN_ROLE, PERMISSIONS, type RouteRecord } from '@cpc/contracts';
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { MenuRepository } from './repository.ts';
+import { FIRST_SECTIONS } from './seed-records.ts';
 import { storeVersion } from './service.ts';
 
 /**
@@ -8,249 +9,7 @@ import { storeVersion } from './service.ts';
  * Put in at start by `seedMenus`: records new to the database only, so staff edits survive a restart.
  */
 export const MENU: RouteRecord[] = [
-  {
-    path: '/',
-    name: 'Root',
-    component: 'Layout',
-    redirect: '/device',
-    meta: { title: 'route.home', icon: 'home', hidden: true },
-    children: [
-      {
-        path: 'index',
-        name: 'Index',
-        component: 'home/index',
-        meta: { title: 'route.home', icon: 'home', noClosable: true, hidden: true },
-      },
-    ],
-  },
-  {
-    path: '/person',
-    name: 'Person',
-    component: 'Layout',
-    meta: { title: 'route.person', hidden: true },
-    children: [
-      { path: 'info', name: 'PersonInfo', component: 'person/info', meta: { title: 'route.personInfo', hidden: true } },
-      {
-        path: 'subAccount',
-        name: 'SubAccount',
-        component: 'person/sub-account',
-        meta: { title: 'route.subAccount', hidden: true },
-      },
-    ],
-  },
-  {
-    // the avatar dropdown's personal centre (SPEC §2): the same page as /person/info, so it leads there (one tab)
-    path: '/setting',
-    name: 'Setting',
-    component: 'Layout',
-    redirect: '/person/info',
-    meta: { title: 'route.personalCenter', hidden: true },
-    children: [
-      {
-        path: 'personalCenter',
-        name: 'PersonalCenter',
-        component: 'person/personal-center',
-        redirect: '/person/info',
-        meta: { title: 'route.personalCenter', hidden: true },
-      },
-    ],
-  },
-  {
-    path: '/device',
-    name: 'Device',
-    component: 'Layout',
-    redirect: '/device/index',
-    meta: { title: 'route.device', icon: 'printer', levelHidden: true },
-    children: [
-      {
-        path: 'index',
-        name: 'DeviceIndex',
-        component: 'device/index',
-        meta: { title: 'route.myDevice', icon: 'printer', activeMenu: '/device' },
-      },
-      // one tab per device: /device/detail?id=…
-      {
-        path: 'detail',
-        name: 'DeviceDetail',
-        component: 'device/detail',
-        meta: { title: 'route.deviceDetail', hidden: true, activeMenu: '/device', dynamicNewTab: true },
-      },
-      { path: 'map', name: 'DeviceMap', component: 'device/map', meta: { title: 'route.deviceMap', icon: 'map' } },
-    ],
-  },
-  {
-    // data traffic (SPEC §2: children flowRateSearch and flowRateLog; the "mall goods" screen sits beside them)
-    path: '/flowRate',
-    name: 'FlowRate',
-    component: 'Layout',
-    redirect: '/flowRate/flowRateSearch',
-    meta: {
-      title: 'route.flowRate',
-      icon: 'traffic',
-      guard: {
-        permission: [
-          PERMISSIONS.flowRateView,
-          PERMISSIONS.flowRateBuy,
-          PERMISSIONS.flowRateGoods,
-          PERMISSIONS.flowRateRefund,
-        ],
-      },
-    },
-    children: [
-      {
-        path: 'flowRateSearch',
-        name: 'FlowRateSearch',
-        component: 'flowRate/flowRateSearch',
-        meta: { title: 'route.flowRateSearch', icon: 'file-search', guard: { permission: [PERMISSIONS.flowRateView] } },
-      },
-      {
-        path: 'mallGoods',
-        name: 'MallGoods',
-        component: 'flowRate/mallGoods',
-        meta: {
-          title: 'route.mall',
-          icon: 'shopping',
-          guard: { permission: [PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateGoods] },
-        },
-      },
-      {
-        path: 'flowRateLog',
-        name: 'FlowRateLog',
-        component: 'flowRate/flowRateLog',
-        meta: {
-          title: 'route.flowRateLog',
-          icon: 'file',
-          guard: { permission: [PERMISSIONS.flowRateView, PERMISSIONS.flowRateRefund] },
-        },
-      },
-    ],
-  },
-  {
-    // SPEC §1 application management: my application, application installation, file acquisition (issue 15)
-    path: '/application',
-    name: 'Application',
-    component: 'Layout',
-    redirect: '/application/myApplication',
-    meta: {
-      title: 'route.application',
-      icon: 'appstore',
-      guard: {
-        permission: [PERMISSIONS.applicationView, PERMISSIONS.fileAcquisitionView],
-      },
-    },
-    children: [
-      {
-        path: 'myApplication',
-        name: 'MyApplication',
-        component: 'application/myApplication',
-        meta: {
-          title: 'route.myApplication',
-          icon: 'appstore',
-          guard: { permission: [PERMISSIONS.applicationView] },
-        },
-      },
-      {
-        path: 'applicationInstall',
-        name: 'ApplicationInstall',
-        component: 'application/applicationInstall',
-        meta: {
-          title: 'route.appInstall',
-          icon: 'download',
-          guard: { permission: [PERMISSIONS.applicationView] },
-        },
-      },
-      {
-        path: 'fileAcquisition',
-        name: 'FileAcquisition',
-        component: 'fileAcquisition/index',
-        meta: {
-          title: 'route.fileAcquisition',
-          icon: 'file',
-          guard: { permission: [PERMISSIONS.fileAcquisitionView] },
-        },
-      },
-    ],
-  },
-  {
-    // SPEC §1 upgrade management: device upgrade (firmware and new releases), upgrade tasks (releases) (issue 15)
-    path: '/upgrade',
-    name: 'Upgrade',
-    component: 'Layout',
-    redirect: '/upgrade/deviceUpgrade',
-    meta: { title: 'route.upgrade', icon: 'cloud-upload', guard: { permission: [PERMISSIONS.upgradeView] } },
-    children: [
-      {
-        path: 'deviceUpgrade',
-        name: 'DeviceUpgrade',
-        component: 'upgrade/deviceUpgrade',
-        meta: { title: 'route.deviceUpgrade', icon: 'cloud-upload', guard: { permission: [PERMISSIONS.upgradeView] } },
-      },
-      {
-        path: 'upgradeTask',
-        name: 'UpgradeTask',
-        component: 'upgrade/upgradeTask',
-        meta: { title: 'route.upgradeTask', icon: 'schedule', guard: { permission: [PERMISSIONS.upgradeView] } },
-      },
-      // one tab per release: /upgrade/taskDetail?id=…
-      {
-        path: 'taskDetail',
-        name: 'UpgradeTaskDetail',
-        component: 'upgrade/taskDetail',
-        meta: {
-          title: 'route.upgradeTaskDetail',
-          hidden: true,
-          activeMenu: '/upgrade/upgradeTask',
-          dynamicNewTab: true,
-          guard: { permission: [PERMISSIONS.upgradeView] },
-        },
-      },
-    ],
-  },
-  {
-    // SPEC §1 AI library: terminal (model packages on devices) and cloud (AI the platform runs) (issue 15)
-    path: '/aiLibrary',
-    name: 'AiLibrary',
-    component: 'Layout',
-    redirect: '/aiLibrary/terminal',
-    meta: { title: 'route.ai', icon: 'robot', guard: { permission: [PERMISSIONS.aiLibraryView] } },
-    children: [
-      {
-        path: 'terminal',
-        name: 'AiTerminal',
-        component: 'aiLibrary/terminal',
-        meta: { title: 'route.aiTerminal', icon: 'mobile', guard: { permission: [PERMISSIONS.aiLibraryView] } },
-      },
-      {
-        path: 'cloud',
-        name: 'AiCloud',
-        component: 'aiLibrary/cloud',
-        meta: { title: 'route.aiCloud', icon: 'cloud', guard: { permission: [PERMISSIONS.aiLibraryView] } },
-      },
-    ],
-  },
-  {
-    // SPEC §1 geofencing and fence settings (issue 16): the fences on a map with their devices and events, and the
-    // editor where one is drawn (`?id=` edits an existing fence, without it a new one is drawn)
-    path: '/fence',
-    name: 'Fence',
-    component: 'Layout',
-    redirect: '/fence/index',
-    meta: { title: 'route.fence', icon: 'environment', guard: { permission: [PERMISSIONS.fenceView] } },
-    children: [
-      {
-        path: 'index',
-        name: 'FenceIndex',
-        component: 'fence/index',
-        meta: { title: 'route.fence', icon: 'environment', guard: { permission: [PERMISSIONS.fenceView] } },
-      },
-      {
-        path: 'fenceSetting',
-        name: 'FenceSetting',
-        component: 'fence/fenceSetting',
-        meta: { title: 'route.fenceSetting', icon: 'aim', guard: { permission: [PERMISSIONS.fenceView] } },
-      },
-    ],
-  },
+  ...FIRST_SECTIONS,
   {
     // SPEC §1 system customization (issue 16): one page per part of a customization profile
     path: '/systemCustom',
@@ -531,35 +290,27 @@ export async function seedMenus(
   records: RouteRecord[] = MENU,
   version: number = MENU_SEED_VERSION,
 ): Promise<number> {
-  return db.transaction().execute(async (tx) => {
-    await sql`lock table menus in share row exclusive mode`.execute(tx);
-    const seeded = new Set((await tx.selectFrom('menu_seeds').select('name').execute()).map((r) => r.name));
-    const existing = new Map(
-      (await tx.selectFrom('menus').select(['id', 'name']).execute()).map((r) => [r.name, r.id] as const),
-    );
+  return new MenuRepository(db).transaction(async (tx) => {
+    await tx.lock();
+    const seeded = new Set(await tx.seededNames());
+    const existing = await tx.idsByName();
     let inserted = 0;
     const put = async (r: RouteRecord, parentId: number | null, parentGone: boolean, sort: number) => {
       let id = existing.get(r.name) ?? null;
       if (!seeded.has(r.name)) {
         if (id === null && !parentGone) {
-          const row = await tx
-            .insertInto('menus')
-            .values({
-              parent_id: parentId,
-              path: r.path,
-              name: r.name,
-              component: r.component ?? null,
-              redirect: r.redirect ?? null,
-              meta: JSON.stringify(r.meta),
-              sort,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          id = row.id;
+          const fields = {
+            path: r.path,
+            name: r.name,
+            component: r.component ?? null,
+            redirect: r.redirect ?? null,
+            meta: r.meta,
+          };
+          id = await tx.insertRecord(fields, parentId, sort);
           existing.set(r.name, id);
           inserted++;
         }
-        await tx.insertInto('menu_seeds').values({ name: r.name, version }).execute();
+        await tx.insertSeeded(r.name, version);
         seeded.add(r.name);
       }
       for (const [i, c] of (r.children ?? []).entries()) await put(c, id, id === null, i);
@@ -567,8 +318,7 @@ export async function seedMenus(
     for (const [i, r] of records.entries()) await put(r, null, false, i);
     if (inserted) await storeVersion(tx, null, `seed v${version}: ${inserted} new`);
     // a database that had its menu before versions existed: its menu as it is becomes the first version
-    else if (!(await tx.selectFrom('menu_versions').select('id').limit(1).executeTakeFirst()))
-      await storeVersion(tx, null, 'initial');
+    else if (!(await tx.hasVersion())) await storeVersion(tx, null, 'initial');
     return inserted;
   });
 }
