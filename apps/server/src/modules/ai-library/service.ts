@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { sql } from 'kysely';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
 import {
@@ -9,7 +8,6 @@ import {
   type LiveEvent,
   type OcrJob,
   type OcrError,
-  type OcrLine,
   type OcrListQuery,
   type OcrPrintBody,
   type OcrPrinted,
@@ -21,14 +19,14 @@ import {
 import { escapeMarkup } from '@cpc/contracts/print-markup';
 import { OCR_MAX_PIXELS } from '../../lib/input-limits.ts';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
 import type { ObjectStorage } from '../../lib/storage.ts';
-import { audit, changedFields } from '../../lib/audit.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { changedFields } from '../../lib/audit.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import type { PrintService } from '../print/index.ts';
 import type { OcrPool, OcrResult } from './engine.ts';
+import { AiLibraryRepository, type OcrJobRow as Row, type OcrJobValues } from './repository.ts';
 
 export interface OcrEvents {
   publish(tenantId: number, event: LiveEvent): void;
@@ -54,31 +52,6 @@ interface Actor {
   ip: string;
 }
 
-interface Row {
-  id: string;
-  tenant_id: string;
-  state: OcrJob['state'];
-  source: OcrJob['source'];
-  app_key_id: string | null;
-  image_key: string;
-  file_name: string;
-  size: string;
-  mime: string;
-  text: string;
-  lines: OcrLine[];
-  language: string;
-  duration_ms: number | null;
-  error: string;
-  print: { deviceSn: string; copies: number } | null;
-  print_job_id: string | null;
-  attempts: number;
-  created_by: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  expires_at: Date;
-}
-
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const IMAGE_GONE = 'image_gone';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -96,16 +69,19 @@ export class OcrService {
   private stopped = true;
   private working = false;
   private again = false;
+  private repo: AiLibraryRepository;
 
   constructor(
-    private db: Db,
+    db: Db,
     private storage: ObjectStorage,
     private events: OcrEvents,
     private prints: PrintService,
     readonly pool: OcrPool,
     readonly opts: OcrOptions,
     private log: { warn(obj: object, msg: string): void },
-  ) {}
+  ) {
+    this.repo = new AiLibraryRepository(db);
+  }
 
   // ---------------------------------------------------------------------------------------------------------------
   // Submitting
@@ -132,39 +108,19 @@ export class OcrService {
   }
 
   /** Inserts a job unless the tenant has `tenantLimit` queued or running (checked under a per-tenant lock). */
-  private async insertJob(
-    tenantId: number,
-    values: {
-      source: 'console' | 'open';
-      app_key_id?: number | null;
-      created_by?: number | null;
-      image_key: string;
-      own_image: boolean;
-      file_name: string;
-      size: number;
-      mime: string;
-      print?: { deviceSn: string; copies: number } | null;
-    },
-  ): Promise<Row> {
-    const row = await new TenantScope(this.db, tenantId).transaction(async (tx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtext('ocr_jobs'), ${tenantId}::int)`.execute(tx.db);
-      const { n } = await tx
-        .selectFrom('ocr_jobs')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('state', 'in', ['queued', 'running'])
-        .executeTakeFirstOrThrow();
-      if (Number(n) >= this.opts.tenantLimit)
+  private async insertJob(tenantId: number, values: OcrJobValues): Promise<Row> {
+    const row = await this.repo.transaction(async (tx) => {
+      await tx.lockTenantJobs(tenantId);
+      const n = await tx.countActive(tenantId);
+      if (n >= this.opts.tenantLimit)
         throw new AppError(
           429,
           'ai.tenantLimit',
           { n: this.opts.tenantLimit },
           { data: { reason: 'ocr_limit', limit: this.opts.tenantLimit }, headers: { 'retry-after': '5' } },
         );
-      const { id } = await tx
-        .insertInto('ocr_jobs', { ...values, print: values.print ? JSON.stringify(values.print) : null })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return this.row(tenantId, Number(id), tx.db);
+      const id = await tx.insertJob(tenantId, values);
+      return this.row(tenantId, id, tx);
     });
     this.publish(row);
     this.kick();
@@ -173,11 +129,7 @@ export class OcrService {
 
   /** A console job from an image uploaded through the upload flow (an object of the caller's tenant). */
   async submit(user: AuthUser, actor: Actor, objectKey: string): Promise<OcrJob> {
-    const obj = await user.scope
-      .selectFrom('objects')
-      .select(['key', 'original_name', 'size'])
-      .where('key', '=', objectKey)
-      .executeTakeFirst();
+    const obj = await this.repo.findObject(user.tenantId, objectKey);
     if (!obj) throw notFound('image');
     const bytes = await this.storage.read(obj.key);
     if (!bytes) throw notFound('image');
@@ -191,7 +143,7 @@ export class OcrService {
       size: bytes.length,
       mime,
     });
-    await audit(this.db, {
+    await this.repo.audit({
       ...actor,
       action: 'aiLibrary.submit',
       resource: 'ocr_job',
@@ -212,12 +164,7 @@ export class OcrService {
     const bytes = Buffer.from(b64, 'base64');
     const mime = await this.checkImage(bytes, 'image');
     if (body.print) {
-      const device = await new TenantScope(this.db, key.tenantId)
-        .selectFrom('devices')
-        .select('id')
-        .where(sql<string>`lower(devices.sn)`, '=', body.print.deviceSn.toLowerCase())
-        .executeTakeFirst();
-      if (!device) throw notFound('device');
+      if (!(await this.repo.hasDeviceSn(key.tenantId, body.print.deviceSn))) throw notFound('device');
     }
     const name = (body.fileName ?? '').replace(/[\p{Cc}/\\]/gu, '').slice(0, 200) || `image.${mime.split('/')[1]}`;
     const imageKey = this.storage.newKey(name);
@@ -239,7 +186,7 @@ export class OcrService {
       await this.removeImage(imageKey);
       throw e;
     }
-    await audit(this.db, {
+    await this.repo.audit({
       tenantId: key.tenantId,
       ip,
       action: 'aiLibrary.submit',
@@ -255,52 +202,38 @@ export class OcrService {
   // ---------------------------------------------------------------------------------------------------------------
   // Reading
 
-  private async row(tenantId: number, id: number, db: Db = this.db): Promise<Row> {
-    const { rows } = await sql<Row>`SELECT * FROM ocr_jobs WHERE tenant_id = ${tenantId} AND id = ${id}`.execute(db);
-    if (!rows[0]) throw notFound('recognition job');
-    return rows[0];
+  /** The tenant's job (read through `repo`, maybe bound to a transaction), else 404. */
+  private async row(tenantId: number, id: number, repo = this.repo): Promise<Row> {
+    const row = await repo.findJob(tenantId, id);
+    if (!row) throw notFound('recognition job');
+    return row;
   }
 
-  /** A role whose data scope is `own` sees the jobs its user made; wider scopes see the tenant's. */
-  private visible(user: AuthUser) {
-    return dataAccessOf(user).scope === 'own' ? sql`j.created_by = ${user.id}` : sql`true`;
+  /** A role whose data scope is `own` sees the jobs its user made (their maker); wider scopes see the tenant's. */
+  private maker(user: AuthUser): number | null {
+    return dataAccessOf(user).scope === 'own' ? user.id : null;
   }
 
   async list(user: AuthUser, q: OcrListQuery): Promise<Paged<OcrJob>> {
-    const where = sql`j.tenant_id = ${user.tenantId} AND ${this.visible(user)} ${q.state ? sql`AND j.state = ${q.state}` : sql``}`;
-    const [{ rows }, { rows: total }] = await Promise.all([
-      sql<Row & { username: string | null }>`
-        SELECT j.*, u.username FROM ocr_jobs j LEFT JOIN users u ON u.id = j.created_by
-        WHERE ${where} ORDER BY j.created_at DESC, j.id DESC
-        LIMIT ${q.pageSize} OFFSET ${(q.pageNo - 1) * q.pageSize}`.execute(this.db),
-      sql<{ n: string }>`SELECT count(*) AS n FROM ocr_jobs j WHERE ${where}`.execute(this.db),
-    ]);
-    return { list: rows.map((r) => this.toItem(r, r.username)), total: Number(total[0]?.n ?? 0) };
+    const { rows, total } = await this.repo.listPage(user.tenantId, this.maker(user), q);
+    return { list: rows.map((r) => this.toItem(r, r.username)), total };
   }
 
   async get(user: AuthUser, id: number): Promise<OcrJob> {
-    const { rows } = await sql<Row & { username: string | null }>`
-      SELECT j.*, u.username FROM ocr_jobs j LEFT JOIN users u ON u.id = j.created_by
-      WHERE j.tenant_id = ${user.tenantId} AND j.id = ${id} AND ${this.visible(user)}`.execute(this.db);
-    if (!rows[0]) throw notFound('recognition job');
-    return this.toItem(rows[0], rows[0].username);
+    const row = await this.repo.findVisible(user.tenantId, this.maker(user), id);
+    if (!row) throw notFound('recognition job');
+    return this.toItem(row, row.username);
   }
 
   async getOpen(key: OcrKey, id: number): Promise<OpenOcrJob> {
-    const { rows } = await sql<Row>`
-      SELECT * FROM ocr_jobs WHERE tenant_id = ${key.tenantId} AND app_key_id = ${key.id} AND id = ${id}`.execute(
-      this.db,
-    );
-    if (!rows[0]) throw notFound('recognition job');
-    return this.toOpen(rows[0]);
+    const row = await this.repo.findForKey(key.tenantId, key.id, id);
+    if (!row) throw notFound('recognition job');
+    return this.toOpen(row);
   }
 
   async status(tenantId: number): Promise<OcrStatus> {
-    const { rows } = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM ocr_jobs WHERE tenant_id = ${tenantId} AND state IN ('queued', 'running')`.execute(
-      this.db,
-    );
-    return { active: Number(rows[0]?.n ?? 0), limit: this.opts.tenantLimit, workers: this.pool.size };
+    const active = await this.repo.activeCount(tenantId);
+    return { active, limit: this.opts.tenantLimit, workers: this.pool.size };
   }
 
   private toItem(r: Row, username: string | null | undefined): OcrJob {
@@ -373,19 +306,12 @@ export class OcrService {
   async print(user: AuthUser, actor: Actor, id: number, body: OcrPrintBody): Promise<OcrPrinted> {
     await this.get(user, id);
     const r = await this.row(user.tenantId, id);
-    const device = await user.scope
-      .selectFrom('devices')
-      .select(['devices.sn'])
-      .where('devices.id', '=', body.deviceId)
-      .where(inDataScope(dataAccessOf(user)))
-      .executeTakeFirst();
-    if (!device) throw notFound('device');
-    let keys = user.scope.selectFrom('app_keys').select('app_keys.id').where('app_keys.state', '=', 'active');
-    keys = body.keyId ? keys.where('app_keys.id', '=', body.keyId) : keys.orderBy('app_keys.id').limit(1);
-    const key = await keys.executeTakeFirst();
-    if (!key) throw body.keyId ? notFound('app key') : badRequest('keyId', 'ai.noAppKey');
-    const job = await this.printRow(r, key.id, device.sn, body.copies);
-    await audit(this.db, {
+    const sn = await this.repo.deviceSnInReach(user.tenantId, dataAccessOf(user), body.deviceId);
+    if (sn === undefined) throw notFound('device');
+    const keyId = await this.repo.activeKeyId(user.tenantId, body.keyId);
+    if (keyId === undefined) throw body.keyId ? notFound('app key') : badRequest('keyId', 'ai.noAppKey');
+    const job = await this.printRow(r, keyId, sn, body.copies);
+    await this.repo.audit({
       ...actor,
       action: 'aiLibrary.print',
       resource: 'ocr_job',
@@ -429,12 +355,7 @@ export class OcrService {
   private async take(): Promise<void> {
     const free = this.pool.size - this.running.size;
     if (free <= 0) return;
-    const { rows } = await sql<Row>`
-      UPDATE ocr_jobs j SET state = 'running', started_at = now(), attempts = j.attempts + 1,
-        lease_until = now() + make_interval(secs => ${this.opts.leaseS})
-      WHERE j.id IN (SELECT id FROM ocr_jobs WHERE state = 'queued' ORDER BY created_at, id LIMIT ${free}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING j.*`.execute(this.db);
+    const rows = await this.repo.takeQueued(free, this.opts.leaseS);
     for (const r of rows) {
       this.publish(r);
       const run: Promise<void> = this.run(r).finally(() => {
@@ -457,23 +378,17 @@ export class OcrService {
       this.log.warn({ err: e, job: r.id }, 'ocr: recognition failed');
     }
     if (this.stopped && !result) return; // closing: the job goes back to the queue when its lease runs out
-    const { rows } = await sql<Row>`
-      UPDATE ocr_jobs SET state = ${result ? 'done' : 'failed'}, text = ${result?.text ?? ''},
-        lines = ${JSON.stringify(result?.lines ?? [])}::jsonb, language = ${result?.language ?? ''},
-        duration_ms = ${result?.durationMs ?? null}, error = ${error}, finished_at = now(), lease_until = NULL
-      WHERE id = ${r.id} AND state = 'running' AND attempts = ${r.attempts}
-      RETURNING *`.execute(this.db);
-    const done = rows[0];
+    const done = await this.repo.finishRun(r.id, r.attempts, result, error);
     if (!done) return;
     if (done.state === 'done' && done.print && done.app_key_id && done.text.trim()) {
       try {
         const job = await this.printRow(done, Number(done.app_key_id), done.print.deviceSn, done.print.copies ?? 1);
         done.print_job_id = job.id;
-        await sql`UPDATE ocr_jobs SET print_job_id = ${job.id} WHERE id = ${done.id}`.execute(this.db);
+        await this.repo.setPrintJob(done.id, job.id);
       } catch (e) {
         this.log.warn({ err: e, job: done.id }, 'ocr: printing the receipt failed');
         done.error = 'print_failed' satisfies OcrError;
-        await sql`UPDATE ocr_jobs SET error = ${done.error} WHERE id = ${done.id}`.execute(this.db);
+        await this.repo.setError(done.id, 'print_failed');
       }
     }
     this.publish(done);
@@ -485,17 +400,9 @@ export class OcrService {
    * stored. Returns the numbers for tests.
    */
   async sweep(): Promise<{ requeued: number; deleted: number }> {
-    const { rows: stale } = await sql<Row>`
-      UPDATE ocr_jobs SET
-        state = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN 'failed' ELSE 'queued' END,
-        error = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN ${'timeout' satisfies OcrError} ELSE error END,
-        finished_at = CASE WHEN attempts >= ${this.opts.maxAttempts} THEN now() END,
-        lease_until = NULL
-      WHERE state = 'running' AND lease_until < now()
-      RETURNING *`.execute(this.db);
+    const stale = await this.repo.requeueStale(this.opts.maxAttempts);
     stale.forEach((r) => this.publish(r));
-    const { rows: gone } = await sql<{ image_key: string; own_image: boolean }>`
-      DELETE FROM ocr_jobs WHERE expires_at < now() RETURNING image_key, own_image`.execute(this.db);
+    const gone = await this.repo.deleteExpired();
     for (const g of gone) if (g.own_image) await this.removeImage(g.image_key);
     if (stale.some((r) => r.state === 'queued')) this.kick();
     return { requeued: stale.length, deleted: gone.length };
