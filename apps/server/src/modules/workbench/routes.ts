@@ -1,16 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { envelopeSchema, workbenchSummary } from '@cpc/contracts';
-import type { Db } from '../../db/database.ts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
-import { WorkbenchService } from './service.ts';
+import type { WorkbenchService } from './service.ts';
 
 /**
  * The workbench (issue 14): any signed-in user; each section is checked against the caller's permissions in the
  * service (a section the caller may not open is left out), and its rows against the caller's data scope.
  */
-export const workbenchRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
-  const workbench = new WorkbenchService(db);
+export const workbenchRoutes: FastifyPluginAsyncZod<{ workbench: WorkbenchService }> = async (app, { workbench }) => {
   app.get(
     '/workbench/summary',
     {
