@@ -300,6 +300,34 @@ describe('the device upload link', () => {
     });
     expect((await taskRow(h, open.taskId)).state).toBe('canceled');
   });
+
+  it('writes the system log of a download link handed out and of a deletion, naming the file and the device', async () => {
+    const { item, url } = await request(5);
+    await put(url, 'bytes 0-4/5', Buffer.from('hello'), 'spool.log');
+    const entries = () =>
+      h.db
+        .selectFrom('audit_log')
+        .select(['action', 'subject', 'tenant_id', 'result'])
+        .where('resource', '=', 'file_request')
+        .where('resource_id', '=', String(item.id))
+        .where('action', 'in', ['fileAcquisition.download', 'fileAcquisition.delete'])
+        .orderBy('id')
+        .execute();
+    expect(await entries()).toEqual([]);
+    const dl = await h.call({ method: 'GET', url: `/apiAdmin/fileAcquisition/download?id=${item.id}`, token: A.token });
+    expect(dl.statusCode).toBe(200);
+    const del = await h.call({
+      method: 'POST',
+      url: '/apiAdmin/fileAcquisition/delete',
+      token: A.token,
+      payload: { ids: [item.id] },
+    });
+    expect(del.statusCode).toBe(200);
+    expect(await entries()).toEqual([
+      { action: 'fileAcquisition.download', subject: 'spool.log', tenant_id: A.tenantId, result: 'ok' },
+      { action: 'fileAcquisition.delete', subject: specs[5].sn, tenant_id: A.tenantId, result: 'ok' },
+    ]);
+  });
 });
 
 describe('keeping files', () => {
