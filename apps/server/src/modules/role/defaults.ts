@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import { PERMISSIONS } from '@cpc/contracts';
-import type { Database } from '../../db/schema.ts';
+import type { Db } from '../../db/database.ts';
+import { RoleRepository } from './repository.ts';
 
 /**
  * Roles every customer tenant starts with, so a sub-account can be given device rights before the tenant has
@@ -30,21 +30,6 @@ export const DEFAULT_CUSTOMER_ROLES = [
 ];
 
 /** Makes sure a customer tenant has its default roles; `db` may be a transaction. */
-export async function ensureDefaultRoles(db: Kysely<Database>, tenantId: number): Promise<void> {
-  await db
-    .insertInto('roles')
-    .values(
-      DEFAULT_CUSTOMER_ROLES.map((r) => ({
-        tenant_id: tenantId,
-        code: r.code,
-        name: r.name,
-        description: r.description,
-        permissions: r.permissions,
-        builtin: true,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'code']).doUpdateSet({ builtin: true }).where('roles.builtin', '=', false),
-    )
-    .execute();
+export async function ensureDefaultRoles(db: Db, tenantId: number): Promise<void> {
+  await new RoleRepository(db).insertDefaultRoles(tenantId, DEFAULT_CUSTOMER_ROLES);
 }

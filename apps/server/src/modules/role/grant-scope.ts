@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
-import { ADMIN_ROLE, type DataScope } from '@cpc/contracts';
+import type { DataScope } from '@cpc/contracts';
 import { keyed, type Keyed } from '@cpc/contracts/messages';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError } from '../../plugins/errors.ts';
 import { dataAccessOf, widestScope, type DataAccess } from '../../lib/data-scope.ts';
+import { RoleRepository } from './repository.ts';
 
 /**
  * Giving data scope: nobody gives more than they see. Whoever creates, edits or gives a role, or places a user in
@@ -64,27 +64,7 @@ export function withinReach(me: DataAccess, s: Standing): boolean {
 /** The standing of these users of the caller's tenant (missing ones are left out). */
 export async function standingsOf(scope: TenantScope, userIds: number[]): Promise<Standing[]> {
   if (!userIds.length) return [];
-  const rows = await scope
-    .selectFrom('users')
-    .innerJoin('tenants as t', 't.id', 'users.tenant_id')
-    .leftJoin('departments as d', (j) =>
-      j.onRef('d.id', '=', 'users.department_id').onRef('d.tenant_id', '=', 'users.tenant_id'),
-    )
-    .select(['users.id', 'users.username', 'users.is_super', 'users.department_id', 'd.path', 't.kind'])
-    .select(
-      sql<
-        DataScope[]
-      >`coalesce((select array_agg(r.data_scope) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id), '{}')`.as(
-        'scopes',
-      ),
-    )
-    .select(
-      sql<boolean>`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id and r.code = ${ADMIN_ROLE})`.as(
-        'holds_admin',
-      ),
-    )
-    .where('users.id', 'in', [...new Set(userIds)])
-    .execute();
+  const rows = await new RoleRepository(scope.db).standings(scope.tenantId, userIds);
   return rows.map((r) => ({
     id: r.id,
     username: r.username,

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import {
   ADMIN_ROLE,
   ALL_PERMISSIONS,
@@ -16,7 +15,6 @@ import {
   type RoleView,
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
@@ -24,8 +22,7 @@ import type { LiveEvents } from '../../plugins/live-events.ts';
 import { ensureDefaultRoles } from './defaults.ts';
 import { checkRoleScopeGiven, checkScopeGiven, checkWithinReach, isWider, standingsOf } from './grant-scope.ts';
 import { dataAccessOf } from '../../lib/data-scope.ts';
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+import { RoleRepository, type MemberRow, type RoleRow } from './repository.ts';
 
 const AUDIENCE = new Map(PERMISSION_CATALOGUE.flatMap((s) => s.permissions.map((e) => [e.code, e.audience] as const)));
 
@@ -50,11 +47,7 @@ export async function checkCanGiveRoles(
 ): Promise<{ ids: number[]; scopes: DataScope[] }> {
   const ids = [...new Set(roleIds)];
   if (!ids.length) return { ids, scopes: [] };
-  const rows = await user.scope
-    .selectFrom('roles')
-    .select(['roles.id', 'roles.code', 'roles.name', 'roles.permissions', 'roles.data_scope'])
-    .where('roles.id', 'in', ids)
-    .execute();
+  const rows = await new RoleRepository(user.scope.db).findForGiving(user.tenantId, ids);
   if (rows.length !== ids.length) throw badRequest('roleIds', 'user.roleMissing');
   const answer = { ids, scopes: rows.map((r) => r.data_scope) };
   for (const r of rows) if (!current.includes(r.id)) checkRoleScopeGiven(user, r, 'roleIds');
@@ -74,18 +67,14 @@ export function tellPermissionsChanged(events: LiveEvents, tenantId: number, use
   if (userIds.length) events.publish(tenantId, { type: 'permissions', data: { userIds: [...new Set(userIds)] } });
 }
 
-interface RoleRow {
-  id: number;
-  code: string;
-  name: string;
-  description: string;
-  data_scope: DataScope;
-  builtin: boolean;
-  permissions: string[];
-  created_at: Date;
-  updated_at: Date;
-  member_count: number | string;
-}
+/** A user as the members panel shows them. */
+const memberView = (r: MemberRow): RoleMember => ({
+  id: r.id,
+  username: r.username,
+  nickname: r.nickname,
+  state: r.state,
+  main: r.is_super === 1,
+});
 
 /**
  * Roles of the caller's tenant (issue 12). Every query goes through the caller's tenant scope: another tenant's
@@ -93,30 +82,17 @@ interface RoleRow {
  * (`loadAuthUser`), so a change counts from its members' next call; their consoles are told at once.
  */
 export class RoleService {
+  private repo: RoleRepository;
+
   constructor(
     private db: Db,
     private events: LiveEvents,
-  ) {}
+  ) {
+    this.repo = new RoleRepository(db);
+  }
 
   private isLocked(user: AuthUser, code: string): boolean {
     return user.tenantKind === 'platform' && code === ADMIN_ROLE;
-  }
-
-  private base(scope: TenantScope) {
-    return scope
-      .selectFrom('roles')
-      .select([
-        'roles.id',
-        'roles.code',
-        'roles.name',
-        'roles.description',
-        'roles.data_scope',
-        'roles.builtin',
-        'roles.permissions',
-        'roles.created_at',
-        'roles.updated_at',
-      ])
-      .select(sql<string>`(select count(*) from user_roles ur where ur.role_id = roles.id)`.as('member_count'));
   }
 
   private view(user: AuthUser, r: RoleRow): RoleView {
@@ -137,31 +113,15 @@ export class RoleService {
   }
 
   private async row(user: AuthUser, id: number): Promise<RoleRow> {
-    const row = await this.base(user.scope).where('roles.id', '=', id).executeTakeFirst();
+    const row = await this.repo.findRole(user.tenantId, id);
     if (!row) throw notFound('role');
     return row;
   }
 
   async list(user: AuthUser, q: RoleListQuery): Promise<Paged<RoleView>> {
     if (user.tenantKind !== 'platform') await ensureDefaultRoles(this.db, user.tenantId);
-    let query = this.base(user.scope);
-    if (q.keyword) {
-      const like = `%${escapeLike(q.keyword)}%`;
-      query = query.where((eb) => eb.or([eb('roles.name', 'ilike', like), eb('roles.code', 'ilike', like)]));
-    }
-    const [rows, total] = await Promise.all([
-      query
-        .orderBy('roles.builtin', 'desc')
-        .orderBy('roles.id')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      query
-        .clearSelect()
-        .select(sql<string>`count(*)`.as('n'))
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { list: rows.map((r) => this.view(user, r)), total: Number(total.n) };
+    const { rows, total } = await this.repo.listPage(user.tenantId, q.keyword, q);
+    return { list: rows.map((r) => this.view(user, r)), total };
   }
 
   async detail(user: AuthUser, id: number): Promise<RoleView> {
@@ -203,13 +163,7 @@ export class RoleService {
   /** A role the caller holds is theirs to keep as it is, unless they are the Admin or the main account. */
   private async checkNotOwn(user: AuthUser, roleId: number): Promise<void> {
     if (isPrivileged(user)) return;
-    const own = await user.scope
-      .selectFrom('user_roles')
-      .select('user_roles.role_id')
-      .where('user_roles.user_id', '=', user.id)
-      .where('user_roles.role_id', '=', roleId)
-      .executeTakeFirst();
-    if (own) throw new AppError(403, 'role.ownRole');
+    if (await this.repo.holdsRole(user.tenantId, user.id, roleId)) throw new AppError(403, 'role.ownRole');
   }
 
   /** Giving a role to users grants what it holds: the caller must hold all of it. */
@@ -229,21 +183,11 @@ export class RoleService {
   }
 
   private async checkCodeFree(user: AuthUser, code: string, exceptId?: number): Promise<void> {
-    let q = user.scope
-      .selectFrom('roles')
-      .select('roles.id')
-      .where(sql`lower(roles.code)`, '=', code.toLowerCase());
-    if (exceptId) q = q.where('roles.id', '!=', exceptId);
-    if (await q.executeTakeFirst()) throw badRequest('code', 'role.codeTaken');
+    if (await this.repo.codeTaken(user.tenantId, code, exceptId)) throw badRequest('code', 'role.codeTaken');
   }
 
-  private async members(scope: TenantScope, roleId: number): Promise<number[]> {
-    const rows = await scope
-      .selectFrom('user_roles')
-      .select('user_roles.user_id')
-      .where('user_roles.role_id', '=', roleId)
-      .execute();
-    return rows.map((r) => r.user_id);
+  private members(user: AuthUser, roleId: number): Promise<number[]> {
+    return this.repo.memberIds(user.tenantId, roleId);
   }
 
   /** Tells the consoles of these users to read their permissions and menu again. */
@@ -263,22 +207,18 @@ export class RoleService {
       data_scope: body.dataScope,
       permissions,
     };
-    const row = await user.scope
-      .insertInto('roles', values)
-      .returning('id')
-      .executeTakeFirstOrThrow()
-      .catch(RoleService.codeTaken);
+    const id = await this.repo.insertRole(user.tenantId, values).catch(RoleService.codeTaken);
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
       ip,
       action: 'role.create',
       resource: 'role',
-      resourceId: row.id,
+      resourceId: id,
       result: 'ok',
       changes: changedFields({}, values),
     });
-    return this.detail(user, row.id);
+    return this.detail(user, id);
   }
 
   async update(user: AuthUser, body: RoleUpdateBody, ip: string): Promise<RoleView> {
@@ -307,7 +247,7 @@ export class RoleService {
       if (gives && dataAccessOf(user).scope !== 'all')
         checkWithinReach(
           user,
-          await standingsOf(user.scope, await this.members(user.scope, before.id)),
+          await standingsOf(user.scope, await this.members(user, before.id)),
           'role.membersOutsideScope',
         );
     }
@@ -318,12 +258,7 @@ export class RoleService {
       data_scope: body.dataScope,
       permissions,
     };
-    await user.scope
-      .updateTable('roles')
-      .set({ ...values, updated_at: new Date() })
-      .where('roles.id', '=', before.id)
-      .execute()
-      .catch(RoleService.codeTaken);
+    await this.repo.updateRole(user.tenantId, before.id, values).catch(RoleService.codeTaken);
     const changes = changedFields({ ...before }, values);
     await audit(this.db, {
       tenantId: user.tenantId,
@@ -336,7 +271,7 @@ export class RoleService {
       changes,
     });
     if (changes.permissions || changes.code || changes.data_scope)
-      this.tell(user.tenantId, await this.members(user.scope, before.id));
+      this.tell(user.tenantId, await this.members(user, before.id));
     return this.detail(user, before.id);
   }
 
@@ -366,31 +301,15 @@ export class RoleService {
       if (body.reassignTo === undefined)
         throw new AppError(409, 'role.inUse', { count }, { data: { memberCount: count } });
       if (body.reassignTo === role.id) throw badRequest('reassignTo', 'role.reassignSame');
-      target = await this.base(user.scope).where('roles.id', '=', body.reassignTo).executeTakeFirst();
+      target = await this.repo.findRole(user.tenantId, body.reassignTo);
       if (!target) throw notFound('role');
       this.checkCanGive(user, target);
       // the members move to the other role: given by the caller, within the caller's scope
       checkRoleScopeGiven(user, target, 'reassignTo');
       if (dataAccessOf(user).scope !== 'all')
-        checkWithinReach(user, await standingsOf(user.scope, await this.members(user.scope, role.id)));
+        checkWithinReach(user, await standingsOf(user.scope, await this.members(user, role.id)));
     }
-    const moved = await user.scope.transaction(async (scope) => {
-      let userIds: number[] = [];
-      if (target) {
-        userIds = await this.members(scope, role.id);
-        if (userIds.length)
-          await scope
-            .insertInto(
-              'user_roles',
-              userIds.map((u) => ({ user_id: u, role_id: target.id })),
-            )
-            .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
-            .execute();
-      }
-      await scope.deleteFrom('user_roles').where('user_roles.role_id', '=', role.id).execute();
-      await scope.deleteFrom('roles').where('roles.id', '=', role.id).execute();
-      return userIds;
-    });
+    const moved = await this.repo.deleteRole(user.tenantId, role.id, target?.id);
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -407,69 +326,19 @@ export class RoleService {
 
   async memberList(user: AuthUser, q: RoleMemberQuery): Promise<Paged<RoleMember>> {
     await this.row(user, q.id);
-    let query = user.scope
-      .selectFrom('users')
-      .innerJoin('user_roles as ur', 'ur.user_id', 'users.id')
-      .where('ur.role_id', '=', q.id);
-    if (q.keyword) {
-      const like = `%${escapeLike(q.keyword)}%`;
-      query = query.where((eb) => eb.or([eb('users.username', 'ilike', like), eb('users.nickname', 'ilike', like)]));
-    }
-    const [rows, total] = await Promise.all([
-      query
-        .select(['users.id', 'users.username', 'users.nickname', 'users.state', 'users.is_super'])
-        .orderBy('users.id')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      query.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return {
-      list: rows.map((r) => ({
-        id: r.id,
-        username: r.username,
-        nickname: r.nickname,
-        state: r.state,
-        main: r.is_super === 1,
-      })),
-      total: Number(total.n),
-    };
+    const { rows, total } = await this.repo.listMembers(user.tenantId, q.id, q.keyword, q);
+    return { list: rows.map(memberView), total };
   }
 
   /** Users of the tenant not yet in the role, for the members panel's picker (at most 50, by name). */
   async candidates(user: AuthUser, id: number, keyword?: string): Promise<RoleMember[]> {
     await this.row(user, id);
-    let query = user.scope
-      .selectFrom('users')
-      .select(['users.id', 'users.username', 'users.nickname', 'users.state', 'users.is_super'])
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('user_roles as ur')
-              .select('ur.user_id')
-              .whereRef('ur.user_id', '=', 'users.id')
-              .where('ur.role_id', '=', id),
-          ),
-        ),
-      );
-    if (keyword) {
-      const like = `%${escapeLike(keyword)}%`;
-      query = query.where((eb) => eb.or([eb('users.username', 'ilike', like), eb('users.nickname', 'ilike', like)]));
-    }
-    const rows = await query.orderBy('users.username').limit(50).execute();
-    return rows.map((r) => ({
-      id: r.id,
-      username: r.username,
-      nickname: r.nickname,
-      state: r.state,
-      main: r.is_super === 1,
-    }));
+    return (await this.repo.listCandidates(user.tenantId, id, keyword)).map(memberView);
   }
 
   private async tenantUsers(user: AuthUser, userIds: number[]): Promise<number[]> {
     const ids = [...new Set(userIds)];
-    const found = await user.scope.selectFrom('users').select('users.id').where('users.id', 'in', ids).execute();
+    const found = await this.repo.findUserIds(user.tenantId, ids);
     if (found.length !== ids.length) throw badRequest('userIds', 'role.userMissing');
     return ids;
   }
@@ -482,14 +351,7 @@ export class RoleService {
     this.checkCanGive(user, role);
     checkRoleScopeGiven(user, role);
     if (dataAccessOf(user).scope !== 'all') checkWithinReach(user, await standingsOf(user.scope, ids));
-    const added = await user.scope
-      .insertInto(
-        'user_roles',
-        ids.map((u) => ({ user_id: u, role_id: role.id })),
-      )
-      .onConflict((oc) => oc.columns(['user_id', 'role_id']).doNothing())
-      .returning('user_id')
-      .execute();
+    const added = await this.repo.addMembers(user.tenantId, role.id, ids);
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -498,12 +360,9 @@ export class RoleService {
       resource: 'role',
       resourceId: role.id,
       result: 'ok',
-      changes: { members: { before: [], after: added.map((a) => a.user_id) } },
+      changes: { members: { before: [], after: added } },
     });
-    this.tell(
-      user.tenantId,
-      added.map((a) => a.user_id),
-    );
+    this.tell(user.tenantId, added);
   }
 
   async removeMembers(user: AuthUser, roleId: number, userIds: number[], ip: string): Promise<void> {
@@ -513,12 +372,7 @@ export class RoleService {
     await this.checkNotOwn(user, role.id);
     // the Admin cannot take the Admin role from itself: the platform would be left without anyone to give it back
     if (this.isLocked(user, role.code) && ids.includes(user.id)) throw new AppError(403, 'role.ownRole');
-    const removed = await user.scope
-      .deleteFrom('user_roles')
-      .where('user_roles.role_id', '=', role.id)
-      .where('user_roles.user_id', 'in', ids)
-      .returning('user_roles.user_id')
-      .execute();
+    const removed = await this.repo.removeMembers(user.tenantId, role.id, ids);
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -527,11 +381,8 @@ export class RoleService {
       resource: 'role',
       resourceId: role.id,
       result: 'ok',
-      changes: { members: { before: removed.map((r) => r.user_id), after: [] } },
+      changes: { members: { before: removed, after: [] } },
     });
-    this.tell(
-      user.tenantId,
-      removed.map((r) => r.user_id),
-    );
+    this.tell(user.tenantId, removed);
   }
 }
