@@ -31,11 +31,11 @@ import {
 import { OPEN_API_PREFIX, OPEN_HEADERS } from '@cpc/contracts/open-api';
 import { escapeMarkup } from '@cpc/contracts/print-markup';
 import { caller } from '../../plugins/auth.ts';
-import { AppError, VerbatimError, notFound, ok } from '../../plugins/errors.ts';
+import { AppError, VerbatimError, ok } from '../../plugins/errors.ts';
 import type { PrintContent, PrintService } from '../print/index.ts';
 import { TEST_PRINT_HEADER, signOpenRequest, type OpenAuth } from '../open-api/index.ts';
 import type { IntegrationService, JobReader } from './service.ts';
-import { dataAccessOf, inDataScope } from '../../lib/data-scope.ts';
+import { dataAccessOf } from '../../lib/data-scope.ts';
 import type { WebhookSender } from './webhooks.ts';
 
 export interface IntegrationRouteOptions {
@@ -70,28 +70,23 @@ const reader = (req: FastifyRequest): JobReader => {
   return { scope: u.scope, access: dataAccessOf(u) };
 };
 
-/** System integration in the console (contracts: integration.ts); everything in the caller's account. */
-export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> = async (
-  app,
-  { integration, prints, content, webhooks, openAuth, inject },
-) => {
-  const tags = ['integration'];
-  const manage = { permission: PERMISSIONS.integrationManage };
-  const view = { permission: PERMISSIONS.printView };
+type App = Parameters<FastifyPluginAsyncZod<IntegrationRouteOptions>>[0];
 
-  // An app key acts for the whole account (the open API reaches every device of it): keys, their request logs,
-  // webhook deliveries and test prints are managed only by someone who sees the whole account. Print jobs are read
-  // (print:view) within the reader's data scope.
-  app.addHook('preHandler', async (req) => {
-    if (req.routeOptions.config.permission !== manage.permission) return;
-    if (dataAccessOf(caller(req)).scope !== 'all') throw new AppError(403, 'integration.needsAccountScope');
-  });
+const tags = ['integration'];
+const manage = { permission: PERMISSIONS.integrationManage };
+const view = { permission: PERMISSIONS.printView };
 
-  // this node's copy of the key's row goes at once (the others re-read it at their next call's check)
-  const forget = <T extends { appId: string }>(key: T): T => {
+/** After a change of a key: this node's copy of its row goes at once (the others re-read it at their next call's check). */
+const forgetting =
+  (openAuth: OpenAuth) =>
+  <T extends { appId: string }>(key: T): T => {
     openAuth.forgetKey(key.appId);
     return key;
   };
+
+/** App keys: the list, a new key (its secret shown once), a change of its settings or state. */
+function keyRoutes(app: App, { integration, openAuth }: IntegrationRouteOptions): void {
+  const forget = forgetting(openAuth);
   app.get(
     '/integration/key/list',
     {
@@ -144,6 +139,11 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     },
     async (req) => ok(forget(await integration.setKeyState(caller(req), req.body.id, req.body.state, req.ip))),
   );
+}
+
+/** A key's new secret, its deletion, and its request log and usage. */
+function keyEndRoutes(app: App, { integration, openAuth }: IntegrationRouteOptions): void {
+  const forget = forgetting(openAuth);
   app.post(
     '/integration/key/rotate',
     {
@@ -201,7 +201,10 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     },
     async (req) => ok(await integration.usage(caller(req).scope, req.params.id, req.query)),
   );
+}
 
+/** The account's print jobs within the reader's data scope, and the cancel of one never sent. */
+function jobRoutes(app: App, { integration, prints }: IntegrationRouteOptions): void {
   app.get(
     '/integration/job/list',
     {
@@ -247,7 +250,10 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
       return ok(await integration.jobItem(reader(req), req.params.id));
     },
   );
+}
 
+/** A test print through the open API's own checks, signed with the key; and the markup preview. */
+function testPrintRoutes(app: App, { integration, content, openAuth, inject }: IntegrationRouteOptions): void {
   app.post(
     '/integration/testPrint',
     {
@@ -262,17 +268,11 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
     async (req) => {
       const u = caller(req);
       const key = await integration.key(u.scope, req.body.keyId);
-      const device = await u.scope
-        .selectFrom('devices')
-        .select(['devices.sn'])
-        .where('devices.id', '=', req.body.deviceId)
-        .where(inDataScope(dataAccessOf(u)))
-        .executeTakeFirst();
-      if (!device) throw notFound('device');
+      const sn = await integration.testPrintDevice(reader(req), req.body.deviceId);
       const url = `${OPEN_API_PREFIX}/print`;
       const body = JSON.stringify({
-        deviceSn: device.sn,
-        content: req.body.content ?? sampleReceipt({ name: key.name, appId: key.app_id }, device.sn),
+        deviceSn: sn,
+        content: req.body.content ?? sampleReceipt({ name: key.name, appId: key.app_id }, sn),
         copies: req.body.copies ?? 1,
         originId: `console-test-${randomUUID()}`,
       });
@@ -307,7 +307,6 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
       throw new VerbatimError(code, answer.msg, answer.data, headers2);
     },
   );
-
   app.post(
     '/integration/markup/preview',
     {
@@ -323,21 +322,16 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
       const u = caller(req);
       let paper = { kind: 'printer' as const, paperWidthMm: req.body.paperWidthMm ?? 58 };
       if (req.body.deviceId) {
-        const d = await u.scope
-          .selectFrom('devices')
-          .innerJoin('device_models', 'device_models.id', 'devices.model_id')
-          .select(['device_models.paper_width_mm'])
-          .where('devices.id', '=', req.body.deviceId)
-          .where(inDataScope(dataAccessOf(u)))
-          .executeTakeFirst();
-        if (!d) throw notFound('device');
-        paper = { kind: 'printer', paperWidthMm: d.paper_width_mm };
+        paper = { kind: 'printer', paperWidthMm: await integration.previewPaperWidth(reader(req), req.body.deviceId) };
       }
       const prepared = await content.prepare(u.tenantId, req.body.content, paper);
       return ok({ lines: prepared.preview, columns: prepared.columns, paperWidthMm: paper.paperWidthMm });
     },
   );
+}
 
+/** Webhook deliveries: the list, one with its exact body and attempts, and a manual resend. */
+function webhookRoutes(app: App, { integration, webhooks }: IntegrationRouteOptions): void {
   app.get(
     '/integration/webhook/list',
     {
@@ -381,4 +375,20 @@ export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> =
       return ok(await integration.webhookDetail(reader(req), req.params.id));
     },
   );
+}
+
+/** System integration in the console (contracts: integration.ts); everything in the caller's account. */
+export const integrationRoutes: FastifyPluginAsyncZod<IntegrationRouteOptions> = async (app, opts) => {
+  // An app key acts for the whole account (the open API reaches every device of it): keys, their request logs,
+  // webhook deliveries and test prints are managed only by someone who sees the whole account. Print jobs are read
+  // (print:view) within the reader's data scope.
+  app.addHook('preHandler', async (req) => {
+    if (req.routeOptions.config.permission !== manage.permission) return;
+    if (dataAccessOf(caller(req)).scope !== 'all') throw new AppError(403, 'integration.needsAccountScope');
+  });
+  keyRoutes(app, opts);
+  keyEndRoutes(app, opts);
+  jobRoutes(app, opts);
+  testPrintRoutes(app, opts);
+  webhookRoutes(app, opts);
 };

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Paged } from '@cpc/contracts';
 import {
   APP_KEYS_MAX,
@@ -18,41 +17,21 @@ import {
 import type { Db } from '../../db/database.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { PrintJobState } from '../../db/schema.ts';
-import { audit, changedFields } from '../../lib/audit.ts';
+import { changedFields } from '../../lib/audit.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { badRequest, notFound } from '../../plugins/errors.ts';
 import { resolvesPrivate, urlHostIsPrivate } from '../../lib/outbound-http.ts';
-import { deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
+import type { DataAccess } from '../../lib/data-scope.ts';
 import { webhookBody } from './webhooks.ts';
+import {
+  IntegrationRepository,
+  type DeliveryFilter,
+  type JobFilter,
+  type KeyChange,
+  type KeyRow,
+} from './repository/index.ts';
 
 const iso = (d: Date | string | null | undefined) => (d == null ? null : new Date(d).toISOString());
-
-interface KeyRow {
-  id: number;
-  app_id: string;
-  secret: string;
-  name: string;
-  state: 'active' | 'disabled';
-  callback_url: string;
-  ip_allow: string[];
-  rate_limit: number | null;
-  created_at: Date;
-  secret_rotated_at: Date;
-  last_used_at: Date | null;
-}
-const KEY_COLS = [
-  'app_keys.id',
-  'app_keys.app_id',
-  'app_keys.secret',
-  'app_keys.name',
-  'app_keys.state',
-  'app_keys.callback_url',
-  'app_keys.ip_allow',
-  'app_keys.rate_limit',
-  'app_keys.created_at',
-  'app_keys.secret_rotated_at',
-  'app_keys.last_used_at',
-] as const;
 
 /** `defaultRateLimit`: the server's OPEN_RATE_LIMIT, which a key without a limit of its own follows. */
 const keyView = (r: KeyRow, defaultRateLimit: number): AppKeyView => ({
@@ -162,10 +141,14 @@ export interface JobReader {
 }
 
 export class IntegrationService {
+  private repo: IntegrationRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private opts: { defaultRateLimit: number; allowPrivate: boolean },
-  ) {}
+  ) {
+    this.repo = new IntegrationRepository(db);
+  }
 
   private view = (r: KeyRow) => keyView(r, this.opts.defaultRateLimit);
 
@@ -176,25 +159,12 @@ export class IntegrationService {
     scope: TenantScope,
     q: { pageNo: number; pageSize: number; keyword?: string },
   ): Promise<Paged<AppKeyView>> {
-    let base = scope.selectFrom('app_keys');
-    if (q.keyword) {
-      const like = `%${q.keyword.replace(/[\\%_]/g, '\\$&')}%`;
-      base = base.where((eb) => eb.or([eb('app_keys.name', 'ilike', like), eb('app_keys.app_id', 'ilike', like)]));
-    }
-    const [rows, total] = await Promise.all([
-      base
-        .select(KEY_COLS)
-        .orderBy('app_keys.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { list: rows.map(this.view), total: total.n };
+    const { rows, total } = await this.repo.keys.listKeys(scope.tenantId, q);
+    return { list: rows.map(this.view), total };
   }
 
   async key(scope: TenantScope, id: number): Promise<KeyRow> {
-    const row = await scope.selectFrom('app_keys').select(KEY_COLS).where('app_keys.id', '=', id).executeTakeFirst();
+    const row = await this.repo.keys.findKey(scope.tenantId, id);
     if (!row) throw notFound('app key');
     return row;
   }
@@ -214,28 +184,22 @@ export class IntegrationService {
 
   async createKey(u: AuthUser, body: Required<AppKeyCreateBody>, ip: string): Promise<AppKeyWithSecret> {
     await this.checkCallback(body.callbackUrl);
-    const row = await u.scope.transaction(async (scope) => {
+    const row = await this.repo.transaction(async (tx) => {
       // the account's row is locked while its keys are counted: simultaneous creations (on any node) queue here,
       // so the cap holds
-      await scope.db.selectFrom('tenants').select('id').where('id', '=', u.tenantId).forUpdate().executeTakeFirst();
-      const count = await scope
-        .selectFrom('app_keys')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .executeTakeFirstOrThrow();
-      if (count.n >= APP_KEYS_MAX) throw badRequest('name', 'integration.tooManyKeys', { n: APP_KEYS_MAX });
-      const created = await scope
-        .insertInto('app_keys', {
-          app_id: newAppId(),
-          secret: newSecret(),
-          name: body.name,
-          callback_url: body.callbackUrl,
-          ip_allow: body.ipAllowList,
-          rate_limit: body.rateLimit,
-          created_by: u.id,
-        })
-        .returning([...KEY_COLS])
-        .executeTakeFirstOrThrow();
-      await audit(scope.db, {
+      await tx.keys.lockTenant(u.tenantId);
+      const count = await tx.keys.countKeys(u.tenantId);
+      if (count >= APP_KEYS_MAX) throw badRequest('name', 'integration.tooManyKeys', { n: APP_KEYS_MAX });
+      const created = await tx.keys.insertKey(u.tenantId, {
+        app_id: newAppId(),
+        secret: newSecret(),
+        name: body.name,
+        callback_url: body.callbackUrl,
+        ip_allow: body.ipAllowList,
+        rate_limit: body.rateLimit,
+        created_by: u.id,
+      });
+      await tx.keys.audit({
         tenantId: u.tenantId,
         userId: u.id,
         ip,
@@ -267,33 +231,13 @@ export class IntegrationService {
     ip: string,
   ): Promise<AppKeyView> {
     if (body.callbackUrl !== undefined) await this.checkCallback(body.callbackUrl);
-    const set: Record<string, unknown> = {};
+    const set: KeyChange = {};
     if (body.name !== undefined) set.name = body.name;
     if (body.callbackUrl !== undefined) set.callback_url = body.callbackUrl;
     if (body.ipAllowList !== undefined) set.ip_allow = body.ipAllowList;
     if (body.rateLimit !== undefined) set.rate_limit = body.rateLimit;
     // the values before come back from the update itself (its FROM reads the row as it was): one statement
-    const row = await u.scope
-      .updateTable('app_keys')
-      .from(
-        u.scope
-          .selectFrom('app_keys')
-          .select([
-            'app_keys.id',
-            'app_keys.name as old_name',
-            'app_keys.callback_url as old_callback_url',
-            'app_keys.ip_allow as old_ip_allow',
-            'app_keys.rate_limit as old_rate_limit',
-          ])
-          .where('app_keys.id', '=', body.id)
-          .forUpdate()
-          .as('old'),
-      )
-      .set(set)
-      .whereRef('app_keys.id', '=', 'old.id')
-      .returning([...KEY_COLS])
-      .returning(['old.old_name', 'old.old_callback_url', 'old.old_ip_allow', 'old.old_rate_limit'])
-      .executeTakeFirst();
+    const row = await this.repo.keys.updateKey(u.tenantId, body.id, set);
     if (!row) throw notFound('app key');
     const show = (r: { name: string; callback_url: string; ip_allow: string[]; rate_limit: number | null }) => ({
       ...(body.name !== undefined ? { name: r.name } : {}),
@@ -301,7 +245,7 @@ export class IntegrationService {
       ...(body.ipAllowList !== undefined ? { ipAllowList: r.ip_allow } : {}),
       ...(body.rateLimit !== undefined ? { rateLimit: r.rate_limit } : {}),
     });
-    await audit(this.db, {
+    await this.repo.keys.audit({
       tenantId: u.tenantId,
       userId: u.id,
       ip,
@@ -323,14 +267,9 @@ export class IntegrationService {
   }
 
   async setKeyState(u: AuthUser, id: number, state: 'active' | 'disabled', ip: string): Promise<AppKeyView> {
-    const row = await u.scope
-      .updateTable('app_keys')
-      .set({ state })
-      .where('app_keys.id', '=', id)
-      .returning([...KEY_COLS])
-      .executeTakeFirst();
+    const row = await this.repo.keys.setKeyState(u.tenantId, id, state);
     if (!row) throw notFound('app key');
-    await audit(this.db, {
+    await this.repo.keys.audit({
       tenantId: u.tenantId,
       userId: u.id,
       ip,
@@ -345,14 +284,9 @@ export class IntegrationService {
 
   /** A new secret; every signature check reads the key's row as it is now, so the old secret fails from the next call on. */
   async rotateKey(u: AuthUser, id: number, ip: string): Promise<AppKeyWithSecret> {
-    const row = await u.scope
-      .updateTable('app_keys')
-      .set({ secret: newSecret(), secret_rotated_at: new Date() })
-      .where('app_keys.id', '=', id)
-      .returning([...KEY_COLS])
-      .executeTakeFirst();
+    const row = await this.repo.keys.setSecret(u.tenantId, id, newSecret(), new Date());
     if (!row) throw notFound('app key');
-    await audit(this.db, {
+    await this.repo.keys.audit({
       tenantId: u.tenantId,
       userId: u.id,
       ip,
@@ -367,13 +301,9 @@ export class IntegrationService {
 
   /** Deletes a key: its calls stop at once; its jobs stay (without a key); its log, usage and deliveries go. */
   async deleteKey(u: AuthUser, id: number, ip: string): Promise<{ appId: string }> {
-    const row = await u.scope
-      .deleteFrom('app_keys')
-      .where('app_keys.id', '=', id)
-      .returning(['app_keys.app_id', 'app_keys.name', 'app_keys.callback_url'])
-      .executeTakeFirst();
+    const row = await this.repo.keys.deleteKey(u.tenantId, id);
     if (!row) throw notFound('app key');
-    await audit(this.db, {
+    await this.repo.keys.audit({
       tenantId: u.tenantId,
       userId: u.id,
       ip,
@@ -395,23 +325,7 @@ export class IntegrationService {
     q: { pageNo: number; pageSize: number; from?: string; to?: string; result?: 'ok' | 'error' },
   ): Promise<Paged<RequestLogItem>> {
     await this.key(scope, keyId);
-    let base = scope
-      .selectFrom('open_request_log')
-      .where('open_request_log.app_key_id', '=', keyId)
-      .where('open_request_log.at', '>=', sql<Date>`now() - make_interval(days => ${REQUEST_LOG_DAYS})`);
-    if (q.from) base = base.where('open_request_log.at', '>=', new Date(q.from));
-    if (q.to) base = base.where('open_request_log.at', '<', new Date(q.to));
-    if (q.result) base = base.where('open_request_log.code', q.result === 'ok' ? '=' : '<>', 200);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll('open_request_log')
-        .orderBy('open_request_log.at', 'desc')
-        .orderBy('open_request_log.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { rows, total } = await this.repo.keys.listRequests(scope.tenantId, keyId, REQUEST_LOG_DAYS, q);
     return {
       list: rows.map((r) => ({
         id: r.id,
@@ -426,23 +340,13 @@ export class IntegrationService {
         jobId: r.job_id,
         testPrint: r.test_print,
       })),
-      total: total.n,
+      total,
     };
   }
 
   async usage(scope: TenantScope, keyId: number, q: { days: number; tz: string }): Promise<UsageView> {
     await this.key(scope, keyId);
-    const { rows } = await sql<{ day: string; calls: number; errors: number; jobs: number }>`
-      WITH days AS (
-        SELECT generate_series((now() AT TIME ZONE ${q.tz})::date - ${q.days - 1}::int, (now() AT TIME ZONE ${q.tz})::date, interval '1 day')::date AS day
-      ), u AS (
-        SELECT (hour AT TIME ZONE ${q.tz})::date AS day, sum(calls)::int AS calls, sum(errors)::int AS errors, sum(jobs)::int AS jobs
-        FROM app_key_usage
-        WHERE app_key_id = ${keyId} AND tenant_id = ${scope.tenantId} AND hour >= now() - make_interval(days => ${q.days + 1})
-        GROUP BY 1
-      )
-      SELECT to_char(days.day, 'YYYY-MM-DD') AS day, coalesce(u.calls, 0) AS calls, coalesce(u.errors, 0) AS errors, coalesce(u.jobs, 0) AS jobs
-      FROM days LEFT JOIN u ON u.day = days.day ORDER BY days.day`.execute(this.db);
+    const rows = await this.repo.keys.usageByDay(scope.tenantId, keyId, q);
     const totals = rows.reduce(
       (t, r) => ({ calls: t.calls + r.calls, errors: t.errors + r.errors, jobs: t.jobs + r.jobs }),
       { calls: 0, errors: 0, jobs: 0 },
@@ -451,108 +355,31 @@ export class IntegrationService {
   }
 
   // -------------------------------------------------------------------------------------------------------------
-  // Print jobs (console)
+  // Print jobs (console): a job is device-linked data, so one on a device outside the reader's data scope is not
+  // found, exactly like another account's
 
-  /**
-   * A reader of print jobs: its account, and its data scope. A job is device-linked data: one on a device
-   * outside the reader's scope is not found, exactly like another account's.
-   */
-  private jobs({ scope, access }: JobReader) {
-    return scope
-      .selectFrom('print_jobs')
-      .innerJoin('devices', 'devices.id', 'print_jobs.device_id')
-      .where(deviceInScope(access, 'print_jobs.device_id'))
-      .leftJoin('app_keys', 'app_keys.id', 'print_jobs.app_key_id')
-      .select([
-        'print_jobs.id',
-        'print_jobs.origin_id',
-        'print_jobs.state',
-        'print_jobs.error',
-        'print_jobs.copies',
-        'print_jobs.attempts',
-        'print_jobs.device_id',
-        'devices.sn',
-        'devices.name as device_name',
-        'print_jobs.app_key_id',
-        'app_keys.app_id',
-        'app_keys.name as key_name',
-        'print_jobs.created_at',
-        'print_jobs.updated_at',
-        'print_jobs.sent_at',
-        'print_jobs.delivered_at',
-        'print_jobs.started_at',
-        'print_jobs.finished_at',
-        'print_jobs.expire_at',
-      ]);
-  }
-
-  async jobList(
-    reader: JobReader,
-    q: {
-      pageNo: number;
-      pageSize: number;
-      deviceId?: number;
-      state?: PrintJobState;
-      keyId?: number;
-      originId?: string;
-      from?: string;
-      to?: string;
-    },
-  ): Promise<Paged<PrintJobItem>> {
+  async jobList(reader: JobReader, q: JobFilter): Promise<Paged<PrintJobItem>> {
     const { scope, access } = reader;
+    const tenantId = scope.tenantId;
     // a filter naming another account's device (or one outside the data scope) or key is a 404, like every
     // cross-tenant id
-    if (
-      q.deviceId &&
-      !(await scope
-        .selectFrom('devices')
-        .select('devices.id')
-        .where('devices.id', '=', q.deviceId)
-        .where(inDataScope(access))
-        .executeTakeFirst())
-    )
-      throw notFound('device');
+    if (q.deviceId && !(await this.repo.jobs.deviceExists(tenantId, access, q.deviceId))) throw notFound('device');
     if (q.keyId) await this.key(scope, q.keyId);
-    let base = scope.selectFrom('print_jobs').where(deviceInScope(access, 'print_jobs.device_id'));
-    if (q.deviceId) base = base.where('print_jobs.device_id', '=', q.deviceId);
-    if (q.state) base = base.where('print_jobs.state', '=', q.state);
-    if (q.keyId) base = base.where('print_jobs.app_key_id', '=', q.keyId);
-    if (q.originId) base = base.where('print_jobs.origin_id', '=', q.originId);
-    if (q.from) base = base.where('print_jobs.created_at', '>=', new Date(q.from));
-    if (q.to) base = base.where('print_jobs.created_at', '<', new Date(q.to));
-    const ids = base
-      .select('print_jobs.id')
-      .orderBy('print_jobs.created_at', 'desc')
-      .orderBy('print_jobs.seq', 'desc')
-      .limit(q.pageSize)
-      .offset((q.pageNo - 1) * q.pageSize);
-    const [page, total] = await Promise.all([
-      ids.execute(),
-      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    if (!page.length) return { list: [], total: total.n };
-    const rows = await this.jobs(reader)
-      .where(
-        'print_jobs.id',
-        'in',
-        page.map((r) => r.id),
-      )
-      .execute();
+    const { ids, total } = await this.repo.jobs.pageJobIds(tenantId, access, q);
+    if (!ids.length) return { list: [], total };
+    const rows = await this.repo.jobs.listJobs(tenantId, access, ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { list: page.map((p) => jobItem(byId.get(p.id)!)), total: total.n };
+    return { list: ids.map((id) => jobItem(byId.get(id)!)), total };
   }
 
   async jobItem(reader: JobReader, id: string): Promise<PrintJobItem> {
-    const row = await this.jobs(reader).where('print_jobs.id', '=', id).executeTakeFirst();
+    const row = await this.repo.jobs.findJob(reader.scope.tenantId, reader.access, id);
     if (!row) throw notFound('job');
     return jobItem(row);
   }
 
   async jobDetail(reader: JobReader, id: string): Promise<PrintJobDetail> {
-    const row = await this.jobs(reader)
-      .select(['print_jobs.content', 'print_jobs.preview', 'print_jobs.columns', 'print_jobs.format'])
-      .where('print_jobs.id', '=', id)
-      .executeTakeFirst();
+    const row = await this.repo.jobs.findJobDetail(reader.scope.tenantId, reader.access, id);
     if (!row) throw notFound('job');
     return {
       ...jobItem(row),
@@ -563,96 +390,40 @@ export class IntegrationService {
     };
   }
 
+  /** The serial number of the test print's device, within the reader's data scope (404 otherwise). */
+  async testPrintDevice(reader: JobReader, deviceId: number): Promise<string> {
+    const sn = await this.repo.jobs.deviceSn(reader.scope.tenantId, reader.access, deviceId);
+    if (sn === undefined) throw notFound('device');
+    return sn;
+  }
+
+  /** The paper width of the markup preview's device, within the reader's data scope (404 otherwise). */
+  async previewPaperWidth(reader: JobReader, deviceId: number): Promise<number> {
+    const mm = await this.repo.jobs.devicePaperWidth(reader.scope.tenantId, reader.access, deviceId);
+    if (mm === undefined) throw notFound('device');
+    return mm;
+  }
+
   // -------------------------------------------------------------------------------------------------------------
   // Webhook deliveries
 
-  private deliveries({ scope, access }: JobReader) {
-    return (
-      scope
-        .selectFrom('webhook_deliveries')
-        .innerJoin('app_keys', 'app_keys.id', 'webhook_deliveries.app_key_id')
-        .innerJoin('print_jobs', 'print_jobs.id', 'webhook_deliveries.job_id')
-        .where(deviceInScope(access, 'print_jobs.device_id'))
-        .select([
-          'webhook_deliveries.id',
-          'webhook_deliveries.app_key_id',
-          'app_keys.app_id',
-          'webhook_deliveries.job_id',
-          'print_jobs.origin_id',
-          'webhook_deliveries.job_state',
-          'webhook_deliveries.state',
-          'webhook_deliveries.attempts',
-          'webhook_deliveries.last_status',
-          'webhook_deliveries.last_error',
-          'webhook_deliveries.next_attempt_at',
-          'webhook_deliveries.delivered_at',
-          'webhook_deliveries.created_at',
-        ])
-        // the inner join keeps the print jobs' deliveries: their job columns are set (other events' are null)
-        .$narrowType<{ job_id: string; job_state: PrintJobState }>()
-    );
-  }
-
-  async webhookList(
-    reader: JobReader,
-    q: { pageNo: number; pageSize: number; keyId?: number; jobId?: string; state?: WebhookDeliveryItem['state'] },
-  ): Promise<Paged<WebhookDeliveryItem>> {
+  async webhookList(reader: JobReader, q: DeliveryFilter): Promise<Paged<WebhookDeliveryItem>> {
     const { scope, access } = reader;
     if (q.keyId) await this.key(scope, q.keyId);
     // the console's delivery log lists the print jobs' deliveries (fence events' are sent the same way), of jobs
     // on devices within the reader's data scope
-    let base = scope.selectFrom('webhook_deliveries').where('webhook_deliveries.job_id', 'is not', null);
-    if (access.scope !== 'all')
-      base = base.where(
-        sql<boolean>`webhook_deliveries.job_id in (select pj.id from print_jobs pj
-          where pj.tenant_id = ${scope.tenantId} and ${deviceInScope(access, 'pj.device_id')})`,
-      );
-    if (q.keyId) base = base.where('webhook_deliveries.app_key_id', '=', q.keyId);
-    if (q.jobId) base = base.where('webhook_deliveries.job_id', '=', q.jobId);
-    if (q.state) base = base.where('webhook_deliveries.state', '=', q.state);
-    const ids = base
-      .select('webhook_deliveries.id')
-      .orderBy('webhook_deliveries.created_at', 'desc')
-      .orderBy('webhook_deliveries.occurred_at', 'desc')
-      .limit(q.pageSize)
-      .offset((q.pageNo - 1) * q.pageSize);
-    const [page, total] = await Promise.all([
-      ids.execute(),
-      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    if (!page.length) return { list: [], total: total.n };
-    const rows = await this.deliveries(reader)
-      .where(
-        'webhook_deliveries.id',
-        'in',
-        page.map((r) => r.id),
-      )
-      .execute();
+    const { ids, total } = await this.repo.jobs.pageDeliveryIds(scope.tenantId, access, q);
+    if (!ids.length) return { list: [], total };
+    const rows = await this.repo.jobs.listDeliveries(scope.tenantId, access, ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return { list: page.map((p) => deliveryItem(byId.get(p.id)!)), total: total.n };
+    return { list: ids.map((id) => deliveryItem(byId.get(id)!)), total };
   }
 
   async webhookDetail(reader: JobReader, id: string): Promise<WebhookDeliveryDetail> {
     const { scope } = reader;
-    const row = await this.deliveries(reader)
-      .innerJoin('devices', 'devices.id', 'print_jobs.device_id')
-      .select([
-        'app_keys.callback_url',
-        'webhook_deliveries.occurred_at',
-        'webhook_deliveries.job_error',
-        'print_jobs.copies',
-        'devices.sn',
-      ])
-      .where('webhook_deliveries.id', '=', id)
-      .executeTakeFirst();
+    const row = await this.repo.jobs.findDeliveryDetail(scope.tenantId, reader.access, id);
     if (!row) throw notFound('delivery');
-    const attempts = await scope
-      .selectFrom('webhook_attempts')
-      .selectAll('webhook_attempts')
-      .where('webhook_attempts.delivery_id', '=', id)
-      .orderBy('webhook_attempts.attempt')
-      .orderBy('webhook_attempts.id')
-      .execute();
+    const attempts = await this.repo.jobs.listAttempts(scope.tenantId, id);
     const attemptLog: WebhookAttempt[] = attempts.map((a) => ({
       attempt: a.attempt,
       at: iso(a.at)!,

@@ -1,11 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
 import { WEBHOOK_EVENT, WEBHOOK_HEADERS, type WebhookPayload } from '@cpc/contracts/open-api';
 import type { Db } from '../../db/database.ts';
 import { OutboundError, outboundRequest } from '../../lib/outbound-http.ts';
 import type { JobQueue, QueueJob } from '../../plugins/job-queue.ts';
 import type { PrintJobState } from '../../db/schema.ts';
+import { WebhookDeliveryRepository, type DeliveryRow } from './repository/index.ts';
 
 export const WEBHOOK_QUEUE = 'webhook';
 
@@ -15,31 +15,6 @@ export interface WebhookOptions {
   timeoutMs: number;
   /** Whether callback URLs may point at loopback, private or link-local addresses (OUTBOUND_PRIVATE). */
   allowPrivate: boolean;
-}
-
-interface DeliveryRow {
-  id: string;
-  tenant_id: number;
-  app_key_id: number;
-  /** The print job's delivery: the job, its state and error; null for another event's (`payload` then). */
-  job_id: string | null;
-  job_state: PrintJobState | null;
-  job_error: string;
-  /** `print.job.state`, or another event (`fence.enter`…) whose body fields are `payload`. */
-  event: string;
-  payload: Record<string, unknown> | null;
-  occurred_at: Date;
-  state: 'pending' | 'retrying' | 'succeeded' | 'failed';
-  attempts: number;
-  /** Scheduled tries made so far (attempts made from the console's resend button are not counted). */
-  scheduled: number;
-  app_id: string;
-  secret: string;
-  callback_url: string;
-  key_state: 'active' | 'disabled';
-  origin_id: string | null;
-  copies: number | null;
-  sn: string | null;
 }
 
 export interface AttemptOutcome {
@@ -128,13 +103,7 @@ export async function insertEventDeliveries(
   event: string,
   payload: Record<string, unknown>,
 ): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    INSERT INTO webhook_deliveries (tenant_id, app_key_id, event, payload)
-    SELECT k.tenant_id, k.id, ${event}, ${JSON.stringify(payload)}::jsonb
-    FROM app_keys k
-    WHERE k.tenant_id = ${tenantId} AND k.state = 'active' AND k.callback_url <> ''
-    RETURNING id`.execute(db);
-  return rows.map((r) => r.id);
+  return new WebhookDeliveryRepository(db).insertForEvent(tenantId, event, payload);
 }
 
 export const webhookSignature = (secret: string, body: string) =>
@@ -154,12 +123,15 @@ export class WebhookSender {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
+  private repo: WebhookDeliveryRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private queue: JobQueue,
     private opts: WebhookOptions,
     private log: FastifyBaseLogger,
   ) {
+    this.repo = new WebhookDeliveryRepository(db);
     queue.work<{ deliveryId: string; try: number }>(WEBHOOK_QUEUE, 20, (jobs) => this.work(jobs));
   }
 
@@ -196,15 +168,7 @@ export class WebhookSender {
    */
   async sweep(): Promise<void> {
     if (!this.queue.enabled) return;
-    const { rows } = await sql<{ id: string; try: number }>`
-      (SELECT d.id, 1 AS try FROM webhook_deliveries d
-       WHERE d.attempts = 0 AND d.state = 'pending' AND d.created_at < now() - interval '10 seconds'
-       ORDER BY d.created_at LIMIT 500)
-      UNION ALL
-      (SELECT d.id, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.id AND NOT a.manual) + 1 AS try
-       FROM webhook_deliveries d
-       WHERE d.state = 'retrying' AND d.next_attempt_at < now() - interval '10 seconds'
-       ORDER BY d.next_attempt_at LIMIT 500)`.execute(this.db);
+    const rows = await this.repo.listLostTries();
     if (!rows.length) return;
     await this.queue.insert(
       WEBHOOK_QUEUE,
@@ -223,27 +187,13 @@ export class WebhookSender {
     );
   }
 
-  private async load(deliveryId: string): Promise<DeliveryRow | undefined> {
-    const { rows } = await sql<DeliveryRow>`
-      SELECT w.id, w.tenant_id, w.app_key_id, w.job_id, w.job_state, w.job_error, w.event, w.payload, w.occurred_at,
-        w.state, w.attempts,
-        (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = w.id AND NOT a.manual) AS scheduled,
-        k.app_id, k.secret, k.callback_url, k.state AS key_state, j.origin_id, j.copies, d.sn
-      FROM webhook_deliveries w
-      JOIN app_keys k ON k.id = w.app_key_id
-      LEFT JOIN print_jobs j ON j.id = w.job_id
-      LEFT JOIN devices d ON d.id = j.device_id
-      WHERE w.id = ${deliveryId}`.execute(this.db);
-    return rows[0];
-  }
-
   /**
    * One POST of a delivery and its log entry. A scheduled try (`try` n) is skipped when the delivery already
    * succeeded or failed for good, or when try n was made already (queued twice by the sweep); a manual one (from
    * the console) is always made and never schedules more.
    */
   async attempt(deliveryId: string, how: { try: number } | { manual: true }): Promise<AttemptOutcome | null> {
-    const r = await this.load(deliveryId);
+    const r = await this.repo.findDelivery(deliveryId);
     if (!r) return null;
     const manual = 'manual' in how;
     if (!manual && (r.state === 'succeeded' || r.state === 'failed' || r.scheduled >= how.try)) return null;
@@ -316,18 +266,18 @@ export class WebhookSender {
   ): Promise<void> {
     // a failed manual try leaves a scheduled retry (or a final failure) as it was
     const next = o.ok ? 'succeeded' : retrying ? 'retrying' : manual ? null : 'failed';
-    await sql`
-      WITH d AS (
-        UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ${o.status}, last_error = ${o.error},
-          state = coalesce(${next}::text, state),
-          next_attempt_at = CASE WHEN ${retrying} THEN now() + make_interval(secs => ${retryInS ?? 0}) WHEN ${next}::text IS NULL THEN next_attempt_at END,
-          delivered_at = CASE WHEN ${o.ok} THEN now() ELSE delivered_at END
-        WHERE id = ${r.id}
-        RETURNING attempts
-      )
-      INSERT INTO webhook_attempts (delivery_id, tenant_id, attempt, manual, status, duration_ms, error, response)
-      SELECT ${r.id}, ${r.tenant_id}, d.attempts, ${manual}, ${o.status}, ${durationMs}, ${o.error}, ${response} FROM d`.execute(
-      this.db,
-    );
+    await this.repo.recordAttempt({
+      deliveryId: r.id,
+      tenantId: r.tenant_id,
+      status: o.status,
+      error: o.error,
+      ok: o.ok,
+      durationMs,
+      response,
+      manual,
+      next,
+      retrying,
+      retryInS,
+    });
   }
 }
