@@ -27,17 +27,16 @@ import { ok } from '../../plugins/errors.ts';
 import type { DeviceService } from './service.ts';
 import type { GroupService } from './group-service.ts';
 
-/** A customer's devices and groups (DESIGN §4); everything through the caller's tenant scope. */
-export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; groups: GroupService }> = async (
-  app,
-  { devices, groups },
-) => {
-  const view = { permission: PERMISSIONS.deviceView };
-  const edit = { permission: PERMISSIONS.deviceEdit };
-  const bind = { permission: PERMISSIONS.deviceBind };
-  const group = { permission: PERMISSIONS.deviceGroup };
-  const tags = ['device'];
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
+const view = { permission: PERMISSIONS.deviceView };
+const edit = { permission: PERMISSIONS.deviceEdit };
+const bind = { permission: PERMISSIONS.deviceBind };
+const group = { permission: PERMISSIONS.deviceGroup };
+const tags = ['device'];
+
+/** The fleet: the list and the map. */
+function fleetRoutes(app: App, devices: DeviceService): void {
   app.get(
     '/device/list',
     {
@@ -64,7 +63,10 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; group
     },
     async (req) => ok(await devices.map(caller(req), req.query)),
   );
+}
 
+/** Binding, unbinding, editing and moving devices. */
+function bindingRoutes(app: App, devices: DeviceService): void {
   app.post(
     '/device/bind',
     {
@@ -119,7 +121,10 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; group
     },
     async (req) => ok({ moved: await devices.move(caller(req), req.body.ids, req.body.groupId, req.ip) }),
   );
+}
 
+/** The group tree and its changes. */
+function groupRoutes(app: App, groups: GroupService): void {
   app.get(
     '/device/group/tree',
     {
@@ -166,7 +171,10 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; group
     },
     async (req) => ok(await groups.remove(caller(req), req.body.id, req.ip)),
   );
+}
 
+/** One device: its detail and telemetry. */
+function deviceRoutesById(app: App, devices: DeviceService): void {
   app.get(
     '/device/:id',
     {
@@ -194,4 +202,15 @@ export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; group
     },
     async (req) => ok(await devices.telemetry(caller(req), req.params.id, req.query)),
   );
+}
+
+/** A customer's devices and groups (DESIGN §4); everything through the caller's tenant scope. */
+export const deviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService; groups: GroupService }> = async (
+  app,
+  { devices, groups },
+) => {
+  fleetRoutes(app, devices);
+  bindingRoutes(app, devices);
+  groupRoutes(app, groups);
+  deviceRoutesById(app, devices);
 };
