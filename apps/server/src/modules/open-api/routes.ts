@@ -30,20 +30,18 @@ declare module 'fastify' {
 /** Largest body of an open-API call: 20,000 characters of markup with room for JSON escapes. */
 const BODY_LIMIT = 256 * 1024;
 
-/**
- * The open API under /open/v1 (DESIGN §6, docs/open-api.md): signed calls of a customer's own software. The
- * signature headers and the key are checked before the body is read (an unsigned call is a 401 whatever its
- * body), the rest once the raw body is in (kept for its hash); every call of an identified key goes to its
- * request log, refused ones with their reason.
- */
-export const openApiRoutes: FastifyPluginAsyncZod<{
-  prints: PrintService;
-  auth: OpenAuth;
-  requestLog: RequestLog;
-  /** Routes of other sections under the same signature check and request log (the AI library's OCR). */
-  more?: FastifyPluginAsync[];
-}> = async (app, { prints, auth, requestLog, more = [] }) => {
-  const tags = ['open api'];
+type App = Parameters<FastifyPluginAsyncZod>[0];
+const tags = ['open api'];
+
+/** The key of a call that passed the signature check (401 otherwise). */
+const keyOf = (req: { open: OpenContext | null }) => {
+  const k = req.open?.key;
+  if (!k || !req.open?.authenticated) throw new AppError(401, 'open.notSigned');
+  return k;
+};
+
+/** Every call carries its `open` context; a JSON body is kept raw for its hash and parsed after the signature check. */
+function rawBodies(app: App): void {
   app.decorateRequest('open', null);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, body, done) => {
@@ -60,6 +58,13 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
       done(null, undefined);
     }
   });
+}
+
+/**
+ * The signature: headers and key before the body is read, the rest (and the count) once it is in; a call whose
+ * write carries its count is counted before any other answer leaves.
+ */
+function signatureChecks(app: App, auth: OpenAuth): void {
   app.addHook('onRequest', async (req) => {
     const ctx: OpenContext = {
       key: null,
@@ -105,6 +110,10 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
     const data = err.data as { reason?: string; markup?: { reason: string } } | null;
     req.open.reason = data?.reason ?? (data?.markup ? `markup:${data.markup.reason}` : null);
   });
+}
+
+/** Every call of an identified key goes to its request log, refused ones with their reason. */
+function requestLogging(app: App, requestLog: RequestLog): void {
   app.addHook('onResponse', async (req, reply) => {
     const o = req.open;
     if (!o?.key || req.routeOptions.config?.openAuth === false) return;
@@ -125,13 +134,10 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
       testPrint: o.testPrint,
     });
   });
+}
 
-  const keyOf = (req: { open: OpenContext | null }) => {
-    const k = req.open?.key;
-    if (!k || !req.open?.authenticated) throw new AppError(401, 'open.notSigned');
-    return k;
-  };
-
+/** Print jobs: submit (its count carried by the job's write), one, the list, cancel. */
+function printRoutes(app: App, prints: PrintService, auth: OpenAuth): void {
   app.post(
     '/print',
     {
@@ -203,6 +209,10 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
       return ok(toOpenJob(await prints.cancel(keyOf(req), req.params.id)));
     },
   );
+}
+
+/** Devices: clear a queue, one device's status, the list. */
+function deviceRoutes(app: App, prints: PrintService): void {
   app.post(
     '/devices/:sn/clear',
     {
@@ -242,6 +252,26 @@ export const openApiRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await prints.devices(keyOf(req), req.query)),
   );
+}
+
+/**
+ * The open API under /open/v1 (DESIGN §6, docs/open-api.md): signed calls of a customer's own software. The
+ * signature headers and the key are checked before the body is read (an unsigned call is a 401 whatever its
+ * body), the rest once the raw body is in (kept for its hash); every call of an identified key goes to its
+ * request log, refused ones with their reason.
+ */
+export const openApiRoutes: FastifyPluginAsyncZod<{
+  prints: PrintService;
+  auth: OpenAuth;
+  requestLog: RequestLog;
+  /** Routes of other sections under the same signature check and request log (the AI library's OCR). */
+  more?: FastifyPluginAsync[];
+}> = async (app, { prints, auth, requestLog, more = [] }) => {
+  rawBodies(app);
+  signatureChecks(app, auth);
+  requestLogging(app, requestLog);
+  printRoutes(app, prints, auth);
+  deviceRoutes(app, prints);
   for (const routes of more) await app.register(routes);
   app.get('/docs/json', { config: { openAuth: false }, schema: { hide: true } }, async () => app.openSwagger());
 };
