@@ -1,12 +1,4 @@
-import { sql } from 'kysely';
-import {
-  AUTH_STATUS,
-  type ProfileUpdateBody,
-  type ProfileView,
-  type RoleOption,
-  type SessionView,
-  type UserInfo,
-} from '@cpc/contracts';
+import { AUTH_STATUS, type ProfileUpdateBody, type ProfileView, type SessionView, type UserInfo } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest, notFound } from '../../plugins/errors.ts';
@@ -18,6 +10,7 @@ import { hit, unhit } from '../../lib/counters.ts';
 
 import { endSessions, type ClientInfo } from '../../lib/sessions.ts';
 import { dataAccessOf } from '../../lib/data-scope.ts';
+import { UserRepository, type Me } from './repository/index.ts';
 
 /** Avatar links are signed for a day: userInfo is fetched at every page load, so they are renewed long before. */
 const AVATAR_URL_TTL = 24 * 3600;
@@ -29,19 +22,19 @@ export const maskMobile = (mobile: string | null): string | null =>
       : '*'.repeat(mobile.length)
     : null;
 
-/** The roles of each user, as `[{ id, code, name }]`, for a query over `users`. */
-export const rolesOf = (userIdColumn: string) =>
-  sql<RoleOption[]>`coalesce(
-    (select json_agg(json_build_object('id', r.id, 'code', r.code, 'name', r.name) order by r.id)
-     from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${sql.ref(userIdColumn)}),
-    '[]'::json)`;
+/** The signed-in user's account, as the repository pins its statements. */
+const meOf = (user: AuthUser): Me => ({ tenantId: user.tenantId, userId: user.id });
 
 export class UserService {
   constructor(
     private db: Db,
     private config: Config,
     private storage: ObjectStorage,
-  ) {}
+  ) {
+    this.repo = new UserRepository(db);
+  }
+
+  private repo: UserRepository;
 
   /** A link the browser can show the avatar from ('' when the user has none). */
   avatarUrl(key: string): string {
@@ -49,21 +42,7 @@ export class UserService {
   }
 
   async userInfo(user: AuthUser): Promise<UserInfo> {
-    const row = await user.scope
-      .selectFrom('users')
-      .innerJoin('tenants as t', 't.id', 'users.tenant_id')
-      .select([
-        'users.id',
-        'users.username',
-        'users.mobile',
-        'users.avatar',
-        'users.is_super',
-        't.auth_status',
-        't.attest_name',
-        't.kind',
-      ])
-      .where('users.id', '=', user.id)
-      .executeTakeFirstOrThrow();
+    const row = await this.repo.findInfo(meOf(user));
     return {
       id: row.id,
       username: row.username,
@@ -98,23 +77,14 @@ export class UserService {
   ): Promise<void> {
     const limit = this.config.LOGIN_MAX_FAILS_ACCOUNT;
     const signOut = async () => {
-      await this.db
-        .updateTable('sessions')
-        .set({ revoked_at: new Date(), revoke_reason: 'too many wrong passwords' })
-        .where('id', '=', user.sessionId)
-        .execute();
+      await this.repo.revokeSession(user.sessionId, 'too many wrong passwords');
       return new AppError(401, 'auth.lockSignedOut');
     };
     const attempt = await hit(this.db, this.config.LOGIN_FAIL_WINDOW * 1000, [
       { bucket: 'password.session', key: user.sessionId },
     ]);
     if (attempt[0].hits > limit) throw await signOut();
-    const row = await user.scope
-      .selectFrom('users')
-      .select('password_hash')
-      .where('users.id', '=', user.id)
-      .executeTakeFirstOrThrow();
-    if (await verifyPassword(row.password_hash, password)) {
+    if (await verifyPassword(await this.repo.findPasswordHash(meOf(user)), password)) {
       await unhit(this.db, attempt);
       return;
     }
@@ -136,11 +106,7 @@ export class UserService {
 
   async changePassword(user: AuthUser, oldPassword: string, password: string, client: ClientInfo): Promise<void> {
     await this.checkPassword(user, oldPassword, client, 'oldPassword');
-    await user.scope
-      .updateTable('users')
-      .set({ password_hash: await hashPassword(password) })
-      .where('users.id', '=', user.id)
-      .execute();
+    await this.repo.setPasswordHash(meOf(user), await hashPassword(password));
     await endSessions(this.db, user.id, 'password changed', user.sessionId);
     await audit(this.db, {
       tenantId: user.tenantId,
@@ -156,26 +122,7 @@ export class UserService {
   }
 
   async profile(user: AuthUser): Promise<ProfileView> {
-    const row = await user.scope
-      .selectFrom('users')
-      .innerJoin('tenants as t', 't.id', 'users.tenant_id')
-      .select([
-        'users.id',
-        'users.username',
-        'users.nickname',
-        'users.email',
-        'users.mobile',
-        'users.avatar',
-        'users.is_super',
-        'users.created_at',
-        't.kind',
-        't.name as tenant_name',
-        't.auth_status',
-        't.attest_name',
-      ])
-      .select(rolesOf('users.id').as('roles'))
-      .where('users.id', '=', user.id)
-      .executeTakeFirstOrThrow();
+    const row = await this.repo.findProfile(meOf(user));
     return {
       id: row.id,
       username: row.username,
@@ -195,15 +142,7 @@ export class UserService {
 
   async updateProfile(user: AuthUser, body: ProfileUpdateBody, client: ClientInfo): Promise<ProfileView> {
     // the values before come back from the update itself (its FROM reads the row as it was): one statement
-    const before = await user.scope
-      .updateTable('users')
-      .from(
-        this.db.selectFrom('users').select(['id', 'nickname', 'email']).where('id', '=', user.id).forUpdate().as('old'),
-      )
-      .set({ nickname: body.nickname, email: body.email })
-      .whereRef('users.id', '=', 'old.id')
-      .returning(['old.nickname', 'old.email'])
-      .executeTakeFirstOrThrow();
+    const before = await this.repo.updateProfile(meOf(user), { nickname: body.nickname, email: body.email });
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -219,20 +158,8 @@ export class UserService {
 
   /** The avatar must be an image this user uploaded (the upload already checked its bytes: jpg/png ≤ 10 MB). */
   async setAvatar(user: AuthUser, key: string, client: ClientInfo): Promise<ProfileView> {
-    const owned = await user.scope
-      .selectFrom('objects')
-      .select('objects.mime')
-      .where('objects.key', '=', key)
-      .where('objects.user_id', '=', user.id)
-      .executeTakeFirst();
-    if (!owned) throw badRequest('avatarKey', 'upload.imageFirst');
-    const before = await user.scope
-      .updateTable('users')
-      .from(this.db.selectFrom('users').select(['id', 'avatar']).where('id', '=', user.id).forUpdate().as('old'))
-      .set({ avatar: key })
-      .whereRef('users.id', '=', 'old.id')
-      .returning(['old.avatar'])
-      .executeTakeFirstOrThrow();
+    if (!(await this.repo.ownsObject(meOf(user), key))) throw badRequest('avatarKey', 'upload.imageFirst');
+    const before = await this.repo.setAvatar(meOf(user), key);
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,
@@ -249,27 +176,7 @@ export class UserService {
   /** Sessions that can still be used: not ended and holding a refresh token that is neither used nor expired. */
   async sessions(user: AuthUser): Promise<SessionView[]> {
     const now = new Date();
-    const rows = await user.scope
-      .selectFrom('sessions')
-      .select(['sessions.id', 'sessions.ip', 'sessions.user_agent', 'sessions.created_at', 'sessions.last_active_at'])
-      .where('sessions.user_id', '=', user.id)
-      .where('sessions.revoked_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          eb('sessions.id', '=', user.sessionId),
-          eb.exists(
-            eb
-              .selectFrom('refresh_tokens as r')
-              .select('r.session_id')
-              .whereRef('r.session_id', '=', 'sessions.id')
-              .where('r.used_at', 'is', null)
-              .where('r.expires_at', '>', now),
-          ),
-        ]),
-      )
-      .orderBy('sessions.last_active_at', 'desc')
-      .limit(100)
-      .execute();
+    const rows = await this.repo.listLiveSessions(meOf(user), user.sessionId, now);
     return rows
       .map((r) => ({
         id: r.id,
@@ -285,14 +192,8 @@ export class UserService {
   /** Signs out one other session of the caller's own; another user's session is simply not found. */
   async revokeSession(user: AuthUser, sessionId: string, client: ClientInfo): Promise<void> {
     if (sessionId === user.sessionId) throw badRequest('id', 'user.currentSession');
-    const res = await user.scope
-      .updateTable('sessions')
-      .set({ revoked_at: new Date(), revoke_reason: 'signed out from the personal centre' })
-      .where('sessions.id', '=', sessionId)
-      .where('sessions.user_id', '=', user.id)
-      .where('sessions.revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw notFound('session');
+    if (!(await this.repo.revokeOwnSession(meOf(user), sessionId, 'signed out from the personal centre')))
+      throw notFound('session');
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,

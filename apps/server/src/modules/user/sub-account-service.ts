@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import {
-  ADMIN_ROLE,
   type Paged,
   type RoleChoice,
   type RoleOption,
@@ -11,12 +9,11 @@ import {
   type SubAccountView,
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
 import { AppError, badRequest, fieldError, notFound } from '../../plugins/errors.ts';
 import { audit, changedFields } from '../../lib/audit.ts';
 import { hashPassword } from '../../lib/password.ts';
-import { rolesOf } from './service.ts';
+import { SubAccountRepository, type Manager } from './repository/index.ts';
 import { endSessions } from '../../lib/sessions.ts';
 import {
   checkCanGiveRoles,
@@ -32,10 +29,8 @@ import {
 import { dataAccessOf } from '../../lib/data-scope.ts';
 import type { LiveEvents } from '../../plugins/live-events.ts';
 
-/** is_super of the users a main account creates (DESIGN §3). */
-const SUB_ACCOUNT = 2;
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+/** Whom the caller manages: the repository pins its statements to this. */
+const managerOf = (user: AuthUser): Manager => ({ tenantId: user.tenantId, platform: user.tenantKind === 'platform' });
 
 /**
  * The users a caller manages (issue 12): a customer's sub-accounts (is_super = 2; its main account is never
@@ -53,33 +48,11 @@ export class SubAccountService {
   constructor(
     private db: Db,
     private events?: LiveEvents,
-  ) {}
-
-  private managed(user: AuthUser, scope: TenantScope = user.scope) {
-    const q = scope.selectFrom('users');
-    return user.tenantKind === 'platform' ? q : q.where('users.is_super', '=', SUB_ACCOUNT);
+  ) {
+    this.repo = new SubAccountRepository(db);
   }
 
-  private base(user: AuthUser, scope: TenantScope = user.scope) {
-    return this.managed(user, scope)
-      .leftJoin('departments as dep', 'dep.id', 'users.department_id')
-      .select([
-        'users.id',
-        'users.username',
-        'users.nickname',
-        'users.mobile',
-        'users.email',
-        'users.state',
-        'users.created_at',
-        'users.department_id',
-        'users.is_super',
-        'dep.name as department_name',
-      ])
-      .select(rolesOf('users.id').as('roles'))
-      .select(
-        sql<Date | null>`(select max(s.created_at) from sessions s where s.user_id = users.id)`.as('last_login_at'),
-      );
-  }
+  private repo: SubAccountRepository;
 
   private view(r: {
     id: number;
@@ -112,48 +85,14 @@ export class SubAccountService {
   }
 
   private async one(user: AuthUser, id: number): Promise<SubAccountView> {
-    const row = await this.base(user).where('users.id', '=', id).executeTakeFirst();
+    const row = await this.repo.findView(managerOf(user), id);
     if (!row) throw notFound(user.tenantKind === 'platform' ? 'user' : 'sub-account');
     return this.view(row);
   }
 
   async list(user: AuthUser, q: SubAccountListQuery): Promise<Paged<SubAccountView>> {
-    let query = this.base(user);
-    if (q.state) query = query.where('users.state', '=', q.state);
-    if (q.keyword) {
-      const like = `%${escapeLike(q.keyword)}%`;
-      query = query.where((eb) =>
-        eb.or([
-          eb('users.username', 'ilike', like),
-          eb('users.nickname', 'ilike', like),
-          eb('users.mobile', 'like', like),
-          eb('users.email', 'ilike', like),
-        ]),
-      );
-    }
-    if (q.departmentId)
-      query = query.where(
-        sql<boolean>`users.department_id in (select d.id from departments d, departments top
-          where top.id = ${q.departmentId} and top.tenant_id = ${user.tenantId}
-            and d.tenant_id = ${user.tenantId} and d.path like top.path || '%')`,
-      );
-    if (q.roleId)
-      query = query.where(
-        sql<boolean>`exists (select 1 from user_roles ur where ur.user_id = users.id and ur.role_id = ${q.roleId})`,
-      );
-    const [rows, total] = await Promise.all([
-      query
-        .orderBy('users.created_at', 'desc')
-        .orderBy('users.id', 'desc')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      query
-        .clearSelect()
-        .select(sql<number>`count(*)`.as('n'))
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { list: rows.map((r) => this.view(r)), total: Number(total.n) };
+    const { rows, total } = await this.repo.listPage(managerOf(user), q);
+    return { list: rows.map((r) => this.view(r)), total };
   }
 
   private async ensureDefaultRoles(user: AuthUser): Promise<void> {
@@ -167,21 +106,13 @@ export class SubAccountService {
    */
   async roles(user: AuthUser): Promise<RoleChoice[]> {
     await this.ensureDefaultRoles(user);
-    return user.scope
-      .selectFrom('roles')
-      .select(['roles.id', 'roles.code', 'roles.name', 'roles.data_scope as dataScope'])
-      .orderBy('roles.id')
-      .execute();
+    return this.repo.listRoles(user.tenantId);
   }
 
   /** The department a user is to be placed in (400 when it is not the tenant's), null for none. */
   private async checkDepartment(user: AuthUser, departmentId: number | null | undefined): Promise<Placement | null> {
     if (departmentId === null || departmentId === undefined) return null;
-    const d = await user.scope
-      .selectFrom('departments')
-      .select(['departments.id', 'departments.name', 'departments.path'])
-      .where('departments.id', '=', departmentId)
-      .executeTakeFirst();
+    const d = await this.repo.findDepartment(user.tenantId, departmentId);
     if (!d) throw badRequest('departmentId', 'http.notFound', { what: 'department' });
     return d;
   }
@@ -198,19 +129,9 @@ export class SubAccountService {
 
   /** User names are unique across the platform (they log in with them), mobile numbers too. */
   private async checkUnique(username: string | null, mobile: string | null, exceptId?: number): Promise<void> {
-    if (username) {
-      let q = this.db
-        .selectFrom('users')
-        .select('id')
-        .where(sql`lower(username)`, '=', username.toLowerCase());
-      if (exceptId) q = q.where('id', '!=', exceptId);
-      if (await q.executeTakeFirst()) throw badRequest('username', 'auth.usernameTaken');
-    }
-    if (mobile) {
-      let q = this.db.selectFrom('users').select('id').where('mobile', '=', mobile);
-      if (exceptId) q = q.where('id', '!=', exceptId);
-      if (await q.executeTakeFirst()) throw badRequest('mobile', 'auth.mobileTaken');
-    }
+    if (username && (await this.repo.usernameTaken(username, exceptId)))
+      throw badRequest('username', 'auth.usernameTaken');
+    if (mobile && (await this.repo.mobileTaken(mobile, exceptId))) throw badRequest('mobile', 'auth.mobileTaken');
   }
 
   private static uniqueViolation(e: unknown): never {
@@ -238,24 +159,19 @@ export class SubAccountService {
     const mobile = body.mobile || null;
     await this.checkUnique(body.username, mobile);
     const passwordHash = await hashPassword(body.password);
-    const id = await user.scope
-      .transaction(async (scope) => {
-        const row = await scope
-          .insertInto('users', {
-            username: body.username,
-            nickname: body.nickname,
-            mobile,
-            email: body.email,
-            password_hash: passwordHash,
-            is_super: SUB_ACCOUNT,
-            department_id: body.departmentId ?? null,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        for (const roleId of roleIds)
-          await scope.insertInto('user_roles', { user_id: row.id, role_id: roleId }).execute();
-        return row.id;
-      })
+    const id = await this.repo
+      .insertSubAccount(
+        user.tenantId,
+        {
+          username: body.username,
+          nickname: body.nickname,
+          mobile,
+          email: body.email,
+          passwordHash,
+          departmentId: body.departmentId ?? null,
+        },
+        roleIds,
+      )
       .catch(SubAccountService.uniqueViolation);
     await audit(this.db, {
       tenantId: user.tenantId,
@@ -287,27 +203,7 @@ export class SubAccountService {
    * permission the caller lacks (403). `self` says whether the caller may act on its own account here.
    */
   private async target(user: AuthUser, id: number, self: 'allowed' | 'refused') {
-    const row = await this.managed(user)
-      .select([
-        'users.id',
-        'users.nickname',
-        'users.mobile',
-        'users.email',
-        'users.state',
-        'users.department_id',
-        sql<
-          number[]
-        >`coalesce((select array_agg(ur.role_id::int order by ur.role_id) from user_roles ur where ur.user_id = users.id), '{}')`.as(
-          'role_ids',
-        ),
-        sql<
-          string[]
-        >`coalesce((select array_agg(distinct p) from user_roles ur join roles r on r.id = ur.role_id, unnest(r.permissions) p where ur.user_id = users.id), '{}')`.as(
-          'permissions',
-        ),
-      ])
-      .where('users.id', '=', id)
-      .executeTakeFirst();
+    const row = await this.repo.findTarget(managerOf(user), id);
     if (!row) throw notFound(user.tenantKind === 'platform' ? 'user' : 'sub-account');
     if (id === user.id && self === 'refused') throw new AppError(409, 'user.selfState');
     if (!isPrivileged(user) && id !== user.id) {
@@ -325,34 +221,17 @@ export class SubAccountService {
    * it. Runs inside the change's transaction with the Admin role row locked, so two changes cannot each leave
    * the other as the last one and both pass.
    */
-  private async keepAnAdmin(user: AuthUser, scope: TenantScope, id: number): Promise<void> {
+  private async keepAnAdmin(user: AuthUser, tx: SubAccountRepository, id: number): Promise<void> {
     if (user.tenantKind !== 'platform') return;
-    const admin = await scope
-      .selectFrom('roles')
-      .select('roles.id')
-      .where('roles.code', '=', ADMIN_ROLE)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!admin) return;
-    const holders = await scope
-      .selectFrom('user_roles')
-      .innerJoin('users as u', 'u.id', 'user_roles.user_id')
-      .select('u.id')
-      .where('user_roles.role_id', '=', admin.id)
-      .where('u.state', '=', 'active')
-      .execute();
-    if (holders.some((h) => h.id === id) && !holders.some((h) => h.id !== id))
-      throw new AppError(409, 'user.lastAdmin');
+    const admin = await tx.lockAdminRole(user.tenantId);
+    if (admin === null) return;
+    const holders = await tx.activeHolders(user.tenantId, admin);
+    if (holders.some((h) => h === id) && !holders.some((h) => h !== id)) throw new AppError(409, 'user.lastAdmin');
   }
 
   private async adminRoleId(user: AuthUser): Promise<number | null> {
     if (user.tenantKind !== 'platform') return null;
-    const r = await user.scope
-      .selectFrom('roles')
-      .select('roles.id')
-      .where('roles.code', '=', ADMIN_ROLE)
-      .executeTakeFirst();
-    return r?.id ?? null;
+    return this.repo.findAdminRoleId(user.tenantId);
   }
 
   async update(user: AuthUser, body: SubAccountUpdateBody, ip: string): Promise<SubAccountView> {
@@ -374,18 +253,13 @@ export class SubAccountService {
     const mobile = body.mobile || null;
     await this.checkUnique(null, mobile, body.id);
     const adminRole = await this.adminRoleId(user);
-    await user.scope
-      .transaction(async (scope) => {
+    await this.repo
+      .transaction(async (tx) => {
         if (adminRole !== null && before.role_ids.includes(adminRole) && !roleIds.includes(adminRole))
-          await this.keepAnAdmin(user, scope, body.id);
-        await scope
-          .updateTable('users')
-          .set({ nickname: body.nickname, mobile, email: body.email, department_id: departmentId })
-          .where('users.id', '=', body.id)
-          .execute();
-        await scope.deleteFrom('user_roles').where('user_roles.user_id', '=', body.id).execute();
-        for (const roleId of roleIds)
-          await scope.insertInto('user_roles', { user_id: body.id, role_id: roleId }).execute();
+          await this.keepAnAdmin(user, tx, body.id);
+        const changes = { nickname: body.nickname, mobile, email: body.email, department_id: departmentId };
+        await tx.updateUser(user.tenantId, body.id, changes);
+        await tx.replaceRoles(user.tenantId, body.id, roleIds);
       })
       .catch(SubAccountService.uniqueViolation);
     await audit(this.db, {
@@ -416,9 +290,9 @@ export class SubAccountService {
   /** Disabling ends every session of the user at once; it can no longer log in. */
   async setState(user: AuthUser, id: number, state: SubAccountState, ip: string): Promise<SubAccountView> {
     const before = await this.target(user, id, 'refused');
-    await user.scope.transaction(async (scope) => {
-      if (state === 'disabled') await this.keepAnAdmin(user, scope, id);
-      await scope.updateTable('users').set({ state }).where('users.id', '=', id).execute();
+    await this.repo.transaction(async (tx) => {
+      if (state === 'disabled') await this.keepAnAdmin(user, tx, id);
+      await tx.setState(user.tenantId, id, state);
     });
     if (state === 'disabled') await endSessions(this.db, id, 'disabled by an administrator');
     await audit(this.db, {
@@ -437,11 +311,7 @@ export class SubAccountService {
   /** A new password from an administrator; the user's sessions end so only the new one works. */
   async resetPassword(user: AuthUser, id: number, password: string, ip: string): Promise<void> {
     await this.target(user, id, 'refused');
-    await user.scope
-      .updateTable('users')
-      .set({ password_hash: await hashPassword(password) })
-      .where('users.id', '=', id)
-      .execute();
+    await this.repo.setPasswordHash(user.tenantId, id, await hashPassword(password));
     await endSessions(this.db, id, 'password reset by an administrator');
     await audit(this.db, {
       tenantId: user.tenantId,
@@ -458,12 +328,7 @@ export class SubAccountService {
   /** Ends every session of the user (force logout); it signs in again with its password. */
   async logout(user: AuthUser, id: number, ip: string): Promise<number> {
     await this.target(user, id, 'refused');
-    const open = await user.scope
-      .selectFrom('sessions')
-      .select(sql<number>`count(*)`.as('n'))
-      .where('sessions.user_id', '=', id)
-      .where('sessions.revoked_at', 'is', null)
-      .executeTakeFirstOrThrow();
+    const open = await this.repo.countOpenSessions(user.tenantId, id);
     await endSessions(this.db, id, 'logged out by an administrator');
     await audit(this.db, {
       tenantId: user.tenantId,
@@ -473,26 +338,20 @@ export class SubAccountService {
       result: 'ok',
       resource: 'user',
       resourceId: id,
-      details: { sessions: Number(open.n) },
+      details: { sessions: open },
     });
-    return Number(open.n);
+    return open;
   }
 
   /** Files the user uploaded stay with the tenant: they pass to the caller that deletes it. */
   async remove(user: AuthUser, id: number, ip: string): Promise<void> {
     const before = await this.target(user, id, 'refused');
-    const username = await user.scope
-      .transaction(async (scope) => {
-        await this.keepAnAdmin(user, scope, id);
-        await scope.updateTable('objects').set({ user_id: user.id }).where('objects.user_id', '=', id).execute();
-        await scope.updateTable('devices').set({ owner_id: null }).where('devices.owner_id', '=', id).execute();
-        const row = await scope
-          .deleteFrom('users')
-          .where('users.id', '=', id)
-          .returning('users.username')
-          .executeTakeFirst();
-        if (!row) throw notFound('sub-account');
-        return row.username;
+    const username = await this.repo
+      .transaction(async (tx) => {
+        await this.keepAnAdmin(user, tx, id);
+        const name = await tx.deleteUser(user.tenantId, id, user.id);
+        if (name === undefined) throw notFound('sub-account');
+        return name;
       })
       .catch((e: unknown) => {
         // records of other sections that keep their author (work orders, identity submissions…)
