@@ -48,45 +48,10 @@ export async function deliverNotification(
   return false;
 }
 
-/**
- * The gateway side of payment, outside the console's API: the notify route every provider posts to
- * (`success` / `fail` in plain text, as Alipay expects), and with the sandbox its cashier page and buttons.
- */
-export const paymentGatewayRoutes: FastifyPluginAsyncZod<{
-  orders: OrderService;
-  /** The server's public origin (PUBLIC_URL, or the address it listens on): the cashier's QR code links under it. */
-  origin: () => string;
-}> = async (app, { orders, origin }) => {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    try {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
-  app.post(
-    '/notify/:provider',
-    {
-      config: { auth: false },
-      schema: {
-        // the gateway's side, not the console API: plain text and HTML, not the envelope
-        hide: true,
-        tags: ['order'],
-        summary: "A payment gateway's asynchronous notification (form-encoded); answers success or fail",
-        params: z.object({ provider: z.enum(PAYMENT_PROVIDERS) }),
-        body: formParams,
-      },
-    },
-    async (req, reply) => {
-      const answer = await orders.notify(req.params.provider, req.body, req.ip);
-      return reply.type('text/plain; charset=utf-8').send(answer);
-    },
-  );
-
-  const gateway = orders.gateway;
-  if (!(gateway instanceof SandboxGateway)) return;
-
+/** The sandbox gateway's cashier page and its buttons (not in production). */
+function sandboxRoutes(app: App, gateway: SandboxGateway, origin: () => string): void {
   app.get(
     '/sandbox/cashier',
     {
@@ -137,4 +102,45 @@ export const paymentGatewayRoutes: FastifyPluginAsyncZod<{
       return reply.send(gateway.resultPage(lang, req.body.action));
     },
   );
+}
+
+/**
+ * The gateway side of payment, outside the console's API: the notify route every provider posts to
+ * (`success` / `fail` in plain text, as Alipay expects), and with the sandbox its cashier page and buttons.
+ */
+export const paymentGatewayRoutes: FastifyPluginAsyncZod<{
+  orders: OrderService;
+  /** The server's public origin (PUBLIC_URL, or the address it listens on): the cashier's QR code links under it. */
+  origin: () => string;
+}> = async (app, { orders, origin }) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  app.post(
+    '/notify/:provider',
+    {
+      config: { auth: false },
+      schema: {
+        // the gateway's side, not the console API: plain text and HTML, not the envelope
+        hide: true,
+        tags: ['order'],
+        summary: "A payment gateway's asynchronous notification (form-encoded); answers success or fail",
+        params: z.object({ provider: z.enum(PAYMENT_PROVIDERS) }),
+        body: formParams,
+      },
+    },
+    async (req, reply) => {
+      const answer = await orders.notify(req.params.provider, req.body, req.ip);
+      return reply.type('text/plain; charset=utf-8').send(answer);
+    },
+  );
+
+  const gateway = orders.gateway;
+  if (!(gateway instanceof SandboxGateway)) return;
+  sandboxRoutes(app, gateway, origin);
 };

@@ -30,18 +30,15 @@ import type { OrderService } from './service.ts';
 
 const tags = ['order'];
 
-/** The console's order calls (under /apiAdmin): catalogue, SIM picker, quote, create, pay, list, refund. */
-export const orderRoutes: FastifyPluginAsyncZod<{
-  db: Db;
-  orders: OrderService;
-  /** The server's public origin (PUBLIC_URL, or the address it listens on): the cashier and notify URLs are under it. */
-  origin: () => string;
-}> = async (app, { db, orders, origin }) => {
-  const buy = { permission: PERMISSIONS.flowRateBuy };
-  const read = {
-    permission: [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund],
-  };
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
+const buy = { permission: PERMISSIONS.flowRateBuy };
+const read = {
+  permission: [PERMISSIONS.flowRateView, PERMISSIONS.flowRateBuy, PERMISSIONS.flowRateRefund],
+};
+
+/** Buying: the catalogue, the SIM picker, the quote and the order's creation. */
+function buyRoutes(app: App, orders: OrderService): void {
   app.get(
     '/order/package/list',
     {
@@ -94,6 +91,10 @@ export const orderRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok((await orders.create(caller(req), req.body, req.ip)).order),
   );
+}
+
+/** An order's life: paying, canceling, the list and one order. */
+function orderLifeRoutes(app: App, orders: OrderService, origin: () => string): void {
   app.post(
     '/order/pay',
     {
@@ -154,99 +155,121 @@ export const orderRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await orders.detail(caller(req), req.query.id)),
   );
+}
 
+/** A package's fields as the system log records them (no id or times). */
+const fields = (p: Record<string, unknown>) => {
+  const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = p;
+  return rest;
+};
+
+/** Writes a change of a package to the system log. */
+const packageLog =
+  (db: Db) =>
+  async (
+    req: FastifyRequest,
+    action: string,
+    id: number,
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+  ) =>
+    audit(db, {
+      ...actorOf(req),
+      action,
+      resource: 'traffic_package',
+      resourceId: id,
+      result: 'ok',
+      changes: changedFields(before, after),
+    });
+
+/** The catalogue's upkeep (staff with flowRate:goods), each change in the system log. */
+function packageRoutes(staff: App, orders: OrderService, db: Db): void {
+  const goods = { permission: PERMISSIONS.flowRateGoods };
+  const logPackage = packageLog(db);
+
+  staff.post(
+    '/order/package/create',
+    {
+      config: goods,
+      schema: {
+        tags,
+        summary: 'Adds a traffic package (staff)',
+        body: packageBody,
+        response: { 200: envelopeSchema(packageView) },
+      },
+    },
+    async (req) => {
+      const p = await orders.createPackage(req.body);
+      await logPackage(req, 'package.create', p.id, {}, fields(p));
+      return ok(p);
+    },
+  );
+  staff.post(
+    '/order/package/update',
+    {
+      config: goods,
+      schema: {
+        tags,
+        summary: 'Edits a traffic package (staff); orders keep the package as sold',
+        body: packageEditBody,
+        response: { 200: envelopeSchema(packageView) },
+      },
+    },
+    async (req) => {
+      const { before, after } = await orders.updatePackage(req.body);
+      await logPackage(req, 'package.update', after.id, fields(before), fields(after));
+      return ok(after);
+    },
+  );
+  staff.post(
+    '/order/package/shelf',
+    {
+      config: goods,
+      schema: {
+        tags,
+        summary: 'Puts a traffic package on or off sale (staff)',
+        body: packageShelfBody,
+        response: { 200: envelopeSchema(packageView) },
+      },
+    },
+    async (req) => {
+      const { before, after } = await orders.updatePackage({ id: req.body.id, onShelf: req.body.onShelf });
+      await logPackage(req, 'package.shelf', after.id, { onShelf: before.onShelf }, { onShelf: after.onShelf });
+      return ok(after);
+    },
+  );
+  staff.post(
+    '/order/package/delete',
+    {
+      config: goods,
+      schema: {
+        tags,
+        summary: 'Deletes a traffic package (staff); sold lines keep their copy',
+        body: idBody,
+        response: { 200: envelopeSchema(z.null()) },
+      },
+    },
+    async (req) => {
+      const before = await orders.deletePackage(req.body.id);
+      await logPackage(req, 'package.delete', req.body.id, fields(before), {});
+      return ok(null);
+    },
+  );
+}
+
+/** The console's order calls (under /apiAdmin): catalogue, SIM picker, quote, create, pay, list, refund. */
+export const orderRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  orders: OrderService;
+  /** The server's public origin (PUBLIC_URL, or the address it listens on): the cashier and notify URLs are under it. */
+  origin: () => string;
+}> = async (app, { db, orders, origin }) => {
+  buyRoutes(app, orders);
+  orderLifeRoutes(app, orders, origin);
   await app.register(async (scoped) => {
     const staff = scoped.withTypeProvider<ZodTypeProvider>();
     restrictToStaff(staff);
-    const goods = { permission: PERMISSIONS.flowRateGoods };
-    const logPackage = async (
-      req: FastifyRequest,
-      action: string,
-      id: number,
-      before: Record<string, unknown>,
-      after: Record<string, unknown>,
-    ) =>
-      audit(db, {
-        ...actorOf(req),
-        action,
-        resource: 'traffic_package',
-        resourceId: id,
-        result: 'ok',
-        changes: changedFields(before, after),
-      });
-    const fields = (p: Record<string, unknown>) => {
-      const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = p;
-      return rest;
-    };
-
-    staff.post(
-      '/order/package/create',
-      {
-        config: goods,
-        schema: {
-          tags,
-          summary: 'Adds a traffic package (staff)',
-          body: packageBody,
-          response: { 200: envelopeSchema(packageView) },
-        },
-      },
-      async (req) => {
-        const p = await orders.createPackage(req.body);
-        await logPackage(req, 'package.create', p.id, {}, fields(p));
-        return ok(p);
-      },
-    );
-    staff.post(
-      '/order/package/update',
-      {
-        config: goods,
-        schema: {
-          tags,
-          summary: 'Edits a traffic package (staff); orders keep the package as sold',
-          body: packageEditBody,
-          response: { 200: envelopeSchema(packageView) },
-        },
-      },
-      async (req) => {
-        const { before, after } = await orders.updatePackage(req.body);
-        await logPackage(req, 'package.update', after.id, fields(before), fields(after));
-        return ok(after);
-      },
-    );
-    staff.post(
-      '/order/package/shelf',
-      {
-        config: goods,
-        schema: {
-          tags,
-          summary: 'Puts a traffic package on or off sale (staff)',
-          body: packageShelfBody,
-          response: { 200: envelopeSchema(packageView) },
-        },
-      },
-      async (req) => {
-        const { before, after } = await orders.updatePackage({ id: req.body.id, onShelf: req.body.onShelf });
-        await logPackage(req, 'package.shelf', after.id, { onShelf: before.onShelf }, { onShelf: after.onShelf });
-        return ok(after);
-      },
-    );
-    staff.post(
-      '/order/package/delete',
-      {
-        config: goods,
-        schema: {
-          tags,
-          summary: 'Deletes a traffic package (staff); sold lines keep their copy',
-          body: idBody,
-          response: { 200: envelopeSchema(z.null()) },
-        },
-      },
-      async (req) => {
-        const before = await orders.deletePackage(req.body.id);
-        await logPackage(req, 'package.delete', req.body.id, fields(before), {});
-        return ok(null);
-      },
-    );
+    packageRoutes(staff, orders, db);
     staff.post(
       '/order/refund',
       {
