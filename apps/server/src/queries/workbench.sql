@@ -139,11 +139,11 @@ limit $4;
 -- $1 = 3, $2 = 12, $3 = 'waiting'
 select count(*) as "n"
 from "work_orders"
-where "work_orders"."tenant_id" = $1 and work_orders.user_id = $2 and "work_orders"."state" = $3;
+where "work_orders"."tenant_id" = $1 and "work_orders"."user_id" = $2 and "work_orders"."state" = $3;
 -- $1 = 3, $2 = 12, $3 = 'waiting', $4 = 5
 select "id", "order_no", "title", "priority", "last_staff_at", "updated_at"
 from "work_orders"
-where "work_orders"."tenant_id" = $1 and work_orders.user_id = $2 and "work_orders"."state" = $3
+where "work_orders"."tenant_id" = $1 and "work_orders"."user_id" = $2 and "work_orders"."state" = $3
 order by coalesce(last_staff_at, updated_at) desc, "id" desc
 limit $4;
 

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { AUTH_STATUS, SIM_EXPIRY_REMIND_DAYS, WORKBENCH_ITEMS } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
 import { defineQueries } from '../../db/query-spec.ts';
@@ -21,10 +21,7 @@ export interface Counted<R> {
  * Work orders in the caller's data scope. They carry their author (`user_id`) rather than an `owner_id`, so the
  * `own` scope is the orders the user opened; `department` and `all` are as for devices.
  */
-function workOrderInScope(a: DataAccess): RawBuilder<boolean> {
-  if (a.scope === 'own') return sql<boolean>`work_orders.user_id = ${a.userId}`;
-  return inDataScope(a, 'work_orders');
-}
+const workOrderInScope = (a: DataAccess) => inDataScope(a, 'work_orders', 'user_id');
 
 /** The count of every row of `query` and the first few (`items` orders and limits it), at the same time. */
 async function counted<Q extends SelectQueryBuilder<Database, any, any>, R>(
