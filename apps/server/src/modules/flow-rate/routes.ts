@@ -61,52 +61,11 @@ const CARRIERS = {
   zh: { cmcc: '中国移动', cucc: '中国联通', ctcc: '中国电信' } as Record<string, string>,
 };
 
-/** The traffic query (issue 13, `/flowRate/flowRateSearch`): the SIM list, one SIM's chart, the export, the totals. */
-export const flowRateRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
-  const sims = new FlowRateService(db);
-  const config = { permission: PERMISSIONS.flowRateView };
+type App = Parameters<FastifyPluginAsyncZod>[0];
+const config = { permission: PERMISSIONS.flowRateView };
 
-  app.get(
-    '/flowRate/sim/list',
-    {
-      config,
-      schema: {
-        tags: ['flow-rate'],
-        summary: "The account's SIMs (of devices in the caller's data scope), filtered, sorted, paged",
-        querystring: simListQuery,
-        response: { 200: pagedEnvelope(simItem) },
-      },
-    },
-    async (req) => ok(await sims.list(caller(req), req.query)),
-  );
-
-  app.get(
-    '/flowRate/sim/usage',
-    {
-      config,
-      schema: {
-        tags: ['flow-rate'],
-        summary: "One SIM's bytes up and down per day (30 or 90 days) or per month (12 months), zero-filled",
-        querystring: simUsageQuery,
-        response: { 200: envelopeSchema(simUsage) },
-      },
-    },
-    async (req) => ok(await sims.usage(caller(req), req.query.iccid, req.query.range)),
-  );
-
-  app.get(
-    '/flowRate/sim/summary',
-    {
-      config,
-      schema: {
-        tags: ['flow-rate'],
-        summary: "The account's SIMs by state, this month's use and its month-end projection, plans expiring soon",
-        response: { 200: envelopeSchema(simSummary) },
-      },
-    },
-    async (req) => ok(await sims.summary(caller(req))),
-  );
-
+/** The export: the SIMs of a filter as CSV, streamed in batches in the list's order. */
+function exportRoute(app: App, sims: FlowRateService): void {
   app.get(
     '/flowRate/sim/export',
     {
@@ -155,4 +114,51 @@ export const flowRateRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { d
       return reply.send(Readable.from(lines()));
     },
   );
+}
+
+/** The traffic query (issue 13, `/flowRate/flowRateSearch`): the SIM list, one SIM's chart, the export, the totals. */
+export const flowRateRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  const sims = new FlowRateService(db);
+
+  app.get(
+    '/flowRate/sim/list',
+    {
+      config,
+      schema: {
+        tags: ['flow-rate'],
+        summary: "The account's SIMs (of devices in the caller's data scope), filtered, sorted, paged",
+        querystring: simListQuery,
+        response: { 200: pagedEnvelope(simItem) },
+      },
+    },
+    async (req) => ok(await sims.list(caller(req), req.query)),
+  );
+
+  app.get(
+    '/flowRate/sim/usage',
+    {
+      config,
+      schema: {
+        tags: ['flow-rate'],
+        summary: "One SIM's bytes up and down per day (30 or 90 days) or per month (12 months), zero-filled",
+        querystring: simUsageQuery,
+        response: { 200: envelopeSchema(simUsage) },
+      },
+    },
+    async (req) => ok(await sims.usage(caller(req), req.query.iccid, req.query.range)),
+  );
+
+  app.get(
+    '/flowRate/sim/summary',
+    {
+      config,
+      schema: {
+        tags: ['flow-rate'],
+        summary: "The account's SIMs by state, this month's use and its month-end projection, plans expiring soon",
+        response: { 200: envelopeSchema(simSummary) },
+      },
+    },
+    async (req) => ok(await sims.summary(caller(req))),
+  );
+  exportRoute(app, sims);
 };
