@@ -26,19 +26,16 @@ export interface InboxRouteOptions {
   events?: Pick<LiveEvents, 'publish'>;
 }
 
-/**
- * The message centre (issue 14): every user's inbox. The calls keep the `/message/*` paths the console used.
- * Every query is pinned to the caller's tenant (TenantScope) and their own user id: another user's message does
- * not exist for them (404 on detail, ignored by read and delete).
- */
-export const inboxRoutes: FastifyPluginAsyncZod<InboxRouteOptions> = async (app, { db, events }) => {
-  const inbox = new InboxService(db, events);
-  const owner = (req: FastifyRequest) => {
-    const u = caller(req);
-    return { tenantId: u.tenantId, userId: u.id };
-  };
-  const actor = (req: FastifyRequest): InboxCaller => ({ ...owner(req), actor: actorOf(req) });
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
+const owner = (req: FastifyRequest) => {
+  const u = caller(req);
+  return { tenantId: u.tenantId, userId: u.id };
+};
+const actor = (req: FastifyRequest): InboxCaller => ({ ...owner(req), actor: actorOf(req) });
+
+/** Reading: the list, one message (marked read on opening), the unread count. */
+function readRoutes(app: App, inbox: InboxService): void {
   app.get(
     '/message/getList',
     {
@@ -87,7 +84,10 @@ export const inboxRoutes: FastifyPluginAsyncZod<InboxRouteOptions> = async (app,
       return ok({ count: await inbox.unreadCount(owner(req)) });
     },
   );
+}
 
+/** Changing: marking read (some, or all) and deleting. */
+function changeRoutes(app: App, inbox: InboxService): void {
   app.post(
     '/message/read',
     {
@@ -135,4 +135,15 @@ export const inboxRoutes: FastifyPluginAsyncZod<InboxRouteOptions> = async (app,
       return ok({ deleted: await inbox.delete(actor(req), req.body.ids) });
     },
   );
+}
+
+/**
+ * The message centre (issue 14): every user's inbox. The calls keep the `/message/*` paths the console used.
+ * Every query is pinned to the caller's tenant (TenantScope) and their own user id: another user's message does
+ * not exist for them (404 on detail, ignored by read and delete).
+ */
+export const inboxRoutes: FastifyPluginAsyncZod<InboxRouteOptions> = async (app, { db, events }) => {
+  const inbox = new InboxService(db, events);
+  readRoutes(app, inbox);
+  changeRoutes(app, inbox);
 };
