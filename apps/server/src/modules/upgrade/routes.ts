@@ -30,12 +30,14 @@ const who = (req: FastifyRequest): UpgradeCaller => {
 };
 const actionResult = envelopeSchema(z.object({ id: z.number().int(), state: z.enum(RELEASE_STATES) }));
 
-/** Firmware releases and version history (issue 15; the table of calls is in contracts upgrade.ts). */
-export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> = async (app, { upgrades }) => {
-  const view = { permission: PERMISSIONS.upgradeView };
-  const edit = { permission: PERMISSIONS.upgradeEdit };
-  const tags = ['upgrade'];
+type App = Parameters<FastifyPluginAsyncZod>[0];
 
+const view = { permission: PERMISSIONS.upgradeView };
+const edit = { permission: PERMISSIONS.upgradeEdit };
+const tags = ['upgrade'];
+
+/** Starting a release, its preview first. */
+function releaseWriteRoutes(app: App, upgrades: UpgradeService): void {
   app.post(
     '/upgrade/release/preview',
     {
@@ -69,6 +71,10 @@ export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> 
     },
     async (req) => ok(await upgrades.create(who(req), req.body)),
   );
+}
+
+/** Reading releases and their devices. */
+function releaseReadRoutes(app: App, upgrades: UpgradeService): void {
   app.get(
     '/upgrade/release/list',
     {
@@ -117,6 +123,10 @@ export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> 
       return ok(await upgrades.devices(u.scope, dataAccessOf(u), req.query));
     },
   );
+}
+
+/** Acting on a release: promote, pause, resume, cancel, retry. */
+function releaseActionRoutes(app: App, upgrades: UpgradeService): void {
   const actions = {
     promote: 'Starts wave 2 of a release waiting after its canary',
     pause: 'Pauses a release: no device starts; those under way finish',
@@ -131,6 +141,10 @@ export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> 
       async (req) => ok(await upgrades[action](who(req), req.body.id)),
     );
   }
+}
+
+/** A device's firmware history. */
+function historyRoutes(app: App, upgrades: UpgradeService): void {
   app.get(
     '/upgrade/history',
     {
@@ -147,4 +161,12 @@ export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> 
       return ok(await upgrades.history(u.scope, dataAccessOf(u), req.query));
     },
   );
+}
+
+/** Firmware releases and version history (issue 15; the table of calls is in contracts upgrade.ts). */
+export const upgradeRoutes: FastifyPluginAsyncZod<{ upgrades: UpgradeService }> = async (app, { upgrades }) => {
+  releaseWriteRoutes(app, upgrades);
+  releaseReadRoutes(app, upgrades);
+  releaseActionRoutes(app, upgrades);
+  historyRoutes(app, upgrades);
 };
