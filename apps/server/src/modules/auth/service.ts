@@ -1,5 +1,4 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import {
   AUTH_STATUS,
   SMS_RESEND_SECONDS,
@@ -9,7 +8,6 @@ import {
   type SmsSendBody,
 } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest } from '../../plugins/errors.ts';
 import type { AuthUser } from '../../plugins/auth.ts';
@@ -22,6 +20,7 @@ import { newOpaqueToken, sha256, type AccessTokens } from '../../lib/tokens.ts';
 import { addressKey, hit, unhit, type Hit } from '../../lib/counters.ts';
 import { endSessions, type ClientInfo } from '../../lib/sessions.ts';
 import { ensureDefaultRoles } from '../role/index.ts';
+import { AuthRepository } from './repository/index.ts';
 
 export interface IssuedSession {
   result: LoginResult;
@@ -42,7 +41,11 @@ export class AuthService {
     private tokens: AccessTokens,
     private captcha: CaptchaProvider,
     private sms: SmsProvider,
-  ) {}
+  ) {
+    this.repo = new AuthRepository(db);
+  }
+
+  private repo: AuthRepository;
 
   private async issue(
     user: { id: number; tenant_id: number; username: string; is_super: number },
@@ -51,26 +54,14 @@ export class AuthService {
   ): Promise<IssuedSession> {
     const sessionId = randomUUID();
     const refreshToken = newOpaqueToken();
-    await new TenantScope(this.db, user.tenant_id).transaction(async (tx) => {
-      await tx
-        .insertInto('sessions', {
-          id: sessionId,
-          user_id: user.id,
-          ip: client.ip,
-          user_agent: client.userAgent.slice(0, 300),
-          revoked_at: null,
-          revoke_reason: null,
-        })
-        .execute();
-      await tx.db
-        .insertInto('refresh_tokens')
-        .values({
-          token_hash: sha256(refreshToken),
-          session_id: sessionId,
-          expires_at: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000),
-          used_at: null,
-        })
-        .execute();
+    await this.repo.openSession({
+      id: sessionId,
+      tenantId: user.tenant_id,
+      userId: user.id,
+      ip: client.ip,
+      userAgent: client.userAgent.slice(0, 300),
+      refreshHash: sha256(refreshToken),
+      refreshExpiresAt: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000),
     });
     const token = await this.tokens.sign({ userId: user.id, tenantId: user.tenant_id, sessionId });
     return {
@@ -137,12 +128,7 @@ export class AuthService {
       await failed('captcha');
       throw e;
     });
-    const user = await this.db
-      .selectFrom('users as u')
-      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
-      .select(['u.id', 'u.tenant_id', 'u.username', 'u.is_super', 'u.password_hash', 'u.state', 't.auth_status'])
-      .where((eb) => eb.or([eb(sql`lower(u.username)`, '=', subject), eb('u.mobile', '=', body.username)]))
-      .executeTakeFirst();
+    const user = await this.repo.findForLogin(subject, body.username);
     const attempt = await this.takeAttempt(user ? `user:${user.id}` : `name:${subject}`, client.ip).catch(
       async (e: unknown) => {
         await failed('throttled', user);
@@ -170,12 +156,7 @@ export class AuthService {
 
   /** Signs in the account a linked social identity belongs to (social login: the provider vouched for it). */
   async signInAs(userId: number, client: ClientInfo, details: Record<string, unknown>): Promise<IssuedSession> {
-    const user = await this.db
-      .selectFrom('users as u')
-      .innerJoin('tenants as t', 't.id', 'u.tenant_id')
-      .select(['u.id', 'u.tenant_id', 'u.username', 'u.is_super', 'u.state', 't.auth_status'])
-      .where('u.id', '=', userId)
-      .executeTakeFirst();
+    const user = await this.repo.findForSignIn(userId);
     if (!user || user.state !== 'active') {
       await audit(this.db, {
         tenantId: user?.tenant_id,
@@ -204,8 +185,7 @@ export class AuthService {
   async sendSms(body: SmsSendBody, client: ClientInfo): Promise<{ countdown: number }> {
     await this.captcha.verify(body.captchaId, body.captcha);
     if (body.purpose === 'register') {
-      const taken = await this.db.selectFrom('users').select('id').where('mobile', '=', body.mobile).executeTakeFirst();
-      if (taken) throw badRequest('mobile', 'auth.mobileTaken');
+      if (await this.repo.mobileTaken(body.mobile)) throw badRequest('mobile', 'auth.mobileTaken');
     }
     // one code per number and purpose in the countdown, counted and checked in one step: simultaneous requests
     // (on any node) send one SMS, not one each
@@ -222,16 +202,12 @@ export class AuthService {
       );
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    await this.db
-      .insertInto('sms_codes')
-      .values({
-        mobile: body.mobile,
-        purpose: body.purpose,
-        code_hash: sha256(`${body.mobile}:${code}`),
-        expires_at: new Date(Date.now() + SMS_TTL_MS),
-        used_at: null,
-      })
-      .execute();
+    await this.repo.insertSmsCode({
+      mobile: body.mobile,
+      purpose: body.purpose,
+      codeHash: sha256(`${body.mobile}:${code}`),
+      expiresAt: new Date(Date.now() + SMS_TTL_MS),
+    });
     await this.sms.send({
       mobile: body.mobile,
       template: body.purpose,
@@ -253,66 +229,24 @@ export class AuthService {
    * code is compared, in the statement that checks the count: simultaneous guesses get five comparisons in all.
    */
   private async checkSmsCode(mobile: string, purpose: string, code: string): Promise<void> {
-    const row = await this.db
-      .updateTable('sms_codes')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('sms_codes')
-          .select('id')
-          .where('mobile', '=', mobile)
-          .where('purpose', '=', purpose)
-          .where('used_at', 'is', null)
-          .orderBy('created_at', 'desc')
-          .limit(1),
-      )
-      .where('used_at', 'is', null)
-      .where('attempts', '<', SMS_MAX_ATTEMPTS)
-      .where('expires_at', '>', new Date())
-      .returning(['id', 'code_hash'])
-      .executeTakeFirst();
+    const row = await this.repo.takeSmsCode(mobile, purpose, SMS_MAX_ATTEMPTS);
     if (!row) throw badRequest('smsCode', 'auth.smsCodeExpired');
     if (row.code_hash !== sha256(`${mobile}:${code}`)) throw badRequest('smsCode', 'auth.smsCodeWrong');
-    const used = await this.db
-      .updateTable('sms_codes')
-      .set({ used_at: new Date() })
-      .where('id', '=', row.id)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) throw badRequest('smsCode', 'auth.smsCodeExpired');
+    if (!(await this.repo.useSmsCode(row.id))) throw badRequest('smsCode', 'auth.smsCodeExpired');
   }
 
   async register(body: RegisterBody, client: ClientInfo): Promise<IssuedSession> {
-    const clash = await this.db
-      .selectFrom('users')
-      .select(['username', 'mobile'])
-      .where((eb) =>
-        eb.or([eb(sql`lower(username)`, '=', body.username.toLowerCase()), eb('mobile', '=', body.mobile)]),
-      )
-      .executeTakeFirst();
+    const clash = await this.repo.findClash(body.username, body.mobile);
     if (clash?.mobile === body.mobile) throw badRequest('mobile', 'auth.mobileTaken');
     if (clash) throw badRequest('username', 'auth.usernameTaken');
     await this.checkSmsCode(body.mobile, 'register', body.smsCode);
     const passwordHash = await hashPassword(body.password);
-    const user = await this.db
-      .transaction()
-      .execute(async (trx) => {
-        const tenant = await trx
-          .insertInto('tenants')
-          .values({ kind: body.type, name: body.username })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await ensureDefaultRoles(trx, tenant.id);
+    const user = await this.repo
+      .transaction(async (tx, trx) => {
+        const tenantId = await tx.insertTenant(body.type, body.username);
+        await ensureDefaultRoles(trx, tenantId);
         // the new account's first user, in the new tenant's scope
-        return new TenantScope(trx, tenant.id)
-          .insertInto('users', {
-            username: body.username,
-            mobile: body.mobile,
-            password_hash: passwordHash,
-            is_super: 1,
-          })
-          .returning(['id', 'tenant_id', 'username', 'is_super'])
-          .executeTakeFirstOrThrow();
+        return tx.insertMainUser(tenantId, { username: body.username, mobile: body.mobile, passwordHash });
       })
       .catch((e: { code?: string }) => {
         if (e.code === '23505') throw badRequest('username', 'auth.usernameOrMobileTaken');
@@ -334,95 +268,58 @@ export class AuthService {
   async refresh(refreshToken: string | undefined, client: ClientInfo): Promise<IssuedSession> {
     if (!refreshToken) throw new AppError(401, 'auth.loginExpired');
     const hashOld = sha256(refreshToken);
-    return this.db
-      .transaction()
-      .execute(async (trx) => {
-        const row = await trx
-          .selectFrom('refresh_tokens as r')
-          .innerJoin('sessions as s', 's.id', 'r.session_id')
-          .innerJoin('users as u', 'u.id', 's.user_id')
-          .innerJoin('tenants as t', 't.id', 'u.tenant_id')
-          .select([
-            'r.session_id',
-            'r.expires_at',
-            'r.used_at',
-            's.revoked_at',
-            'u.id',
-            'u.tenant_id',
-            'u.username',
-            'u.is_super',
-            'u.state',
-            't.auth_status',
-          ])
-          .where('r.token_hash', '=', hashOld)
-          .forUpdate('r')
-          .executeTakeFirst();
-        if (!row || row.revoked_at || row.state !== 'active' || row.expires_at < new Date())
-          throw new AppError(401, 'auth.loginExpired');
-        if (row.used_at) {
-          await trx
-            .updateTable('sessions')
-            .set({ revoked_at: new Date(), revoke_reason: 'refresh token reuse' })
-            .where('id', '=', row.session_id)
-            .execute();
-          await audit(trx, {
-            tenantId: row.tenant_id,
-            userId: row.id,
-            ip: client.ip,
-            action: 'token.reuse',
-            result: 'denied',
-            resource: 'session',
-            resourceId: row.session_id,
-          });
-          // The revocation must survive the error below: commit it first.
-          return { reuse: true } as const;
-        }
-        await trx
-          .updateTable('refresh_tokens')
-          .set({ used_at: new Date() })
-          .where('token_hash', '=', hashOld)
-          .execute();
-        await trx
-          .updateTable('sessions')
-          .set({ last_active_at: new Date() })
-          .where('id', '=', row.session_id)
-          .execute();
-        const next = newOpaqueToken();
-        await trx
-          .insertInto('refresh_tokens')
-          .values({
-            token_hash: sha256(next),
-            session_id: row.session_id,
-            expires_at: new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000),
-            used_at: null,
-          })
-          .execute();
-        const token = await this.tokens.sign({ userId: row.id, tenantId: row.tenant_id, sessionId: row.session_id });
-        return {
-          refreshToken: next,
-          userId: row.id,
-          tenantId: row.tenant_id,
-          result: {
-            token,
-            status: row.auth_status,
-            username: row.username,
-            is_super: row.is_super,
-            expiresIn: this.tokens.ttlSeconds,
-          },
-        };
-      })
+    return this.repo
+      .transaction((tx, trx) => this.rotate(tx, trx, hashOld, client))
       .then((r) => {
         if ('reuse' in r) throw new AppError(401, 'auth.loginExpired');
         return r;
       });
   }
 
+  /** The refresh's transaction: the token checked with its row locked, then used and replaced by the next one. */
+  private async rotate(
+    tx: AuthRepository,
+    trx: Db,
+    hashOld: string,
+    client: ClientInfo,
+  ): Promise<IssuedSession | { reuse: true }> {
+    const row = await tx.findRefreshForUpdate(hashOld);
+    if (!row || row.revoked_at || row.state !== 'active' || row.expires_at < new Date())
+      throw new AppError(401, 'auth.loginExpired');
+    if (row.used_at) {
+      await tx.revokeSession(row.session_id, 'refresh token reuse');
+      await audit(trx, {
+        tenantId: row.tenant_id,
+        userId: row.id,
+        ip: client.ip,
+        action: 'token.reuse',
+        result: 'denied',
+        resource: 'session',
+        resourceId: row.session_id,
+      });
+      // The revocation must survive the error below: commit it first.
+      return { reuse: true } as const;
+    }
+    const next = newOpaqueToken();
+    const expiresAt = new Date(Date.now() + this.config.REFRESH_TOKEN_TTL * 1000);
+    await tx.rotateRefresh(row.session_id, hashOld, sha256(next), expiresAt);
+    const token = await this.tokens.sign({ userId: row.id, tenantId: row.tenant_id, sessionId: row.session_id });
+    return {
+      refreshToken: next,
+      userId: row.id,
+      tenantId: row.tenant_id,
+      result: {
+        token,
+        status: row.auth_status,
+        username: row.username,
+        is_super: row.is_super,
+        expiresIn: this.tokens.ttlSeconds,
+      },
+    };
+  }
+
   async endSession(user: AuthUser, client: ClientInfo): Promise<void> {
-    await this.db
-      .updateTable('sessions')
-      .set({ revoked_at: new Date(), revoke_reason: 'expired by user' })
-      .where('id', '=', user.sessionId)
-      .execute();
+    await this.repo.revokeSession(user.sessionId, 'expired by user');
     await audit(this.db, {
       tenantId: user.tenantId,
       userId: user.id,

@@ -9,6 +9,7 @@ import { audit, changedFields } from '../../lib/audit.ts';
 import { newOpaqueToken, sha256 } from '../../lib/tokens.ts';
 import type { ClientInfo } from '../../lib/sessions.ts';
 import type { AuthService, IssuedSession } from './service.ts';
+import { SocialRepository } from './repository/index.ts';
 
 /** What finishing a flow answers: a session, an offer to link an unknown identity, or the link a signed-in user asked for. */
 export type SocialOutcome =
@@ -86,7 +87,11 @@ export class SocialLogin {
     private db: Db,
     private config: Config,
     private auth: AuthService,
-  ) {}
+  ) {
+    this.repo = new SocialRepository(db);
+  }
+
+  private repo: SocialRepository;
 
   /** Seconds a started flow stays usable (SOCIAL_FLOW_TTL_S): also the life of the browser's flow cookie. */
   get flowTtlS(): number {
@@ -184,21 +189,16 @@ export class SocialLogin {
     const challenge = await oidc.calculatePKCECodeChallenge(verifier);
     // flows and link offers long over are swept as new flows start (their state is refused by expiry before that anyway)
     const longAgo = new Date(Date.now() - 86_400_000);
-    await this.db.deleteFrom('social_flows').where('expires_at', '<', longAgo).execute();
-    await this.db.deleteFrom('social_link_tickets').where('expires_at', '<', longAgo).execute();
-    await this.db
-      .insertInto('social_flows')
-      .values({
-        state_hash: sha256(state),
-        provider: p.id,
-        nonce,
-        code_verifier: verifier,
-        redirect_uri: redirectUri,
-        link_user_id: linkUser?.id ?? null,
-        expires_at: new Date(Date.now() + this.config.SOCIAL_FLOW_TTL_S * 1000),
-        used_at: null,
-      })
-      .execute();
+    await this.repo.sweepExpired(longAgo);
+    await this.repo.insertFlow({
+      stateHash: sha256(state),
+      provider: p.id,
+      nonce,
+      codeVerifier: verifier,
+      redirectUri,
+      linkUserId: linkUser?.id ?? null,
+      expiresAt: new Date(Date.now() + this.config.SOCIAL_FLOW_TTL_S * 1000),
+    });
     const url = oidc.buildAuthorizationUrl(cfg, {
       redirect_uri: redirectUri,
       scope: p.scope,
@@ -220,12 +220,7 @@ export class SocialLogin {
     if (!body.state) {
       return this.refuse(client, badRequest('state', 'auth.socialStateInvalid'), 'no state');
     }
-    const started = await this.db
-      .selectFrom('social_flows')
-      .select(['nonce', 'provider', 'link_user_id'])
-      .where('state_hash', '=', sha256(body.state))
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
+    const started = await this.repo.findOpenFlow(sha256(body.state));
     // another browser's callback is refused without spending the flow: whoever holds the URL cannot burn it either
     if (started && (!browserKey || !sameText(boundNonce(browserKey, body.state), started.nonce))) {
       const owner = started.link_user_id ? await this.userOf(started.link_user_id) : undefined;
@@ -238,13 +233,7 @@ export class SocialLogin {
       );
     }
     // the flow is claimed before anything else: a state (and with it its code) is good for one try
-    const flow = await this.db
-      .updateTable('social_flows')
-      .set({ used_at: new Date() })
-      .where('state_hash', '=', sha256(body.state))
-      .where('used_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const flow = await this.repo.claimFlow(sha256(body.state));
     if (!flow || flow.expires_at < new Date()) {
       return this.refuse(
         client,
@@ -297,28 +286,16 @@ export class SocialLogin {
       await this.link(vouched, actor.id, actor.tenant_id, client);
       return { kind: 'linked', linked: { provider: p.id, providerName: p.name } };
     }
-    const known = await this.db
-      .selectFrom('user_identities')
-      .select(['user_id'])
-      .where('provider', '=', vouched.provider)
-      .where('subject', '=', vouched.subject)
-      .executeTakeFirst();
+    const known = await this.repo.findIdentityOwner(vouched.provider, vouched.subject);
     if (known) {
       return { kind: 'session', issued: await this.auth.signInAs(known.user_id, client, { provider: p.id }) };
     }
     const ticket = newOpaqueToken();
-    await this.db
-      .insertInto('social_link_tickets')
-      .values({
-        ticket_hash: sha256(ticket),
-        provider: vouched.provider,
-        subject: vouched.subject,
-        email: vouched.email,
-        name: vouched.name,
-        expires_at: new Date(Date.now() + this.config.SOCIAL_FLOW_TTL_S * 1000),
-        used_at: null,
-      })
-      .execute();
+    await this.repo.insertLinkTicket(
+      sha256(ticket),
+      vouched,
+      new Date(Date.now() + this.config.SOCIAL_FLOW_TTL_S * 1000),
+    );
     return {
       kind: 'link',
       link: { ticket, provider: p.id, providerName: p.name, email: vouched.email, name: vouched.name },
@@ -349,35 +326,14 @@ export class SocialLogin {
   }
 
   private userOf(userId: number) {
-    return this.db
-      .selectFrom('users')
-      .select(['id', 'tenant_id', 'username'])
-      .where('id', '=', userId)
-      .executeTakeFirst();
+    return this.repo.findUser(userId);
   }
 
   /** Links the identity to the user; an identity already linked to someone else is refused (409). */
   private async link(v: Vouched, userId: number, tenantId: number, client: ClientInfo): Promise<void> {
-    const row = await this.db
-      .insertInto('user_identities')
-      .values({
-        user_id: userId,
-        tenant_id: tenantId,
-        provider: v.provider,
-        subject: v.subject,
-        email: v.email,
-        name: v.name,
-      })
-      .onConflict((oc) => oc.columns(['provider', 'subject']).doNothing())
-      .returning(['id'])
-      .executeTakeFirst();
-    if (!row) {
-      const owner = await this.db
-        .selectFrom('user_identities')
-        .select('user_id')
-        .where('provider', '=', v.provider)
-        .where('subject', '=', v.subject)
-        .executeTakeFirst();
+    const linkId = await this.repo.insertIdentity(userId, tenantId, v);
+    if (linkId === undefined) {
+      const owner = await this.repo.findIdentityOwner(v.provider, v.subject);
       if (owner?.user_id === userId) return;
       await this.refuse(
         client,
@@ -393,7 +349,7 @@ export class SocialLogin {
       ip: client.ip,
       action: 'social.link',
       resource: 'user_identity',
-      resourceId: row!.id,
+      resourceId: linkId!,
       result: 'ok',
       changes: changedFields({}, { provider: v.provider, subject: v.subject, email: v.email, name: v.name }),
     });
@@ -401,26 +357,13 @@ export class SocialLogin {
 
   /** The identity a link ticket names, while the ticket is unused and fresh (nothing is consumed). */
   async checkTicket(ticket: string, client: ClientInfo): Promise<void> {
-    const row = await this.db
-      .selectFrom('social_link_tickets')
-      .select('ticket_hash')
-      .where('ticket_hash', '=', sha256(ticket))
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', new Date())
-      .executeTakeFirst();
-    if (!row) await this.refuse(client, badRequest('ticket', 'auth.socialTicketInvalid'), 'unknown link ticket');
+    if (!(await this.repo.ticketOpen(sha256(ticket))))
+      await this.refuse(client, badRequest('ticket', 'auth.socialTicketInvalid'), 'unknown link ticket');
   }
 
   /** Consumes the ticket and links its identity to the user. */
   async redeemTicket(ticket: string, userId: number, tenantId: number, client: ClientInfo): Promise<void> {
-    const row = await this.db
-      .updateTable('social_link_tickets')
-      .set({ used_at: new Date() })
-      .where('ticket_hash', '=', sha256(ticket))
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', new Date())
-      .returning(['provider', 'subject', 'email', 'name'])
-      .executeTakeFirst();
+    const row = await this.repo.redeemTicket(sha256(ticket));
     if (!row) {
       return this.refuse(client, badRequest('ticket', 'auth.socialTicketInvalid'), 'used link ticket', undefined, {
         tenantId,
@@ -442,13 +385,7 @@ export class SocialLogin {
   }
 
   async identities(user: AuthUser): Promise<LinkedIdentity[]> {
-    const rows = await user.scope
-      .selectFrom('user_identities')
-      .select(['id', 'provider', 'subject', 'email', 'name', 'created_at'])
-      .where('user_id', '=', user.id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.repo.listIdentities(user.tenantId, user.id);
     return rows.map((r) => ({
       id: r.id,
       provider: r.provider,
@@ -461,12 +398,7 @@ export class SocialLogin {
   }
 
   async unlink(user: AuthUser, id: number, client: ClientInfo): Promise<void> {
-    const row = await user.scope
-      .deleteFrom('user_identities')
-      .where('id', '=', id)
-      .where('user_id', '=', user.id)
-      .returning(['id', 'provider', 'subject', 'email', 'name'])
-      .executeTakeFirst();
+    const row = await this.repo.deleteIdentity(user.tenantId, user.id, id);
     if (!row) throw notFound('linked account');
     await audit(this.db, {
       tenantId: user.tenantId,
