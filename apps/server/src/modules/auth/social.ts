@@ -256,28 +256,7 @@ export class SocialLogin {
     for (const k of CALLBACK_PARAMS) if (body[k] !== undefined) current.searchParams.set(k, body[k]);
     let vouched: Vouched;
     try {
-      const tokens = await oidc.authorizationCodeGrant(cfg, current, {
-        pkceCodeVerifier: flow.code_verifier,
-        expectedState: body.state,
-        expectedNonce: flow.nonce,
-        idTokenExpected: true,
-      });
-      const claims = tokens.claims();
-      if (!claims?.sub) throw new Error('no ID token subject');
-      // e-mail and name may be in the ID token or only at the UserInfo endpoint (for the same subject)
-      let info: Record<string, unknown> = claims;
-      if ((!claims.email || !claims.name) && cfg.serverMetadata().userinfo_endpoint) {
-        info = await oidc
-          .fetchUserInfo(cfg, tokens.access_token, claims.sub)
-          .then((u) => ({ ...u, ...claims }) as Record<string, unknown>)
-          .catch(() => claims);
-      }
-      vouched = {
-        provider: p.id,
-        subject: clean(String(claims.sub).slice(0, 255)),
-        email: text(info.email, 255),
-        name: text(info.name, 100) ?? text(info.preferred_username, 100) ?? text(info.nickname, 100),
-      };
+      vouched = await this.vouch(cfg, current, flow, body.state, p);
     } catch (e) {
       return this.refuse(client, ...this.explain(e, p), p.id, who);
     }
@@ -299,6 +278,38 @@ export class SocialLogin {
     return {
       kind: 'link',
       link: { ticket, provider: p.id, providerName: p.name, email: vouched.email, name: vouched.name },
+    };
+  }
+
+  /** Exchanges the code with PKCE and checks the ID token: the identity it vouches for (throws otherwise). */
+  private async vouch(
+    cfg: oidc.Configuration,
+    current: URL,
+    flow: { code_verifier: string; nonce: string },
+    state: string,
+    p: OidcProviderConfig,
+  ): Promise<Vouched> {
+    const tokens = await oidc.authorizationCodeGrant(cfg, current, {
+      pkceCodeVerifier: flow.code_verifier,
+      expectedState: state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+    const claims = tokens.claims();
+    if (!claims?.sub) throw new Error('no ID token subject');
+    // e-mail and name may be in the ID token or only at the UserInfo endpoint (for the same subject)
+    let info: Record<string, unknown> = claims;
+    if ((!claims.email || !claims.name) && cfg.serverMetadata().userinfo_endpoint) {
+      info = await oidc
+        .fetchUserInfo(cfg, tokens.access_token, claims.sub)
+        .then((u) => ({ ...u, ...claims }) as Record<string, unknown>)
+        .catch(() => claims);
+    }
+    return {
+      provider: p.id,
+      subject: clean(String(claims.sub).slice(0, 255)),
+      email: text(info.email, 255),
+      name: text(info.name, 100) ?? text(info.preferred_username, 100) ?? text(info.nickname, 100),
     };
   }
 
