@@ -126,7 +126,12 @@ const uniqueIds = (max: number) =>
     .refine((a) => new Set(a).size === a.length, 'rule.entryRepeat');
 
 const fenceFields = {
-  name: z.string().trim().min(1, 'rule.nameRequired').max(FENCE_NAME_MAX, 'rule.maxChars'),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'rule.nameRequired')
+    .max(FENCE_NAME_MAX, 'rule.maxChars')
+    .refine(hasNoControl, NO_CONTROL_MSG),
   shape: fenceShape,
   schedule: fenceSchedule.default({ kind: 'always' }),
   alertOn: z.enum(FENCE_ALERT_ON).default('leave'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from './envelope.ts';
+import { NO_CONTROL_MSG, hasNoControl } from './validators.ts';
 
 /**
  * File acquisition (issue 15): the console asks devices for files — a predefined set (system log, print log, crash
@@ -78,7 +79,7 @@ export const fileRequestBody = z
     /** A predefined set, or … */
     preset: z.enum(['system_log', 'print_log', 'crash_dumps']).optional(),
     /** … a path pattern below FILE_ROOTS. */
-    path: z.string().trim().max(255).optional(),
+    path: z.string().trim().max(255).refine(hasNoControl, NO_CONTROL_MSG).optional(),
     maxBytes: z.number().int().min(1).max(FILE_ACQUISITION_MAX_BYTES).default(FILE_ACQUISITION_DEFAULT_BYTES),
     /** How long the request waits for an offline device. */
     expireHours: z
@@ -93,7 +94,7 @@ export type FileRequestBody = z.input<typeof fileRequestBody>;
 
 export const fileRequestListQuery = pageQuery
   .extend({
-    keyword: z.string().trim().max(64).optional(),
+    keyword: z.string().trim().max(64).refine(hasNoControl, NO_CONTROL_MSG).optional(),
     state: fileRequestState.optional(),
     preset: z.enum(['system_log', 'print_log', 'crash_dumps', 'path']).optional(),
   })

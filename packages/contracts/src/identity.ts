@@ -74,5 +74,8 @@ export const identityListQuery = z
 
 export const identityApproveBody = z.object({ id: z.number().int().positive() }).strict();
 export const identityRejectBody = z
-  .object({ id: z.number().int().positive(), reason: z.string().trim().min(2).max(200) })
+  .object({
+    id: z.number().int().positive(),
+    reason: z.string().trim().min(2).max(200).refine(hasNoControl, NO_CONTROL_MSG),
+  })
   .strict();

@@ -46,7 +46,7 @@ export const PACKAGE_UPLOAD_TTL_S = 24 * 3600;
 
 export const chunkedUploadCreate = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: z.string().trim().min(1).max(200).refine(hasNoControl, NO_CONTROL_MSG),
     size: z.number().int().min(1),
   })
   .strict();
@@ -83,8 +83,8 @@ export const packageCreateBody = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('firmware'),
       ...common,
-      name: z.string().trim().min(1).max(100),
-      versionName: z.string().trim().min(1).max(64),
+      name: z.string().trim().min(1).max(100).refine(hasNoControl, NO_CONTROL_MSG),
+      versionName: z.string().trim().min(1).max(64).refine(hasNoControl, NO_CONTROL_MSG),
       models: deviceModels,
       notes: z.string().max(5000).default(''),
     })
@@ -93,8 +93,8 @@ export const packageCreateBody = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('model'),
       ...common,
-      name: z.string().trim().min(1).max(100),
-      versionName: z.string().trim().min(1).max(64),
+      name: z.string().trim().min(1).max(100).refine(hasNoControl, NO_CONTROL_MSG),
+      versionName: z.string().trim().min(1).max(64).refine(hasNoControl, NO_CONTROL_MSG),
       framework: modelFramework,
       inputs: z.string().max(500).default(''),
       outputs: z.string().max(500).default(''),

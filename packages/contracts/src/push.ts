@@ -68,7 +68,7 @@ const isHttpUrl = (s: string) => {
 export const pushBody = z
   .object({
     kind: z.enum(PUSH_KINDS),
-    title: z.string().trim().min(1).max(PUSH_TITLE_MAX, 'rule.maxChars'),
+    title: z.string().trim().min(1).max(PUSH_TITLE_MAX, 'rule.maxChars').refine(hasNoControl, NO_CONTROL_MSG),
     body: z.string().max(PUSH_BODY_MAX, 'rule.maxChars').default(''),
     /** kind image: the key of an image uploaded through the upload flow (its bytes checked there). */
     imageKey: z.string().min(1).max(300).nullish(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from './envelope.ts';
+import { NO_CONTROL_MSG, hasNoControl } from './validators.ts';
 
 /**
  * Firmware upgrades (issue 15): a release sends one firmware package to a set of devices in two waves (a canary
@@ -65,7 +66,7 @@ export type ReleasePreview = z.infer<typeof releasePreview>;
 
 export const releaseBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: z.string().trim().min(1).max(100).refine(hasNoControl, NO_CONTROL_MSG),
     packageId: z.number().int().positive(),
     targets: releaseTargets,
     /** Share of the devices in the first wave (0: one wave). */

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { MESSAGES } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import type { IdentitySubmissions } from '../../db/generated.ts';
 import { defineQueries, skip } from '../../db/query-spec.ts';
@@ -219,7 +220,7 @@ export const identityQueries = defineQueries(IdentityRepository, {
         tenant_id: 7,
         user_id: 41,
         kind: 'identity.reviewed',
-        title: 'Identity authentication approved',
+        title: MESSAGES['identity.approvedTitle'].en,
         body: '',
         link: '/person/info',
       },

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { MessageFilter } from '@cpc/contracts';
 import { PERMISSIONS } from '@cpc/contracts';
+import { MESSAGES } from '@cpc/contracts/messages';
 import type { Db } from '../../db/database.ts';
 import type { Messages } from '../../db/generated.ts';
 import { defineQueries, skip } from '../../db/query-spec.ts';
@@ -247,7 +248,7 @@ export const inboxQueries = defineQueries(InboxRepository, {
           to: '2026-04-01T00:00:00Z',
           keyword: '50%',
         },
-        ['Your work order has a reply'],
+        [MESSAGES['workOrder.repliedTitle'].en],
         { pageNo: 2, pageSize: 20 },
       ],
       results: [[], [{ n: '0' }]],
