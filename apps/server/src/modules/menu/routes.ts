@@ -28,11 +28,20 @@ export type LiveCounts = z.infer<typeof liveCounts>;
 
 const changeResult = z.object({ id: z.number().int(), version: z.number().int() });
 
-export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; menus: MenuService; events?: LiveEvents }> = async (
-  app,
-  { db, menus, events },
-) => {
-  const schema = { tags: ['menu'], response: { 200: envelopeSchema(z.array(routeRecord)) } };
+type App = Parameters<FastifyPluginAsyncZod>[0];
+/** Logs a change and tells the consoles, answering the change's record and version. */
+type Done = (
+  req: FastifyRequest,
+  action: string,
+  c: MenuChange,
+) => Promise<ReturnType<typeof ok<{ id: number; version: number }>>>;
+
+const schema = { tags: ['menu'], response: { 200: envelopeSchema(z.array(routeRecord)) } };
+const edit = { permission: PERMISSIONS.menuEdit };
+const tags = ['menu'];
+
+/** What every signed-in user reads: their menu (at three paths) and the live numbers of its badges. */
+function readerRoutes(app: App, menus: MenuService): void {
   /** The user's menu: the route records of the database, filtered by their guard rules. */
   const handler = async (req: Parameters<typeof caller>[0]) => {
     const u = caller(req);
@@ -69,9 +78,125 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; menus: MenuService; eve
       return ok(await menus.liveCounts(u.tenantId, u.id));
     },
   );
+}
 
+/** Staff edit the records: the tree with ids, and each kind of change. */
+function staffEditRoutes(staff: App, menus: MenuService, done: Done): void {
+  staff.get(
+    '/system/menu/tree',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'Every route record with its id, hidden ones too (staff)',
+        response: { 200: envelopeSchema(z.array(menuNode)) },
+      },
+    },
+    async () => ok(await menus.tree()),
+  );
+  staff.post(
+    '/system/menu/add',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'Add a route record at the end of its parent (staff)',
+        body: menuCreateBody,
+        response: { 200: envelopeSchema(changeResult) },
+      },
+    },
+    async (req) => done(req, 'create', await menus.create(caller(req).id, req.body)),
+  );
+  staff.post(
+    '/system/menu/edit',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'Change a route record (staff)',
+        body: menuUpdateBody,
+        response: { 200: envelopeSchema(changeResult) },
+      },
+    },
+    async (req) => done(req, 'update', await menus.update(caller(req).id, req.body)),
+  );
+  staff.post(
+    '/system/menu/delete',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'Delete a route record with everything below it (staff)',
+        body: menuDeleteBody,
+        response: { 200: envelopeSchema(changeResult) },
+      },
+    },
+    async (req) => done(req, 'delete', await menus.delete(caller(req).id, req.body.id)),
+  );
+  staff.post(
+    '/system/menu/move',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'Move a route record under a parent, at a place among its siblings (staff)',
+        body: menuMoveBody,
+        response: { 200: envelopeSchema(changeResult) },
+      },
+    },
+    async (req) => done(req, 'move', await menus.move(caller(req).id, req.body)),
+  );
+}
+
+/** Staff read the stored versions and put one back. */
+function staffVersionRoutes(staff: App, menus: MenuService, done: Done): void {
+  staff.get(
+    '/system/menu/versions',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'The stored versions of the menu, newest first (staff)',
+        response: { 200: envelopeSchema(z.array(menuVersionView)) },
+      },
+    },
+    async () => ok(await menus.versions()),
+  );
+  staff.get(
+    '/system/menu/version',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: "One version's tree (staff)",
+        querystring: menuVersionIdQuery,
+        response: { 200: envelopeSchema(menuVersionDetail) },
+      },
+    },
+    async (req) => ok(await menus.version(req.query.id)),
+  );
+  staff.post(
+    '/system/menu/rollback',
+    {
+      config: edit,
+      schema: {
+        tags,
+        summary: 'Put a version back; the rollback is a new version (staff)',
+        body: menuRollbackBody,
+        response: { 200: envelopeSchema(changeResult) },
+      },
+    },
+    async (req) => done(req, 'rollback', await menus.rollback(caller(req).id, req.body.id)),
+  );
+}
+
+export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; menus: MenuService; events?: LiveEvents }> = async (
+  app,
+  { db, menus, events },
+) => {
+  readerRoutes(app, menus);
   /** Logs a change, tells every console its menu changed, answers with the record and the new version. */
-  const done = async (req: FastifyRequest, action: string, c: MenuChange) => {
+  const done: Done = async (req, action, c) => {
     await audit(db, {
       ...actorOf(req),
       action: `menu.${action}`,
@@ -88,110 +213,7 @@ export const menuRoutes: FastifyPluginAsyncZod<{ db: Db; menus: MenuService; eve
   await app.register(async (scoped) => {
     const staff = scoped.withTypeProvider<ZodTypeProvider>();
     restrictToStaff(staff);
-    const edit = { permission: PERMISSIONS.menuEdit };
-    const tags = ['menu'];
-
-    staff.get(
-      '/system/menu/tree',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'Every route record with its id, hidden ones too (staff)',
-          response: { 200: envelopeSchema(z.array(menuNode)) },
-        },
-      },
-      async () => ok(await menus.tree()),
-    );
-    staff.post(
-      '/system/menu/add',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'Add a route record at the end of its parent (staff)',
-          body: menuCreateBody,
-          response: { 200: envelopeSchema(changeResult) },
-        },
-      },
-      async (req) => done(req, 'create', await menus.create(caller(req).id, req.body)),
-    );
-    staff.post(
-      '/system/menu/edit',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'Change a route record (staff)',
-          body: menuUpdateBody,
-          response: { 200: envelopeSchema(changeResult) },
-        },
-      },
-      async (req) => done(req, 'update', await menus.update(caller(req).id, req.body)),
-    );
-    staff.post(
-      '/system/menu/delete',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'Delete a route record with everything below it (staff)',
-          body: menuDeleteBody,
-          response: { 200: envelopeSchema(changeResult) },
-        },
-      },
-      async (req) => done(req, 'delete', await menus.delete(caller(req).id, req.body.id)),
-    );
-    staff.post(
-      '/system/menu/move',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'Move a route record under a parent, at a place among its siblings (staff)',
-          body: menuMoveBody,
-          response: { 200: envelopeSchema(changeResult) },
-        },
-      },
-      async (req) => done(req, 'move', await menus.move(caller(req).id, req.body)),
-    );
-    staff.get(
-      '/system/menu/versions',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'The stored versions of the menu, newest first (staff)',
-          response: { 200: envelopeSchema(z.array(menuVersionView)) },
-        },
-      },
-      async () => ok(await menus.versions()),
-    );
-    staff.get(
-      '/system/menu/version',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: "One version's tree (staff)",
-          querystring: menuVersionIdQuery,
-          response: { 200: envelopeSchema(menuVersionDetail) },
-        },
-      },
-      async (req) => ok(await menus.version(req.query.id)),
-    );
-    staff.post(
-      '/system/menu/rollback',
-      {
-        config: edit,
-        schema: {
-          tags,
-          summary: 'Put a version back; the rollback is a new version (staff)',
-          body: menuRollbackBody,
-          response: { 200: envelopeSchema(changeResult) },
-        },
-      },
-      async (req) => done(req, 'rollback', await menus.rollback(caller(req).id, req.body.id)),
-    );
+    staffEditRoutes(staff, menus, done);
+    staffVersionRoutes(staff, menus, done);
   });
 };
