@@ -21,11 +21,10 @@ import type { UploadService } from './service.ts';
 
 const TOKEN_TTL = 3600;
 
-/** SPEC §7's upload flow: get a token, upload to the server's own object storage, get a key back. */
-export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; uploads: UploadService }> = async (
-  app,
-  { storage, uploads },
-) => {
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** Upload tokens, at two paths: what a signed-in user may upload to which bucket, for an hour. */
+function tokenRoutes(app: App, storage: ObjectStorage): void {
   const tokenFor = (req: Parameters<typeof caller>[0], bucket: string) => {
     const u = caller(req);
     // a package upload can only become a package in the hands of an editor of firmware, apps or models
@@ -76,7 +75,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; uploa
     },
     async (req) => tokenFor(req, req.body?.bucket ?? 'permanentfile'),
   );
+}
 
+/** The upload itself: checked before a byte is written, then stored by the upload service. */
+function uploadRoute(app: App, storage: ObjectStorage, uploads: UploadService): void {
   app.post(
     '/upload',
     {
@@ -121,7 +123,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; uploa
       }
     },
   );
+}
 
+/** Reading an object through a signed link (from the bucket, or through this node). */
+function objectRoute(app: App, storage: ObjectStorage, uploads: UploadService): void {
   app.get(
     '/objects/*',
     {
@@ -160,4 +165,14 @@ export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; uploa
       return reply.send(bytes);
     },
   );
+}
+
+/** The upload flow: get a token, upload to the server's own object storage, get a key back. */
+export const uploadRoutes: FastifyPluginAsyncZod<{ storage: ObjectStorage; uploads: UploadService }> = async (
+  app,
+  { storage, uploads },
+) => {
+  tokenRoutes(app, storage);
+  uploadRoute(app, storage, uploads);
+  objectRoute(app, storage, uploads);
 };
