@@ -28,8 +28,10 @@ const edit = { permission: PERMISSIONS.roleEdit };
 /** The role list and the catalogue also serve the user screen's role picker: system:user:edit reads them too. */
 const readable = { config: { permission: [PERMISSIONS.roleEdit, PERMISSIONS.userEdit] } };
 
-/** Roles of the caller's tenant under /system/role (issue 12). */
-export const roleRoutes: FastifyPluginAsyncZod<{ roles: RoleService }> = async (app, { roles }) => {
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** Reading roles: the list, the permission catalogue, one role. */
+function readRoutes(app: App, roles: RoleService): void {
   app.get(
     '/system/role/list',
     {
@@ -68,6 +70,10 @@ export const roleRoutes: FastifyPluginAsyncZod<{ roles: RoleService }> = async (
     },
     async (req) => ok(await roles.detail(caller(req), req.query.id)),
   );
+}
+
+/** Changing roles: create, update, copy, delete. */
+function editRoutes(app: App, roles: RoleService): void {
   app.post(
     '/system/role/create',
     {
@@ -123,6 +129,10 @@ export const roleRoutes: FastifyPluginAsyncZod<{ roles: RoleService }> = async (
       return ok(null);
     },
   );
+}
+
+/** A role's members: the list, the picker's candidates, adding and removing. */
+function memberRoutes(app: App, roles: RoleService): void {
   app.get(
     '/system/role/members',
     {
@@ -176,4 +186,11 @@ export const roleRoutes: FastifyPluginAsyncZod<{ roles: RoleService }> = async (
       return ok(null);
     },
   );
+}
+
+/** Roles of the caller's tenant under /system/role (issue 12). */
+export const roleRoutes: FastifyPluginAsyncZod<{ roles: RoleService }> = async (app, { roles }) => {
+  readRoutes(app, roles);
+  editRoutes(app, roles);
+  memberRoutes(app, roles);
 };
