@@ -18,8 +18,10 @@ import type { UserService } from './service.ts';
 
 const empty = envelopeSchema(z.null());
 
-/** The signed-in user's own account: who they are, the screen-lock check, password, profile, avatar, sessions. */
-export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (app, { users }) => {
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** Who the user is, and the checks and change of their own password. */
+function identityRoutes(app: App, users: UserService): void {
   app.get(
     '/user/v1/user/userInfo',
     {
@@ -64,6 +66,10 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
   );
 
   // The personal centre (SPEC §2): profile, avatar and the user's own sessions.
+}
+
+/** The personal centre: profile and avatar. */
+function profileRoutes(app: App, users: UserService): void {
   app.get(
     '/user/v1/user/profile',
     {
@@ -104,7 +110,10 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
     },
     async (req) => ok(await users.setAvatar(caller(req), req.body.avatarKey, clientOf(req))),
   );
+}
 
+/** The user's own sessions: the list, and signing one out. */
+function sessionRoutes(app: App, users: UserService): void {
   app.get(
     '/user/v1/user/sessions',
     {
@@ -134,4 +143,11 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
       return ok(null);
     },
   );
+}
+
+/** The signed-in user's own account: who they are, the screen-lock check, password, profile, avatar, sessions. */
+export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (app, { users }) => {
+  identityRoutes(app, users);
+  profileRoutes(app, users);
+  sessionRoutes(app, users);
 };

@@ -18,25 +18,13 @@ import { ok } from '../../plugins/errors.ts';
 import type { SubAccountService } from './sub-account-service.ts';
 
 const empty = envelopeSchema(z.null());
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
 const tags = ['user'];
+const config = { permission: PERMISSIONS.userEdit };
 
-/**
- * The tenant's users (issue 12), under `base`: `/system/subAccount` for a customer's sub-accounts (the hidden
- * /person/subAccount page and the user screen; a staff caller reaches the staff users there, as before),
- * `/system/user` for the platform's staff users (`staff`: platform only). Every route needs `system:user:edit` (a customer's main account holds it); the service keeps a
- * caller off its own account, off users holding more than it does and off the last administrator.
- */
-export const subAccountRoutes: FastifyPluginAsyncZod<{
-  subAccounts: SubAccountService;
-  base: '/system/subAccount' | '/system/user';
-  staff?: boolean;
-}> = async (app, { subAccounts, base, staff }) => {
-  const config = { permission: PERMISSIONS.userEdit };
-  const who = staff ? 'staff user' : 'sub-account';
-  // staff routes: a customer holding system:user:edit is still refused (after validation, so a bad body or a
-  // bad payload-crypto header is answered as such first)
-  if (staff) restrictToStaff(app);
-
+/** The managed users and the roles they may be given. */
+function readRoutes(app: App, subAccounts: SubAccountService, base: string, who: string): void {
   app.get(
     `${base}/list`,
     {
@@ -62,6 +50,10 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await subAccounts.roles(caller(req))),
   );
+}
+
+/** Creating and changing a managed user. */
+function editRoutes(app: App, subAccounts: SubAccountService, base: string, who: string): void {
   app.post(
     `${base}/create`,
     {
@@ -88,6 +80,10 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
     },
     async (req) => ok(await subAccounts.update(caller(req), req.body, req.ip)),
   );
+}
+
+/** A managed user's access: enabled or not, a new password, force logout, deletion. */
+function accessRoutes(app: App, subAccounts: SubAccountService, base: string, who: string): void {
   app.post(
     `${base}/state`,
     {
@@ -146,4 +142,25 @@ export const subAccountRoutes: FastifyPluginAsyncZod<{
       return ok(null);
     },
   );
+}
+
+/**
+ * The tenant's users (issue 12), under `base`: `/system/subAccount` for a customer's sub-accounts (the hidden
+ * /person/subAccount page and the user screen; a staff caller reaches the staff users there, as before),
+ * `/system/user` for the platform's staff users (`staff`: platform only). Every route needs `system:user:edit` (a customer's main account holds it); the service keeps a
+ * caller off its own account, off users holding more than it does and off the last administrator.
+ */
+export const subAccountRoutes: FastifyPluginAsyncZod<{
+  subAccounts: SubAccountService;
+  base: '/system/subAccount' | '/system/user';
+  staff?: boolean;
+}> = async (app, { subAccounts, base, staff }) => {
+  const who = staff ? 'staff user' : 'sub-account';
+  // staff routes: a customer holding system:user:edit is still refused (after validation, so a bad body or a
+  // bad payload-crypto header is answered as such first)
+  if (staff) restrictToStaff(app);
+
+  readRoutes(app, subAccounts, base, who);
+  editRoutes(app, subAccounts, base, who);
+  accessRoutes(app, subAccounts, base, who);
 };
