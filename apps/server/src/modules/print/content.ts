@@ -12,6 +12,7 @@ import { AppError } from '../../plugins/errors.ts';
 import { barcodeModuleWidth, encodeEscPos, type RasterImage } from './escpos.ts';
 import { fetchImage, ImageError, rasterize, type ImageLimits } from './images.ts';
 import { renderLines } from '@cpc/contracts/print-render';
+import { PrintJobRepository } from './repository/jobs.ts';
 
 export interface PaperOf {
   kind: 'printer' | 'android-terminal';
@@ -36,11 +37,15 @@ export const markupError = (e: MarkupError) =>
  * for printers (terminals get the markup and lay it out themselves), and the text-line preview.
  */
 export class PrintContent {
+  private repo: PrintJobRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private storage: ObjectStorage,
     private limits: ImageLimits,
-  ) {}
+  ) {
+    this.repo = new PrintJobRepository(db);
+  }
 
   async prepare(tenantId: number, content: string, paper: PaperOf): Promise<PreparedContent> {
     const parsed = parseMarkup(content);
@@ -76,12 +81,7 @@ export class PrintContent {
     const wanted = blocks.filter((b): b is Extract<MarkupBlock, { kind: 'image' }> => b.kind === 'image');
     const out = new Map<string, RasterImage>();
     const readObject = async (key: string) => {
-      const own = await this.db
-        .selectFrom('objects')
-        .select('key')
-        .where('key', '=', key)
-        .where('tenant_id', '=', tenantId)
-        .executeTakeFirst();
+      const own = await this.repo.ownsObject(tenantId, key);
       return own ? this.storage.read(key).catch(() => null) : null;
     };
     // each source once, whatever the number of blocks showing it

@@ -1,4 +1,3 @@
-import { sql, type RawBuilder } from 'kysely';
 import {
   CANCEL_REFUSED_REASON,
   PRINT_EXPIRE_DEFAULT_S,
@@ -10,90 +9,28 @@ import {
   type PrintJobState,
 } from '@cpc/contracts/open-api';
 import type { Paged } from '@cpc/contracts';
-import type { AckMsg, PrintMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
-import { PREPARED, type Db } from '../../db/database.ts';
+import type { AckMsg, ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
+import type { Db } from '../../db/database.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { PreparedContent, PrintContent } from './content.ts';
 import { GroupCommit } from '../../lib/group-commit.ts';
-import { NO_GATE, type GateAnswer, type WriteGate } from '../../lib/write-gate.ts';
+import type { GateAnswer, WriteGate } from '../../lib/write-gate.ts';
 import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
+import {
+  PrintRepository,
+  type Changed,
+  type DeviceRow,
+  type JobRow,
+  type SendRow,
+  type SubmitDevice,
+} from './repository/index.ts';
 
-/** Where print messages go: this node's link to the devices. */
-export interface PrintDownlink {
-  /** Publishes now (used while handling the device's own hello, in its order). */
-  print(sn: string, msg: PrintMsg): Promise<void>;
-  /** Publishes after whatever is already being sent to or handled for the device (its hello's resends). */
-  printAfterPending(sn: string, msg: PrintMsg): void;
-}
-/** Where new webhook deliveries are announced (the webhook sender queues them). */
-export interface WebhookOutbox {
-  enqueue(deliveryIds: string[]): void;
-}
-export interface PrintOptions {
-  /** A sent job without an ack for this long times out. */
-  ackTimeoutS: number;
-  /** Back-off before the n-th resend of a timed-out job: base × 2^(n−1) seconds. */
-  retryBackoffS: number;
-  /** Deliveries an online printer may leave unacknowledged before the job fails. */
-  maxAttempts: number;
-  /**
-   * How long the printers' acks, progress and results wait for others to share their transaction (ms; default
-   * 5). Submits wait for no window: they share a commit only with those that arrived while one was in flight.
-   */
-  deviceWindowMs?: number;
-  /**
-   * How long positive acks and progress, which nobody waits on, wait for others (ms; default 50): a printer's
-   * `delivered` and `printing` show up to this much later, and printers reporting one by one share commits.
-   */
-  deviceLazyWindowMs?: number;
-  /**
-   * A job an online printer took (delivered, printing) without a word since for this long is sent again: the
-   * printer reports its result again (a result lost with a server node that died holding it) and never prints
-   * it twice. Default 60.
-   */
-  resultTimeoutS?: number;
-}
-/** The app key a call is signed with. */
-export interface PrintKey {
-  id: number;
-  tenantId: number;
-}
-export interface SubmitInput {
-  deviceSn: string;
-  content: string;
-  copies: number;
-  originId: string;
-  expireInSec?: number;
-}
+import { openDevice, printMsg, toOpenJob } from './present.ts';
+import type { PrintDownlink, PrintKey, PrintOptions, SubmitInput, WebhookOutbox } from './types.ts';
 
-/** A device as a submit renders for it. */
-interface SubmitDevice {
-  id: number;
-  kind: 'printer' | 'android-terminal';
-  paper_width_mm: number;
-}
-
-export interface JobRow {
-  id: string;
-  seq: number;
-  tenant_id: number;
-  app_key_id: number | null;
-  device_id: number;
-  origin_id: string;
-  state: PrintJobState;
-  error: string;
-  copies: number;
-  attempts: number;
-  created_at: Date;
-  updated_at: Date;
-  sent_at: Date | null;
-  delivered_at: Date | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  expire_at: Date;
-  sn: string;
-}
-type SendRow = JobRow & { format: 'escpos' | 'markup'; payload: Buffer };
+export type { JobRow } from './repository/index.ts';
+export { printMsg, toOpenJob } from './present.ts';
+export type { PrintDownlink, PrintKey, PrintOptions, SubmitInput, WebhookOutbox } from './types.ts';
 
 /** One submit's job row, ready to be written (its checks and content done). */
 interface NewJob {
@@ -122,51 +59,7 @@ const GROUP_MAX = 256;
 const DEVICE_CACHE_MAX = 100_000;
 const DEVICE_CACHE_MS = 10 * 60_000;
 
-/** The columns every statement returns (plus the device's sn). */
-const COLS = sql.raw(
-  'j.id, j.seq, j.tenant_id, j.app_key_id, j.device_id, j.origin_id, j.state, j.error, j.copies, j.attempts, j.created_at, ' +
-    'j.updated_at, j.sent_at, j.delivered_at, j.started_at, j.finished_at, j.expire_at',
-);
-const OPEN = sql.raw(`('queued', 'sent', 'delivered', 'printing', 'timeout')`);
-/**
- * The webhook deliveries of the jobs a statement's CTE `u` changed (`u.changed`) whose key has a callback URL,
- * written in the same statement as the change.
- */
-const DELIVERIES = sql`
-  w AS (
-    INSERT INTO webhook_deliveries (tenant_id, app_key_id, job_id, job_state, job_error)
-    SELECT u.tenant_id, u.app_key_id, u.id, u.state, u.error FROM u JOIN app_keys k ON k.id = u.app_key_id
-    WHERE u.changed AND k.callback_url <> '' AND k.state = 'active'
-    RETURNING id, job_id
-  )`;
-/** A job that was never published (contracts: isCancelablePrintJob): only it can be canceled with the promise that it never prints. */
-const CANCELABLE = sql.raw(`j.state = 'queued' AND j.attempts = 0`);
 const deviceKey = (tenantId: number, sn: string) => `${tenantId}|${sn.toLowerCase()}`;
-const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOString());
-
-export function toOpenJob(r: JobRow): OpenPrintJob {
-  return {
-    id: r.id,
-    originId: r.origin_id,
-    deviceSn: r.sn,
-    state: r.state,
-    error: r.error,
-    copies: r.copies,
-    attempts: r.attempts,
-    createdAt: iso(r.created_at)!,
-    updatedAt: iso(r.updated_at)!,
-    sentAt: iso(r.sent_at),
-    deliveredAt: iso(r.delivered_at),
-    startedAt: iso(r.started_at),
-    finishedAt: iso(r.finished_at),
-    expireAt: iso(r.expire_at)!,
-  };
-}
-
-const FAULT = { out: 'paper_out', 'cover-open': 'cover_open', overheat: 'overheat' } as const;
-/** The errors of jobs given up at their expiry; a later printed result from the printer still counts. */
-const EXPIRED_UNTAKEN = 'the printer did not take the job before it expired';
-const EXPIRED_TAKEN = 'no result from the printer before the job expired';
 
 /**
  * Print jobs (DESIGN §6): queued → sent → delivered (ack) → printing (progress) → printed | failed, with
@@ -204,13 +97,16 @@ export class PrintService {
   /** The reads of devices that submits found in no cache, grouped: those that arrive while one is in flight share the next. */
   private deviceReads: GroupCommit<{ tenantId: number; sn: string }, SubmitDevice | null>;
 
+  private repo: PrintRepository;
+
   constructor(
-    private db: Db,
+    db: Db,
     private content: PrintContent,
     private downlink: PrintDownlink,
     private webhooks: WebhookOutbox,
     private opts: PrintOptions,
   ) {
+    this.repo = new PrintRepository(db);
     this.inserts = new GroupCommit({
       windowMs: 0,
       max: GROUP_MAX,
@@ -252,59 +148,24 @@ export class PrintService {
    */
   private async insertJobs(jobs: NewJob[]): Promise<Written[]> {
     const gated = jobs.find((j) => j.gate)?.gate;
-    const data = jobs.map((j, i) => ({
-      i,
-      tenant_id: j.key.tenantId,
-      app_key_id: j.key.id,
-      device_id: j.device.id,
-      kind: j.device.kind,
-      paper: j.device.paper_width_mm,
-      origin_id: j.body.originId,
-      content: j.body.content,
-      format: j.prepared.format,
-      payload: Buffer.from(j.prepared.payload).toString('base64'),
-      preview: j.prepared.preview.join('\n'),
-      columns: j.prepared.columns,
-      copies: j.body.copies,
-      expire_s: j.expireS,
-      g: j.gate?.values ?? null,
-    }));
-    const { rows } = await sql<
-      SendRow & {
-        i: number;
-        hits: number | null;
-        fresh: boolean | null;
-        key: unknown;
-        pass: boolean | null;
-        delivery_id: string | null;
-      }
-    >`${PREPARED}
-      WITH b AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(data)}::jsonb) AS b(i int, tenant_id bigint, app_key_id bigint,
-          device_id bigint, kind text, paper int, origin_id text, content text, format text, payload text, preview text,
-          columns smallint, copies smallint, expire_s float8, g jsonb)
-      ), ${gated ? gated.ctes : NO_GATE},
-      u AS (
-        INSERT INTO print_jobs AS j (tenant_id, app_key_id, device_id, origin_id, content, format, payload, preview, columns, copies,
-          state, attempts, sent_at, expire_at, max_attempts)
-        SELECT b.tenant_id, b.app_key_id, d.id, b.origin_id, b.content, b.format, decode(b.payload, 'base64'),
-          b.preview, b.columns, b.copies,
-          CASE WHEN d.status = 'online' THEN 'sent' ELSE 'queued' END, CASE WHEN d.status = 'online' THEN 1 ELSE 0 END,
-          CASE WHEN d.status = 'online' THEN now() END, now() + make_interval(secs => b.expire_s), ${this.opts.maxAttempts}
-        FROM b
-        JOIN devices d ON d.id = b.device_id AND d.tenant_id = b.tenant_id
-        JOIN device_models m ON m.id = d.model_id AND m.kind = b.kind AND m.paper_width_mm = b.paper
-        LEFT JOIN gate ON gate.i = b.i
-        WHERE b.g IS NULL OR gate.pass
-        ORDER BY b.i
-        ON CONFLICT (app_key_id, origin_id) DO NOTHING
-        RETURNING ${COLS}, j.format, j.payload, (SELECT sn FROM devices WHERE id = j.device_id) AS sn, true AS changed
-      ), ${DELIVERIES}
-      SELECT b.i, gate.hits, gate.fresh, gate.key, gate.pass, u.*, w.id AS delivery_id
-      FROM b LEFT JOIN gate ON gate.i = b.i
-        LEFT JOIN u ON u.app_key_id = b.app_key_id AND u.origin_id = b.origin_id
-        LEFT JOIN w ON w.job_id = u.id
-      ORDER BY b.i`.execute(this.db);
+    const rows = await this.repo.jobs.insertJobs(
+      jobs.map((j) => ({
+        tenantId: j.key.tenantId,
+        keyId: j.key.id,
+        device: j.device,
+        originId: j.body.originId,
+        content: j.body.content,
+        format: j.prepared.format,
+        payload: j.prepared.payload,
+        preview: j.prepared.preview,
+        columns: j.prepared.columns,
+        copies: j.body.copies,
+        expireS: j.expireS,
+        gate: j.gate?.values ?? null,
+      })),
+      gated?.ctes,
+      this.opts.maxAttempts,
+    );
     const deliveries = new Set<string>();
     const taken = new Set<string>();
     const out = jobs.map((j, i): Written => {
@@ -315,7 +176,7 @@ export class PrintService {
       taken.add(r.id);
       if (r.delivery_id) deliveries.add(r.delivery_id);
       const { i: _i, hits: _h, fresh: _f, key: _k, pass: _p, delivery_id: _d, ...row } = r;
-      return { row, answer };
+      return { row: row as SendRow, answer };
     });
     if (deliveries.size) this.webhooks.enqueue([...deliveries]);
     return out;
@@ -338,70 +199,7 @@ export class PrintService {
     const okAcks = acks.filter((a) => a.msg.ok);
     const refusals = acks.filter((a) => !a.msg.ok);
     const durable = results.length > 0 || refusals.length > 0;
-    const deliveries: string[] = [];
-    await this.db.transaction().execute(async (trx) => {
-      if (!durable) await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-      const list = (rs: { deviceId: number; msg: { id: string } }[], extra?: (r: never) => unknown) =>
-        JSON.stringify(
-          rs.map((r) => ({ id: r.msg.id, device_id: r.deviceId, ...(extra ? (extra(r as never) as object) : {}) })),
-        );
-      if (okAcks.length) {
-        await this.transition(
-          sql`
-          UPDATE print_jobs j SET state = 'delivered', delivered_at = now(), updated_at = now()
-          FROM jsonb_to_recordset(${list(okAcks)}::jsonb) AS b(id uuid, device_id bigint), devices d
-          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id AND j.state IN ('sent', 'timeout')
-          RETURNING ${COLS}, d.sn, true AS changed`,
-          trx,
-          deliveries,
-        );
-      }
-      if (refusals.length) {
-        await this.transition(
-          sql`
-          UPDATE print_jobs j SET state = 'failed', error = b.error, finished_at = now(), updated_at = now()
-          FROM jsonb_to_recordset(${list(refusals, (r: { msg: AckMsg }) => ({ error: r.msg.error || 'refused by the printer' }))}::jsonb)
-            AS b(id uuid, device_id bigint, error text), devices d
-          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
-          RETURNING ${COLS}, d.sn, true AS changed`,
-          trx,
-          deliveries,
-        );
-      }
-      if (progress.length) {
-        await this.transition(
-          sql`
-          UPDATE print_jobs j SET state = 'printing', started_at = coalesce(j.started_at, now()),
-            delivered_at = coalesce(j.delivered_at, now()), updated_at = now()
-          FROM jsonb_to_recordset(${list(progress)}::jsonb) AS b(id uuid, device_id bigint), devices d
-          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id AND j.state IN ('sent', 'timeout', 'delivered')
-          RETURNING ${COLS}, d.sn, true AS changed`,
-          trx,
-          deliveries,
-        );
-      }
-      if (results.length) {
-        await this.transition(
-          sql`
-          UPDATE print_jobs j SET state = b.state,
-            error = CASE WHEN j.state = 'canceled' THEN 'printed although canceled: the printer had already received it'
-                         WHEN j.state IN ('expired', 'failed') THEN 'printed after its expiry: the printer had already received it'
-                         ELSE b.error END,
-            delivered_at = coalesce(j.delivered_at, now()), started_at = coalesce(j.started_at, now()), finished_at = now(), updated_at = now()
-          FROM jsonb_to_recordset(${list(results, (r: { msg: ResultMsg }) => ({
-            ok: r.msg.ok,
-            state: r.msg.ok ? 'printed' : 'failed',
-            error: r.msg.ok ? '' : r.msg.error || 'failed on the printer',
-          }))}::jsonb) AS b(id uuid, device_id bigint, ok boolean, state text, error text), devices d
-          WHERE j.id = b.id AND j.device_id = b.device_id AND d.id = j.device_id
-            AND (j.state IN ('sent', 'timeout', 'delivered', 'printing')
-              OR (b.ok AND j.attempts > 0 AND (j.state = 'canceled' OR (j.state IN ('expired', 'failed') AND j.error IN (${EXPIRED_UNTAKEN}, ${EXPIRED_TAKEN})))))
-          RETURNING ${COLS}, d.sn, true AS changed`,
-          trx,
-          deliveries,
-        );
-      }
-    });
+    const deliveries = await this.repo.delivery.writeReports({ okAcks, refusals, progress, results }, durable);
     if (deliveries.length) this.webhooks.enqueue(deliveries);
   }
 
@@ -456,15 +254,8 @@ export class PrintService {
   }
 
   /** Devices by tenant and lower-case serial number, in one statement; null for one not in that tenant. */
-  private async readDevices(ds: { tenantId: number; sn: string }[]): Promise<(SubmitDevice | null)[]> {
-    const { rows } = await sql<{ i: number; device: SubmitDevice | null }>`${PREPARED}
-      SELECT b.i, (SELECT json_build_object('id', d.id, 'kind', m.kind, 'paper_width_mm', m.paper_width_mm)
-          FROM devices d JOIN device_models m ON m.id = d.model_id
-          WHERE lower(d.sn) = b.sn AND d.tenant_id = b.tenant_id) AS device
-      FROM jsonb_to_recordset(${JSON.stringify(ds.map((d, i) => ({ i, tenant_id: d.tenantId, sn: d.sn })))}::jsonb)
-        AS b(i int, tenant_id bigint, sn text)
-      ORDER BY b.i`.execute(this.db);
-    return rows.map((r) => r.device);
+  private readDevices(ds: { tenantId: number; sn: string }[]): Promise<(SubmitDevice | null)[]> {
+    return this.repo.jobs.readDevices(ds);
   }
 
   /** The device of a submit (this node's copy, else read) and the content rendered for it; 404 for no such device. */
@@ -497,45 +288,22 @@ export class PrintService {
     return { device, prepared };
   }
 
-  private async byOrigin(keyId: number, originId: string): Promise<JobRow | undefined> {
-    const { rows } = await sql<JobRow>`
-      SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id
-      WHERE j.app_key_id = ${keyId} AND j.origin_id = ${originId}`.execute(this.db);
-    return rows[0];
+  private byOrigin(keyId: number, originId: string): Promise<JobRow | undefined> {
+    return this.repo.jobs.findByOrigin(keyId, originId);
   }
 
   async get(key: PrintKey, id: string): Promise<JobRow> {
-    const { rows } = await sql<JobRow>`
-      SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id
-      WHERE j.id = ${id} AND j.app_key_id = ${key.id}`.execute(this.db);
-    if (!rows[0]) throw notFound('job');
-    return rows[0];
+    const row = await this.repo.jobs.findForKey(key.id, id);
+    if (!row) throw notFound('job');
+    return row;
   }
 
   async list(
     key: PrintKey,
     q: OpenPrintListQuery & { pageNo: number; pageSize: number },
   ): Promise<Paged<OpenPrintJob>> {
-    const where = [sql`j.app_key_id = ${key.id}`];
-    if (q.deviceSn) where.push(sql`lower(d.sn) = ${q.deviceSn.toLowerCase()}`);
-    if (q.state) where.push(sql`j.state = ${q.state}`);
-    if (q.originId) where.push(sql`j.origin_id = ${q.originId}`);
-    if (q.from) where.push(sql`j.created_at >= ${q.from}::timestamptz`);
-    if (q.to) where.push(sql`j.created_at < ${q.to}::timestamptz`);
-    const cond = sql.join(where, sql` AND `);
-    const [page, total] = await Promise.all([
-      sql<JobRow>`
-        SELECT ${COLS}, d.sn FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}
-        ORDER BY j.created_at DESC, j.seq DESC LIMIT ${q.pageSize} OFFSET ${(q.pageNo - 1) * q.pageSize}`.execute(
-        this.db,
-      ),
-      sql<{
-        n: number;
-      }>`SELECT count(*)::int AS n FROM print_jobs j JOIN devices d ON d.id = j.device_id WHERE ${cond}`.execute(
-        this.db,
-      ),
-    ]);
-    return { list: page.rows.map(toOpenJob), total: total.rows[0].n };
+    const { rows, total } = await this.repo.jobs.listForKey(key.id, q);
+    return { list: rows.map(toOpenJob), total };
   }
 
   /**
@@ -543,27 +311,20 @@ export class PrintService {
    * unacknowledged delivery proves nothing), so it is refused: a cancel answered 200 means the job never prints.
    */
   async cancel(key: PrintKey, id: string, reason = 'canceled by the caller'): Promise<JobRow> {
-    return this.cancelWhere(sql`j.id = ${id} AND j.app_key_id = ${key.id}`, id, reason);
+    const [row] = this.announce(await this.repo.jobs.cancelForKey(key.id, id, reason));
+    return row ?? this.refuseCancel(await this.repo.jobs.stateForKey(key.id, id));
   }
 
   /** The console's cancel: any job of the tenant. */
   async cancelInTenant(tenantId: number, id: string): Promise<JobRow> {
-    return this.cancelWhere(sql`j.id = ${id} AND j.tenant_id = ${tenantId}`, id, 'canceled from the console');
+    const [row] = this.announce(await this.repo.jobs.cancelInTenant(tenantId, id, 'canceled from the console'));
+    return row ?? this.refuseCancel(await this.repo.jobs.stateInTenant(tenantId, id));
   }
 
-  private async cancelWhere(where: RawBuilder<unknown>, id: string, reason: string): Promise<JobRow> {
-    const rows = await this.transition<JobRow>(sql`
-      UPDATE print_jobs j SET state = 'canceled', error = ${reason}, finished_at = now(), updated_at = now()
-      FROM devices d
-      WHERE ${where} AND d.id = j.device_id AND ${CANCELABLE}
-      RETURNING ${COLS}, d.sn, true AS changed`);
-    if (rows[0]) return rows[0];
-    const { rows: existing } = await sql<{
-      state: PrintJobState;
-      attempts: number;
-    }>`SELECT j.state, j.attempts FROM print_jobs j WHERE ${where}`.execute(this.db);
-    if (!existing[0]) throw notFound('job');
-    const { state, attempts } = existing[0];
+  /** Why a job was not canceled: not found, or sent once already (it may print). */
+  private refuseCancel(existing: { state: PrintJobState; attempts: number } | undefined): never {
+    if (!existing) throw notFound('job');
+    const { state, attempts } = existing;
     // 400, not 409: the code catalogue (SPEC §8) has no conflict code; data.reason tells it apart from bad input
     const extra = { field: 'id', data: { reason: CANCEL_REFUSED_REASON, state, attempts } };
     if (state === 'canceled') throw new AppError(400, 'print.alreadyCanceled', null, extra);
@@ -580,77 +341,28 @@ export class PrintService {
   /** Cancels every job of the tenant on one device that was never sent (jobs once sent stay: they may print). */
   async clearDevice(key: PrintKey, sn: string): Promise<OpenClearResult> {
     const device = await this.deviceOf(key, sn);
-    const rows = await this.transition<JobRow>(sql`
-      UPDATE print_jobs j SET state = 'canceled', error = 'the device queue was cleared', finished_at = now(), updated_at = now()
-      FROM devices d
-      WHERE j.id IN (
-          -- locked in submission order, as a resend on hello locks them: two statements never wait on each other in a cycle
-          SELECT id FROM print_jobs j WHERE device_id = ${device.id} AND tenant_id = ${key.tenantId} AND ${CANCELABLE} ORDER BY seq FOR UPDATE)
-        AND d.id = j.device_id AND ${CANCELABLE}
-      RETURNING ${COLS}, d.sn, true AS changed`);
+    const rows = this.announce(await this.repo.jobs.clearDevice(key.tenantId, device.id));
     return { canceled: rows.length, jobIds: rows.sort((a, b) => a.seq - b.seq).map((r) => r.id) };
   }
 
-  private async deviceOf(key: PrintKey, sn: string) {
-    const d = await this.db
-      .selectFrom('devices as d')
-      .innerJoin('device_models as m', 'm.id', 'd.model_id')
-      .select([
-        'd.id',
-        'd.sn',
-        'd.name',
-        'd.status',
-        'd.paper',
-        'd.last_seen_at',
-        'm.code as model',
-        'm.kind',
-        'm.paper_width_mm',
-      ])
-      .where(sql<string>`lower(d.sn)`, '=', sn.toLowerCase())
-      .where('d.tenant_id', '=', key.tenantId)
-      .executeTakeFirst();
+  private async deviceOf(key: PrintKey, sn: string): Promise<DeviceRow> {
+    const d = await this.repo.jobs.findDevice(key.tenantId, sn);
     if (!d) throw notFound('device');
     return d;
   }
 
   async deviceStatus(key: PrintKey, sn: string): Promise<OpenDeviceStatus> {
     const d = await this.deviceOf(key, sn);
-    const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM print_jobs WHERE device_id = ${d.id} AND tenant_id = ${key.tenantId} AND state IN ${OPEN}`.execute(
-      this.db,
-    );
-    return { ...openDevice(d), paper: d.paper, pendingJobs: rows[0].n };
+    const pendingJobs = await this.repo.jobs.countOpenJobs(key.tenantId, d.id);
+    return { ...openDevice(d), paper: d.paper, pendingJobs };
   }
 
   async devices(
     key: PrintKey,
     q: { pageNo: number; pageSize: number; status?: 'online' | 'offline' },
   ): Promise<Paged<OpenDevice>> {
-    let base = this.db
-      .selectFrom('devices as d')
-      .innerJoin('device_models as m', 'm.id', 'd.model_id')
-      .where('d.tenant_id', '=', key.tenantId);
-    if (q.status) base = base.where('d.status', '=', q.status);
-    const [rows, total] = await Promise.all([
-      base
-        .select([
-          'd.id',
-          'd.sn',
-          'd.name',
-          'd.status',
-          'd.paper',
-          'd.last_seen_at',
-          'm.code as model',
-          'm.kind',
-          'm.paper_width_mm',
-        ])
-        .orderBy('d.sn')
-        .limit(q.pageSize)
-        .offset((q.pageNo - 1) * q.pageSize)
-        .execute(),
-      base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return { list: rows.map(openDevice), total: total.n };
+    const { rows, total } = await this.repo.jobs.listDevices(key.tenantId, q);
+    return { list: rows.map(openDevice), total };
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -671,22 +383,7 @@ export class PrintService {
   }
 
   async resendPending(deviceId: number): Promise<number> {
-    const rows = await this.transition<SendRow>(sql`
-      WITH due AS (
-        SELECT j.id, j.state AS prev FROM print_jobs j
-        WHERE j.device_id = ${deviceId} AND j.state IN ${OPEN} AND j.expire_at > now()
-          AND (j.state IN ('delivered', 'printing') OR j.ack_timeouts < j.max_attempts)
-        ORDER BY j.seq
-        -- waits (no SKIP LOCKED) for a sweep that is resending one of them: skipping it would send it after its successors
-        FOR UPDATE OF j
-      )
-      UPDATE print_jobs j SET
-        state = CASE WHEN j.state IN ('queued', 'sent', 'timeout') THEN 'sent' ELSE j.state END,
-        sent_at = CASE WHEN j.state IN ('queued', 'sent', 'timeout') THEN now() ELSE j.sent_at END,
-        attempts = j.attempts + 1, updated_at = now()
-      FROM due, devices d
-      WHERE j.id = due.id AND d.id = j.device_id AND d.tenant_id = j.tenant_id
-      RETURNING ${COLS}, j.format, j.payload, d.sn, j.state IS DISTINCT FROM due.prev AS changed`);
+    const rows = this.announce(await this.repo.delivery.resendPending(deviceId));
     rows.sort((a, b) => a.seq - b.seq);
     for (const r of rows) await this.downlink.print(r.sn, printMsg(r)).catch(() => {});
     return rows.length;
@@ -720,126 +417,27 @@ export class PrintService {
 
   /** Expiry, ack time-outs, resends and jobs left queued for an online printer; SKIP LOCKED makes N sweepers safe. */
   async sweep(): Promise<void> {
-    await this.transition(sql`
-      UPDATE print_jobs j SET
-        state = CASE WHEN j.state IN ('delivered', 'printing') THEN 'failed' ELSE 'expired' END,
-        error = CASE WHEN j.state IN ('delivered', 'printing') THEN ${EXPIRED_TAKEN} ELSE ${EXPIRED_UNTAKEN} END,
-        finished_at = now(), updated_at = now()
-      FROM devices d
-      WHERE j.id IN (SELECT id FROM print_jobs WHERE state IN ${OPEN} AND expire_at <= now() LIMIT 1000 FOR UPDATE SKIP LOCKED)
-        AND d.id = j.device_id
-      RETURNING ${COLS}, d.sn, true AS changed`);
-
-    // No ack in time. From an online printer it counts (timeout, or failed after max_attempts of them); a printer
-    // that went offline is not charged: the job goes back to queued and again on its hello, however often that is.
-    await this.transition(sql`
-      UPDATE print_jobs j SET
-        state = CASE WHEN d.status <> 'online' THEN 'queued' WHEN j.ack_timeouts + 1 >= j.max_attempts THEN 'failed' ELSE 'timeout' END,
-        ack_timeouts = CASE WHEN d.status <> 'online' THEN j.ack_timeouts ELSE j.ack_timeouts + 1 END,
-        error = CASE WHEN d.status = 'online' AND j.ack_timeouts + 1 >= j.max_attempts
-          THEN 'no acknowledgement from the printer after ' || (j.ack_timeouts + 1) || ' deliveries' ELSE '' END,
-        finished_at = CASE WHEN d.status = 'online' AND j.ack_timeouts + 1 >= j.max_attempts THEN now() END,
-        updated_at = now()
-      FROM devices d
-      WHERE j.id IN (
-          SELECT id FROM print_jobs WHERE state = 'sent' AND sent_at <= now() - make_interval(secs => ${this.opts.ackTimeoutS}::float8)
-          LIMIT 1000 FOR UPDATE SKIP LOCKED)
-        AND d.id = j.device_id
-      RETURNING ${COLS}, d.sn, true AS changed`);
+    this.announce(await this.repo.delivery.expireDue());
+    // No ack in time: from an online printer it counts; a printer that went offline is not charged
+    this.announce(await this.repo.delivery.timeOutUnacked(this.opts.ackTimeoutS));
 
     // timed-out jobs after their back-off, and queued jobs of a printer that is online (a submit that raced its hello)
-    const resent = await this.transition<SendRow>(sql`
-      WITH due AS (
-        SELECT j.id FROM print_jobs j JOIN devices d ON d.id = j.device_id
-        WHERE j.state IN ('queued', 'timeout') AND d.status = 'online' AND d.tenant_id = j.tenant_id
-          AND j.expire_at > now() AND j.ack_timeouts < j.max_attempts
-          AND (
-            (j.state = 'timeout' AND j.updated_at <= now() - make_interval(secs => ${this.opts.retryBackoffS}::float8 * power(2, greatest(j.ack_timeouts - 1, 0))))
-            OR (j.state = 'queued' AND j.updated_at <= now() - interval '1 second')
-          )
-        ORDER BY j.seq
-        LIMIT 500
-        FOR UPDATE OF j SKIP LOCKED
-      )
-      UPDATE print_jobs j SET state = 'sent', attempts = j.attempts + 1, sent_at = now(), updated_at = now()
-      FROM due, devices d
-      WHERE j.id = due.id AND d.id = j.device_id
-      RETURNING ${COLS}, j.format, j.payload, d.sn, true AS changed`);
+    const resent = this.announce(await this.repo.delivery.claimResends(this.opts.retryBackoffS));
     resent.sort((a, b) => a.seq - b.seq);
     for (const r of resent) this.downlink.printAfterPending(r.sn, printMsg(r));
 
     // taken by an online printer, then silent: its result may have died with the node that received it (a shared
     // subscription hands each message to one node). Sent again, in the state it is in: the printer answers with
     // the result it has (docs/device-protocol.md, "a known id"), or prints it if it never had it.
-    const asked = await this.transition<SendRow>(sql`
-      WITH due AS (
-        SELECT j.id FROM print_jobs j JOIN devices d ON d.id = j.device_id
-        WHERE j.state IN ('delivered', 'printing') AND d.status = 'online' AND j.expire_at > now()
-          AND j.updated_at <= now() - make_interval(secs => ${this.opts.resultTimeoutS ?? 60}::float8)
-        ORDER BY j.seq
-        LIMIT 500
-        FOR UPDATE OF j SKIP LOCKED
-      )
-      UPDATE print_jobs j SET attempts = j.attempts + 1, updated_at = now()
-      FROM due, devices d
-      WHERE j.id = due.id AND d.id = j.device_id
-      RETURNING ${COLS}, j.format, j.payload, d.sn, false AS changed`);
+    const asked = this.announce(await this.repo.delivery.claimSilent(this.opts.resultTimeoutS ?? 60));
     asked.sort((a, b) => a.seq - b.seq);
     for (const r of asked) this.downlink.printAfterPending(r.sn, printMsg(r));
   }
 
-  /**
-   * Runs a state change and, in the same statement, writes a webhook delivery for every job that entered a new
-   * state and whose key has a callback URL; the new deliveries are then handed to the sender.
-   */
-  private async transition<T extends JobRow>(
-    change: RawBuilder<unknown>,
-    exec: Db = this.db,
-    /** Inside a transaction: the new deliveries are collected here and handed to the sender after its commit. */
-    after?: string[],
-  ): Promise<T[]> {
-    const { rows } = await sql<T & { delivery_id: string | null; changed: boolean }>`${PREPARED}
-      WITH u AS (${change}), ${DELIVERIES}
-      SELECT u.*, w.id AS delivery_id FROM u LEFT JOIN w ON w.job_id = u.id`.execute(exec);
+  /** Hands the webhook deliveries a state change wrote (in its own statement) to the sender; answers its rows. */
+  private announce<T extends JobRow>(rows: Changed<T>[]): Changed<T>[] {
     const deliveries = rows.flatMap((r) => (r.delivery_id ? [r.delivery_id] : []));
-    if (after) after.push(...deliveries);
-    else if (deliveries.length) this.webhooks.enqueue(deliveries);
+    if (deliveries.length) this.webhooks.enqueue(deliveries);
     return rows;
   }
-}
-
-export function printMsg(r: SendRow): PrintMsg {
-  return {
-    id: r.id,
-    format: r.format,
-    content:
-      r.format === 'escpos' ? Buffer.from(r.payload).toString('base64') : Buffer.from(r.payload).toString('utf8'),
-    copies: r.copies,
-    expireAt: iso(r.expire_at)!,
-    attempt: Math.max(1, r.attempts),
-  };
-}
-
-function openDevice(d: {
-  sn: string;
-  name: string;
-  status: 'online' | 'offline';
-  paper: keyof typeof FAULT | 'ok';
-  last_seen_at: Date | null;
-  model: string;
-  kind: 'printer' | 'android-terminal';
-  paper_width_mm: number;
-}): OpenDevice {
-  const fault = d.status === 'online' && d.paper !== 'ok' ? FAULT[d.paper] : null;
-  return {
-    sn: d.sn,
-    name: d.name,
-    model: d.model,
-    kind: d.kind,
-    paperWidthMm: d.paper_width_mm,
-    status: d.status,
-    state: d.status === 'offline' ? 'offline' : fault ? 'fault' : 'ok',
-    fault,
-    lastSeenAt: iso(d.last_seen_at),
-  };
 }
