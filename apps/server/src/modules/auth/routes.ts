@@ -18,6 +18,7 @@ import {
   smsSendBody,
   smsSendResult,
   tokenResult,
+  type LoginResult,
 } from '@cpc/contracts';
 import { caller } from '../../plugins/auth.ts';
 import { ok } from '../../plugins/errors.ts';
@@ -43,7 +44,7 @@ export interface AccountLimits {
   register: RateLimit;
 }
 
-export const authRoutes: FastifyPluginAsyncZod<{
+export interface AuthRouteOptions {
   auth: AuthService;
   captcha: CaptchaProvider;
   refreshTtl: number;
@@ -51,18 +52,24 @@ export const authRoutes: FastifyPluginAsyncZod<{
   social: SocialLogin;
   /** The server's public origin (PUBLIC_URL, or the address it listens on): the social-login redirect is under it. */
   origin: () => string;
-}> = async (app, { auth, captcha, refreshTtl, limits, social, origin }) => {
-  const setRefreshCookie = (req: FastifyRequest, reply: FastifyReply, issued: IssuedSession) => {
-    reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: req.protocol === 'https',
-      path: '/apiAdmin',
-      maxAge: refreshTtl,
-    });
-    return ok(issued.result);
-  };
+}
 
+type App = Parameters<FastifyPluginAsyncZod<AuthRouteOptions>>[0];
+/** Sets the refresh cookie of an issued session and answers its result. */
+type SetRefresh = (
+  req: FastifyRequest,
+  reply: FastifyReply,
+  issued: IssuedSession,
+) => ReturnType<typeof ok<LoginResult>>;
+/** The browser key a social flow about to start is bound to. */
+type BrowserKey = (req: FastifyRequest, reply: FastifyReply) => string;
+
+/** Captcha, SMS codes and registration (rate-limited per address). */
+function accountRoutes(
+  app: App,
+  { auth, captcha, limits, social }: AuthRouteOptions,
+  setRefreshCookie: SetRefresh,
+): void {
   app.get(
     '/captcha',
     {
@@ -106,7 +113,10 @@ export const authRoutes: FastifyPluginAsyncZod<{
       return setRefreshCookie(req, reply, issued);
     },
   );
+}
 
+/** Signing in, refreshing the access token, signing out. */
+function sessionRoutes(app: App, { auth }: AuthRouteOptions, setRefreshCookie: SetRefresh): void {
   for (const url of ['/user/v1/login', '/user/login']) {
     app.post(
       url,
@@ -169,27 +179,16 @@ export const authRoutes: FastifyPluginAsyncZod<{
       return ok(null);
     },
   );
+}
 
-  // from configuration only: a Host header names whatever the caller likes
-  const redirectUri = () => `${origin()}/callback`;
-
-  /**
-   * Binds a flow about to start to this browser: its key from the flow cookie (kept, so flows started in two tabs
-   * both finish), else a new one; the cookie is (re)set for the flow's lifetime, sent only to the social-login calls.
-   */
-  const browserKey = (req: FastifyRequest, reply: FastifyReply) => {
-    const key = browserKeyOf(req.cookies[SOCIAL_FLOW_COOKIE]) ?? newBrowserKey();
-    reply.setCookie(SOCIAL_FLOW_COOKIE, key, {
-      httpOnly: true,
-      // Lax: the provider's redirect back is a top-level navigation; the callback page's own call is same-site
-      sameSite: 'lax',
-      secure: req.protocol === 'https' || origin().startsWith('https:'),
-      path: SOCIAL_FLOW_COOKIE_PATH,
-      maxAge: social.flowTtlS,
-    });
-    return key;
-  };
-
+/** Social login: the providers, a flow's start and finish, linking an offered identity with a password. */
+function socialLoginRoutes(
+  app: App,
+  { social }: AuthRouteOptions,
+  setRefreshCookie: SetRefresh,
+  browserKey: BrowserKey,
+  redirectUri: () => string,
+): void {
   app.get(
     '/socialLogin/providers',
     {
@@ -241,7 +240,15 @@ export const authRoutes: FastifyPluginAsyncZod<{
     },
     async (req, reply) => setRefreshCookie(req, reply, await social.linkWithPassword(req.body, clientOf(req))),
   );
+}
 
+/** The signed-in user's linked identities: the list, linking another, unlinking one. */
+function socialIdentityRoutes(
+  app: App,
+  { social }: AuthRouteOptions,
+  browserKey: BrowserKey,
+  redirectUri: () => string,
+): void {
   app.get(
     '/socialLogin/identities',
     {
@@ -292,6 +299,45 @@ export const authRoutes: FastifyPluginAsyncZod<{
       return ok(null);
     },
   );
+}
+
+export const authRoutes: FastifyPluginAsyncZod<AuthRouteOptions> = async (app, options) => {
+  const { refreshTtl, social, origin } = options;
+  const setRefreshCookie = (req: FastifyRequest, reply: FastifyReply, issued: IssuedSession) => {
+    reply.setCookie(REFRESH_COOKIE, issued.refreshToken, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.protocol === 'https',
+      path: '/apiAdmin',
+      maxAge: refreshTtl,
+    });
+    return ok(issued.result);
+  };
+
+  // from configuration only: a Host header names whatever the caller likes
+  const redirectUri = () => `${origin()}/callback`;
+
+  /**
+   * Binds a flow about to start to this browser: its key from the flow cookie (kept, so flows started in two tabs
+   * both finish), else a new one; the cookie is (re)set for the flow's lifetime, sent only to the social-login calls.
+   */
+  const browserKey = (req: FastifyRequest, reply: FastifyReply) => {
+    const key = browserKeyOf(req.cookies[SOCIAL_FLOW_COOKIE]) ?? newBrowserKey();
+    reply.setCookie(SOCIAL_FLOW_COOKIE, key, {
+      httpOnly: true,
+      // Lax: the provider's redirect back is a top-level navigation; the callback page's own call is same-site
+      sameSite: 'lax',
+      secure: req.protocol === 'https' || origin().startsWith('https:'),
+      path: SOCIAL_FLOW_COOKIE_PATH,
+      maxAge: social.flowTtlS,
+    });
+    return key;
+  };
+
+  accountRoutes(app, options, setRefreshCookie);
+  sessionRoutes(app, options, setRefreshCookie);
+  socialLoginRoutes(app, options, setRefreshCookie, browserKey, redirectUri);
+  socialIdentityRoutes(app, options, browserKey, redirectUri);
 };
 
 /**
