@@ -15,7 +15,8 @@ import { registerApiDocs } from './plugins/api-docs.ts';
 import { rateLimits } from './plugins/rate-limit.ts';
 import { securityHeaders } from './plugins/security-headers.ts';
 import { payloadCrypto } from './plugins/payload-crypto.ts';
-import { EventTickets, LiveEvents, liveEventRoutes } from './plugins/live-events.ts';
+import { LiveEvents } from './plugins/live-events.ts';
+import { EventTickets, liveEventRoutes } from './plugins/live-stream.ts';
 import { mqttGateway } from './plugins/mqtt/gateway.ts';
 import { DeviceLink } from './plugins/mqtt/device-link.ts';
 import { DeviceBus } from './plugins/mqtt/device-bus.ts';
@@ -55,6 +56,37 @@ export async function buildApp(
   db: Db,
   opts: { logStream?: NodeJS.WritableStream } = {},
 ): Promise<FastifyInstance> {
+  const app = createFastify(config, opts.logStream);
+  // the locks of the cluster-once periodic jobs (docs/cluster-state.md): one PostgreSQL session of this node's own
+  const clusterLocks = new ClusterLocks(config.DATABASE_URL, app.log.child({ module: 'cluster-locks' }));
+  app.decorate('clusterLocks', clusterLocks);
+  app.addHook('onClose', () => clusterLocks.close());
+  if (config.OPEN_TRUSTED_PROXIES.length)
+    app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
+
+  const core = await buildCore(app, config, db);
+  const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
+  await app.register(securityHeaders, {
+    webDist: dist,
+    mapTileUrl: config.MAP_TILE_URL,
+    storageOrigin: core.storage.driver.origin ?? undefined,
+  });
+  await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
+  await app.register(cookie);
+  await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
+  await registerApiDocs(app, API_PREFIX, { access: config.API_DOCS, db, tokens: core.tokens });
+  await app.register(jobQueue, { queue: core.queue });
+
+  // the modules register themselves (modules/index.ts): services, upkeep, what they hear from devices
+  for (const m of MODULES) await app.register(m.plugin);
+  await app.register(mqttGateway, { db, config, events: core.events, link: core.link, bus: core.bus });
+  await registerRoutes(app, core);
+  await serveConsole(app, dist);
+  return app;
+}
+
+/** The Fastify instance: its logger (secrets redacted), trusted proxies, limits, zod, the error envelope. */
+function createFastify(config: Config, logStream?: NodeJS.WritableStream) {
   const app = Fastify({
     logger:
       config.LOG_LEVEL === 'silent'
@@ -71,7 +103,7 @@ export async function buildApp(
             ],
             serializers: logSerializers,
             hooks: logHooks,
-            ...(opts.logStream ? { stream: opts.logStream } : {}),
+            ...(logStream ? { stream: logStream } : {}),
           },
     // X-Forwarded-For is believed only from the configured proxies: `req.ip` is the right-most address in it that
     // is not one of them (the TCP peer when there are none), for every route, the throttles and the logs
@@ -86,11 +118,11 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
-  // the locks of the cluster-once periodic jobs (docs/cluster-state.md): one PostgreSQL session of this node's own
-  const clusterLocks = new ClusterLocks(config.DATABASE_URL, app.log.child({ module: 'cluster-locks' }));
-  app.decorate('clusterLocks', clusterLocks);
-  app.addHook('onClose', () => clusterLocks.close());
+  return app;
+}
 
+/** What every module may be given (plugins/core.ts), decorated as `app.core`. */
+async function buildCore(app: FastifyInstance, config: Config, db: Db): Promise<Core> {
   const [jwtSecret, storageSecret] = await Promise.all([
     ensureSecret(db, 'jwt_secret'),
     ensureSecret(db, 'storage_secret'),
@@ -100,19 +132,6 @@ export async function buildApp(
   const storage = new ObjectStorage(objectsDir, storageSecret, await storageDriver(config.STORAGE_URL, objectsDir));
   // a bucket the node cannot reach is told at start (the node still starts: S3 may come back)
   storage.driver.check?.().catch((e: Error) => app.log.error(`STORAGE_URL: ${e.message}`));
-
-  if (config.OPEN_TRUSTED_PROXIES.length)
-    app.log.warn('OPEN_TRUSTED_PROXIES is deprecated: it is merged into TRUSTED_PROXIES, which the whole server uses');
-  const dist = config.WEB_DIST ?? path.resolve(import.meta.dirname, '../../web/dist');
-  await app.register(securityHeaders, {
-    webDist: dist,
-    mapTileUrl: config.MAP_TILE_URL,
-    storageOrigin: storage.driver.origin ?? undefined,
-  });
-  await app.register(rateLimits, { db, notFound: config.RATE_LIMIT_NOT_FOUND });
-  await app.register(cookie);
-  await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1 } });
-  await registerApiDocs(app, API_PREFIX, { access: config.API_DOCS, db, tokens });
   // Live events fan out through PostgreSQL, so the LISTEN connection needs the database's URL.
   const events = new LiveEvents(db, config.DATABASE_URL, app.log.child({ module: 'live-events' }));
   app.addHook('onReady', () => events.start());
@@ -127,16 +146,18 @@ export async function buildApp(
     pollMs: config.JOB_QUEUE_POLL_MS,
     log: app.log.child({ module: 'job-queue' }),
   });
-  await app.register(jobQueue, { queue });
   const core: Core = { config, db, storage, events, link, bus, queue, tokens, origin: () => deviceOrigin(app, config) };
   app.decorate('core', core);
   app.decorate('storage', storage);
   app.decorate('deviceBus', bus);
+  return core;
+}
 
-  // the modules register themselves (modules/index.ts): services, upkeep, what they hear from devices
-  for (const m of MODULES) await app.register(m.plugin);
-  await app.register(mqttGateway, { db, config, events, link, bus });
-
+/**
+ * The routes, after the payload crypto (whose hooks they need): the broker's hook, every module's root routes,
+ * then the console API behind the sign-in and permission checks.
+ */
+async function registerRoutes(app: FastifyInstance, { config, db, events, link, tokens }: Core): Promise<void> {
   const isOpen = (url: string) => url.startsWith(`${OPEN_API_PREFIX}/`);
   const isBrokerHook = (url: string) => url.startsWith(`${BROKER_HOOK_PREFIX}/`);
   await app.register(payloadCrypto, {
@@ -170,28 +191,29 @@ export async function buildApp(
     },
     { prefix: API_PREFIX },
   );
+}
 
-  if (fs.existsSync(path.join(dist, 'index.html'))) {
-    // preCompressed: the web build writes .br / .gz beside its scripts and styles (apps/web/vite.config.ts).
-    // Cache headers are set here alone (send's maxAge would overwrite them): index.html is revalidated on every
-    // visit, the content-hashed assets never change under their name.
-    await app.register(fastifyStatic, {
-      root: dist,
-      wildcard: false,
-      preCompressed: true,
-      cacheControl: false,
-      setHeaders: (res, file) => {
-        if (file.endsWith('index.html')) {
-          res.setHeader('cache-control', 'no-cache');
-          return;
-        }
-        res.setHeader('vary', 'accept-encoding');
-        res.setHeader(
-          'cache-control',
-          /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
-        );
-      },
-    });
-  }
-  return app;
+/** The built console, when there is one. */
+async function serveConsole(app: FastifyInstance, dist: string): Promise<void> {
+  if (!fs.existsSync(path.join(dist, 'index.html'))) return;
+  // preCompressed: the web build writes .br / .gz beside its scripts and styles (apps/web/vite.config.ts).
+  // Cache headers are set here alone (send's maxAge would overwrite them): index.html is revalidated on every
+  // visit, the content-hashed assets never change under their name.
+  await app.register(fastifyStatic, {
+    root: dist,
+    wildcard: false,
+    preCompressed: true,
+    cacheControl: false,
+    setHeaders: (res, file) => {
+      if (file.endsWith('index.html')) {
+        res.setHeader('cache-control', 'no-cache');
+        return;
+      }
+      res.setHeader('vary', 'accept-encoding');
+      res.setHeader(
+        'cache-control',
+        /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+      );
+    },
+  });
 }
