@@ -1,4 +1,3 @@
-import type { RawBuilder } from 'kysely';
 import {
   COMMAND_EXPIRE_DEFAULT_S,
   TASK_STATES,
@@ -19,7 +18,7 @@ import { auditRow, changedFields } from '../../lib/audit.ts';
 import { AppError, notFound } from '../../plugins/errors.ts';
 import type { EventSink } from '../../plugins/live-events.ts';
 import type { DeviceBus } from '../../plugins/mqtt/device-bus.ts';
-import { TaskRepository, type SentRow, type TaskRow, type TaskSpec } from './repository.ts';
+import { TaskRepository, type DevicesInScope, type SentRow, type TaskRow, type TaskSpec } from './repository.ts';
 
 export type { TaskSpec } from './repository.ts';
 
@@ -32,7 +31,7 @@ export interface TaskCaller {
   tenantId: number;
   scope: TenantScope;
   /** The devices the caller's data scope reaches (issue 12, `inDataScope`); absent: all of the tenant's. */
-  devices?: RawBuilder<boolean>;
+  devices?: DevicesInScope;
 }
 export interface TaskOptions {
   /** A sent task without an ack for this long times out. */
@@ -170,7 +169,7 @@ export class TaskService {
   }
 
   /** `devices`: the caller's data scope (issue 12): tasks of devices outside it are not listed. */
-  async list(scope: TenantScope, q: TaskListParams, devices?: RawBuilder<boolean>): Promise<Paged<TaskItem>> {
+  async list(scope: TenantScope, q: TaskListParams, devices?: DevicesInScope): Promise<Paged<TaskItem>> {
     const repo = this.on(scope);
     // a filter naming another tenant's device or batch is a 404, like every cross-tenant id
     if (q.deviceId && !(await repo.deviceExists(scope.tenantId, q.deviceId, devices))) throw notFound('device');
@@ -190,7 +189,7 @@ export class TaskService {
    * `devices`: the caller's data scope (issue 12). A batch is seen when one of its tasks is for a device inside
    * it (another batch is not found), and its counts count those tasks only.
    */
-  async batch(scope: TenantScope, id: number, devices?: RawBuilder<boolean>): Promise<BatchView> {
+  async batch(scope: TenantScope, id: number, devices?: DevicesInScope): Promise<BatchView> {
     const repo = this.on(scope);
     const batch = await repo.findBatch(scope.tenantId, id, devices);
     if (!batch) throw notFound('batch');
@@ -205,7 +204,7 @@ export class TaskService {
   async batches(
     scope: TenantScope,
     q: { pageNo: number; pageSize: number },
-    devices?: RawBuilder<boolean>,
+    devices?: DevicesInScope,
   ): Promise<Paged<BatchView>> {
     const repo = this.on(scope);
     const { rows: page, total } = await repo.listBatches(scope.tenantId, q, devices);
@@ -224,11 +223,7 @@ export class TaskService {
 
   /** Cancels an unfinished task: it is never sent again and a late result from the device is ignored. */
   /** `devices`: the caller's data scope (issue 12): a task of a device outside it is not found. */
-  async cancel(
-    scope: TenantScope,
-    id: string,
-    devices?: RawBuilder<boolean>,
-  ): Promise<{ id: string; state: TaskState }> {
+  async cancel(scope: TenantScope, id: string, devices?: DevicesInScope): Promise<{ id: string; state: TaskState }> {
     const repo = this.on(scope);
     const row = await repo.cancelTask(scope.tenantId, id, devices);
     if (row) {
