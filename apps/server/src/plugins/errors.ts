@@ -201,45 +201,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       if (err.code >= 500) req.log.error({ err }, 'application error');
       return sendAppError(err, req, reply);
     }
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const where = err.validationContext ?? 'body';
-      const lang = requestLanguage(req);
-      const said: string[] = [];
-      const fields: FieldError[] = err.validation.map((v) => {
-        // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
-        const params = v.params as {
-          issue?: { path?: PropertyKey[]; code?: string; keys?: string[] };
-          keys?: string[];
-        };
-        const issue = params.issue;
-        let field = fieldName(issue?.path, v.instancePath, where);
-        const unknownKeys =
-          (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
-        if (unknownKeys?.length)
-          field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
-        const named = field === 'body' ? where : field;
-        const message = v.message ?? 'is invalid';
-        if (isMessageKey(message)) {
-          const values = issueParams((issue ?? v.params) as Record<string, unknown>);
-          said.push(sayAboutField(named, renderMessage(lang, message, values), lang));
-          return fieldError(named, message, values);
-        }
-        // zod's own words (a schema without a message of its own)
-        const zh =
-          lang === 'zh'
-            ? zodIssueZh({
-                code: issue?.code ?? v.keyword,
-                message,
-                params: (issue ?? v.params) as Record<string, unknown>,
-              })
-            : message;
-        said.push(sayAboutField(named, zh, lang));
-        return { field: named, message };
-      });
-      // data.fields stays en (programs match it) with the keys; msg is for people, in their language
-      const msg = said.join(lang === 'zh' ? '；' : '; ');
-      return reply.code(400).send({ code: 400, msg, data: { fields } });
-    }
+    if (hasZodFastifySchemaValidationErrors(err)) return sendValidationError(err, req, reply);
     const status = err.statusCode ?? 500;
     if (status >= 500) {
       req.log.error({ err }, 'unhandled error');
@@ -259,7 +221,55 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendAppError(key ? new AppError(code, key) : new VerbatimError(code, err.message), req, reply);
   });
 
-  // Node answers an Expect other than 100-continue itself, with an empty 417, unless the server listens for it
+  answerExpectations(app);
+  answerUnknownRoutes(app);
+}
+
+/** A request that fails its schema: 400, each field named with what is wrong, in the reader's language. */
+function sendValidationError(
+  err: FastifyError & { validation: NonNullable<FastifyError['validation']> },
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const where = err.validationContext ?? 'body';
+  const lang = requestLanguage(req);
+  const said: string[] = [];
+  const fields: FieldError[] = err.validation.map((v) => {
+    // the provider puts the zod issue's code in `keyword` and its other fields in `params` (older: `params.issue`)
+    const params = v.params as {
+      issue?: { path?: PropertyKey[]; code?: string; keys?: string[] };
+      keys?: string[];
+    };
+    const issue = params.issue;
+    let field = fieldName(issue?.path, v.instancePath, where);
+    const unknownKeys = (issue?.code ?? v.keyword) === 'unrecognized_keys' ? (issue?.keys ?? params.keys) : undefined;
+    if (unknownKeys?.length) field = [field === where ? '' : field, unknownKeys.join(',')].filter(Boolean).join('.');
+    const named = field === 'body' ? where : field;
+    const message = v.message ?? 'is invalid';
+    if (isMessageKey(message)) {
+      const values = issueParams((issue ?? v.params) as Record<string, unknown>);
+      said.push(sayAboutField(named, renderMessage(lang, message, values), lang));
+      return fieldError(named, message, values);
+    }
+    // zod's own words (a schema without a message of its own)
+    const zh =
+      lang === 'zh'
+        ? zodIssueZh({
+            code: issue?.code ?? v.keyword,
+            message,
+            params: (issue ?? v.params) as Record<string, unknown>,
+          })
+        : message;
+    said.push(sayAboutField(named, zh, lang));
+    return { field: named, message };
+  });
+  // data.fields stays en (programs match it) with the keys; msg is for people, in their language
+  const msg = said.join(lang === 'zh' ? '；' : '; ');
+  return reply.code(400).send({ code: 400, msg, data: { fields } });
+}
+
+/** Node answers an Expect other than 100-continue itself, with an empty 417, unless the server listens for it. */
+function answerExpectations(app: FastifyInstance): void {
   app.server?.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify({
       code: 417,
@@ -270,7 +280,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       .writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
       .end(body);
   });
+}
 
+/** 404 for a path no route has, 405 (with Allow) for a path another method has. */
+function answerUnknownRoutes(app: FastifyInstance): void {
   // The routes by method, to tell "no such path" (404) from "not with this method" (405 with Allow)
   const known = FindMyWay();
   app.addHook('onRoute', (route) => {
