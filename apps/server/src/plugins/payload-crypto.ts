@@ -14,20 +14,15 @@ import {
   createHash,
   createPrivateKey,
   createPublicKey,
-  generateKeyPair,
   privateEncrypt,
   publicDecrypt,
   publicEncrypt,
   KeyObject,
   randomBytes,
 } from 'node:crypto';
-import { chmod, link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { sql } from 'kysely';
 import forge from 'node-forge';
 import {
   CRYPTO_HEADER,
@@ -38,9 +33,29 @@ import {
 } from '@cpc/contracts';
 import type { Db } from '../db/database.ts';
 import { Periodic } from '../lib/periodic.ts';
+import {
+  MemoryReplayGuard,
+  REPLAY_SWEEP_MS,
+  SharedReplayGuard,
+  loadOrCreateKeyPair,
+  loadSharedKeyPair,
+  type ReplayGuard,
+} from './payload-keys.ts';
 
-export const LEGACY_KEY_BITS = 1024;
-export const MODERN_KEY_BITS = 2048;
+export {
+  LEGACY_KEY_BITS,
+  MODERN_KEY_BITS,
+  MemoryReplayGuard,
+  REPLAY_SWEEP_MS,
+  REPLAY_WINDOW_S,
+  SharedReplayGuard,
+  generateRsaKeyPair,
+  loadOrCreateKeyPair,
+  loadSharedKeyPair,
+  type ReplayGuard,
+  type RsaKeyPairPem,
+} from './payload-keys.ts';
+
 const GCM_IV_BYTES = 12;
 const GCM_TAG_BYTES = 16;
 
@@ -93,143 +108,6 @@ function decodeBase64(text: string): Buffer {
 
 function toBuffer(plaintext: string | Uint8Array): Buffer {
   return typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : Buffer.from(plaintext);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Keys
-
-export interface RsaKeyPairPem {
-  publicKeyPem: string;
-  privateKeyPem: string;
-}
-
-export async function generateRsaKeyPair(bits: number): Promise<RsaKeyPairPem> {
-  const { publicKey, privateKey } = await promisify(generateKeyPair)('rsa', {
-    modulusLength: bits,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  return { publicKeyPem: publicKey, privateKeyPem: privateKey };
-}
-
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
-
-/** Creates `path` atomically (temp file + link) so concurrent starters agree on one key; returns its content. */
-async function createOnce(path: string, content: string): Promise<string> {
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(tmp, content, { mode: 0o600, flag: 'wx' });
-  try {
-    await chmod(tmp, 0o600); // writeFile's mode is subject to the umask
-    await link(tmp, path);
-    return content;
-  } catch (error) {
-    if (isErrno(error, 'EEXIST')) return readFile(path, 'utf8');
-    throw error;
-  } finally {
-    await unlink(tmp).catch(() => undefined);
-  }
-}
-
-interface LoadedKeys {
-  privateKey: KeyObject;
-  publicKeyPem: string;
-}
-
-/** Loads `payload-<scheme>.key.pem` from keyDir, generating it on first start; writes the public half beside it. */
-export async function loadOrCreateKeyPair(
-  keyDir: string,
-  scheme: 'legacy' | 'modern',
-  warn: (message: string) => void = () => undefined,
-): Promise<LoadedKeys> {
-  const bits = scheme === 'legacy' ? LEGACY_KEY_BITS : MODERN_KEY_BITS;
-  const privatePath = join(keyDir, `payload-${scheme}.key.pem`);
-  await mkdir(keyDir, { recursive: true, mode: 0o700 });
-
-  let pem: string;
-  try {
-    pem = await readFile(privatePath, 'utf8');
-    const { mode } = await stat(privatePath);
-    if ((mode & 0o077) !== 0)
-      warn(`payload crypto: ${privatePath} is readable by others (mode ${(mode & 0o777).toString(8)}); use 0600`);
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT')) throw error;
-    pem = await createOnce(privatePath, (await generateRsaKeyPair(bits)).privateKeyPem);
-  }
-
-  return checkedKeyPair(pem, keyDir, scheme, privatePath);
-}
-
-/** The key pair of a PEM: checked to be RSA of the scheme's size; its public half written beside the private file. */
-async function checkedKeyPair(
-  pem: string,
-  keyDir: string,
-  scheme: 'legacy' | 'modern',
-  privatePath: string,
-): Promise<LoadedKeys> {
-  const bits = scheme === 'legacy' ? LEGACY_KEY_BITS : MODERN_KEY_BITS;
-  const publicPath = join(keyDir, `payload-${scheme}.pub.pem`);
-  let privateKey: KeyObject;
-  try {
-    privateKey = createPrivateKey(pem);
-  } catch {
-    throw new Error(`payload crypto: ${privatePath} is not a PEM private key`);
-  }
-  const actualBits = privateKey.asymmetricKeyDetails?.modulusLength;
-  if (privateKey.asymmetricKeyType !== 'rsa' || actualBits !== bits) {
-    throw new Error(
-      `payload crypto: ${privatePath} holds a ${privateKey.asymmetricKeyType ?? 'unknown'} ${actualBits ?? '?'}-bit key; ` +
-        `the ${scheme} scheme needs RSA-${bits}`,
-    );
-  }
-
-  const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
-  await replaceFile(publicPath, publicKeyPem);
-  return { privateKey, publicKeyPem };
-}
-
-/** Writes `content` to `path` (mode 0600, through a temporary file) unless it holds that already. */
-async function replaceFile(path: string, content: string): Promise<void> {
-  const current = await readFile(path, 'utf8').catch(() => '');
-  if (current === content) return;
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(tmp, content, { mode: 0o600 });
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
-}
-
-/**
- * The key pair every node uses (issue 17: nodes behind one proxy must decrypt what the console sealed for any of
- * them): the private key is kept in PostgreSQL (`app_settings`, beside the JWT secret). The first node to start
- * stores its key file's key (an existing installation keeps its key) or a new one; every node then uses the
- * stored key and writes it to its own key files, which are only a copy.
- */
-export async function loadSharedKeyPair(
-  db: Db,
-  keyDir: string,
-  scheme: 'legacy' | 'modern',
-  warn: (message: string) => void = () => undefined,
-): Promise<LoadedKeys> {
-  const name = `payload_${scheme}_private_key`;
-  const stored = () => db.selectFrom('app_settings').select('value').where('key', '=', name).executeTakeFirst();
-  let row = await stored();
-  if (!row) {
-    const local = await loadOrCreateKeyPair(keyDir, scheme, warn);
-    const pem = local.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    await db
-      .insertInto('app_settings')
-      .values({ key: name, value: pem })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    row = await stored();
-    if (!row) throw new Error(`payload crypto: ${name} could not be stored`);
-  }
-  await mkdir(keyDir, { recursive: true, mode: 0o700 });
-  const privatePath = join(keyDir, `payload-${scheme}.key.pem`);
-  const keys = await checkedKeyPair(row.value, keyDir, scheme, privatePath);
-  await replaceFile(privatePath, row.value);
-  return keys;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -367,77 +245,6 @@ export async function modernDecrypt(key: CryptoKey, payload: string): Promise<Bu
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Replay guard
-
-/** How long what a request carried is remembered: an access token's life (ACCESS_TOKEN_TTL's default). */
-export const REPLAY_WINDOW_S = 15 * 60;
-/** How often expired digests are deleted (once across the cluster). */
-export const REPLAY_SWEEP_MS = 60_000;
-
-/** Admits a request's tokens (digests of its wrapped key or its ciphertext blocks) unless one was seen before. */
-export interface ReplayGuard {
-  /** false when any token was already seen; otherwise records them all. */
-  admit(tokens: Buffer[]): Promise<boolean>;
-}
-
-/**
- * What every node has seen, in PostgreSQL (`payload_replays`): a request replayed to another node is refused too.
- * One round trip per encrypted request, committed asynchronously: a crash of PostgreSQL may forget the last
- * fraction of a second of digests, but a request that wrote anything made its own commit durable, which flushes
- * the log past its digest.
- */
-export class SharedReplayGuard implements ReplayGuard {
-  constructor(
-    private db: Db,
-    private windowS = REPLAY_WINDOW_S,
-  ) {}
-
-  async admit(tokens: Buffer[]): Promise<boolean> {
-    const unique = [...new Set(tokens.map((t) => t.toString('hex')))];
-    const { rows } = await sql<{ n: number }>`
-      WITH i AS (
-        INSERT INTO payload_replays (digest, expires_at)
-        SELECT decode(d, 'hex'), now() + make_interval(secs => ${this.windowS}) FROM unnest(${unique}::text[]) AS d
-        ON CONFLICT DO NOTHING
-        RETURNING 1
-      )
-      SELECT count(*)::int AS n, set_config('synchronous_commit', 'off', true) AS _ FROM i`.execute(this.db);
-    return rows[0]?.n === unique.length;
-  }
-
-  /** Deletes the digests past their window; returns how many. */
-  async sweep(): Promise<number> {
-    const res = await sql`DELETE FROM payload_replays WHERE expires_at < now()`.execute(this.db);
-    return Number(res.numAffectedRows ?? 0);
-  }
-}
-
-/**
- * This process's memory only (the plugin without a database: its unit tests). Bounded in size; a replay older
- * than the window, or sent to another process, passes.
- */
-export class MemoryReplayGuard implements ReplayGuard {
-  private readonly seen = new Map<string, number>();
-
-  constructor(
-    private readonly windowMs = REPLAY_WINDOW_S * 1000,
-    private readonly maxEntries = 200_000,
-  ) {}
-
-  admit(tokens: Buffer[]): Promise<boolean> {
-    const now = Date.now();
-    const keys = tokens.map((t) => t.toString('base64'));
-    for (const [token, at] of this.seen) {
-      if (at > now - this.windowMs && this.seen.size + keys.length <= this.maxEntries) break;
-      this.seen.delete(token);
-    }
-    if (keys.some((token) => this.seen.has(token))) return Promise.resolve(false);
-    for (const token of keys) this.seen.set(token, now);
-    return Promise.resolve(true);
-  }
-}
-
 const digest = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest();
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -531,41 +338,84 @@ function assertJson(plain: Buffer): void {
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+interface SchemeKeys {
+  publicKeyPem: string;
+  privateKey?: KeyObject;
+  legacyKey?: LegacyPrivateKey;
+  modernKey?: CryptoKey;
+}
+
+/** The scheme's key pair (shared by every node through the database when there is one), as the scheme uses it. */
+async function schemeKeys(
+  fastify: FastifyInstance,
+  scheme: PayloadScheme,
+  keyDir: string,
+  db: Db | undefined,
+): Promise<SchemeKeys> {
+  if (scheme === 'off') return { publicKeyPem: '' };
+  const warn = (message: string) => fastify.log.warn(message);
+  const keys = db ? await loadSharedKeyPair(db, keyDir, scheme, warn) : await loadOrCreateKeyPair(keyDir, scheme, warn);
+  return {
+    publicKeyPem: keys.publicKeyPem,
+    privateKey: keys.privateKey,
+    ...(scheme === 'legacy'
+      ? { legacyKey: toLegacyPrivateKey(keys.privateKey) }
+      : { modernKey: await modernImportPrivateKey(keys.privateKey) }),
+  };
+}
+
+/** Where replays are remembered: the database (with its sweep, once across the cluster), else this node's memory. */
+function replayGuardOf(fastify: FastifyInstance, scheme: PayloadScheme, db: Db | undefined): ReplayGuard {
+  const shared = db && scheme !== 'off' ? new SharedReplayGuard(db) : undefined;
+  if (!shared) return new MemoryReplayGuard();
+  const upkeep = new Periodic((err, job) => fastify.log.warn({ err }, `payload crypto: ${job} failed`), {
+    locks: fastify.hasDecorator('clusterLocks') ? fastify.clusterLocks : undefined,
+    scope: 'payload crypto',
+  });
+  fastify.addHook('onReady', async () =>
+    upkeep.every(REPLAY_SWEEP_MS, 'replay sweep', () => shared.sweep(), 'cluster'),
+  );
+  fastify.addHook('onClose', () => upkeep.stop());
+  return shared;
+}
+
+/** The body's plaintext, checked as UTF-8 JSON; a legacy body's blocks are admitted by the replay guard. */
+async function decryptBody(
+  raw: Buffer,
+  context: RequestCrypto,
+  plainLimit: number,
+  legacyKey: LegacyPrivateKey | undefined,
+  replays: ReplayGuard,
+): Promise<Buffer> {
+  const sealed = payloadOf(raw);
+  let plain: Buffer;
+  if (context.scheme === 'modern') {
+    plain = await modernDecrypt(context.key, sealed);
+  } else {
+    const blocks = cipherBlocks(sealed);
+    if (blocks.length * LEGACY_PLAIN_BLOCK > plainLimit + LEGACY_PLAIN_BLOCK) throw httpError(413, 'payload too large');
+    const parts: Buffer[] = [];
+    for (const [index, block] of blocks.entries()) {
+      // forge is pure JS (~8 ms a block): let other requests through on long bodies
+      if (index > 0 && index % 8 === 0) await yieldToLoop();
+      parts.push(legacyDecryptBlock(block, legacyKey as LegacyPrivateKey));
+    }
+    plain = Buffer.concat(parts);
+    if (!(await replays.admit(blocks.map((block) => digest(block))))) throw httpError(400, 'payload replayed');
+  }
+  assertJson(plain);
+  return plain;
+}
+
 const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fastify: FastifyInstance, options) => {
   const { scheme, keyDir, exempt = () => false, legacyMaxBytes = 64 * 1024, db } = options;
   if (scheme !== 'off' && scheme !== 'legacy' && scheme !== 'modern') {
     throw new Error(`payload crypto: unknown scheme ${String(scheme)}`);
   }
-
-  let publicKeyPem = '';
-  let privateKey: KeyObject | undefined;
-  let legacyKey: LegacyPrivateKey | undefined;
-  let modernKey: CryptoKey | undefined;
-  if (scheme !== 'off') {
-    const warn = (message: string) => fastify.log.warn(message);
-    const keys = db
-      ? await loadSharedKeyPair(db, keyDir, scheme, warn)
-      : await loadOrCreateKeyPair(keyDir, scheme, warn);
-    publicKeyPem = keys.publicKeyPem;
-    privateKey = keys.privateKey;
-    if (scheme === 'legacy') legacyKey = toLegacyPrivateKey(keys.privateKey);
-    else modernKey = await modernImportPrivateKey(keys.privateKey);
-  }
+  const { publicKeyPem, privateKey, legacyKey, modernKey } = await schemeKeys(fastify, scheme, keyDir, db);
   fastify.decorate('payloadCrypto', { scheme, publicKeyPem } satisfies PayloadCryptoInfo);
-
   const contexts = new WeakMap<FastifyRequest, RequestCrypto>();
-  const shared = db && scheme !== 'off' ? new SharedReplayGuard(db) : undefined;
-  const replays: ReplayGuard = shared ?? new MemoryReplayGuard();
-  if (shared) {
-    const upkeep = new Periodic((err, job) => fastify.log.warn({ err }, `payload crypto: ${job} failed`), {
-      locks: fastify.hasDecorator('clusterLocks') ? fastify.clusterLocks : undefined,
-      scope: 'payload crypto',
-    });
-    fastify.addHook('onReady', async () =>
-      upkeep.every(REPLAY_SWEEP_MS, 'replay sweep', () => shared.sweep(), 'cluster'),
-    );
-    fastify.addHook('onClose', () => upkeep.stop());
-  }
+  const replays = replayGuardOf(fastify, scheme, db);
 
   fastify.addHook('onRequest', async (request) => {
     const header = request.headers[CRYPTO_HEADER];
@@ -604,26 +454,7 @@ const payloadCryptoPlugin: FastifyPluginAsync<PayloadCryptoOptions> = async (fas
       const plainLimit = context.scheme === 'legacy' ? Math.min(bodyLimit, legacyMaxBytes) : bodyLimit;
       // base64 (4/3), legacy blocks (128/117), GCM overhead and the JSON wrapper
       const raw = await readBody(payload, Math.ceil(plainLimit * 1.5) + 1024);
-      const sealed = payloadOf(raw);
-
-      let plain: Buffer;
-      if (context.scheme === 'modern') {
-        plain = await modernDecrypt(context.key, sealed);
-      } else {
-        const blocks = cipherBlocks(sealed);
-        if (blocks.length * LEGACY_PLAIN_BLOCK > plainLimit + LEGACY_PLAIN_BLOCK)
-          throw httpError(413, 'payload too large');
-        const parts: Buffer[] = [];
-        for (const [index, block] of blocks.entries()) {
-          // forge is pure JS (~8 ms a block): let other requests through on long bodies
-          if (index > 0 && index % 8 === 0) await yieldToLoop();
-          parts.push(legacyDecryptBlock(block, legacyKey as LegacyPrivateKey));
-        }
-        plain = Buffer.concat(parts);
-        if (!(await replays.admit(blocks.map((block) => digest(block))))) throw httpError(400, 'payload replayed');
-      }
-      assertJson(plain);
-
+      const plain = await decryptBody(raw, context, plainLimit, legacyKey, replays);
       request.raw.headers['content-type'] = 'application/json; charset=utf-8';
       request.raw.headers['content-length'] = String(plain.length);
       delete request.raw.headers['transfer-encoding'];
