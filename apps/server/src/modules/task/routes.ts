@@ -22,7 +22,13 @@ const tags = ['device task'];
 const COMMAND_PERMISSION = { reboot: PERMISSIONS.deviceReboot, shutdown: PERMISSIONS.deviceShutdown } as const;
 
 /** Commands and tasks of the caller's devices (DESIGN §6); every id is checked against the tenant (404 otherwise). */
-export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
+export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, opts) => {
+  await app.register(commandRoutes, opts);
+  await app.register(taskListRoutes, opts);
+};
+
+/** Reboot and shutdown: the permission the command needs is checked in the handler. */
+const commandRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
   app.post(
     '/device/command',
     {
@@ -44,7 +50,10 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       return ok(await tasks.createCommands({ ...u, devices }, req.body, req.ip));
     },
   );
+};
 
+/** The account's tasks and batches, within the caller's data scope. */
+const taskListRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
   app.get(
     '/device/task/list',
     {
