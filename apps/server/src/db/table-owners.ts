@@ -37,9 +37,9 @@ export const MODULES = [
 
 /**
  * Owners below the modules: `lib` (shared helpers: secrets, captchas, rate counters, the audit trail),
- * `plugins/mqtt` (the device gateway) and `plugins/payload-crypto` (sealed console calls).
+ * `plugins/mqtt` (the device gateway) and `plugins/payload-keys` (the payload crypto's keys and seen requests).
  */
-export const INFRASTRUCTURE_OWNERS = ['lib', 'plugins/mqtt', 'plugins/payload-crypto'] as const;
+export const INFRASTRUCTURE_OWNERS = ['lib', 'plugins/mqtt', 'plugins/payload-keys'] as const;
 
 export type ModuleName = (typeof MODULES)[number] | (typeof INFRASTRUCTURE_OWNERS)[number];
 
@@ -93,7 +93,7 @@ export const TABLE_OWNERS: { readonly [T in keyof DB]: ModuleName } = {
   order_lines: 'order',
   orders: 'order',
   packages: 'package',
-  payload_replays: 'plugins/payload-crypto',
+  payload_replays: 'plugins/payload-keys',
   payment_notifications: 'order',
   print_jobs: 'print',
   push_deliveries: 'push',
