@@ -1,6 +1,6 @@
 // The server's import rules, checked by `npm test` (`npx depcruise --config .dependency-cruiser.cjs src` here):
-// the floors below modules (lib, db, plugins) never import a module, and no file reaches itself again through
-// its imports. See docs/architecture.md.
+// the floors below modules (lib, db, plugins) never import a module, db and lib never import a plugin, and no
+// file reaches itself again through its imports. See docs/architecture.md.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -17,6 +17,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(lib|plugins|db)/' },
       to: { path: '^src/modules/' },
+    },
+    {
+      name: 'no-lib-to-plugins',
+      comment: 'db and lib sit below the plugins: the plugins use them, never the other way round.',
+      severity: 'error',
+      from: { path: '^src/(lib|db)/' },
+      to: { path: '^src/plugins/' },
     },
   ],
   options: {

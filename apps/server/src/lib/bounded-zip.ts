@@ -8,7 +8,7 @@ import {
   ARCHIVE_PARSE_QUEUE,
   ARCHIVE_RATIO_FROM_BYTES,
 } from './input-limits.ts';
-import { AppError, badRequest } from '../plugins/errors.ts';
+import { AppError, badRequest } from './app-error.ts';
 
 /** One file of a zip, as its central directory describes it. */
 export interface ZipEntry {

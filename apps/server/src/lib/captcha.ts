@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import svgCaptcha from 'svg-captcha';
 import type { Db } from '../db/database.ts';
-import { AppError, fieldError } from '../plugins/errors.ts';
+import { AppError, fieldError } from './app-error.ts';
 
 export interface CaptchaChallenge {
   enabled: boolean;

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DataScope } from '@cpc/contracts';
-import type { AuthUser } from '../plugins/auth.ts';
+import type { AuthUser } from './auth-user.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import type { Db } from '../db/database.ts';
 

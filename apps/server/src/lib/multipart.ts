@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
-import { type AppError, badRequest } from '../plugins/errors.ts';
+import { type AppError, badRequest } from './app-error.ts';
 
 /**
  * @fastify/multipart stops a file at its size limit and ends the stream as if it were whole; only

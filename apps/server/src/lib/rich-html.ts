@@ -1,6 +1,6 @@
 import sanitize from 'sanitize-html';
 import type { TenantScope } from '../db/tenant-scope.ts';
-import { badRequest } from '../plugins/errors.ts';
+import { badRequest } from './app-error.ts';
 import type { ObjectStorage } from './storage.ts';
 
 /**

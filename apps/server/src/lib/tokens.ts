@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { AppError } from '../plugins/errors.ts';
+import { AppError } from './app-error.ts';
 
 export interface AccessClaims {
   userId: number;

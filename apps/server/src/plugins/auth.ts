@@ -5,26 +5,10 @@ import type { Db } from '../db/database.ts';
 import { TenantScope } from '../db/tenant-scope.ts';
 import type { AccessTokens } from '../lib/tokens.ts';
 import { AppError } from './errors.ts';
+import type { AuthUser } from '../lib/auth-user.ts';
 import { audit } from '../lib/audit.ts';
 
-export interface AuthUser {
-  id: number;
-  tenantId: number;
-  sessionId: string;
-  username: string;
-  isSuper: number;
-  tenantKind: 'individual' | 'enterprise' | 'platform';
-  authStatus: number;
-  admin: boolean;
-  roles: string[];
-  permissions: string[];
-  /** Its roles' data scopes, and its department with its path ("1/5/9/"): `dataAccessOf` reads them. */
-  dataScopes: DataScope[];
-  departmentId: number | null;
-  departmentPath: string | null;
-  /** Every tenant-owned query of this request goes through this scope. */
-  scope: TenantScope;
-}
+export type { AuthUser } from '../lib/auth-user.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import send from '@fastify/send';
-import { AppError } from '../../plugins/errors.ts';
+import { AppError } from '../app-error.ts';
 import { PRESIGNED_TTL_S, type ObjectStorage } from './index.ts';
 
 /**
