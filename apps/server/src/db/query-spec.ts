@@ -34,12 +34,16 @@
  * under the public methods that use them.
  */
 import type { Db } from './database.ts';
+import type { RepositoryBase } from './repository.ts';
 
 /** The public methods of a repository (TypeScript's `keyof` leaves private and protected members out). */
-export type QueryMethods<R> = {
-  [K in keyof R]: R[K] extends (...args: any[]) => unknown ? K : never;
-}[keyof R] &
-  string;
+export type QueryMethods<R> = Exclude<
+  {
+    [K in keyof R]: R[K] extends (...args: any[]) => unknown ? K : never;
+  }[keyof R] &
+    string,
+  RepositoryBase
+>;
 
 type ArgsOf<F> = F extends (...args: infer A) => unknown ? A : never;
 

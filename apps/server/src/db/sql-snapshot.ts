@@ -22,6 +22,7 @@ import {
 import type { Database } from './schema.ts';
 import type { Db } from './database.ts';
 import { isQuerySpec, type QueryCall, type QuerySpec } from './query-spec.ts';
+import { REPOSITORY_BASE } from './repository.ts';
 
 /** One statement as PostgreSQL would receive it. */
 export interface Recorded {
@@ -391,7 +392,10 @@ function declaredClass(file: string, className: string): ts.ClassDeclaration | u
   );
 }
 
-/** The public methods a class declares in its source (not private, protected, `#private` or static). */
+/**
+ * The public methods a class declares in its source (not private, protected, `#private` or static), but those of
+ * every repository (`REPOSITORY_BASE`).
+ */
 export function publicMethods(file: string, className: string): string[] {
   const cls = declaredClass(file, className);
   if (!cls) return [];
@@ -409,7 +413,7 @@ export function publicMethods(file: string, className: string): string[] {
         !(ts.getModifiers(m as ts.HasModifiers) ?? []).some((x) => hidden.includes(x.kind)),
     )
     .map((m) => (m.name as ts.Identifier).text)
-    .filter((name, i, all) => all.indexOf(name) === i);
+    .filter((name, i, all) => all.indexOf(name) === i && !(REPOSITORY_BASE as readonly string[]).includes(name));
 }
 
 /** What a file's specs leave out: a class without a spec, a public method without an entry, an entry too many. */

@@ -7,11 +7,6 @@ select "key"
 from "objects"
 where "objects"."tenant_id" = $1 and "objects"."key" in ($2);
 
--- WorkOrderCrossingsRepository.audit
--- $1 = 3, $2 = 7, $3 = '10.0.0.5', $4 = 'workOrder.withdraw', $5 = 'workOrder', $6 = '41', $7 = 'ok', $8 = '', $9 = '{"orderNo":"WO20260101000041","tenantId":3,"changes":{"state":{"before":"submitted","after":"withdrawn"}}}'
-insert into "audit_log" ("tenant_id", "user_id", "ip", "action", "resource", "resource_id", "result", "subject", "details")
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9);
-
 -- WorkOrderCrossingsRepository.countDevicesInScope
 -- $1 = 3, $2 = 101, $3 = 102, $4 = 3, $5 = '1/5/%'
 select "devices"."id"

@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import type { OcrError, OcrJob, OcrLine } from '@cpc/contracts';
-import type { Db } from '../../db/database.ts';
-import { defineQueries, skip } from '../../db/query-spec.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../lib/audit.ts';
+import { defineQueries } from '../../db/query-spec.ts';
 import { inDataScope, type DataAccess } from '../../lib/data-scope.ts';
+import { Repository } from '../../db/repository.ts';
 
 /** An OCR job as `ocr_jobs` holds it. */
 export interface OcrJobRow {
@@ -57,24 +55,7 @@ export interface Recognised {
  * Every statement of the AI library: `ocr_jobs` (the durable queue, its results and their upkeep), and what it
  * reads of uploaded objects, devices, app keys and users, and the system-log entries of its actions.
  */
-export class AiLibraryRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: AiLibraryRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new AiLibraryRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class AiLibraryRepository extends Repository {
   /** Waits for the tenant's other submissions: its count of active jobs stays true until this one commits. */
   async lockTenantJobs(tenantId: number): Promise<void> {
     await sql`SELECT pg_advisory_xact_lock(hashtext('ocr_jobs'), ${tenantId}::int)`.execute(this.db);
@@ -254,8 +235,6 @@ export class AiLibraryRepository {
 const own: DataAccess = { scope: 'own', tenantId: 3, userId: 7, departmentId: null, departmentPath: null };
 
 export const queries = defineQueries(AiLibraryRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   lockTenantJobs: [[3]],
   countActive: [{ args: [3], results: [[{ n: '2' }]] }],
   insertJob: [

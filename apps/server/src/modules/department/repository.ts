@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import { defineQueries, skip } from '../../db/query-spec.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
+import { defineQueries } from '../../db/query-spec.ts';
 import { inDataScope, type DataAccess } from '../../lib/data-scope.ts';
+import { Repository } from '../../db/repository.ts';
 
 /** A department as the tree's edits read it: `path` holds the ancestors' ids and its own, each followed by '/'. */
 export interface DepartmentRow {
@@ -21,19 +20,7 @@ const COLUMNS = ['id', 'name', 'parent_id', 'sort', 'path'] as const;
  * Every statement of the department module: the `departments` tree of a tenant, and the counts of the users and
  * devices filed under a department.
  */
-export class DepartmentRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: DepartmentRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new DepartmentRepository(trx)));
-  }
-
+export class DepartmentRepository extends Repository {
   /**
    * Every department of the tenant with the number of its users and of its devices in the caller's data scope
    * (`access`), unordered.
@@ -137,7 +124,6 @@ const access = (scope: DataAccess['scope']): DataAccess => ({
 });
 
 export const departmentQueries = defineQueries(DepartmentRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are listed there'),
   treeRows: [
     [7, access('all')],
     [7, access('department')],

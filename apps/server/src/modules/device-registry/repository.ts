@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
-import { defineQueries, skip } from '../../db/query-spec.ts';
-import { audit, type AuditEntry } from '../../lib/audit.ts';
+import { defineQueries } from '../../db/query-spec.ts';
+import { Repository } from '../../db/repository.ts';
 
 /** A device as the factory registers it: unbound, never seen. */
 export interface NewDevice {
@@ -35,20 +34,7 @@ const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
  * Every statement of the registry of manufactured devices (staff, every tenant): the devices and SIMs the factory
  * registers, the model codes and numbers already taken, bind keys reissued, and the list with each owner.
  */
-export class DeviceRegistryRepository {
-  constructor(private db: Db) {}
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: DeviceRegistryRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new DeviceRegistryRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class DeviceRegistryRepository extends Repository {
   /** The catalogue's models of these codes (lower case), matched without regard to case. */
   modelsByCode(codes: string[]): Promise<Array<{ id: number; code: string }>> {
     return this.db
@@ -195,8 +181,6 @@ export class DeviceRegistryRepository {
 }
 
 export const deviceRegistryQueries = defineQueries(DeviceRegistryRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are listed there'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   modelsByCode: [[['xp-58', 'sunmi-v2']]],
   takenSns: [[['xp58-000101', 'xp58-000102']]],
   takenIccids: [[['89860012345678901234']]],

@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
 import { OPEN_TASK_STATES, type FileRequestState } from '@cpc/contracts';
-import type { Db } from '../../db/database.ts';
 import { defineQueries, skip } from '../../db/query-spec.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../lib/audit.ts';
 import { inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../task/index.ts';
+import { Repository } from '../../db/repository.ts';
 
 /** The state the console shows, read from the request and its task (nothing to keep in step: a node may die). */
 const STATE_SQL = sql<FileRequestState>`CASE
@@ -86,24 +84,7 @@ const SWEEP_LOCK = 0x46_41_51_01;
  * device tasks it adds (through the task module) and cancels, what it reads of devices and users, and the
  * system-log entries of the console's actions.
  */
-export class FileAcquisitionRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: FileAcquisitionRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new FileAcquisitionRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class FileAcquisitionRepository extends Repository {
   /** How many of the devices `ids` are the tenant's and in the data scope. */
   async countDevicesInReach(tenantId: number, access: DataAccess, ids: number[]): Promise<number> {
     const devices = await this.scope(tenantId)
@@ -320,8 +301,6 @@ const all: DataAccess = { scope: 'all', tenantId: 3, userId: 2, departmentId: nu
 const at = new Date('2026-01-01T09:00:00Z');
 
 export const queries = defineQueries(FileAcquisitionRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   enqueueTasks: skip('inserts through the task module’s enqueueTasks: those statements are its'),
   countDevicesInReach: [[3, department, [41, 42]]],
   nextIds: [[2]],

@@ -3,7 +3,7 @@ import { PERMISSIONS, SIM_EXPIRY_REMIND_DAYS, SIM_USAGE_KEEP_DAYS, type SimSort 
 import { DEFAULT_TIME_ZONE } from '@cpc/contracts/device-constants';
 import type { SimState } from '@cpc/contracts/device';
 import type { Db } from '../../db/database.ts';
-import { defineQueries, skip } from '../../db/query-spec.ts';
+import { defineQueries } from '../../db/query-spec.ts';
 import type { Database } from '../../db/schema.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 import { deviceInScope, readersOf, type DataAccess } from '../../lib/data-scope.ts';
@@ -371,7 +371,6 @@ const all: DataAccess = { ...department, scope: 'all' };
 const sorted: SimFilter = { sort: 'remaining', order: 'asc' };
 
 export const flowRateQueries = defineQueries(FlowRateRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
   listPage: [
     { args: [all, sorted, 20, 0], results: [[], [{ n: '0' }]] },
     {

@@ -1,10 +1,10 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import { MESSAGES } from '@cpc/contracts/messages';
-import type { Db } from '../../db/database.ts';
 import type { IdentitySubmissions } from '../../db/generated.ts';
-import { defineQueries, skip } from '../../db/query-spec.ts';
+import { defineQueries } from '../../db/query-spec.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 import { audit, type AuditEntry } from '../../lib/audit.ts';
+import { Repository } from '../../db/repository.ts';
 
 /** A submission with the username and mobile of the account that sent it. */
 export type SubmissionRow = Selectable<IdentitySubmissions> & { username: string; mobile: string | null };
@@ -35,15 +35,7 @@ export interface MessageValues {
  * name, the check that an image is the tenant's own object, the inbox message a review sends and the system log
  * entries written inside the same transactions.
  */
-export class IdentityRepository {
-  constructor(private db: Db) {}
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new IdentityRepository(trx)));
-  }
-
+export class IdentityRepository extends Repository {
   /** The ids of the platform tenants (where the staff consoles live). */
   async platformTenantIds(): Promise<number[]> {
     const rows = await this.db.selectFrom('tenants').select('id').where('kind', '=', 'platform').execute();
@@ -166,7 +158,6 @@ export class IdentityRepository {
 const reviewed = new Date('2026-03-02T09:30:00Z');
 
 export const identityQueries = defineQueries(IdentityRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are listed there'),
   platformTenantIds: [[]],
   latestOfTenant: [[7]],
   hasObject: [[7, 'tenants/7/images/2026/03/idcard-front.jpg']],

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { MenuNode, RouteMeta } from '@cpc/contracts';
 import type { Db } from '../../db/database.ts';
-import { defineQueries, skip } from '../../db/query-spec.ts';
+import { defineQueries } from '../../db/query-spec.ts';
 import { TenantScope } from '../../db/tenant-scope.ts';
 import type { MenuRow } from './tree.ts';
 
@@ -189,7 +189,6 @@ const node: MenuNode = {
 };
 
 export const queries = defineQueries(MenuRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
   lock: [[]],
   listRows: [[]],
   insertRecord: [[record, 30, 2]],

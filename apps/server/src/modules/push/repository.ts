@@ -7,13 +7,11 @@ import {
   type DeliveryState,
   type PushListQuery,
 } from '@cpc/contracts';
-import type { Db } from '../../db/database.ts';
 import { defineQueries, skip } from '../../db/query-spec.ts';
 import type { Database } from '../../db/schema.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../lib/audit.ts';
 import { inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../task/index.ts';
+import { Repository } from '../../db/repository.ts';
 
 export type PushRow = Selectable<Database['pushes']>;
 
@@ -87,24 +85,7 @@ function visible(access: DataAccess): RawBuilder<boolean> {
  * users and uploaded objects, the `push_message` device tasks it adds (through the task module) and cancels, and
  * the system log entries written inside its transactions.
  */
-export class PushRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: PushRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new PushRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class PushRepository extends Repository {
   /** How many of the device groups `ids` are the tenant's. */
   async countGroups(tenantId: number, ids: number[]): Promise<number> {
     const found = await this.scope(tenantId)
@@ -368,8 +349,6 @@ const all: DataAccess = { scope: 'all', tenantId: 3, userId: 2, departmentId: nu
 const at = new Date('2026-01-01T09:00:00Z');
 
 export const queries = defineQueries(PushRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   enqueueTasks: skip('inserts through the task module’s enqueueTasks: those statements are its'),
   countGroups: [[3, [4, 9]]],
   countDevicesInReach: [[3, department, [41, 42]]],

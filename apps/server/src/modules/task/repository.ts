@@ -1,12 +1,12 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { OPEN_TASK_STATES, type TaskListParams, type TaskState, type TaskType } from '@cpc/contracts';
 import type { ProgressMsg, ResultMsg } from '@cpc/contracts/device-protocol';
-import { NO_FLUSH_WAIT, PREPARED, type Db } from '../../db/database.ts';
+import { NO_FLUSH_WAIT, PREPARED } from '../../db/database.ts';
 import type { DeviceTasks } from '../../db/generated.ts';
 import { defineQueries } from '../../db/query-spec.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
 import { inDataScope } from '../../lib/data-scope.ts';
 import { auditRow } from '../../lib/audit.ts';
+import { Repository } from '../../db/repository.ts';
 
 export type TaskRow = Selectable<DeviceTasks>;
 /** A task with its device's serial number: what is published to the device. */
@@ -57,13 +57,7 @@ const batchInScope = (tenantId: number, devices: DevicesInScope) =>
  * serial numbers, the caller's data scope). Every transition is one guarded UPDATE (`… WHERE state IN (…)`), so a
  * duplicate or late message cannot move a task backwards, and every sweep is safe on N nodes at once.
  */
-export class TaskRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
+export class TaskRepository extends Repository {
   // -----------------------------------------------------------------------------------------------------------
   // Written by other modules inside their transactions (this repository bound to it)
 

@@ -1,10 +1,9 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { AUTH_STATUS, SIM_EXPIRY_REMIND_DAYS, WORKBENCH_ITEMS } from '@cpc/contracts';
-import type { Db } from '../../db/database.ts';
 import { defineQueries } from '../../db/query-spec.ts';
 import type { Database } from '../../db/schema.ts';
-import { TenantScope } from '../../db/tenant-scope.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../lib/data-scope.ts';
+import { Repository } from '../../db/repository.ts';
 
 /** Work orders still open: somebody has something to do (resolved ones wait only for the customer's close). */
 export const OPEN_STATES = ['submitted', 'processing', 'waiting'] as const;
@@ -41,13 +40,7 @@ async function counted<Q extends SelectQueryBuilder<Database, any, any>, R>(
  * The workbench's statements: for a customer, its waiting work orders, SIMs and devices inside the caller's data
  * scope; for platform staff, the review, work-order and refund queues of every account.
  */
-export class WorkbenchRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
+export class WorkbenchRepository extends Repository {
   // ---- customer
 
   private workOrders(tenantId: number, a: DataAccess) {

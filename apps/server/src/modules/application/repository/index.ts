@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { Db } from '../../../db/database.ts';
 import type { AppDeployments } from '../../../db/generated.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
 import { inDataScope } from '../../../lib/data-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../../task/index.ts';
@@ -347,8 +347,6 @@ const inventory: InventoryReport = {
 };
 
 export const queries = defineQueries(ApplicationRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   findLivePackage: [[3, 41]],
   findLatestApp: [[3, 'com.shop.kiosk']],
   listDeployablePackages: [[3, 'app']],

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 
 /** A new session with its first refresh token. */
@@ -214,7 +214,6 @@ const hash = '9f2c4e1a7b3d5f608e1c2a4b6d8f0e1a3c5e7f9b1d3f5a7c9e1b3d5f7a9c1e3b';
 const sessionId = '5b0f4c9e-2d1a-4f7e-9a3b-6c8d2e1f0a47';
 
 export const authQueries = defineQueries(AuthRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
   openSession: [
     [
       {

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { INSTALL_DAYS, RANK_SIZE, type TrendUnit } from '@cpc/contracts/dashboard';
-import type { Db } from '../../../db/database.ts';
 import { defineQueries } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
+import { Repository } from '../../../db/repository.ts';
 
 /** One bucket of the trend: its local start (text) and instant, the online peak and last count, the tasks. */
 export interface TrendRow {
@@ -33,13 +32,7 @@ export interface RemindRow {
  * telemetry): each pinned to the tenant, through its TenantScope or with the tenant id as the first condition of
  * the raw SQL, and to the data scope with `inDataScope` / `deviceInScope`.
  */
-export class DashboardRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
+export class DashboardRepository extends Repository {
   private devices(tenantId: number, a: DataAccess) {
     return this.scope(tenantId).selectFrom('devices').where(inDataScope(a));
   }

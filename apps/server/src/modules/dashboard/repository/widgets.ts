@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
 import { SIM_EXPIRY_REMIND_DAYS } from '@cpc/contracts';
 import { RANK_SIZE } from '@cpc/contracts/dashboard';
-import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../../lib/audit.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
+import { Repository } from '../../../db/repository.ts';
 
 /** The latest orders the order widget shows. */
 const RECENT = 5;
@@ -18,24 +16,7 @@ const monthStart = (tz: string) => sql<Date>`date_trunc('month', now(), ${tz})`;
  * (the dashboard's own `dashboard_targets`) and the projects (top-level groups). Pinned to the tenant through
  * its TenantScope and to the data scope with `inDataScope` / `deviceInScope`.
  */
-export class DashboardWidgetRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: DashboardWidgetRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new DashboardWidgetRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class DashboardWidgetRepository extends Repository {
   // ---- plan: the SIMs of the scope (through their devices)
 
   /**
@@ -207,8 +188,6 @@ const access = (scope: DataAccess['scope']): DataAccess => ({
 const TZ = 'Asia/Shanghai';
 
 export const dashboardWidgetQueries = defineQueries(DashboardWidgetRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are listed there'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   plans: [{ args: [3, access('department')], results: [[], [], [{ n: '0' }]] }],
   orders: [
     { args: [3, access('own'), TZ], results: [[], [{ fen: '0', n: 0 }]] },

@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../../lib/audit.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
+import { Repository } from '../../../db/repository.ts';
 
 /** A group as the API shows it. */
 export interface GroupRow {
@@ -14,24 +12,7 @@ export interface GroupRow {
 }
 
 /** Every statement of the device groups: one tree per tenant, and the devices counted and ungrouped with it. */
-export class DeviceGroupRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: DeviceGroupRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new DeviceGroupRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class DeviceGroupRepository extends Repository {
   /** Every group of the tenant, unordered. */
   list(tenantId: number): Promise<GroupRow[]> {
     return this.scope(tenantId)
@@ -133,8 +114,6 @@ const access = (scope: DataAccess['scope']): DataAccess => ({
 });
 
 export const deviceGroupQueries = defineQueries(DeviceGroupRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are listed there'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   list: [[3]],
   deviceCounts: [
     [3, access('all')],

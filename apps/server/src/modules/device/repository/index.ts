@@ -1,9 +1,6 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DeviceSort, DeviceStatus, PaperState } from '@cpc/contracts/device';
-import type { Db } from '../../../db/database.ts';
 import { defineQueries, skip } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../../lib/audit.ts';
 import { hit, unhit, type Hit } from '../../../lib/counters.ts';
 import { inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
 import { cancelOpenTasks, type ChangedTask } from '../../task/index.ts';
@@ -17,6 +14,7 @@ import {
   scopedDevices,
   type ListRow,
 } from './fleet-sql.ts';
+import { Repository } from '../../../db/repository.ts';
 
 export type { ListRow } from './fleet-sql.ts';
 
@@ -47,24 +45,7 @@ export interface ClaimValues {
  * the map (each inside the caller's data scope, `inDataScope`), and binding, unbinding, editing and moving.
  * The groups' statements are DeviceGroupRepository's (repository/groups.ts).
  */
-export class DeviceRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: DeviceRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new DeviceRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class DeviceRepository extends Repository {
   /** Counts one try on the shared counters (lib/counters.ts) and answers the counts. */
   hit(windowMs: number, key: { bucket: string; key: string }): Promise<Hit[]> {
     return hit(this.db, windowMs, [key]);
@@ -404,8 +385,6 @@ const access = (scope: DataAccess['scope']): DataAccess => ({
 const firstPage: DeviceListQuery = { pageNo: 1, pageSize: 20, order: 'asc' };
 
 export const deviceQueries = defineQueries(DeviceRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are listed there'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   hit: skip('counts on the shared counters of lib/counters.ts: those statements are lib’s'),
   unhit: skip('gives counts back on the shared counters of lib/counters.ts: those statements are lib’s'),
   cancelOpenTasks: skip('the task module’s statement (cancelOpenTasks), in this repository’s transaction'),

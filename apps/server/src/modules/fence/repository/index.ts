@@ -1,8 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../../lib/audit.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
 
 import type {
@@ -14,6 +11,7 @@ import type {
   FenceRow,
   FenceValues,
 } from './rows.ts';
+import { Repository } from '../../../db/repository.ts';
 
 export type * from './rows.ts';
 export { FenceStateRepository, type DeviceFenceRow, type DueChangeRow } from './state.ts';
@@ -25,24 +23,7 @@ const likeOf = (keyword: string) => `%${keyword.replace(/[\\%_]/g, '\\$&')}%`;
  * state rows an edit clears; what they read of devices and device groups (the targets, in the reader's data
  * scope) and the positions of a device's track. The evaluation of location reports is in `./state.ts`.
  */
-export class FenceRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it (inside a transaction already: joins it). */
-  transaction<T>(work: (repo: FenceRepository) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new FenceRepository(trx)));
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class FenceRepository extends Repository {
   /** The tenant's fence (not deleted), or undefined. */
   findFence(tenantId: number, id: number): Promise<FenceRow | undefined> {
     return this.scope(tenantId)
@@ -384,8 +365,6 @@ const fenceValues: FenceValues = {
 };
 
 export const queries = defineQueries(FenceRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   findFence: [[3, 12]],
   listPage: [
     [3, { pageNo: 1, pageSize: 20 }],

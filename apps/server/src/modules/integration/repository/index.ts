@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { WebhookDeliveryRepository } from './deliveries.ts';
 import { PrintJobReadRepository } from './jobs.ts';
 import { AppKeyRepository } from './keys.ts';
@@ -33,6 +33,4 @@ export class IntegrationRepository {
   }
 }
 
-export const queries = defineQueries(IntegrationRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-});
+export const queries = defineQueries(IntegrationRepository, {});

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
-import type { Db } from '../../../db/database.ts';
 import { defineQueries } from '../../../db/query-spec.ts';
 import type { PrintJobState } from '../../../db/schema.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
+import { Repository } from '../../../db/repository.ts';
 
 /** Which print jobs a console's page shows. */
 export interface JobFilter {
@@ -31,13 +30,7 @@ export interface DeliveryFilter {
  * and data scope (`access`): a job is device-linked data, so one on a device outside the scope is not found,
  * exactly like another account's. Also the devices the console's test print and markup preview name.
  */
-export class PrintJobReadRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
+export class PrintJobReadRepository extends Repository {
   /** Print jobs with their device and key, as the console lists them. */
   private jobs(tenantId: number, access: DataAccess) {
     return this.scope(tenantId)

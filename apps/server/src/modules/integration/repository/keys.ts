@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../../db/database.ts';
 import { defineQueries } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../../lib/audit.ts';
+import { Repository } from '../../../db/repository.ts';
 
 /** An app key as the console shows it (with its secret, shown only on creation and rotation). */
 export interface KeyRow {
@@ -69,18 +67,7 @@ export interface RequestFilter {
 }
 
 /** The app keys of a tenant (`app_keys`), their request log (`open_request_log`) and usage (`app_key_usage`). */
-export class AppKeyRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** A system-log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
-  }
-
+export class AppKeyRepository extends Repository {
   /** A page of the tenant's keys, newest first, with a keyword in the name or app id; and their count. */
   async listKeys(
     tenantId: number,
@@ -230,19 +217,6 @@ export class AppKeyRepository {
 const page = { pageNo: 1, pageSize: 20 };
 
 export const keyQueries = defineQueries(AppKeyRepository, {
-  audit: [
-    [
-      {
-        tenantId: 3,
-        userId: 12,
-        ip: '203.0.113.7',
-        action: 'integration.key.rotate',
-        resource: 'app_key',
-        resourceId: 7,
-        result: 'ok',
-      },
-    ],
-  ],
   listKeys: [
     { args: [3, page], results: [[], [{ n: 0 }]] },
     { args: [3, { ...page, keyword: 'shop_1' }], results: [[], [{ n: 0 }]] },

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { ORDER_CLOSE_MINUTES, type OrderState } from '@cpc/contracts';
 import type { Db } from '../../../db/database.ts';
 import type { OrderLines, Orders } from '../../../db/generated.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
@@ -333,8 +333,6 @@ const department: DataAccess = {
 const iccid = '89860123456789012345';
 
 export const orderQueries = defineQueries(OrderRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   simsOf: [[department, [iccid]]],
   simOptions: [
     [department, [], undefined],

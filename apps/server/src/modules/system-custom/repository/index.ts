@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { CustomProfileRepository } from './profiles.ts';
 import { ProfileReadRepository } from './reading.ts';
 import { ProfileStateRepository } from './states.ts';
@@ -34,6 +34,4 @@ export class SystemCustomRepository {
   }
 }
 
-export const queries = defineQueries(SystemCustomRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
-});
+export const queries = defineQueries(SystemCustomRepository, {});

@@ -186,20 +186,6 @@ const VERSION_VALUES: VersionValues = {
 };
 
 export const profileQueries = defineQueries(CustomProfileRepository, {
-  audit: [
-    [
-      {
-        tenantId: 3,
-        userId: 7,
-        ip: '10.0.0.5',
-        action: 'systemCustom.publish',
-        resource: 'custom_profile',
-        resourceId: 12,
-        result: 'ok',
-        changes: { version: { before: 1, after: 2 } },
-      },
-    ],
-  ],
   findProfile: [
     [3, 12],
     [3, 12, true],

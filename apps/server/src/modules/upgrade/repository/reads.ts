@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { ReleaseState, UpgradeDeviceState } from '@cpc/contracts';
-import type { Db } from '../../../db/database.ts';
 import { defineQueries } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
 import { inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
+import { Repository } from '../../../db/repository.ts';
 
 /** A release's devices counted by wave and step. */
 export interface WaveStateCount {
@@ -31,13 +30,7 @@ function releaseInScope(access: DataAccess) {
  * tenant and data scope (`upgrade_releases`, `upgrade_devices`, `device_firmware_history`, with the `packages` and
  * `devices` they name).
  */
-export class UpgradeReadRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
+export class UpgradeReadRepository extends Repository {
   /** Whether the caller sees the release. */
   async isVisible(access: DataAccess, id: number): Promise<boolean> {
     const r = await this.scope(access.tenantId)

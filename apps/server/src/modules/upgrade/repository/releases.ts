@@ -1,12 +1,10 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { FINAL_UPGRADE_DEVICE_STATES, OPEN_TASK_STATES, type UpgradeDeviceState } from '@cpc/contracts';
-import type { Db } from '../../../db/database.ts';
 import type { Packages, UpgradeReleases } from '../../../db/generated.ts';
 import { defineQueries, skip } from '../../../db/query-spec.ts';
-import { TenantScope } from '../../../db/tenant-scope.ts';
-import { audit, type AuditEntry } from '../../../lib/audit.ts';
 import { inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../../task/index.ts';
+import { Repository } from '../../../db/repository.ts';
 
 export type ReleaseRow = Selectable<UpgradeReleases>;
 export type PackageRow = Selectable<Packages>;
@@ -38,26 +36,10 @@ const INSERT_BATCH = 5000;
  * what they reach of others' tables (the firmware in `packages`, the targets in `devices` / `device_groups`, the
  * release's `device_tasks`).
  */
-export class UpgradeRepository {
-  constructor(private db: Db) {}
-
-  private scope(tenantId: number): TenantScope {
-    return new TenantScope(this.db, tenantId);
-  }
-
-  /** Runs `work` in one transaction with a repository bound to it. */
-  transaction<T>(work: (repo: UpgradeRepository) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new UpgradeRepository(trx)));
-  }
-
+export class UpgradeRepository extends Repository {
   /** Runs `work` on one connection of the pool (a session advisory lock holds across its statements). */
   onConnection<T>(work: (repo: UpgradeRepository) => Promise<T>): Promise<T> {
     return this.db.connection().execute((conn) => work(new UpgradeRepository(conn)));
-  }
-
-  /** A system log entry, in this repository's transaction when it is bound to one. */
-  audit(entry: AuditEntry): Promise<void> {
-    return audit(this.db, entry);
   }
 
   /** The tenant's package `id` when it is not deleted. */
@@ -352,9 +334,7 @@ const department: DataAccess = {
 const at = new Date('2026-03-01T08:00:00Z');
 
 export const upgradeQueries = defineQueries(UpgradeRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
   onConnection: skip('hands the callback a repository bound to one connection; its statements are those'),
-  audit: skip('writes the system log through lib/audit.ts: that statement is the system log’s'),
   findPackage: [[7, 21]],
   existingGroups: [[7, [3, 4]]],
   targetDevices: [

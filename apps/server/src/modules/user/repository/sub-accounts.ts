@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { ADMIN_ROLE, type RoleChoice, type SubAccountListQuery, type SubAccountState } from '@cpc/contracts';
 import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { rolesOf } from './account.ts';
 
@@ -288,7 +288,6 @@ const platform: Manager = { tenantId: 1, platform: true };
 const page = { pageNo: 1, pageSize: 20 };
 
 export const subAccountQueries = defineQueries(SubAccountRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
   findView: [
     [customer, 57],
     [platform, 8],

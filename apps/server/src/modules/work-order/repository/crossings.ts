@@ -209,19 +209,4 @@ export const crossingQueries = defineQueries(WorkOrderCrossingsRepository, {
       ],
     ],
   ],
-  audit: [
-    [
-      {
-        tenantId: 3,
-        userId: 7,
-        ip: '10.0.0.5',
-        action: 'workOrder.withdraw',
-        resource: 'workOrder',
-        resourceId: 41,
-        result: 'ok',
-        details: { orderNo: 'WO20260101000041', tenantId: 3 },
-        changes: { state: { before: 'submitted', after: 'withdrawn' } },
-      },
-    ],
-  ],
 });

@@ -5,7 +5,7 @@ import { TenantScope } from '../../../db/tenant-scope.ts';
 import { inDataScope } from '../../../lib/data-scope.ts';
 import { notFound } from '../../../plugins/errors.ts';
 import type { Db } from '../../../db/database.ts';
-import { defineQueries, skip } from '../../../db/query-spec.ts';
+import { defineQueries } from '../../../db/query-spec.ts';
 import { WorkOrderCrossingsRepository } from './crossings.ts';
 import { AT, CUSTOMER, ORDER, PAGE, STAFF } from './samples.ts';
 import { WorkOrderSettingsRepository } from './settings.ts';
@@ -372,7 +372,6 @@ export class WorkOrderRepository {
 }
 
 export const queries = defineQueries(WorkOrderRepository, {
-  transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
   // the recording driver answers the page with no rows and the count with 0 (`results`, one list per statement)
   listPage: [
     { args: [CUSTOMER, { pageNo: 1, pageSize: 20 }, PAGE], results: [[], [{ n: 0 }]] },
