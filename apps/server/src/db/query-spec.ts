@@ -6,7 +6,7 @@
  *
  *   import { defineQueries, skip } from '../../db/query-spec.ts';
  *
- *   export class NoticeRepository { constructor(private db: Db) {} ... }
+ *   export class NoticeRepository extends Repository { ... }   // db/repository.ts: db, scope(), transaction(), audit()
  *
  *   // one export per repository class, in the class's own file (any export name; `queries` when there is one)
  *   export const noticeQueries = defineQueries(NoticeRepository, {
@@ -20,7 +20,7 @@
  *     // (one list of rows per statement, in order; statements after the list get none)
  *     publish: [{ args: [12], results: [[{ id: 12, state: 'draft' }]] }],
  *     // a method that sends no statement of its own, with the reason
- *     transaction: skip('hands the callback a repository bound to the transaction; its statements are those'),
+ *     sendLater: skip('only schedules; its statements run later, in the jobs listed above'),
  *   });
  *
  * Then run `npm run sql:snapshot` and commit `src/queries/<module>.sql` with the change. The check in `npm test`
