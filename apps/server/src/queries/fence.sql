@@ -7,20 +7,6 @@ UPDATE fence_device_state
 SET pending_side = NULL, pending_since = NULL, pending_lat = NULL, pending_lng = NULL
 WHERE fence_id = $1 AND pending_side IS NOT NULL;
 
--- FenceRepository.countDevicesInReach
--- $1 = 3, $2 = 41, $3 = 42, $4 = 3, $5 = '1/5/%'
-select "devices"."id"
-from "devices"
-where "devices"."tenant_id" = $1 and "devices"."id" in ($2, $3) and "devices"."department_id" in (select dd.id
-  from departments dd
-  where dd.tenant_id = $4 and dd.path like $5);
-
--- FenceRepository.countGroups
--- $1 = 3, $2 = 4, $3 = 9
-select "device_groups"."id"
-from "device_groups"
-where "device_groups"."tenant_id" = $1 and "device_groups"."id" in ($2, $3);
-
 -- FenceRepository.countLive
 -- $1 = 3
 select count(*)::int as "n"

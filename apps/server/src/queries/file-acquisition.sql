@@ -8,14 +8,6 @@ set "state" = $1, "error" = $2, "finished_at" = $3, "updated_at" = $4
 where "device_tasks"."tenant_id" = $5 and "device_tasks"."id" in ($6) and "device_tasks"."state" in ($7, $8, $9, $10, $11)
 returning *;
 
--- FileAcquisitionRepository.countDevicesInReach
--- $1 = 3, $2 = 41, $3 = 42, $4 = 3, $5 = '1/5/%'
-select "devices"."id"
-from "devices"
-where "devices"."tenant_id" = $1 and "devices"."id" in ($2, $3) and "devices"."department_id" in (select dd.id
-  from departments dd
-  where dd.tenant_id = $4 and dd.path like $5);
-
 -- FileAcquisitionRepository.deleteRequests
 -- $1 = 3, $2 = 31, $3 = 32
 delete from "file_requests"

@@ -24,20 +24,6 @@ order by "scheduled_at"
 limit $3
 for update skip locked;
 
--- PushRepository.countDevicesInReach
--- $1 = 3, $2 = 41, $3 = 42, $4 = 3, $5 = '1/5/%'
-select "devices"."id"
-from "devices"
-where "devices"."tenant_id" = $1 and "devices"."id" in ($2, $3) and "devices"."department_id" in (select dd.id
-  from departments dd
-  where dd.tenant_id = $4 and dd.path like $5);
-
--- PushRepository.countGroups
--- $1 = 3, $2 = 4, $3 = 9
-select "device_groups"."id"
-from "device_groups"
-where "device_groups"."tenant_id" = $1 and "device_groups"."id" in ($2, $3);
-
 -- PushRepository.counts
 -- $1 = 'displayed', $2 = [21,22], $3 = 3, $4 = '1/5/%'
 SELECT pd.push_id, (CASE WHEN pd.clicked_at IS NOT NULL THEN 'clicked' WHEN t.id IS NULL OR t.state = 'queued' THEN 'queued' WHEN t.state = 'succeeded' OR (t.state = 'running' AND t.stage = $1) THEN 'displayed' WHEN t.state IN ('delivered', 'running') THEN 'delivered' WHEN t.state IN ('sent', 'timeout') THEN 'sent' WHEN t.state = 'expired' THEN 'expired' ELSE 'failed' END) AS state, count(*) AS n

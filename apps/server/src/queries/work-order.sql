@@ -7,14 +7,6 @@ select "key"
 from "objects"
 where "objects"."tenant_id" = $1 and "objects"."key" in ($2);
 
--- WorkOrderCrossingsRepository.countDevicesInScope
--- $1 = 3, $2 = 101, $3 = 102, $4 = 3, $5 = '1/5/%'
-select "devices"."id"
-from "devices"
-where "devices"."tenant_id" = $1 and "devices"."id" in ($2, $3) and "devices"."department_id" in (select dd.id
-  from departments dd
-  where dd.tenant_id = $4 and dd.path like $5);
-
 -- WorkOrderCrossingsRepository.countOrdersOfTenant
 -- $1 = 3, $2 = 501, $3 = 502
 select "orders"."id"

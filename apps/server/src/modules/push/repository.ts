@@ -12,6 +12,7 @@ import type { Database } from '../../db/schema.ts';
 import { inDataScope, type DataAccess } from '../../lib/data-scope.ts';
 import { enqueueTasks, type ChangedTask, type TaskSpec } from '../task/index.ts';
 import { Repository } from '../../db/repository.ts';
+import { countDevicesOf, countGroupsOf } from '../device/index.ts';
 
 export type PushRow = Selectable<Database['pushes']>;
 
@@ -87,24 +88,13 @@ function visible(access: DataAccess): RawBuilder<boolean> {
  */
 export class PushRepository extends Repository {
   /** How many of the device groups `ids` are the tenant's. */
-  async countGroups(tenantId: number, ids: number[]): Promise<number> {
-    const found = await this.scope(tenantId)
-      .selectFrom('device_groups')
-      .select('device_groups.id')
-      .where('device_groups.id', 'in', ids)
-      .execute();
-    return found.length;
+  countGroups(tenantId: number, ids: number[]): Promise<number> {
+    return countGroupsOf(this.db, tenantId, ids);
   }
 
   /** How many of the devices `ids` are the tenant's and in the data scope. */
-  async countDevicesInReach(tenantId: number, access: DataAccess, ids: number[]): Promise<number> {
-    const found = await this.scope(tenantId)
-      .selectFrom('devices')
-      .select('devices.id')
-      .where('devices.id', 'in', ids)
-      .where(inDataScope(access))
-      .execute();
-    return found.length;
+  countDevicesInReach(tenantId: number, access: DataAccess, ids: number[]): Promise<number> {
+    return countDevicesOf(this.db, tenantId, ids, inDataScope(access));
   }
 
   /**
@@ -350,8 +340,8 @@ const at = new Date('2026-01-01T09:00:00Z');
 
 export const queries = defineQueries(PushRepository, {
   enqueueTasks: skip('inserts through the task module’s enqueueTasks: those statements are its'),
-  countGroups: [[3, [4, 9]]],
-  countDevicesInReach: [[3, department, [41, 42]]],
+  countGroups: skip('the device module counts them (countDevicesOf / countGroupsOf)'),
+  countDevicesInReach: skip('the device module counts them (countDevicesOf / countGroupsOf)'),
   targetDevices: [
     [3, all, { all: true, deviceIds: [], groupIds: [] }],
     [3, department, { deviceIds: [41, 42], groupIds: [4] }],

@@ -13,6 +13,16 @@ export interface GroupRow {
 
 /** Every statement of the device groups: one tree per tenant, and the devices counted and ungrouped with it. */
 export class DeviceGroupRepository extends Repository {
+  /** How many of the device groups `ids` are the tenant's. */
+  async countOf(tenantId: number, ids: number[]): Promise<number> {
+    const found = await this.scope(tenantId)
+      .selectFrom('device_groups')
+      .select('device_groups.id')
+      .where('device_groups.id', 'in', ids)
+      .execute();
+    return found.length;
+  }
+
   /** Every group of the tenant, unordered. */
   list(tenantId: number): Promise<GroupRow[]> {
     return this.scope(tenantId)
@@ -114,6 +124,7 @@ const access = (scope: DataAccess['scope']): DataAccess => ({
 });
 
 export const deviceGroupQueries = defineQueries(DeviceGroupRepository, {
+  countOf: [[3, [7, 8]]],
   list: [[3]],
   deviceCounts: [
     [3, access('all')],

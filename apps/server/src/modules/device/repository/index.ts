@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DeviceSort, DeviceStatus, PaperState } from '@cpc/contracts/device';
 import { defineQueries, skip } from '../../../db/query-spec.ts';
 import { hit, unhit, type Hit } from '../../../lib/counters.ts';
@@ -46,6 +46,17 @@ export interface ClaimValues {
  * The groups' statements are DeviceGroupRepository's (repository/groups.ts).
  */
 export class DeviceRepository extends Repository {
+  /** How many of the devices `ids` are the tenant's and meet `within` (a data scope's condition on `devices`). */
+  async countOf(tenantId: number, ids: number[], within: RawBuilder<boolean> = sql<boolean>`true`): Promise<number> {
+    const found = await this.scope(tenantId)
+      .selectFrom('devices')
+      .select('devices.id')
+      .where('devices.id', 'in', ids)
+      .where(within)
+      .execute();
+    return found.length;
+  }
+
   /** Counts one try on the shared counters (lib/counters.ts) and answers the counts. */
   hit(windowMs: number, key: { bucket: string; key: string }): Promise<Hit[]> {
     return hit(this.db, windowMs, [key]);
@@ -385,6 +396,14 @@ const access = (scope: DataAccess['scope']): DataAccess => ({
 const firstPage: DeviceListQuery = { pageNo: 1, pageSize: 20, order: 'asc' };
 
 export const deviceQueries = defineQueries(DeviceRepository, {
+  countOf: [
+    [3, [101, 102]],
+    [
+      3,
+      [101, 102],
+      inDataScope({ tenantId: 3, scope: 'department', userId: 41, departmentId: 5, departmentPath: '1/5/' }),
+    ],
+  ],
   hit: skip('counts on the shared counters of lib/counters.ts: those statements are lib’s'),
   unhit: skip('gives counts back on the shared counters of lib/counters.ts: those statements are lib’s'),
   cancelOpenTasks: skip('the task module’s statement (cancelOpenTasks), in this repository’s transaction'),

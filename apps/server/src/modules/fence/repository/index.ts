@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { defineQueries } from '../../../db/query-spec.ts';
+import { defineQueries, skip } from '../../../db/query-spec.ts';
 import { deviceInScope, inDataScope, type DataAccess } from '../../../lib/data-scope.ts';
 
 import type {
@@ -12,6 +12,7 @@ import type {
   FenceValues,
 } from './rows.ts';
 import { Repository } from '../../../db/repository.ts';
+import { countDevicesOf, countGroupsOf } from '../../device/index.ts';
 
 export type * from './rows.ts';
 export { FenceStateRepository, type DeviceFenceRow, type DueChangeRow } from './state.ts';
@@ -209,24 +210,13 @@ export class FenceRepository extends Repository {
   }
 
   /** How many of the devices `ids` are the tenant's and in the data scope. */
-  async countDevicesInReach(tenantId: number, access: DataAccess, ids: number[]): Promise<number> {
-    const found = await this.scope(tenantId)
-      .selectFrom('devices')
-      .select('devices.id')
-      .where('devices.id', 'in', ids)
-      .where(inDataScope(access))
-      .execute();
-    return found.length;
+  countDevicesInReach(tenantId: number, access: DataAccess, ids: number[]): Promise<number> {
+    return countDevicesOf(this.db, tenantId, ids, inDataScope(access));
   }
 
   /** How many of the device groups `ids` are the tenant's. */
-  async countGroups(tenantId: number, ids: number[]): Promise<number> {
-    const found = await this.scope(tenantId)
-      .selectFrom('device_groups')
-      .select('device_groups.id')
-      .where('device_groups.id', 'in', ids)
-      .execute();
-    return found.length;
+  countGroups(tenantId: number, ids: number[]): Promise<number> {
+    return countGroupsOf(this.db, tenantId, ids);
   }
 
   /**
@@ -404,8 +394,8 @@ export const queries = defineQueries(FenceRepository, {
   ],
   deviceInReach: [[3, department, 41]],
   track: [[41, 24]],
-  countDevicesInReach: [[3, department, [41, 42]]],
-  countGroups: [[3, [4, 9]]],
+  countDevicesInReach: skip('the device module counts them (countDevicesOf / countGroupsOf)'),
+  countGroups: skip('the device module counts them (countDevicesOf / countGroupsOf)'),
   replaceDeviceTargets: [{ args: [3, department, 12, [41, 42]], results: [[], [{ device_id: 41 }]] }],
   replaceGroupTargets: [
     [3, 12, [4, 9]],

@@ -1,10 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../../db/database.ts';
-import { defineQueries } from '../../../db/query-spec.ts';
+import { defineQueries, skip } from '../../../db/query-spec.ts';
 import { TenantScope } from '../../../db/tenant-scope.ts';
 import { audit, type AuditEntry } from '../../../lib/audit.ts';
-import { inDataScope } from '../../../lib/data-scope.ts';
 import type { VersionRow } from '../types.ts';
+import { countDevicesOf, countGroupsOf } from '../../device/index.ts';
 
 /** The devices condition of a caller's data scope (absent: every device of the tenant). */
 export type DevicesInScope = RawBuilder<boolean> | undefined;
@@ -128,23 +128,12 @@ export class CustomProfileRepository {
   }
 
   /** How many of these devices of the tenant the caller's data scope reaches. */
-  async countDevicesInScope(tenantId: number, ids: number[], devices: DevicesInScope): Promise<number> {
-    const found = await this.scope(tenantId)
-      .selectFrom('devices')
-      .select('devices.id')
-      .where('devices.id', 'in', ids)
-      .where(inScope(devices))
-      .execute();
-    return found.length;
+  countDevicesInScope(tenantId: number, ids: number[], devices: DevicesInScope): Promise<number> {
+    return countDevicesOf(this.db, tenantId, ids, inScope(devices));
   }
 
-  async countGroups(tenantId: number, ids: number[]): Promise<number> {
-    const found = await this.scope(tenantId)
-      .selectFrom('device_groups')
-      .select('device_groups.id')
-      .where('device_groups.id', 'in', ids)
-      .execute();
-    return found.length;
+  countGroups(tenantId: number, ids: number[]): Promise<number> {
+    return countGroupsOf(this.db, tenantId, ids);
   }
 
   /** Deletes the assignments of these devices and groups (of one profile, or whichever profile they have). */
@@ -167,15 +156,6 @@ export class CustomProfileRepository {
     await this.scope(tenantId).insertInto('custom_profile_assignments', rows).execute();
   }
 }
-
-/** A caller whose data scope is its department's subtree (the devices condition the console's calls carry). */
-const DEPARTMENT_SCOPE = inDataScope({
-  scope: 'department',
-  tenantId: 3,
-  userId: 7,
-  departmentId: 5,
-  departmentPath: '1/5/',
-});
 
 const VERSION_VALUES: VersionValues = {
   settings: JSON.stringify({ defaultStartApp: { pkg: 'com.shop.kiosk', delaySec: 5 } }),
@@ -205,11 +185,8 @@ export const profileQueries = defineQueries(CustomProfileRepository, {
   ],
   publishDraft: [[3, 40, 2, 7]],
   deleteProfile: [[3, 12]],
-  countDevicesInScope: [
-    [3, [101, 102], undefined],
-    [3, [101, 102], DEPARTMENT_SCOPE],
-  ],
-  countGroups: [[3, [21, 22]]],
+  countDevicesInScope: skip('the device module counts them (countDevicesOf / countGroupsOf)'),
+  countGroups: skip('the device module counts them (countDevicesOf / countGroupsOf)'),
   deleteAssignments: [
     [3, { profileId: 12, deviceIds: [101], groupIds: [21] }],
     [3, { deviceIds: [101, 102], groupIds: [] }],
