@@ -62,11 +62,6 @@ export class DeviceBus {
     };
   }
 
-  /** Whether anyone listens to `kind` (the gateway counts what nobody takes as dropped). */
-  heard(kind: DeviceBusKind): boolean {
-    return (this.listeners.get(kind)?.length ?? 0) > 0;
-  }
-
   async emit<K extends DeviceBusKind>(kind: K, deviceId: number, body: DeviceBusEvents[K]): Promise<void> {
     const list = this.listeners.get(kind);
     if (!list?.length) return;
